@@ -1,0 +1,1 @@
+"""In-database RAG backend: FastAPI service, ragctl CLI, Oracle 26ai and SQLite engines."""

@@ -1,0 +1,95 @@
+"""All configuration, read from the environment (prefix ``RAG_``) with safe defaults."""
+
+from __future__ import annotations
+
+import re
+from functools import cached_property
+from typing import Literal
+
+from pydantic import Field, SecretStr, field_validator, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+# An unquoted Oracle identifier: letter first, then letters, digits, _ $ #, at most 128 bytes.
+# Anything spliced into SQL text (the model name) must match this; binds cannot carry identifiers.
+PLAIN_IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9_$#]{0,127}$")
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="RAG_", env_file=".env", env_ignore_empty=True, extra="ignore"
+    )
+
+    database_url: str = "sqlite:///./data/rag.db"
+    oracle_user: str | None = None
+    oracle_password: SecretStr | None = None
+    oracle_pool_min: int = Field(1, ge=1)
+    oracle_pool_max: int = Field(4, ge=1)
+    oracle_model_name: str = "ALL_MINILM_L12_V2"
+    onnx_model_url: SecretStr | None = None  # pre-authenticated URL from Terraform
+    onnx_model_directory: str = "MODEL_DIR"  # directory object for local LOAD_ONNX_MODEL
+    onnx_model_file: str = "all_MiniLM_L12_v2.onnx"
+    onnx_bundle_url: str = (
+        # Oracle rotates this pre-authenticated URL; override when it answers 401/404.
+        "https://adwc4pm.objectstorage.us-ashburn-1.oci.customer-oci.com/p/"
+        "TtH6hL2y25EypZ0-rrczRZ1aXp7v1ONbRBfCiT-BDBN8WLKQ3lgyW6RxCfIFLdA6/n/adwc4pm/b/"
+        "OML-ai-models/o/all_MiniLM_L12_v2_augmented.zip"
+    )
+
+    top_k: int = Field(8, ge=1, le=100)
+    search_mode: Literal["hybrid", "vector"] = "hybrid"
+    backfill_on_startup: bool = True
+    run_worker: bool = True  # start the APScheduler drain job inside `ragctl serve`
+    worker_delay_ms: int = Field(2000, ge=10)
+    worker_initial_delay_ms: int = Field(5000, ge=0)
+    batch_size: int = Field(32, ge=1, le=1000)
+    max_attempts: int = Field(5, ge=1)
+
+    llm_url: str | None = None  # OpenAI-compatible base URL, e.g. http://localhost:11434/v1
+    llm_model: str | None = None
+    llm_api_key: SecretStr | None = None
+    llm_timeout_s: float = Field(60.0, gt=0)
+
+    api_tokens: str = ""  # comma-separated bearer tokens; empty means every data endpoint answers 401
+
+    @field_validator("database_url")
+    @classmethod
+    def _known_scheme(cls, value: str) -> str:
+        if not (value.startswith("sqlite:///") or value.startswith("oracle://")):
+            raise ValueError(
+                "RAG_DATABASE_URL must start with sqlite:/// (e.g. sqlite:///./data/rag.db) "
+                "or oracle:// (e.g. oracle://app@localhost:1521/FREEPDB1)"
+            )
+        return value
+
+    @field_validator("oracle_model_name")
+    @classmethod
+    def _plain_identifier(cls, value: str) -> str:
+        if not PLAIN_IDENTIFIER.match(value):
+            raise ValueError(
+                f"RAG_ORACLE_MODEL_NAME {value!r} is not a plain identifier "
+                "(letter first, then letters, digits, _ $ #)"
+            )
+        return value.upper()
+
+    @model_validator(mode="after")
+    def _oracle_needs_credentials(self) -> Settings:
+        if self.engine == "oracle" and self.oracle_password is None and not self._url_has_password:
+            raise ValueError("an oracle:// RAG_DATABASE_URL needs RAG_ORACLE_PASSWORD (or a password in the URL)")
+        return self
+
+    @property
+    def engine(self) -> Literal["sqlite", "oracle"]:
+        return "sqlite" if self.database_url.startswith("sqlite:///") else "oracle"
+
+    @property
+    def sqlite_path(self) -> str:
+        return self.database_url.removeprefix("sqlite:///")
+
+    @property
+    def _url_has_password(self) -> bool:
+        netloc = self.database_url.removeprefix("oracle://").split("/", 1)[0]
+        return "@" in netloc and ":" in netloc.split("@", 1)[0]
+
+    @cached_property
+    def tokens(self) -> frozenset[str]:
+        return frozenset(t.strip() for t in self.api_tokens.split(",") if t.strip())

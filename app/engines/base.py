@@ -1,0 +1,140 @@
+"""The contract both engines satisfy. Services depend on this module, never on an engine's SQL."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager
+from typing import Any, Protocol
+
+import numpy as np
+
+from app.domain import (
+    Caller,
+    ChunkWrite,
+    DirtyRow,
+    RagStatus,
+    Scope,
+    SearchMode,
+    SearchResult,
+    SourceRecord,
+    SourceType,
+)
+from app.entities import EntitySpec
+
+
+class EngineError(RuntimeError):
+    """A database problem an operator can act on; the message says what to do."""
+
+
+class ModelMissingError(EngineError):
+    """The embedding model is not loaded in the database (Oracle ORA-40284)."""
+
+
+class ConflictError(EngineError):
+    """A write broke a constraint (unknown foreign key, duplicate unique value)."""
+
+
+class IndexingTx(Protocol):
+    """One unit of indexing work: everything done through it commits together or not at all.
+
+    Claimed queue rows are deleted only through ``delete_dirty`` in the same unit, so a crash or
+    an exception leaves them queued.
+    """
+
+    def claim(self, limit: int, max_attempts: int) -> list[DirtyRow]:
+        """Oldest queue rows with ATTEMPTS < max_attempts, at most ``limit``, locked where the engine can."""
+        ...
+
+    def load_sources(self, source_type: SourceType, ids: Sequence[int]) -> dict[int, SourceRecord]:
+        """Current source rows (missing ids are absent: the entity was deleted)."""
+        ...
+
+    def chunk_hashes(self, source_type: SourceType, ids: Sequence[int]) -> dict[int, dict[int, str]]:
+        """Stored CONTENT_HASH by source id, then CHUNK_IX."""
+        ...
+
+    def write_chunks(self, chunks: Sequence[ChunkWrite]) -> None:
+        """Embed and upsert by (SOURCE_TYPE, SOURCE_ID, CHUNK_IX)."""
+        ...
+
+    def delete_chunks(self, source_type: SourceType, source_id: int, from_ix: int = 0) -> None:
+        """Delete the source's chunks with CHUNK_IX >= from_ix (0: all of them)."""
+        ...
+
+    def delete_dirty(self, dirty_ids: Sequence[int]) -> None: ...
+
+
+class Engine(Protocol):
+    name: str  # "sqlite" | "oracle"
+    model_name: str
+    dimensions: int
+
+    def migrate(self) -> list[str]:
+        """Apply pending migrations; return the versions applied now."""
+        ...
+
+    def close(self) -> None: ...
+
+    def ping(self) -> None:
+        """Raise EngineError unless the database answers and the schema is migrated."""
+        ...
+
+    # --- people ---------------------------------------------------------------------------
+    def caller(self, employee_id: int) -> Caller | None: ...
+
+    def caller_by_telegram(self, telegram_id: str) -> Caller | None: ...
+
+    # --- source records (CRUD) --------------------------------------------------------------
+    def create(self, entity: EntitySpec, values: dict[str, Any]) -> dict[str, Any]: ...
+
+    def get(self, entity: EntitySpec, row_id: int) -> dict[str, Any] | None: ...
+
+    def list(self, entity: EntitySpec, limit: int, offset: int) -> list[dict[str, Any]]: ...
+
+    def update(self, entity: EntitySpec, row_id: int, values: dict[str, Any]) -> dict[str, Any] | None: ...
+
+    def delete(self, entity: EntitySpec, row_id: int) -> bool: ...
+
+    # --- write path -------------------------------------------------------------------------
+    def indexing(self) -> AbstractContextManager[IndexingTx]: ...
+
+    def record_failure(self, dirty_ids: Sequence[int], error: str) -> None:
+        """ATTEMPTS+1 and LAST_ERROR on these rows, in a transaction of its own."""
+        ...
+
+    def enqueue_backfill(
+        self,
+        source_types: Sequence[SourceType],
+        project_id: int | None = None,
+        force: bool = False,
+        limit: int | None = None,
+        dry_run: bool = False,
+    ) -> int:
+        """Queue UPSERTs for source rows without chunks (every row with force); return the count."""
+        ...
+
+    def retry_stuck(self) -> int:
+        """Reset ATTEMPTS of rows past max attempts so the worker takes them again."""
+        ...
+
+    # --- read path --------------------------------------------------------------------------
+    def embed_query(self, text: str) -> np.ndarray:
+        """The question's vector, made by the same model that embedded the chunks."""
+        ...
+
+    def search(
+        self,
+        query_vector: np.ndarray,
+        query_text: str,
+        caller: Caller,
+        k: int,
+        scope: Scope,
+        mode: SearchMode,
+    ) -> SearchResult: ...
+
+    def status(self, max_attempts: int) -> RagStatus: ...
+
+
+def batched(items: Sequence, size: int) -> Iterator[Sequence]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]

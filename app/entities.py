@@ -1,0 +1,67 @@
+"""The tracker's source tables as data: which identifiers CRUD may splice into SQL text.
+
+Engines build INSERT/UPDATE/SELECT text only from these names (checked against
+``IDENTIFIER`` at import); every value travels as a bind.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+IDENTIFIER = re.compile(r"^[A-Z][A-Z0-9_]{0,29}$")
+
+
+@dataclass(frozen=True)
+class EntitySpec:
+    name: str  # URL segment: /api/v1/<name>
+    table: str
+    pk: str
+    columns: tuple[str, ...]  # writable columns, in table order
+    date_columns: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        for ident in (self.table, self.pk, *self.columns):
+            if not IDENTIFIER.match(ident):
+                raise ValueError(f"unsafe SQL identifier {ident!r} in entity {self.name}")
+        unknown = set(self.date_columns) - set(self.columns)
+        if unknown:
+            raise ValueError(f"date columns {unknown} are not columns of {self.name}")
+
+    @property
+    def all_columns(self) -> tuple[str, ...]:
+        return (self.pk, *self.columns)
+
+    def check_columns(self, names) -> None:
+        unknown = set(names) - set(self.columns)
+        if unknown:
+            raise ValueError(f"unknown column(s) for {self.name}: {', '.join(sorted(unknown))}")
+
+
+EMPLOYEES = EntitySpec(
+    "employees", "EMPLOYEES", "EMPLOYEE_ID", ("FIRST_NAME", "LAST_NAME", "EMAIL", "ROLE", "TELEGRAM_ID")
+)
+PROJECTS = EntitySpec(
+    "projects", "PROJECTS", "PROJECT_ID",
+    ("NAME", "STATUS", "DESCRIPTION", "START_DATE", "END_DATE"),
+    date_columns=("START_DATE", "END_DATE"),
+)
+SPRINTS = EntitySpec(
+    "sprints", "SPRINTS", "SPRINT_ID",
+    ("PROJECT_ID", "NAME", "STATUS", "GOAL", "START_DATE", "END_DATE"),
+    date_columns=("START_DATE", "END_DATE"),
+)
+TASKS = EntitySpec(
+    "tasks", "TASKS", "TASK_ID",
+    ("TITLE", "DESCRIPTION", "STATUS", "PRIORITY", "SPRINT_ID", "PROJECT_ID", "ASSIGNEE_ID",
+     "STORY_POINTS", "ESTIMATED_HOURS", "EXPECTED_END_DATE"),
+    date_columns=("EXPECTED_END_DATE",),
+)
+COMMENTS = EntitySpec("comments", "COMMENTS", "COMMENT_ID", ("TASK_ID", "AUTHOR_ID", "BODY", "CREATED_AT"))
+DOCUMENTS = EntitySpec(
+    "documents", "DOCUMENTS", "DOCUMENT_ID", ("TITLE", "BODY", "PROJECT_ID", "OWNER_EMPLOYEE_ID", "DOC_TYPE")
+)
+
+ENTITIES: dict[str, EntitySpec] = {
+    e.name: e for e in (EMPLOYEES, PROJECTS, SPRINTS, TASKS, COMMENTS, DOCUMENTS)
+}

@@ -1,0 +1,1 @@
+"""Pure RAG logic: templates, chunking, access rule, scope parsing, fusion, prompts. No I/O."""

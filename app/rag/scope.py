@@ -1,0 +1,50 @@
+"""Parse and validate a search scope from user input (API body or CLI flags)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from app.domain import SOURCE_TYPES, ProjectScope, Scope, SourceType
+
+
+class ScopeError(ValueError):
+    """The requested scope is malformed; the message says which part and why."""
+
+
+def parse_project(value: str | int | None) -> ProjectScope:
+    if value is None:
+        return "all"
+    if isinstance(value, int) and not isinstance(value, bool):
+        if value <= 0:
+            raise ScopeError(f"project must be a positive id, 'none' or 'all', got {value}")
+        return value
+    text = str(value).strip().lower()
+    if text in ("none", "all"):
+        return text  # type: ignore[return-value]
+    if text.isdigit() and int(text) > 0:
+        return int(text)
+    raise ScopeError(f"project must be a positive id, 'none' or 'all', got {value!r}")
+
+
+def parse_source_types(values: str | Iterable[str] | None) -> tuple[SourceType, ...] | None:
+    if values is None:
+        return None
+    items = values.split(",") if isinstance(values, str) else list(values)
+    cleaned = [v.strip().lower() for v in items if v and v.strip()]
+    if not cleaned:
+        raise ScopeError("source types, when given, must name at least one of " + ", ".join(SOURCE_TYPES))
+    unknown = sorted(set(cleaned) - set(SOURCE_TYPES))
+    if unknown:
+        raise ScopeError(f"unknown source type(s) {', '.join(unknown)}; known: {', '.join(SOURCE_TYPES)}")
+    # A fixed order keeps the generated SQL (and its golden text) stable.
+    return tuple(t for t in SOURCE_TYPES if t in cleaned)
+
+
+def build_scope(
+    project: str | int | None = None,
+    sprint_id: int | None = None,
+    source_types: str | Iterable[str] | None = None,
+) -> Scope:
+    if sprint_id is not None and (isinstance(sprint_id, bool) or sprint_id <= 0):
+        raise ScopeError(f"sprint must be a positive id, got {sprint_id}")
+    return Scope(parse_project(project), sprint_id, parse_source_types(source_types))

@@ -1,0 +1,92 @@
+"""Chunk text templates (DESIGN.md). The bracketed anchor is what the LLM cites back."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from app.domain import DocSource, ProjectSource, SourceRecord, SprintSource, TaskSource
+
+
+def header_line(record: SourceRecord) -> str:
+    """The first line of every chunk of an entity: its anchor and title."""
+    match record:
+        case TaskSource():
+            return f"[TASK #{record.task_id}] {record.title}"
+        case SprintSource():
+            return f"[SPRINT #{record.sprint_id}] {record.name} ({_or(record.status, '-')})"
+        case ProjectSource():
+            return f"[PROJECT #{record.project_id}] {record.name} ({_or(record.status, '-')})"
+        case DocSource():
+            return f"[DOC #{record.document_id}] {record.title}"
+    raise TypeError(f"unknown source record {type(record).__name__}")
+
+
+def body_sections(record: SourceRecord) -> list[str]:
+    """The text after the header, as units a chunk may be split between.
+
+    The first unit is the entity's fixed fields; each comment and each document paragraph is a
+    unit of its own so a split never cuts one in half unless it alone exceeds the window.
+    """
+    match record:
+        case TaskSource():
+            lines = [
+                f"Status: {_or(record.status, '-')} | Priority: {_or(record.priority, '-')}"
+                f" | Sprint: {_or(record.sprint_name, 'none')}",
+                f"Project: {_or(record.project_name, 'none')}",
+                f"Assignee: {_person(record.assignee_first, record.assignee_last)}",
+            ]
+            if record.story_points is not None:
+                lines.append(f"Story points: {_number(record.story_points)}")
+            if record.estimated_hours is not None:
+                lines.append(f"Estimated hours: {_number(record.estimated_hours)}")
+            lines.append(f"Due: {_date(record.expected_end_date)}")
+            lines.append(f"Description: {_or(record.description, '-')}")
+            if not record.comments:
+                return ["\n".join(lines)]
+            lines.append("Comments:")
+            return ["\n".join(lines)] + [f"- {c.strip()}" for c in record.comments]
+        case SprintSource():
+            return [
+                "\n".join(
+                    [
+                        f"Project: {_or(record.project_name, 'none')}",
+                        f"Dates: {_date(record.start_date)} -> {_date(record.end_date)}",
+                        f"Goal: {_or(record.goal, '-')}",
+                    ]
+                )
+            ]
+        case ProjectSource():
+            lines = [f"Dates: {_date(record.start_date)} -> {_date(record.end_date)}"]
+            if record.description and record.description.strip():
+                lines.append(f"Description: {record.description.strip()}")
+            return ["\n".join(lines)]
+        case DocSource():
+            return paragraphs(record.body or "")
+    raise TypeError(f"unknown source record {type(record).__name__}")
+
+
+def paragraphs(text: str) -> list[str]:
+    """Split on blank lines; keep non-empty paragraphs with their inner line breaks."""
+    parts = [p.strip() for p in text.replace("\r\n", "\n").split("\n\n")]
+    return [p for p in parts if p]
+
+
+def _or(value: str | None, default: str) -> str:
+    return value.strip() if value and value.strip() else default
+
+
+def _person(first: str | None, last: str | None) -> str:
+    name = " ".join(p.strip() for p in (first, last) if p and p.strip())
+    return name or "unassigned"
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+def _date(value: dt.date | dt.datetime | None) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, dt.datetime):
+        value = value.date()
+    return value.isoformat()

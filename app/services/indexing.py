@@ -1,0 +1,122 @@
+"""Drain RAG_DIRTY: claim, coalesce by source, chunk, hash-skip, embed, delete the claimed rows.
+
+One batch is one engine unit of work (``engine.indexing()``), so a crash, a failing embedder or
+a failing database call rolls everything back and the claimed rows stay queued; the failure is
+then recorded (ATTEMPTS+1, LAST_ERROR) in a transaction of its own.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from app.domain import DirtyRow, SourceType
+from app.engines.base import Engine, IndexingTx
+from app.rag.chunking import TokenCounter, chunk_record
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class DrainResult:
+    claimed: int = 0
+    sources: int = 0
+    chunks_written: int = 0
+    chunks_unchanged: int = 0
+    sources_deleted: int = 0
+    failed: int = 0
+    errors: list[str] = field(default_factory=list)
+
+    def add(self, other: DrainResult) -> None:
+        for name in ("claimed", "sources", "chunks_written", "chunks_unchanged", "sources_deleted", "failed"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.errors.extend(other.errors)
+
+
+def coalesce(rows: Sequence[DirtyRow]) -> dict[tuple[SourceType, int], str]:
+    """One action per source: the row with the highest DIRTY_ID wins."""
+    latest: dict[tuple[SourceType, int], DirtyRow] = {}
+    for row in rows:
+        key = (row.source_type, row.source_id)
+        if key not in latest or row.dirty_id > latest[key].dirty_id:
+            latest[key] = row
+    return {key: row.action for key, row in latest.items()}
+
+
+def drain_batch(engine: Engine, count_tokens: TokenCounter, batch_size: int, max_attempts: int) -> DrainResult:
+    """Process at most one batch. Never raises for a processing failure: it is recorded instead."""
+    result = DrainResult()
+    claimed: list[DirtyRow] = []
+    try:
+        with engine.indexing() as tx:
+            claimed = tx.claim(batch_size, max_attempts)
+            result.claimed = len(claimed)
+            if claimed:
+                _process(tx, claimed, count_tokens, result)
+                tx.delete_dirty([row.dirty_id for row in claimed])
+    except Exception as exc:  # anything: the unit of work rolled back, the rows are still queued
+        if not claimed:
+            raise
+        message = f"{type(exc).__name__}: {exc}"[:2000]
+        log.warning("indexing batch of %d rows failed: %s", len(claimed), message)
+        engine.record_failure([row.dirty_id for row in claimed], message)
+        return DrainResult(claimed=len(claimed), failed=len(claimed), errors=[message])
+    return result
+
+
+def drain(
+    engine: Engine,
+    count_tokens: TokenCounter,
+    batch_size: int,
+    max_attempts: int,
+    max_batches: int | None = None,
+    on_batch: Callable[[DrainResult], None] | None = None,
+) -> DrainResult:
+    """Drain batch after batch until a batch comes back short or fails."""
+    total = DrainResult()
+    batches = 0
+    while max_batches is None or batches < max_batches:
+        result = drain_batch(engine, count_tokens, batch_size, max_attempts)
+        batches += 1
+        total.add(result)
+        if on_batch:
+            on_batch(result)
+        if result.failed or result.claimed < batch_size:
+            break
+    return total
+
+
+def _process(tx: IndexingTx, rows: Sequence[DirtyRow], count_tokens: TokenCounter, result: DrainResult) -> None:
+    actions = coalesce(rows)
+    result.sources = len(actions)
+    by_type: dict[SourceType, list[int]] = {}
+    for (source_type, source_id), action in actions.items():
+        if action == "DELETE":
+            tx.delete_chunks(source_type, source_id)
+            result.sources_deleted += 1
+        else:
+            by_type.setdefault(source_type, []).append(source_id)
+
+    to_write = []
+    for source_type, ids in by_type.items():
+        records = tx.load_sources(source_type, ids)
+        stored = tx.chunk_hashes(source_type, ids)
+        for source_id in ids:
+            record = records.get(source_id)
+            if record is None:  # deleted after it was queued as an upsert
+                tx.delete_chunks(source_type, source_id)
+                result.sources_deleted += 1
+                continue
+            chunks = chunk_record(record, count_tokens)
+            old = stored.get(source_id, {})
+            if len(old) > len(chunks) or any(ix >= len(chunks) for ix in old):
+                tx.delete_chunks(source_type, source_id, from_ix=len(chunks))  # the entity shrank
+            for chunk in chunks:
+                if old.get(chunk.chunk_ix) == chunk.content_hash:
+                    result.chunks_unchanged += 1
+                else:
+                    to_write.append(chunk)
+    if to_write:
+        tx.write_chunks(to_write)
+        result.chunks_written = len(to_write)
