@@ -75,6 +75,10 @@ class Engine(Protocol):
 
     def close(self) -> None: ...
 
+    def wipe(self) -> None:
+        """Delete every row of every table (source, queue, chunks). For tests and `ragctl demo --reset`."""
+        ...
+
     def ping(self) -> None:
         """Raise EngineError unless the database answers and the schema is migrated."""
         ...
