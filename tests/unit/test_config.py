@@ -1,0 +1,39 @@
+import pytest
+from pydantic import ValidationError
+
+from app.config import Settings
+
+
+def test_defaults_match_design():
+    s = Settings(_env_file=None)
+    assert s.engine == "sqlite" and s.sqlite_path == "./data/rag.db"
+    assert (s.top_k, s.batch_size, s.max_attempts) == (8, 32, 5)
+    assert (s.worker_delay_ms, s.worker_initial_delay_ms) == (2000, 5000)
+    assert s.oracle_model_name == "ALL_MINILM_L12_V2" and s.backfill_on_startup
+    assert s.tokens == frozenset()
+
+
+@pytest.mark.parametrize("name", ["X; DROP TABLE T", "a b", "1ABC", '"QUOTED"', "M" * 129])
+def test_model_name_must_be_plain_identifier(name):
+    with pytest.raises(ValidationError, match="plain identifier"):
+        Settings(_env_file=None, oracle_model_name=name)
+
+
+def test_model_name_is_upper_cased():
+    assert Settings(_env_file=None, oracle_model_name="all_minilm_l12_v2").oracle_model_name == "ALL_MINILM_L12_V2"
+
+
+def test_unknown_scheme_rejected():
+    with pytest.raises(ValidationError, match="RAG_DATABASE_URL"):
+        Settings(_env_file=None, database_url="postgres://x")
+
+
+def test_oracle_needs_a_password():
+    with pytest.raises(ValidationError, match="RAG_ORACLE_PASSWORD"):
+        Settings(_env_file=None, database_url="oracle://app@localhost:1521/FREEPDB1")
+    assert Settings(_env_file=None, database_url="oracle://app:pw@localhost:1521/FREEPDB1").engine == "oracle"
+
+
+def test_tokens_parsed_from_env(monkeypatch):
+    monkeypatch.setenv("RAG_API_TOKENS", " a , b ,,")
+    assert Settings(_env_file=None).tokens == frozenset({"a", "b"})

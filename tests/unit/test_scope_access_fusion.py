@@ -1,0 +1,52 @@
+import pytest
+
+from app.domain import Caller, Role, Scope
+from app.rag.access import NOBODY, PUBLIC, audience, is_visible, visible_audiences
+from app.rag.fusion import reciprocal_rank_fusion
+from app.rag.scope import ScopeError, build_scope
+
+
+def test_default_scope_is_unscoped():
+    assert build_scope() == Scope() and Scope().is_unscoped
+
+
+@pytest.mark.parametrize(
+    "project, expected", [(None, "all"), ("all", "all"), ("NONE", "none"), ("12", 12), (3, 3)]
+)
+def test_project_scope(project, expected):
+    assert build_scope(project=project).project == expected
+
+
+@pytest.mark.parametrize("bad", ["0", "-1", 0, "abc", "1.5", True])
+def test_bad_project_scope(bad):
+    with pytest.raises(ScopeError):
+        build_scope(project=bad)
+
+
+def test_source_types_normalised_and_validated():
+    assert build_scope(source_types="doc, TASK").source_types == ("task", "doc")
+    with pytest.raises(ScopeError, match="unknown source type"):
+        build_scope(source_types=["task", "comment"])
+    with pytest.raises(ScopeError):
+        build_scope(source_types=" , ")
+    with pytest.raises(ScopeError):
+        build_scope(sprint_id=0)
+
+
+def test_access_rule():
+    dev, manager = Caller(5, Role.DEVELOPER), Caller(1, Role.MANAGER)
+    assert audience("sprint", None) == PUBLIC and audience("project", None) == PUBLIC
+    assert audience("doc", None) == PUBLIC and audience("doc", 5) == 5
+    assert audience("task", None) == NOBODY and audience("task", 5) == 5
+    assert visible_audiences(manager) is None
+    assert visible_audiences(dev) == (PUBLIC, 5)
+    assert is_visible(dev, "task", 5) and not is_visible(dev, "task", 6)
+    assert not is_visible(dev, "task", None) and is_visible(manager, "task", None)
+    assert is_visible(dev, "doc", None) and not is_visible(dev, "doc", 6)
+    assert is_visible(Caller(2, Role.ADMIN), "doc", 6)
+
+
+def test_rrf_rewards_agreement():
+    fused = reciprocal_rank_fusion(["a", "b", "c"], ["c", "a", "d"])
+    assert [item for item, _ in fused] == ["a", "c", "b", "d"]
+    assert fused[0][1] == pytest.approx(1 / 61 + 1 / 62)
