@@ -1,0 +1,112 @@
+"""Flyway-style migrations for the SQLite engine: ``V<n>__<name>.sql``, each applied once, in order.
+
+Every applied file is recorded in SCHEMA_VERSION with its SHA-256; editing an applied file is
+refused instead of silently diverging from databases that ran the old text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import apsw
+
+from app.engines.base import EngineError
+
+MIGRATIONS_DIR = Path(__file__).resolve().parents[3] / "migrations" / "sqlite"
+_FILE_NAME = re.compile(r"^V(\d+)__(\w+)\.sql$")
+
+_CREATE_VERSION_TABLE = """
+CREATE TABLE IF NOT EXISTS SCHEMA_VERSION (
+    VERSION    INTEGER PRIMARY KEY,
+    NAME       TEXT NOT NULL,
+    CHECKSUM   TEXT NOT NULL,
+    APPLIED_AT TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%f', 'now'))
+)
+"""
+
+
+class MigrationError(EngineError):
+    """The migration files and the database disagree; the message says which file and how."""
+
+
+@dataclass(frozen=True)
+class Migration:
+    version: int
+    name: str
+    path: Path
+    sql: str
+    checksum: str
+
+
+def discover(directory: Path = MIGRATIONS_DIR) -> list[Migration]:
+    if not directory.is_dir():
+        raise MigrationError(f"migration directory {directory} does not exist (is the repository checked out?)")
+    found: dict[int, Migration] = {}
+    for path in sorted(directory.glob("*.sql")):
+        match = _FILE_NAME.match(path.name)
+        if not match:
+            raise MigrationError(f"{path.name}: migration files must be named V<n>__<name>.sql")
+        version = int(match.group(1))
+        if version in found:
+            raise MigrationError(f"two migrations share version {version}: {found[version].path.name}, {path.name}")
+        raw = path.read_bytes()
+        found[version] = Migration(version, match.group(2), path, raw.decode("utf-8"), hashlib.sha256(raw).hexdigest())
+    return [found[v] for v in sorted(found)]
+
+
+def applied(conn: apsw.Connection) -> dict[int, str]:
+    """Applied version -> checksum (empty on a fresh database). Does not write."""
+    exists = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'SCHEMA_VERSION'"
+    ).fetchone()
+    if not exists:
+        return {}
+    return dict(conn.execute("SELECT VERSION, CHECKSUM FROM SCHEMA_VERSION").fetchall())
+
+
+def verify(conn: apsw.Connection, migrations: list[Migration]) -> list[Migration]:
+    """Raise if an applied file changed or vanished; return the pending migrations."""
+    done = applied(conn)
+    by_version = {m.version: m for m in migrations}
+    for version, checksum in sorted(done.items()):
+        migration = by_version.get(version)
+        if migration is None:
+            raise MigrationError(f"version {version} is applied but its V{version}__*.sql file is missing")
+        if migration.checksum != checksum:
+            raise MigrationError(
+                f"{migration.path.name} changed after it was applied (checksum {checksum[:12]} in the database, "
+                f"{migration.checksum[:12]} on disk): restore the file and put the change in a new version"
+            )
+    return [m for m in migrations if m.version not in done]
+
+
+def migrate(conn: apsw.Connection, directory: Path = MIGRATIONS_DIR) -> list[str]:
+    """Apply pending migrations, each in its own transaction; return the versions applied now."""
+    migrations = discover(directory)
+    conn.execute(_CREATE_VERSION_TABLE)
+    verify(conn, migrations)
+    done_now: list[str] = []
+    for migration in migrations:
+        # BEGIN IMMEDIATE serialises concurrent migrators; re-check inside the lock.
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if migration.version in applied(conn):
+                conn.execute("ROLLBACK")
+                continue
+            conn.execute(migration.sql)
+            conn.execute(
+                "INSERT INTO SCHEMA_VERSION (VERSION, NAME, CHECKSUM) VALUES (?, ?, ?)",
+                (migration.version, migration.name, migration.checksum),
+            )
+            conn.execute("COMMIT")
+        except BaseException as exc:
+            if not conn.getautocommit():
+                conn.execute("ROLLBACK")
+            if isinstance(exc, apsw.Error):
+                raise MigrationError(f"{migration.path.name} failed: {exc}") from exc
+            raise
+        done_now.append(str(migration.version))
+    return done_now
