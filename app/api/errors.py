@@ -1,0 +1,41 @@
+"""Domain exceptions -> HTTP answers with a clear ``detail``; never a stack trace."""
+
+from __future__ import annotations
+
+import logging
+
+from fastapi import FastAPI, Request, status
+from fastapi.responses import JSONResponse
+
+from app.engines.base import ConflictError, EngineError, ModelMissingError
+from app.rag.scope import ScopeError
+from app.services.records import RecordNotFoundError
+from app.services.search import UnknownCallerError
+
+log = logging.getLogger(__name__)
+
+
+def _answer(code: int):
+    async def handler(request: Request, exc: Exception) -> JSONResponse:
+        if code >= 500:
+            log.error("%s %s -> %d: %s", request.method, request.url.path, code, exc)
+        return JSONResponse({"detail": str(exc)}, status_code=code)
+
+    return handler
+
+
+async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+    log.exception("%s %s failed", request.method, request.url.path)
+    return JSONResponse({"detail": "internal error (see the server log)"}, status_code=500)
+
+
+def install(app: FastAPI) -> None:
+    # Starlette picks the handler of the most specific class in the exception's MRO.
+    app.add_exception_handler(RecordNotFoundError, _answer(status.HTTP_404_NOT_FOUND))
+    app.add_exception_handler(UnknownCallerError, _answer(status.HTTP_404_NOT_FOUND))
+    app.add_exception_handler(ConflictError, _answer(status.HTTP_409_CONFLICT))
+    app.add_exception_handler(ModelMissingError, _answer(status.HTTP_503_SERVICE_UNAVAILABLE))
+    app.add_exception_handler(EngineError, _answer(status.HTTP_503_SERVICE_UNAVAILABLE))
+    app.add_exception_handler(ScopeError, _answer(422))
+    app.add_exception_handler(ValueError, _answer(status.HTTP_400_BAD_REQUEST))
+    app.add_exception_handler(Exception, _unexpected)

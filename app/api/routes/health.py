@@ -1,0 +1,29 @@
+"""Liveness and readiness probes: no token, so orchestrators can call them."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import JSONResponse
+
+from app.api.deps import EngineDep
+from app.api.schemas import Message
+from app.engines.base import EngineError
+
+router = APIRouter(tags=["health"])
+
+
+@router.get("/healthz", response_model=Message)
+def healthz() -> Message:
+    """Liveness: the process answers."""
+    return Message(status="ok")
+
+
+@router.get("/readyz", response_model=Message, responses={503: {"model": Message}})
+async def readyz(engine: EngineDep):
+    """Readiness: the database answers and its schema is migrated."""
+    try:
+        await run_in_threadpool(engine.ping)
+    except EngineError as exc:
+        return JSONResponse(Message(status="unavailable", detail=str(exc)).model_dump(), status_code=503)
+    return Message(status="ready")

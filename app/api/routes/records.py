@@ -1,0 +1,57 @@
+"""Create/read/update/delete for the tracker entities, one router per entry of app/entities.py."""
+
+# No `from __future__ import annotations`: the handlers below are annotated with per-entity model
+# classes held in local variables, which FastAPI could not resolve from strings.
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Query, Response, status
+from pydantic import BaseModel, create_model
+
+from app.api.deps import EngineDep, WorkerDep, nudge
+from app.api.schemas import ENTITY_SCHEMAS
+from app.entities import ENTITIES, EntitySpec
+from app.services import records
+
+RowId = Annotated[int, Path(gt=0, description="the row's primary key")]
+
+
+def routers() -> list[APIRouter]:
+    return [crud_router(ENTITIES[name], *schemas) for name, schemas in ENTITY_SCHEMAS.items()]
+
+
+def crud_router(spec: EntitySpec, create_model_: type[BaseModel], update_model: type[BaseModel], public: type[BaseModel]) -> APIRouter:
+    """The five endpoints of one entity. Every write nudges the worker so it is searchable at once."""
+    router = APIRouter(prefix=f"/{spec.name}", tags=[spec.name])
+    singular = spec.name[:-1]
+    page = create_model(f"{public.__name__.removesuffix('Public')}sPublic", data=(list[public], ...), count=(int, ...))
+    not_found = {404: {"description": f"unknown {singular} id"}}
+
+    @router.post("", name=f"create_{singular}", response_model=public, status_code=status.HTTP_201_CREATED, responses={409: {"description": "constraint violated"}})
+    def create(body: create_model_, engine: EngineDep, worker: WorkerDep):  # type: ignore[valid-type]
+        row = records.create_record(engine, spec, body.model_dump(mode="python"))
+        nudge(worker)
+        return row
+
+    @router.get("", name=f"read_{spec.name}", response_model=page)
+    def read_all(engine: EngineDep, limit: Annotated[int, Query(ge=1, le=records.MAX_PAGE)] = 100,
+                 offset: Annotated[int, Query(ge=0)] = 0):
+        rows = records.list_records(engine, spec, limit, offset)
+        return {"data": rows, "count": len(rows)}
+
+    @router.get("/{row_id}", name=f"read_{singular}", response_model=public, responses=not_found)
+    def read_one(row_id: RowId, engine: EngineDep):
+        return records.get_record(engine, spec, row_id)
+
+    @router.patch("/{row_id}", name=f"update_{singular}", response_model=public, responses={**not_found, 409: {"description": "constraint violated"}})
+    def update(row_id: RowId, body: update_model, engine: EngineDep, worker: WorkerDep):  # type: ignore[valid-type]
+        row = records.update_record(engine, spec, row_id, body.model_dump(mode="python", exclude_unset=True))
+        nudge(worker)
+        return row
+
+    @router.delete("/{row_id}", name=f"delete_{singular}", status_code=status.HTTP_204_NO_CONTENT, responses=not_found)
+    def delete(row_id: RowId, engine: EngineDep, worker: WorkerDep) -> Response:
+        records.delete_record(engine, spec, row_id)
+        nudge(worker)
+        return Response(status_code=status.HTTP_204_NO_CONTENT)
+
+    return router

@@ -1,0 +1,27 @@
+"""Role-scoped semantic search."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from app.api.deps import EngineDep, SettingsDep
+from app.api.schemas import SearchRequest, SearchResponse
+from app.rag.scope import build_scope
+from app.services.search import resolve_caller, search
+
+router = APIRouter(tags=["search"])
+
+
+@router.post("/search", response_model=SearchResponse, responses={404: {"description": "unknown employee"}})
+def search_chunks(body: SearchRequest, engine: EngineDep, settings: SettingsDep) -> SearchResponse:
+    """Search the chunks the caller may see; the caller's role is read from EMPLOYEES."""
+    caller = resolve_caller(engine, body.employee_id, body.telegram_id)
+    scope = build_scope(body.project, body.sprint_id, body.source_types)
+    found = search(engine, body.question, caller, body.top_k or settings.top_k, scope, body.mode or settings.search_mode)
+    return SearchResponse(
+        results=[vars(hit) for hit in found.result.hits],
+        mode=found.result.mode,
+        answered_by=found.result.answered_by,
+        caller={"employee_id": caller.employee_id, "role": caller.role},
+        timings_ms={"embed": round(found.embed_ms, 3), "search": round(found.search_ms, 3)},
+    )

@@ -1,0 +1,342 @@
+"""API schemas: one Create / Update / Public family per tracker entity, plus search, chat and reindex.
+
+Create and Update reject unknown fields (a typo must not be silently ignored). Update is a PATCH:
+omitted fields stay as they are, and ``null`` is refused for fields the row cannot be without.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Annotated, Any, ClassVar, Literal
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PositiveInt,
+    StringConstraints,
+    model_validator,
+)
+
+from app.domain import Role, SourceType
+
+Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
+Title = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=400)]
+Label = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=40)]
+Text = Annotated[str, StringConstraints(max_length=100_000)]
+NonNegative = Annotated[float, Field(ge=0, le=100_000)]
+
+
+def _email(value: str) -> str:
+    local, at, domain = value.partition("@")
+    if not (at and local and "." in domain.strip(".") and " " not in value and "@" not in domain):
+        raise ValueError("must look like an email address (name@example.com)")
+    return value.lower()
+
+
+Email = Annotated[str, StringConstraints(strip_whitespace=True, max_length=320), AfterValidator(_email)]
+# Telegram ids are numbers, but bots and the EMPLOYEES column carry them as text.
+TelegramId = Annotated[
+    str,
+    BeforeValidator(lambda v: str(v) if isinstance(v, int) and not isinstance(v, bool) else v),
+    StringConstraints(strip_whitespace=True, min_length=1, max_length=64, pattern=r"^[0-9A-Za-z_@]+$"),
+]
+Stamp = Annotated[str | None, BeforeValidator(lambda v: v.isoformat(sep=" ") if isinstance(v, dt.datetime) else v)]
+
+
+class WriteModel(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class UpdateModel(WriteModel):
+    required: ClassVar[tuple[str, ...]] = ()  # columns a PATCH may change but never set to null
+
+    @model_validator(mode="after")
+    def _no_null_required(self) -> Any:
+        nulled = [name for name in self.required if name in self.model_fields_set and getattr(self, name) is None]
+        if nulled:
+            raise ValueError(f"{', '.join(nulled)} cannot be null")
+        return self
+
+
+class _DateRange:
+    @model_validator(mode="after")
+    def _ordered(self) -> Any:
+        start, end = getattr(self, "start_date", None), getattr(self, "end_date", None)
+        if start and end and end < start:
+            raise ValueError("end_date is before start_date")
+        return self
+
+
+# --- employees -------------------------------------------------------------------------------
+class EmployeeCreate(WriteModel):
+    first_name: Name
+    last_name: Name
+    email: Email
+    role: Role = Role.DEVELOPER
+    telegram_id: TelegramId | None = None
+
+
+class EmployeeUpdate(UpdateModel):
+    required = ("first_name", "last_name", "email", "role")
+    first_name: Name | None = None
+    last_name: Name | None = None
+    email: Email | None = None
+    role: Role | None = None
+    telegram_id: TelegramId | None = None
+
+
+class EmployeePublic(BaseModel):
+    employee_id: int
+    first_name: str
+    last_name: str
+    email: str | None = None
+    role: Role
+    telegram_id: Annotated[str | None, BeforeValidator(lambda v: None if v is None else str(v))] = None
+
+
+# --- projects --------------------------------------------------------------------------------
+class ProjectCreate(_DateRange, WriteModel):
+    name: Name
+    status: Label | None = None
+    description: Text | None = None
+    start_date: dt.date | None = None
+    end_date: dt.date | None = None
+
+
+class ProjectUpdate(_DateRange, UpdateModel):
+    required = ("name",)
+    name: Name | None = None
+    status: Label | None = None
+    description: Text | None = None
+    start_date: dt.date | None = None
+    end_date: dt.date | None = None
+
+
+class ProjectPublic(BaseModel):
+    project_id: int
+    name: str
+    status: str | None = None
+    description: str | None = None
+    start_date: dt.date | None = None
+    end_date: dt.date | None = None
+
+
+# --- sprints ---------------------------------------------------------------------------------
+class SprintCreate(_DateRange, WriteModel):
+    project_id: PositiveInt | None = None
+    name: Name
+    status: Label | None = None
+    goal: Text | None = None
+    start_date: dt.date | None = None
+    end_date: dt.date | None = None
+
+
+class SprintUpdate(_DateRange, UpdateModel):
+    required = ("name",)
+    project_id: PositiveInt | None = None
+    name: Name | None = None
+    status: Label | None = None
+    goal: Text | None = None
+    start_date: dt.date | None = None
+    end_date: dt.date | None = None
+
+
+class SprintPublic(BaseModel):
+    sprint_id: int
+    project_id: int | None = None
+    name: str
+    status: str | None = None
+    goal: str | None = None
+    start_date: dt.date | None = None
+    end_date: dt.date | None = None
+
+
+# --- tasks -----------------------------------------------------------------------------------
+class TaskCreate(WriteModel):
+    title: Title
+    description: Text | None = None
+    status: Label | None = None
+    priority: Label | None = None
+    sprint_id: PositiveInt | None = None
+    project_id: PositiveInt | None = None
+    assignee_id: PositiveInt | None = None
+    story_points: NonNegative | None = None
+    estimated_hours: NonNegative | None = None
+    expected_end_date: dt.date | None = None
+
+
+class TaskUpdate(UpdateModel):
+    required = ("title",)
+    title: Title | None = None
+    description: Text | None = None
+    status: Label | None = None
+    priority: Label | None = None
+    sprint_id: PositiveInt | None = None
+    project_id: PositiveInt | None = None
+    assignee_id: PositiveInt | None = None
+    story_points: NonNegative | None = None
+    estimated_hours: NonNegative | None = None
+    expected_end_date: dt.date | None = None
+
+
+class TaskPublic(BaseModel):
+    task_id: int
+    title: str
+    description: str | None = None
+    status: str | None = None
+    priority: str | None = None
+    sprint_id: int | None = None
+    project_id: int | None = None
+    assignee_id: int | None = None
+    story_points: float | None = None
+    estimated_hours: float | None = None
+    expected_end_date: dt.date | None = None
+
+
+# --- comments (CREATED_AT is set by the database) ---------------------------------------------
+class CommentCreate(WriteModel):
+    task_id: PositiveInt
+    author_id: PositiveInt | None = None
+    body: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=20_000)]
+
+
+class CommentUpdate(UpdateModel):
+    required = ("task_id", "body")
+    task_id: PositiveInt | None = None
+    author_id: PositiveInt | None = None
+    body: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=20_000)] | None = None
+
+
+class CommentPublic(BaseModel):
+    comment_id: int
+    task_id: int
+    author_id: int | None = None
+    body: str
+    created_at: Stamp = None
+
+
+# --- documents (no owner = organisation-wide) ------------------------------------------------
+class DocumentCreate(WriteModel):
+    title: Title
+    body: Text | None = None
+    project_id: PositiveInt | None = None
+    owner_employee_id: PositiveInt | None = None
+    doc_type: Label | None = None
+
+
+class DocumentUpdate(UpdateModel):
+    required = ("title",)
+    title: Title | None = None
+    body: Text | None = None
+    project_id: PositiveInt | None = None
+    owner_employee_id: PositiveInt | None = None
+    doc_type: Label | None = None
+
+
+class DocumentPublic(BaseModel):
+    document_id: int
+    title: str
+    body: str | None = None
+    project_id: int | None = None
+    owner_employee_id: int | None = None
+    doc_type: str | None = None
+
+
+# entity name (app/entities.py) -> (Create, Update, Public)
+ENTITY_SCHEMAS: dict[str, tuple[type[WriteModel], type[UpdateModel], type[BaseModel]]] = {
+    "employees": (EmployeeCreate, EmployeeUpdate, EmployeePublic),
+    "projects": (ProjectCreate, ProjectUpdate, ProjectPublic),
+    "sprints": (SprintCreate, SprintUpdate, SprintPublic),
+    "tasks": (TaskCreate, TaskUpdate, TaskPublic),
+    "comments": (CommentCreate, CommentUpdate, CommentPublic),
+    "documents": (DocumentCreate, DocumentUpdate, DocumentPublic),
+}
+
+
+# --- search / chat / reindex -----------------------------------------------------------------
+Question = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2000)]
+
+
+class _WhoAsks(WriteModel):
+    """Exactly one of employee_id / telegram_id. There is deliberately no role field: the role is read
+    from EMPLOYEES."""
+
+    employee_id: PositiveInt | None = None
+    telegram_id: TelegramId | None = None
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> Any:
+        if (self.employee_id is None) == (self.telegram_id is None):
+            raise ValueError("give exactly one of employee_id or telegram_id")
+        return self
+
+
+class SearchRequest(_WhoAsks):
+    question: Question
+    top_k: Annotated[int, Field(ge=1, le=100)] | None = Field(None, description="default: RAG_TOP_K")
+    project: PositiveInt | Literal["none", "all"] | None = Field(None, description="a project id, 'none' or 'all'")
+    sprint_id: PositiveInt | None = None
+    source_types: list[SourceType] | None = Field(None, min_length=1)
+    mode: Literal["hybrid", "vector"] | None = Field(None, description="default: RAG_SEARCH_MODE")
+
+
+class Hit(BaseModel):
+    source_type: str
+    source_id: int
+    chunk_ix: int
+    content: str
+    distance: float
+    score: float
+
+
+class CallerPublic(BaseModel):
+    employee_id: int
+    role: Role
+
+
+class Timings(BaseModel):
+    embed: float
+    search: float
+
+
+class SearchResponse(BaseModel):
+    results: list[Hit]
+    mode: str
+    answered_by: str
+    caller: CallerPublic
+    timings_ms: Timings
+
+
+class ChatRequest(_WhoAsks):
+    message: Question
+    conversation_id: Annotated[str, StringConstraints(max_length=200)] | None = None
+    top_k: Annotated[int, Field(ge=1, le=100)] | None = None
+
+
+class ChatResponse(BaseModel):
+    answer: str
+    citations: list[str]
+    results: list[Hit]
+    llm_used: bool
+    conversation_id: str | None = None
+    caller: CallerPublic
+
+
+class ReindexRequest(WriteModel):
+    source_types: list[SourceType] | None = Field(None, min_length=1)
+    project_id: PositiveInt | None = None
+    force: bool = False
+    retry_failed: bool = True
+
+
+class ReindexResponse(BaseModel):
+    enqueued: int
+    retried: int
+
+
+class Message(BaseModel):
+    status: str
+    detail: str | None = None

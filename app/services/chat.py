@@ -1,0 +1,82 @@
+"""Chat: retrieve what the caller may see, then answer with an OpenAI-compatible LLM or extractively.
+
+The main job must work offline, so any LLM failure (unreachable, timeout, bad reply) is logged and
+answered extractively from the same retrieved chunks instead of failing the request.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+import httpx
+
+from app.config import Settings
+from app.domain import Caller, Scope
+from app.engines.base import Engine
+from app.rag import prompting
+from app.services.search import TimedSearch, search
+
+log = logging.getLogger(__name__)
+
+
+class LLMError(RuntimeError):
+    """The chat-completions endpoint did not give a usable answer."""
+
+
+@dataclass(frozen=True)
+class ChatAnswer:
+    answer: str
+    citations: list[str]
+    search: TimedSearch
+    llm_used: bool
+    conversation_id: str | None = None
+
+
+def chat(
+    engine: Engine,
+    settings: Settings,
+    message: str,
+    caller: Caller,
+    top_k: int | None = None,
+    conversation_id: str | None = None,
+    scope: Scope | None = None,
+    client: httpx.Client | None = None,
+) -> ChatAnswer:
+    found = search(engine, message, caller, top_k or settings.top_k, scope, settings.search_mode)
+    hits = found.result.hits
+    if hits and settings.llm_url and settings.llm_model:
+        try:
+            answer = complete(settings, prompting.build_messages(message, hits), client)
+            citations = prompting.cited_anchors(answer, hits)
+            return ChatAnswer(answer, citations, found, True, conversation_id)
+        except LLMError as exc:
+            log.warning("LLM call failed, answering extractively instead: %s", exc)
+    answer = prompting.extractive_answer(hits)
+    return ChatAnswer(answer, prompting.cited_anchors(answer, hits), found, False, conversation_id)
+
+
+def complete(settings: Settings, messages: list[dict[str, str]], client: httpx.Client | None = None) -> str:
+    """POST {llm_url}/chat/completions and return the first choice's text."""
+    url = settings.llm_url.rstrip("/") + "/chat/completions"  # type: ignore[union-attr]
+    headers = {"Content-Type": "application/json"}
+    if settings.llm_api_key is not None:
+        headers["Authorization"] = f"Bearer {settings.llm_api_key.get_secret_value()}"
+    body = {"model": settings.llm_model, "messages": messages, "temperature": 0}
+    try:
+        if client is None:
+            with httpx.Client(timeout=settings.llm_timeout_s) as own:
+                response = own.post(url, json=body, headers=headers)
+        else:
+            response = client.post(url, json=body, headers=headers, timeout=settings.llm_timeout_s)
+        response.raise_for_status()
+        content = response.json()["choices"][0]["message"]["content"]
+    except httpx.HTTPStatusError as exc:
+        raise LLMError(f"{url} answered {exc.response.status_code}: {exc.response.text[:200]}") from exc
+    except httpx.HTTPError as exc:
+        raise LLMError(f"{url} unreachable: {type(exc).__name__}: {exc}") from exc
+    except (ValueError, KeyError, IndexError, TypeError) as exc:
+        raise LLMError(f"{url} returned no chat-completions choice: {exc!r}") from exc
+    if not isinstance(content, str) or not content.strip():
+        raise LLMError(f"{url} returned an empty answer")
+    return content.strip()

@@ -1,0 +1,91 @@
+"""CRUD on the tracker's source tables, over the engine contract.
+
+Callers pass values keyed by lowercase field names (as the API and the demo seeder hold them);
+this module checks them against the entity's writable columns, turns ISO date strings into dates
+and hands uppercase column names to the engine. Rows come back keyed by lowercase column names.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from typing import Any
+
+from app.engines.base import Engine
+from app.entities import EntitySpec
+
+MAX_PAGE = 500
+
+
+class RecordNotFoundError(LookupError):
+    """No row with this id; the message names the entity and the id."""
+
+
+def create_record(engine: Engine, entity: EntitySpec, values: Mapping[str, Any]) -> dict[str, Any]:
+    return engine.create(entity, _to_columns(entity, values))
+
+
+def get_record(engine: Engine, entity: EntitySpec, row_id: int) -> dict[str, Any]:
+    row = engine.get(entity, _check_id(entity, row_id))
+    if row is None:
+        raise RecordNotFoundError(_missing(entity, row_id))
+    return row
+
+
+def list_records(engine: Engine, entity: EntitySpec, limit: int = 100, offset: int = 0) -> list[dict[str, Any]]:
+    if not 1 <= limit <= MAX_PAGE:
+        raise ValueError(f"limit must be between 1 and {MAX_PAGE}, got {limit}")
+    if offset < 0:
+        raise ValueError(f"offset must be >= 0, got {offset}")
+    return engine.list(entity, limit, offset)
+
+
+def iter_records(engine: Engine, entity: EntitySpec, page: int = MAX_PAGE):
+    """Every row of the entity, page by page (the demo seeder uses it to stay idempotent)."""
+    offset = 0
+    while True:
+        rows = engine.list(entity, page, offset)
+        yield from rows
+        if len(rows) < page:
+            return
+        offset += page
+
+
+def update_record(engine: Engine, entity: EntitySpec, row_id: int, values: Mapping[str, Any]) -> dict[str, Any]:
+    """Partial update: only the given fields change. An empty update returns the row unchanged."""
+    _check_id(entity, row_id)
+    columns = _to_columns(entity, values)
+    row = engine.update(entity, row_id, columns) if columns else engine.get(entity, row_id)
+    if row is None:
+        raise RecordNotFoundError(_missing(entity, row_id))
+    return row
+
+
+def delete_record(engine: Engine, entity: EntitySpec, row_id: int) -> None:
+    if not engine.delete(entity, _check_id(entity, row_id)):
+        raise RecordNotFoundError(_missing(entity, row_id))
+
+
+def _to_columns(entity: EntitySpec, values: Mapping[str, Any]) -> dict[str, Any]:
+    columns = {name.upper(): value for name, value in values.items()}
+    entity.check_columns(columns)
+    for name in entity.date_columns:
+        value = columns.get(name)
+        if isinstance(value, str):
+            try:
+                columns[name] = dt.date.fromisoformat(value)
+            except ValueError:
+                raise ValueError(f"{entity.name}.{name.lower()} must be an ISO date (YYYY-MM-DD), got {value!r}") from None
+        elif isinstance(value, dt.datetime):
+            columns[name] = value.date()
+    return columns
+
+
+def _check_id(entity: EntitySpec, row_id: int) -> int:
+    if isinstance(row_id, bool) or not isinstance(row_id, int) or row_id <= 0:
+        raise ValueError(f"{entity.name} id must be a positive integer, got {row_id!r}")
+    return row_id
+
+
+def _missing(entity: EntitySpec, row_id: int) -> str:
+    return f"{entity.name[:-1]} {row_id} not found"

@@ -1,0 +1,169 @@
+"""The background drain job: an APScheduler job that empties RAG_DIRTY with fixed delay.
+
+APScheduler's interval trigger is fixed-*rate*; DESIGN.md asks for a fixed *delay* between the
+end of one run and the start of the next, so each run reschedules itself when it finishes.
+``max_instances=1`` and ``coalesce=True`` keep a slow run from ever overlapping the next.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import threading
+from collections.abc import Callable, Sequence
+
+from apscheduler.schedulers.background import BackgroundScheduler
+from apscheduler.triggers.interval import IntervalTrigger
+
+from app.config import Settings
+from app.domain import SOURCE_TYPES, SourceType
+from app.embedding.tokens import count_tokens
+from app.engines.base import Engine
+from app.rag.chunking import TokenCounter
+from app.services.indexing import DrainResult, drain
+
+log = logging.getLogger(__name__)
+
+JOB_ID = "rag-drain"
+SAFETY_NET_S = 3600
+
+
+class Worker:
+    """Owns the drain job. ``run_once`` and the scheduled job never run at the same time."""
+
+    def __init__(self, engine: Engine, settings: Settings, token_counter: TokenCounter = count_tokens) -> None:
+        self.engine = engine
+        self.settings = settings
+        self._count_tokens = token_counter
+        self._scheduler: BackgroundScheduler | None = None
+        self._drain_lock = threading.Lock()  # one drain at a time: scheduled, nudged or run_once
+        self._state_lock = threading.Lock()
+        self._running = False
+        self._nudged_while_running = False
+        self.last_error: str | None = None
+        self.last_result: DrainResult | None = None
+
+    # --- lifecycle ---------------------------------------------------------------------------
+    def start(self) -> None:
+        if self._scheduler is not None:
+            raise RuntimeError("the worker is already started")
+        scheduler = BackgroundScheduler(timezone=dt.timezone.utc)
+        first_run = _now() + dt.timedelta(milliseconds=self.settings.worker_initial_delay_ms)
+        scheduler.add_job(
+            self._job,
+            # Only a safety net: every run sets its own successor (fixed delay) in _reschedule, so a
+            # long backfill never trips APScheduler's "max instances reached" skip on each tick.
+            IntervalTrigger(seconds=max(SAFETY_NET_S, self.settings.worker_delay_ms / 1000), timezone=dt.timezone.utc),
+            id=JOB_ID,
+            name="drain RAG_DIRTY",
+            next_run_time=first_run,
+            max_instances=1,
+            coalesce=True,
+            misfire_grace_time=None,  # a late run still runs; coalesce folds the backlog into one
+        )
+        scheduler.start()
+        self._scheduler = scheduler
+        log.info(
+            "worker started: first drain in %d ms, then every %d ms after the previous one ends",
+            self.settings.worker_initial_delay_ms, self.settings.worker_delay_ms,
+        )
+
+    def stop(self, wait: bool = True) -> None:
+        """Stop scheduling; with ``wait`` a drain in progress finishes (its batch commits) first."""
+        scheduler, self._scheduler = self._scheduler, None
+        if scheduler is not None:
+            scheduler.shutdown(wait=wait)
+
+    @property
+    def started(self) -> bool:
+        return self._scheduler is not None
+
+    def nudge(self) -> None:
+        """Run the drain job now instead of at the next tick (called after writes through the API)."""
+        scheduler = self._scheduler
+        if scheduler is None:
+            return
+        with self._state_lock:
+            if self._running:
+                # The running drain may have claimed before this write: run again when it ends.
+                self._nudged_while_running = True
+                return
+        try:
+            scheduler.modify_job(JOB_ID, next_run_time=_now())
+        except Exception:  # the scheduler is shutting down; the next start drains anyway
+            log.debug("nudge ignored: scheduler is not running", exc_info=True)
+
+    # --- work ------------------------------------------------------------------------------
+    def run_once(self, max_batches: int | None = None, on_batch: Callable[[DrainResult], None] | None = None) -> DrainResult:
+        """Drain synchronously until the queue is empty (or a batch fails). Raises engine errors."""
+        with self._drain_lock:
+            result = drain(
+                self.engine,
+                self._count_tokens,
+                self.settings.batch_size,
+                self.settings.max_attempts,
+                max_batches=max_batches,
+                on_batch=on_batch,
+            )
+        self.last_result = result
+        return result
+
+    def startup_backfill(self) -> int:
+        """Queue every source row that has no chunk yet (RAG_BACKFILL_ON_STARTUP)."""
+        count = self.engine.enqueue_backfill(SOURCE_TYPES)
+        if count:
+            log.info("startup backfill queued %d source rows without chunks", count)
+        return count
+
+    def _job(self) -> None:
+        with self._state_lock:
+            self._running = True
+            self._nudged_while_running = False
+        try:
+            result = self.run_once()
+            self.last_error = result.errors[-1] if result.errors else None
+            if result.claimed:
+                log.info(
+                    "drained %d queue rows: %d chunks written, %d unchanged, %d sources deleted, %d failed",
+                    result.claimed, result.chunks_written, result.chunks_unchanged,
+                    result.sources_deleted, result.failed,
+                )
+        except Exception as exc:  # claim or record_failure itself failed: log it loudly, keep ticking
+            self.last_error = f"{type(exc).__name__}: {exc}"
+            log.exception("drain job failed")
+        finally:
+            with self._state_lock:
+                self._running = False
+                again = self._nudged_while_running
+            self._reschedule(immediately=again)
+
+    def _reschedule(self, immediately: bool) -> None:
+        scheduler = self._scheduler
+        if scheduler is None:
+            return
+        delay = dt.timedelta(milliseconds=0 if immediately else self.settings.worker_delay_ms)
+        try:
+            scheduler.modify_job(JOB_ID, next_run_time=_now() + delay)
+        except Exception:
+            log.debug("reschedule skipped: scheduler is stopping", exc_info=True)
+
+
+def enqueue_reindex(
+    engine: Engine,
+    source_types: Sequence[SourceType] | None = None,
+    project_id: int | None = None,
+    force: bool = False,
+    limit: int | None = None,
+    dry_run: bool = False,
+    retry_failed: bool = False,
+) -> dict[str, int]:
+    """Queue a backfill (and optionally release stuck rows); used by the API and the CLI."""
+    enqueued = engine.enqueue_backfill(
+        tuple(source_types or SOURCE_TYPES), project_id=project_id, force=force, limit=limit, dry_run=dry_run
+    )
+    retried = engine.retry_stuck() if retry_failed and not dry_run else 0
+    return {"enqueued": enqueued, "retried": retried}
+
+
+def _now() -> dt.datetime:
+    return dt.datetime.now(dt.timezone.utc)
