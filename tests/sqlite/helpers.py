@@ -24,12 +24,13 @@ def unit_vectors(rng: np.random.Generator, n: int) -> np.ndarray:
     return v / np.linalg.norm(v, axis=1, keepdims=True)
 
 
-def seed_chunks(engine, specs, vectors) -> None:
+def seed_chunks(engine, specs, vectors, contents=None) -> None:
     """Write chunks straight through the engine's upsert (no model): specs are
-    (source_type, source_id, owner, project, sprint) tuples; content names the chunk."""
+    (source_type, source_id, owner, project, sprint) tuples."""
+    contents = contents or [f"[{st.upper()} #{sid}] chunk" for st, sid, *_ in specs]
     chunks = [
-        ChunkWrite(st, sid, 0, owner, project, sprint, f"[{st.upper()} #{sid}] chunk", content_hash(f"{st}{sid}"))
-        for st, sid, owner, project, sprint in specs
+        ChunkWrite(st, sid, 0, owner, project, sprint, text, content_hash(text))
+        for (st, sid, owner, project, sprint), text in zip(specs, contents)
     ]
     with engine._write() as conn:
         upsert_chunks(conn, chunks, vectors)
