@@ -1,0 +1,23 @@
+"""API fixtures: the real app (lifespan included) over the real SQLite engine, worker off."""
+
+from __future__ import annotations
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.api.main import create_app
+
+TOKEN = "test-token"  # tests/conftest.py's sqlite_settings sets RAG_API_TOKENS to this
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+
+
+@pytest.fixture
+def api_settings(sqlite_settings):
+    return sqlite_settings.model_copy(update={"run_worker": False, "backfill_on_startup": False})
+
+
+@pytest.fixture
+def client(api_settings, sqlite_engine):
+    """No default Authorization header: each test says which token it sends."""
+    with TestClient(create_app(api_settings, engine=sqlite_engine), raise_server_exceptions=False) as c:
+        yield c

@@ -1,0 +1,108 @@
+"""CRUD round trips over the real SQLite engine: 201/200/204, 404, 409 and 422 with nothing changed."""
+
+from __future__ import annotations
+
+import pytest
+
+from .conftest import AUTH
+
+
+def post(client, name, body):
+    return client.post(f"/api/v1/{name}", json=body, headers=AUTH)
+
+
+def snapshot(client):
+    return {name: client.get(f"/api/v1/{name}", headers=AUTH).json()
+            for name in ("employees", "projects", "sprints", "tasks", "comments", "documents")}
+
+
+@pytest.fixture
+def seeded(client):
+    emp = post(client, "employees", {"first_name": "Ana", "last_name": "Garcia", "email": "ana@example.com",
+                                     "role": "DEVELOPER", "telegram_id": 4242}).json()
+    proj = post(client, "projects", {"name": "Apollo", "status": "ACTIVE", "start_date": "2024-01-01",
+                                     "end_date": "2024-06-30"}).json()
+    spr = post(client, "sprints", {"project_id": proj["project_id"], "name": "Sprint 1", "goal": "Ship login"}).json()
+    task = post(client, "tasks", {"title": "Fix login", "project_id": proj["project_id"], "sprint_id": spr["sprint_id"],
+                                  "assignee_id": emp["employee_id"], "story_points": 3,
+                                  "expected_end_date": "2024-02-01"}).json()
+    return {"employee": emp, "project": proj, "sprint": spr, "task": task}
+
+
+def test_round_trip_of_every_entity(client, seeded):
+    emp, proj, task = seeded["employee"], seeded["project"], seeded["task"]
+    assert emp["telegram_id"] == "4242" and emp["role"] == "DEVELOPER"
+    assert proj["start_date"] == "2024-01-01" and proj["end_date"] == "2024-06-30"
+    assert task["expected_end_date"] == "2024-02-01" and task["story_points"] == 3
+
+    com = post(client, "comments", {"task_id": task["task_id"], "author_id": emp["employee_id"], "body": "On it"})
+    assert com.status_code == 201 and com.json()["body"] == "On it"
+    doc = post(client, "documents", {"title": "Runbook", "body": "Page the on-call.", "doc_type": "WIKI"})
+    assert doc.status_code == 201 and doc.json()["owner_employee_id"] is None
+
+    url = f"/api/v1/tasks/{task['task_id']}"
+    assert client.get(url, headers=AUTH).json() == task
+    patched = client.patch(url, json={"status": "DONE", "description": None}, headers=AUTH)
+    assert patched.status_code == 200
+    assert patched.json() == {**task, "status": "DONE", "description": None}  # untouched fields stay
+    listed = client.get("/api/v1/tasks", params={"limit": 10, "offset": 0}, headers=AUTH).json()
+    assert listed["count"] == 1 and listed["data"][0]["status"] == "DONE"
+
+    assert client.delete(f"/api/v1/comments/{com.json()['comment_id']}", headers=AUTH).status_code == 204
+    assert client.delete(url, headers=AUTH).status_code == 204
+    assert client.get(url, headers=AUTH).status_code == 404
+
+
+def test_unknown_ids_are_404(client):
+    for method in ("GET", "PATCH", "DELETE"):
+        response = client.request(method, "/api/v1/projects/999", json={"status": "X"} if method == "PATCH" else None,
+                                  headers=AUTH)
+        assert response.status_code == 404
+        assert response.json() == {"detail": "project 999 not found"}
+
+
+def test_conflict_is_409_with_the_message_and_changes_nothing(client, seeded):
+    before = snapshot(client)
+    response = post(client, "comments", {"task_id": 999_999, "body": "orphan"})
+    assert response.status_code == 409 and response.json()["detail"]
+    response = client.patch(f"/api/v1/tasks/{seeded['task']['task_id']}", json={"assignee_id": 999_999}, headers=AUTH)
+    assert response.status_code == 409
+    assert snapshot(client) == before
+
+
+@pytest.mark.parametrize("name,body", [
+    ("employees", {"first_name": "A", "last_name": "B", "email": "not-an-email"}),
+    ("employees", {"first_name": "A", "last_name": "B", "email": "a@b.io", "role": "CEO"}),
+    ("employees", {"first_name": " ", "last_name": "B", "email": "a@b.io"}),
+    ("projects", {"name": ""}),
+    ("projects", {"name": "P", "start_date": "not a date"}),
+    ("projects", {"name": "P", "start_date": "2024-05-01", "end_date": "2024-01-01"}),
+    ("sprints", {"name": "S", "project_id": 0}),
+    ("tasks", {"title": "T", "story_points": -1}),
+    ("tasks", {"title": "T", "unknown_column": 1}),
+    ("tasks", {"description": "no title"}),
+    ("comments", {"task_id": -3, "body": "x"}),
+    ("documents", {"title": "D", "owner_employee_id": "abc"}),
+])
+def test_bad_input_is_422_and_changes_nothing(client, seeded, name, body):
+    before = snapshot(client)
+    response = post(client, name, body)
+    assert response.status_code == 422, response.text
+    assert snapshot(client) == before
+
+
+def test_patch_rejects_null_for_required_fields_and_bad_ids(client, seeded):
+    before = snapshot(client)
+    url = f"/api/v1/tasks/{seeded['task']['task_id']}"
+    assert client.patch(url, json={"title": None}, headers=AUTH).status_code == 422
+    assert client.patch(url, json={"title": "   "}, headers=AUTH).status_code == 422
+    assert client.patch("/api/v1/tasks/0", json={"title": "x"}, headers=AUTH).status_code == 422
+    assert client.get("/api/v1/tasks/abc", headers=AUTH).status_code == 422
+    assert client.get("/api/v1/tasks", params={"limit": 0}, headers=AUTH).status_code == 422
+    assert snapshot(client) == before
+
+
+def test_empty_patch_returns_the_row_unchanged(client, seeded):
+    url = f"/api/v1/projects/{seeded['project']['project_id']}"
+    response = client.patch(url, json={}, headers=AUTH)
+    assert response.status_code == 200 and response.json() == seeded["project"]
