@@ -1,0 +1,150 @@
+"""Oracle migration runner: Flyway-style ``V<n>__<description>.sql`` files, applied once each.
+
+Scripts are written the way SQL*Plus reads them: plain statements end with ``;`` at the end of a
+line; PL/SQL units (CREATE ... TRIGGER/PROCEDURE/FUNCTION/PACKAGE/TYPE, BEGIN, DECLARE) end with a
+line holding a single ``/``. python-oracledb takes one statement per execute: plain statements are
+sent without their ``;``, PL/SQL units with their final ``;`` and without the ``/`` (FACTS.md §10).
+
+CREATE TRIGGER with compilation errors does not raise: python-oracledb sets ``cursor.warning``
+(DPY-7000). The runner turns that into a failure carrying USER_ERRORS (FACTS.md §10).
+Oracle DDL commits implicitly, so a version that fails halfway is not rolled back: fix the script,
+undo what it created, and rerun; the version is recorded only after all its statements succeed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from app.engines.base import EngineError
+from app.engines.oracle import statements as sql
+
+MIGRATIONS_DIR = Path(__file__).resolve().parents[3] / "migrations" / "oracle"
+_FILE_NAME = re.compile(r"^V(\d+)__(\w+)\.sql$")
+_PLSQL_START = re.compile(
+    r"^\s*(BEGIN|DECLARE|CREATE\s+(OR\s+REPLACE\s+)?"
+    r"(EDITIONABLE\s+|NONEDITIONABLE\s+)?(TRIGGER|PROCEDURE|FUNCTION|PACKAGE|TYPE)\b)",
+    re.IGNORECASE,
+)
+
+
+class MigrationError(EngineError):
+    """A migration script is malformed or failed; the message names the version and statement."""
+
+
+@dataclass(frozen=True)
+class Migration:
+    version: int
+    description: str
+    path: Path
+
+    def statements(self) -> list[str]:
+        return split_statements(self.path.read_text(encoding="utf-8"), self.path.name)
+
+
+def discover(directory: Path = MIGRATIONS_DIR) -> list[Migration]:
+    found: dict[int, Migration] = {}
+    for path in sorted(directory.glob("*.sql")):
+        match = _FILE_NAME.match(path.name)
+        if not match:
+            raise MigrationError(f"{path.name}: migration files are named V<n>__<description>.sql")
+        version = int(match.group(1))
+        if version in found:
+            raise MigrationError(f"two migrations with version {version}: {found[version].path.name}, {path.name}")
+        found[version] = Migration(version, match.group(2).replace("_", " "), path)
+    return [found[v] for v in sorted(found)]
+
+
+def split_statements(script: str, name: str = "<script>") -> list[str]:
+    """Split a script into the statements python-oracledb executes one by one."""
+    statements: list[str] = []
+    current: list[str] = []
+    plsql = False
+    for number, line in enumerate(script.splitlines(), start=1):
+        stripped = line.strip()
+        if not current:
+            if not stripped or stripped.startswith("--"):
+                continue  # comments and blank lines between statements
+            if stripped == "/":
+                raise MigrationError(f"{name}:{number}: '/' without a PL/SQL block before it")
+            plsql = bool(_PLSQL_START.match(line))
+        if plsql:
+            if stripped == "/":
+                text = "\n".join(current).rstrip()
+                if not text.endswith(";"):
+                    raise MigrationError(f"{name}:{number}: PL/SQL block does not end with ';' before '/'")
+                statements.append(text)
+                current = []
+            else:
+                current.append(line.rstrip())
+            continue
+        current.append(line.rstrip())
+        if stripped.endswith(";"):
+            text = "\n".join(current).rstrip()
+            statements.append(text[:-1].rstrip())
+            current = []
+    if current:
+        kind = "PL/SQL block (missing a '/' line)" if plsql else "statement (missing ';')"
+        raise MigrationError(f"{name}: unterminated {kind} at the end of the script")
+    return statements
+
+
+def applied_versions(connection) -> set[int]:
+    with connection.cursor() as cursor:
+        cursor.execute(sql.VERSION_TABLE_EXISTS)
+        (exists,) = cursor.fetchone()
+        if not exists:
+            cursor.execute(sql.CREATE_VERSION_TABLE)
+            return set()
+        cursor.execute(sql.APPLIED_VERSIONS)
+        return {int(version) for (version,) in cursor.fetchall()}
+
+
+def execute_checked(connection, statement: str, where: str) -> None:
+    """Execute one statement; a compilation warning (DPY-7000) becomes a MigrationError."""
+    with connection.cursor() as cursor:
+        try:
+            cursor.execute(statement)
+        except Exception as exc:
+            raise MigrationError(f"{where} failed: {exc}\n--- statement ---\n{statement}") from exc
+        warning = cursor.warning
+    if warning is not None:
+        with connection.cursor() as cursor:
+            cursor.execute(sql.COMPILATION_ERRORS)
+            errors = "\n".join(
+                f"  {name} ({kind}) line {line}, col {position}: {text}"
+                for name, kind, line, position, text in cursor.fetchall()
+            )
+        raise MigrationError(
+            f"{where} compiled with errors ({warning}):\n{errors or '  (USER_ERRORS is empty)'}"
+            f"\n--- statement ---\n{statement}"
+        )
+
+
+def migrate(connection, migrations: list[Migration] | None = None) -> list[str]:
+    """Apply pending migrations in version order; return the versions applied now."""
+    migrations = discover() if migrations is None else migrations
+    done = applied_versions(connection)
+    applied: list[str] = []
+    for migration in migrations:
+        if migration.version in done:
+            continue
+        for index, statement in enumerate(migration.statements(), start=1):
+            execute_checked(connection, statement, f"V{migration.version} statement {index}")
+        with connection.cursor() as cursor:
+            cursor.execute(
+                sql.RECORD_VERSION,
+                version_no=migration.version,
+                version_desc=migration.description[:200],
+            )
+        connection.commit()
+        applied.append(str(migration.version))
+    return applied
+
+
+def pending(connection, migrations: list[Migration] | None = None) -> list[int]:
+    """Versions not applied yet. Does not create or change anything except the version table."""
+    migrations = discover() if migrations is None else migrations
+    done = applied_versions(connection)
+    return [m.version for m in migrations if m.version not in done]

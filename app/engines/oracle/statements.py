@@ -1,0 +1,425 @@
+"""Every Oracle SQL/PL-SQL statement the engine sends, in one place.
+
+Each statement is a named constant or a small builder, with the FACTS.md section it rests on
+(../shared/oracle/FACTS.md; tests/oracle/golden/ holds the exact text of each, reviewed against it).
+Only three kinds of text are ever spliced: the embedding model name (validated as a plain
+identifier by app.config.Settings and again here), EntitySpec identifiers (validated at import by
+app.entities), and fragments built here whose values travel as named binds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from app.config import PLAIN_IDENTIFIER
+from app.domain import Caller, Scope
+from app.entities import EntitySpec
+
+VECTOR_INDEX = "RAG_CHUNK_EMB_IDX"
+TEXT_INDEX = "RAG_CHUNK_TEXT_IDX"
+VERSION_TABLE = "RAG_SCHEMA_VERSION"
+
+
+def checked_model(model_name: str) -> str:
+    """The model name as it may appear in SQL text: a plain, unquoted identifier (FACTS.md §2)."""
+    if not PLAIN_IDENTIFIER.match(model_name):
+        raise ValueError(f"model name {model_name!r} is not a plain identifier")
+    return model_name.upper()
+
+
+@dataclass(frozen=True)
+class Statement:
+    """SQL text plus its named binds (values only: never identifiers)."""
+
+    sql: str
+    binds: dict[str, object] = field(default_factory=dict)
+
+
+# --- migrations runner ----------------------------------------------------------------------
+
+# source: FACTS.md §10 (plain DDL; identity clause per sqlrf) — the runner's own bookkeeping table
+CREATE_VERSION_TABLE = (
+    "CREATE TABLE RAG_SCHEMA_VERSION (\n"
+    "    VERSION     NUMBER(10) CONSTRAINT RAG_SCHEMA_VERSION_PK PRIMARY KEY,\n"
+    "    DESCRIPTION VARCHAR2(200) NOT NULL,\n"
+    "    APPLIED_AT  TIMESTAMP DEFAULT SYS_EXTRACT_UTC(SYSTIMESTAMP) NOT NULL\n"
+    ")"
+)
+# source: FACTS.md §4 (USER_* dictionary views, as USER_INDEXES there) — does the version table exist?
+VERSION_TABLE_EXISTS = "SELECT COUNT(*) FROM USER_TABLES WHERE TABLE_NAME = 'RAG_SCHEMA_VERSION'"
+# source: FACTS.md §10 (plain SELECT) — versions already applied
+APPLIED_VERSIONS = "SELECT VERSION FROM RAG_SCHEMA_VERSION ORDER BY VERSION"
+# source: FACTS.md §10 (plain INSERT with binds) — record one applied version
+RECORD_VERSION = "INSERT INTO RAG_SCHEMA_VERSION (VERSION, DESCRIPTION) VALUES (:version_no, :version_desc)"
+# source: FACTS.md §10 (DPY-7000 => read USER_ERRORS) — compilation errors after a warning
+COMPILATION_ERRORS = (
+    "SELECT NAME, TYPE, LINE, POSITION, TEXT FROM USER_ERRORS ORDER BY NAME, TYPE, SEQUENCE"
+)
+
+# --- model provisioning ---------------------------------------------------------------------
+
+# source: FACTS.md §5 (Check existence: USER_MINING_MODELS, DOC refrn)
+MODEL_EXISTS = "SELECT COUNT(*) FROM USER_MINING_MODELS WHERE MODEL_NAME = :model_name"
+# source: FACTS.md §5 (LOAD_ONNX_MODEL_CLOUD, DOC: pre-authenticated URI => credential NULL)
+LOAD_MODEL_CLOUD = (
+    "BEGIN\n"
+    "    DBMS_VECTOR.LOAD_ONNX_MODEL_CLOUD(model_name => :model_name, credential => NULL, uri => :model_uri);\n"
+    "END;"
+)
+# source: FACTS.md §5 (LOAD_ONNX_MODEL from a directory object, DOC e2e example; names bindable)
+LOAD_MODEL_DIRECTORY = (
+    "BEGIN\n"
+    "    DBMS_VECTOR.LOAD_ONNX_MODEL(directory => :dir_name, file_name => :file_name, model_name => :model_name);\n"
+    "END;"
+)
+
+# --- vector / text index maintenance --------------------------------------------------------
+
+# source: FACTS.md §4 (DBMS_VECTOR.REBUILD_INDEX(idx_name => ...), DOC rebuild_index)
+REBUILD_VECTOR_INDEX = "BEGIN\n    DBMS_VECTOR.REBUILD_INDEX(idx_name => :idx_name);\nEND;"
+# source: FACTS.md §4 (USER_INDEXES index_type/index_subtype, DOC guidelines)
+VECTOR_INDEX_INFO = (
+    "SELECT INDEX_TYPE, INDEX_SUBTYPE, STATUS FROM USER_INDEXES WHERE INDEX_NAME = :index_name"
+)
+# source: FACTS.md §1 (VECTOR column fetched as array('f')) — a stored vector to probe the index with
+SAMPLE_VECTOR = "SELECT EMBEDDING FROM RAG_CHUNK WHERE EMBEDDING IS NOT NULL FETCH FIRST 1 ROWS ONLY"
+# source: FACTS.md §4 (DBMS_VECTOR.INDEX_ACCURACY_QUERY(owner_name, index_name, qv, top_k, target_accuracy) RETURN VARCHAR2, DOC)
+INDEX_ACCURACY = (
+    "BEGIN\n"
+    "    :report := DBMS_VECTOR.INDEX_ACCURACY_QUERY(USER, :index_name, :qv, :top_k, :target_accuracy);\n"
+    "END;"
+)
+# source: FACTS.md §8B (CTX_DDL.SYNC_INDEX, DOC ccref sync_index; implicit commit: run outside a unit of work)
+SYNC_TEXT_INDEX = "BEGIN\n    CTX_DDL.SYNC_INDEX(:idx_name);\nEND;"
+# source: FACTS.md §4 (rebuild fails on 0 vectors, DIA-51875) — count vectors before rebuilding
+COUNT_VECTORS = "SELECT COUNT(*) FROM RAG_CHUNK WHERE EMBEDDING IS NOT NULL"
+
+# --- health ---------------------------------------------------------------------------------
+
+# source: FACTS.md §9 (connect check; plain SELECT FROM dual)
+PING = "SELECT 1 FROM dual"
+
+# --- people ---------------------------------------------------------------------------------
+
+# source: FACTS.md §10 (plain SELECT by key) — the caller's role always comes from EMPLOYEES
+CALLER_BY_ID = "SELECT EMPLOYEE_ID, ROLE FROM EMPLOYEES WHERE EMPLOYEE_ID = :employee_id"
+# source: FACTS.md §10 (plain SELECT by unique key)
+CALLER_BY_TELEGRAM = "SELECT EMPLOYEE_ID, ROLE FROM EMPLOYEES WHERE TELEGRAM_ID = :telegram_id"
+
+# --- queue ----------------------------------------------------------------------------------
+
+# Why a window wider than the batch: the ROWID subquery ignores row locks, so every worker's
+# subquery returns the same oldest ROWIDs; with a window of exactly the batch, worker 2's outer
+# SKIP LOCKED skips all of them and gets zero rows while work remains (FACTS.md §6). A window of
+# CLAIM_WINDOW_FACTOR batches lets that many workers each claim a full batch concurrently.
+CLAIM_WINDOW_FACTOR = 4
+
+# source: FACTS.md §6 (ROWID-subquery workaround for ORA-02014, Lewis [BLOG], with the hints he uses;
+#         FOR UPDATE SKIP LOCKED in a top-level SELECT with ORDER BY is allowed [DOC sqlrf])
+CLAIM = (
+    "SELECT q.DIRTY_ID, q.SOURCE_TYPE, q.SOURCE_ID, q.ACTION, q.ATTEMPTS\n"
+    "FROM RAG_DIRTY q\n"
+    "WHERE q.ROWID IN (\n"
+    "    SELECT /*+ qb_name(inline) unnest no_merge */ d.ROWID\n"
+    "    FROM RAG_DIRTY d\n"
+    "    WHERE d.ATTEMPTS < :max_attempts\n"
+    "    ORDER BY d.ENQUEUED_AT, d.DIRTY_ID\n"
+    "    FETCH FIRST :claim_window ROWS ONLY)\n"
+    "ORDER BY q.ENQUEUED_AT, q.DIRTY_ID\n"
+    "FOR UPDATE SKIP LOCKED"
+)
+# source: FACTS.md §6 (delete claimed rows by primary key, executemany; §11.7 guard empty batches)
+DELETE_DIRTY = "DELETE FROM RAG_DIRTY WHERE DIRTY_ID = :dirty_id"
+# source: FACTS.md §10 (plain UPDATE; UTC timestamps from SYSTIMESTAMP)
+RECORD_FAILURE = (
+    "UPDATE RAG_DIRTY SET ATTEMPTS = ATTEMPTS + 1, LAST_ERROR = :last_error,"
+    " LAST_ATTEMPT_AT = SYS_EXTRACT_UTC(SYSTIMESTAMP) WHERE DIRTY_ID = :dirty_id"
+)
+# source: FACTS.md §10 (plain UPDATE) — every failed row becomes claimable again
+RETRY_STUCK = "UPDATE RAG_DIRTY SET ATTEMPTS = 0 WHERE ATTEMPTS > 0"
+# source: FACTS.md §10 (plain INSERT; identity and ENQUEUED_AT defaults)
+ENQUEUE = "INSERT INTO RAG_DIRTY (SOURCE_TYPE, SOURCE_ID, ACTION) VALUES (:source_type, :source_id, 'UPSERT')"
+
+# --- status ---------------------------------------------------------------------------------
+
+# source: FACTS.md §10 (UTC plain TIMESTAMP: SYS_EXTRACT_UTC(SYSTIMESTAMP); the age is computed in Python)
+QUEUE_STATUS = (
+    "SELECT COUNT(*), MIN(ENQUEUED_AT), SYS_EXTRACT_UTC(SYSTIMESTAMP),\n"
+    "       COUNT(CASE WHEN ATTEMPTS > 0 THEN 1 END),\n"
+    "       COUNT(CASE WHEN ATTEMPTS >= :max_attempts THEN 1 END)\n"
+    "FROM RAG_DIRTY"
+)
+# source: FACTS.md §10 (plain SELECT + FETCH FIRST without FOR UPDATE)
+FAILING_ROWS = (
+    "SELECT DIRTY_ID, SOURCE_TYPE, SOURCE_ID, ATTEMPTS, LAST_ERROR FROM RAG_DIRTY\n"
+    "WHERE ATTEMPTS > 0 ORDER BY ATTEMPTS DESC, DIRTY_ID FETCH FIRST 50 ROWS ONLY"
+)
+# source: FACTS.md §10 (plain aggregate)
+CHUNKS_BY_TYPE = "SELECT SOURCE_TYPE, COUNT(*) FROM RAG_CHUNK GROUP BY SOURCE_TYPE ORDER BY SOURCE_TYPE"
+
+# --- chunks ---------------------------------------------------------------------------------
+
+# source: FACTS.md §10 (plain DELETE) — a shrunk or deleted entity's chunks
+DELETE_CHUNKS = (
+    "DELETE FROM RAG_CHUNK WHERE SOURCE_TYPE = :source_type AND SOURCE_ID = :source_id AND CHUNK_IX >= :from_ix"
+)
+
+
+def upsert_chunk(model_name: str) -> str:
+    """MERGE one chunk, embedding it inside Oracle.
+
+    Composed only of confirmed pieces: VECTOR_EMBEDDING in a SELECT list over a bind input (FACTS.md §2,
+    DOC), a single-row dual source (§7), no ON column in SET (ORA-38104, §7) and the update WHERE after
+    SET (§7). VECTOR_EMBEDDING inside MERGE SET/VALUES is unconfirmed, so the vector is made in the
+    USING subquery and only copied in SET/VALUES. The WHERE skips unchanged text; metadata changes
+    (owner, project, sprint: the access rule and scopes read them) still update, null-safely via DECODE.
+    """
+    model = checked_model(model_name)
+    # source: FACTS.md §7 (MERGE rules) + §2 (VECTOR_EMBEDDING(<model> USING :bind AS data) in a SELECT list)
+    return (
+        "MERGE INTO RAG_CHUNK t\n"
+        "USING (SELECT :source_type AS SOURCE_TYPE, :source_id AS SOURCE_ID, :chunk_ix AS CHUNK_IX,\n"
+        "              :owner_employee_id AS OWNER_EMPLOYEE_ID, :project_id AS PROJECT_ID, :sprint_id AS SPRINT_ID,\n"
+        "              :content AS CONTENT, :content_hash AS CONTENT_HASH,\n"
+        f"              VECTOR_EMBEDDING({model} USING :content AS data) AS EMBEDDING\n"
+        "       FROM dual) s\n"
+        "ON (t.SOURCE_TYPE = s.SOURCE_TYPE AND t.SOURCE_ID = s.SOURCE_ID AND t.CHUNK_IX = s.CHUNK_IX)\n"
+        "WHEN MATCHED THEN UPDATE SET\n"
+        "    t.OWNER_EMPLOYEE_ID = s.OWNER_EMPLOYEE_ID, t.PROJECT_ID = s.PROJECT_ID, t.SPRINT_ID = s.SPRINT_ID,\n"
+        "    t.CONTENT = s.CONTENT, t.CONTENT_HASH = s.CONTENT_HASH, t.EMBEDDING = s.EMBEDDING,\n"
+        "    t.UPDATED_AT = SYS_EXTRACT_UTC(SYSTIMESTAMP)\n"
+        "  WHERE t.CONTENT_HASH <> s.CONTENT_HASH OR t.EMBEDDING IS NULL\n"
+        "     OR DECODE(t.OWNER_EMPLOYEE_ID, s.OWNER_EMPLOYEE_ID, 0, 1) = 1\n"
+        "     OR DECODE(t.PROJECT_ID, s.PROJECT_ID, 0, 1) = 1\n"
+        "     OR DECODE(t.SPRINT_ID, s.SPRINT_ID, 0, 1) = 1\n"
+        "WHEN NOT MATCHED THEN INSERT\n"
+        "    (SOURCE_TYPE, SOURCE_ID, CHUNK_IX, OWNER_EMPLOYEE_ID, PROJECT_ID, SPRINT_ID, CONTENT, CONTENT_HASH, EMBEDDING)\n"
+        "    VALUES (s.SOURCE_TYPE, s.SOURCE_ID, s.CHUNK_IX, s.OWNER_EMPLOYEE_ID, s.PROJECT_ID, s.SPRINT_ID,\n"
+        "            s.CONTENT, s.CONTENT_HASH, s.EMBEDDING)"
+    )
+
+
+def embed_query(model_name: str) -> str:
+    """The question's vector, from the model that embedded the chunks."""
+    # source: FACTS.md §2 (SELECT VECTOR_EMBEDDING(<model> USING :text AS data) FROM dual, DOC)
+    return f"SELECT VECTOR_EMBEDDING({checked_model(model_name)} USING :q AS data) FROM dual"
+
+
+def _in_list(prefix: str, values: Sequence[object]) -> tuple[str, dict[str, object]]:
+    """``(:p0, :p1, ...)`` and its binds; callers keep lists at or under 1000 (ORA-01795)."""
+    if not values:
+        raise ValueError("an IN list needs at least one value")
+    names = [f"{prefix}{i}" for i in range(len(values))]
+    return "(" + ", ".join(f":{n}" for n in names) + ")", dict(zip(names, values))
+
+
+def chunk_hashes(source_type: str, ids: Sequence[int]) -> Statement:
+    in_sql, binds = _in_list("id", ids)
+    # source: FACTS.md §10 (plain SELECT with named binds)
+    return Statement(
+        "SELECT SOURCE_ID, CHUNK_IX, CONTENT_HASH FROM RAG_CHUNK\n"
+        f"WHERE SOURCE_TYPE = :source_type AND SOURCE_ID IN {in_sql}",
+        {"source_type": source_type, **binds},
+    )
+
+
+# --- source loading (chunk templates) ---------------------------------------------------------
+
+_LOAD_SOURCES = {
+    # source: FACTS.md §10 (plain joins; CLOBs fetched as str with fetch_lobs off, §11.6)
+    "task": (
+        "SELECT t.TASK_ID, t.TITLE, t.STATUS, t.PRIORITY, t.SPRINT_ID, s.NAME, t.PROJECT_ID, p.NAME,\n"
+        "       t.ASSIGNEE_ID, e.FIRST_NAME, e.LAST_NAME, t.STORY_POINTS, t.ESTIMATED_HOURS,\n"
+        "       t.EXPECTED_END_DATE, t.DESCRIPTION\n"
+        "FROM TASKS t\n"
+        "LEFT JOIN SPRINTS s ON s.SPRINT_ID = t.SPRINT_ID\n"
+        "LEFT JOIN PROJECTS p ON p.PROJECT_ID = t.PROJECT_ID\n"
+        "LEFT JOIN EMPLOYEES e ON e.EMPLOYEE_ID = t.ASSIGNEE_ID\n"
+        "WHERE t.TASK_ID IN "
+    ),
+    "sprint": (
+        "SELECT s.SPRINT_ID, s.NAME, s.STATUS, s.PROJECT_ID, p.NAME, s.GOAL, s.START_DATE, s.END_DATE\n"
+        "FROM SPRINTS s\n"
+        "LEFT JOIN PROJECTS p ON p.PROJECT_ID = s.PROJECT_ID\n"
+        "WHERE s.SPRINT_ID IN "
+    ),
+    "project": (
+        "SELECT PROJECT_ID, NAME, STATUS, DESCRIPTION, START_DATE, END_DATE\n"
+        "FROM PROJECTS\n"
+        "WHERE PROJECT_ID IN "
+    ),
+    "doc": (
+        "SELECT DOCUMENT_ID, TITLE, BODY, PROJECT_ID, OWNER_EMPLOYEE_ID, DOC_TYPE\n"
+        "FROM DOCUMENTS\n"
+        "WHERE DOCUMENT_ID IN "
+    ),
+}
+
+
+def load_sources(source_type: str, ids: Sequence[int]) -> Statement:
+    in_sql, binds = _in_list("id", ids)
+    return Statement(_LOAD_SOURCES[source_type] + in_sql, binds)
+
+
+def task_comments(task_ids: Sequence[int]) -> Statement:
+    in_sql, binds = _in_list("id", task_ids)
+    # source: FACTS.md §10 (plain SELECT; BODY CLOB fetched as str, §11.6)
+    return Statement(
+        f"SELECT TASK_ID, BODY FROM COMMENTS WHERE TASK_ID IN {in_sql} ORDER BY TASK_ID, CREATED_AT, COMMENT_ID",
+        binds,
+    )
+
+
+# --- backfill ---------------------------------------------------------------------------------
+
+# (table, key, project column) per source type: fixed identifiers, never user input.
+_BACKFILL_SOURCES = {
+    "task": ("TASKS", "TASK_ID", "PROJECT_ID"),
+    "sprint": ("SPRINTS", "SPRINT_ID", "PROJECT_ID"),
+    "project": ("PROJECTS", "PROJECT_ID", "PROJECT_ID"),
+    "doc": ("DOCUMENTS", "DOCUMENT_ID", "PROJECT_ID"),
+}
+
+
+def backfill_ids(source_type: str, project_id: int | None, force: bool, limit: int | None) -> Statement:
+    """Source ids to queue: those without chunks (every one with ``force``), oldest key first."""
+    table, key, project_col = _BACKFILL_SOURCES[source_type]
+    where: list[str] = []
+    binds: dict[str, object] = {}
+    if not force:
+        where.append(
+            "NOT EXISTS (SELECT 1 FROM RAG_CHUNK c WHERE c.SOURCE_TYPE = :source_type"
+            f" AND c.SOURCE_ID = x.{key})"
+        )
+        binds["source_type"] = source_type
+    if project_id is not None:
+        where.append(f"x.{project_col} = :project_id")
+        binds["project_id"] = project_id
+    sql = f"SELECT x.{key} FROM {table} x"
+    if where:
+        sql += "\nWHERE " + "\n  AND ".join(where)
+    sql += f"\nORDER BY x.{key}"
+    if limit is not None:
+        sql += "\nFETCH FIRST :max_rows ROWS ONLY"
+        binds["max_rows"] = limit
+    # source: FACTS.md §10 (plain SELECT; FETCH FIRST without FOR UPDATE is fine, §6)
+    return Statement(sql, binds)
+
+
+# --- CRUD (EntitySpec identifiers only; every value a bind) -----------------------------------
+
+def _bind_name(column: str) -> str:
+    # A prefix keeps bind names clear of reserved words (ORA-01745), whatever the column is called.
+    return "v_" + column.lower()
+
+
+def crud_insert(entity: EntitySpec, columns: Sequence[str]) -> str:
+    entity.check_columns(columns)
+    # source: FACTS.md §10 (identity keys) + python-oracledb RETURNING INTO an out variable [PYDOC]
+    if not columns:
+        return f"INSERT INTO {entity.table} ({entity.pk}) VALUES (NULL) RETURNING {entity.pk} INTO :new_id"
+    cols = ", ".join(columns)
+    vals = ", ".join(f":{_bind_name(c)}" for c in columns)
+    return f"INSERT INTO {entity.table} ({cols}) VALUES ({vals}) RETURNING {entity.pk} INTO :new_id"
+
+
+def crud_select(entity: EntitySpec) -> str:
+    # source: FACTS.md §10 (plain SELECT by key)
+    return f"SELECT {', '.join(entity.all_columns)} FROM {entity.table} WHERE {entity.pk} = :row_id"
+
+
+def crud_list(entity: EntitySpec) -> str:
+    # source: FACTS.md §3 (row-limiting clause; OFFSET/FETCH NEXT is its documented long form)
+    return (
+        f"SELECT {', '.join(entity.all_columns)} FROM {entity.table} ORDER BY {entity.pk}"
+        " OFFSET :skip_rows ROWS FETCH NEXT :max_rows ROWS ONLY"
+    )
+
+
+def crud_update(entity: EntitySpec, columns: Sequence[str]) -> str:
+    entity.check_columns(columns)
+    if not columns:
+        raise ValueError("an UPDATE needs at least one column")
+    sets = ", ".join(f"{c} = :{_bind_name(c)}" for c in columns)
+    # source: FACTS.md §10 (plain UPDATE by key)
+    return f"UPDATE {entity.table} SET {sets} WHERE {entity.pk} = :row_id"
+
+
+def crud_delete(entity: EntitySpec) -> str:
+    # source: FACTS.md §10 (plain DELETE by key)
+    return f"DELETE FROM {entity.table} WHERE {entity.pk} = :row_id"
+
+
+def crud_binds(columns: Sequence[str], values: dict[str, object]) -> dict[str, object]:
+    return {_bind_name(c): values[c] for c in columns}
+
+
+# source: FACTS.md §10 (plain DELETE; children first, queue last because the deletes enqueue)
+WIPE = tuple(
+    f"DELETE FROM {table}"
+    for table in ("COMMENTS", "TASKS", "DOCUMENTS", "SPRINTS", "PROJECTS", "EMPLOYEES", "RAG_CHUNK", "RAG_DIRTY")
+)
+
+# --- search -----------------------------------------------------------------------------------
+
+# The access rule of app/rag/access.py as one predicate: sprint/project chunks, organisation-wide
+# documents, and what the caller owns (assigned tasks, own documents). Unassigned tasks: nobody.
+ACCESS_PREDICATE = (
+    "(SOURCE_TYPE IN ('sprint', 'project') OR (SOURCE_TYPE = 'doc' AND OWNER_EMPLOYEE_ID IS NULL)"
+    " OR OWNER_EMPLOYEE_ID = :caller_id)"
+)
+
+
+def search_filter(caller: Caller, scope: Scope) -> tuple[list[str], dict[str, object]]:
+    """Access and scope predicates with their named binds; both empty for an unscoped manager."""
+    predicates: list[str] = []
+    binds: dict[str, object] = {}
+    if not caller.sees_everything:
+        predicates.append(ACCESS_PREDICATE)
+        binds["caller_id"] = caller.employee_id
+    if scope.project == "none":
+        predicates.append("PROJECT_ID IS NULL")
+    elif scope.project != "all":
+        predicates.append("PROJECT_ID = :project_id")
+        binds["project_id"] = scope.project
+    if scope.sprint_id is not None:
+        predicates.append("SPRINT_ID = :sprint_id")
+        binds["sprint_id"] = scope.sprint_id
+    if scope.source_types is not None:
+        in_sql, st_binds = _in_list("st", scope.source_types)
+        predicates.append(f"SOURCE_TYPE IN {in_sql}")
+        binds.update(st_binds)
+    return predicates, binds
+
+
+def vector_search(caller: Caller, scope: Scope, exact: bool) -> tuple[str, dict[str, object]]:
+    """Top :k chunks by cosine distance. Binds other than :qv and :k come back with the text."""
+    predicates, binds = search_filter(caller, scope)
+    where = ("WHERE " + "\n  AND ".join(predicates) + "\n") if predicates else ""
+    fetch = "FETCH EXACT FIRST :k ROWS ONLY" if exact else "FETCH APPROX FIRST :k ROWS ONLY"
+    # source: FACTS.md §3 (ORDER BY VECTOR_DISTANCE(col, :qv, COSINE) FETCH APPROX|EXACT FIRST :k ROWS ONLY, DOC;
+    #         same metric as the index, not wrapped in another function)
+    sql = (
+        "SELECT SOURCE_TYPE, SOURCE_ID, CHUNK_IX, CONTENT, VECTOR_DISTANCE(EMBEDDING, :qv, COSINE) AS DISTANCE\n"
+        "FROM RAG_CHUNK\n"
+        f"{where}"
+        "ORDER BY VECTOR_DISTANCE(EMBEDDING, :qv, COSINE)\n"
+        f"{fetch}"
+    )
+    return sql, binds
+
+
+def text_search(caller: Caller, scope: Scope) -> tuple[str, dict[str, object]]:
+    """Top :n chunks by Oracle Text score, with their cosine distance to the question."""
+    predicates, binds = search_filter(caller, scope)
+    where = "WHERE " + "\n  AND ".join(["CONTAINS(CONTENT, :tq, 1) > 0", *predicates]) + "\n"
+    # source: FACTS.md §8B (CONTAINS(col, :q, 1) > 0 ORDER BY SCORE(1) DESC FETCH FIRST n ROWS ONLY, CODE text_search.py)
+    sql = (
+        "SELECT SOURCE_TYPE, SOURCE_ID, CHUNK_IX, CONTENT, VECTOR_DISTANCE(EMBEDDING, :qv, COSINE) AS DISTANCE\n"
+        "FROM RAG_CHUNK\n"
+        f"{where}"
+        "ORDER BY SCORE(1) DESC\n"
+        "FETCH FIRST :n ROWS ONLY"
+    )
+    return sql, binds

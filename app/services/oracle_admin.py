@@ -1,0 +1,40 @@
+"""Oracle operations behind `ragctl oracle bootstrap` / `ragctl oracle rebuild-index`.
+
+Each returns a short human summary; failures raise app.engines.base.EngineError (or its
+ModelMissingError subclass) with a message that says what to do.
+"""
+
+from __future__ import annotations
+
+from app.config import Settings
+
+
+def _open(settings: Settings):
+    if settings.engine != "oracle":
+        from app.engines.base import EngineError
+
+        raise EngineError("RAG_DATABASE_URL is not an oracle:// URL; these commands manage the Oracle engine only")
+    from app.engines.oracle.engine import OracleEngine
+
+    return OracleEngine.open(settings)
+
+
+def bootstrap(settings: Settings) -> str:
+    """Apply pending migrations, then load the ONNX embedding model once (guarded by USER_MINING_MODELS)."""
+    engine = _open(settings)
+    try:
+        applied = engine.migrate()
+        model = engine.ensure_model()
+    finally:
+        engine.close()
+    migrated = f"applied migrations {', '.join(applied)}" if applied else "schema already up to date"
+    return f"{migrated}; {model}"
+
+
+def rebuild_index(settings: Settings) -> str:
+    """Rebuild the IVF vector index so its centroids match the data (run after bulk loads)."""
+    engine = _open(settings)
+    try:
+        return engine.rebuild_vector_index()
+    finally:
+        engine.close()
