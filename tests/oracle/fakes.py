@@ -1,0 +1,163 @@
+"""A recording stand-in for python-oracledb's pool/connection/cursor.
+
+It is not a database: it records what the engine sends (SQL text, binds, cursor settings at execute
+time, commits) and answers with scripted rows, so golden tests can pin every statement.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import oracledb
+
+GOLDEN = Path(__file__).parent / "golden"
+
+
+def golden(name: str) -> str:
+    """The statement text of tests/oracle/golden/<name>.sql, without its header comment."""
+    lines = (GOLDEN / f"{name}.sql").read_text(encoding="utf-8").splitlines()
+    assert lines[0].startswith("-- source: FACTS.md §"), f"{name}.sql must name its FACTS.md section"
+    body = lines[1:]
+    while body and not body[0].strip():
+        body.pop(0)
+    return "\n".join(body).rstrip("\n")
+
+
+def ora_error(code: int, message: str) -> oracledb.DatabaseError:
+    """A DatabaseError shaped like python-oracledb's: args[0] carries .code / .full_code / .message."""
+    full = f"ORA-{code:05d}"
+    return oracledb.DatabaseError(SimpleNamespace(code=code, full_code=full, message=f"{full}: {message}"))
+
+
+@dataclass
+class Reply:
+    rows: list[tuple] = field(default_factory=list)
+    rowcount: int = 0
+    warning: Any = None
+    error: BaseException | None = None
+    out: dict[str, Any] = field(default_factory=dict)  # values to put into bound FakeVars
+
+
+@dataclass
+class Call:
+    kind: str  # "execute" | "executemany"
+    sql: str
+    binds: Any
+    prefetchrows: int
+    arraysize: int
+    inputsizes: dict[str, Any]
+
+
+class FakeVar:
+    def __init__(self, typ: Any, size: int | None = None) -> None:
+        self.typ, self.size, self.value = typ, size, None
+
+    def getvalue(self) -> Any:
+        return self.value
+
+
+class FakeCursor:
+    def __init__(self, conn: FakeConnection) -> None:
+        self.conn = conn
+        self.prefetchrows = 2  # python-oracledb defaults (FACTS.md §6)
+        self.arraysize = 100
+        self.warning = None
+        self.rowcount = 0
+        self.inputsizes: dict[str, Any] = {}
+        self._rows: list[tuple] = []
+        self.closed = False
+
+    def __enter__(self) -> FakeCursor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.closed = True
+
+    def var(self, typ: Any, size: int | None = None) -> FakeVar:
+        return FakeVar(typ, size)
+
+    def setinputsizes(self, **sizes: Any) -> None:
+        self.inputsizes.update(sizes)
+
+    def _run(self, kind: str, sql: str, binds: Any) -> None:
+        self.conn.calls.append(Call(kind, sql, binds, self.prefetchrows, self.arraysize, dict(self.inputsizes)))
+        reply = self.conn.reply_for(sql)
+        if reply.error is not None:
+            raise reply.error
+        for name, value in reply.out.items():
+            binds[name].value = value
+        self._rows = list(reply.rows)
+        self.rowcount = reply.rowcount
+        self.warning = reply.warning
+
+    def execute(self, sql: str, parameters: Any = None, **kwargs: Any) -> None:
+        binds = dict(parameters or {})
+        binds.update(kwargs)
+        self._run("execute", sql, binds)
+
+    def executemany(self, sql: str, rows: list[dict[str, Any]]) -> None:
+        if not rows:
+            raise AssertionError("executemany with no rows (FACTS.md §11.7: DPY-4010 on some versions)")
+        self._run("executemany", sql, list(rows))
+
+    def fetchone(self) -> tuple | None:
+        return self._rows.pop(0) if self._rows else None
+
+    def fetchall(self) -> list[tuple]:
+        rows, self._rows = self._rows, []
+        return rows
+
+    def fetchmany(self, size: int) -> list[tuple]:
+        rows, self._rows = self._rows[:size], self._rows[size:]
+        return rows
+
+
+class FakeConnection:
+    def __init__(self, replies: list[tuple[str | Callable[[str], bool], Reply]] | None = None) -> None:
+        self.replies = list(replies or [])  # (substring or predicate, reply); first match is used once
+        self.calls: list[Call] = []
+        self.events: list[str] = []
+
+    def reply_for(self, sql: str) -> Reply:
+        for index, (match, reply) in enumerate(self.replies):
+            if (match(sql) if callable(match) else match in sql):
+                del self.replies[index]
+                return reply
+        return Reply()
+
+    def cursor(self) -> FakeCursor:
+        return FakeCursor(self)
+
+    def commit(self) -> None:
+        self.events.append("commit")
+
+    def rollback(self) -> None:
+        self.events.append("rollback")
+
+    @property
+    def sqls(self) -> list[str]:
+        return [c.sql for c in self.calls]
+
+
+class FakePool:
+    def __init__(self, conn: FakeConnection) -> None:
+        self.conn = conn
+        self.acquired = 0
+        self.released = 0
+
+    def acquire(self) -> FakeConnection:
+        self.acquired += 1
+        return self.conn
+
+    def release(self, conn: FakeConnection) -> None:
+        self.released += 1
+
+    def close(self, force: bool = False) -> None:
+        pass

@@ -1,0 +1,6 @@
+-- source: FACTS.md §10 (plain SELECT) + §3 (FETCH FIRST without FOR UPDATE)
+
+SELECT x.SPRINT_ID FROM SPRINTS x
+WHERE x.PROJECT_ID = :project_id
+ORDER BY x.SPRINT_ID
+FETCH FIRST :max_rows ROWS ONLY

@@ -1,0 +1,3 @@
+-- source: FACTS.md §4 (REBUILD on 0 vectors fails, DIA-51875) [DOC error-help]
+
+SELECT COUNT(*) FROM RAG_CHUNK WHERE EMBEDDING IS NOT NULL

@@ -1,0 +1,3 @@
+-- source: FACTS.md §10 (plain DELETE by key)
+
+DELETE FROM PROJECTS WHERE PROJECT_ID = :row_id

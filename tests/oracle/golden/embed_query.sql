@@ -1,0 +1,3 @@
+-- source: FACTS.md §2 (SELECT VECTOR_EMBEDDING(<model> USING :text AS data) FROM dual) [DOC]
+
+SELECT VECTOR_EMBEDDING(ALL_MINILM_L12_V2 USING :q AS data) FROM dual

@@ -1,0 +1,426 @@
+"""Every Oracle statement's exact text and binds, pinned by tests/oracle/golden/ (one file per statement).
+
+The engine runs against a recording fake of python-oracledb (tests/oracle/fakes.py): these tests check
+what is SENT, not what a database does with it; the conformance suite's Oracle leg does that.
+"""
+
+from __future__ import annotations
+
+from array import array
+
+import numpy as np
+import pytest
+
+from app.domain import Caller, ChunkWrite, Role, Scope
+from app.engines.base import ConflictError, ModelMissingError
+from app.engines.oracle import statements as sql
+from app.engines.oracle.engine import text_query
+from app.entities import COMMENTS, PROJECTS, TASKS
+from .fakes import GOLDEN, Reply, golden, ora_error
+
+NOT_STATEMENTS = {"VECTOR_INDEX", "TEXT_INDEX", "VERSION_TABLE", "ACCESS_PREDICATE"}
+DEV = Caller(7, Role.DEVELOPER)
+MANAGER = Caller(1, Role.MANAGER)
+
+
+def statement_constants() -> dict[str, str]:
+    return {
+        name: value
+        for name, value in vars(sql).items()
+        if name.isupper() and isinstance(value, str) and name not in NOT_STATEMENTS
+    }
+
+
+@pytest.mark.parametrize("name", sorted(statement_constants()))
+def test_every_statement_constant_matches_its_golden_file(name):
+    assert statement_constants()[name] == golden(name.lower())
+
+
+def test_every_golden_file_names_its_facts_section_and_is_used():
+    names = {p.stem for p in GOLDEN.glob("*.sql")}
+    for name in names:
+        golden(name)  # asserts the header
+    constants = {n.lower() for n in statement_constants()}
+    builders = names - constants
+    # Builder outputs are pinned by the engine-driven tests below; all of them are referenced here.
+    source = (GOLDEN.parent / "test_statements_golden.py").read_text()
+    assert all(f'"{b}"' in source for b in builders), sorted(b for b in builders if f'"{b}"' not in source)
+
+
+def test_wipe_deletes_children_first_and_the_queue_last(fake_engine, conn):
+    fake_engine.wipe()
+    assert ";\n".join(conn.sqls) == golden("wipe")
+    assert conn.events == ["commit"]
+
+
+# --- queue ------------------------------------------------------------------------------------
+
+def test_claim_sets_prefetch_and_arraysize_before_execute_and_fetches_only_the_batch(fake_engine, conn):
+    rows = [(i, "task", 100 + i, "UPSERT", 0) for i in range(1, 40)]
+    conn.replies.append(("FOR UPDATE SKIP LOCKED", Reply(rows=rows)))
+    with fake_engine.indexing() as tx:
+        claimed = tx.claim(8, 5)
+    call = conn.calls[0]
+    assert call.sql == golden("claim")
+    assert call.binds == {"max_attempts": 5, "claim_window": 8 * sql.CLAIM_WINDOW_FACTOR}
+    assert (call.prefetchrows, call.arraysize) == (8, 8)  # as they were AT execute time
+    assert [r.dirty_id for r in claimed] == list(range(1, 9))
+    assert all(isinstance(r.source_id, int) for r in claimed)
+    assert conn.events == ["commit"]
+
+
+def test_claim_window_is_wider_than_the_batch():
+    # FACTS.md §6: a window exactly the batch gives a second concurrent worker zero rows.
+    assert sql.CLAIM_WINDOW_FACTOR >= 2
+
+
+def test_claim_work_and_delete_share_one_transaction_and_roll_back_together(fake_engine, conn):
+    with pytest.raises(RuntimeError):
+        with fake_engine.indexing() as tx:
+            tx.claim(4, 5)
+            tx.delete_dirty([1, 2])
+            raise RuntimeError("embedding failed")
+    assert conn.events == ["rollback"]
+    delete = conn.calls[-1]
+    assert delete.kind == "executemany" and delete.sql == golden("delete_dirty")
+    assert delete.binds == [{"dirty_id": 1}, {"dirty_id": 2}]
+
+
+def test_empty_batches_send_nothing(fake_engine, conn):
+    with fake_engine.indexing() as tx:
+        tx.delete_dirty([])
+        tx.write_chunks([])
+        assert tx.claim(0, 5) == []
+    fake_engine.record_failure([], "x")
+    assert conn.calls == []
+
+
+def test_record_failure_and_retry(fake_engine, conn):
+    fake_engine.record_failure([3, 4], "boom " + "é" * 3000)
+    call = conn.calls[0]
+    assert call.sql == golden("record_failure") and call.kind == "executemany"
+    assert [b["dirty_id"] for b in call.binds] == [3, 4]
+    assert len(call.binds[0]["last_error"].encode()) <= 4000
+    conn.replies.append(("ATTEMPTS = 0", Reply(rowcount=2)))
+    assert fake_engine.retry_stuck() == 2
+    assert conn.calls[-1].sql == golden("retry_stuck")
+    assert conn.events == ["commit", "commit"]
+
+
+# --- indexing ---------------------------------------------------------------------------------
+
+def chunk(ix=0, owner=None):
+    return ChunkWrite("task", 11, ix, owner, 3, None, f"[TASK #11] text {ix}", f"hash{ix}")
+
+
+def test_write_chunks_merges_with_in_database_embedding_and_syncs_text_after_commit(fake_engine, conn):
+    with fake_engine.indexing() as tx:
+        tx.write_chunks([chunk(0), chunk(1, owner=7)])
+    merge = conn.calls[0]
+    assert merge.kind == "executemany" and merge.sql == golden("upsert_chunk")
+    assert merge.binds[1] == {
+        "source_type": "task", "source_id": 11, "chunk_ix": 1, "owner_employee_id": 7, "project_id": 3,
+        "sprint_id": None, "content": "[TASK #11] text 1", "content_hash": "hash1",
+    }
+    assert set(merge.inputsizes) == {"owner_employee_id", "project_id", "sprint_id"}
+    assert conn.events == ["commit"]
+    sync = conn.calls[1]
+    assert sync.sql == golden("sync_text_index") and sync.binds == {"idx_name": "RAG_CHUNK_TEXT_IDX"}
+
+
+def test_missing_model_while_indexing_is_a_model_missing_error(fake_engine, conn):
+    conn.replies.append(("MERGE INTO", Reply(error=ora_error(40284, "model does not exist"))))
+    with pytest.raises(ModelMissingError, match="ragctl oracle bootstrap"):
+        with fake_engine.indexing() as tx:
+            tx.write_chunks([chunk()])
+    assert conn.events == ["rollback"]
+
+
+def test_text_sync_failure_is_not_fatal(fake_engine, conn):
+    conn.replies.append(("CTX_DDL", Reply(error=ora_error(20000, "sync refused"))))
+    with fake_engine.indexing() as tx:
+        tx.delete_chunks("task", 11, 2)
+    assert conn.calls[0].sql == golden("delete_chunks")
+    assert conn.calls[0].binds == {"source_type": "task", "source_id": 11, "from_ix": 2}
+
+
+def test_load_sources_and_hashes(fake_engine, conn):
+    import datetime as dt
+
+    task_row = (11, "Fix login", "TODO", "HIGH", 5, "Sprint 1", 3, "Apollo", 7, "Ana", "Ruiz", 3, 2.5,
+                dt.datetime(2026, 1, 2), "desc")
+    conn.replies += [("FROM TASKS t", Reply(rows=[task_row])),
+                     ("FROM COMMENTS", Reply(rows=[(11, "first"), (11, "second")])),
+                     ("CONTENT_HASH FROM RAG_CHUNK", Reply(rows=[(11, 0, "h0"), (11, 1, "h1")]))]
+    with fake_engine.indexing() as tx:
+        records = tx.load_sources("task", [11, 12])
+        hashes = tx.chunk_hashes("task", [11, 12])
+        for source_type, ids in (("sprint", [5]), ("project", [3]), ("doc", [9])):
+            tx.load_sources(source_type, ids)
+    assert conn.calls[0].sql == golden("load_sources_task") and conn.calls[0].binds == {"id0": 11, "id1": 12}
+    assert conn.calls[1].sql == golden("task_comments") and conn.calls[1].binds == {"id0": 11}
+    assert conn.calls[2].sql == golden("chunk_hashes")
+    assert conn.calls[2].binds == {"source_type": "task", "id0": 11, "id1": 12}
+    assert [c.sql for c in conn.calls[3:]] == [golden("load_sources_sprint"), golden("load_sources_project"),
+                                               golden("load_sources_doc")]
+    record = records[11]
+    assert record.comments == ("first", "second") and record.expected_end_date == dt.date(2026, 1, 2)
+    assert record.story_points == 3.0 and hashes == {11: {0: "h0", 1: "h1"}}
+
+
+def test_backfill_queries_and_enqueues(fake_engine, conn):
+    conn.replies.append(("FROM TASKS x", Reply(rows=[(1,), (2,)])))
+    assert fake_engine.enqueue_backfill(["task"]) == 2
+    assert conn.calls[0].sql == golden("backfill_ids_missing") and conn.calls[0].binds == {"source_type": "task"}
+    assert conn.calls[1].sql == golden("enqueue")
+    assert conn.calls[1].binds == [{"source_type": "task", "source_id": 1}, {"source_type": "task", "source_id": 2}]
+    conn.calls.clear()
+    conn.replies.append(("FROM SPRINTS x", Reply(rows=[(4,)])))
+    assert fake_engine.enqueue_backfill(["sprint"], project_id=3, force=True, limit=10, dry_run=True) == 1
+    assert conn.calls[0].sql == golden("backfill_ids_forced_project_limited")
+    assert conn.calls[0].binds == {"project_id": 3, "max_rows": 10}
+    assert len(conn.calls) == 1 and conn.events[-1] == "rollback"  # dry run queues nothing
+
+
+# --- read path --------------------------------------------------------------------------------
+
+def vec(seed=0):
+    return np.random.default_rng(seed).random(384, dtype=np.float32)
+
+
+def rows(n, source_type="task"):
+    return [(source_type, i, 0, f"chunk {i}", 0.1 * i) for i in range(1, n + 1)]
+
+
+def test_embed_query_is_one_select_from_dual(fake_engine, conn):
+    conn.replies.append(("VECTOR_EMBEDDING", Reply(rows=[(array("f", vec()),)])))
+    out = fake_engine.embed_query("login bug")
+    assert conn.calls[0].sql == golden("embed_query") and conn.calls[0].binds == {"q": "login bug"}
+    assert out.dtype == np.float32 and out.shape == (384,)
+
+
+def test_embed_query_without_model_tells_the_operator_what_to_run(fake_engine, conn):
+    conn.replies.append(("VECTOR_EMBEDDING", Reply(error=ora_error(40284, "model does not exist"))))
+    with pytest.raises(ModelMissingError, match="ragctl oracle bootstrap"):
+        fake_engine.embed_query("login bug")
+
+
+def test_unscoped_manager_search_is_the_plain_approx_query(fake_engine, conn):
+    conn.replies.append(("FETCH APPROX", Reply(rows=rows(5))))
+    result = fake_engine.search(vec(), "q", MANAGER, 5, Scope(), "vector")
+    call = conn.calls[0]
+    assert call.sql == golden("vector_search_manager_unscoped") and len(conn.calls) == 1
+    assert set(call.binds) == {"qv", "k"} and call.binds["k"] == 5
+    assert isinstance(call.binds["qv"], array) and call.binds["qv"].typecode == "f"
+    assert result.answered_by == "approx" and [h.source_id for h in result.hits] == [1, 2, 3, 4, 5]
+    assert result.hits[0].score == pytest.approx(1 - 0.1)
+
+
+def test_short_filtered_approx_answer_falls_back_to_exact(fake_engine, conn):
+    scope = Scope(project=3, sprint_id=5, source_types=("task", "doc"))
+    conn.replies += [("FETCH APPROX", Reply(rows=rows(1))), ("FETCH EXACT", Reply(rows=rows(4)))]
+    result = fake_engine.search(vec(), "q", DEV, 4, scope, "vector")
+    approx, exact = conn.calls
+    assert approx.sql == golden("vector_search_developer_scoped")
+    assert exact.sql == golden("vector_search_developer_scoped_exact")
+    expected = {"caller_id": 7, "project_id": 3, "sprint_id": 5, "st0": "task", "st1": "doc", "k": 4}
+    assert {k: v for k, v in approx.binds.items() if k != "qv"} == expected
+    assert {k: v for k, v in exact.binds.items() if k != "qv"} == expected
+    assert result.answered_by == "exact-fallback" and len(result.hits) == 4
+
+
+def test_project_none_scope(fake_engine, conn):
+    conn.replies.append(("FETCH APPROX", Reply(rows=rows(2))))
+    fake_engine.search(vec(), "q", MANAGER, 2, Scope(project="none"), "vector")
+    assert conn.calls[0].sql == golden("vector_search_manager_project_none")
+    assert set(conn.calls[0].binds) == {"qv", "k"}
+
+
+def test_hybrid_fuses_vector_and_oracle_text_arms(fake_engine, conn):
+    scope = Scope(project=3, sprint_id=5, source_types=("task", "doc"))
+    vector_rows = [("task", 1, 0, "one", 0.2), ("task", 2, 0, "two", 0.3)] + rows(10)[2:]
+    text_rows = [("doc", 9, 0, "XK-42 key", 0.7), ("task", 2, 0, "two", 0.3)]
+    conn.replies += [("FETCH APPROX", Reply(rows=vector_rows)), ("CONTAINS", Reply(rows=text_rows))]
+    result = fake_engine.search(vec(), "Rotate XK-42, rotate!", DEV, 3, scope, "hybrid")
+    vector_call, text_call = conn.calls
+    assert vector_call.binds["k"] == 3 * 3
+    assert text_call.sql == golden("text_search_developer_scoped")
+    assert {k: v for k, v in text_call.binds.items() if k != "qv"} == {
+        "caller_id": 7, "project_id": 3, "sprint_id": 5, "st0": "task", "st1": "doc",
+        "tq": '"Rotate" ACCUM "XK" ACCUM "42"', "n": 9}
+    keys = [(h.source_type, h.source_id) for h in result.hits]
+    assert keys[0] == ("task", 2)  # in both arms
+    assert ("doc", 9) in keys  # lexical-only hit keeps its distance from the text arm
+    assert next(h for h in result.hits if h.source_id == 9).distance == pytest.approx(0.7)
+    assert [h.score for h in result.hits] == sorted((h.score for h in result.hits), reverse=True)
+
+
+def test_hybrid_unscoped_manager_text_arm(fake_engine, conn):
+    conn.replies += [("FETCH APPROX", Reply(rows=rows(6)))]
+    fake_engine.search(vec(), "login", MANAGER, 2, Scope(), "hybrid")
+    assert conn.calls[1].sql == golden("text_search_manager_unscoped")
+    assert set(conn.calls[1].binds) == {"qv", "tq", "n"}
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("login bug", '"login" ACCUM "bug"'),
+    ('a (b) OR "c" NEAR{d}; -- %', '"a" ACCUM "b" ACCUM "OR" ACCUM "c" ACCUM "NEAR" ACCUM "d"'),
+    ("Login login LOGIN", '"Login"'),
+    ("?!", ""),
+])
+def test_text_query_is_sanitised_into_quoted_accum_terms(text, expected):
+    assert text_query(text) == expected
+
+
+# --- people and CRUD --------------------------------------------------------------------------
+
+def test_callers(fake_engine, conn):
+    conn.replies += [("EMPLOYEE_ID = :employee_id", Reply(rows=[(7, "DEVELOPER")]))]
+    assert fake_engine.caller(7) == DEV
+    assert fake_engine.caller_by_telegram("tg-1") is None
+    assert conn.calls[0].sql == golden("caller_by_id") and conn.calls[0].binds == {"employee_id": 7}
+    assert conn.calls[1].sql == golden("caller_by_telegram") and conn.calls[1].binds == {"telegram_id": "tg-1"}
+
+
+def test_create_returns_the_identity_key_and_the_stored_row(fake_engine, conn):
+    stored = (42, "Fix", None, "TODO", None, None, 3, None, None, None, None)
+    conn.replies += [("INSERT INTO TASKS", Reply(rowcount=1, out={"new_id": [42]})),
+                     ("FROM TASKS WHERE", Reply(rows=[stored]))]
+    row = fake_engine.create(TASKS, {"TITLE": "Fix", "STATUS": "TODO", "PROJECT_ID": 3, "DESCRIPTION": None})
+    insert, select = conn.calls
+    assert insert.sql == golden("crud_insert_tasks")
+    assert {k: v for k, v in insert.binds.items() if k != "new_id"} == {
+        "v_title": "Fix", "v_status": "TODO", "v_project_id": 3}
+    assert select.sql == golden("crud_select_tasks") and select.binds == {"row_id": 42}
+    assert row["task_id"] == 42 and row["title"] == "Fix" and "description" in row
+    assert conn.events == ["commit"]
+
+
+def test_create_with_defaults_only(fake_engine, conn):
+    conn.replies += [("INSERT INTO TASKS", Reply(out={"new_id": [1]})),
+                     ("FROM TASKS WHERE", Reply(rows=[(1,) + (None,) * 10]))]
+    fake_engine.create(TASKS, {})
+    assert conn.calls[0].sql == golden("crud_insert_tasks_defaults")
+
+
+@pytest.mark.parametrize("code", [2291, 1, 2292, 2290])
+def test_constraint_violations_are_conflicts(fake_engine, conn, code):
+    conn.replies.append(("INSERT INTO COMMENTS", Reply(error=ora_error(code, "constraint violated"))))
+    with pytest.raises(ConflictError):
+        fake_engine.create(COMMENTS, {"TASK_ID": 999_999, "BODY": "orphan"})
+    assert conn.events == ["rollback"]
+
+
+def test_list_update_delete(fake_engine, conn):
+    import datetime as dt
+
+    project_row = (3, "Zeus", "DONE", "Payments", dt.datetime(2026, 1, 1), None)
+    conn.replies += [("ORDER BY PROJECT_ID", Reply(rows=[project_row])),
+                     ("UPDATE PROJECTS", Reply(rowcount=1)), ("FROM PROJECTS WHERE", Reply(rows=[project_row])),
+                     ("DELETE FROM PROJECTS", Reply(rowcount=0))]
+    listed = fake_engine.list(PROJECTS, 10, 20)
+    assert listed[0]["start_date"] == dt.date(2026, 1, 1)
+    assert conn.calls[0].sql == golden("crud_list_projects")
+    assert conn.calls[0].binds == {"skip_rows": 20, "max_rows": 10}
+    updated = fake_engine.update(PROJECTS, 3, {"NAME": "Zeus", "STATUS": "DONE"})
+    assert updated["status"] == "DONE"
+    assert conn.calls[1].sql == golden("crud_update_projects")
+    assert conn.calls[1].binds == {"v_name": "Zeus", "v_status": "DONE", "row_id": 3}
+    assert fake_engine.update(PROJECTS, 4, {"STATUS": "X"}) is None  # rowcount 0: no such row
+    assert fake_engine.delete(PROJECTS, 3) is False
+    assert conn.calls[-1].sql == golden("crud_delete_projects") and conn.calls[-1].binds == {"row_id": 3}
+
+
+# --- status, model, index ---------------------------------------------------------------------
+
+def test_status_reports_queue_chunks_and_measured_index_accuracy(fake_engine, conn):
+    import datetime as dt
+
+    now = dt.datetime(2026, 1, 1, 12, 0, 0)
+    conn.replies += [
+        ("MIN(ENQUEUED_AT)", Reply(rows=[(2, now - dt.timedelta(seconds=30), now, 1, 1)])),
+        ("ORDER BY ATTEMPTS DESC", Reply(rows=[(5, "task", 11, 3, "boom again")])),
+        ("GROUP BY SOURCE_TYPE", Reply(rows=[("doc", 2), ("task", 9)])),
+        ("FROM USER_INDEXES", Reply(rows=[("VECTOR", "NEIGHBOR_PARTITIONS_IVF", "VALID")])),
+        ("EMBEDDING IS NOT NULL FETCH", Reply(rows=[(array("f", vec()),)])),
+        ("INDEX_ACCURACY_QUERY", Reply(out={"report": "Accuracy achieved (100%) is 10% higher"})),
+    ]
+    status = fake_engine.status(max_attempts=3)
+    assert [c.sql for c in conn.calls] == [golden(n) for n in (
+        "queue_status", "failing_rows", "chunks_by_type", "vector_index_info", "sample_vector", "index_accuracy")]
+    assert conn.calls[0].binds == {"max_attempts": 3}
+    accuracy = conn.calls[-1].binds
+    assert accuracy["index_name"] == "RAG_CHUNK_EMB_IDX" and accuracy["top_k"] == 10
+    assert accuracy["target_accuracy"] == 90 and accuracy["qv"].typecode == "f"
+    assert (status.pending, status.failing, status.stuck, status.oldest_pending_age_s) == (2, 1, 1, 30.0)
+    assert status.failing_rows[0].last_error == "boom again"
+    assert status.chunks_by_source_type == {"doc": 2, "task": 9}
+    assert status.index["subtype"] == "NEIGHBOR_PARTITIONS_IVF" and "Accuracy" in status.index["accuracy"]
+    assert (status.engine, status.model_name, status.dimensions) == ("oracle", "ALL_MINILM_L12_V2", 384)
+
+
+def test_status_says_why_accuracy_is_not_measured(fake_engine, conn):
+    conn.replies += [("MIN(ENQUEUED_AT)", Reply(rows=[(0, None, None, 0, 0)])),
+                     ("FROM USER_INDEXES", Reply(rows=[("VECTOR", "NEIGHBOR_PARTITIONS_IVF", "VALID")]))]
+    status = fake_engine.status(5)
+    assert status.oldest_pending_age_s is None and "no vectors" in status.index["accuracy"]
+
+
+def test_model_is_loaded_once_from_the_directory_object(fake_engine, conn):
+    conn.replies.append(("USER_MINING_MODELS", Reply(rows=[(0,)])))
+    assert "loaded" in fake_engine.ensure_model()
+    check, load = conn.calls
+    assert check.sql == golden("model_exists") and check.binds == {"model_name": "ALL_MINILM_L12_V2"}
+    assert load.sql == golden("load_model_directory")
+    assert load.binds == {"dir_name": "MODEL_DIR", "file_name": "all_MiniLM_L12_v2.onnx",
+                          "model_name": "ALL_MINILM_L12_V2"}
+    conn.calls.clear()
+    conn.replies.append(("USER_MINING_MODELS", Reply(rows=[(1,)])))
+    assert "already" in fake_engine.ensure_model() and len(conn.calls) == 1
+
+
+def test_model_is_loaded_from_the_pre_authenticated_url(conn, settings):
+    from app.engines.oracle.engine import OracleEngine
+    from .fakes import FakePool
+
+    from pydantic import SecretStr
+
+    par = "https://objectstorage.example/p/secret/o/all_MiniLM_L12_v2.onnx"
+    engine = OracleEngine(FakePool(conn), settings.model_copy(update={"onnx_model_url": SecretStr(par)}))
+    conn.replies.append(("USER_MINING_MODELS", Reply(rows=[(0,)])))
+    engine.ensure_model()
+    load = conn.calls[1]
+    assert load.sql == golden("load_model_cloud")
+    assert load.binds == {"model_name": "ALL_MINILM_L12_V2", "model_uri": par}
+
+
+def test_rebuild_index(fake_engine, conn):
+    conn.replies.append(("COUNT(*) FROM RAG_CHUNK", Reply(rows=[(0,)])))
+    assert "not rebuilt" in fake_engine.rebuild_vector_index()
+    assert conn.sqls == [golden("count_vectors")]
+    conn.replies.append(("COUNT(*) FROM RAG_CHUNK", Reply(rows=[(1200,)])))
+    assert "rebuilt over 1200" in fake_engine.rebuild_vector_index()
+    assert conn.calls[-1].sql == golden("rebuild_vector_index")
+    assert conn.calls[-1].binds == {"idx_name": "RAG_CHUNK_EMB_IDX"}
+
+
+def test_ping_requires_migrations_and_the_model(fake_engine, conn):
+    from app.engines.base import EngineError
+    from app.engines.oracle.migrate import discover
+
+    versions = [(m.version,) for m in discover()]
+    conn.replies += [("FROM dual", Reply(rows=[(1,)])), ("USER_TABLES", Reply(rows=[(1,)])),
+                     ("FROM RAG_SCHEMA_VERSION", Reply(rows=versions)),
+                     ("USER_MINING_MODELS", Reply(rows=[(0,)]))]
+    with pytest.raises(ModelMissingError, match="ragctl oracle bootstrap"):
+        fake_engine.ping()
+    assert conn.sqls == [golden(n) for n in ("ping", "version_table_exists", "applied_versions", "model_exists")]
+    conn.replies += [("FROM dual", Reply(rows=[(1,)])), ("USER_TABLES", Reply(rows=[(0,)]))]
+    with pytest.raises(EngineError, match="not migrated"):
+        fake_engine.ping()
+
+
+def test_the_model_name_is_the_only_spliced_value():
+    assert "ALL_MINILM_L12_V2 USING :q" in sql.embed_query("all_minilm_l12_v2")
+    with pytest.raises(ValueError):
+        sql.embed_query("X USING 1 AS data) FROM dual --")
