@@ -70,7 +70,10 @@ class Worker:
 
     def stop(self, wait: bool = True) -> None:
         """Stop scheduling; with ``wait`` a drain in progress finishes (its batch commits) first."""
-        scheduler, self._scheduler = self._scheduler, None
+        # Detach under the state lock: a run ending now then skips its reschedule, which would
+        # otherwise wait on the job-store lock that shutdown() holds while it waits for that run.
+        with self._state_lock:
+            scheduler, self._scheduler = self._scheduler, None
         if scheduler is not None:
             scheduler.shutdown(wait=wait)
 
@@ -80,18 +83,19 @@ class Worker:
 
     def nudge(self) -> None:
         """Run the drain job now instead of at the next tick (called after writes through the API)."""
-        scheduler = self._scheduler
-        if scheduler is None:
-            return
+        # Under the state lock, so a drain that is just ending cannot overwrite this with its delay.
         with self._state_lock:
+            scheduler = self._scheduler
+            if scheduler is None:
+                return
             if self._running:
                 # The running drain may have claimed before this write: run again when it ends.
                 self._nudged_while_running = True
                 return
-        try:
-            scheduler.modify_job(JOB_ID, next_run_time=_now())
-        except Exception:  # the scheduler is shutting down; the next start drains anyway
-            log.debug("nudge ignored: scheduler is not running", exc_info=True)
+            try:
+                scheduler.modify_job(JOB_ID, next_run_time=_now())
+            except Exception:  # the scheduler is shutting down; the next start drains anyway
+                log.debug("nudge ignored: scheduler is not running", exc_info=True)
 
     # --- work ------------------------------------------------------------------------------
     def run_once(self, max_batches: int | None = None, on_batch: Callable[[DrainResult], None] | None = None) -> DrainResult:
@@ -134,10 +138,10 @@ class Worker:
         finally:
             with self._state_lock:
                 self._running = False
-                again = self._nudged_while_running
-            self._reschedule(immediately=again)
+                self._reschedule(immediately=self._nudged_while_running)
 
     def _reschedule(self, immediately: bool) -> None:
+        """Called with the state lock held (see stop)."""
         scheduler = self._scheduler
         if scheduler is None:
             return

@@ -145,3 +145,36 @@ def test_run_once_and_nudge_on_a_stopped_worker(sqlite_settings, sqlite_engine):
         worker.start()
         worker.start()
     worker.stop()
+
+
+class SlowEmbedder(FlakyEmbedder):
+    def __init__(self, inner, seconds):
+        super().__init__(inner)
+        self.failing, self.seconds = False, seconds
+
+    def embed(self, texts):
+        time.sleep(self.seconds)
+        return super().embed(texts)
+
+
+def test_stop_during_a_drain_waits_for_it_without_deadlock(tmp_path, embedder):
+    import threading
+
+    from app.engines.sqlite.engine import SQLiteEngine
+
+    settings = Settings(database_url=f"sqlite:///{tmp_path}/slow.db", worker_initial_delay_ms=0, worker_delay_ms=NEVER_MS)
+    engine = SQLiteEngine.open(settings, embedder=SlowEmbedder(embedder, 0.5))
+    try:
+        engine.migrate()
+        task(engine, "Slow to embed")
+        worker = Worker(engine, settings)
+        worker.start()
+        assert wait_for(lambda: worker._running)
+        worker.nudge()  # lands while running: recorded, not an overlapping run
+        stopper = threading.Thread(target=worker.stop)
+        stopper.start()
+        stopper.join(timeout=10)
+        assert not stopper.is_alive(), "stop() deadlocked with the ending drain"
+        assert engine.status(5).pending == 0  # the batch in progress committed before stop returned
+    finally:
+        engine.close()

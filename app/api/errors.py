@@ -7,6 +7,7 @@ import logging
 from fastapi import FastAPI, Request, status
 from fastapi.responses import JSONResponse
 
+from app.embedding import EmbeddingError
 from app.engines.base import ConflictError, EngineError, ModelMissingError
 from app.rag.scope import ScopeError
 from app.services.records import RecordNotFoundError
@@ -36,6 +37,7 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(ConflictError, _answer(status.HTTP_409_CONFLICT))
     app.add_exception_handler(ModelMissingError, _answer(status.HTTP_503_SERVICE_UNAVAILABLE))
     app.add_exception_handler(EngineError, _answer(status.HTTP_503_SERVICE_UNAVAILABLE))
+    app.add_exception_handler(EmbeddingError, _answer(status.HTTP_503_SERVICE_UNAVAILABLE))
     app.add_exception_handler(ScopeError, _answer(422))
     app.add_exception_handler(ValueError, _answer(status.HTTP_400_BAD_REQUEST))
     app.add_exception_handler(Exception, _unexpected)
