@@ -1,0 +1,12 @@
+-- gvenzl/oracle-free runs this once, at first start, in SQL*Plus as SYS connected to the CDB
+-- (FACTS.md §9): switch to the PDB where APP_USER (app) was created with DB_DEVELOPER_ROLE.
+ALTER SESSION SET CONTAINER=FREEPDB1;
+
+-- The model folder ./models is bind-mounted at /opt/oracle/models (compose.dev.yml).
+CREATE OR REPLACE DIRECTORY MODEL_DIR AS '/opt/oracle/models';
+GRANT READ ON DIRECTORY MODEL_DIR TO app;
+
+-- DBMS_VECTOR.LOAD_ONNX_MODEL needs CREATE MINING MODEL (granted explicitly in Oracle's end-to-end
+-- example, FACTS.md §5); CTXAPP lets the app sync its Oracle Text index (CTX_DDL, FACTS.md §8B).
+GRANT CREATE MINING MODEL TO app;
+GRANT CTXAPP TO app;
