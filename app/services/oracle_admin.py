@@ -19,22 +19,42 @@ def _open(settings: Settings):
     return OracleEngine.open(settings)
 
 
+def _driver_errors_as_engine_errors(what: str):
+    """A connection or SQL failure becomes an EngineError the CLI prints, not a stack trace."""
+    import contextlib
+
+    import oracledb
+
+    from app.engines.base import EngineError
+
+    @contextlib.contextmanager
+    def guard():
+        try:
+            yield
+        except oracledb.Error as exc:
+            raise EngineError(f"{what} failed: {exc}") from exc
+
+    return guard()
+
+
 def bootstrap(settings: Settings) -> str:
     """Apply pending migrations, then load the ONNX embedding model once (guarded by USER_MINING_MODELS)."""
-    engine = _open(settings)
-    try:
-        applied = engine.migrate()
-        model = engine.ensure_model()
-    finally:
-        engine.close()
+    with _driver_errors_as_engine_errors("oracle bootstrap"):
+        engine = _open(settings)
+        try:
+            applied = engine.migrate()
+            model = engine.ensure_model()
+        finally:
+            engine.close()
     migrated = f"applied migrations {', '.join(applied)}" if applied else "schema already up to date"
     return f"{migrated}; {model}"
 
 
 def rebuild_index(settings: Settings) -> str:
     """Rebuild the IVF vector index so its centroids match the data (run after bulk loads)."""
-    engine = _open(settings)
-    try:
-        return engine.rebuild_vector_index()
-    finally:
-        engine.close()
+    with _driver_errors_as_engine_errors("oracle rebuild-index"):
+        engine = _open(settings)
+        try:
+            return engine.rebuild_vector_index()
+        finally:
+            engine.close()

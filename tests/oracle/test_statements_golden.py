@@ -424,3 +424,30 @@ def test_the_model_name_is_the_only_spliced_value():
     assert "ALL_MINILM_L12_V2 USING :q" in sql.embed_query("all_minilm_l12_v2")
     with pytest.raises(ValueError):
         sql.embed_query("X USING 1 AS data) FROM dual --")
+
+
+def test_admin_commands_turn_driver_errors_into_engine_errors(monkeypatch, settings):
+    import oracledb
+
+    from app.engines.base import EngineError
+    from app.engines.oracle.engine import OracleEngine
+    from app.services import oracle_admin
+
+    def refuse(_settings):
+        raise oracledb.OperationalError("DPY-6005: cannot connect to database")
+
+    monkeypatch.setattr(OracleEngine, "open", classmethod(lambda cls, s: refuse(s)))
+    with pytest.raises(EngineError, match="oracle bootstrap failed: DPY-6005"):
+        oracle_admin.bootstrap(settings)
+    with pytest.raises(EngineError, match="rebuild-index failed"):
+        oracle_admin.rebuild_index(settings)
+
+
+def test_bootstrap_migrates_then_loads_the_model(monkeypatch, fake_engine, settings):
+    from app.engines.oracle.engine import OracleEngine
+    from app.services import oracle_admin
+
+    monkeypatch.setattr(OracleEngine, "open", classmethod(lambda cls, s: fake_engine))
+    monkeypatch.setattr(fake_engine, "migrate", lambda: ["1", "5"])
+    monkeypatch.setattr(fake_engine, "ensure_model", lambda: "model ALL_MINILM_L12_V2 loaded from x")
+    assert oracle_admin.bootstrap(settings) == "applied migrations 1, 5; model ALL_MINILM_L12_V2 loaded from x"
