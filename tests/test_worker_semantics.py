@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from app.domain import Scope
 from app.embedding import EmbeddingError
 from app.entities import TASKS
 from app.services.search import resolve_caller, search
@@ -69,6 +70,7 @@ def test_failing_embedder_loses_nothing_and_rows_drain_after_recovery(instrument
     t = task(engine, "Payment gateway timeout", "Stripe calls time out after 30 s")
     comment(engine, t, "Happens only at night")
     drain_all(engine)
+    question = engine.embed_query("payment gateway")  # embedded before the outage
     counting.failing = True
     engine.update(TASKS, t, {"DESCRIPTION": "Adyen calls time out after 30 s"})
     before = peek_queue(engine)
@@ -80,7 +82,7 @@ def test_failing_embedder_loses_nothing_and_rows_drain_after_recovery(instrument
     status = engine.status(max_attempts=5)
     assert status.failing == len(before) and "model service unavailable" in status.failing_rows[0].last_error
     # The old chunk is still served while the model is down.
-    hit = search(engine, "payment gateway", manager, 1, mode="vector").result.hits[0]
+    hit = engine.search(question, "payment gateway", manager, 1, Scope(), "vector").hits[0]
     assert "Stripe" in hit.content
 
     counting.failing = False
