@@ -20,8 +20,16 @@ MAX_TOKENS = 254  # MiniLM max_seq_length 256 minus [CLS] and [SEP]
 MAX_BYTES = 4000  # VARCHAR2(4000 BYTE): RAG_CHUNK.CONTENT in Oracle
 
 
-def content_hash(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+def content_hash(text: str, owner: int | None = None, project_id: int | None = None,
+                 sprint_id: int | None = None) -> str:
+    """SHA-256 of the chunk text and the access/scope metadata stored beside it.
+
+    The metadata is part of the hash so that re-assigning a document (same text, new owner) is
+    not skipped as unchanged: a skipped chunk would keep its old owner, and the old owner would
+    keep seeing it.
+    """
+    key = f"{owner}|{project_id}|{sprint_id}\n{text}"
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()
 
 
 def chunk_record(
@@ -42,7 +50,7 @@ def chunk_record(
             project_id=project_id,
             sprint_id=sprint_id,
             content=text,
-            content_hash=content_hash(text),
+            content_hash=content_hash(text, owner, project_id, sprint_id),
         )
         for ix, text in enumerate(texts)
     ]

@@ -118,3 +118,17 @@ def test_vector_results_ordered_by_distance(engine, team):
     distances = [h.distance for h in hits]
     assert distances == sorted(distances)
     assert hits[0].source_id in team["leo_tasks"]
+
+
+def test_reassigning_a_document_moves_its_visibility(engine, team):
+    """Same text, new owner: the chunk must follow the owner, not be skipped as unchanged."""
+    from app.entities import DOCUMENTS
+
+    leo, ana = resolve_caller(engine, team["leo"]), resolve_caller(engine, team["ana"])
+    doc = ("doc", team["leo_doc"])
+    assert doc in keys(search(engine, "private notes", leo, 100, mode="vector").result.hits)
+    engine.update(DOCUMENTS, team["leo_doc"], {"OWNER_EMPLOYEE_ID": team["ana"], "PROJECT_ID": team["apollo"]})
+    drain_all(engine)
+    assert doc not in keys(search(engine, "private notes", leo, 100, mode="vector").result.hits)
+    assert doc in keys(search(engine, "private notes", ana, 100, Scope(project=team["apollo"]),
+                              mode="vector").result.hits)
