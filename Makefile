@@ -8,7 +8,7 @@ TOKEN_FILE := $(DATA)/dev-token
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test venv bench clean oracle-test
+.PHONY: run test venv bench clean test-oracle
 
 venv: $(STAMP)
 
@@ -36,6 +36,15 @@ run: $(STAMP)
 # The whole suite. The Oracle leg is skipped (with its reason) unless RAG_TEST_ORACLE_DSN is set.
 test: $(STAMP)
 	$(BIN)/python -m pytest
+
+# The whole suite, Oracle leg included, against gvenzl/oracle-free from compose.dev.yml
+# (needs Docker with compose, and the network for the model bundle the first time).
+ORACLE_DSN ?= oracle://app:apppw@localhost:1521/FREEPDB1
+test-oracle: $(STAMP)
+	scripts/fetch-onnx-model.sh
+	docker compose -f compose.dev.yml up -d --wait oracle
+	RAG_DATABASE_URL=$(ORACLE_DSN) scripts/bootstrap
+	RAG_TEST_ORACLE_DSN=$(ORACLE_DSN) $(BIN)/python -m pytest
 
 bench: $(STAMP)
 	$(BIN)/python scripts/bench_search.py
