@@ -18,6 +18,7 @@ from pydantic import ValidationError
 from tqdm import tqdm
 
 from app.config import Settings
+from app.domain import MAX_ID
 from app.engines.base import Engine, EngineError, ModelMissingError
 from app.rag.scope import ScopeError, build_scope, parse_source_types
 
@@ -176,10 +177,10 @@ def demo(env: CliEnv, reset: bool, tasks: int | None) -> None:
 
 @cli.command()
 @click.argument("text")
-@click.option("--as", "as_employee", required=True, type=click.IntRange(min=1), help="Employee id whose access applies.")
+@click.option("--as", "as_employee", required=True, type=click.IntRange(1, MAX_ID), help="Employee id whose access applies.")
 @click.option("--top-k", type=click.IntRange(1, 100), default=None, help="Results to return [default: RAG_TOP_K].")
 @click.option("--project", default=None, help="A project id, 'none' (no project) or 'all'.")
-@click.option("--sprint", "sprint_id", type=click.IntRange(min=1), default=None, help="Only this sprint.")
+@click.option("--sprint", "sprint_id", type=click.IntRange(1, MAX_ID), default=None, help="Only this sprint.")
 @click.option("--source-types", default=None, help="Comma-separated: task,sprint,project,doc.")
 @click.option("--mode", type=click.Choice(["hybrid", "vector"]), default=None, help="[default: RAG_SEARCH_MODE]")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object with a `results` list.")
@@ -258,9 +259,9 @@ def status(env: CliEnv, as_json: bool) -> None:
 @cli.command()
 @click.option("--dry-run", is_flag=True, help="Only count the rows that would be queued.")
 @click.option("--source-types", default=None, help="Comma-separated: task,sprint,project,doc [default: all].")
-@click.option("--project", "project_id", type=click.IntRange(min=1), default=None, help="Only rows of this project.")
+@click.option("--project", "project_id", type=click.IntRange(1, MAX_ID), default=None, help="Only rows of this project.")
 @click.option("--force", is_flag=True, help="Queue rows that already have chunks too (re-index).")
-@click.option("--limit", type=click.IntRange(min=1), default=None, help="Queue at most N rows.")
+@click.option("--limit", type=click.IntRange(1, MAX_ID), default=None, help="Queue at most N rows.")
 @pass_env
 def backfill(env: CliEnv, dry_run: bool, source_types: str | None, project_id: int | None, force: bool,
              limit: int | None) -> None:

@@ -12,6 +12,10 @@ SOURCE_TYPES: tuple[SourceType, ...] = ("task", "sprint", "project", "doc")
 Action = Literal["UPSERT", "DELETE"]
 SearchMode = Literal["hybrid", "vector"]
 
+# Ids are 64-bit signed integers in both engines (SQLite INTEGER, Oracle NUMBER(19)); a larger
+# number can name no row, and the SQLite driver cannot even bind it (OverflowError, a 500).
+MAX_ID = 2**63 - 1
+
 
 class Role(StrEnum):
     DEVELOPER = "DEVELOPER"

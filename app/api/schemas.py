@@ -15,12 +15,16 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
-    PositiveInt,
     StringConstraints,
     model_validator,
 )
 
-from app.domain import Role, SourceType
+from app.domain import MAX_ID, Role, SourceType
+
+# A row id in a JSON body: strict, so `true` or "3" is a 422 rather than silently id 1 or 3, and
+# bounded, so a number past the engines' 64-bit range is a 422 rather than a driver overflow.
+Id = Annotated[int, Field(strict=True, gt=0, le=MAX_ID)]
+TopK = Annotated[int, Field(strict=True, ge=1, le=100)]
 
 Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
 Title = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=400)]
@@ -126,7 +130,7 @@ class ProjectPublic(BaseModel):
 
 # --- sprints ---------------------------------------------------------------------------------
 class SprintCreate(_DateRange, WriteModel):
-    project_id: PositiveInt | None = None
+    project_id: Id | None = None
     name: Name
     status: Label | None = None
     goal: Text | None = None
@@ -136,7 +140,7 @@ class SprintCreate(_DateRange, WriteModel):
 
 class SprintUpdate(_DateRange, UpdateModel):
     required = ("name",)
-    project_id: PositiveInt | None = None
+    project_id: Id | None = None
     name: Name | None = None
     status: Label | None = None
     goal: Text | None = None
@@ -160,9 +164,9 @@ class TaskCreate(WriteModel):
     description: Text | None = None
     status: Label | None = None
     priority: Label | None = None
-    sprint_id: PositiveInt | None = None
-    project_id: PositiveInt | None = None
-    assignee_id: PositiveInt | None = None
+    sprint_id: Id | None = None
+    project_id: Id | None = None
+    assignee_id: Id | None = None
     story_points: NonNegative | None = None
     estimated_hours: NonNegative | None = None
     expected_end_date: dt.date | None = None
@@ -174,9 +178,9 @@ class TaskUpdate(UpdateModel):
     description: Text | None = None
     status: Label | None = None
     priority: Label | None = None
-    sprint_id: PositiveInt | None = None
-    project_id: PositiveInt | None = None
-    assignee_id: PositiveInt | None = None
+    sprint_id: Id | None = None
+    project_id: Id | None = None
+    assignee_id: Id | None = None
     story_points: NonNegative | None = None
     estimated_hours: NonNegative | None = None
     expected_end_date: dt.date | None = None
@@ -198,15 +202,15 @@ class TaskPublic(BaseModel):
 
 # --- comments (CREATED_AT is set by the database) ---------------------------------------------
 class CommentCreate(WriteModel):
-    task_id: PositiveInt
-    author_id: PositiveInt | None = None
+    task_id: Id
+    author_id: Id | None = None
     body: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=20_000)]
 
 
 class CommentUpdate(UpdateModel):
     required = ("task_id", "body")
-    task_id: PositiveInt | None = None
-    author_id: PositiveInt | None = None
+    task_id: Id | None = None
+    author_id: Id | None = None
     body: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=20_000)] | None = None
 
 
@@ -222,8 +226,8 @@ class CommentPublic(BaseModel):
 class DocumentCreate(WriteModel):
     title: Title
     body: Text | None = None
-    project_id: PositiveInt | None = None
-    owner_employee_id: PositiveInt | None = None
+    project_id: Id | None = None
+    owner_employee_id: Id | None = None
     doc_type: Label | None = None
 
 
@@ -231,8 +235,8 @@ class DocumentUpdate(UpdateModel):
     required = ("title",)
     title: Title | None = None
     body: Text | None = None
-    project_id: PositiveInt | None = None
-    owner_employee_id: PositiveInt | None = None
+    project_id: Id | None = None
+    owner_employee_id: Id | None = None
     doc_type: Label | None = None
 
 
@@ -264,7 +268,7 @@ class _WhoAsks(WriteModel):
     """Exactly one of employee_id / telegram_id. There is deliberately no role field: the role is read
     from EMPLOYEES."""
 
-    employee_id: PositiveInt | None = None
+    employee_id: Id | None = None
     telegram_id: TelegramId | None = None
 
     @model_validator(mode="after")
@@ -276,9 +280,9 @@ class _WhoAsks(WriteModel):
 
 class SearchRequest(_WhoAsks):
     question: Question
-    top_k: Annotated[int, Field(ge=1, le=100)] | None = Field(None, description="default: RAG_TOP_K")
-    project: PositiveInt | Literal["none", "all"] | None = Field(None, description="a project id, 'none' or 'all'")
-    sprint_id: PositiveInt | None = None
+    top_k: TopK | None = Field(None, description="default: RAG_TOP_K")
+    project: Id | Literal["none", "all"] | None = Field(None, description="a project id, 'none' or 'all'")
+    sprint_id: Id | None = None
     source_types: list[SourceType] | None = Field(None, min_length=1)
     mode: Literal["hybrid", "vector"] | None = Field(None, description="default: RAG_SEARCH_MODE")
 
@@ -313,7 +317,7 @@ class SearchResponse(BaseModel):
 class ChatRequest(_WhoAsks):
     message: Question
     conversation_id: Annotated[str, StringConstraints(max_length=200)] | None = None
-    top_k: Annotated[int, Field(ge=1, le=100)] | None = None
+    top_k: TopK | None = None
 
 
 class ChatResponse(BaseModel):
@@ -327,7 +331,7 @@ class ChatResponse(BaseModel):
 
 class ReindexRequest(WriteModel):
     source_types: list[SourceType] | None = Field(None, min_length=1)
-    project_id: PositiveInt | None = None
+    project_id: Id | None = None
     force: bool = False
     retry_failed: bool = True
 

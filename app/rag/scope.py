@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from app.domain import SOURCE_TYPES, ProjectScope, Scope, SourceType
+from app.domain import MAX_ID, SOURCE_TYPES, ProjectScope, Scope, SourceType
 
 
 class ScopeError(ValueError):
@@ -15,13 +15,13 @@ def parse_project(value: str | int | None) -> ProjectScope:
     if value is None:
         return "all"
     if isinstance(value, int) and not isinstance(value, bool):
-        if value <= 0:
+        if not 0 < value <= MAX_ID:
             raise ScopeError(f"project must be a positive id, 'none' or 'all', got {value}")
         return value
     text = str(value).strip().lower()
     if text in ("none", "all"):
         return text  # type: ignore[return-value]
-    if text.isdigit() and int(text) > 0:
+    if text.isdigit() and 0 < int(text) <= MAX_ID:
         return int(text)
     raise ScopeError(f"project must be a positive id, 'none' or 'all', got {value!r}")
 
@@ -45,6 +45,6 @@ def build_scope(
     sprint_id: int | None = None,
     source_types: str | Iterable[str] | None = None,
 ) -> Scope:
-    if sprint_id is not None and (isinstance(sprint_id, bool) or sprint_id <= 0):
+    if sprint_id is not None and (isinstance(sprint_id, bool) or not 0 < sprint_id <= MAX_ID):
         raise ScopeError(f"sprint must be a positive id, got {sprint_id}")
     return Scope(parse_project(project), sprint_id, parse_source_types(source_types))

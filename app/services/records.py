@@ -11,6 +11,7 @@ import datetime as dt
 from collections.abc import Mapping
 from typing import Any
 
+from app.domain import MAX_ID
 from app.engines.base import Engine
 from app.entities import EntitySpec
 
@@ -35,8 +36,8 @@ def get_record(engine: Engine, entity: EntitySpec, row_id: int) -> dict[str, Any
 def list_records(engine: Engine, entity: EntitySpec, limit: int = 100, offset: int = 0) -> list[dict[str, Any]]:
     if not 1 <= limit <= MAX_PAGE:
         raise ValueError(f"limit must be between 1 and {MAX_PAGE}, got {limit}")
-    if offset < 0:
-        raise ValueError(f"offset must be >= 0, got {offset}")
+    if not 0 <= offset <= MAX_ID:
+        raise ValueError(f"offset must be between 0 and {MAX_ID}, got {offset}")
     return engine.list(entity, limit, offset)
 
 
@@ -82,7 +83,7 @@ def _to_columns(entity: EntitySpec, values: Mapping[str, Any]) -> dict[str, Any]
 
 
 def _check_id(entity: EntitySpec, row_id: int) -> int:
-    if isinstance(row_id, bool) or not isinstance(row_id, int) or row_id <= 0:
+    if isinstance(row_id, bool) or not isinstance(row_id, int) or not 0 < row_id <= MAX_ID:
         raise ValueError(f"{entity.name} id must be a positive integer, got {row_id!r}")
     return row_id
 

@@ -106,3 +106,23 @@ def test_empty_patch_returns_the_row_unchanged(client, seeded):
     url = f"/api/v1/projects/{seeded['project']['project_id']}"
     response = client.patch(url, json={}, headers=AUTH)
     assert response.status_code == 200 and response.json() == seeded["project"]
+
+
+HUGE = 2**63  # one past SQLite's INTEGER range: the driver would raise OverflowError (a 500)
+
+
+@pytest.mark.parametrize("method,path,body", [
+    ("GET", f"/api/v1/tasks/{HUGE}", None),
+    ("PATCH", f"/api/v1/tasks/{HUGE}", {"title": "x"}),
+    ("DELETE", f"/api/v1/tasks/{HUGE}", None),
+    ("GET", f"/api/v1/tasks?offset={HUGE}", None),
+    ("POST", "/api/v1/tasks", {"title": "T", "project_id": HUGE}),
+    ("POST", "/api/v1/tasks", {"title": "T", "assignee_id": True}),  # a JSON boolean is not an id
+    ("POST", "/api/v1/comments", {"task_id": "1", "body": "ids are numbers, not strings"}),
+    ("POST", "/api/v1/rag/reindex", {"project_id": HUGE}),
+])
+def test_out_of_range_or_mistyped_ids_are_422_and_change_nothing(client, seeded, method, path, body):
+    before = snapshot(client)
+    response = client.request(method, path, json=body, headers=AUTH)
+    assert response.status_code == 422, response.text
+    assert snapshot(client) == before

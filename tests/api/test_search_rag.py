@@ -81,6 +81,10 @@ def test_scope_and_mode(client, team):
     {"employee_id": 1, "mode": "fuzzy"},
     {"employee_id": 1, "question": ""},
     {"employee_id": 1, "question": "x" * 2001},
+    {"employee_id": 2**63},
+    {"employee_id": True},
+    {"employee_id": 1, "top_k": True},
+    {"employee_id": 1, "sprint_id": 2**63},
 ])
 def test_bad_search_input_is_422(client, team, body):
     response = client.post("/api/v1/search", json={"question": "login", **body}, headers=AUTH)

@@ -83,6 +83,9 @@ def test_search_errors_exit_non_zero_with_a_hint(run):
     assert bad_scope.exit_code == 2 and "project must be a positive id" in bad_scope.output
     bad_types = run("search", "x", "--as", "1", "--source-types", "task,nope")
     assert bad_types.exit_code == 2 and "unknown source type" in bad_types.output
+    for args in (["--as", str(2**63)], ["--as", "1", "--project", str(2**63)], ["--as", "1", "--sprint", str(2**63)]):
+        too_big = run("search", "x", *args)  # past SQLite's INTEGER range: a usage error, not a traceback
+        assert too_big.exit_code == 2, too_big.output
 
 
 def test_backfill_dry_run_changes_nothing_then_backfill_drains(run, sqlite_engine):

@@ -17,7 +17,7 @@ def test_project_scope(project, expected):
     assert build_scope(project=project).project == expected
 
 
-@pytest.mark.parametrize("bad", ["0", "-1", 0, "abc", "1.5", True])
+@pytest.mark.parametrize("bad", ["0", "-1", 0, "abc", "1.5", True, 2**63, str(2**63)])
 def test_bad_project_scope(bad):
     with pytest.raises(ScopeError):
         build_scope(project=bad)

@@ -9,10 +9,11 @@ from pydantic import BaseModel, create_model
 
 from app.api.deps import EngineDep, WorkerDep, nudge
 from app.api.schemas import ENTITY_SCHEMAS
+from app.domain import MAX_ID
 from app.entities import ENTITIES, EntitySpec
 from app.services import records
 
-RowId = Annotated[int, Path(gt=0, description="the row's primary key")]
+RowId = Annotated[int, Path(gt=0, le=MAX_ID, description="the row's primary key")]
 
 
 def routers() -> list[APIRouter]:
@@ -34,7 +35,7 @@ def crud_router(spec: EntitySpec, create_model_: type[BaseModel], update_model: 
 
     @router.get("", name=f"read_{spec.name}", response_model=page)
     def read_all(engine: EngineDep, limit: Annotated[int, Query(ge=1, le=records.MAX_PAGE)] = 100,
-                 offset: Annotated[int, Query(ge=0)] = 0):
+                 offset: Annotated[int, Query(ge=0, le=MAX_ID)] = 0):
         rows = records.list_records(engine, spec, limit, offset)
         return {"data": rows, "count": len(rows)}
 
