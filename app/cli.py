@@ -76,6 +76,9 @@ def cli(verbose: bool) -> None:
         ragctl migrate && ragctl demo && ragctl search "login bug" --as 1
     """
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # APScheduler logs two INFO lines per run of the drain job (every RAG_WORKER_DELAY_MS); the
+    # worker logs what a drain did itself, so keep only the scheduler's warnings and errors.
+    logging.getLogger("apscheduler").setLevel(logging.WARNING)
 
 
 @cli.command()

@@ -132,3 +132,20 @@ def test_every_command_has_help_with_an_example():
         result = CliRunner().invoke(cli, [*path, "--help"])
         assert result.exit_code == 0 and "Example:" in result.output, path
     assert isinstance(cli, click.Group)
+
+
+def test_scheduler_chatter_stays_out_of_the_log(run):
+    """`ragctl serve` logs at INFO: APScheduler's two lines per drain (every 2 s) must not drown it."""
+    import logging
+
+    root, scheduler = logging.getLogger(), logging.getLogger("apscheduler")
+    saved = root.level, scheduler.level
+    root.setLevel(logging.INFO)  # what `serve` and `worker` set
+    scheduler.setLevel(logging.NOTSET)
+    try:
+        run("status")
+        assert not logging.getLogger("apscheduler.executors.default").isEnabledFor(logging.INFO)
+        assert scheduler.isEnabledFor(logging.WARNING)
+    finally:
+        root.setLevel(saved[0])
+        scheduler.setLevel(saved[1])
