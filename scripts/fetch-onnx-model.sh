@@ -34,5 +34,6 @@ if ! curl --fail --location --silent --show-error --retry 3 --output "$ZIP" "$UR
 fi
 unzip -o -j "$ZIP" '*.onnx' -d "$MODELS_DIR"
 rm -f "$ZIP"
-chmod a+r "$MODELS_DIR"/*.onnx   # the database OS user `oracle` must be able to read it
+chmod a+rx "$MODELS_DIR"          # the database OS user `oracle` must be able to enter the folder
+chmod a+r "$MODELS_DIR"/*.onnx   # ... and read the model
 ls -l "$MODELS_DIR/$ONNX_FILE"

@@ -4,7 +4,9 @@ ALTER SESSION SET CONTAINER=FREEPDB1;
 
 -- The model folder ./models is bind-mounted at /opt/oracle/models (compose.dev.yml).
 CREATE OR REPLACE DIRECTORY MODEL_DIR AS '/opt/oracle/models';
-GRANT READ ON DIRECTORY MODEL_DIR TO app;
+-- READ, WRITE as in both of Oracle's load examples (quick start and end-to-end, FACTS.md §5): a
+-- read-only grant is not shown working anywhere. The bind mount stays read-only at the OS level.
+GRANT READ, WRITE ON DIRECTORY MODEL_DIR TO app;
 
 -- DBMS_VECTOR.LOAD_ONNX_MODEL needs CREATE MINING MODEL (granted explicitly in Oracle's end-to-end
 -- example, FACTS.md §5); CTXAPP lets the app sync its Oracle Text index (CTX_DDL, FACTS.md §8B).

@@ -35,5 +35,5 @@ CREATE TABLE RAG_DIRTY (
     LAST_ERROR      VARCHAR2(4000 BYTE),
     LAST_ATTEMPT_AT TIMESTAMP
 );
--- The claim's ROWID window reads the queue in this order (FACTS.md §6).
+-- The claim (FOR UPDATE SKIP LOCKED, FACTS.md §6) reads the queue in this order.
 CREATE INDEX RAG_DIRTY_PICK_IDX ON RAG_DIRTY (ENQUEUED_AT, DIRTY_ID);

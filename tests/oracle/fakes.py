@@ -6,6 +6,7 @@ time, commits) and answers with scripted rows, so golden tests can pin every sta
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,6 +16,41 @@ from typing import Any
 import oracledb
 
 GOLDEN = Path(__file__).parent / "golden"
+
+# Oracle SQL reserved words (sqlrf, "Oracle SQL Reserved Words"): a bind named after one is ORA-01745.
+RESERVED = frozenset("""
+ACCESS ADD ALL ALTER AND ANY AS ASC AUDIT BETWEEN BY CHAR CHECK CLUSTER COLUMN COLUMN_VALUE COMMENT
+COMPRESS CONNECT CREATE CURRENT DATE DECIMAL DEFAULT DELETE DESC DISTINCT DROP ELSE EXCLUSIVE EXISTS
+FILE FLOAT FOR FROM GRANT GROUP HAVING IDENTIFIED IMMEDIATE IN INCREMENT INDEX INITIAL INSERT INTEGER
+INTERSECT INTO IS LEVEL LIKE LOCK LONG MAXEXTENTS MINUS MLSLABEL MODE MODIFY NESTED_TABLE_ID NOAUDIT
+NOCOMPRESS NOT NOWAIT NULL NUMBER OF OFFLINE ON ONLINE OPTION OR ORDER PCTFREE PRIOR PUBLIC RAW RENAME
+RESOURCE REVOKE ROW ROWID ROWNUM ROWS SELECT SESSION SET SHARE SIZE SMALLINT START SUCCESSFUL SYNONYM
+SYSDATE TABLE THEN TO TRIGGER UID UNION UNIQUE UPDATE USER VALIDATE VALUES VARCHAR VARCHAR2 VIEW
+WHENEVER WHERE WITH
+""".split())
+
+_LITERALS_AND_COMMENTS = re.compile(r"'(?:[^']|'')*'|--[^\n]*|/\*.*?\*/", re.DOTALL)
+_PLACEHOLDER = re.compile(r"(?<![\w:]):([A-Za-z][\w$#]*)")
+_DDL = re.compile(r"^\s*(CREATE|ALTER|DROP|GRANT|REVOKE|TRUNCATE|COMMENT)\b", re.IGNORECASE)
+
+
+def placeholders(sql: str) -> set[str]:
+    """Named bind placeholders python-oracledb would find (none in DDL: it does not bind there)."""
+    if _DDL.match(sql):
+        return set()
+    return {name.upper() for name in _PLACEHOLDER.findall(_LITERALS_AND_COMMENTS.sub(" ", sql))}
+
+
+def check_binds(sql: str, binds: dict[str, Any]) -> None:
+    """Exactly the placeholders, no reserved names: else DPY-4008 (extra) / ORA-01008 (missing) / ORA-01745."""
+    wanted = placeholders(sql)
+    given = {name.upper() for name in binds}
+    assert given == wanted, (
+        f"binds do not match placeholders: extra {sorted(given - wanted)}, missing {sorted(wanted - given)}"
+        f"\n{sql}"
+    )
+    reserved = sorted(wanted & RESERVED)
+    assert not reserved, f"reserved word(s) used as bind names (ORA-01745): {reserved}\n{sql}"
 
 
 def golden(name: str) -> str:
@@ -87,6 +123,11 @@ class FakeCursor:
         self.inputsizes.update(sizes)
 
     def _run(self, kind: str, sql: str, binds: Any) -> None:
+        assert not sql.rstrip().endswith(";") or re.search(r"\bEND\s*;\s*$", sql, re.IGNORECASE), (
+            f"plain SQL must not end with ';' (ORA-00933/ORA-00911):\n{sql}")
+        assert not sql.rstrip().endswith("/"), f"a '/' terminator is SQL*Plus syntax, not SQL:\n{sql}"
+        for row in (binds if kind == "executemany" else [binds]):
+            check_binds(sql, row)
         self.conn.calls.append(Call(kind, sql, binds, self.prefetchrows, self.arraysize, dict(self.inputsizes)))
         reply = self.conn.reply_for(sql)
         if reply.error is not None:

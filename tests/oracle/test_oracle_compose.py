@@ -26,7 +26,7 @@ def test_compose_uses_a_26ai_image_with_oracle_text_and_the_init_script():
     assert image.startswith("gvenzl/oracle-free:23.26.") and "slim" not in image
     init = (ROOT / "docker" / "oracle-init" / "01-app-grants.sql").read_text()
     assert init.startswith("--") and "ALTER SESSION SET CONTAINER=FREEPDB1;" in init
-    assert "GRANT CREATE MINING MODEL TO app;" in init and "GRANT READ ON DIRECTORY MODEL_DIR TO app;" in init
+    assert "GRANT CREATE MINING MODEL TO app;" in init and "GRANT READ, WRITE ON DIRECTORY MODEL_DIR TO app;" in init
     assert "ragctl oracle bootstrap" in text and "ragctl serve" in text
 
 

@@ -48,6 +48,24 @@ def test_split_plain_statements_drop_their_semicolon_and_plsql_keeps_its_own():
     assert statements[3] == "BEGIN\n    NULL;\nEND;"
 
 
+def test_comments_cannot_end_or_glue_statements():
+    script = (
+        "CREATE TABLE T (\n"
+        "    -- a comment line ending with a semicolon;\n"
+        "    ID NUMBER DEFAULT 0, -- and one inline;\n"
+        "    TXT VARCHAR2(10) DEFAULT '--;'\n"
+        ");\n"
+        "CREATE INDEX T_IDX ON T (ID); -- trailing comment\n"
+        "CREATE INDEX T_IDX2 ON T (TXT);\n"
+    )
+    statements = split_statements(script)
+    assert len(statements) == 3
+    assert statements[0].endswith("TXT VARCHAR2(10) DEFAULT '--;'\n)")
+    assert statements[1] == "CREATE INDEX T_IDX ON T (ID)"
+    assert statements[2] == "CREATE INDEX T_IDX2 ON T (TXT)"
+    assert not any(s.rstrip().endswith(";") for s in statements)
+
+
 @pytest.mark.parametrize("script, message", [
     ("CREATE TABLE T (ID NUMBER)", "missing ';'"),
     ("BEGIN\n  NULL;\nEND;\n", "missing a '/'"),
@@ -127,3 +145,23 @@ def test_bad_file_names_are_refused(tmp_path):
     write(tmp_path, "one.sql", "")
     with pytest.raises(MigrationError, match="V<n>__"):
         migrate.discover(tmp_path)
+
+
+def test_shipped_migrations_use_no_reserved_words_as_column_names_and_no_binds():
+    import re
+
+    from .fakes import RESERVED
+
+    column = re.compile(r"^\s+([A-Z][A-Z0-9_$#]*)\s+(NUMBER|VARCHAR2|CLOB|DATE|TIMESTAMP|VECTOR)\b")
+    for migration in migrate.discover():
+        for statement in migration.statements():
+            assert not statement.rstrip().endswith("/")
+            if statement.startswith("CREATE TABLE"):
+                names = [m.group(1) for line in statement.splitlines() if (m := column.match(line))]
+                assert names, statement
+                assert not set(names) & RESERVED, (migration.path.name, sorted(set(names) & RESERVED))
+            if not statement.startswith("CREATE OR REPLACE TRIGGER"):
+                # DDL cannot take binds; only trigger bodies may say :NEW / :OLD.
+                assert not re.search(r"(?<![\w:]):[A-Za-z]", statement), statement
+            else:
+                assert set(re.findall(r":(\w+)\.", statement)) <= {"NEW", "OLD"}, statement

@@ -62,16 +62,20 @@ def test_claim_sets_prefetch_and_arraysize_before_execute_and_fetches_only_the_b
         claimed = tx.claim(8, 5)
     call = conn.calls[0]
     assert call.sql == golden("claim")
-    assert call.binds == {"max_attempts": 5, "claim_window": 8 * sql.CLAIM_WINDOW_FACTOR}
+    assert call.binds == {"max_attempts": 5}
     assert (call.prefetchrows, call.arraysize) == (8, 8)  # as they were AT execute time
     assert [r.dirty_id for r in claimed] == list(range(1, 9))
     assert all(isinstance(r.source_id, int) for r in claimed)
     assert conn.events == ["commit"]
 
 
-def test_claim_window_is_wider_than_the_batch():
-    # FACTS.md §6: a window exactly the batch gives a second concurrent worker zero rows.
-    assert sql.CLAIM_WINDOW_FACTOR >= 2
+def test_claim_has_no_row_limit_in_sql():
+    # FACTS.md §6: FETCH FIRST/ROWNUM + FOR UPDATE is ORA-02014 or (ROWID-subquery workaround) hands
+    # every worker the same rows, so SKIP LOCKED starves the second worker. The batch size is
+    # enforced by prefetchrows/arraysize/fetchmany instead.
+    text = sql.CLAIM.upper()
+    assert text.endswith("FOR UPDATE SKIP LOCKED")
+    assert "FETCH" not in text and "ROWNUM" not in text and "ROWID" not in text
 
 
 def test_claim_work_and_delete_share_one_transaction_and_roll_back_together(fake_engine, conn):
@@ -267,6 +271,7 @@ def test_hybrid_unscoped_manager_text_arm(fake_engine, conn):
     ('a (b) OR "c" NEAR{d}; -- %', '"a" ACCUM "b" ACCUM "OR" ACCUM "c" ACCUM "NEAR" ACCUM "d"'),
     ("Login login LOGIN", '"Login"'),
     ("?!", ""),
+    ("snake_case _ %", '"snake" ACCUM "case"'),  # '_' and '%' are CONTAINS wildcards
 ])
 def test_text_query_is_sanitised_into_quoted_accum_terms(text, expected):
     assert text_query(text) == expected
@@ -451,3 +456,63 @@ def test_bootstrap_migrates_then_loads_the_model(monkeypatch, fake_engine, setti
     monkeypatch.setattr(fake_engine, "migrate", lambda: ["1", "5"])
     monkeypatch.setattr(fake_engine, "ensure_model", lambda: "model ALL_MINILM_L12_V2 loaded from x")
     assert oracle_admin.bootstrap(settings) == "applied migrations 1, 5; model ALL_MINILM_L12_V2 loaded from x"
+
+
+# --- binds vs placeholders, every branch of every builder ---------------------------------------
+
+def test_the_fake_refuses_extra_missing_and_reserved_binds():
+    from .fakes import check_binds
+
+    check_binds("SELECT 1 FROM T WHERE A = :a AND B = :a", {"a": 1})  # a repeated name is one bind
+    check_binds("SELECT ':x' FROM T -- :y\n/*+ :z */", {})  # literals, comments and hints hold none
+    with pytest.raises(AssertionError, match="extra"):
+        check_binds("SELECT 1 FROM T WHERE A = :a", {"a": 1, "b": 2})  # DPY-4008
+    with pytest.raises(AssertionError, match="missing"):
+        check_binds("SELECT 1 FROM T WHERE A = :a AND B = :b", {"a": 1})  # ORA-01008
+    with pytest.raises(AssertionError, match="ORA-01745"):
+        check_binds("SELECT 1 FROM T WHERE A = :size", {"size": 1})
+
+
+@pytest.mark.parametrize("caller", [DEV, MANAGER])
+@pytest.mark.parametrize("project", ["all", "none", 3])
+@pytest.mark.parametrize("sprint_id", [None, 5])
+@pytest.mark.parametrize("source_types", [None, ("doc",), ("task", "sprint", "project", "doc")])
+def test_every_search_branch_binds_exactly_its_placeholders(caller, project, sprint_id, source_types):
+    from .fakes import check_binds
+
+    scope = Scope(project=project, sprint_id=sprint_id, source_types=source_types)
+    for exact in (False, True):
+        text, binds = sql.vector_search(caller, scope, exact)
+        check_binds(text, {**binds, "qv": None, "k": 1})
+    text, binds = sql.text_search(caller, scope)
+    check_binds(text, {**binds, "tq": None, "qv": None, "n": 1})
+
+
+@pytest.mark.parametrize("source_type", ["task", "sprint", "project", "doc"])
+def test_every_backfill_and_loader_branch_binds_exactly_its_placeholders(source_type):
+    from .fakes import check_binds
+
+    for project_id in (None, 3):
+        for force in (False, True):
+            for limit in (None, 10):
+                statement = sql.backfill_ids(source_type, project_id, force, limit)
+                check_binds(statement.sql, statement.binds)
+    for statement in (sql.load_sources(source_type, [1, 2, 3]), sql.chunk_hashes(source_type, [1]),
+                      sql.task_comments([1, 2])):
+        check_binds(statement.sql, statement.binds)
+
+
+def test_every_crud_builder_binds_exactly_its_placeholders():
+    from app.entities import ENTITIES
+
+    from .fakes import check_binds
+
+    for entity in ENTITIES.values():
+        columns = list(entity.columns)
+        binds = sql.crud_binds(columns, dict.fromkeys(columns))
+        check_binds(sql.crud_insert(entity, columns), {**binds, "new_id": None})
+        check_binds(sql.crud_insert(entity, []), {"new_id": None})
+        check_binds(sql.crud_update(entity, columns), {**binds, "row_id": 1})
+        check_binds(sql.crud_select(entity), {"row_id": 1})
+        check_binds(sql.crud_delete(entity), {"row_id": 1})
+        check_binds(sql.crud_list(entity), {"skip_rows": 0, "max_rows": 1})

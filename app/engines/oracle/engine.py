@@ -506,11 +506,7 @@ class OracleIndexingTx:
         try:
             cur.prefetchrows = limit
             cur.arraysize = limit
-            cur.execute(
-                sql.CLAIM,
-                max_attempts=int(max_attempts),
-                claim_window=limit * sql.CLAIM_WINDOW_FACTOR,
-            )
+            cur.execute(sql.CLAIM, max_attempts=int(max_attempts))
             rows = cur.fetchmany(limit)
         finally:
             cur.close()
@@ -592,11 +588,15 @@ class OracleIndexingTx:
 # --- helpers ------------------------------------------------------------------------------------
 
 def text_query(text: str) -> str:
-    """User text as an Oracle Text query that cannot be a syntax error: '"tok1" ACCUM "tok2"' (FACTS.md §8B)."""
+    """User text as an Oracle Text query that cannot be a syntax error: '"tok1" ACCUM "tok2"' (FACTS.md §8B).
+
+    ``_`` splits tokens too: ``\\w`` keeps it, and in a CONTAINS query ``_`` (like ``%``) is a wildcard,
+    so a token such as ``_`` or ``a_b`` would expand instead of matching literally.
+    """
     import re
 
     tokens: list[str] = []
-    for token in re.split(r"\W+", text):
+    for token in re.split(r"[\W_]+", text):
         if token and token.lower() not in {t.lower() for t in tokens}:
             tokens.append(token)
     return " ACCUM ".join(f'"{t}"' for t in tokens[:TEXT_QUERY_MAX_TOKENS])

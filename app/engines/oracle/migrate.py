@@ -79,15 +79,30 @@ def split_statements(script: str, name: str = "<script>") -> list[str]:
             else:
                 current.append(line.rstrip())
             continue
-        current.append(line.rstrip())
-        if stripped.endswith(";"):
-            text = "\n".join(current).rstrip()
-            statements.append(text[:-1].rstrip())
+        code = _without_line_comment(line).rstrip()
+        if code.endswith(";"):
+            # The ';' ends the statement; a '-- comment' after it is dropped with it. A comment line
+            # that happens to end with ';' (code is empty) does not end anything.
+            current.append(code[:-1].rstrip())
+            statements.append("\n".join(current).rstrip())
             current = []
+        else:
+            current.append(line.rstrip())
     if current:
         kind = "PL/SQL block (missing a '/' line)" if plsql else "statement (missing ';')"
         raise MigrationError(f"{name}: unterminated {kind} at the end of the script")
     return statements
+
+
+def _without_line_comment(line: str) -> str:
+    """The line up to a ``--`` comment that is not inside a '...' literal."""
+    quoted = False
+    for index, char in enumerate(line):
+        if char == "'":
+            quoted = not quoted
+        elif char == "-" and not quoted and line.startswith("--", index):
+            return line[:index]
+    return line
 
 
 def applied_versions(connection) -> set[int]:
