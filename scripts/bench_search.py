@@ -35,6 +35,7 @@ from app.embedding.onnx_minilm import MiniLMEmbedder  # noqa: E402
 from app.embedding.tokens import count_tokens  # noqa: E402
 from app.engines.sqlite.engine import SQLiteEngine  # noqa: E402
 from app.entities import COMMENTS, TASKS  # noqa: E402
+from app.rag.chunking import chunk_record  # noqa: E402
 from app.services.indexing import drain  # noqa: E402
 
 DIM = 384
@@ -149,9 +150,12 @@ def bench_indexing(embedder: MiniLMEmbedder, n_texts: int, rounds: int = 2) -> d
             t0 = time.perf_counter()
             result = drain(engine, count_tokens, 32, 5)
             worker_s = time.perf_counter() - t0
+            with engine.indexing() as tx:  # the exact chunk texts the worker embedded
+                records = tx.load_sources("task", list(range(1, n_texts + 1)))
+            texts = [c.content for r in records.values() for c in chunk_record(r, count_tokens)]
             engine.close()
         assert result.failed == 0, result.errors
-        texts = [f"[TASK #{i}] {t}\n{d}\n- {c}" for i, (t, d, c) in enumerate(specs)]
+        assert len(texts) == result.chunks_written, (len(texts), result.chunks_written)
         t0 = time.perf_counter()
         for start in range(0, len(texts), 32):
             embedder.embed(texts[start : start + 32])
