@@ -49,7 +49,9 @@ class Settings(BaseSettings):
     llm_api_key: SecretStr | None = None
     llm_timeout_s: float = Field(60.0, gt=0)
 
-    api_tokens: str = ""  # comma-separated bearer tokens; empty means every data endpoint answers 401
+    # Comma-separated bearer tokens; empty means every data endpoint answers 401. Secret, so a
+    # logged or printed Settings never shows them.
+    api_tokens: SecretStr = SecretStr("")
 
     @field_validator("database_url")
     @classmethod
@@ -92,4 +94,4 @@ class Settings(BaseSettings):
 
     @cached_property
     def tokens(self) -> frozenset[str]:
-        return frozenset(t.strip() for t in self.api_tokens.split(",") if t.strip())
+        return frozenset(t.strip() for t in self.api_tokens.get_secret_value().split(",") if t.strip())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from fastapi.testclient import TestClient
+from pydantic import SecretStr
 
 from app.api.main import create_app
 from app.config import Settings
@@ -47,7 +48,7 @@ def test_data_endpoints_need_the_token(client, method, path, body, headers):
 
 
 def test_empty_token_set_refuses_everything(api_settings, sqlite_engine):
-    settings = api_settings.model_copy(update={"api_tokens": ""})
+    settings = api_settings.model_copy(update={"api_tokens": SecretStr("")})
     settings.__dict__.pop("tokens", None)  # cached_property copied from the original settings
     with TestClient(create_app(settings, engine=sqlite_engine)) as c:
         response = c.get("/api/v1/rag/status", headers={"Authorization": "Bearer "})

@@ -37,3 +37,10 @@ def test_oracle_needs_a_password():
 def test_tokens_parsed_from_env(monkeypatch):
     monkeypatch.setenv("RAG_API_TOKENS", " a , b ,,")
     assert Settings(_env_file=None).tokens == frozenset({"a", "b"})
+
+
+def test_secrets_are_not_in_the_settings_repr():
+    s = Settings(_env_file=None, api_tokens="tok-one,tok-two", llm_api_key="sk-llm")
+    shown = repr(s) + str(s) + s.model_dump_json()
+    assert "tok-one" not in shown and "tok-two" not in shown and "sk-llm" not in shown
+    assert s.tokens == frozenset({"tok-one", "tok-two"})
