@@ -30,6 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from app.config import Settings  # noqa: E402
+from benchmarks_md import append_rows  # noqa: E402
 from app.domain import Caller, ChunkWrite, Role, Scope  # noqa: E402
 from app.embedding.onnx_minilm import MiniLMEmbedder  # noqa: E402
 from app.embedding.tokens import count_tokens  # noqa: E402
@@ -134,7 +135,7 @@ def bench_query_embedding(embedder: MiniLMEmbedder, n: int) -> dict:
     return {"query_embed_p50_ms": round(percentile(times, 50), 3), "query_embed_p95_ms": round(percentile(times, 95), 3)}
 
 
-def bench_indexing(embedder: MiniLMEmbedder, n_texts: int, rounds: int = 2) -> dict:
+def bench_indexing(embedder: MiniLMEmbedder, n_texts: int, rounds: int = 3) -> dict:
     """Worker throughput vs the raw embedder on the same chunk texts, alternating rounds."""
     rng = np.random.default_rng(7)
     specs = [(" ".join(rng.choice(VOCAB, size=6)), " ".join(rng.choice(VOCAB, size=40)),
@@ -192,14 +193,6 @@ def main() -> None:
 
 
 def append_markdown(result: dict) -> None:
-    path = ROOT / "docs" / "BENCHMARKS.md"
-    if not path.exists():
-        path.write_text(
-            "# Benchmarks\n\nWritten by `scripts/*.py`; every ratio is measured side by side in one run.\n"
-            "Targets (issue 2): manager search ≤ 2× the numpy scan at 100k chunks; developer search ≤ 10 ms at "
-            "100k; worker indexing ≥ 0.8× the raw embedder.\n\n"
-            "| date | bench | chunks | figure | value | reference | ratio |\n|---|---|---|---|---|---|---|\n"
-        )
     date = result["date"][:10]
     lines = []
     for row in result["search"]:
@@ -216,8 +209,7 @@ def append_markdown(result: dict) -> None:
     i = result["indexing"]
     lines.append(f"| {date} | indexing through the worker | {i['index_texts']} | chunks/s | {i['worker_chunks_per_s']} | "
                  f"raw embedder {i['raw_embedder_texts_per_s']} texts/s | {i['worker_vs_raw']}× |")
-    with path.open("a") as f:
-        f.write("\n".join(lines) + "\n")
+    append_rows(lines)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,24 @@
+"""docs/BENCHMARKS.md: one table, one row per figure, appended by every scripts/bench_*.py."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+PATH = Path(__file__).resolve().parents[1] / "docs" / "BENCHMARKS.md"
+HEADER = (
+    "# Benchmarks\n\n"
+    "Rows are appended by `scripts/bench_*.py` (raw results: `docs/bench/*.json`). Every ratio is measured\n"
+    "side by side, interleaved, in one run on this 2-core machine; absolute times are noisy, ratios less so.\n"
+    "Targets (issue 2): manager search ≤ 2× the numpy scan at 100k chunks; developer search ≤ 10 ms at\n"
+    "100k; worker indexing ≥ 0.8× the raw embedder.\n\n"
+    "| date | bench | size | figure | value | reference | ratio |\n"
+    "|---|---|---|---|---|---|---|\n"
+)
+
+
+def append_rows(rows: list[str]) -> None:
+    if not PATH.exists():
+        PATH.parent.mkdir(parents=True, exist_ok=True)
+        PATH.write_text(HEADER)
+    with PATH.open("a") as f:
+        f.write("".join(row + "\n" for row in rows))
