@@ -62,20 +62,21 @@ def test_claim_sets_prefetch_and_arraysize_before_execute_and_fetches_only_the_b
         claimed = tx.claim(8, 5)
     call = conn.calls[0]
     assert call.sql == golden("claim")
-    assert call.binds == {"max_attempts": 5}
+    assert call.binds == {"max_attempts": 5, "claim_window": 8 * sql.CLAIM_WINDOW_FACTOR}
     assert (call.prefetchrows, call.arraysize) == (8, 8)  # as they were AT execute time
     assert [r.dirty_id for r in claimed] == list(range(1, 9))
     assert all(isinstance(r.source_id, int) for r in claimed)
     assert conn.events == ["commit"]
 
 
-def test_claim_has_no_row_limit_in_sql():
-    # FACTS.md §6: FETCH FIRST/ROWNUM + FOR UPDATE is ORA-02014 or (ROWID-subquery workaround) hands
-    # every worker the same rows, so SKIP LOCKED starves the second worker. The batch size is
-    # enforced by prefetchrows/arraysize/fetchmany instead.
+def test_claim_is_a_rowid_window_wider_than_the_batch():
+    # FACTS.md §6: FETCH FIRST directly under FOR UPDATE is ORA-02014, so the limit sits in a ROWID
+    # subquery; that subquery ignores locks, so a window of exactly the batch gives a second
+    # concurrent worker zero rows. The window must be wider than the batch.
     text = sql.CLAIM.upper()
     assert text.endswith("FOR UPDATE SKIP LOCKED")
-    assert "FETCH" not in text and "ROWNUM" not in text and "ROWID" not in text
+    assert "ROWID IN (" in text and "FETCH FIRST :CLAIM_WINDOW ROWS ONLY)" in text
+    assert sql.CLAIM_WINDOW_FACTOR >= 2
 
 
 def test_claim_work_and_delete_share_one_transaction_and_roll_back_together(fake_engine, conn):

@@ -506,7 +506,11 @@ class OracleIndexingTx:
         try:
             cur.prefetchrows = limit
             cur.arraysize = limit
-            cur.execute(sql.CLAIM, max_attempts=int(max_attempts))
+            cur.execute(
+                sql.CLAIM,
+                max_attempts=int(max_attempts),
+                claim_window=limit * sql.CLAIM_WINDOW_FACTOR,
+            )
             rows = cur.fetchmany(limit)
         finally:
             cur.close()

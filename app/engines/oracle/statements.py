@@ -109,17 +109,27 @@ CALLER_BY_TELEGRAM = "SELECT EMPLOYEE_ID, ROLE FROM EMPLOYEES WHERE TELEGRAM_ID 
 
 # --- queue ----------------------------------------------------------------------------------
 
-# source: FACTS.md §6 "Canonical recommendation": no row limit in SQL (FETCH FIRST + FOR UPDATE is
-#         ORA-02014; the ROWID-subquery workaround hands every worker the same ROWIDs, so with SKIP
-#         LOCKED a second worker gets zero rows while work remains). SKIP LOCKED locks rows as they
-#         are fetched: the engine sets prefetchrows = arraysize = batch on a fresh cursor and
-#         fetches one batch, so exactly the rows it returns are locked [BLOG, PYDOC tuning].
-#         ORDER BY is allowed with FOR UPDATE in a top-level SELECT [DOC sqlrf].
+# Why a window wider than the batch: the ROWID subquery ignores row locks, so every worker's
+# subquery returns the same oldest ROWIDs; with a window of exactly the batch, worker 2's outer
+# SKIP LOCKED skips all of them and gets zero rows while work remains (FACTS.md §6). A window of
+# CLAIM_WINDOW_FACTOR batches lets that many workers each claim a full batch at the same time (a
+# further worker sees an empty claim until the head moves), while the subquery still stops at the
+# window on RAG_DIRTY_PICK_IDX instead of sorting the whole backlog on every claim.
+CLAIM_WINDOW_FACTOR = 4
+
+# source: FACTS.md §6 (ROWID-subquery workaround for ORA-02014, Lewis [BLOG], with the hints he uses;
+#         FOR UPDATE SKIP LOCKED in a top-level SELECT with ORDER BY is allowed [DOC sqlrf]; rows are
+#         locked as fetched, so the engine sets prefetchrows = arraysize = batch [PYDOC tuning])
 CLAIM = (
-    "SELECT DIRTY_ID, SOURCE_TYPE, SOURCE_ID, ACTION, ATTEMPTS\n"
-    "FROM RAG_DIRTY\n"
-    "WHERE ATTEMPTS < :max_attempts\n"
-    "ORDER BY ENQUEUED_AT, DIRTY_ID\n"
+    "SELECT q.DIRTY_ID, q.SOURCE_TYPE, q.SOURCE_ID, q.ACTION, q.ATTEMPTS\n"
+    "FROM RAG_DIRTY q\n"
+    "WHERE q.ROWID IN (\n"
+    "    SELECT /*+ qb_name(inline) unnest no_merge */ d.ROWID\n"
+    "    FROM RAG_DIRTY d\n"
+    "    WHERE d.ATTEMPTS < :max_attempts\n"
+    "    ORDER BY d.ENQUEUED_AT, d.DIRTY_ID\n"
+    "    FETCH FIRST :claim_window ROWS ONLY)\n"
+    "ORDER BY q.ENQUEUED_AT, q.DIRTY_ID\n"
     "FOR UPDATE SKIP LOCKED"
 )
 # source: FACTS.md §6 (delete claimed rows by primary key, executemany; §11.7 guard empty batches)
