@@ -274,7 +274,8 @@ def backfill(env: CliEnv, dry_run: bool, source_types: str | None, project_id: i
 
         ragctl backfill --source-types task,doc --project 2 --force
     """
-    from app.worker import Worker, enqueue_reindex
+    from app.services.indexing import enqueue_reindex
+    from app.worker import Worker
 
     settings = env.get_settings()
     try:

@@ -10,13 +10,13 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.interval import IntervalTrigger
 
 from app.config import Settings
-from app.domain import SOURCE_TYPES, SourceType
+from app.domain import SOURCE_TYPES
 from app.embedding.tokens import count_tokens
 from app.engines.base import Engine
 from app.rag.chunking import TokenCounter
@@ -150,23 +150,6 @@ class Worker:
             scheduler.modify_job(JOB_ID, next_run_time=_now() + delay)
         except Exception:
             log.debug("reschedule skipped: scheduler is stopping", exc_info=True)
-
-
-def enqueue_reindex(
-    engine: Engine,
-    source_types: Sequence[SourceType] | None = None,
-    project_id: int | None = None,
-    force: bool = False,
-    limit: int | None = None,
-    dry_run: bool = False,
-    retry_failed: bool = False,
-) -> dict[str, int]:
-    """Queue a backfill (and optionally release stuck rows); used by the API and the CLI."""
-    enqueued = engine.enqueue_backfill(
-        tuple(source_types or SOURCE_TYPES), project_id=project_id, force=force, limit=limit, dry_run=dry_run
-    )
-    retried = engine.retry_stuck() if retry_failed and not dry_run else 0
-    return {"enqueued": enqueued, "retried": retried}
 
 
 def _now() -> dt.datetime:

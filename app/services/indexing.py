@@ -1,4 +1,5 @@
-"""Drain RAG_DIRTY: claim, coalesce by source, chunk, hash-skip, embed, delete the claimed rows.
+"""The write path's use cases: queue re-indexing on demand, and drain RAG_DIRTY (claim, coalesce by
+source, chunk, hash-skip, embed, delete the claimed rows).
 
 One batch is one engine unit of work (``engine.indexing()``), so a crash, a failing embedder or
 a failing database call rolls everything back and the claimed rows stay queued; the failure is
@@ -11,7 +12,7 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from app.domain import DirtyRow, SourceType
+from app.domain import SOURCE_TYPES, DirtyRow, SourceType
 from app.engines.base import Engine, IndexingTx
 from app.rag.chunking import TokenCounter, chunk_record
 
@@ -85,6 +86,23 @@ def drain(
         if result.failed or result.claimed < batch_size:
             break
     return total
+
+
+def enqueue_reindex(
+    engine: Engine,
+    source_types: Sequence[SourceType] | None = None,
+    project_id: int | None = None,
+    force: bool = False,
+    limit: int | None = None,
+    dry_run: bool = False,
+    retry_failed: bool = False,
+) -> dict[str, int]:
+    """Queue a backfill (and optionally release stuck rows); used by the API and the CLI."""
+    enqueued = engine.enqueue_backfill(
+        tuple(source_types or SOURCE_TYPES), project_id=project_id, force=force, limit=limit, dry_run=dry_run
+    )
+    retried = engine.retry_stuck() if retry_failed and not dry_run else 0
+    return {"enqueued": enqueued, "retried": retried}
 
 
 def _process(tx: IndexingTx, rows: Sequence[DirtyRow], count_tokens: TokenCounter, result: DrainResult) -> None:

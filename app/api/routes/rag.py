@@ -7,7 +7,7 @@ from fastapi import APIRouter
 from app.api.deps import EngineDep, SettingsDep, WorkerDep, nudge
 from app.api.schemas import ReindexRequest, ReindexResponse
 from app.domain import RagStatus
-from app.worker import enqueue_reindex
+from app.services.indexing import enqueue_reindex
 
 router = APIRouter(prefix="/rag", tags=["rag"])
 
