@@ -10,7 +10,7 @@ from fastapi.responses import JSONResponse
 from app.embedding import EmbeddingError
 from app.engines.base import ConflictError, EngineError, ModelMissingError
 from app.rag.scope import ScopeError
-from app.services.records import RecordNotFoundError
+from app.services.records import InvalidRecordError, RecordNotFoundError
 from app.services.search import UnknownCallerError
 
 log = logging.getLogger(__name__)
@@ -39,5 +39,6 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(EngineError, _answer(status.HTTP_503_SERVICE_UNAVAILABLE))
     app.add_exception_handler(EmbeddingError, _answer(status.HTTP_503_SERVICE_UNAVAILABLE))
     app.add_exception_handler(ScopeError, _answer(422))
+    app.add_exception_handler(InvalidRecordError, _answer(422))
     app.add_exception_handler(ValueError, _answer(status.HTTP_400_BAD_REQUEST))
     app.add_exception_handler(Exception, _unexpected)

@@ -22,6 +22,10 @@ class RecordNotFoundError(LookupError):
     """No row with this id; the message names the entity and the id."""
 
 
+class InvalidRecordError(ValueError):
+    """The values are well-formed one by one but not together (an end before its start)."""
+
+
 def create_record(engine: Engine, entity: EntitySpec, values: Mapping[str, Any]) -> dict[str, Any]:
     return engine.create(entity, _to_columns(entity, values))
 
@@ -56,6 +60,10 @@ def update_record(engine: Engine, entity: EntitySpec, row_id: int, values: Mappi
     """Partial update: only the given fields change. An empty update returns the row unchanged."""
     _check_id(entity, row_id)
     columns = _to_columns(entity, values)
+    if columns.keys() & _DATE_RANGE and _DATE_RANGE <= set(entity.columns):
+        # A PATCH of one end of the range is checked against the other end as stored.
+        current = get_record(engine, entity, row_id)
+        _check_date_range({**{c: current[c.lower()] for c in _DATE_RANGE}, **columns})
     row = engine.update(entity, row_id, columns) if columns else engine.get(entity, row_id)
     if row is None:
         raise RecordNotFoundError(_missing(entity, row_id))
@@ -80,6 +88,15 @@ def _to_columns(entity: EntitySpec, values: Mapping[str, Any]) -> dict[str, Any]
         elif isinstance(value, dt.datetime):
             columns[name] = value.date()
     return columns
+
+
+_DATE_RANGE = {"START_DATE", "END_DATE"}
+
+
+def _check_date_range(columns: Mapping[str, Any]) -> None:
+    start, end = columns.get("START_DATE"), columns.get("END_DATE")
+    if isinstance(start, dt.date) and isinstance(end, dt.date) and end < start:
+        raise InvalidRecordError(f"end_date is before start_date ({end.isoformat()} < {start.isoformat()})")
 
 
 def _check_id(entity: EntitySpec, row_id: int) -> int:

@@ -126,3 +126,16 @@ def test_out_of_range_or_mistyped_ids_are_422_and_change_nothing(client, seeded,
     response = client.request(method, path, json=body, headers=AUTH)
     assert response.status_code == 422, response.text
     assert snapshot(client) == before
+
+
+def test_patch_cannot_put_the_end_before_the_stored_start(client, seeded):
+    """Create refuses end_date < start_date; a PATCH of one date must not get round that."""
+    before = snapshot(client)
+    url = f"/api/v1/projects/{seeded['project']['project_id']}"  # 2024-01-01 -> 2024-06-30
+    for body in ({"end_date": "2023-12-31"}, {"start_date": "2024-07-01"}):
+        response = client.patch(url, json=body, headers=AUTH)
+        assert response.status_code == 422, response.text
+        assert "end_date is before start_date" in response.text
+    assert snapshot(client) == before
+    assert client.patch(url, json={"start_date": "2024-07-01", "end_date": "2024-12-31"}, headers=AUTH).status_code == 200
+    assert client.patch(url, json={"start_date": None}, headers=AUTH).status_code == 200
