@@ -7,7 +7,7 @@ omitted fields stay as they are, and ``null`` is refused for fields the row cann
 from __future__ import annotations
 
 import datetime as dt
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal, get_args
 
 from pydantic import (
     AfterValidator,
@@ -16,6 +16,7 @@ from pydantic import (
     ConfigDict,
     Field,
     StringConstraints,
+    create_model,
     model_validator,
 )
 
@@ -83,14 +84,6 @@ class EmployeeCreate(WriteModel):
     telegram_id: TelegramId | None = None
 
 
-class EmployeeUpdate(UpdateModel):
-    required = ("first_name", "last_name", "email", "role")
-    first_name: Name | None = None
-    last_name: Name | None = None
-    email: Email | None = None
-    role: Role | None = None
-    telegram_id: TelegramId | None = None
-
 
 class EmployeePublic(BaseModel):
     employee_id: int
@@ -109,14 +102,6 @@ class ProjectCreate(_DateRange, WriteModel):
     start_date: dt.date | None = None
     end_date: dt.date | None = None
 
-
-class ProjectUpdate(_DateRange, UpdateModel):
-    required = ("name",)
-    name: Name | None = None
-    status: Label | None = None
-    description: Text | None = None
-    start_date: dt.date | None = None
-    end_date: dt.date | None = None
 
 
 class ProjectPublic(BaseModel):
@@ -137,15 +122,6 @@ class SprintCreate(_DateRange, WriteModel):
     start_date: dt.date | None = None
     end_date: dt.date | None = None
 
-
-class SprintUpdate(_DateRange, UpdateModel):
-    required = ("name",)
-    project_id: Id | None = None
-    name: Name | None = None
-    status: Label | None = None
-    goal: Text | None = None
-    start_date: dt.date | None = None
-    end_date: dt.date | None = None
 
 
 class SprintPublic(BaseModel):
@@ -172,19 +148,6 @@ class TaskCreate(WriteModel):
     expected_end_date: dt.date | None = None
 
 
-class TaskUpdate(UpdateModel):
-    required = ("title",)
-    title: Title | None = None
-    description: Text | None = None
-    status: Label | None = None
-    priority: Label | None = None
-    sprint_id: Id | None = None
-    project_id: Id | None = None
-    assignee_id: Id | None = None
-    story_points: NonNegative | None = None
-    estimated_hours: NonNegative | None = None
-    expected_end_date: dt.date | None = None
-
 
 class TaskPublic(BaseModel):
     task_id: int
@@ -207,12 +170,6 @@ class CommentCreate(WriteModel):
     body: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=20_000)]
 
 
-class CommentUpdate(UpdateModel):
-    required = ("task_id", "body")
-    task_id: Id | None = None
-    author_id: Id | None = None
-    body: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=20_000)] | None = None
-
 
 class CommentPublic(BaseModel):
     comment_id: int
@@ -231,14 +188,6 @@ class DocumentCreate(WriteModel):
     doc_type: Label | None = None
 
 
-class DocumentUpdate(UpdateModel):
-    required = ("title",)
-    title: Title | None = None
-    body: Text | None = None
-    project_id: Id | None = None
-    owner_employee_id: Id | None = None
-    doc_type: Label | None = None
-
 
 class DocumentPublic(BaseModel):
     document_id: int
@@ -248,6 +197,33 @@ class DocumentPublic(BaseModel):
     owner_employee_id: int | None = None
     doc_type: str | None = None
 
+
+# --- updates: derived from the Create models, so the two can never disagree ------------------
+def patch_model(create: type[WriteModel]) -> type[UpdateModel]:
+    """The PATCH model of a Create model: the same fields and constraints, each one optional.
+
+    A field the Create model cannot hold as null (``title``, ``role``, ...) may be omitted from a
+    PATCH but not set to null; the date-range check carries over.
+    """
+    fields: dict[str, Any] = {}
+    required = []
+    for name, info in create.model_fields.items():
+        annotation = Annotated[info.annotation, *info.metadata] if info.metadata else info.annotation
+        fields[name] = (annotation | None, None)
+        if type(None) not in get_args(info.annotation):
+            required.append(name)
+    bases = (_DateRange, UpdateModel) if issubclass(create, _DateRange) else (UpdateModel,)
+    model = create_model(create.__name__.replace("Create", "Update"), __base__=bases, __module__=__name__, **fields)
+    model.required = tuple(required)
+    return model
+
+
+EmployeeUpdate = patch_model(EmployeeCreate)
+ProjectUpdate = patch_model(ProjectCreate)
+SprintUpdate = patch_model(SprintCreate)
+TaskUpdate = patch_model(TaskCreate)
+CommentUpdate = patch_model(CommentCreate)
+DocumentUpdate = patch_model(DocumentCreate)
 
 # entity name (app/entities.py) -> (Create, Update, Public)
 ENTITY_SCHEMAS: dict[str, tuple[type[WriteModel], type[UpdateModel], type[BaseModel]]] = {
