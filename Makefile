@@ -27,7 +27,8 @@ run: $(STAMP)
 	$(BIN)/ragctl demo
 	@echo ""
 	@echo "  API:        http://$(HOST):$(PORT)/docs"
-	@echo "  Dev token:  $$(cat $(TOKEN_FILE))"
+	@if [ -n "$${RAG_API_TOKENS:-}" ]; then echo "  Token:      one of your RAG_API_TOKENS (put it in the curl line below instead of the dev token)"; \
+	 else echo "  Dev token:  $$(cat $(TOKEN_FILE))"; fi
 	@echo "  Try:        curl -s -H \"Authorization: Bearer $$(cat $(TOKEN_FILE))\" -H 'Content-Type: application/json' \\"
 	@echo "                -d '{\"question\": \"login bug\", \"employee_id\": 1}' http://$(HOST):$(PORT)/api/v1/search"
 	@echo ""
