@@ -63,7 +63,9 @@ CREATE TABLE DOCUMENTS (
     TITLE             TEXT NOT NULL,
     BODY              TEXT,
     PROJECT_ID        INTEGER REFERENCES PROJECTS (PROJECT_ID) ON DELETE SET NULL,
-    OWNER_EMPLOYEE_ID INTEGER REFERENCES EMPLOYEES (EMPLOYEE_ID) ON DELETE SET NULL,
+    -- No SET NULL: an owner-less document is organisation-wide, so deleting its owner must not
+    -- publish a private document. The delete is refused until the documents are reassigned.
+    OWNER_EMPLOYEE_ID INTEGER REFERENCES EMPLOYEES (EMPLOYEE_ID),
     DOC_TYPE          TEXT
 );
 CREATE INDEX DOCUMENTS_PROJECT_IDX ON DOCUMENTS (PROJECT_ID);

@@ -97,12 +97,11 @@ WHEN OLD.FIRST_NAME IS NOT NEW.FIRST_NAME OR OLD.LAST_NAME IS NOT NEW.LAST_NAME 
         SELECT 'task', TASK_ID, 'UPSERT' FROM TASKS WHERE ASSIGNEE_ID = NEW.EMPLOYEE_ID;
 END;
 
--- Deleting an employee unassigns their tasks and orphans their documents: both change audience.
+-- Deleting an employee unassigns their tasks: their chunks change audience. (Documents they own
+-- block the delete: see DOCUMENTS.OWNER_EMPLOYEE_ID in V1.)
 CREATE TRIGGER EMPLOYEES_RAG_BD BEFORE DELETE ON EMPLOYEES BEGIN
     INSERT INTO RAG_DIRTY (SOURCE_TYPE, SOURCE_ID, ACTION)
         SELECT 'task', TASK_ID, 'UPSERT' FROM TASKS WHERE ASSIGNEE_ID = OLD.EMPLOYEE_ID;
-    INSERT INTO RAG_DIRTY (SOURCE_TYPE, SOURCE_ID, ACTION)
-        SELECT 'doc', DOCUMENT_ID, 'UPSERT' FROM DOCUMENTS WHERE OWNER_EMPLOYEE_ID = OLD.EMPLOYEE_ID;
 END;
 
 -- A comment is part of its task's text. A comment deleted by its task's cascade marks nothing:

@@ -7,7 +7,7 @@ import threading
 import pytest
 
 from app.domain import Scope
-from app.entities import COMMENTS, EMPLOYEES, PROJECTS, SPRINTS, TASKS
+from app.entities import COMMENTS, DOCUMENTS, EMPLOYEES, PROJECTS, SPRINTS, TASKS
 from app.services.search import search
 from tests.support import (
     comment,
@@ -174,3 +174,15 @@ def test_crud_roundtrip_and_conflicts(engine):
         engine.create(COMMENTS, {"TASK_ID": 999_999, "BODY": "orphan"})
     assert engine.delete(PROJECTS, p) and engine.get(PROJECTS, p) is None
     assert not engine.delete(PROJECTS, p)
+
+
+def test_deleting_an_owner_never_publishes_their_private_documents(engine):
+    """An owner-less document is organisation-wide, so the owner's delete is refused instead."""
+    from app.engines.base import ConflictError
+
+    leo = employee(engine, "Leo", "Diaz")
+    doc = document(engine, "Salary review notes", "Private", owner_id=leo)
+    with pytest.raises(ConflictError):
+        engine.delete(EMPLOYEES, leo)
+    assert engine.get(EMPLOYEES, leo) is not None
+    assert engine.get(DOCUMENTS, doc)["owner_employee_id"] == leo

@@ -5,6 +5,7 @@ from __future__ import annotations
 import apsw
 import pytest
 
+from app.engines.base import ConflictError
 from app.entities import COMMENTS, DOCUMENTS, EMPLOYEES, PROJECTS, SPRINTS, TASKS
 
 from .helpers import clear_queue, dirty_rows
@@ -101,11 +102,15 @@ def test_deleting_sprint_or_project_marks_the_rows_that_referenced_it(sqlite_eng
                              ("doc", world["doc"], "UPSERT")}
 
 
-def test_deleting_an_employee_marks_their_tasks_and_documents(sqlite_engine, world):
+def test_deleting_an_employee_marks_their_tasks_once_their_documents_are_reassigned(sqlite_engine, world):
     e = sqlite_engine
+    with pytest.raises(ConflictError):  # owner-less means organisation-wide: never publish by deleting
+        e.delete(EMPLOYEES, world["dev"])
+    assert dirty_rows(e) == set()
+    e.update(DOCUMENTS, world["doc"], {"OWNER_EMPLOYEE_ID": None})
+    clear_queue(e)
     e.delete(EMPLOYEES, world["dev"])
-    assert dirty_rows(e) == {("task", world["task"], "UPSERT"), ("doc", world["doc"], "UPSERT")}
-    assert e.get(DOCUMENTS, world["doc"])["owner_employee_id"] is None
+    assert dirty_rows(e) == {("task", world["task"], "UPSERT")}
 
 
 def test_rows_are_marked_even_when_a_client_runs_without_foreign_keys(sqlite_engine, world):
