@@ -45,10 +45,13 @@ class Scope:
     project: ProjectScope = "all"
     sprint_id: int | None = None
     source_types: tuple[SourceType, ...] | None = None
+    # Narrows document chunks to these DOC_TYPEs (normalised, app.rag.scope); other chunks pass.
+    doc_types: tuple[str, ...] | None = None
 
     @property
     def is_unscoped(self) -> bool:
-        return self.project == "all" and self.sprint_id is None and self.source_types is None
+        return (self.project == "all" and self.sprint_id is None and self.source_types is None
+                and self.doc_types is None)
 
 
 @dataclass(frozen=True)
@@ -129,6 +132,7 @@ class ChunkWrite:
     sprint_id: int | None
     content: str
     content_hash: str
+    doc_type: str | None = None  # document chunks only: the normalised DOC_TYPE the doc-type scope reads
 
 
 @dataclass(frozen=True)

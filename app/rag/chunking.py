@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Iterable
 
 from app.domain import ChunkWrite, DocSource, SourceRecord, SprintSource, TaskSource
+from app.rag.scope import doc_type_key
 from app.rag.templates import body_sections, header_line
 
 TokenCounter = Callable[[str], int]
@@ -21,14 +22,16 @@ MAX_BYTES = 4000  # VARCHAR2(4000 BYTE): RAG_CHUNK.CONTENT in Oracle
 
 
 def content_hash(text: str, owner: int | None = None, project_id: int | None = None,
-                 sprint_id: int | None = None) -> str:
+                 sprint_id: int | None = None, doc_type: str | None = None) -> str:
     """SHA-256 of the chunk text and the access/scope metadata stored beside it.
 
     The metadata is part of the hash so that re-assigning a document (same text, new owner) is
     not skipped as unchanged: a skipped chunk would keep its old owner, and the old owner would
-    keep seeing it.
+    keep seeing it. The doc type likewise (a re-typed document must move between doc-type
+    scopes); it joins the key only when set, so chunks without one keep the hashes they had.
     """
-    key = f"{owner}|{project_id}|{sprint_id}\n{text}"
+    meta = f"{owner}|{project_id}|{sprint_id}" + ("" if doc_type is None else f"|{doc_type}")
+    key = f"{meta}\n{text}"
     return hashlib.sha256(key.encode("utf-8")).hexdigest()
 
 
@@ -39,7 +42,7 @@ def chunk_record(
     max_bytes: int = MAX_BYTES,
 ) -> list[ChunkWrite]:
     """Chunks of one entity, each starting with the entity's header line."""
-    source_type, source_id, owner, project_id, sprint_id = _identity(record)
+    source_type, source_id, owner, project_id, sprint_id, doc_type = _identity(record)
     texts = pack(header_line(record), body_sections(record), count_tokens, max_tokens, max_bytes)
     return [
         ChunkWrite(
@@ -50,7 +53,8 @@ def chunk_record(
             project_id=project_id,
             sprint_id=sprint_id,
             content=text,
-            content_hash=content_hash(text, owner, project_id, sprint_id),
+            content_hash=content_hash(text, owner, project_id, sprint_id, doc_type),
+            doc_type=doc_type,
         )
         for ix, text in enumerate(texts)
     ]
@@ -146,13 +150,14 @@ def _bytes(text: str) -> int:
 
 
 def _identity(record: SourceRecord) -> tuple:
-    """(source_type, source_id, owner, project_id, sprint_id) copied onto every chunk."""
+    """(source_type, source_id, owner, project_id, sprint_id, doc_type) copied onto every chunk."""
     match record:
         case TaskSource():
-            return "task", record.task_id, record.assignee_id, record.project_id, record.sprint_id
+            return "task", record.task_id, record.assignee_id, record.project_id, record.sprint_id, None
         case SprintSource():
-            return "sprint", record.sprint_id, None, record.project_id, record.sprint_id
+            return "sprint", record.sprint_id, None, record.project_id, record.sprint_id, None
         case DocSource():
-            return "doc", record.document_id, record.owner_employee_id, record.project_id, None
+            return ("doc", record.document_id, record.owner_employee_id, record.project_id, None,
+                    doc_type_key(record.doc_type))
         case _:
-            return "project", record.project_id, None, record.project_id, None
+            return "project", record.project_id, None, record.project_id, None, None

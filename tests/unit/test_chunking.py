@@ -1,3 +1,5 @@
+import hashlib
+
 import pytest
 
 from app.domain import DocSource, TaskSource
@@ -13,9 +15,9 @@ def test_short_entity_is_one_chunk_with_sha256():
     doc = DocSource(1, "Runbook", "Restart the worker.", None, None, "WIKI")
     [chunk] = chunk_record(doc, count_tokens)
     assert chunk.content == "[DOC #1] Runbook\nRestart the worker."
-    assert chunk.content_hash == content_hash(chunk.content, None, None, None)
+    assert chunk.content_hash == content_hash(chunk.content, None, None, None, "WIKI")
     assert len(chunk.content_hash) == 64
-    assert (chunk.source_type, chunk.source_id, chunk.chunk_ix) == ("doc", 1, 0)
+    assert (chunk.source_type, chunk.source_id, chunk.chunk_ix, chunk.doc_type) == ("doc", 1, 0, "WIKI")
 
 
 def test_long_document_splits_at_paragraphs_and_repeats_header():
@@ -67,8 +69,25 @@ def test_hash_covers_text_and_access_metadata():
         return chunk_record(doc, count_tokens)[0].content_hash
 
     a = DocSource(5, "T", "same body", None, None, None)
-    assert digest(a) == digest(DocSource(5, "T", "same body", None, None, "WIKI"))  # doc type: not stored
     assert digest(a) != digest(DocSource(5, "T", "other body", None, None, None))
     # Same text, new owner or project: must be re-written, or the old owner keeps seeing it.
     assert digest(a) != digest(DocSource(5, "T", "same body", None, 9, None))
     assert digest(a) != digest(DocSource(5, "T", "same body", 9, None, None))
+    # Same text, new doc type: must be re-written, or it stays in its old doc-type scope.
+    wiki = DocSource(5, "T", "same body", None, None, "WIKI")
+    assert digest(a) != digest(wiki) != digest(DocSource(5, "T", "same body", None, None, "MEETING_NOTES"))
+    assert digest(wiki) == digest(DocSource(5, "T", "same body", None, None, " wiki "))  # one normal form
+
+
+def test_doc_chunks_carry_the_normalised_doc_type_and_others_none():
+    doc = chunk_record(DocSource(5, "T", "body", None, None, "meeting notes"), count_tokens)
+    assert [c.doc_type for c in doc] == ["MEETING NOTES"]
+    # A type no scope can name is stored as no type (and fits the column whatever it was).
+    for odd in ("", "   ", "x" * 41, "Notas de reunión"):
+        assert chunk_record(DocSource(5, "T", "body", None, None, odd), count_tokens)[0].doc_type is None
+    task = TaskSource(7, "Deploy", None, None, None, None, None, None, 4, "Leo", "Diaz", None, None,
+                      None, "short")
+    (chunk,) = chunk_record(task, count_tokens)
+    assert chunk.doc_type is None
+    # Chunks without a doc type keep the hash they had before doc types existed.
+    assert chunk.content_hash == hashlib.sha256(f"4|None|None\n{chunk.content}".encode()).hexdigest()

@@ -33,6 +33,21 @@ def test_source_types_normalised_and_validated():
         build_scope(sprint_id=0)
 
 
+def test_doc_types_normalised_deduplicated_and_sorted():
+    scope = build_scope(doc_types=" wiki,MEETING_NOTES , Wiki")
+    assert scope.doc_types == ("MEETING_NOTES", "WIKI") and not scope.is_unscoped
+    assert build_scope(doc_types=["release-notes", "Meeting notes"]).doc_types == ("MEETING NOTES", "RELEASE-NOTES")
+    assert build_scope(doc_types=["x" * 40]).doc_types == ("X" * 40,)
+    assert build_scope(doc_types=None).doc_types is None
+
+
+@pytest.mark.parametrize("bad", [[], [""], ["  "], "WIKI,,NOTES", ",", ["x" * 41], ["wiki;drop"], ["a'b"],
+                                 ["notas de reunión"], ["line\nbreak"], [3], ["T"] * 101])
+def test_bad_doc_types(bad):
+    with pytest.raises(ScopeError, match="document type"):
+        build_scope(doc_types=bad)
+
+
 def test_access_rule():
     dev, manager = Caller(5, Role.DEVELOPER), Caller(1, Role.MANAGER)
     assert audience("sprint", None) == PUBLIC and audience("project", None) == PUBLIC
