@@ -26,11 +26,11 @@ def unit_vectors(rng: np.random.Generator, n: int) -> np.ndarray:
 
 def seed_chunks(engine, specs, vectors, contents=None) -> None:
     """Write chunks straight through the engine's upsert (no model): specs are
-    (source_type, source_id, owner, project, sprint) tuples."""
+    (source_type, source_id, owner, project, sprint[, doc_type]) tuples."""
     contents = contents or [f"[{st.upper()} #{sid}] chunk" for st, sid, *_ in specs]
     chunks = [
-        ChunkWrite(st, sid, 0, owner, project, sprint, text, content_hash(text))
-        for (st, sid, owner, project, sprint), text in zip(specs, contents)
+        ChunkWrite(st, sid, 0, owner, project, sprint, text, content_hash(text), *doc_type)
+        for (st, sid, owner, project, sprint, *doc_type), text in zip(specs, contents)
     ]
     with engine._write() as conn:
         upsert_chunks(conn, chunks, vectors)

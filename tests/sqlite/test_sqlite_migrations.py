@@ -56,3 +56,23 @@ def test_badly_named_file_is_refused(tmp_path):
     (tmp_path / "V1_core.sql").write_text("SELECT 1;")
     with pytest.raises(MigrationError, match="V<n>__<name>.sql"):
         migrations.discover(tmp_path)
+
+
+def test_v4_adds_doc_type_and_requeues_the_typed_documents_that_have_chunks(tmp_path):
+    """An upgraded database: doc chunks written before V4 have no DOC_TYPE, so their typed documents
+    are queued again for the worker to write it (nothing else is queued)."""
+    directory = tmp_path / "migrations"
+    directory.mkdir()
+    for path in migrations.MIGRATIONS_DIR.glob("V[123]__*.sql"):
+        shutil.copy(path, directory)
+    conn = SQLiteEngine(str(tmp_path / "old.db")).conn
+    assert migrations.migrate(conn, directory) == ["1", "2", "3"]
+    conn.execute("INSERT INTO DOCUMENTS (DOCUMENT_ID, TITLE, DOC_TYPE) VALUES (1, 'a', 'WIKI'), (2, 'b', NULL),"
+                 " (3, 'c', 'WIKI')")
+    conn.execute("INSERT INTO RAG_CHUNK (SOURCE_TYPE, SOURCE_ID, CHUNK_IX, AUDIENCE, CONTENT, CONTENT_HASH)"
+                 " VALUES ('doc', 1, 0, 0, 'a', 'h'), ('doc', 2, 0, 0, 'b', 'h')")
+    conn.execute("DELETE FROM RAG_DIRTY")
+    shutil.copy(next(migrations.MIGRATIONS_DIR.glob("V4__*.sql")), directory)
+    assert migrations.migrate(conn, directory) == ["4"]
+    assert conn.execute("SELECT SOURCE_TYPE, SOURCE_ID, ACTION FROM RAG_DIRTY").fetchall() == [("doc", 1, "UPSERT")]
+    assert conn.execute("SELECT DOC_TYPE FROM RAG_CHUNK").fetchall() == [(None,), (None,)]

@@ -18,7 +18,8 @@ TYPES = ("task", "sprint", "project", "doc")
 
 @pytest.fixture
 def corpus(sqlite_engine):
-    """400 chunks over 3 owners (plus none), 3 projects (plus none) and 4 sprints (plus none)."""
+    """400 chunks over 3 owners (plus none), 3 projects (plus none), 4 sprints (plus none) and 2 doc types
+    (plus none)."""
     rng = np.random.default_rng(7)
     specs = []
     for i in range(400):
@@ -26,7 +27,8 @@ def corpus(sqlite_engine):
         owner = [None, 1, 2, 3][rng.integers(4)] if st in ("task", "doc") else None
         project = [None, 10, 11, 12][rng.integers(4)]
         sprint = [None, 20, 21, 22, 23][rng.integers(5)] if st in ("task", "sprint") else None
-        specs.append((st, 1000 + i, owner, project, sprint))
+        doc_type = [None, "WIKI", "MEETING_NOTES"][rng.integers(3)] if st == "doc" else None
+        specs.append((st, 1000 + i, owner, project, sprint, doc_type))
     vectors = unit_vectors(rng, len(specs))
     seed_chunks(sqlite_engine, specs, vectors)
     return specs, vectors, rng
@@ -34,7 +36,7 @@ def corpus(sqlite_engine):
 
 def expected(specs, vectors, query, caller, scope, k):
     rows = []
-    for (st, sid, owner, project, sprint), vec in zip(specs, vectors):
+    for (st, sid, owner, project, sprint, doc_type), vec in zip(specs, vectors):
         if not is_visible(caller, st, owner):
             continue
         if scope.project == "none" and project is not None or isinstance(scope.project, int) and project != scope.project:
@@ -43,12 +45,17 @@ def expected(specs, vectors, query, caller, scope, k):
             continue
         if scope.source_types is not None and st not in scope.source_types:
             continue
+        if scope.doc_types is not None and st == "doc" and doc_type not in scope.doc_types:
+            continue
         rows.append((float(1 - vec @ query), st, sid))
     return [(st, sid) for _, st, sid in sorted(rows)[:k]]
 
 
 SCOPES = [Scope(), Scope(project=11), Scope(project="none"), Scope(sprint_id=21),
-          Scope(source_types=("task", "doc")), Scope(project=10, sprint_id=20, source_types=("task",))]
+          Scope(source_types=("task", "doc")), Scope(project=10, sprint_id=20, source_types=("task",)),
+          Scope(doc_types=("WIKI",)), Scope(source_types=("doc",), doc_types=("MEETING_NOTES", "WIKI")),
+          Scope(project=11, source_types=("task", "doc"), doc_types=("MEETING_NOTES",)),
+          Scope(source_types=("doc",), doc_types=("NO_SUCH_TYPE",))]
 
 
 @pytest.mark.parametrize("caller", [MANAGER, DEV, Caller(3, Role.DEVELOPER), Caller(99, Role.ADMIN)])
@@ -111,6 +118,25 @@ def test_hybrid_lexical_arm_finds_exact_words_and_reports_true_distances(sqlite_
     found = [h for h in hits if h.source_id == 300]  # lexical rank 1 ties vector rank 1 in RRF
     assert found and found[0].distance == pytest.approx(1 - float(vectors[299] @ q), abs=1e-5)
     assert found[0].score == pytest.approx(1 / 61)
+
+
+def test_hybrid_scopes_doc_types_in_both_arms(sqlite_engine):
+    """The lexical arm filters on DOC_TYPE in SQL as the vector arm does in memory: a matching word in a
+    document of another type, or in the wrong source type, never comes back."""
+    rng = np.random.default_rng(5)
+    specs = [("doc", 1, None, None, None, "WIKI"), ("doc", 2, None, None, None, "MEETING_NOTES"),
+             ("doc", 3, None, None, None, None), ("task", 4, 1, None, None), ("sprint", 5, None, None, None)]
+    seed_chunks(sqlite_engine, specs, unit_vectors(rng, len(specs)), ["rollout checklist"] * len(specs))
+    q = unit_vectors(rng, 1)[0]
+
+    def found(scope, caller=MANAGER):
+        return {(h.source_type, h.source_id) for h in sqlite_engine.search(q, "rollout", caller, 10, scope, "hybrid").hits}
+
+    assert found(Scope(doc_types=("WIKI",))) == {("doc", 1), ("task", 4), ("sprint", 5)}
+    assert found(Scope(source_types=("task", "doc"), doc_types=("MEETING_NOTES", "WIKI"))) == {
+        ("doc", 1), ("doc", 2), ("task", 4)}
+    assert found(Scope(source_types=("doc",), doc_types=("NO_SUCH_TYPE",))) == set()
+    assert found(Scope(doc_types=("WIKI",)), Caller(2, Role.DEVELOPER)) == {("doc", 1), ("sprint", 5)}
 
 
 @pytest.mark.parametrize("text", ['"', "AND OR NOT", "NEAR(a b)", "col:val*", "^x - (y", "", "¿qué? ¡sí!"])

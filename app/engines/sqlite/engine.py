@@ -503,14 +503,14 @@ def upsert_chunks(conn: apsw.Connection, chunks: Sequence[ChunkWrite], vectors: 
         aud = audience(chunk.source_type, chunk.owner_employee_id)
         chunk_id = conn.execute(
             "INSERT INTO RAG_CHUNK (SOURCE_TYPE, SOURCE_ID, CHUNK_IX, OWNER_EMPLOYEE_ID, PROJECT_ID, SPRINT_ID,"
-            " AUDIENCE, CONTENT, CONTENT_HASH) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
+            " DOC_TYPE, AUDIENCE, CONTENT, CONTENT_HASH) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
             "ON CONFLICT (SOURCE_TYPE, SOURCE_ID, CHUNK_IX) DO UPDATE SET"
             " OWNER_EMPLOYEE_ID = excluded.OWNER_EMPLOYEE_ID, PROJECT_ID = excluded.PROJECT_ID,"
-            " SPRINT_ID = excluded.SPRINT_ID, AUDIENCE = excluded.AUDIENCE, CONTENT = excluded.CONTENT,"
-            f" CONTENT_HASH = excluded.CONTENT_HASH, UPDATED_AT = {_NOW} "
+            " SPRINT_ID = excluded.SPRINT_ID, DOC_TYPE = excluded.DOC_TYPE, AUDIENCE = excluded.AUDIENCE,"
+            f" CONTENT = excluded.CONTENT, CONTENT_HASH = excluded.CONTENT_HASH, UPDATED_AT = {_NOW} "
             "RETURNING CHUNK_ID",
             (chunk.source_type, chunk.source_id, chunk.chunk_ix, chunk.owner_employee_id, chunk.project_id,
-             chunk.sprint_id, aud, chunk.content, chunk.content_hash),
+             chunk.sprint_id, chunk.doc_type, aud, chunk.content, chunk.content_hash),
         ).fetchone()[0]
         conn.execute("DELETE FROM RAG_VEC WHERE CHUNK_ID = ?", (chunk_id,))
         conn.execute(
@@ -553,6 +553,9 @@ def scope_filter(audiences: Sequence[int] | None, scope: Scope, alias: str = "c"
     if scope.source_types is not None:
         where.append(f"{alias}.SOURCE_TYPE IN ({_marks(scope.source_types)})")
         binds.extend(scope.source_types)
+    if scope.doc_types is not None:  # narrows document chunks only
+        where.append(f"({alias}.SOURCE_TYPE <> 'doc' OR {alias}.DOC_TYPE IN ({_marks(scope.doc_types)}))")
+        binds.extend(scope.doc_types)
     return where, binds
 
 

@@ -24,7 +24,8 @@ import numpy as np
 from app.domain import SOURCE_TYPES, Scope
 
 TYPE_CODE = {name: code for code, name in enumerate(SOURCE_TYPES)}
-NULL_ID = -1  # PROJECT_ID / SPRINT_ID of a chunk that has none (real ids are positive)
+NULL_ID = -1  # PROJECT_ID / SPRINT_ID / doc type code of a chunk that has none (real ones are >= 0)
+DOC_CODE = TYPE_CODE["doc"]
 _INITIAL_CAPACITY = 64
 _COMPACT_RATIO = 0.25  # compact a partition when this share of its rows are tombstones
 _FULL_RELOAD_RATIO = 0.5  # more changed ids than this share of the index: reload everything
@@ -56,6 +57,7 @@ class _Partition:
             "types": np.zeros(capacity, np.int8),
             "projects": np.full(capacity, NULL_ID, np.int64),
             "sprints": np.full(capacity, NULL_ID, np.int64),
+            "doc_types": np.full(capacity, NULL_ID, np.int32),
             "alive": np.zeros(capacity, bool),
         }
         if old is not None:
@@ -63,13 +65,14 @@ class _Partition:
                 array[: self.n] = getattr(self, name)[: self.n]
         self.__dict__.update(fields)
 
-    def append(self, chunk_id: int, vec: np.ndarray, type_code: int, project: int, sprint: int) -> int:
+    def append(self, chunk_id: int, vec: np.ndarray, type_code: int, project: int, sprint: int,
+               doc_type: int) -> int:
         if self.n == len(self.ids):
             self._alloc(max(_INITIAL_CAPACITY, 2 * self.n))
         row = self.n
         self.vecs[row] = vec
         self.ids[row], self.types[row] = chunk_id, type_code
-        self.projects[row], self.sprints[row] = project, sprint
+        self.projects[row], self.sprints[row], self.doc_types[row] = project, sprint, doc_type
         self.alive[row] = True
         self.n += 1
         return row
@@ -84,14 +87,15 @@ class _Partition:
     def compact(self) -> dict[int, int]:
         """Drop tombstones; return chunk id -> new row."""
         keep = np.nonzero(self.alive[: self.n])[0]
-        for name in ("vecs", "ids", "types", "projects", "sprints", "alive"):
+        for name in ("vecs", "ids", "types", "projects", "sprints", "doc_types", "alive"):
             array = getattr(self, name)
             array[: len(keep)] = array[keep]
         self.alive[len(keep) : self.n] = False
         self.n, self.dead = len(keep), 0
         return {int(cid): row for row, cid in enumerate(self.ids[: self.n])}
 
-    def top(self, query: np.ndarray, k: int, scope: Scope, type_codes: np.ndarray | None) -> Candidates | None:
+    def top(self, query: np.ndarray, k: int, scope: Scope, type_codes: np.ndarray | None,
+            doc_type_codes: np.ndarray | None) -> Candidates | None:
         n = self.n
         if n == self.dead:
             return None
@@ -103,6 +107,8 @@ class _Partition:
             mask = _and(mask, self.sprints[:n] == scope.sprint_id)
         if type_codes is not None:
             mask = _and(mask, np.isin(self.types[:n], type_codes))
+        if doc_type_codes is not None:  # narrows document chunks only
+            mask = _and(mask, (self.types[:n] != DOC_CODE) | np.isin(self.doc_types[:n], doc_type_codes))
         if mask is None:
             rows = None
             distances = 1.0 - self.vecs[:n] @ query
@@ -143,6 +149,7 @@ class VectorIndex:
     def _reset(self) -> None:
         self.partitions: dict[int, _Partition] = {}
         self.where: dict[int, tuple[int, int]] = {}  # chunk id -> (audience, row)
+        self.doc_type_codes: dict[str, int] = {}  # DOC_TYPE -> its small integer code in the partitions
         self.epoch: int | None = None
         self.seq = 0
 
@@ -190,9 +197,11 @@ class VectorIndex:
                 return
             where, binds = f" WHERE CHUNK_ID IN ({','.join('?' * len(ids))})", tuple(ids)
         meta = {
-            cid: (audience, TYPE_CODE[stype], NULL_ID if project is None else project, NULL_ID if sprint is None else sprint)
-            for cid, audience, stype, project, sprint in conn.execute(
-                "SELECT CHUNK_ID, AUDIENCE, SOURCE_TYPE, PROJECT_ID, SPRINT_ID FROM RAG_CHUNK" + where, binds
+            cid: (audience, TYPE_CODE[stype], NULL_ID if project is None else project,
+                  NULL_ID if sprint is None else sprint,
+                  NULL_ID if doc_type is None else self.doc_type_codes.setdefault(doc_type, len(self.doc_type_codes)))
+            for cid, audience, stype, project, sprint, doc_type in conn.execute(
+                "SELECT CHUNK_ID, AUDIENCE, SOURCE_TYPE, PROJECT_ID, SPRINT_ID, DOC_TYPE FROM RAG_CHUNK" + where, binds
             )
         }
         if not meta:
@@ -201,11 +210,11 @@ class VectorIndex:
             info = meta.get(cid)
             if info is None:
                 continue
-            audience, type_code, project, sprint = info
+            audience, type_code, project, sprint, doc_type = info
             partition = self.partitions.get(audience)
             if partition is None:
                 partition = self.partitions[audience] = _Partition(self.dim)
-            row = partition.append(cid, np.frombuffer(blob, np.float32), type_code, project, sprint)
+            row = partition.append(cid, np.frombuffer(blob, np.float32), type_code, project, sprint, doc_type)
             self.where[cid] = (audience, row)
 
     def _remove(self, chunk_id: int) -> None:
@@ -223,8 +232,14 @@ class VectorIndex:
             None if scope.source_types is None
             else np.array([TYPE_CODE[t] for t in scope.source_types], np.int8)
         )
+        # A doc type no chunk has yet has no code: it matches nothing (an empty list keeps non-doc chunks).
+        doc_type_codes = (
+            None if scope.doc_types is None
+            else np.array([self.doc_type_codes[t] for t in scope.doc_types if t in self.doc_type_codes], np.int32)
+        )
         keys = self.partitions.keys() if audiences is None else audiences
-        parts = [p.top(query, k, scope, type_codes) for a in keys if (p := self.partitions.get(a)) is not None]
+        parts = [p.top(query, k, scope, type_codes, doc_type_codes)
+                 for a in keys if (p := self.partitions.get(a)) is not None]
         parts = [c for c in parts if c is not None]
         if not parts:
             return Candidates(np.zeros(0, np.int64), np.zeros(0, np.float32))

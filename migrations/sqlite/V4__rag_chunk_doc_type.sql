@@ -1,0 +1,12 @@
+-- The document type on chunks, for the doc-type scope (DESIGN.md, Read path -> Scope). Only
+-- document chunks carry one: app/rag/chunking.py copies the document's DOC_TYPE in its normal form
+-- (app.rag.scope.doc_type_key), and the in-memory vector index mirrors it like the other scope columns.
+ALTER TABLE RAG_CHUNK ADD COLUMN DOC_TYPE TEXT;
+
+-- Chunks written before this version have no DOC_TYPE: re-index their typed documents, so the worker
+-- writes the type (its content hash now covers it, so these chunks are not skipped as unchanged).
+-- Documents without chunks are the backfill's job.
+INSERT INTO RAG_DIRTY (SOURCE_TYPE, SOURCE_ID, ACTION)
+SELECT 'doc', d.DOCUMENT_ID, 'UPSERT' FROM DOCUMENTS d
+WHERE d.DOC_TYPE IS NOT NULL
+  AND EXISTS (SELECT 1 FROM RAG_CHUNK c WHERE c.SOURCE_TYPE = 'doc' AND c.SOURCE_ID = d.DOCUMENT_ID);
