@@ -79,7 +79,7 @@ def test_split_rejects_malformed_scripts(script, message):
 
 def test_shipped_migrations_split_cleanly():
     found = migrate.discover()
-    assert [m.version for m in found] == [1, 5, 6, 7]
+    assert [m.version for m in found] == [1, 5, 6, 7, 8]
     by_version = {m.version: m.statements() for m in found}
     triggers = by_version[6]
     assert len(triggers) == 6 and all(t.startswith("CREATE OR REPLACE TRIGGER") and t.endswith("END;")
@@ -91,6 +91,9 @@ def test_shipped_migrations_split_cleanly():
     assert by_version[7][1] == "CREATE SEARCH INDEX RAG_CHUNK_TEXT_IDX ON RAG_CHUNK (CONTENT)"
     chunk_ddl = by_version[5][0]
     assert "EMBEDDING         VECTOR(384, FLOAT32)" in chunk_ddl and "VARCHAR2(4000 BYTE)" in chunk_ddl
+    doc_type_ddl, requeue = by_version[8]
+    assert doc_type_ddl == "ALTER TABLE RAG_CHUNK ADD (DOC_TYPE VARCHAR2(40))"
+    assert requeue.startswith("INSERT INTO RAG_DIRTY (SOURCE_TYPE, SOURCE_ID, ACTION)\nSELECT 'doc', d.DOCUMENT_ID")
 
 
 def write(tmp_path: Path, name: str, text: str) -> None:

@@ -119,14 +119,16 @@ def chunk(ix=0, owner=None):
 
 
 def test_write_chunks_merges_with_in_database_embedding_and_syncs_text_after_commit(fake_engine, conn):
+    doc = ChunkWrite("doc", 12, 0, None, None, None, "[DOC #12] runbook", "hash2", "WIKI")
     with fake_engine.indexing() as tx:
-        tx.write_chunks([chunk(0), chunk(1, owner=7)])
+        tx.write_chunks([chunk(0), chunk(1, owner=7), doc])
     merge = conn.calls[0]
     assert merge.kind == "executemany" and merge.sql == golden("upsert_chunk")
     assert merge.binds[1] == {
         "source_type": "task", "source_id": 11, "chunk_ix": 1, "owner_employee_id": 7, "project_id": 3,
-        "sprint_id": None, "content": "[TASK #11] text 1", "content_hash": "hash1",
+        "sprint_id": None, "doc_type": None, "content": "[TASK #11] text 1", "content_hash": "hash1",
     }
+    assert merge.binds[2]["doc_type"] == "WIKI" and merge.binds[2]["source_type"] == "doc"
     assert set(merge.inputsizes) == {"owner_employee_id", "project_id", "sprint_id"}
     assert conn.events == ["commit"]
     sync = conn.calls[1]
@@ -232,6 +234,16 @@ def test_short_filtered_approx_answer_falls_back_to_exact(fake_engine, conn):
     assert {k: v for k, v in approx.binds.items() if k != "qv"} == expected
     assert {k: v for k, v in exact.binds.items() if k != "qv"} == expected
     assert result.answered_by == "exact-fallback" and len(result.hits) == 4
+
+
+def test_doc_types_scope_narrows_document_chunks_only(fake_engine, conn):
+    scope = Scope(project=3, source_types=("task", "doc"), doc_types=("MEETING_NOTES", "WIKI"))
+    conn.replies.append(("FETCH APPROX", Reply(rows=rows(2))))
+    fake_engine.search(vec(), "q", DEV, 2, scope, "vector")
+    call = conn.calls[0]
+    assert call.sql == golden("vector_search_developer_doc_types") and len(conn.calls) == 1
+    assert {k: v for k, v in call.binds.items() if k != "qv"} == {
+        "caller_id": 7, "project_id": 3, "st0": "task", "st1": "doc", "dt0": "MEETING_NOTES", "dt1": "WIKI", "k": 2}
 
 
 def test_project_none_scope(fake_engine, conn):
@@ -478,10 +490,11 @@ def test_the_fake_refuses_extra_missing_and_reserved_binds():
 @pytest.mark.parametrize("project", ["all", "none", 3])
 @pytest.mark.parametrize("sprint_id", [None, 5])
 @pytest.mark.parametrize("source_types", [None, ("doc",), ("task", "sprint", "project", "doc")])
-def test_every_search_branch_binds_exactly_its_placeholders(caller, project, sprint_id, source_types):
+@pytest.mark.parametrize("doc_types", [None, ("WIKI",), ("MEETING_NOTES", "RELEASE-NOTES", "WIKI")])
+def test_every_search_branch_binds_exactly_its_placeholders(caller, project, sprint_id, source_types, doc_types):
     from .fakes import check_binds
 
-    scope = Scope(project=project, sprint_id=sprint_id, source_types=source_types)
+    scope = Scope(project=project, sprint_id=sprint_id, source_types=source_types, doc_types=doc_types)
     for exact in (False, True):
         text, binds = sql.vector_search(caller, scope, exact)
         check_binds(text, {**binds, "qv": None, "k": 1})

@@ -557,6 +557,7 @@ class OracleIndexingTx:
                 "owner_employee_id": c.owner_employee_id,
                 "project_id": c.project_id,
                 "sprint_id": c.sprint_id,
+                "doc_type": c.doc_type,
                 "content": c.content,
                 "content_hash": c.content_hash,
             }

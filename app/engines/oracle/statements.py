@@ -176,7 +176,8 @@ def upsert_chunk(model_name: str) -> str:
     DOC), a single-row dual source (§7), no ON column in SET (ORA-38104, §7) and the update WHERE after
     SET (§7). VECTOR_EMBEDDING inside MERGE SET/VALUES is unconfirmed, so the vector is made in the
     USING subquery and only copied in SET/VALUES. The WHERE skips unchanged text; metadata changes
-    (owner, project, sprint: the access rule and scopes read them) still update, null-safely via DECODE.
+    (owner, project, sprint, doc type: the access rule and scopes read them) still update, null-safely
+    via DECODE.
     """
     model = checked_model(model_name)
     # source: FACTS.md §7 (MERGE rules) + §2 (VECTOR_EMBEDDING(<model> USING :bind AS data) in a SELECT list)
@@ -184,21 +185,23 @@ def upsert_chunk(model_name: str) -> str:
         "MERGE INTO RAG_CHUNK t\n"
         "USING (SELECT :source_type AS SOURCE_TYPE, :source_id AS SOURCE_ID, :chunk_ix AS CHUNK_IX,\n"
         "              :owner_employee_id AS OWNER_EMPLOYEE_ID, :project_id AS PROJECT_ID, :sprint_id AS SPRINT_ID,\n"
-        "              :content AS CONTENT, :content_hash AS CONTENT_HASH,\n"
+        "              :doc_type AS DOC_TYPE, :content AS CONTENT, :content_hash AS CONTENT_HASH,\n"
         f"              VECTOR_EMBEDDING({model} USING :content AS data) AS EMBEDDING\n"
         "       FROM dual) s\n"
         "ON (t.SOURCE_TYPE = s.SOURCE_TYPE AND t.SOURCE_ID = s.SOURCE_ID AND t.CHUNK_IX = s.CHUNK_IX)\n"
         "WHEN MATCHED THEN UPDATE SET\n"
         "    t.OWNER_EMPLOYEE_ID = s.OWNER_EMPLOYEE_ID, t.PROJECT_ID = s.PROJECT_ID, t.SPRINT_ID = s.SPRINT_ID,\n"
-        "    t.CONTENT = s.CONTENT, t.CONTENT_HASH = s.CONTENT_HASH, t.EMBEDDING = s.EMBEDDING,\n"
+        "    t.DOC_TYPE = s.DOC_TYPE, t.CONTENT = s.CONTENT, t.CONTENT_HASH = s.CONTENT_HASH, t.EMBEDDING = s.EMBEDDING,\n"
         "    t.UPDATED_AT = SYS_EXTRACT_UTC(SYSTIMESTAMP)\n"
         "  WHERE t.CONTENT_HASH <> s.CONTENT_HASH OR t.EMBEDDING IS NULL\n"
         "     OR DECODE(t.OWNER_EMPLOYEE_ID, s.OWNER_EMPLOYEE_ID, 0, 1) = 1\n"
         "     OR DECODE(t.PROJECT_ID, s.PROJECT_ID, 0, 1) = 1\n"
         "     OR DECODE(t.SPRINT_ID, s.SPRINT_ID, 0, 1) = 1\n"
+        "     OR DECODE(t.DOC_TYPE, s.DOC_TYPE, 0, 1) = 1\n"
         "WHEN NOT MATCHED THEN INSERT\n"
-        "    (SOURCE_TYPE, SOURCE_ID, CHUNK_IX, OWNER_EMPLOYEE_ID, PROJECT_ID, SPRINT_ID, CONTENT, CONTENT_HASH, EMBEDDING)\n"
-        "    VALUES (s.SOURCE_TYPE, s.SOURCE_ID, s.CHUNK_IX, s.OWNER_EMPLOYEE_ID, s.PROJECT_ID, s.SPRINT_ID,\n"
+        "    (SOURCE_TYPE, SOURCE_ID, CHUNK_IX, OWNER_EMPLOYEE_ID, PROJECT_ID, SPRINT_ID, DOC_TYPE, CONTENT, CONTENT_HASH,\n"
+        "     EMBEDDING)\n"
+        "    VALUES (s.SOURCE_TYPE, s.SOURCE_ID, s.CHUNK_IX, s.OWNER_EMPLOYEE_ID, s.PROJECT_ID, s.SPRINT_ID, s.DOC_TYPE,\n"
         "            s.CONTENT, s.CONTENT_HASH, s.EMBEDDING)"
     )
 
@@ -393,6 +396,12 @@ def search_filter(caller: Caller, scope: Scope) -> tuple[list[str], dict[str, ob
         in_sql, st_binds = _in_list("st", scope.source_types)
         predicates.append(f"SOURCE_TYPE IN {in_sql}")
         binds.update(st_binds)
+    if scope.doc_types is not None:
+        in_sql, dt_binds = _in_list("dt", scope.doc_types)  # at most MAX_DOC_TYPES (app.rag.scope) binds
+        # source: FACTS.md §10 (plain predicate, values as named binds) + §3 (one more attribute filter:
+        #         a short FETCH APPROX falls back to FETCH EXACT) — narrows document chunks only
+        predicates.append(f"(SOURCE_TYPE <> 'doc' OR DOC_TYPE IN {in_sql})")
+        binds.update(dt_binds)
     return predicates, binds
 
 
