@@ -185,11 +185,13 @@ def demo(env: CliEnv, reset: bool, tasks: int | None) -> None:
 @click.option("--project", default=None, help="A project id, 'none' (no project) or 'all'.")
 @click.option("--sprint", "sprint_id", type=click.IntRange(1, MAX_ID), default=None, help="Only this sprint.")
 @click.option("--source-types", default=None, help="Comma-separated: task,sprint,project,doc.")
+@click.option("--doc-types", default=None,
+              help="Comma-separated document types, e.g. WIKI,MEETING_NOTES (narrows documents only).")
 @click.option("--mode", type=click.Choice(["hybrid", "vector"]), default=None, help="[default: RAG_SEARCH_MODE]")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object with a `results` list.")
 @pass_env
 def search(env: CliEnv, text: str, as_employee: int, top_k: int | None, project: str | None, sprint_id: int | None,
-           source_types: str | None, mode: str | None, as_json: bool) -> None:
+           source_types: str | None, doc_types: str | None, mode: str | None, as_json: bool) -> None:
     """Search as an employee: only chunks that employee may see, best first.
 
     Example:
@@ -200,7 +202,7 @@ def search(env: CliEnv, text: str, as_employee: int, top_k: int | None, project:
 
     settings = env.get_settings()
     try:
-        scope = build_scope(project, sprint_id, source_types)
+        scope = build_scope(project, sprint_id, source_types, doc_types)
     except ScopeError as exc:
         raise click.BadParameter(str(exc)) from None
     with env.open() as engine:

@@ -260,6 +260,9 @@ class SearchRequest(_WhoAsks):
     project: Id | Literal["none", "all"] | None = Field(None, description="a project id, 'none' or 'all'")
     sprint_id: Id | None = None
     source_types: list[SourceType] | None = Field(None, min_length=1)
+    doc_types: list[str] | None = Field(
+        None, description="document types (e.g. WIKI, MEETING_NOTES): narrows document chunks only; case-insensitive"
+    )
     mode: Literal["hybrid", "vector"] | None = Field(None, description="default: RAG_SEARCH_MODE")
 
 

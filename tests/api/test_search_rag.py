@@ -70,6 +70,25 @@ def test_scope_and_mode(client, team):
     assert in_sprint.status_code == 200 and task_ids(in_sprint) == {team["ana_task"], team["ben_task"]}
 
 
+def test_doc_types_narrow_documents_only(client, team):
+    wiki = ask(client, employee_id=team["boss"], doc_types=["wiki"], top_k=50)  # the fixture's doc is a WIKI
+    assert wiki.status_code == 200
+    assert {r["source_type"] for r in wiki.json()["results"]} == {"task", "sprint", "project", "doc"}
+    notes = ask(client, employee_id=team["boss"], source_types=["task", "doc"], doc_types=["MEETING_NOTES"], top_k=50)
+    assert {r["source_type"] for r in notes.json()["results"]} == {"task"}  # no meeting notes: only the tasks
+
+
+@pytest.mark.parametrize("doc_types, detail", [
+    (["WIKI", "wiki;drop"], "document type 'wiki;drop'"),
+    ([""], "document type ''"),
+    (["x" * 41], "1-40 letters"),
+    ([], "at least one type"),
+])
+def test_bad_doc_type_is_422_with_the_reason(client, team, doc_types, detail):
+    response = ask(client, employee_id=team["boss"], doc_types=doc_types)
+    assert response.status_code == 422 and detail in response.json()["detail"]
+
+
 @pytest.mark.parametrize("body", [
     {"employee_id": 1, "telegram_id": "222"},
     {},

@@ -71,6 +71,11 @@ def test_search_json_is_one_object_with_results(run):
     scoped = json.loads(run("search", "sprint goal", "--as", "2", "--source-types", "sprint,project",
                             "--mode", "vector", "--json").stdout)
     assert {h["source_type"] for h in scoped["results"]} <= {"sprint", "project"} and scoped["mode"] == "vector"
+    notes = json.loads(run("search", "sync notes", "--as", "1", "--source-types", "task,doc", "--doc-types",
+                           "meeting_notes", "--top-k", "100", "--json").stdout)
+    meeting_notes = {title for title, *_, kind in demo_data.DOCUMENTS if kind == "MEETING_NOTES"}
+    doc_titles = {h["content"].split("\n")[0].split("] ", 1)[1] for h in notes["results"] if h["source_type"] == "doc"}
+    assert doc_titles == meeting_notes and {h["source_type"] for h in notes["results"]} == {"task", "doc"}
     human = run("search", "login bug", "--as", "1", "--top-k", "2")
     assert human.exit_code == 0 and "2 result(s) for employee 1 (MANAGER)" in human.stdout
 
@@ -83,6 +88,8 @@ def test_search_errors_exit_non_zero_with_a_hint(run):
     assert bad_scope.exit_code == 2 and "project must be a positive id" in bad_scope.output
     bad_types = run("search", "x", "--as", "1", "--source-types", "task,nope")
     assert bad_types.exit_code == 2 and "unknown source type" in bad_types.output
+    bad_doc_types = run("search", "x", "--as", "1", "--doc-types", "WIKI,no;pe")
+    assert bad_doc_types.exit_code == 2 and "document type 'no;pe'" in bad_doc_types.output
     for args in (["--as", str(2**63)], ["--as", "1", "--project", str(2**63)], ["--as", "1", "--sprint", str(2**63)]):
         too_big = run("search", "x", *args)  # past SQLite's INTEGER range: a usage error, not a traceback
         assert too_big.exit_code == 2, too_big.output
