@@ -132,3 +132,87 @@ def test_reassigning_a_document_moves_its_visibility(engine, team):
     assert doc not in keys(search(engine, "private notes", leo, 100, mode="vector").result.hits)
     assert doc in keys(search(engine, "private notes", ana, 100, Scope(project=team["apollo"]),
                               mode="vector").result.hits)
+
+
+# --- document types -----------------------------------------------------------------------------
+
+@pytest.fixture
+def library(engine, team):
+    """The team plus documents of several types: the team's two documents are WIKI pages."""
+    ids = dict(team)
+    ids["notes_apollo"] = document(engine, "Apollo sync notes", "Login SSO rollout agreed in the sync.",
+                                   project_id=team["apollo"], doc_type="MEETING_NOTES")
+    ids["notes_leo"] = document(engine, "Leo's 1:1 notes", "Login rate limits, private.", owner_id=team["leo"],
+                                project_id=team["hermes"], doc_type="MEETING_NOTES")
+    ids["adr"] = document(engine, "ADR 7: session tokens", "Login sessions use rotating tokens.", doc_type="ADR")
+    ids["untyped"] = document(engine, "Scratchpad", "Login ideas, no type yet.", doc_type=None)
+    drain_all(engine)
+    return ids
+
+
+def split(hits):
+    """(document keys, every other key) of a search answer."""
+    found = keys(hits)
+    return {k for k in found if k[0] == "doc"}, {k for k in found if k[0] != "doc"}
+
+
+@pytest.mark.parametrize("mode", ["vector", "hybrid"])
+def test_doc_types_narrow_documents_and_leave_other_chunks_alone(engine, library, mode):
+    manager = resolve_caller(engine, library["manager"])
+
+    def run(scope):
+        return split(search(engine, "login", manager, 100, scope, mode=mode).result.hits)
+
+    _, everything_else = run(Scope())
+    docs, others = run(Scope(doc_types=("MEETING_NOTES",)))
+    assert docs == {("doc", library["notes_apollo"]), ("doc", library["notes_leo"])}
+    assert others == everything_else  # tasks, sprints and projects are not narrowed by a doc type
+    docs, _ = run(Scope(doc_types=("ADR", "WIKI")))
+    assert docs == {("doc", library["adr"]), ("doc", library["org_doc"]), ("doc", library["leo_doc"])}
+    assert run(Scope(doc_types=("NO_SUCH_TYPE",)))[0] == set()
+
+
+def test_doc_types_combine_with_source_types_and_project(engine, library):
+    manager = resolve_caller(engine, library["manager"])
+
+    def run(scope):
+        return keys(search(engine, "login invoice", manager, 100, scope, mode="vector").result.hits)
+
+    tasks = {("task", t) for t in library["ana_tasks"] + library["leo_tasks"]} | {
+        ("task", library["orphan"]), ("task", library["loose"])}
+    assert run(Scope(source_types=("task", "doc"), doc_types=("WIKI",))) == tasks | {
+        ("doc", library["org_doc"]), ("doc", library["leo_doc"])}
+    assert run(Scope(source_types=("doc",), doc_types=("MEETING_NOTES",), project=library["apollo"])) == {
+        ("doc", library["notes_apollo"])}
+    assert run(Scope(project=library["apollo"], doc_types=("MEETING_NOTES",))) == (
+        {("task", t) for t in library["ana_tasks"]} | {("task", library["orphan"]), ("project", library["apollo"]),
+                                                       ("sprint", library["s1"]), ("doc", library["notes_apollo"])})
+
+
+@pytest.mark.parametrize("mode", ["vector", "hybrid"])
+def test_a_doc_type_scope_never_shows_a_developer_another_developers_document(engine, library, mode):
+    ana = resolve_caller(engine, library["ana"])
+    only_docs = Scope(source_types=("doc",), doc_types=("MEETING_NOTES", "WIKI"))
+    hits = search(engine, "login notes", ana, 100, only_docs, mode=mode).result.hits
+    assert keys(hits) == {("doc", library["org_doc"]), ("doc", library["notes_apollo"])}  # not Leo's two
+    leo = resolve_caller(engine, library["leo"])
+    hits = search(engine, "login notes", leo, 100, only_docs, mode=mode).result.hits
+    assert keys(hits) == {("doc", library["org_doc"]), ("doc", library["leo_doc"]),
+                          ("doc", library["notes_apollo"]), ("doc", library["notes_leo"])}
+
+
+def test_retyping_a_document_moves_it_between_doc_type_scopes(engine, library):
+    """Same text, new type: the chunk must be re-written with it, not skipped as unchanged."""
+    from app.entities import DOCUMENTS
+
+    manager = resolve_caller(engine, library["manager"])
+    adr = ("doc", library["adr"])
+
+    def in_scope(doc_type):
+        scope = Scope(source_types=("doc",), doc_types=(doc_type,))
+        return adr in keys(search(engine, "session tokens", manager, 100, scope, mode="vector").result.hits)
+
+    assert in_scope("ADR") and not in_scope("WIKI")
+    engine.update(DOCUMENTS, library["adr"], {"DOC_TYPE": "wiki"})  # stored as typed; scoped case-insensitively
+    drain_all(engine)
+    assert in_scope("WIKI") and not in_scope("ADR")
