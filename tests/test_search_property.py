@@ -16,9 +16,11 @@ from app.domain import Caller, DocSource, ProjectSource, Role, Scope, SprintSour
 from app.embedding.tokens import count_tokens
 from app.rag.access import is_visible
 from app.rag.chunking import chunk_record
+from app.rag.scope import parse_doc_types
 from app.services.search import search
 from tests.support import comment, document, drain_all, employee, project, sprint, task
 
+DOC_TYPES = [None, "WIKI", "MEETING_NOTES", "adr"]  # stored as typed; chunks and scopes use the normal form
 WORDS = ["login", "invoice", "deploy", "database", "retro", "sprint", "bug", "cache", "api",
          "factura", "despliegue", "error", "timeout", "migration", "review", "release"]
 text = st.lists(st.sampled_from(WORDS), min_size=1, max_size=6).map(" ".join)
@@ -34,7 +36,8 @@ def teams(draw):
                                     st.one_of(st.none(), st.integers(0, max(0, len(sprints) - 1))),
                                     st.lists(text, max_size=2)), min_size=1, max_size=10))
     docs = draw(st.lists(st.tuples(text, st.one_of(st.none(), st.integers(0, n_dev - 1)),
-                                   st.one_of(st.none(), st.integers(0, n_proj - 1))), max_size=4))
+                                   st.one_of(st.none(), st.integers(0, n_proj - 1)),
+                                   st.sampled_from(DOC_TYPES)), max_size=4))
     return n_dev, n_proj, sprints, tasks, docs
 
 
@@ -43,6 +46,8 @@ scopes = st.fixed_dictionaries({
     "sprint": st.one_of(st.none(), st.integers(0, 2)),
     "types": st.one_of(st.none(), st.lists(st.sampled_from(["task", "sprint", "project", "doc"]),
                                            min_size=1, max_size=3, unique=True)),
+    "doc_types": st.one_of(st.none(), st.lists(st.sampled_from(["WIKI", "meeting_notes", "ADR", "OTHER"]),
+                                               min_size=1, max_size=2, unique=True)),
 })
 
 
@@ -73,11 +78,11 @@ def build(engine, team):
             project_id, f"Project {projects.index(project_id)}" if project_id else None, assignee,
             f"Dev{dev}" if assignee else None, "Coder" if assignee else None, None, None, None,
             f"{title} details", tuple(comments)))
-    for title, owner, proj in docs:
+    for title, owner, proj, doc_type in docs:
         owner_id = devs[owner] if owner is not None else None
         project_id = projects[proj] if proj is not None else None
-        did = document(engine, title, f"{title} body", owner_id=owner_id, project_id=project_id)
-        records.append(DocSource(did, title, f"{title} body", project_id, owner_id, "WIKI"))
+        did = document(engine, title, f"{title} body", owner_id=owner_id, project_id=project_id, doc_type=doc_type)
+        records.append(DocSource(did, title, f"{title} body", project_id, owner_id, doc_type))
     drain_all(engine)
     return manager, devs, projects, sprint_ids, records
 
@@ -89,6 +94,8 @@ def in_scope(chunk, scope):
         return False
     if scope.sprint_id is not None and chunk.sprint_id != scope.sprint_id:
         return False
+    if scope.doc_types is not None and chunk.source_type == "doc" and chunk.doc_type not in scope.doc_types:
+        return False  # a doc-type scope narrows documents only
     return scope.source_types is None or chunk.source_type in scope.source_types
 
 
@@ -110,6 +117,7 @@ def test_search_equals_brute_force_over_the_visible_set(sqlite_engine, embedder,
         and scope_spec["sprint"] < len(sprint_ids) else None,
         source_types=tuple(t for t in ("task", "sprint", "project", "doc") if t in (scope_spec["types"] or []))
         or None,
+        doc_types=parse_doc_types(scope_spec["doc_types"]),
     )
 
     chunks = [c for r in records for c in chunk_record(r, count_tokens)]
