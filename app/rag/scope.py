@@ -54,8 +54,9 @@ def doc_type_key(value: str | None) -> str | None:
     """
     if value is None:
         return None
-    key = value.strip().upper()
-    return key if len(key) <= MAX_DOC_TYPE_LENGTH and _DOC_TYPE.match(key) else None
+    key = value.strip()
+    # Checked before upper-casing: upper() maps some non-ASCII letters into ASCII ('ß' -> 'SS').
+    return key.upper() if len(key) <= MAX_DOC_TYPE_LENGTH and _DOC_TYPE.fullmatch(key) else None
 
 
 def parse_doc_types(values: str | Iterable[str] | None) -> tuple[str, ...] | None:

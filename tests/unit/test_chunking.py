@@ -83,7 +83,7 @@ def test_doc_chunks_carry_the_normalised_doc_type_and_others_none():
     doc = chunk_record(DocSource(5, "T", "body", None, None, "meeting notes"), count_tokens)
     assert [c.doc_type for c in doc] == ["MEETING NOTES"]
     # A type no scope can name is stored as no type (and fits the column whatever it was).
-    for odd in ("", "   ", "x" * 41, "Notas de reunión"):
+    for odd in ("", "   ", "x" * 41, "Notas de reunión", "straße"):
         assert chunk_record(DocSource(5, "T", "body", None, None, odd), count_tokens)[0].doc_type is None
     task = TaskSource(7, "Deploy", None, None, None, None, None, None, 4, "Leo", "Diaz", None, None,
                       None, "short")

@@ -42,7 +42,8 @@ def test_doc_types_normalised_deduplicated_and_sorted():
 
 
 @pytest.mark.parametrize("bad", [[], [""], ["  "], "WIKI,,NOTES", ",", ["x" * 41], ["wiki;drop"], ["a'b"],
-                                 ["notas de reunión"], ["line\nbreak"], [3], ["T"] * 101])
+                                 ["notas de reunión"], ["line\nbreak"], ["straße"], ["ﬁle"],
+                                 [3], ["T"] * 101])
 def test_bad_doc_types(bad):
     with pytest.raises(ScopeError, match="document type"):
         build_scope(doc_types=bad)
