@@ -48,10 +48,6 @@ class Scope:
     # Narrows document chunks to these DOC_TYPEs (normalised, app.rag.scope); other chunks pass.
     doc_types: tuple[str, ...] | None = None
 
-    @property
-    def is_unscoped(self) -> bool:
-        return (self.project == "all" and self.sprint_id is None and self.source_types is None
-                and self.doc_types is None)
 
 
 @dataclass(frozen=True)

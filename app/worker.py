@@ -41,7 +41,6 @@ class Worker:
         self._running = False
         self._nudged_while_running = False
         self.last_error: str | None = None
-        self.last_result: DrainResult | None = None
 
     # --- lifecycle ---------------------------------------------------------------------------
     def start(self) -> None:
@@ -109,7 +108,6 @@ class Worker:
                 max_batches=max_batches,
                 on_batch=on_batch,
             )
-        self.last_result = result
         return result
 
     def startup_backfill(self) -> int:

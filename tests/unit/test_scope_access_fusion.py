@@ -7,7 +7,7 @@ from app.rag.scope import ScopeError, build_scope
 
 
 def test_default_scope_is_unscoped():
-    assert build_scope() == Scope() and Scope().is_unscoped
+    assert build_scope() == Scope(project="all", sprint_id=None, source_types=None, doc_types=None)
 
 
 @pytest.mark.parametrize(
@@ -35,7 +35,7 @@ def test_source_types_normalised_and_validated():
 
 def test_doc_types_normalised_deduplicated_and_sorted():
     scope = build_scope(doc_types=" wiki,MEETING_NOTES , Wiki")
-    assert scope.doc_types == ("MEETING_NOTES", "WIKI") and not scope.is_unscoped
+    assert scope.doc_types == ("MEETING_NOTES", "WIKI") and scope != Scope()
     assert build_scope(doc_types=["release-notes", "Meeting notes"]).doc_types == ("MEETING NOTES", "RELEASE-NOTES")
     assert build_scope(doc_types=["x" * 40]).doc_types == ("X" * 40,)
     assert build_scope(doc_types=None).doc_types is None

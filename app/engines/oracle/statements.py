@@ -18,7 +18,6 @@ from app.entities import EntitySpec
 
 VECTOR_INDEX = "RAG_CHUNK_EMB_IDX"
 TEXT_INDEX = "RAG_CHUNK_TEXT_IDX"
-VERSION_TABLE = "RAG_SCHEMA_VERSION"
 
 
 def checked_model(model_name: str) -> str:
