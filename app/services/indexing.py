@@ -128,7 +128,7 @@ def _process(tx: IndexingTx, rows: Sequence[DirtyRow], count_tokens: TokenCounte
                 continue
             chunks = chunk_record(record, count_tokens)
             old = stored.get(source_id, {})
-            if len(old) > len(chunks) or any(ix >= len(chunks) for ix in old):
+            if any(ix >= len(chunks) for ix in old):
                 tx.delete_chunks(source_type, source_id, from_ix=len(chunks))  # the entity shrank
             for chunk in chunks:
                 if old.get(chunk.chunk_ix) == chunk.content_hash:

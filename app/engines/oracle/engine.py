@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import re
 from array import array
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -598,11 +599,11 @@ def text_query(text: str) -> str:
     ``_`` splits tokens too: ``\\w`` keeps it, and in a CONTAINS query ``_`` (like ``%``) is a wildcard,
     so a token such as ``_`` or ``a_b`` would expand instead of matching literally.
     """
-    import re
-
     tokens: list[str] = []
+    seen: set[str] = set()
     for token in re.split(r"[\W_]+", text):
-        if token and token.lower() not in {t.lower() for t in tokens}:
+        if token and token.lower() not in seen:
+            seen.add(token.lower())
             tokens.append(token)
     return " ACCUM ".join(f'"{t}"' for t in tokens[:TEXT_QUERY_MAX_TOKENS])
 
