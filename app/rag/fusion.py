@@ -7,6 +7,15 @@ from collections.abc import Hashable, Sequence
 RRF_K = 60
 
 
+def candidate_depth(k: int) -> int:
+    """How many candidates each arm of hybrid search ranks before fusion, on every engine.
+
+    One rule for both engines so the same data gives the same fused answer; 50 is the floor the
+    SciFact benchmark (scripts/bench_quality.py) was measured with.
+    """
+    return max(50, 4 * k)
+
+
 def reciprocal_rank_fusion(*rankings: Sequence[Hashable], k: int = RRF_K) -> list[tuple[Hashable, float]]:
     """Fuse rankings (best first) into (id, score) pairs, best first; ties keep first-seen order."""
     scores: dict[Hashable, float] = {}

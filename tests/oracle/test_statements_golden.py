@@ -255,16 +255,16 @@ def test_project_none_scope(fake_engine, conn):
 
 def test_hybrid_fuses_vector_and_oracle_text_arms(fake_engine, conn):
     scope = Scope(project=3, sprint_id=5, source_types=("task", "doc"))
-    vector_rows = [("task", 1, 0, "one", 0.2), ("task", 2, 0, "two", 0.3)] + rows(10)[2:]
+    vector_rows = [("task", 1, 0, "one", 0.2), ("task", 2, 0, "two", 0.3)] + rows(50)[2:]  # a full APPROX answer
     text_rows = [("doc", 9, 0, "XK-42 key", 0.7), ("task", 2, 0, "two", 0.3)]
     conn.replies += [("FETCH APPROX", Reply(rows=vector_rows)), ("CONTAINS", Reply(rows=text_rows))]
     result = fake_engine.search(vec(), "Rotate XK-42, rotate!", DEV, 3, scope, "hybrid")
     vector_call, text_call = conn.calls
-    assert vector_call.binds["k"] == 3 * 3
+    assert vector_call.binds["k"] == 50  # candidate_depth(3): the same depth as the SQLite engine
     assert text_call.sql == golden("text_search_developer_scoped")
     assert {k: v for k, v in text_call.binds.items() if k != "qv"} == {
         "caller_id": 7, "project_id": 3, "sprint_id": 5, "st0": "task", "st1": "doc",
-        "tq": '"Rotate" ACCUM "XK" ACCUM "42"', "n": 9}
+        "tq": '"Rotate" ACCUM "XK" ACCUM "42"', "n": 50}
     keys = [(h.source_type, h.source_id) for h in result.hits]
     assert keys[0] == ("task", 2)  # in both arms
     assert ("doc", 9) in keys  # lexical-only hit keeps its distance from the text arm
@@ -273,7 +273,7 @@ def test_hybrid_fuses_vector_and_oracle_text_arms(fake_engine, conn):
 
 
 def test_hybrid_unscoped_manager_text_arm(fake_engine, conn):
-    conn.replies += [("FETCH APPROX", Reply(rows=rows(6)))]
+    conn.replies += [("FETCH APPROX", Reply(rows=rows(50)))]  # candidate_depth(2) rows: no fallback
     fake_engine.search(vec(), "login", MANAGER, 2, Scope(), "hybrid")
     assert conn.calls[1].sql == golden("text_search_manager_unscoped")
     assert set(conn.calls[1].binds) == {"qv", "tq", "n"}

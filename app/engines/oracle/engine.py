@@ -41,13 +41,12 @@ from app.engines.base import ConflictError, EngineError, ModelMissingError, batc
 from app.engines.oracle import migrate as migrations
 from app.engines.oracle import statements as sql
 from app.entities import EntitySpec
-from app.rag.fusion import reciprocal_rank_fusion
+from app.rag.fusion import candidate_depth, reciprocal_rank_fusion
 
 log = logging.getLogger(__name__)
 
 DIMENSIONS = 384
 IN_LIST_MAX = 500  # ids per IN list (Oracle allows 1000 expressions: ORA-01795)
-HYBRID_POOL_FACTOR = 3  # each arm of hybrid search ranks k * this many candidates before fusion
 TEXT_QUERY_MAX_TOKENS = 32
 ERROR_TEXT_MAX_BYTES = 3900  # RAG_DIRTY.LAST_ERROR is VARCHAR2(4000 BYTE)
 QUERY_TEXT_MAX_BYTES = 4000  # VECTOR_EMBEDDING input is a VARCHAR2 (FACTS.md §2)
@@ -389,7 +388,7 @@ class OracleEngine:
     ) -> SearchResult:
         qv = _vector_bind(query_vector)
         with self._connection() as conn, conn.cursor() as cur:
-            pool = k if mode == "vector" else k * HYBRID_POOL_FACTOR
+            pool = k if mode == "vector" else candidate_depth(k)
             vector_rows, answered_by = self._vector_arm(cur, caller, scope, qv, pool)
             if mode == "vector":
                 hits = [_hit(row, 1.0 - _distance(row)) for row in vector_rows[:k]]

@@ -45,7 +45,7 @@ from app.engines.sqlite import migrate as migrations
 from app.engines.sqlite.vector_index import VectorIndex
 from app.entities import EntitySpec
 from app.rag.access import audience, visible_audiences
-from app.rag.fusion import reciprocal_rank_fusion
+from app.rag.fusion import candidate_depth, reciprocal_rank_fusion
 
 BUSY_TIMEOUT_MS = 10_000
 IN_BATCH = 500  # ids per IN (...) list, well under SQLite's bind limit
@@ -384,7 +384,7 @@ class SQLiteEngine:
         return self._index
 
     def _hybrid(self, conn, index, query_vector, query_text, audiences, k, scope):
-        depth = max(50, 4 * k)
+        depth = candidate_depth(k)
         vector_ids = [int(c) for c in index.search(query_vector, depth, audiences, scope).chunk_ids]
         lexical_ids = self._lexical(conn, query_text, audiences, scope, depth)
         fused = reciprocal_rank_fusion(vector_ids, lexical_ids)[:k]
