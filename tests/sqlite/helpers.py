@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from app.domain import ChunkWrite
-from app.engines.sqlite.engine import upsert_chunks
+from app.engines.sqlite.indexing import upsert_chunks
 from app.rag.chunking import content_hash
 
 DIM = 384

@@ -14,19 +14,10 @@ from pathlib import Path
 import apsw
 
 from app.engines.base import EngineError
+from app.engines.sqlite import statements as sql
 
 MIGRATIONS_DIR = Path(__file__).resolve().parents[3] / "migrations" / "sqlite"
 _FILE_NAME = re.compile(r"^V(\d+)__(\w+)\.sql$")
-
-_CREATE_VERSION_TABLE = """
-CREATE TABLE IF NOT EXISTS SCHEMA_VERSION (
-    VERSION    INTEGER PRIMARY KEY,
-    NAME       TEXT NOT NULL,
-    CHECKSUM   TEXT NOT NULL,
-    APPLIED_AT TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%f', 'now'))
-)
-"""
-
 
 class MigrationError(EngineError):
     """The migration files and the database disagree; the message says which file and how."""
@@ -59,12 +50,10 @@ def discover(directory: Path = MIGRATIONS_DIR) -> list[Migration]:
 
 def applied(conn: apsw.Connection) -> dict[int, str]:
     """Applied version -> checksum (empty on a fresh database). Does not write."""
-    exists = conn.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'SCHEMA_VERSION'"
-    ).fetchone()
+    exists = conn.execute(sql.VERSION_TABLE_EXISTS).fetchone()
     if not exists:
         return {}
-    return dict(conn.execute("SELECT VERSION, CHECKSUM FROM SCHEMA_VERSION").fetchall())
+    return dict(conn.execute(sql.APPLIED_VERSIONS).fetchall())
 
 
 def verify(conn: apsw.Connection, migrations: list[Migration]) -> list[Migration]:
@@ -86,7 +75,7 @@ def verify(conn: apsw.Connection, migrations: list[Migration]) -> list[Migration
 def migrate(conn: apsw.Connection, directory: Path = MIGRATIONS_DIR) -> list[str]:
     """Apply pending migrations, each in its own transaction; return the versions applied now."""
     migrations = discover(directory)
-    conn.execute(_CREATE_VERSION_TABLE)
+    conn.execute(sql.CREATE_VERSION_TABLE)
     verify(conn, migrations)
     done_now: list[str] = []
     for migration in migrations:
@@ -97,10 +86,7 @@ def migrate(conn: apsw.Connection, directory: Path = MIGRATIONS_DIR) -> list[str
                 conn.execute("ROLLBACK")
                 continue
             conn.execute(migration.sql)
-            conn.execute(
-                "INSERT INTO SCHEMA_VERSION (VERSION, NAME, CHECKSUM) VALUES (?, ?, ?)",
-                (migration.version, migration.name, migration.checksum),
-            )
+            conn.execute(sql.RECORD_VERSION, (migration.version, migration.name, migration.checksum))
             conn.execute("COMMIT")
         except BaseException as exc:
             if not conn.getautocommit():

@@ -22,6 +22,7 @@ import apsw
 import numpy as np
 
 from app.domain import SOURCE_TYPES, Scope
+from app.engines.sqlite import statements as sql
 
 TYPE_CODE = {name: code for code, name in enumerate(SOURCE_TYPES)}
 NULL_ID = -1  # PROJECT_ID / SPRINT_ID / doc type code of a chunk that has none (real ones are >= 0)
@@ -159,19 +160,13 @@ class VectorIndex:
     # --- freshness ------------------------------------------------------------------------------
     def refresh(self, conn: apsw.Connection) -> None:
         """Bring the index up to the database state the connection sees (call inside a read tx)."""
-        epoch, max_seq, pruned = conn.execute(
-            "SELECT (SELECT VALUE FROM RAG_META WHERE KEY = 'epoch'),"
-            " (SELECT IFNULL(MAX(SEQ), 0) FROM RAG_CHUNK_CHANGES),"
-            " (SELECT VALUE FROM RAG_META WHERE KEY = 'pruned_through')"
-        ).fetchone()
+        epoch, max_seq, pruned = conn.execute(sql.INDEX_POSITION).fetchone()
         if epoch != self.epoch or self.seq < pruned or max_seq < self.seq:
             self._full_load(conn, epoch, max_seq)
             return
         if max_seq == self.seq:
             return
-        changed = [row[0] for row in conn.execute(
-            "SELECT DISTINCT CHUNK_ID FROM RAG_CHUNK_CHANGES WHERE SEQ > ? AND SEQ <= ?", (self.seq, max_seq)
-        )]
+        changed = [row[0] for row in conn.execute(sql.CHANGED_CHUNKS, (self.seq, max_seq))]
         if len(changed) > max(1000, _FULL_RELOAD_RATIO * len(self.where)):
             self._full_load(conn, epoch, max_seq)
             return
@@ -191,22 +186,18 @@ class VectorIndex:
 
     def _load(self, conn: apsw.Connection, ids: Sequence[int] | None) -> None:
         """Add the chunks with these ids (all chunks when None) that exist and have a vector."""
-        where, binds = "", ()
-        if ids is not None:
-            if not ids:
-                return
-            where, binds = f" WHERE CHUNK_ID IN ({','.join('?' * len(ids))})", tuple(ids)
+        if ids is not None and not ids:
+            return
+        binds = () if ids is None else tuple(ids)
         meta = {
             cid: (audience, TYPE_CODE[stype], NULL_ID if project is None else project,
                   NULL_ID if sprint is None else sprint,
                   NULL_ID if doc_type is None else self.doc_type_codes.setdefault(doc_type, len(self.doc_type_codes)))
-            for cid, audience, stype, project, sprint, doc_type in conn.execute(
-                "SELECT CHUNK_ID, AUDIENCE, SOURCE_TYPE, PROJECT_ID, SPRINT_ID, DOC_TYPE FROM RAG_CHUNK" + where, binds
-            )
+            for cid, audience, stype, project, sprint, doc_type in conn.execute(sql.index_metadata(ids), binds)
         }
         if not meta:
             return
-        for cid, blob in conn.execute("SELECT CHUNK_ID, EMBEDDING FROM RAG_VEC" + where, binds):
+        for cid, blob in conn.execute(sql.index_vectors(ids), binds):
             info = meta.get(cid)
             if info is None:
                 continue

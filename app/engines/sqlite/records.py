@@ -1,0 +1,143 @@
+"""Source records: callers, CRUD (identifiers only from EntitySpec, every value bound) and the
+loading of source rows into the records the chunk templates read."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from typing import Any
+
+import apsw
+
+from app.domain import Caller, DocSource, ProjectSource, Role, SourceRecord, SourceType, SprintSource, TaskSource
+from app.engines.base import batched
+from app.engines.sqlite import statements as sql
+from app.entities import EntitySpec
+
+IN_BATCH = 500  # ids per IN (...) list, well under SQLite's bind limit
+
+
+# --- people -------------------------------------------------------------------------------------
+
+def caller(conn: apsw.Connection, employee_id: int) -> Caller | None:
+    row = conn.execute(sql.CALLER_BY_ID, (employee_id,)).fetchone()
+    return Caller(row[0], Role(row[1])) if row else None
+
+
+def caller_by_telegram(conn: apsw.Connection, telegram_id: str) -> Caller | None:
+    row = conn.execute(sql.CALLER_BY_TELEGRAM, (str(telegram_id),)).fetchone()
+    return Caller(row[0], Role(row[1])) if row else None
+
+
+# --- CRUD: the engine runs the writers inside a write transaction that maps constraint errors --
+
+def create(conn: apsw.Connection, entity: EntitySpec, values: dict[str, Any]) -> dict[str, Any]:
+    entity.check_columns(values)
+    columns = [c for c in entity.columns if c in values]
+    row = conn.execute(sql.crud_insert(entity, columns), [_bind(values[c]) for c in columns]).fetchone()
+    return _row(entity, row)
+
+
+def get(conn: apsw.Connection, entity: EntitySpec, row_id: int) -> dict[str, Any] | None:
+    row = conn.execute(sql.crud_select(entity), (row_id,)).fetchone()
+    return _row(entity, row) if row else None
+
+
+def list_rows(conn: apsw.Connection, entity: EntitySpec, limit: int, offset: int) -> list[dict[str, Any]]:
+    rows = conn.execute(sql.crud_list(entity), (max(0, int(limit)), max(0, int(offset)))).fetchall()
+    return [_row(entity, r) for r in rows]
+
+
+def update(conn: apsw.Connection, entity: EntitySpec, row_id: int, columns: Sequence[str],
+           values: dict[str, Any]) -> dict[str, Any] | None:
+    row = conn.execute(sql.crud_update(entity, columns), [*(_bind(values[c]) for c in columns), row_id]).fetchone()
+    return _row(entity, row) if row else None
+
+
+def delete(conn: apsw.Connection, entity: EntitySpec, row_id: int) -> bool:
+    conn.execute(sql.crud_delete(entity), (row_id,))
+    return conn.changes() > 0
+
+
+def _bind(value: Any) -> Any:
+    if isinstance(value, (dt.date, dt.datetime)):
+        return value.isoformat()
+    if isinstance(value, bool):
+        return int(value)
+    return value
+
+
+def _row(entity: EntitySpec, row) -> dict[str, Any]:
+    out = {}
+    for name, value in zip(entity.all_columns, row):
+        if name in entity.date_columns:
+            value = _date(value)
+        out[name.lower()] = value
+    return out
+
+
+def _date(value: Any) -> Any:
+    """ISO text -> date; anything unparsable (written by another client) is returned as stored."""
+    if isinstance(value, str):
+        try:
+            return dt.date.fromisoformat(value[:10])
+        except ValueError:
+            return value
+    return value
+
+
+def _opt_date(value: Any) -> dt.date | None:
+    parsed = _date(value)
+    return parsed if isinstance(parsed, dt.date) else None
+
+
+# --- source loading for the templates -----------------------------------------------------------
+
+def load_sources(conn: apsw.Connection, source_type: SourceType, ids: Sequence[int]) -> dict[int, SourceRecord]:
+    """Current source rows by id (missing ids are absent: the entity was deleted)."""
+    loader = {"task": _load_tasks, "sprint": _load_sprints, "project": _load_projects, "doc": _load_docs}
+    out: dict[int, SourceRecord] = {}
+    for batch in batched(list(ids), IN_BATCH):
+        out.update(loader[source_type](conn, batch))
+    return out
+
+
+def _load_tasks(conn: apsw.Connection, ids: Sequence[int]) -> dict[int, TaskSource]:
+    comments: dict[int, list[str]] = {}
+    for task_id, body in conn.execute(sql.task_comments(ids), ids):
+        if body and body.strip():
+            comments.setdefault(task_id, []).append(body)
+    out = {}
+    for row in conn.execute(sql.load_tasks(ids), ids):
+        (task_id, title, status, priority, sprint_id, sprint_name, project_id, project_name, assignee_id,
+         first, last, points, hours, due, description) = row
+        out[task_id] = TaskSource(
+            task_id, title or "", status, priority,
+            sprint_id if sprint_name is not None else None, sprint_name,
+            project_id if project_name is not None else None, project_name,
+            assignee_id if (first is not None or last is not None) else None, first, last,
+            points, hours, _opt_date(due), description, tuple(comments.get(task_id, ())),
+        )
+    return out
+
+
+def _load_sprints(conn: apsw.Connection, ids: Sequence[int]) -> dict[int, SprintSource]:
+    return {
+        sid: SprintSource(sid, name or "", status, pid if pname is not None else None, pname, goal,
+                          _opt_date(start), _opt_date(end))
+        for sid, name, status, pid, pname, goal, start, end in conn.execute(sql.load_sprints(ids), ids)
+    }
+
+
+def _load_projects(conn: apsw.Connection, ids: Sequence[int]) -> dict[int, ProjectSource]:
+    return {
+        pid: ProjectSource(pid, name or "", status, description, _opt_date(start), _opt_date(end))
+        for pid, name, status, description, start, end in conn.execute(sql.load_projects(ids), ids)
+    }
+
+
+def _load_docs(conn: apsw.Connection, ids: Sequence[int]) -> dict[int, DocSource]:
+    return {
+        did: DocSource(did, title or "", body, pid if pexists else None, owner if oexists else None, doc_type)
+        for did, title, body, pid, pexists, owner, oexists, doc_type in conn.execute(sql.load_docs(ids), ids)
+    }

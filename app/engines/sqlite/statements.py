@@ -1,0 +1,255 @@
+"""Every SQL statement the SQLite engine sends, in one place (the twin of oracle/statements.py).
+
+Named constants, or small builders where a statement depends on a count of binds or on an
+EntitySpec. Only two kinds of text are ever spliced: EntitySpec identifiers (validated at import
+by app.entities) and fragments built here from fixed text and ``?`` marks; every value is bound.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from app.domain import Scope
+from app.entities import EntitySpec
+
+NOW = "strftime('%Y-%m-%dT%H:%M:%f', 'now')"
+
+
+def marks(items: Sequence[object]) -> str:
+    """``?, ?, ?`` for an IN list of these items."""
+    return ", ".join("?" * len(items))
+
+
+# --- connection and schema --------------------------------------------------------------------
+
+PRAGMAS = ("PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL", "PRAGMA foreign_keys = ON")
+CREATE_VERSION_TABLE = """
+CREATE TABLE IF NOT EXISTS SCHEMA_VERSION (
+    VERSION    INTEGER PRIMARY KEY,
+    NAME       TEXT NOT NULL,
+    CHECKSUM   TEXT NOT NULL,
+    APPLIED_AT TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%f', 'now'))
+)
+"""
+VERSION_TABLE_EXISTS = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'SCHEMA_VERSION'"
+APPLIED_VERSIONS = "SELECT VERSION, CHECKSUM FROM SCHEMA_VERSION"
+RECORD_VERSION = "INSERT INTO SCHEMA_VERSION (VERSION, NAME, CHECKSUM) VALUES (?, ?, ?)"
+
+WIPE_TABLES = ("COMMENTS", "TASKS", "SPRINTS", "DOCUMENTS", "PROJECTS", "EMPLOYEES",
+               "RAG_CHUNK", "RAG_VEC", "RAG_DIRTY", "RAG_CHUNK_CHANGES")
+WIPE = tuple(f"DELETE FROM {table}" for table in WIPE_TABLES)
+# A new epoch tells every process's vector index to reload from scratch.
+BUMP_EPOCH = "UPDATE RAG_META SET VALUE = VALUE + 1 WHERE KEY = 'epoch'"
+
+# --- people -----------------------------------------------------------------------------------
+
+CALLER_BY_ID = "SELECT EMPLOYEE_ID, ROLE FROM EMPLOYEES WHERE EMPLOYEE_ID = ?"
+CALLER_BY_TELEGRAM = "SELECT EMPLOYEE_ID, ROLE FROM EMPLOYEES WHERE TELEGRAM_ID = ?"
+
+# --- CRUD (identifiers only from EntitySpec) ----------------------------------------------------
+
+
+def crud_insert(entity: EntitySpec, columns: Sequence[str]) -> str:
+    select = ", ".join(entity.all_columns)
+    if not columns:
+        return f"INSERT INTO {entity.table} DEFAULT VALUES RETURNING {select}"
+    return (f"INSERT INTO {entity.table} ({', '.join(columns)}) VALUES ({marks(columns)}) "
+            f"RETURNING {select}")
+
+
+def crud_select(entity: EntitySpec) -> str:
+    return f"SELECT {', '.join(entity.all_columns)} FROM {entity.table} WHERE {entity.pk} = ?"
+
+
+def crud_list(entity: EntitySpec) -> str:
+    return f"SELECT {', '.join(entity.all_columns)} FROM {entity.table} ORDER BY {entity.pk} LIMIT ? OFFSET ?"
+
+
+def crud_update(entity: EntitySpec, columns: Sequence[str]) -> str:
+    return (f"UPDATE {entity.table} SET {', '.join(f'{c} = ?' for c in columns)} WHERE {entity.pk} = ? "
+            f"RETURNING {', '.join(entity.all_columns)}")
+
+
+def crud_delete(entity: EntitySpec) -> str:
+    return f"DELETE FROM {entity.table} WHERE {entity.pk} = ?"
+
+
+# --- source loading for the chunk templates -----------------------------------------------------
+
+
+def task_comments(ids: Sequence[int]) -> str:
+    return (f"SELECT TASK_ID, BODY FROM COMMENTS WHERE TASK_ID IN ({marks(ids)}) "
+            "ORDER BY TASK_ID, CREATED_AT, COMMENT_ID")
+
+
+def load_tasks(ids: Sequence[int]) -> str:
+    return (
+        "SELECT t.TASK_ID, t.TITLE, t.STATUS, t.PRIORITY, t.SPRINT_ID, s.NAME, t.PROJECT_ID, p.NAME,"
+        " t.ASSIGNEE_ID, e.FIRST_NAME, e.LAST_NAME, t.STORY_POINTS, t.ESTIMATED_HOURS, t.EXPECTED_END_DATE,"
+        " t.DESCRIPTION FROM TASKS t"
+        " LEFT JOIN SPRINTS s ON s.SPRINT_ID = t.SPRINT_ID"
+        " LEFT JOIN PROJECTS p ON p.PROJECT_ID = t.PROJECT_ID"
+        " LEFT JOIN EMPLOYEES e ON e.EMPLOYEE_ID = t.ASSIGNEE_ID"
+        f" WHERE t.TASK_ID IN ({marks(ids)})"
+    )
+
+
+def load_sprints(ids: Sequence[int]) -> str:
+    return ("SELECT s.SPRINT_ID, s.NAME, s.STATUS, s.PROJECT_ID, p.NAME, s.GOAL, s.START_DATE, s.END_DATE"
+            " FROM SPRINTS s LEFT JOIN PROJECTS p ON p.PROJECT_ID = s.PROJECT_ID"
+            f" WHERE s.SPRINT_ID IN ({marks(ids)})")
+
+
+def load_projects(ids: Sequence[int]) -> str:
+    return ("SELECT PROJECT_ID, NAME, STATUS, DESCRIPTION, START_DATE, END_DATE FROM PROJECTS"
+            f" WHERE PROJECT_ID IN ({marks(ids)})")
+
+
+def load_docs(ids: Sequence[int]) -> str:
+    return ("SELECT d.DOCUMENT_ID, d.TITLE, d.BODY, d.PROJECT_ID, p.PROJECT_ID IS NOT NULL,"
+            " d.OWNER_EMPLOYEE_ID, e.EMPLOYEE_ID IS NOT NULL, d.DOC_TYPE FROM DOCUMENTS d"
+            " LEFT JOIN PROJECTS p ON p.PROJECT_ID = d.PROJECT_ID"
+            " LEFT JOIN EMPLOYEES e ON e.EMPLOYEE_ID = d.OWNER_EMPLOYEE_ID"
+            f" WHERE d.DOCUMENT_ID IN ({marks(ids)})")
+
+
+# --- queue --------------------------------------------------------------------------------------
+
+CLAIM = ("SELECT DIRTY_ID, SOURCE_TYPE, SOURCE_ID, ACTION, ATTEMPTS FROM RAG_DIRTY WHERE ATTEMPTS < ? "
+         "ORDER BY ENQUEUED_AT, DIRTY_ID LIMIT ?")
+
+
+def delete_dirty(ids: Sequence[int]) -> str:
+    return f"DELETE FROM RAG_DIRTY WHERE DIRTY_ID IN ({marks(ids)})"
+
+
+def record_failure(ids: Sequence[int]) -> str:
+    return (f"UPDATE RAG_DIRTY SET ATTEMPTS = ATTEMPTS + 1, LAST_ERROR = ?, LAST_ATTEMPT_AT = {NOW} "
+            f"WHERE DIRTY_ID IN ({marks(ids)})")
+
+
+RETRY_STUCK = "UPDATE RAG_DIRTY SET ATTEMPTS = 0 WHERE ATTEMPTS > 0"
+
+# source type -> (table, primary key, column holding its project for backfill filters)
+SOURCE_TABLES: dict[str, tuple[str, str, str]] = {
+    "task": ("TASKS", "TASK_ID", "PROJECT_ID"),
+    "sprint": ("SPRINTS", "SPRINT_ID", "PROJECT_ID"),
+    "project": ("PROJECTS", "PROJECT_ID", "PROJECT_ID"),
+    "doc": ("DOCUMENTS", "DOCUMENT_ID", "PROJECT_ID"),
+}
+
+
+def backfill_select(source_type: str, project: bool, force: bool, limited: bool) -> str:
+    """``SELECT :st, id, 'UPSERT'`` over the rows to queue; binds :st, :project, :room."""
+    table, pk, project_column = SOURCE_TABLES[source_type]
+    where = ["1 = 1"]
+    if project:
+        where.append(f"s.{project_column} = :project")
+    if not force:
+        where.append(f"NOT EXISTS (SELECT 1 FROM RAG_CHUNK c WHERE c.SOURCE_TYPE = :st AND c.SOURCE_ID = s.{pk})")
+        where.append(f"NOT EXISTS (SELECT 1 FROM RAG_DIRTY d WHERE d.SOURCE_TYPE = :st AND d.SOURCE_ID = s.{pk})")
+    select = f"SELECT :st, s.{pk}, 'UPSERT' FROM {table} s WHERE {' AND '.join(where)} ORDER BY s.{pk}"
+    return select + " LIMIT :room" if limited else select
+
+
+def backfill_count(select: str) -> str:
+    return f"SELECT COUNT(*) FROM ({select})"
+
+
+def backfill_insert(select: str) -> str:
+    return f"INSERT INTO RAG_DIRTY (SOURCE_TYPE, SOURCE_ID, ACTION) {select}"
+
+
+# --- chunks -------------------------------------------------------------------------------------
+
+
+def chunk_hashes(ids: Sequence[int]) -> str:
+    return ("SELECT SOURCE_ID, CHUNK_IX, CONTENT_HASH FROM RAG_CHUNK "
+            f"WHERE SOURCE_TYPE = ? AND SOURCE_ID IN ({marks(ids)})")
+
+
+UPSERT_CHUNK = (
+    "INSERT INTO RAG_CHUNK (SOURCE_TYPE, SOURCE_ID, CHUNK_IX, OWNER_EMPLOYEE_ID, PROJECT_ID, SPRINT_ID,"
+    " DOC_TYPE, AUDIENCE, CONTENT, CONTENT_HASH) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+    "ON CONFLICT (SOURCE_TYPE, SOURCE_ID, CHUNK_IX) DO UPDATE SET"
+    " OWNER_EMPLOYEE_ID = excluded.OWNER_EMPLOYEE_ID, PROJECT_ID = excluded.PROJECT_ID,"
+    " SPRINT_ID = excluded.SPRINT_ID, DOC_TYPE = excluded.DOC_TYPE, AUDIENCE = excluded.AUDIENCE,"
+    f" CONTENT = excluded.CONTENT, CONTENT_HASH = excluded.CONTENT_HASH, UPDATED_AT = {NOW} "
+    "RETURNING CHUNK_ID"
+)
+DELETE_VECTOR = "DELETE FROM RAG_VEC WHERE CHUNK_ID = ?"
+INSERT_VECTOR = "INSERT INTO RAG_VEC (CHUNK_ID, EMBEDDING, AUDIENCE, SOURCE_TYPE) VALUES (?, ?, ?, ?)"
+DELETE_CHUNKS = "DELETE FROM RAG_CHUNK WHERE SOURCE_TYPE = ? AND SOURCE_ID = ? AND CHUNK_IX >= ?"
+
+# --- the change log that keeps every process's in-memory vector index fresh --------------------
+
+MAX_CHANGE_SEQ = "SELECT IFNULL(MAX(SEQ), 0) FROM RAG_CHUNK_CHANGES"
+PRUNED_THROUGH = "SELECT VALUE FROM RAG_META WHERE KEY = 'pruned_through'"
+PRUNE_CHANGES = "DELETE FROM RAG_CHUNK_CHANGES WHERE SEQ <= ?"
+SET_PRUNED_THROUGH = "UPDATE RAG_META SET VALUE = ? WHERE KEY = 'pruned_through'"
+INDEX_POSITION = (
+    "SELECT (SELECT VALUE FROM RAG_META WHERE KEY = 'epoch'),"
+    " (SELECT IFNULL(MAX(SEQ), 0) FROM RAG_CHUNK_CHANGES),"
+    " (SELECT VALUE FROM RAG_META WHERE KEY = 'pruned_through')"
+)
+CHANGED_CHUNKS = "SELECT DISTINCT CHUNK_ID FROM RAG_CHUNK_CHANGES WHERE SEQ > ? AND SEQ <= ?"
+
+
+def index_metadata(ids: Sequence[int] | None) -> str:
+    where = "" if ids is None else f" WHERE CHUNK_ID IN ({marks(ids)})"
+    return "SELECT CHUNK_ID, AUDIENCE, SOURCE_TYPE, PROJECT_ID, SPRINT_ID, DOC_TYPE FROM RAG_CHUNK" + where
+
+
+def index_vectors(ids: Sequence[int] | None) -> str:
+    where = "" if ids is None else f" WHERE CHUNK_ID IN ({marks(ids)})"
+    return "SELECT CHUNK_ID, EMBEDDING FROM RAG_VEC" + where
+
+
+# --- read path ----------------------------------------------------------------------------------
+
+
+def scope_filter(audiences: Sequence[int] | None, scope: Scope, alias: str = "c") -> tuple[list[str], list[Any]]:
+    """WHERE fragments (ANDed) and binds for the access rule and the scope on RAG_CHUNK."""
+    where: list[str] = []
+    binds: list[Any] = []
+    if audiences is not None:
+        where.append(f"{alias}.AUDIENCE IN ({marks(audiences)})")
+        binds.extend(audiences)
+    if scope.project == "none":
+        where.append(f"{alias}.PROJECT_ID IS NULL")
+    elif scope.project != "all":
+        where.append(f"{alias}.PROJECT_ID = ?")
+        binds.append(int(scope.project))
+    if scope.sprint_id is not None:
+        where.append(f"{alias}.SPRINT_ID = ?")
+        binds.append(int(scope.sprint_id))
+    if scope.source_types is not None:
+        where.append(f"{alias}.SOURCE_TYPE IN ({marks(scope.source_types)})")
+        binds.extend(scope.source_types)
+    if scope.doc_types is not None:  # narrows document chunks only
+        where.append(f"({alias}.SOURCE_TYPE <> 'doc' OR {alias}.DOC_TYPE IN ({marks(scope.doc_types)}))")
+        binds.extend(scope.doc_types)
+    return where, binds
+
+
+def lexical_search(where: Sequence[str]) -> str:
+    """FTS5 BM25 over the visible chunks; binds: the MATCH text, the filter's binds, the limit."""
+    return ("SELECT c.CHUNK_ID FROM RAG_FTS JOIN RAG_CHUNK c ON c.CHUNK_ID = RAG_FTS.rowid "
+            f"WHERE RAG_FTS MATCH ? {''.join(' AND ' + w for w in where)} "
+            "ORDER BY bm25(RAG_FTS), c.CHUNK_ID LIMIT ?")
+
+
+def hit_rows(ids: Sequence[int]) -> str:
+    return f"SELECT CHUNK_ID, SOURCE_TYPE, SOURCE_ID, CHUNK_IX, CONTENT FROM RAG_CHUNK WHERE CHUNK_ID IN ({marks(ids)})"
+
+
+# --- status -------------------------------------------------------------------------------------
+
+QUEUE_STATUS = (
+    "SELECT COUNT(*), (julianday('now') - julianday(MIN(ENQUEUED_AT))) * 86400.0,"
+    " COUNT(*) FILTER (WHERE ATTEMPTS > 0), COUNT(*) FILTER (WHERE ATTEMPTS >= ?) FROM RAG_DIRTY"
+)
+FAILING_ROWS = ("SELECT DIRTY_ID, SOURCE_TYPE, SOURCE_ID, ATTEMPTS, LAST_ERROR FROM RAG_DIRTY WHERE ATTEMPTS > 0 "
+                "ORDER BY ATTEMPTS DESC, DIRTY_ID LIMIT ?")
+CHUNKS_BY_TYPE = "SELECT SOURCE_TYPE, COUNT(*) FROM RAG_CHUNK GROUP BY SOURCE_TYPE"

@@ -1,0 +1,30 @@
+"""Queue and index status for `ragctl status` and GET /rag/status."""
+
+from __future__ import annotations
+
+import apsw
+
+from app.domain import SOURCE_TYPES, FailingRow, RagStatus
+from app.engines.sqlite import statements as sql
+
+FAILING_ROWS_SHOWN = 10
+
+
+def status(conn: apsw.Connection, max_attempts: int, model_name: str, dimensions: int,
+           indexed_vectors: int | None) -> RagStatus:
+    pending, oldest_age, failing, stuck = conn.execute(sql.QUEUE_STATUS, (max_attempts,)).fetchone()
+    failing_rows = [FailingRow(*row) for row in conn.execute(sql.FAILING_ROWS, (FAILING_ROWS_SHOWN,))]
+    chunks = dict(conn.execute(sql.CHUNKS_BY_TYPE).fetchall())
+    return RagStatus(
+        engine="sqlite",
+        pending=pending,
+        oldest_pending_age_s=max(0.0, oldest_age) if oldest_age is not None else None,
+        failing=failing,
+        stuck=stuck,
+        chunks_by_source_type={t: chunks.get(t, 0) for t in SOURCE_TYPES},
+        model_name=model_name,
+        dimensions=dimensions,
+        failing_rows=failing_rows,
+        index={"vector_search": "exact, in-memory (numpy) mirrored from sqlite-vec",
+               "lexical_search": "FTS5 bm25", "indexed_vectors": indexed_vectors},
+    )
