@@ -14,7 +14,7 @@ import pytest
 from app.domain import Caller, ChunkWrite, Role, Scope
 from app.engines.base import ConflictError, ModelMissingError
 from app.engines.oracle import statements as sql
-from app.engines.oracle.engine import text_query
+from app.engines.oracle.search import text_query
 from app.entities import COMMENTS, PROJECTS, TASKS
 from .fakes import GOLDEN, Reply, golden, ora_error
 

@@ -1,15 +1,13 @@
 """The Oracle AI Database 26ai engine: in-database embedding, IVF search, SKIP LOCKED queue.
 
-All SQL text lives in ``statements.py``; this module only binds values, moves rows in and out
-and maps Oracle errors onto the contract's errors (app.engines.base).
+This module is the facade that satisfies ``app.engines.base.Engine``: it owns the connection
+pool, transactions and model provisioning, and delegates the work to records, indexing, search
+and status. All SQL text lives in ``statements.py``; errors are mapped in ``errors.py``.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import logging
-import re
-from array import array
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -18,67 +16,17 @@ from urllib.parse import unquote, urlsplit
 import numpy as np
 
 from app.config import Settings
-from app.domain import (
-    SOURCE_TYPES,
-    Caller,
-    ChunkWrite,
-    DirtyRow,
-    DocSource,
-    FailingRow,
-    ProjectSource,
-    RagStatus,
-    Role,
-    Scope,
-    SearchHit,
-    SearchMode,
-    SearchResult,
-    SourceRecord,
-    SourceType,
-    SprintSource,
-    TaskSource,
-)
-from app.engines.base import ConflictError, EngineError, ModelMissingError, batched
+from app.domain import Caller, RagStatus, Scope, SearchMode, SearchResult, SourceType
+from app.engines.base import EngineError
+from app.engines.oracle import indexing, records, search, status
 from app.engines.oracle import migrate as migrations
 from app.engines.oracle import statements as sql
+from app.engines.oracle.errors import MODEL_EXISTS, model_missing, ora_code
+from app.engines.oracle.indexing import OracleIndexingTx
+from app.engines.oracle.search import DIMENSIONS
 from app.entities import EntitySpec
-from app.rag.fusion import candidate_depth, reciprocal_rank_fusion
 
 log = logging.getLogger(__name__)
-
-DIMENSIONS = 384
-IN_LIST_MAX = 500  # ids per IN list (Oracle allows 1000 expressions: ORA-01795)
-TEXT_QUERY_MAX_TOKENS = 32
-ERROR_TEXT_MAX_BYTES = 3900  # RAG_DIRTY.LAST_ERROR is VARCHAR2(4000 BYTE)
-QUERY_TEXT_MAX_BYTES = 4000  # VECTOR_EMBEDDING input is a VARCHAR2 (FACTS.md §2)
-ACCURACY_TOP_K = 10
-ACCURACY_TARGET = 90
-
-# ORA codes that mean "this write broke a constraint".
-_CONFLICT_CODES = {
-    1: "a unique value is already taken",  # ORA-00001
-    1400: "a required value is missing",  # ORA-01400
-    1407: "a required value is missing",  # ORA-01407
-    2290: "a value is not allowed",  # ORA-02290 check constraint
-    2291: "a referenced row does not exist",  # ORA-02291
-    2292: "other rows still reference this row",  # ORA-02292
-}
-_MODEL_MISSING = 40284  # ORA-40284: model does not exist (FACTS.md §2)
-_MODEL_EXISTS = 40204  # ORA-40204: model already exists (FACTS.md §2)
-
-
-def ora_code(exc: BaseException) -> int | None:
-    """The ORA-nnnnn number of a python-oracledb error, if it carries one."""
-    err = exc.args[0] if getattr(exc, "args", None) else None
-    code = getattr(err, "code", None)
-    return code if isinstance(code, int) else None
-
-
-def model_missing(model_name: str, exc: BaseException | None = None) -> ModelMissingError:
-    return ModelMissingError(
-        f"The embedding model {model_name} is not loaded in this Oracle schema (ORA-40284). "
-        "Run `ragctl oracle bootstrap` (or scripts/bootstrap) to apply migrations and load it; "
-        "see docs/ORACLE.md." + (f" [{exc}]" if exc else "")
-    )
 
 
 def parse_database_url(settings: Settings) -> tuple[str, str, str]:
@@ -202,7 +150,7 @@ class OracleEngine:
                     )
                     source = f"directory {settings.onnx_model_directory.upper()}/{settings.onnx_model_file}"
             except Exception as exc:
-                if ora_code(exc) == _MODEL_EXISTS:  # another bootstrap won the race
+                if ora_code(exc) == MODEL_EXISTS:  # another bootstrap won the race
                     return f"model {self.model_name} already loaded"
                 raise EngineError(
                     f"loading the ONNX model {self.model_name} failed: {exc}. Local development: run "
@@ -229,68 +177,42 @@ class OracleEngine:
                 cur.execute(statement)
             conn.commit()
 
-    # --- people -----------------------------------------------------------------------------
+    # --- people and records -------------------------------------------------------------------
     def caller(self, employee_id: int) -> Caller | None:
-        return self._caller(sql.CALLER_BY_ID, employee_id=int(employee_id))
+        with self._connection() as conn, conn.cursor() as cur:
+            return records.caller(cur, sql.CALLER_BY_ID, employee_id=int(employee_id))
 
     def caller_by_telegram(self, telegram_id: str) -> Caller | None:
-        return self._caller(sql.CALLER_BY_TELEGRAM, telegram_id=str(telegram_id))
-
-    def _caller(self, statement: str, **binds: Any) -> Caller | None:
         with self._connection() as conn, conn.cursor() as cur:
-            cur.execute(statement, binds)
-            row = cur.fetchone()
-        return Caller(int(row[0]), Role(row[1])) if row else None
+            return records.caller(cur, sql.CALLER_BY_TELEGRAM, telegram_id=str(telegram_id))
 
-    # --- CRUD -------------------------------------------------------------------------------
     def create(self, entity: EntitySpec, values: dict[str, Any]) -> dict[str, Any]:
-        entity.check_columns(values)
-        # Omitted and None are the same on insert, except that column defaults apply.
-        columns = [c for c in entity.columns if values.get(c) is not None]
-        binds = sql.crud_binds(columns, _bind_values(entity, values))
         with self._connection() as conn, conn.cursor() as cur:
-            new_id = cur.var(int)
-            with _conflicts(entity):
-                cur.execute(sql.crud_insert(entity, columns), {**binds, "new_id": new_id})
-            row_id = _returned_id(new_id)
+            row_id = records.create(cur, entity, values)
             conn.commit()
-            row = self._get(cur, entity, row_id)
-        if row is None:
-            raise EngineError(f"{entity.name} {row_id} vanished right after it was created")
-        return row
+            return records.created(cur, entity, row_id)
 
     def get(self, entity: EntitySpec, row_id: int) -> dict[str, Any] | None:
         with self._connection() as conn, conn.cursor() as cur:
-            return self._get(cur, entity, row_id)
-
-    def _get(self, cur: Any, entity: EntitySpec, row_id: int) -> dict[str, Any] | None:
-        cur.execute(sql.crud_select(entity), row_id=int(row_id))
-        row = cur.fetchone()
-        return _row(entity, row) if row else None
+            return records.get(cur, entity, row_id)
 
     def list(self, entity: EntitySpec, limit: int, offset: int) -> list[dict[str, Any]]:
         with self._connection() as conn, conn.cursor() as cur:
-            cur.execute(sql.crud_list(entity), skip_rows=max(0, int(offset)), max_rows=max(0, int(limit)))
-            return [_row(entity, r) for r in cur.fetchall()]
+            return records.list_rows(cur, entity, limit, offset)
 
     def update(self, entity: EntitySpec, row_id: int, values: dict[str, Any]) -> dict[str, Any] | None:
         entity.check_columns(values)
         columns = [c for c in entity.columns if c in values]
         if not columns:
             return self.get(entity, row_id)
-        binds = sql.crud_binds(columns, _bind_values(entity, values))
         with self._connection() as conn, conn.cursor() as cur:
-            with _conflicts(entity):
-                cur.execute(sql.crud_update(entity, columns), {**binds, "row_id": int(row_id)})
-            changed = cur.rowcount
+            changed = records.update(cur, entity, row_id, columns, values)
             conn.commit()
-            return self._get(cur, entity, row_id) if changed else None
+            return records.get(cur, entity, row_id) if changed else None
 
     def delete(self, entity: EntitySpec, row_id: int) -> bool:
         with self._connection() as conn, conn.cursor() as cur:
-            with _conflicts(entity):
-                cur.execute(sql.crud_delete(entity), row_id=int(row_id))
-            deleted = cur.rowcount > 0
+            deleted = records.delete(cur, entity, row_id)
             conn.commit()
             return deleted
 
@@ -303,27 +225,13 @@ class OracleEngine:
             yield tx
             conn.commit()
             if tx.chunks_changed:
-                self._sync_text_index(conn)
-
-    def _sync_text_index(self, conn: Any) -> None:
-        """Make fresh chunks visible to CONTAINS now rather than at the next automatic sync.
-
-        Best effort, after the commit (SYNC_INDEX commits implicitly, FACTS.md §8B): the background
-        maintenance of the search index catches up anyway.
-        """
-        try:
-            with conn.cursor() as cur:
-                cur.execute(sql.SYNC_TEXT_INDEX, idx_name=sql.TEXT_INDEX)
-        except Exception as exc:
-            log.warning("Oracle Text sync of %s failed (automatic maintenance will catch up): %s",
-                        sql.TEXT_INDEX, exc)
+                indexing.sync_text_index(conn)
 
     def record_failure(self, dirty_ids: Sequence[int], error: str) -> None:
         if not dirty_ids:
             return
-        message = error.encode("utf-8")[:ERROR_TEXT_MAX_BYTES].decode("utf-8", "ignore")
         with self._connection() as conn, conn.cursor() as cur:
-            cur.executemany(sql.RECORD_FAILURE, [{"last_error": message, "dirty_id": int(i)} for i in dirty_ids])
+            indexing.record_failure(cur, dirty_ids, error)
             conn.commit()
 
     def enqueue_backfill(
@@ -334,48 +242,24 @@ class OracleEngine:
         limit: int | None = None,
         dry_run: bool = False,
     ) -> int:
-        unknown = sorted(set(source_types) - set(SOURCE_TYPES))
-        if unknown:
-            raise ValueError(f"unknown source type(s) {', '.join(unknown)}")
-        total = 0
         with self._connection() as conn, conn.cursor() as cur:
-            for source_type in [t for t in SOURCE_TYPES if t in source_types]:
-                remaining = None if limit is None else limit - total
-                if remaining is not None and remaining <= 0:
-                    break
-                statement = sql.backfill_ids(source_type, project_id, force, remaining)
-                cur.execute(statement.sql, statement.binds)
-                ids = [int(r[0]) for r in cur.fetchall()]
-                total += len(ids)
-                if dry_run:
-                    continue
-                for chunk in batched(ids, 1000):
-                    cur.executemany(sql.ENQUEUE, [{"source_type": source_type, "source_id": i} for i in chunk])
+            total = indexing.enqueue_backfill(cur, source_types, project_id, force, limit, dry_run)
             if dry_run:
                 conn.rollback()
             else:
                 conn.commit()
-        return total
+            return total
 
     def retry_stuck(self) -> int:
         with self._connection() as conn, conn.cursor() as cur:
-            cur.execute(sql.RETRY_STUCK)
-            count = cur.rowcount
+            count = indexing.retry_stuck(cur)
             conn.commit()
             return count
 
     # --- read path --------------------------------------------------------------------------
     def embed_query(self, text: str) -> np.ndarray:
-        text = text.encode("utf-8")[:QUERY_TEXT_MAX_BYTES].decode("utf-8", "ignore")
         with self._connection() as conn, conn.cursor() as cur:
-            try:
-                cur.execute(sql.embed_query(self.model_name), q=text)
-            except Exception as exc:
-                if ora_code(exc) == _MODEL_MISSING:
-                    raise model_missing(self.model_name, exc) from exc
-                raise
-            (vector,) = cur.fetchone()
-        return np.asarray(vector, dtype=np.float32)
+            return search.embed_query(cur, self.model_name, text)
 
     def search(
         self,
@@ -386,336 +270,10 @@ class OracleEngine:
         scope: Scope,
         mode: SearchMode,
     ) -> SearchResult:
-        qv = _vector_bind(query_vector)
+        qv = search.vector_bind(query_vector)  # a malformed vector fails before a connection is taken
         with self._connection() as conn, conn.cursor() as cur:
-            pool = k if mode == "vector" else candidate_depth(k)
-            vector_rows, answered_by = self._vector_arm(cur, caller, scope, qv, pool)
-            if mode == "vector":
-                hits = [_hit(row, 1.0 - _distance(row)) for row in vector_rows[:k]]
-                return SearchResult(hits, mode, answered_by)
-            text_rows = self._text_arm(cur, caller, scope, qv, query_text, pool)
-        by_key = {_key(row): row for row in text_rows}
-        by_key.update({_key(row): row for row in vector_rows})
-        fused = reciprocal_rank_fusion([_key(r) for r in vector_rows], [_key(r) for r in text_rows])
-        hits = [_hit(by_key[key], score) for key, score in fused[:k]]
-        return SearchResult(hits, mode, answered_by)
-
-    def _vector_arm(self, cur: Any, caller: Caller, scope: Scope, qv: array, k: int) -> tuple[list, str]:
-        """FETCH APPROX; when it comes back short, the same query with FETCH EXACT (FACTS.md §3, §11.1).
-
-        IVF plans only look inside the probed partitions, so a filtered approximate query can
-        return fewer than k rows (even 0) although k are visible. The exact rerun answers with
-        every visible row. (An unfiltered short answer means the table holds fewer than k chunks
-        or the probes missed: the exact rerun is right, and cheap, there too.)
-        """
-        text, binds = sql.vector_search(caller, scope, exact=False)
-        cur.execute(text, {**binds, "qv": qv, "k": k})
-        rows = cur.fetchall()
-        if len(rows) >= k:
-            return rows, "approx"
-        text, binds = sql.vector_search(caller, scope, exact=True)
-        cur.execute(text, {**binds, "qv": qv, "k": k})
-        return cur.fetchall(), "exact-fallback"
-
-    def _text_arm(self, cur: Any, caller: Caller, scope: Scope, qv: array, query_text: str, n: int) -> list:
-        tq = text_query(query_text)
-        if not tq:
-            return []
-        text, binds = sql.text_search(caller, scope)
-        try:
-            cur.execute(text, {**binds, "tq": tq, "qv": qv, "n": n})
-            return cur.fetchall()
-        except Exception as exc:  # Oracle Text trouble must not take vector search down with it
-            log.warning("Oracle Text arm of hybrid search failed, answering from vectors only: %s", exc)
-            return []
+            return search.search(cur, qv, query_text, caller, k, scope, mode)
 
     def status(self, max_attempts: int) -> RagStatus:
         with self._connection() as conn, conn.cursor() as cur:
-            cur.execute(sql.QUEUE_STATUS, max_attempts=int(max_attempts))
-            pending, oldest, now, failing, stuck = cur.fetchone()
-            cur.execute(sql.FAILING_ROWS)
-            failing_rows = [
-                FailingRow(int(d), str(t), int(s), int(a), e) for d, t, s, a, e in cur.fetchall()
-            ]
-            cur.execute(sql.CHUNKS_BY_TYPE)
-            by_type = {str(t): int(n) for t, n in cur.fetchall()}
-            index = self._index_status(cur)
-        age = (now - oldest).total_seconds() if oldest is not None and now is not None else None
-        return RagStatus(
-            engine=self.name,
-            pending=int(pending),
-            oldest_pending_age_s=age,
-            failing=int(failing or 0),
-            stuck=int(stuck or 0),
-            chunks_by_source_type=by_type,
-            model_name=self.model_name,
-            dimensions=self.dimensions,
-            failing_rows=failing_rows,
-            index=index,
-        )
-
-    def _index_status(self, cur: Any) -> dict[str, object]:
-        """The IVF index's type/status and its measured accuracy (DBMS_VECTOR.INDEX_ACCURACY_QUERY)."""
-        info: dict[str, object] = {"name": sql.VECTOR_INDEX}
-        try:
-            cur.execute(sql.VECTOR_INDEX_INFO, index_name=sql.VECTOR_INDEX)
-            row = cur.fetchone()
-            if row is None:
-                info["state"] = "missing: run `ragctl oracle bootstrap`"
-                return info
-            info.update(type=row[0], subtype=row[1], state=row[2])
-            cur.execute(sql.SAMPLE_VECTOR)
-            sample = cur.fetchone()
-            if sample is None:
-                info["accuracy"] = "not measured: RAG_CHUNK has no vectors yet"
-                return info
-            report = cur.var(str, 32767)
-            cur.execute(
-                sql.INDEX_ACCURACY,
-                report=report,
-                index_name=sql.VECTOR_INDEX,
-                qv=sample[0],
-                top_k=ACCURACY_TOP_K,
-                target_accuracy=ACCURACY_TARGET,
-            )
-            info["accuracy"] = report.getvalue()
-        except Exception as exc:  # status must answer even when the probe cannot
-            info["accuracy"] = f"not measured: {exc}"
-        return info
-
-
-class OracleIndexingTx:
-    """The IndexingTx of one pooled connection; the engine commits or rolls it back."""
-
-    def __init__(self, conn: Any, model_name: str) -> None:
-        self._conn = conn
-        self._model_name = model_name
-        self.chunks_changed = False
-
-    def claim(self, limit: int, max_attempts: int) -> list[DirtyRow]:
-        """Lock at most ``limit`` of the oldest claimable rows, skipping rows other workers hold.
-
-        SKIP LOCKED locks rows as they are fetched, and python-oracledb fetches ``prefetchrows``
-        rows in the execute round trip and then ``arraysize`` per round trip whatever fetchmany
-        asks for; both are set to the batch on a fresh cursor before execute (they are read only
-        on a statement's first execution), so no more rows are locked than returned (FACTS.md §6).
-        """
-        if limit <= 0:
-            return []
-        cur = self._conn.cursor()
-        try:
-            cur.prefetchrows = limit
-            cur.arraysize = limit
-            cur.execute(
-                sql.CLAIM,
-                max_attempts=int(max_attempts),
-                claim_window=limit * sql.CLAIM_WINDOW_FACTOR,
-            )
-            rows = cur.fetchmany(limit)
-        finally:
-            cur.close()
-        return [DirtyRow(int(d), t, int(s), a, int(n)) for d, t, s, a, n in rows]
-
-    def load_sources(self, source_type: SourceType, ids: Sequence[int]) -> dict[int, SourceRecord]:
-        out: dict[int, SourceRecord] = {}
-        with self._conn.cursor() as cur:
-            for chunk in batched([int(i) for i in ids], IN_LIST_MAX):
-                statement = sql.load_sources(source_type, chunk)
-                cur.execute(statement.sql, statement.binds)
-                rows = cur.fetchall()
-                comments: dict[int, list[str]] = {}
-                if source_type == "task" and rows:
-                    statement = sql.task_comments([int(r[0]) for r in rows])
-                    cur.execute(statement.sql, statement.binds)
-                    for task_id, body in cur.fetchall():
-                        comments.setdefault(int(task_id), []).append(body or "")
-                for row in rows:
-                    record = _source(source_type, row, comments)
-                    out[_record_id(record)] = record
-        return out
-
-    def chunk_hashes(self, source_type: SourceType, ids: Sequence[int]) -> dict[int, dict[int, str]]:
-        out: dict[int, dict[int, str]] = {}
-        with self._conn.cursor() as cur:
-            for chunk in batched([int(i) for i in ids], IN_LIST_MAX):
-                statement = sql.chunk_hashes(source_type, chunk)
-                cur.execute(statement.sql, statement.binds)
-                for source_id, chunk_ix, content_hash in cur.fetchall():
-                    out.setdefault(int(source_id), {})[int(chunk_ix)] = content_hash
-        return out
-
-    def write_chunks(self, chunks: Sequence[ChunkWrite]) -> None:
-        if not chunks:  # executemany([]) fails on some driver versions (FACTS.md §11.7)
-            return
-        import oracledb
-
-        rows = [
-            {
-                "source_type": c.source_type,
-                "source_id": int(c.source_id),
-                "chunk_ix": int(c.chunk_ix),
-                "owner_employee_id": c.owner_employee_id,
-                "project_id": c.project_id,
-                "sprint_id": c.sprint_id,
-                "doc_type": c.doc_type,
-                "content": c.content,
-                "content_hash": c.content_hash,
-            }
-            for c in chunks
-        ]
-        with self._conn.cursor() as cur:
-            # Nullable numbers: a first row of None must not make the bind a string.
-            cur.setinputsizes(
-                owner_employee_id=oracledb.DB_TYPE_NUMBER,
-                project_id=oracledb.DB_TYPE_NUMBER,
-                sprint_id=oracledb.DB_TYPE_NUMBER,
-            )
-            try:
-                cur.executemany(sql.upsert_chunk(self._model_name), rows)
-            except Exception as exc:
-                if ora_code(exc) == _MODEL_MISSING:
-                    raise model_missing(self._model_name, exc) from exc
-                raise
-        self.chunks_changed = True
-
-    def delete_chunks(self, source_type: SourceType, source_id: int, from_ix: int = 0) -> None:
-        with self._conn.cursor() as cur:
-            cur.execute(sql.DELETE_CHUNKS, source_type=source_type, source_id=int(source_id), from_ix=int(from_ix))
-        self.chunks_changed = True
-
-    def delete_dirty(self, dirty_ids: Sequence[int]) -> None:
-        if not dirty_ids:
-            return
-        with self._conn.cursor() as cur:
-            cur.executemany(sql.DELETE_DIRTY, [{"dirty_id": int(i)} for i in dirty_ids])
-
-
-# --- helpers ------------------------------------------------------------------------------------
-
-def text_query(text: str) -> str:
-    """User text as an Oracle Text query that cannot be a syntax error: '"tok1" ACCUM "tok2"' (FACTS.md §8B).
-
-    ``_`` splits tokens too: ``\\w`` keeps it, and in a CONTAINS query ``_`` (like ``%``) is a wildcard,
-    so a token such as ``_`` or ``a_b`` would expand instead of matching literally.
-    """
-    tokens: list[str] = []
-    seen: set[str] = set()
-    for token in re.split(r"[\W_]+", text):
-        if token and token.lower() not in seen:
-            seen.add(token.lower())
-            tokens.append(token)
-    return " ACCUM ".join(f'"{t}"' for t in tokens[:TEXT_QUERY_MAX_TOKENS])
-
-
-@contextmanager
-def _conflicts(entity: EntitySpec) -> Iterator[None]:
-    try:
-        yield
-    except Exception as exc:
-        reason = _CONFLICT_CODES.get(ora_code(exc) or 0)
-        if reason is None:
-            raise
-        raise ConflictError(f"{entity.name}: {reason} ({exc})") from exc
-
-
-def _returned_id(var: Any) -> int:
-    value = var.getvalue()
-    if isinstance(value, list):  # DML RETURNING INTO: one value per affected row
-        value = value[0]
-    return int(value)
-
-
-def _bind_values(entity: EntitySpec, values: dict[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for name, value in values.items():
-        if isinstance(value, bool):
-            value = int(value)
-        elif isinstance(value, str) and name in entity.date_columns:
-            value = dt.date.fromisoformat(value[:10])
-        elif isinstance(value, str) and name == "CREATED_AT":
-            value = dt.datetime.fromisoformat(value)
-        out[name] = value
-    return out
-
-
-def _row(entity: EntitySpec, row: Sequence[Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for name, value in zip(entity.all_columns, row):
-        if name in entity.date_columns and isinstance(value, dt.datetime):
-            value = value.date()  # Oracle DATE carries a time of day; these columns are dates
-        out[name.lower()] = value
-    return out
-
-
-def _date(value: Any) -> dt.date | None:
-    if isinstance(value, dt.datetime):
-        return value.date()
-    return value
-
-
-def _number(value: Any) -> float | None:
-    return None if value is None else float(value)
-
-
-def _opt_int(value: Any) -> int | None:
-    return None if value is None else int(value)
-
-
-def _source(source_type: str, row: Sequence[Any], comments: dict[int, list[str]]) -> SourceRecord:
-    if source_type == "task":
-        (task_id, title, status, priority, sprint_id, sprint_name, project_id, project_name, assignee_id,
-         first, last, points, hours, due, description) = row
-        return TaskSource(
-            int(task_id), title, status, priority, _opt_int(sprint_id), sprint_name, _opt_int(project_id),
-            project_name, _opt_int(assignee_id), first, last, _number(points), _number(hours), _date(due),
-            description, tuple(comments.get(int(task_id), ())),
-        )
-    if source_type == "sprint":
-        sprint_id, name, status, project_id, project_name, goal, start, end = row
-        return SprintSource(int(sprint_id), name, status, _opt_int(project_id), project_name, goal,
-                            _date(start), _date(end))
-    if source_type == "project":
-        project_id, name, status, description, start, end = row
-        return ProjectSource(int(project_id), name, status, description, _date(start), _date(end))
-    document_id, title, body, project_id, owner, doc_type = row
-    return DocSource(int(document_id), title, body, _opt_int(project_id), _opt_int(owner), doc_type)
-
-
-def _record_id(record: SourceRecord) -> int:
-    match record:
-        case TaskSource():
-            return record.task_id
-        case SprintSource():
-            return record.sprint_id
-        case ProjectSource():
-            return record.project_id
-    return record.document_id
-
-
-def _vector_bind(vector: np.ndarray) -> array:
-    """FLOAT32 binds as array('f'): a list would bind as FLOAT64 (FACTS.md §1, §11.3)."""
-    values = np.ascontiguousarray(np.asarray(vector, dtype=np.float32).ravel())
-    if values.size != DIMENSIONS or not np.all(np.isfinite(values)):
-        raise ValueError(f"the query vector must be {DIMENSIONS} finite floats (FACTS.md §11.4)")
-    out = array("f")
-    out.frombytes(values.tobytes())
-    return out
-
-
-def _key(row: Sequence[Any]) -> tuple[str, int, int]:
-    return (row[0], int(row[1]), int(row[2]))
-
-
-def _distance(row: Sequence[Any]) -> float:
-    return 2.0 if row[4] is None else float(row[4])  # NULL only for a chunk without a vector
-
-
-def _hit(row: Sequence[Any], score: float) -> SearchHit:
-    return SearchHit(
-        source_type=row[0],
-        source_id=int(row[1]),
-        chunk_ix=int(row[2]),
-        content=row[3],
-        distance=_distance(row),
-        score=float(score),
-    )
+            return status.status(cur, max_attempts, self.model_name, self.dimensions)

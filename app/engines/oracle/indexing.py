@@ -1,0 +1,161 @@
+"""The write path: the IndexingTx unit of work and the queue's bookkeeping (failures, backfill,
+retry). Functions take an open connection; the engine acquires it and commits or rolls back."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+from app.domain import SOURCE_TYPES, ChunkWrite, DirtyRow, SourceRecord, SourceType
+from app.engines.base import batched
+from app.engines.oracle import records
+from app.engines.oracle import statements as sql
+from app.engines.oracle.errors import model_required
+
+log = logging.getLogger(__name__)
+
+IN_LIST_MAX = records.IN_LIST_MAX
+ERROR_TEXT_MAX_BYTES = 3900  # RAG_DIRTY.LAST_ERROR is VARCHAR2(4000 BYTE)
+
+
+class OracleIndexingTx:
+    """The IndexingTx of one pooled connection; the engine commits or rolls it back."""
+
+    def __init__(self, conn: Any, model_name: str) -> None:
+        self._conn = conn
+        self._model_name = model_name
+        self.chunks_changed = False
+
+    def claim(self, limit: int, max_attempts: int) -> list[DirtyRow]:
+        """Lock at most ``limit`` of the oldest claimable rows, skipping rows other workers hold.
+
+        SKIP LOCKED locks rows as they are fetched, and python-oracledb fetches ``prefetchrows``
+        rows in the execute round trip and then ``arraysize`` per round trip whatever fetchmany
+        asks for; both are set to the batch on a fresh cursor before execute (they are read only
+        on a statement's first execution), so no more rows are locked than returned (FACTS.md §6).
+        """
+        if limit <= 0:
+            return []
+        cur = self._conn.cursor()
+        try:
+            cur.prefetchrows = limit
+            cur.arraysize = limit
+            cur.execute(
+                sql.CLAIM,
+                max_attempts=int(max_attempts),
+                claim_window=limit * sql.CLAIM_WINDOW_FACTOR,
+            )
+            rows = cur.fetchmany(limit)
+        finally:
+            cur.close()
+        return [DirtyRow(int(d), t, int(s), a, int(n)) for d, t, s, a, n in rows]
+
+    def load_sources(self, source_type: SourceType, ids: Sequence[int]) -> dict[int, SourceRecord]:
+        with self._conn.cursor() as cur:
+            return records.load_sources(cur, source_type, ids)
+
+    def chunk_hashes(self, source_type: SourceType, ids: Sequence[int]) -> dict[int, dict[int, str]]:
+        out: dict[int, dict[int, str]] = {}
+        with self._conn.cursor() as cur:
+            for chunk in batched([int(i) for i in ids], IN_LIST_MAX):
+                statement = sql.chunk_hashes(source_type, chunk)
+                cur.execute(statement.sql, statement.binds)
+                for source_id, chunk_ix, content_hash in cur.fetchall():
+                    out.setdefault(int(source_id), {})[int(chunk_ix)] = content_hash
+        return out
+
+    def write_chunks(self, chunks: Sequence[ChunkWrite]) -> None:
+        if not chunks:  # executemany([]) fails on some driver versions (FACTS.md §11.7)
+            return
+        import oracledb
+
+        rows = [
+            {
+                "source_type": c.source_type,
+                "source_id": int(c.source_id),
+                "chunk_ix": int(c.chunk_ix),
+                "owner_employee_id": c.owner_employee_id,
+                "project_id": c.project_id,
+                "sprint_id": c.sprint_id,
+                "doc_type": c.doc_type,
+                "content": c.content,
+                "content_hash": c.content_hash,
+            }
+            for c in chunks
+        ]
+        with self._conn.cursor() as cur:
+            # Nullable numbers: a first row of None must not make the bind a string.
+            cur.setinputsizes(
+                owner_employee_id=oracledb.DB_TYPE_NUMBER,
+                project_id=oracledb.DB_TYPE_NUMBER,
+                sprint_id=oracledb.DB_TYPE_NUMBER,
+            )
+            with model_required(self._model_name):
+                cur.executemany(sql.upsert_chunk(self._model_name), rows)
+        self.chunks_changed = True
+
+    def delete_chunks(self, source_type: SourceType, source_id: int, from_ix: int = 0) -> None:
+        with self._conn.cursor() as cur:
+            cur.execute(sql.DELETE_CHUNKS, source_type=source_type, source_id=int(source_id), from_ix=int(from_ix))
+        self.chunks_changed = True
+
+    def delete_dirty(self, dirty_ids: Sequence[int]) -> None:
+        if not dirty_ids:
+            return
+        with self._conn.cursor() as cur:
+            cur.executemany(sql.DELETE_DIRTY, [{"dirty_id": int(i)} for i in dirty_ids])
+
+
+def sync_text_index(conn: Any) -> None:
+    """Make fresh chunks visible to CONTAINS now rather than at the next automatic sync.
+
+    Best effort, after the commit (SYNC_INDEX commits implicitly, FACTS.md §8B): the background
+    maintenance of the search index catches up anyway.
+    """
+    try:
+        with conn.cursor() as cur:
+            cur.execute(sql.SYNC_TEXT_INDEX, idx_name=sql.TEXT_INDEX)
+    except Exception as exc:
+        log.warning("Oracle Text sync of %s failed (automatic maintenance will catch up): %s",
+                    sql.TEXT_INDEX, exc)
+
+
+# --- queue bookkeeping: the engine commits ------------------------------------------------------
+
+def record_failure(cur: Any, dirty_ids: Sequence[int], error: str) -> None:
+    message = error.encode("utf-8")[:ERROR_TEXT_MAX_BYTES].decode("utf-8", "ignore")
+    cur.executemany(sql.RECORD_FAILURE, [{"last_error": message, "dirty_id": int(i)} for i in dirty_ids])
+
+
+def enqueue_backfill(
+    cur: Any,
+    source_types: Sequence[SourceType],
+    project_id: int | None,
+    force: bool,
+    limit: int | None,
+    dry_run: bool,
+) -> int:
+    """Queue UPSERTs (nothing when dry_run; the engine then rolls back); return the count."""
+    unknown = sorted(set(source_types) - set(SOURCE_TYPES))
+    if unknown:
+        raise ValueError(f"unknown source type(s) {', '.join(unknown)}")
+    total = 0
+    for source_type in [t for t in SOURCE_TYPES if t in source_types]:
+        remaining = None if limit is None else limit - total
+        if remaining is not None and remaining <= 0:
+            break
+        statement = sql.backfill_ids(source_type, project_id, force, remaining)
+        cur.execute(statement.sql, statement.binds)
+        ids = [int(r[0]) for r in cur.fetchall()]
+        total += len(ids)
+        if dry_run:
+            continue
+        for chunk in batched(ids, 1000):
+            cur.executemany(sql.ENQUEUE, [{"source_type": source_type, "source_id": i} for i in chunk])
+    return total
+
+
+def retry_stuck(cur: Any) -> int:
+    cur.execute(sql.RETRY_STUCK)
+    return cur.rowcount

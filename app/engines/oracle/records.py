@@ -1,0 +1,166 @@
+"""Source records: callers, CRUD (text from statements.py, every value bound) and the loading of
+source rows into the records the chunk templates read. Functions take an open cursor; the
+engine owns connections and commits."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from typing import Any
+
+from app.domain import Caller, DocSource, ProjectSource, Role, SourceRecord, SourceType, SprintSource, TaskSource
+from app.engines.base import EngineError, batched
+from app.engines.oracle import statements as sql
+from app.engines.oracle.errors import conflicts
+from app.entities import EntitySpec
+
+IN_LIST_MAX = 500  # ids per IN list (Oracle allows 1000 expressions: ORA-01795)
+
+
+# --- people -------------------------------------------------------------------------------------
+
+def caller(cur: Any, statement: str, **binds: Any) -> Caller | None:
+    cur.execute(statement, binds)
+    row = cur.fetchone()
+    return Caller(int(row[0]), Role(row[1])) if row else None
+
+
+# --- CRUD ---------------------------------------------------------------------------------------
+
+def create(cur: Any, entity: EntitySpec, values: dict[str, Any]) -> int:
+    """INSERT … RETURNING the new id (the caller commits, then reads the row back)."""
+    entity.check_columns(values)
+    # Omitted and None are the same on insert, except that column defaults apply.
+    columns = [c for c in entity.columns if values.get(c) is not None]
+    binds = sql.crud_binds(columns, _bind_values(entity, values))
+    new_id = cur.var(int)
+    with conflicts(entity):
+        cur.execute(sql.crud_insert(entity, columns), {**binds, "new_id": new_id})
+    return _returned_id(new_id)
+
+
+def get(cur: Any, entity: EntitySpec, row_id: int) -> dict[str, Any] | None:
+    cur.execute(sql.crud_select(entity), row_id=int(row_id))
+    row = cur.fetchone()
+    return _row(entity, row) if row else None
+
+
+def created(cur: Any, entity: EntitySpec, row_id: int) -> dict[str, Any]:
+    row = get(cur, entity, row_id)
+    if row is None:
+        raise EngineError(f"{entity.name} {row_id} vanished right after it was created")
+    return row
+
+
+def list_rows(cur: Any, entity: EntitySpec, limit: int, offset: int) -> list[dict[str, Any]]:
+    cur.execute(sql.crud_list(entity), skip_rows=max(0, int(offset)), max_rows=max(0, int(limit)))
+    return [_row(entity, r) for r in cur.fetchall()]
+
+
+def update(cur: Any, entity: EntitySpec, row_id: int, columns: Sequence[str], values: dict[str, Any]) -> int:
+    """UPDATE; returns the number of rows changed (the caller commits)."""
+    binds = sql.crud_binds(columns, _bind_values(entity, values))
+    with conflicts(entity):
+        cur.execute(sql.crud_update(entity, columns), {**binds, "row_id": int(row_id)})
+    return cur.rowcount
+
+
+def delete(cur: Any, entity: EntitySpec, row_id: int) -> bool:
+    with conflicts(entity):
+        cur.execute(sql.crud_delete(entity), row_id=int(row_id))
+    return cur.rowcount > 0
+
+
+def _returned_id(var: Any) -> int:
+    value = var.getvalue()
+    if isinstance(value, list):  # DML RETURNING INTO: one value per affected row
+        value = value[0]
+    return int(value)
+
+
+def _bind_values(entity: EntitySpec, values: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, value in values.items():
+        if isinstance(value, bool):
+            value = int(value)
+        elif isinstance(value, str) and name in entity.date_columns:
+            value = dt.date.fromisoformat(value[:10])
+        elif isinstance(value, str) and name == "CREATED_AT":
+            value = dt.datetime.fromisoformat(value)
+        out[name] = value
+    return out
+
+
+def _row(entity: EntitySpec, row: Sequence[Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, value in zip(entity.all_columns, row):
+        if name in entity.date_columns and isinstance(value, dt.datetime):
+            value = value.date()  # Oracle DATE carries a time of day; these columns are dates
+        out[name.lower()] = value
+    return out
+
+
+# --- source loading for the templates -----------------------------------------------------------
+
+def load_sources(cur: Any, source_type: SourceType, ids: Sequence[int]) -> dict[int, SourceRecord]:
+    """Current source rows by id (missing ids are absent: the entity was deleted)."""
+    out: dict[int, SourceRecord] = {}
+    for chunk in batched([int(i) for i in ids], IN_LIST_MAX):
+        statement = sql.load_sources(source_type, chunk)
+        cur.execute(statement.sql, statement.binds)
+        rows = cur.fetchall()
+        comments: dict[int, list[str]] = {}
+        if source_type == "task" and rows:
+            statement = sql.task_comments([int(r[0]) for r in rows])
+            cur.execute(statement.sql, statement.binds)
+            for task_id, body in cur.fetchall():
+                comments.setdefault(int(task_id), []).append(body or "")
+        for row in rows:
+            record = _source(source_type, row, comments)
+            out[_record_id(record)] = record
+    return out
+
+
+def _date(value: Any) -> dt.date | None:
+    if isinstance(value, dt.datetime):
+        return value.date()
+    return value
+
+
+def _number(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
+def _opt_int(value: Any) -> int | None:
+    return None if value is None else int(value)
+
+
+def _source(source_type: str, row: Sequence[Any], comments: dict[int, list[str]]) -> SourceRecord:
+    if source_type == "task":
+        (task_id, title, status, priority, sprint_id, sprint_name, project_id, project_name, assignee_id,
+         first, last, points, hours, due, description) = row
+        return TaskSource(
+            int(task_id), title, status, priority, _opt_int(sprint_id), sprint_name, _opt_int(project_id),
+            project_name, _opt_int(assignee_id), first, last, _number(points), _number(hours), _date(due),
+            description, tuple(comments.get(int(task_id), ())),
+        )
+    if source_type == "sprint":
+        sprint_id, name, status, project_id, project_name, goal, start, end = row
+        return SprintSource(int(sprint_id), name, status, _opt_int(project_id), project_name, goal,
+                            _date(start), _date(end))
+    if source_type == "project":
+        project_id, name, status, description, start, end = row
+        return ProjectSource(int(project_id), name, status, description, _date(start), _date(end))
+    document_id, title, body, project_id, owner, doc_type = row
+    return DocSource(int(document_id), title, body, _opt_int(project_id), _opt_int(owner), doc_type)
+
+
+def _record_id(record: SourceRecord) -> int:
+    match record:
+        case TaskSource():
+            return record.task_id
+        case SprintSource():
+            return record.sprint_id
+        case ProjectSource():
+            return record.project_id
+    return record.document_id

@@ -1,0 +1,129 @@
+"""The read path: the query's vector made in the database, role-scoped FETCH APPROX with the
+exact fallback, the Oracle Text arm, fusion and hit assembly. Functions take an open cursor."""
+
+from __future__ import annotations
+
+import logging
+import re
+from array import array
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from app.domain import Caller, Scope, SearchHit, SearchMode, SearchResult
+from app.engines.oracle import statements as sql
+from app.engines.oracle.errors import model_required
+from app.rag.fusion import candidate_depth, reciprocal_rank_fusion
+
+log = logging.getLogger(__name__)
+
+DIMENSIONS = 384
+TEXT_QUERY_MAX_TOKENS = 32
+QUERY_TEXT_MAX_BYTES = 4000  # VECTOR_EMBEDDING input is a VARCHAR2 (FACTS.md §2)
+
+
+def embed_query(cur: Any, model_name: str, text: str) -> np.ndarray:
+    text = text.encode("utf-8")[:QUERY_TEXT_MAX_BYTES].decode("utf-8", "ignore")
+    with model_required(model_name):
+        cur.execute(sql.embed_query(model_name), q=text)
+    (vector,) = cur.fetchone()
+    return np.asarray(vector, dtype=np.float32)
+
+
+def search(
+    cur: Any,
+    qv: array,
+    query_text: str,
+    caller: Caller,
+    k: int,
+    scope: Scope,
+    mode: SearchMode,
+) -> SearchResult:
+    """``qv`` is the question's vector as ``vector_bind`` makes it."""
+    pool = k if mode == "vector" else candidate_depth(k)
+    vector_rows, answered_by = _vector_arm(cur, caller, scope, qv, pool)
+    if mode == "vector":
+        hits = [_hit(row, 1.0 - _distance(row)) for row in vector_rows[:k]]
+        return SearchResult(hits, mode, answered_by)
+    text_rows = _text_arm(cur, caller, scope, qv, query_text, pool)
+    by_key = {_key(row): row for row in text_rows}
+    by_key.update({_key(row): row for row in vector_rows})
+    fused = reciprocal_rank_fusion([_key(r) for r in vector_rows], [_key(r) for r in text_rows])
+    hits = [_hit(by_key[key], score) for key, score in fused[:k]]
+    return SearchResult(hits, mode, answered_by)
+
+
+def _vector_arm(cur: Any, caller: Caller, scope: Scope, qv: array, k: int) -> tuple[list, str]:
+    """FETCH APPROX; when it comes back short, the same query with FETCH EXACT (FACTS.md §3, §11.1).
+
+    IVF plans only look inside the probed partitions, so a filtered approximate query can
+    return fewer than k rows (even 0) although k are visible. The exact rerun answers with
+    every visible row. (An unfiltered short answer means the table holds fewer than k chunks
+    or the probes missed: the exact rerun is right, and cheap, there too.)
+    """
+    text, binds = sql.vector_search(caller, scope, exact=False)
+    cur.execute(text, {**binds, "qv": qv, "k": k})
+    rows = cur.fetchall()
+    if len(rows) >= k:
+        return rows, "approx"
+    text, binds = sql.vector_search(caller, scope, exact=True)
+    cur.execute(text, {**binds, "qv": qv, "k": k})
+    return cur.fetchall(), "exact-fallback"
+
+
+def _text_arm(cur: Any, caller: Caller, scope: Scope, qv: array, query_text: str, n: int) -> list:
+    tq = text_query(query_text)
+    if not tq:
+        return []
+    text, binds = sql.text_search(caller, scope)
+    try:
+        cur.execute(text, {**binds, "tq": tq, "qv": qv, "n": n})
+        return cur.fetchall()
+    except Exception as exc:  # Oracle Text trouble must not take vector search down with it
+        log.warning("Oracle Text arm of hybrid search failed, answering from vectors only: %s", exc)
+        return []
+
+
+def text_query(text: str) -> str:
+    """User text as an Oracle Text query that cannot be a syntax error: '"tok1" ACCUM "tok2"' (FACTS.md §8B).
+
+    ``_`` splits tokens too: ``\\w`` keeps it, and in a CONTAINS query ``_`` (like ``%``) is a wildcard,
+    so a token such as ``_`` or ``a_b`` would expand instead of matching literally.
+    """
+    tokens: list[str] = []
+    seen: set[str] = set()
+    for token in re.split(r"[\W_]+", text):
+        if token and token.lower() not in seen:
+            seen.add(token.lower())
+            tokens.append(token)
+    return " ACCUM ".join(f'"{t}"' for t in tokens[:TEXT_QUERY_MAX_TOKENS])
+
+
+def vector_bind(vector: np.ndarray) -> array:
+    """FLOAT32 binds as array('f'): a list would bind as FLOAT64 (FACTS.md §1, §11.3)."""
+    values = np.ascontiguousarray(np.asarray(vector, dtype=np.float32).ravel())
+    if values.size != DIMENSIONS or not np.all(np.isfinite(values)):
+        raise ValueError(f"the query vector must be {DIMENSIONS} finite floats (FACTS.md §11.4)")
+    out = array("f")
+    out.frombytes(values.tobytes())
+    return out
+
+
+def _key(row: Sequence[Any]) -> tuple[str, int, int]:
+    return (row[0], int(row[1]), int(row[2]))
+
+
+def _distance(row: Sequence[Any]) -> float:
+    return 2.0 if row[4] is None else float(row[4])  # NULL only for a chunk without a vector
+
+
+def _hit(row: Sequence[Any], score: float) -> SearchHit:
+    return SearchHit(
+        source_type=row[0],
+        source_id=int(row[1]),
+        chunk_ix=int(row[2]),
+        content=row[3],
+        distance=_distance(row),
+        score=float(score),
+    )
