@@ -139,10 +139,15 @@ class DemoData:
 
 def build(tasks: int = DEFAULT_TASKS, seed: int = SEED, today: dt.date = dt.date(2024, 6, 1)) -> DemoData:
     """The same data for the same arguments, every time."""
-    rng = random.Random(seed)
-    data = DemoData()
-    chars = {"en": 0, "es": 0}
+    data = DemoData(languages={"en": 0, "es": 0})
+    _add_people_and_projects(data, today)
+    _add_tasks(data, random.Random(seed), tasks, today)
+    _add_documents(data)
+    return data
 
+
+def _add_people_and_projects(data: DemoData, today: dt.date) -> None:
+    chars = data.languages
     for first, last, role, telegram in EMPLOYEES:
         data.employees.append({"first_name": first, "last_name": last, "role": role, "telegram_id": telegram,
                                "email": f"{first}.{last}@example.com".lower()})
@@ -160,6 +165,9 @@ def build(tasks: int = DEFAULT_TASKS, seed: int = SEED, today: dt.date = dt.date
                                  "start_date": s_start, "end_date": s_start + dt.timedelta(days=13)})
             chars[lang] += len(goal)
 
+
+def _add_tasks(data: DemoData, rng: random.Random, tasks: int, today: dt.date) -> None:
+    chars = data.languages
     used_titles: set[str] = set()
     for t in range(tasks):
         # Every seventh task goes to the Spanish project, which keeps Spanish near 15% of the text.
@@ -189,9 +197,9 @@ def build(tasks: int = DEFAULT_TASKS, seed: int = SEED, today: dt.date = dt.date
             data.comments.append({"task": t, "author": author, "body": body})
             chars[lang] += len(body)
 
+
+def _add_documents(data: DemoData) -> None:
     for title, body, project, owner, doc_type in DOCUMENTS:
         data.documents.append({"title": title, "body": body, "project": project, "owner": owner,
                                "doc_type": doc_type})
-        chars["es" if project == 3 else "en"] += len(title) + len(body)
-    data.languages = chars
-    return data
+        data.languages["es" if project == 3 else "en"] += len(title) + len(body)

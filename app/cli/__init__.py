@@ -1,0 +1,15 @@
+"""``ragctl``: serve the API, run the worker, migrate, seed demo data, search and operate the index.
+
+One module per command group; importing them registers their commands on the ``cli`` group.
+"""
+
+from __future__ import annotations
+
+from app.cli import data, index, oracle, search, server  # noqa: F401  (registers the commands)
+from app.cli.root import CliEnv, cli
+
+__all__ = ["CliEnv", "cli", "main"]
+
+
+def main() -> None:
+    cli(prog_name="ragctl")

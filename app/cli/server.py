@@ -1,0 +1,63 @@
+"""``ragctl serve`` and ``ragctl worker``: the long-running processes."""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+import click
+
+from app.cli.root import CliEnv, cli, drain_with_progress, pass_env
+
+
+@cli.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Interface to listen on.")
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(1, 65535), help="TCP port.")
+@pass_env
+def serve(env: CliEnv, host: str, port: int) -> None:
+    """Run the HTTP API (and, with RAG_RUN_WORKER=true, the drain job) under uvicorn.
+
+    Example:
+
+        RAG_API_TOKENS=dev-secret ragctl serve --host 0.0.0.0 --port 8000
+    """
+    import uvicorn
+
+    from app.api.main import create_app
+
+    settings = env.get_settings()
+    if not settings.tokens:
+        click.echo("warning: RAG_API_TOKENS is empty, every data endpoint will answer 401", err=True)
+    logging.getLogger().setLevel(logging.INFO)
+    uvicorn.run(create_app(settings, env.engine), host=host, port=port)
+
+
+@cli.command()
+@click.option("--once", is_flag=True, help="Drain the queue until it is empty, then exit.")
+@pass_env
+def worker(env: CliEnv, once: bool) -> None:
+    """Run the indexing worker on its own (set RAG_RUN_WORKER=false on the API then).
+
+    Example:
+
+        ragctl worker --once
+    """
+    from app.worker import Worker
+
+    settings = env.get_settings()
+    with env.open() as engine:
+        w = Worker(engine, settings)
+        if settings.backfill_on_startup:
+            w.startup_backfill()
+        if once:
+            drain_with_progress(engine, settings, w)
+            return
+        logging.getLogger().setLevel(logging.INFO)
+        w.start()
+        click.echo(f"worker running (every {settings.worker_delay_ms} ms after the previous drain); Ctrl-C stops it", err=True)
+        try:
+            threading.Event().wait()
+        except KeyboardInterrupt:
+            click.echo("stopping: the batch in progress finishes first", err=True)
+        finally:
+            w.stop()
