@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 
+import apsw
 import pytest
 
 from app.engines.base import EngineError
@@ -76,3 +77,40 @@ def test_v4_adds_doc_type_and_requeues_the_typed_documents_that_have_chunks(tmp_
     assert migrations.migrate(conn, directory) == ["4"]
     assert conn.execute("SELECT SOURCE_TYPE, SOURCE_ID, ACTION FROM RAG_DIRTY").fetchall() == [("doc", 1, "UPSERT")]
     assert conn.execute("SELECT DOC_TYPE FROM RAG_CHUNK").fetchall() == [(None,), (None,)]
+
+
+def test_v5_rebuilds_the_source_tables_keeping_rows_triggers_and_foreign_keys(tmp_path):
+    """An upgraded database: V5 rebuilds the six source tables with AUTOINCREMENT (foreign keys off
+    while it runs); every row, id and reference survives, the queue triggers still fire, foreign keys
+    are enforced again afterwards, and the highest deleted id is never handed out again."""
+    directory = tmp_path / "migrations"
+    directory.mkdir()
+    for path in migrations.MIGRATIONS_DIR.glob("V[1234]__*.sql"):
+        shutil.copy(path, directory)
+    conn = SQLiteEngine(str(tmp_path / "old.db")).conn
+    assert migrations.migrate(conn, directory) == ["1", "2", "3", "4"]
+    conn.execute("INSERT INTO EMPLOYEES (EMPLOYEE_ID, FIRST_NAME) VALUES (1, 'Mia'), (2, 'Ana'), (3, 'Bob')")
+    conn.execute("INSERT INTO PROJECTS (PROJECT_ID, NAME) VALUES (1, 'Apollo')")
+    conn.execute("INSERT INTO SPRINTS (SPRINT_ID, PROJECT_ID, NAME) VALUES (1, 1, 'S1')")
+    conn.execute("INSERT INTO TASKS (TASK_ID, TITLE, PROJECT_ID, SPRINT_ID, ASSIGNEE_ID) VALUES (7, 't', 1, 1, 3)")
+    conn.execute("INSERT INTO COMMENTS (COMMENT_ID, TASK_ID, AUTHOR_ID, BODY) VALUES (9, 7, 2, 'hi')")
+    conn.execute("INSERT INTO DOCUMENTS (DOCUMENT_ID, TITLE, PROJECT_ID, OWNER_EMPLOYEE_ID) VALUES (4, 'd', 1, 2)")
+    before = {t: conn.execute(f"SELECT * FROM {t} ORDER BY 1").fetchall()
+              for t in ("EMPLOYEES", "PROJECTS", "SPRINTS", "TASKS", "COMMENTS", "DOCUMENTS")}
+    conn.execute("DELETE FROM RAG_DIRTY")
+    shutil.copy(next(migrations.MIGRATIONS_DIR.glob("V5__*.sql")), directory)
+    assert migrations.migrate(conn, directory) == ["5"]
+    assert {t: conn.execute(f"SELECT * FROM {t} ORDER BY 1").fetchall() for t in before} == before
+    assert conn.execute("PRAGMA foreign_keys").fetchone() == (1,)
+    assert not conn.execute("PRAGMA foreign_key_check").fetchall()
+    sql = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'EMPLOYEES'").fetchone()[0]
+    assert "AUTOINCREMENT" in sql
+    conn.execute("UPDATE TASKS SET TITLE = 'u' WHERE TASK_ID = 7")  # V3's queue trigger, created again
+    assert conn.execute("SELECT SOURCE_TYPE, SOURCE_ID FROM RAG_DIRTY").fetchall() == [("task", 7)]
+    with pytest.raises(apsw.ConstraintError):
+        conn.execute("INSERT INTO TASKS (TITLE, ASSIGNEE_ID) VALUES ('x', 99)")
+    conn.execute("DELETE FROM COMMENTS WHERE AUTHOR_ID = 3")
+    conn.execute("DELETE FROM EMPLOYEES WHERE EMPLOYEE_ID = 3")  # the highest id
+    assert conn.execute("SELECT ASSIGNEE_ID FROM TASKS WHERE TASK_ID = 7").fetchone() == (None,)
+    conn.execute("INSERT INTO EMPLOYEES (FIRST_NAME) VALUES ('Neo')")
+    assert conn.execute("SELECT MAX(EMPLOYEE_ID) FROM EMPLOYEES").fetchone() == (4,)

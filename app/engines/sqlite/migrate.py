@@ -18,6 +18,11 @@ from app.engines.sqlite import statements as sql
 
 MIGRATIONS_DIR = Path(__file__).resolve().parents[3] / "migrations" / "sqlite"
 _FILE_NAME = re.compile(r"^V(\d+)__(\w+)\.sql$")
+# A migration that rebuilds tables starts with this line: SQLite's documented procedure for schema
+# changes ALTER TABLE cannot make (https://sqlite.org/lang_altertable.html#otheralter) runs with
+# foreign keys off, since DROP TABLE of a parent would otherwise fire its ON DELETE actions, and
+# checks every foreign key before it commits.
+FOREIGN_KEYS_OFF = "-- migrate: foreign_keys=off"
 
 class MigrationError(EngineError):
     """The migration files and the database disagree; the message says which file and how."""
@@ -79,20 +84,36 @@ def migrate(conn: apsw.Connection, directory: Path = MIGRATIONS_DIR) -> list[str
     verify(conn, migrations)
     done_now: list[str] = []
     for migration in migrations:
-        # BEGIN IMMEDIATE serialises concurrent migrators; re-check inside the lock.
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            if migration.version in applied(conn):
-                conn.execute("ROLLBACK")
-                continue
-            conn.execute(migration.sql)
-            conn.execute(sql.RECORD_VERSION, (migration.version, migration.name, migration.checksum))
-            conn.execute("COMMIT")
-        except BaseException as exc:
-            if not conn.getautocommit():
-                conn.execute("ROLLBACK")
-            if isinstance(exc, apsw.Error):
-                raise MigrationError(f"{migration.path.name} failed: {exc}") from exc
-            raise
-        done_now.append(str(migration.version))
+        if _apply(conn, migration):
+            done_now.append(str(migration.version))
     return done_now
+
+
+def _apply(conn: apsw.Connection, migration: Migration) -> bool:
+    """Apply one migration in its own transaction; False when another migrator got there first."""
+    rebuilds = migration.sql.startswith(FOREIGN_KEYS_OFF)
+    if rebuilds:
+        conn.execute("PRAGMA foreign_keys = OFF")  # a no-op inside a transaction: set it before BEGIN
+    # BEGIN IMMEDIATE serialises concurrent migrators; re-check inside the lock.
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        if migration.version in applied(conn):
+            conn.execute("ROLLBACK")
+            return False
+        conn.execute(migration.sql)
+        if rebuilds:
+            broken = conn.execute(sql.FOREIGN_KEY_CHECK).fetchall()
+            if broken:
+                raise MigrationError(f"{migration.path.name} left {len(broken)} broken foreign key(s): {broken[:5]}")
+        conn.execute(sql.RECORD_VERSION, (migration.version, migration.name, migration.checksum))
+        conn.execute("COMMIT")
+    except BaseException as exc:
+        if not conn.getautocommit():
+            conn.execute("ROLLBACK")
+        if isinstance(exc, apsw.Error):
+            raise MigrationError(f"{migration.path.name} failed: {exc}") from exc
+        raise
+    finally:
+        if rebuilds:
+            conn.execute("PRAGMA foreign_keys = ON")
+    return True
