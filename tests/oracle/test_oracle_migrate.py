@@ -79,7 +79,7 @@ def test_split_rejects_malformed_scripts(script, message):
 
 def test_shipped_migrations_split_cleanly():
     found = migrate.discover()
-    assert [m.version for m in found] == [1, 5, 6, 7, 8]
+    assert [m.version for m in found] == [1, 5, 6, 7, 8, 9]
     by_version = {m.version: m.statements() for m in found}
     triggers = by_version[6]
     assert len(triggers) == 6 and all(t.startswith("CREATE OR REPLACE TRIGGER") and t.endswith("END;")
@@ -94,6 +94,12 @@ def test_shipped_migrations_split_cleanly():
     doc_type_ddl, requeue = by_version[8]
     assert doc_type_ddl == "ALTER TABLE RAG_CHUNK ADD (DOC_TYPE VARCHAR2(40))"
     assert requeue.startswith("INSERT INTO RAG_DIRTY (SOURCE_TYPE, SOURCE_ID, ACTION)\nSELECT 'doc', d.DOCUMENT_ID")
+    *access_triggers, backoff_ddl = by_version[9]
+    assert [t.split("\n")[0] for t in access_triggers] == [
+        f"CREATE OR REPLACE TRIGGER {table}_RAG_ACCESS_TRG" for table in ("TASKS", "DOCUMENTS", "SPRINTS", "PROJECTS")]
+    assert all(t.endswith("END;") for t in access_triggers)
+    assert "AFTER UPDATE OF ASSIGNEE_ID, PROJECT_ID, SPRINT_ID OR DELETE ON TASKS" in access_triggers[0]
+    assert backoff_ddl == "ALTER TABLE RAG_DIRTY ADD (NEXT_ATTEMPT_AT TIMESTAMP)"
 
 
 def write(tmp_path: Path, name: str, text: str) -> None:
