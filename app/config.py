@@ -43,6 +43,9 @@ class Settings(BaseSettings):
     worker_initial_delay_ms: int = Field(5000, ge=0)
     batch_size: int = Field(32, ge=1, le=1000)
     max_attempts: int = Field(5, ge=1)
+    # A failed queue row waits this long before its next attempt, doubled per attempt up to the max.
+    retry_backoff_ms: int = Field(1000, ge=0)
+    retry_backoff_max_ms: int = Field(300_000, ge=0)
 
     llm_url: str | None = None  # OpenAI-compatible base URL, e.g. http://localhost:11434/v1
     llm_model: str | None = None

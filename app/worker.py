@@ -20,7 +20,7 @@ from app.domain import SOURCE_TYPES
 from app.embedding.tokens import count_tokens
 from app.engines.base import Engine
 from app.rag.chunking import TokenCounter
-from app.services.indexing import DrainResult, drain
+from app.services.indexing import Backoff, DrainResult, drain
 
 log = logging.getLogger(__name__)
 
@@ -107,6 +107,7 @@ class Worker:
                 self.settings.max_attempts,
                 max_batches=max_batches,
                 on_batch=on_batch,
+                backoff=Backoff(self.settings.retry_backoff_ms / 1000, self.settings.retry_backoff_max_ms / 1000),
             )
         return result
 

@@ -84,7 +84,8 @@ def test_first_run_waits_for_the_initial_delay(sqlite_settings, sqlite_engine):
 def test_failing_embedder_keeps_rows_queued_then_they_drain(tmp_path, embedder, caplog):
     from app.engines.sqlite.engine import SQLiteEngine
 
-    settings = Settings(database_url=f"sqlite:///{tmp_path}/flaky.db", api_tokens="test-token")
+    settings = Settings(database_url=f"sqlite:///{tmp_path}/flaky.db", api_tokens="test-token",
+                        retry_backoff_ms=1000)
     flaky = FlakyEmbedder(embedder)
     engine = SQLiteEngine.open(settings, embedder=flaky)
     try:
@@ -99,6 +100,8 @@ def test_failing_embedder_keeps_rows_queued_then_they_drain(tmp_path, embedder, 
         assert status.pending == result.claimed and status.failing == result.claimed
         assert "model server is down" in status.failing_rows[0].last_error
         flaky.failing = False
+        assert worker.run_once().claimed == 0  # the failed rows wait out their backoff first
+        time.sleep(1.2)
         assert worker.run_once().failed == 0
         status = engine.status(settings.max_attempts)
         assert status.pending == 0 and status.chunks_by_source_type.get("task") == 1

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
@@ -39,6 +39,11 @@ class IndexingTx(Protocol):
 
     Claimed queue rows are deleted only through ``delete_dirty`` in the same unit, so a crash or
     an exception leaves them queued.
+
+    No stale write wins (DESIGN.md, Write path 6): writes and deletes derived from a source are
+    applied only if the source, re-read under a lock at write time, still equals what
+    ``load_sources`` returned (a source never loaded counts as absent). A changed source keeps
+    its current chunks and is queued again.
     """
 
     def claim(self, limit: int, max_attempts: int) -> list[DirtyRow]:
@@ -102,8 +107,9 @@ class Engine(Protocol):
     # --- write path -------------------------------------------------------------------------
     def indexing(self) -> AbstractContextManager[IndexingTx]: ...
 
-    def record_failure(self, dirty_ids: Sequence[int], error: str) -> None:
-        """ATTEMPTS+1 and LAST_ERROR on these rows, in a transaction of its own."""
+    def record_failure(self, retry_after_s: Mapping[int, float], error: str) -> None:
+        """ATTEMPTS+1 and LAST_ERROR on these rows (DIRTY_ID -> seconds before the row may be claimed
+        again), in a transaction of its own."""
         ...
 
     def enqueue_backfill(

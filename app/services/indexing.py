@@ -45,7 +45,24 @@ def coalesce(rows: Sequence[DirtyRow]) -> dict[tuple[SourceType, int], str]:
     return {key: row.action for key, row in latest.items()}
 
 
-def drain_batch(engine: Engine, count_tokens: TokenCounter, batch_size: int, max_attempts: int) -> DrainResult:
+@dataclass(frozen=True)
+class Backoff:
+    """Seconds a failed queue row waits before its next attempt: base, doubled per attempt, capped.
+
+    The default (no wait) suits one-shot callers that drain right after fixing a cause; the
+    worker uses RAG_RETRY_BACKOFF_MS / RAG_RETRY_BACKOFF_MAX_MS.
+    """
+
+    base_s: float = 0.0
+    cap_s: float = 300.0
+
+    def delay_s(self, attempts: int) -> float:
+        """The wait after the ``attempts``-th failure (1, 2, ...)."""
+        return min(self.cap_s, self.base_s * 2.0 ** max(0, attempts - 1))
+
+
+def drain_batch(engine: Engine, count_tokens: TokenCounter, batch_size: int, max_attempts: int,
+                backoff: Backoff = Backoff()) -> DrainResult:
     """Process at most one batch. Never raises for a processing failure: it is recorded instead."""
     result = DrainResult()
     claimed: list[DirtyRow] = []
@@ -61,7 +78,7 @@ def drain_batch(engine: Engine, count_tokens: TokenCounter, batch_size: int, max
             raise
         message = f"{type(exc).__name__}: {exc}"[:2000]
         log.warning("indexing batch of %d rows failed: %s", len(claimed), message)
-        engine.record_failure([row.dirty_id for row in claimed], message)
+        engine.record_failure({row.dirty_id: backoff.delay_s(row.attempts + 1) for row in claimed}, message)
         return DrainResult(claimed=len(claimed), failed=len(claimed), errors=[message])
     return result
 
@@ -73,12 +90,13 @@ def drain(
     max_attempts: int,
     max_batches: int | None = None,
     on_batch: Callable[[DrainResult], None] | None = None,
+    backoff: Backoff = Backoff(),
 ) -> DrainResult:
     """Drain batch after batch until a batch comes back short or fails."""
     total = DrainResult()
     batches = 0
     while max_batches is None or batches < max_batches:
-        result = drain_batch(engine, count_tokens, batch_size, max_attempts)
+        result = drain_batch(engine, count_tokens, batch_size, max_attempts, backoff)
         batches += 1
         total.add(result)
         if on_batch:

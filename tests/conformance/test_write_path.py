@@ -137,9 +137,9 @@ def test_failures_are_recorded_and_rows_past_max_attempts_stop_blocking(engine):
     first = task(engine, "First")
     second = task(engine, "Second")
     rows = {r.source_id: r.dirty_id for r in peek_queue(engine)}
-    engine.record_failure([rows[first]], "boom")
+    engine.record_failure({rows[first]: 0.0}, "boom")
     for _ in range(2):
-        engine.record_failure([rows[first]], "boom again")
+        engine.record_failure({rows[first]: 0.0}, "boom again")
     claimable = [r.source_id for r in peek_queue(engine, max_attempts=3)]
     assert first not in claimable and second in claimable
     status = engine.status(max_attempts=3)
@@ -148,6 +148,20 @@ def test_failures_are_recorded_and_rows_past_max_attempts_stop_blocking(engine):
                for f in status.failing_rows)
     assert engine.retry_stuck() == 1
     assert first in [r.source_id for r in peek_queue(engine, max_attempts=3)]
+
+
+def test_a_failed_row_waits_its_backoff_before_it_is_claimed_again(engine):
+    """Exponential backoff: a failing row never holds up the queue, and comes back when its wait is over."""
+    first = task(engine, "First")
+    second = task(engine, "Second")
+    rows = {r.source_id: r.dirty_id for r in peek_queue(engine)}
+    engine.record_failure({rows[first]: 3600.0}, "boom")
+    assert [r.source_id for r in peek_queue(engine)] == [second]
+    engine.record_failure({rows[first]: -1.0}, "boom again")  # a wait that is already over
+    assert [r.source_id for r in peek_queue(engine)] == [first, second]
+    engine.record_failure({rows[first]: 3600.0}, "boom a third time")
+    assert engine.retry_stuck() == 1  # `ragctl retry` releases a waiting row at once
+    assert [r.source_id for r in peek_queue(engine)] == [first, second]
 
 
 def test_backfill_enqueues_rows_without_chunks(engine):

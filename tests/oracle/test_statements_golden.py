@@ -96,15 +96,15 @@ def test_empty_batches_send_nothing(fake_engine, conn):
         tx.delete_dirty([])
         tx.write_chunks([])
         assert tx.claim(0, 5) == []
-    fake_engine.record_failure([], "x")
+    fake_engine.record_failure({}, "x")
     assert conn.calls == []
 
 
 def test_record_failure_and_retry(fake_engine, conn):
-    fake_engine.record_failure([3, 4], "boom " + "é" * 3000)
+    fake_engine.record_failure({3: 1.0, 4: 8.0}, "boom " + "é" * 3000)
     call = conn.calls[0]
     assert call.sql == golden("record_failure") and call.kind == "executemany"
-    assert [b["dirty_id"] for b in call.binds] == [3, 4]
+    assert [(b["dirty_id"], b["retry_after_s"]) for b in call.binds] == [(3, 1.0), (4, 8.0)]
     assert len(call.binds[0]["last_error"].encode()) <= 4000
     conn.replies.append(("ATTEMPTS = 0", Reply(rowcount=2)))
     assert fake_engine.retry_stuck() == 2
@@ -122,7 +122,12 @@ def test_write_chunks_merges_with_in_database_embedding_and_syncs_text_after_com
     doc = ChunkWrite("doc", 12, 0, None, None, None, "[DOC #12] runbook", "hash2", "WIKI")
     with fake_engine.indexing() as tx:
         tx.write_chunks([chunk(0), chunk(1, owner=7), doc])
-    merge = conn.calls[0]
+    # No stale write wins: each source's row is locked and re-read before the MERGE (never loaded
+    # here, so "absent" is what the re-read must find: the fake returns no rows).
+    assert [c.sql for c in conn.calls[:4]] == [golden("lock_sources_doc"), sql.load_sources("doc", [12]).sql,
+                                               golden("lock_sources_task"), sql.load_sources("task", [11]).sql]
+    assert conn.calls[2].binds == {"id0": 11}
+    merge = conn.calls[4]
     assert merge.kind == "executemany" and merge.sql == golden("upsert_chunk")
     assert merge.binds[1] == {
         "source_type": "task", "source_id": 11, "chunk_ix": 1, "owner_employee_id": 7, "project_id": 3,
@@ -131,7 +136,7 @@ def test_write_chunks_merges_with_in_database_embedding_and_syncs_text_after_com
     assert merge.binds[2]["doc_type"] == "WIKI" and merge.binds[2]["source_type"] == "doc"
     assert set(merge.inputsizes) == {"owner_employee_id", "project_id", "sprint_id"}
     assert conn.events == ["commit"]
-    sync = conn.calls[1]
+    sync = conn.calls[5]
     assert sync.sql == golden("sync_text_index") and sync.binds == {"idx_name": "RAG_CHUNK_TEXT_IDX"}
 
 
@@ -147,8 +152,8 @@ def test_text_sync_failure_is_not_fatal(fake_engine, conn):
     conn.replies.append(("CTX_DDL", Reply(error=ora_error(20000, "sync refused"))))
     with fake_engine.indexing() as tx:
         tx.delete_chunks("task", 11, 2)
-    assert conn.calls[0].sql == golden("delete_chunks")
-    assert conn.calls[0].binds == {"source_type": "task", "source_id": 11, "from_ix": 2}
+    assert conn.calls[2].sql == golden("delete_chunks")
+    assert conn.calls[2].binds == {"source_type": "task", "source_id": 11, "from_ix": 2}
 
 
 def test_load_sources_and_hashes(fake_engine, conn):

@@ -41,13 +41,16 @@ def test_nothing_is_written_when_the_body_raises(sqlite_engine):
 def test_clean_exit_applies_everything_and_keeps_rows_enqueued_meanwhile(sqlite_engine, other_engine):
     e = sqlite_engine
     t = e.create(TASKS, {"TITLE": "t"})["task_id"]
+    u = e.create(TASKS, {"TITLE": "u"})["task_id"]
     with e.indexing() as tx:
         rows = tx.claim(10, 5)
-        tx.write_chunks([_chunk(t)])
+        tx.load_sources("task", [t, u])
+        tx.write_chunks([_chunk(t), _chunk(u)])
         # No write lock is held while the body runs: another writer is not blocked.
         other_engine.update(TASKS, t, {"TITLE": "changed meanwhile"})
         tx.delete_dirty([r.dirty_id for r in rows])
-    assert _count(e, "RAG_CHUNK") == 1 and _count(e, "RAG_VEC") == 1
+    # u is written; t changed after it was read, so its (stale) chunk is not, and t stays queued.
+    assert e.conn.execute("SELECT SOURCE_ID FROM RAG_CHUNK").fetchall() == [(u,)] and _count(e, "RAG_VEC") == 1
     assert e.conn.execute("SELECT COUNT(*) FROM RAG_FTS WHERE RAG_FTS MATCH 'mundo'").fetchone()[0] == 1
     assert dirty_rows(e) == {("task", t, "UPSERT")}  # the later write is still queued
 
@@ -105,7 +108,7 @@ def test_failures_status_retry_and_backfill(sqlite_engine):
     p = e.create(PROJECTS, {"NAME": "P"})["project_id"]
     tasks = [e.create(TASKS, {"TITLE": f"t{i}", "PROJECT_ID": p if i < 2 else None})["task_id"] for i in range(4)]
     ids = [r[0] for r in e.conn.execute("SELECT DIRTY_ID FROM RAG_DIRTY ORDER BY DIRTY_ID")]
-    e.record_failure(ids[:1], "boom")
+    e.record_failure({ids[0]: 0.0}, "boom")
     status = e.status(max_attempts=1)
     assert (status.pending, status.failing, status.stuck) == (5, 1, 1)
     assert status.failing_rows[0].last_error == "boom" and status.oldest_pending_age_s >= 0

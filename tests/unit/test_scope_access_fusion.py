@@ -66,3 +66,11 @@ def test_rrf_rewards_agreement():
     fused = reciprocal_rank_fusion(["a", "b", "c"], ["c", "a", "d"])
     assert [item for item, _ in fused] == ["a", "c", "b", "d"]
     assert fused[0][1] == pytest.approx(1 / 61 + 1 / 62)
+
+
+def test_backoff_doubles_per_attempt_up_to_its_cap():
+    from app.services.indexing import Backoff
+
+    backoff = Backoff(base_s=1.0, cap_s=10.0)
+    assert [backoff.delay_s(n) for n in (1, 2, 3, 4, 5, 9)] == [1.0, 2.0, 4.0, 8.0, 10.0, 10.0]
+    assert Backoff().delay_s(7) == 0.0  # one-shot callers retry at once

@@ -8,7 +8,7 @@ and status. All SQL text lives in ``statements.py``; errors are mapped in ``erro
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -227,11 +227,11 @@ class OracleEngine:
             if tx.chunks_changed:
                 indexing.sync_text_index(conn)
 
-    def record_failure(self, dirty_ids: Sequence[int], error: str) -> None:
-        if not dirty_ids:
+    def record_failure(self, retry_after_s: Mapping[int, float], error: str) -> None:
+        if not retry_after_s:
             return
         with self._connection() as conn, conn.cursor() as cur:
-            indexing.record_failure(cur, dirty_ids, error)
+            indexing.record_failure(cur, retry_after_s, error)
             conn.commit()
 
     def enqueue_backfill(

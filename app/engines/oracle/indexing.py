@@ -4,7 +4,7 @@ retry). Functions take an open connection; the engine acquires it and commits or
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from app.domain import SOURCE_TYPES, ChunkWrite, DirtyRow, SourceRecord, SourceType
@@ -17,6 +17,7 @@ log = logging.getLogger(__name__)
 
 IN_LIST_MAX = records.IN_LIST_MAX
 ERROR_TEXT_MAX_BYTES = 3900  # RAG_DIRTY.LAST_ERROR is VARCHAR2(4000 BYTE)
+SourceKey = tuple[SourceType, int]
 
 
 class OracleIndexingTx:
@@ -26,6 +27,10 @@ class OracleIndexingTx:
         self._conn = conn
         self._model_name = model_name
         self.chunks_changed = False
+        # What each source looked like when this unit read it (None: absent), and the verdict of the
+        # write-time re-read: True when the source still matches, so writes derived from it may land.
+        self._loaded: dict[SourceKey, SourceRecord | None] = {}
+        self._current: dict[SourceKey, bool] = {}
 
     def claim(self, limit: int, max_attempts: int) -> list[DirtyRow]:
         """Lock at most ``limit`` of the oldest claimable rows, skipping rows other workers hold.
@@ -53,7 +58,10 @@ class OracleIndexingTx:
 
     def load_sources(self, source_type: SourceType, ids: Sequence[int]) -> dict[int, SourceRecord]:
         with self._conn.cursor() as cur:
-            return records.load_sources(cur, source_type, ids)
+            found = records.load_sources(cur, source_type, ids)
+        for source_id in ids:
+            self._loaded[(source_type, int(source_id))] = found.get(int(source_id))
+        return found
 
     def chunk_hashes(self, source_type: SourceType, ids: Sequence[int]) -> dict[int, dict[int, str]]:
         out: dict[int, dict[int, str]] = {}
@@ -66,6 +74,8 @@ class OracleIndexingTx:
         return out
 
     def write_chunks(self, chunks: Sequence[ChunkWrite]) -> None:
+        fresh = self._still_current({(c.source_type, int(c.source_id)) for c in chunks})
+        chunks = [c for c in chunks if (c.source_type, int(c.source_id)) in fresh]
         if not chunks:  # executemany([]) fails on some driver versions (FACTS.md §11.7)
             return
         import oracledb
@@ -96,6 +106,8 @@ class OracleIndexingTx:
         self.chunks_changed = True
 
     def delete_chunks(self, source_type: SourceType, source_id: int, from_ix: int = 0) -> None:
+        if not self._still_current({(source_type, int(source_id))}):
+            return
         with self._conn.cursor() as cur:
             cur.execute(sql.DELETE_CHUNKS, source_type=source_type, source_id=int(source_id), from_ix=int(from_ix))
         self.chunks_changed = True
@@ -105,6 +117,35 @@ class OracleIndexingTx:
             return
         with self._conn.cursor() as cur:
             cur.executemany(sql.DELETE_DIRTY, [{"dirty_id": int(i)} for i in dirty_ids])
+
+    def _still_current(self, keys: Iterable[SourceKey]) -> set[SourceKey]:
+        """The keys whose source, locked and re-read now, equals what this unit loaded.
+
+        No stale write wins: the source rows stay locked until the commit, so an API write to one
+        of them waits, and a worker that loaded an older version finds the difference here. A
+        changed source keeps its chunks and is queued again. (A task's comments and names are not
+        locked: a change to them that commits after this re-read has queued the task, and that
+        later drain writes the newer text.)
+        """
+        unchecked = sorted({k for k in keys if k not in self._current})
+        by_type: dict[SourceType, list[int]] = {}
+        for source_type, source_id in unchecked:
+            by_type.setdefault(source_type, []).append(source_id)
+        with self._conn.cursor() as cur:
+            for source_type, ids in by_type.items():
+                for chunk in batched(ids, IN_LIST_MAX):
+                    statement = sql.lock_sources(source_type, chunk)
+                    cur.execute(statement.sql, statement.binds)
+                    cur.fetchall()
+                current = records.load_sources(cur, source_type, ids)
+                for source_id in ids:
+                    same = current.get(source_id) == self._loaded.get((source_type, source_id))
+                    self._current[(source_type, source_id)] = same
+                    if not same:
+                        log.info("skipped stale %s #%d (changed since it was read); queued again",
+                                 source_type, source_id)
+                        cur.execute(sql.ENQUEUE, source_type=source_type, source_id=source_id)
+        return {k for k in keys if self._current[k]}
 
 
 def sync_text_index(conn: Any) -> None:
@@ -123,9 +164,10 @@ def sync_text_index(conn: Any) -> None:
 
 # --- queue bookkeeping: the engine commits ------------------------------------------------------
 
-def record_failure(cur: Any, dirty_ids: Sequence[int], error: str) -> None:
+def record_failure(cur: Any, retry_after_s: Mapping[int, float], error: str) -> None:
     message = error.encode("utf-8")[:ERROR_TEXT_MAX_BYTES].decode("utf-8", "ignore")
-    cur.executemany(sql.RECORD_FAILURE, [{"last_error": message, "dirty_id": int(i)} for i in dirty_ids])
+    cur.executemany(sql.RECORD_FAILURE, [{"last_error": message, "retry_after_s": float(delay), "dirty_id": int(i)}
+                                         for i, delay in retry_after_s.items()])
 
 
 def enqueue_backfill(

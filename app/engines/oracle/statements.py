@@ -126,6 +126,7 @@ CLAIM = (
     "    SELECT /*+ qb_name(inline) unnest no_merge */ d.ROWID\n"
     "    FROM RAG_DIRTY d\n"
     "    WHERE d.ATTEMPTS < :max_attempts\n"
+    "      AND (d.NEXT_ATTEMPT_AT IS NULL OR d.NEXT_ATTEMPT_AT <= SYS_EXTRACT_UTC(SYSTIMESTAMP))\n"
     "    ORDER BY d.ENQUEUED_AT, d.DIRTY_ID\n"
     "    FETCH FIRST :claim_window ROWS ONLY)\n"
     "ORDER BY q.ENQUEUED_AT, q.DIRTY_ID\n"
@@ -133,13 +134,16 @@ CLAIM = (
 )
 # source: FACTS.md §6 (delete claimed rows by primary key, executemany; §11.7 guard empty batches)
 DELETE_DIRTY = "DELETE FROM RAG_DIRTY WHERE DIRTY_ID = :dirty_id"
-# source: FACTS.md §10 (plain UPDATE; UTC timestamps from SYSTIMESTAMP)
+# source: FACTS.md §10 (plain UPDATE; UTC timestamps from SYSTIMESTAMP); NUMTODSINTERVAL(n, 'SECOND')
+#         [DOC sqlrf NUMTODSINTERVAL] — the row waits its backoff before the claim takes it again
 RECORD_FAILURE = (
     "UPDATE RAG_DIRTY SET ATTEMPTS = ATTEMPTS + 1, LAST_ERROR = :last_error,"
-    " LAST_ATTEMPT_AT = SYS_EXTRACT_UTC(SYSTIMESTAMP) WHERE DIRTY_ID = :dirty_id"
+    " LAST_ATTEMPT_AT = SYS_EXTRACT_UTC(SYSTIMESTAMP),"
+    " NEXT_ATTEMPT_AT = SYS_EXTRACT_UTC(SYSTIMESTAMP) + NUMTODSINTERVAL(:retry_after_s, 'SECOND')"
+    " WHERE DIRTY_ID = :dirty_id"
 )
 # source: FACTS.md §10 (plain UPDATE) — every failed row becomes claimable again
-RETRY_STUCK = "UPDATE RAG_DIRTY SET ATTEMPTS = 0 WHERE ATTEMPTS > 0"
+RETRY_STUCK = "UPDATE RAG_DIRTY SET ATTEMPTS = 0, NEXT_ATTEMPT_AT = NULL WHERE ATTEMPTS > 0"
 # source: FACTS.md §10 (plain INSERT; identity and ENQUEUED_AT defaults)
 ENQUEUE = "INSERT INTO RAG_DIRTY (SOURCE_TYPE, SOURCE_ID, ACTION) VALUES (:source_type, :source_id, 'UPSERT')"
 
@@ -231,6 +235,15 @@ def chunk_hashes(source_type: str, ids: Sequence[int]) -> Statement:
 
 # --- source loading (chunk templates) ---------------------------------------------------------
 
+# (table, key, project column) per source type: fixed identifiers, never user input.
+_SOURCE_TABLES = {
+    "task": ("TASKS", "TASK_ID", "PROJECT_ID"),
+    "sprint": ("SPRINTS", "SPRINT_ID", "PROJECT_ID"),
+    "project": ("PROJECTS", "PROJECT_ID", "PROJECT_ID"),
+    "doc": ("DOCUMENTS", "DOCUMENT_ID", "PROJECT_ID"),
+}
+
+
 _LOAD_SOURCES = {
     # source: FACTS.md §10 (plain joins; CLOBs fetched as str with fetch_lobs off, §11.6)
     "task": (
@@ -267,6 +280,15 @@ def load_sources(source_type: str, ids: Sequence[int]) -> Statement:
     return Statement(_LOAD_SOURCES[source_type] + in_sql, binds)
 
 
+def lock_sources(source_type: str, ids: Sequence[int]) -> Statement:
+    """Lock the source rows a write derives from, so the re-read that guards against stale writes
+    and the write itself see the same rows (an API UPDATE of one of them waits for the commit)."""
+    table, key, _ = _SOURCE_TABLES[source_type]
+    in_sql, binds = _in_list("id", ids)
+    # source: FACTS.md §6 (FOR UPDATE in a top-level SELECT without DISTINCT/GROUP BY/aggregates [DOC sqlrf])
+    return Statement(f"SELECT {key} FROM {table} WHERE {key} IN {in_sql} FOR UPDATE", binds)
+
+
 def task_comments(task_ids: Sequence[int]) -> Statement:
     in_sql, binds = _in_list("id", task_ids)
     # source: FACTS.md §10 (plain SELECT; BODY CLOB fetched as str, §11.6)
@@ -278,18 +300,10 @@ def task_comments(task_ids: Sequence[int]) -> Statement:
 
 # --- backfill ---------------------------------------------------------------------------------
 
-# (table, key, project column) per source type: fixed identifiers, never user input.
-_BACKFILL_SOURCES = {
-    "task": ("TASKS", "TASK_ID", "PROJECT_ID"),
-    "sprint": ("SPRINTS", "SPRINT_ID", "PROJECT_ID"),
-    "project": ("PROJECTS", "PROJECT_ID", "PROJECT_ID"),
-    "doc": ("DOCUMENTS", "DOCUMENT_ID", "PROJECT_ID"),
-}
-
 
 def backfill_ids(source_type: str, project_id: int | None, force: bool, limit: int | None) -> Statement:
     """Source ids to queue: those without chunks (every one with ``force``), oldest key first."""
-    table, key, project_col = _BACKFILL_SOURCES[source_type]
+    table, key, project_col = _SOURCE_TABLES[source_type]
     where: list[str] = []
     binds: dict[str, object] = {}
     if not force:

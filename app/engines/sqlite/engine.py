@@ -12,7 +12,7 @@ with BEGIN IMMEDIATE so two writers queue on busy_timeout instead of failing on 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -202,9 +202,9 @@ class SQLiteEngine:
             with self._inflight_lock:
                 self._inflight.difference_update(tx.claimed)
 
-    def record_failure(self, dirty_ids: Sequence[int], error: str) -> None:
+    def record_failure(self, retry_after_s: Mapping[int, float], error: str) -> None:
         with self._write() as conn:
-            indexing.record_failure(conn, dirty_ids, error)
+            indexing.record_failure(conn, retry_after_s, error)
 
     def enqueue_backfill(
         self,

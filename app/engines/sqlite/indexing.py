@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import logging
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import apsw
@@ -18,7 +19,10 @@ from app.rag.access import audience
 if TYPE_CHECKING:
     from app.engines.sqlite.engine import SQLiteEngine
 
+log = logging.getLogger(__name__)
+
 IN_BATCH = records.IN_BATCH
+SourceKey = tuple[SourceType, int]
 CHANGE_LOG_KEEP = 100_000  # RAG_CHUNK_CHANGES rows kept for lagging indexes in other processes
 
 
@@ -30,6 +34,9 @@ class SQLiteIndexingTx:
         self._conn = engine.conn
         self._claimed: set[int] = set()
         self._ops: list[tuple] = []
+        # What each source looked like when this unit read it (None: absent). The writes derived from
+        # it are applied only if the source still looks the same inside the write transaction.
+        self._loaded: dict[SourceKey, SourceRecord | None] = {}
 
     def claim(self, limit: int, max_attempts: int) -> list[DirtyRow]:
         engine = self._engine
@@ -43,7 +50,10 @@ class SQLiteIndexingTx:
         return claimed
 
     def load_sources(self, source_type: SourceType, ids: Sequence[int]) -> dict[int, SourceRecord]:
-        return records.load_sources(self._conn, source_type, ids)
+        found = records.load_sources(self._conn, source_type, ids)
+        for source_id in ids:
+            self._loaded[(source_type, source_id)] = found.get(source_id)
+        return found
 
     def chunk_hashes(self, source_type: SourceType, ids: Sequence[int]) -> dict[int, dict[int, str]]:
         out: dict[int, dict[int, str]] = {}
@@ -67,20 +77,54 @@ class SQLiteIndexingTx:
         self._ops.append(("dirty", list(dirty_ids)))
 
     def apply(self) -> None:
-        """Run the buffered writes in one write transaction (the engine calls this on a clean exit)."""
+        """Run the buffered writes in one write transaction (the engine calls this on a clean exit).
+
+        No stale write wins: SQLite has one writer at a time, so re-reading the touched sources here
+        sees exactly what the write lands on. A source that changed since it was read (another
+        worker, or an API write, got there first) keeps its current chunks, and is queued again so
+        its current state is indexed even if the row that announced the change was already taken.
+        """
         if not self._ops:
             return
         with self._engine._write() as conn:
+            stale = self._changed_since_loaded(conn, self._touched())
             for op in self._ops:
                 if op[0] == "write":
-                    upsert_chunks(conn, op[1], op[2])
+                    upsert_chunks(conn, [c for c in op[1] if (c.source_type, c.source_id) not in stale],
+                                  [v for c, v in zip(op[1], op[2]) if (c.source_type, c.source_id) not in stale])
                 elif op[0] == "delete":
-                    conn.execute(sql.DELETE_CHUNKS, op[1:])
+                    if (op[1], op[2]) not in stale:
+                        conn.execute(sql.DELETE_CHUNKS, op[1:])
                 else:
                     for ids in batched(op[1], IN_BATCH):
                         conn.execute(sql.delete_dirty(ids), ids)
+            for source_type, source_id in sorted(stale):
+                conn.execute(sql.ENQUEUE_UPSERT, (source_type, source_id))
             prune_change_log(conn)
+        if stale:
+            log.info("skipped %d stale source(s) changed since they were read, queued again: %s",
+                     len(stale), ", ".join(f"{t} #{i}" for t, i in sorted(stale)))
         self._ops = []
+
+    def _touched(self) -> set[SourceKey]:
+        keys: set[SourceKey] = set()
+        for op in self._ops:
+            if op[0] == "write":
+                keys.update((c.source_type, c.source_id) for c in op[1])
+            elif op[0] == "delete":
+                keys.add((op[1], op[2]))
+        return keys
+
+    def _changed_since_loaded(self, conn: apsw.Connection, keys: Iterable[SourceKey]) -> set[SourceKey]:
+        """Sources whose current row differs from what this unit read (a DELETE action read nothing: absent)."""
+        by_type: dict[SourceType, list[int]] = {}
+        for source_type, source_id in keys:
+            by_type.setdefault(source_type, []).append(source_id)
+        stale: set[SourceKey] = set()
+        for source_type, ids in by_type.items():
+            current = records.load_sources(conn, source_type, ids)
+            stale.update((source_type, i) for i in ids if current.get(i) != self._loaded.get((source_type, i)))
+        return stale
 
     @property
     def claimed(self) -> set[int]:
@@ -119,9 +163,10 @@ def prune_change_log(conn: apsw.Connection) -> None:
 
 # --- queue bookkeeping: call inside a write transaction -----------------------------------------
 
-def record_failure(conn: apsw.Connection, dirty_ids: Sequence[int], error: str) -> None:
-    for ids in batched(list(dirty_ids), IN_BATCH):
-        conn.execute(sql.record_failure(ids), (error[:4000], *ids))
+def record_failure(conn: apsw.Connection, retry_after_s: Mapping[int, float], error: str) -> None:
+    """ATTEMPTS+1 and LAST_ERROR; each row waits its own delay before it is claimed again."""
+    conn.executemany(sql.RECORD_FAILURE, [(error[:4000], float(delay), dirty_id)
+                                          for dirty_id, delay in retry_after_s.items()])
 
 
 def enqueue_backfill(

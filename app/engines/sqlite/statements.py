@@ -35,6 +35,7 @@ CREATE TABLE IF NOT EXISTS SCHEMA_VERSION (
 VERSION_TABLE_EXISTS = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'SCHEMA_VERSION'"
 APPLIED_VERSIONS = "SELECT VERSION, CHECKSUM FROM SCHEMA_VERSION"
 RECORD_VERSION = "INSERT INTO SCHEMA_VERSION (VERSION, NAME, CHECKSUM) VALUES (?, ?, ?)"
+FOREIGN_KEY_CHECK = "PRAGMA foreign_key_check"
 
 WIPE_TABLES = ("COMMENTS", "TASKS", "SPRINTS", "DOCUMENTS", "PROJECTS", "EMPLOYEES",
                "RAG_CHUNK", "RAG_VEC", "RAG_DIRTY", "RAG_CHUNK_CHANGES")
@@ -116,20 +117,23 @@ def load_docs(ids: Sequence[int]) -> str:
 
 # --- queue --------------------------------------------------------------------------------------
 
+# Rows that failed wait NEXT_ATTEMPT_AT (exponential backoff) so they never hold up the queue's head.
 CLAIM = ("SELECT DIRTY_ID, SOURCE_TYPE, SOURCE_ID, ACTION, ATTEMPTS FROM RAG_DIRTY WHERE ATTEMPTS < ? "
+         f"AND (NEXT_ATTEMPT_AT IS NULL OR NEXT_ATTEMPT_AT <= {NOW}) "
          "ORDER BY ENQUEUED_AT, DIRTY_ID LIMIT ?")
+ENQUEUE_UPSERT = "INSERT INTO RAG_DIRTY (SOURCE_TYPE, SOURCE_ID, ACTION) VALUES (?, ?, 'UPSERT')"
 
 
 def delete_dirty(ids: Sequence[int]) -> str:
     return f"DELETE FROM RAG_DIRTY WHERE DIRTY_ID IN ({marks(ids)})"
 
 
-def record_failure(ids: Sequence[int]) -> str:
-    return (f"UPDATE RAG_DIRTY SET ATTEMPTS = ATTEMPTS + 1, LAST_ERROR = ?, LAST_ATTEMPT_AT = {NOW} "
-            f"WHERE DIRTY_ID IN ({marks(ids)})")
+RECORD_FAILURE = (
+    f"UPDATE RAG_DIRTY SET ATTEMPTS = ATTEMPTS + 1, LAST_ERROR = ?, LAST_ATTEMPT_AT = {NOW}, "
+    "NEXT_ATTEMPT_AT = strftime('%Y-%m-%dT%H:%M:%f', 'now', printf('%+.3f seconds', ?)) WHERE DIRTY_ID = ?"
+)
 
-
-RETRY_STUCK = "UPDATE RAG_DIRTY SET ATTEMPTS = 0 WHERE ATTEMPTS > 0"
+RETRY_STUCK = "UPDATE RAG_DIRTY SET ATTEMPTS = 0, NEXT_ATTEMPT_AT = NULL WHERE ATTEMPTS > 0"
 
 # source type -> (table, primary key, column holding its project for backfill filters)
 SOURCE_TABLES: dict[str, tuple[str, str, str]] = {

@@ -1,0 +1,3 @@
+-- source: FACTS.md §6 (FOR UPDATE in a top-level SELECT without DISTINCT/GROUP BY/aggregates) [DOC sqlrf]
+
+SELECT DOCUMENT_ID FROM DOCUMENTS WHERE DOCUMENT_ID IN (:id0) FOR UPDATE
