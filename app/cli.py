@@ -17,9 +17,10 @@ import click
 from pydantic import ValidationError
 from tqdm import tqdm
 
+from app import logs
 from app.config import Settings
 from app.domain import MAX_ID
-from app.engines.base import Engine, EngineError, ModelMissingError
+from app.engines.base import Engine, EngineError, ModelMissingError, UnavailableError
 from app.rag.scope import ScopeError, build_scope, parse_source_types
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"]}
@@ -55,6 +56,8 @@ class CliEnv:
             finally:
                 if self.engine is None:
                     engine.close()
+        except UnavailableError as exc:  # read-only or full: the message already says what to do
+            raise click.ClickException(str(exc)) from None
         except ModelMissingError as exc:
             raise click.ClickException(f"{exc}\nHint: load the model with `ragctl oracle bootstrap`") from None
         except EngineError as exc:
@@ -99,8 +102,26 @@ def serve(env: CliEnv, host: str, port: int) -> None:
     settings = env.get_settings()
     if not settings.tokens:
         click.echo("warning: RAG_API_TOKENS is empty, every data endpoint will answer 401", err=True)
-    logging.getLogger().setLevel(logging.INFO)
-    uvicorn.run(create_app(settings, env.engine), host=host, port=port)
+    _refuse_unwritable(env)
+    logs.configure(settings.log_format)
+    # log_config=None: uvicorn's loggers go through our handler; our middleware logs each request
+    # with its request id, so uvicorn's own access line would only repeat it without one.
+    uvicorn.run(create_app(settings, env.engine), host=host, port=port, log_config=None, access_log=False)
+
+
+def _refuse_unwritable(env: CliEnv) -> None:
+    """Exit with one line, not a startup traceback, when the database cannot take writes (read-only, full).
+
+    Any other problem (schema not migrated yet) is left to /readyz, so an orchestrator can start the
+    server before its migration job has run.
+    """
+    with env.open() as engine:
+        try:
+            engine.ping()
+        except UnavailableError:
+            raise
+        except EngineError:
+            pass
 
 
 @cli.command()
@@ -123,7 +144,7 @@ def worker(env: CliEnv, once: bool) -> None:
         if once:
             _drain_with_progress(engine, settings, w)
             return
-        logging.getLogger().setLevel(logging.INFO)
+        logs.configure(settings.log_format)
         w.start()
         click.echo(f"worker running (every {settings.worker_delay_ms} ms after the previous drain); Ctrl-C stops it", err=True)
         try:

@@ -12,7 +12,7 @@ import datetime as dt
 import re
 import threading
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +41,7 @@ from app.domain import (
     TaskSource,
 )
 from app.engines.base import ConflictError, EngineError, batched
+from app.engines.sqlite import faults
 from app.engines.sqlite import migrate as migrations
 from app.engines.sqlite.vector_index import VectorIndex
 from app.entities import EntitySpec
@@ -140,24 +141,44 @@ class SQLiteEngine:
             conn.load_extension(sqlite_vec.loadable_path())
             conn.enable_load_extension(False)
         except apsw.Error as exc:
-            raise EngineError(f"cannot open SQLite database {self.path!r} with sqlite-vec: {exc}") from exc
-        conn.set_busy_timeout(BUSY_TIMEOUT_MS)
-        conn.execute("PRAGMA journal_mode = WAL")
-        conn.execute("PRAGMA synchronous = NORMAL")
-        conn.execute("PRAGMA foreign_keys = ON")
+            raise faults.unavailable(exc, self.path) or EngineError(
+                f"cannot open SQLite database {self.path!r} with sqlite-vec: {exc}") from exc
+        try:
+            # SQLite silently opens a write-protected file read-only; every write would then fail.
+            faults.refuse_read_only(conn, self.path)
+            conn.set_busy_timeout(BUSY_TIMEOUT_MS)
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = NORMAL")
+            conn.execute("PRAGMA foreign_keys = ON")
+        except BaseException as exc:
+            conn.close()
+            if isinstance(exc, apsw.Error):
+                raise faults.unavailable(exc, self.path) or EngineError(
+                    f"cannot set up SQLite database {self.path!r}: {exc}") from exc
+            raise
         return conn
 
     @contextmanager
     def _write(self) -> Iterator[apsw.Connection]:
         """One write transaction; rolled back on any exception."""
         conn = self.conn
-        conn.execute("BEGIN IMMEDIATE")
         try:
-            yield conn
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                if not conn.getautocommit():  # SQLITE_FULL and I/O errors may have rolled back already
+                    conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+        except apsw.Error as exc:
+            if not conn.getautocommit():  # a failed COMMIT leaves the transaction open
+                with suppress(apsw.Error):
+                    conn.execute("ROLLBACK")
+            fault = faults.unavailable(exc, self.path)
+            if fault is None:
+                raise
+            raise fault from exc
 
     def close(self) -> None:
         self._closed = True
@@ -179,6 +200,7 @@ class SQLiteEngine:
         if pending:
             names = ", ".join(m.path.name for m in pending)
             raise EngineError(f"SQLite schema is not migrated (pending: {names}); run `ragctl migrate`")
+        faults.check_writable(self.conn, self.path)  # ready means writes work too
 
     def wipe(self) -> None:
         with self._write() as conn:
