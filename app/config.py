@@ -55,6 +55,11 @@ class Settings(BaseSettings):
     # Comma-separated bearer tokens; empty means every data endpoint answers 401. Secret, so a
     # logged or printed Settings never shows them.
     api_tokens: SecretStr = SecretStr("")
+    # GET /metrics answers only `Authorization: Bearer <this>` (404 while unset). Separate from the API
+    # tokens, so a Prometheus scraper's credential cannot search, chat or read records.
+    metrics_token: SecretStr | None = None
+    # `ragctl serve`/`worker` log one JSON object per line; `text` is easier to read in development.
+    log_format: Literal["json", "text"] = "json"
 
     @field_validator("database_url")
     @classmethod

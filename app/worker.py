@@ -2,7 +2,11 @@
 
 APScheduler's interval trigger is fixed-*rate*; DESIGN.md asks for a fixed *delay* between the
 end of one run and the start of the next, so each run reschedules itself when it finishes.
-``max_instances=1`` and ``coalesce=True`` keep a slow run from ever overlapping the next.
+
+The job excludes itself: a run that starts while another is in progress returns at once (counted
+as coalesced), so APScheduler's own "maximum number of running instances" skip, which moves the job
+to its trigger's next time, is never the mechanism; and that trigger is an interval of one worker
+delay, so even a skip can only postpone the next run by one delay, never by an hour.
 """
 
 from __future__ import annotations
@@ -10,22 +14,26 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import threading
+import time
 from collections.abc import Callable
 
 from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.interval import IntervalTrigger
 
+from app import metrics
 from app.config import Settings
 from app.domain import SOURCE_TYPES
 from app.embedding.tokens import count_tokens
 from app.engines.base import Engine
+from app.logs import request_id_var
 from app.rag.chunking import TokenCounter
 from app.services.indexing import Backoff, DrainResult, drain
 
 log = logging.getLogger(__name__)
 
 JOB_ID = "rag-drain"
-SAFETY_NET_S = 3600
+MAX_INSTANCES = 3  # room for a run that is returning while the next one starts; extras return at once
+MAX_CAUSES = 10  # request ids kept for the log lines of the run they caused
 
 
 class Worker:
@@ -40,6 +48,7 @@ class Worker:
         self._state_lock = threading.Lock()
         self._running = False
         self._nudged_while_running = False
+        self._causes: list[str] = []  # request ids whose nudges the next run answers
         self.last_error: str | None = None
 
     # --- lifecycle ---------------------------------------------------------------------------
@@ -50,13 +59,13 @@ class Worker:
         first_run = _now() + dt.timedelta(milliseconds=self.settings.worker_initial_delay_ms)
         scheduler.add_job(
             self._job,
-            # Only a safety net: every run sets its own successor (fixed delay) in _reschedule, so a
-            # long backfill never trips APScheduler's "max instances reached" skip on each tick.
-            IntervalTrigger(seconds=max(SAFETY_NET_S, self.settings.worker_delay_ms / 1000), timezone=dt.timezone.utc),
+            # Every run sets its own successor (fixed delay) in _reschedule; this interval only bounds
+            # how late the next run can be when APScheduler itself skipped or moved one.
+            IntervalTrigger(seconds=self.settings.worker_delay_ms / 1000, timezone=dt.timezone.utc),
             id=JOB_ID,
             name="drain RAG_DIRTY",
             next_run_time=first_run,
-            max_instances=1,
+            max_instances=MAX_INSTANCES,
             coalesce=True,
             misfire_grace_time=None,  # a late run still runs; coalesce folds the backlog into one
         )
@@ -80,13 +89,18 @@ class Worker:
     def started(self) -> bool:
         return self._scheduler is not None
 
-    def nudge(self) -> None:
-        """Run the drain job now instead of at the next tick (called after writes through the API)."""
+    def nudge(self, request_id: str | None = None) -> None:
+        """Run the drain job now instead of at the next tick (called after writes through the API).
+
+        ``request_id`` (the request that wrote) is carried into the log lines of the run it causes.
+        """
         # Under the state lock, so a drain that is just ending cannot overwrite this with its delay.
         with self._state_lock:
             scheduler = self._scheduler
             if scheduler is None:
                 return
+            if request_id and request_id not in self._causes and len(self._causes) < MAX_CAUSES:
+                self._causes.append(request_id)
             if self._running:
                 # The running drain may have claimed before this write: run again when it ends.
                 self._nudged_while_running = True
@@ -106,7 +120,7 @@ class Worker:
                 self.settings.batch_size,
                 self.settings.max_attempts,
                 max_batches=max_batches,
-                on_batch=on_batch,
+                on_batch=_timed(on_batch),
                 backoff=Backoff(self.settings.retry_backoff_ms / 1000, self.settings.retry_backoff_max_ms / 1000),
             )
         return result
@@ -120,8 +134,13 @@ class Worker:
 
     def _job(self) -> None:
         with self._state_lock:
+            if self._running:  # a tick during a long run: the run ends by scheduling its successor
+                metrics.DRAIN_RUNS_COALESCED.inc()
+                return
             self._running = True
             self._nudged_while_running = False
+            causes, self._causes = self._causes, []
+        context = request_id_var.set(",".join(causes) or None)
         try:
             result = self.run_once()
             self.last_error = result.errors[-1] if result.errors else None
@@ -135,6 +154,7 @@ class Worker:
             self.last_error = f"{type(exc).__name__}: {exc}"
             log.exception("drain job failed")
         finally:
+            request_id_var.reset(context)
             with self._state_lock:
                 self._running = False
                 self._reschedule(immediately=self._nudged_while_running)
@@ -149,6 +169,23 @@ class Worker:
             scheduler.modify_job(JOB_ID, next_run_time=_now() + delay)
         except Exception:
             log.debug("reschedule skipped: scheduler is stopping", exc_info=True)
+
+
+def _timed(on_batch: Callable[[DrainResult], None] | None) -> Callable[[DrainResult], None]:
+    """Wrap the per-batch callback to record each batch that claimed rows: its outcome and wall time."""
+    last = time.perf_counter()
+
+    def record(result: DrainResult) -> None:
+        nonlocal last
+        now = time.perf_counter()
+        if result.claimed:  # an empty claim is a poll, not a batch
+            metrics.DRAIN_BATCHES.labels("failed" if result.failed else "indexed").inc()
+            metrics.DRAIN_BATCH_SECONDS.observe(now - last)
+        last = now
+        if on_batch is not None:
+            on_batch(result)
+
+    return record
 
 
 def _now() -> dt.datetime:

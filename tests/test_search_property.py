@@ -12,12 +12,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.domain import Caller, DocSource, ProjectSource, Role, Scope, SprintSource, TaskSource
+from app.domain import DocSource, ProjectSource, Scope, SprintSource, TaskSource
 from app.embedding.tokens import count_tokens
 from app.rag.access import is_visible
 from app.rag.chunking import chunk_record
 from app.rag.scope import parse_doc_types
-from app.services.search import search
 from tests.support import comment, document, drain_all, employee, project, sprint, task
 
 DOC_TYPES = [None, "WIKI", "MEETING_NOTES", "adr"]  # stored as typed; chunks and scopes use the normal form

@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 from app.api.main import create_app
 from app.config import Settings
 from app.embedding import EmbeddingError
-from app.worker import Worker
+from app.worker import MAX_INSTANCES, Worker
 from tests.support import drain_all, employee, task
 
 AUTH = {"Authorization": "Bearer test-token"}
@@ -75,7 +75,9 @@ def test_first_run_waits_for_the_initial_delay(sqlite_settings, sqlite_engine):
         # Fixed delay: the successor is due a whole delay after this run ended, not at a fixed rate.
         assert wait_for(lambda: (job := worker._scheduler.get_job("rag-drain")) and
                         job.next_run_time.timestamp() > time.time() + NEVER_MS / 1000 - 60)
-        assert job.max_instances == 1 and job.coalesce is True
+        # Overlap is excluded by the job itself (see Worker._job), not by APScheduler's skip.
+        assert job.max_instances == MAX_INSTANCES and job.coalesce is True
+        assert job.trigger.interval.total_seconds() == NEVER_MS / 1000
     finally:
         worker.stop()
     assert not worker.started

@@ -10,6 +10,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from app.config import Settings
 from app.engines.base import Engine
+from app.logs import current_request_id
 from app.worker import Worker
 
 # auto_error=False: we answer 401 with WWW-Authenticate ourselves (HTTPBearer alone says 403).
@@ -54,4 +55,4 @@ def require_token(
 def nudge(worker: Worker | None) -> None:
     """After a write: let the worker index it now rather than at the next tick."""
     if worker is not None:
-        worker.nudge()
+        worker.nudge(request_id=current_request_id())

@@ -9,9 +9,12 @@ from contextlib import asynccontextmanager
 from fastapi import Depends, FastAPI
 from fastapi.concurrency import run_in_threadpool
 
+from app import metrics
 from app.api import errors
+from app.api.middleware import RequestContext
 from app.api.deps import require_token
 from app.api.routes import chat, health, rag, records, search
+from app.api.routes import metrics as metrics_route
 from app.config import Settings
 from app.engines import open_engine
 from app.engines.base import Engine
@@ -31,6 +34,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
         own_engine = engine is None
         app.state.engine = await run_in_threadpool(open_engine, settings) if own_engine else engine
         app.state.worker = None
+        app.state.metrics = metrics.registry_for(app.state.engine, settings.max_attempts)
         try:
             worker = Worker(app.state.engine, settings)
             if settings.backfill_on_startup:
@@ -55,7 +59,9 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     )
     app.state.settings = settings
     errors.install(app)
+    app.add_middleware(RequestContext)
     app.include_router(health.router)
+    app.include_router(metrics_route.router)
     secured = [Depends(require_token)]
     app.include_router(search.router, prefix=API_PREFIX, dependencies=secured)
     app.include_router(chat.router, prefix=API_PREFIX, dependencies=secured)

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import logging
 import threading
 
 import click
 
+from app import logs
 from app.cli.root import CliEnv, cli, drain_with_progress, pass_env
+from app.engines.base import EngineError, UnavailableError
 
 
 @cli.command()
@@ -28,8 +29,26 @@ def serve(env: CliEnv, host: str, port: int) -> None:
     settings = env.get_settings()
     if not settings.tokens:
         click.echo("warning: RAG_API_TOKENS is empty, every data endpoint will answer 401", err=True)
-    logging.getLogger().setLevel(logging.INFO)
-    uvicorn.run(create_app(settings, env.engine), host=host, port=port)
+    _refuse_unwritable(env)
+    logs.configure(settings.log_format)
+    # log_config=None: uvicorn's loggers go through our handler; our middleware logs each request
+    # with its request id, so uvicorn's own access line would only repeat it without one.
+    uvicorn.run(create_app(settings, env.engine), host=host, port=port, log_config=None, access_log=False)
+
+
+def _refuse_unwritable(env: CliEnv) -> None:
+    """Exit with one line, not a startup traceback, when the database cannot take writes (read-only, full).
+
+    Any other problem (schema not migrated yet) is left to /readyz, so an orchestrator can start the
+    server before its migration job has run.
+    """
+    with env.open() as engine:
+        try:
+            engine.ping()
+        except UnavailableError:
+            raise
+        except EngineError:
+            pass
 
 
 @cli.command()
@@ -52,7 +71,7 @@ def worker(env: CliEnv, once: bool) -> None:
         if once:
             drain_with_progress(engine, settings, w)
             return
-        logging.getLogger().setLevel(logging.INFO)
+        logs.configure(settings.log_format)
         w.start()
         click.echo(f"worker running (every {settings.worker_delay_ms} ms after the previous drain); Ctrl-C stops it", err=True)
         try:

@@ -34,6 +34,15 @@ class ConflictError(EngineError):
     """A write broke a constraint (unknown foreign key, duplicate unique value)."""
 
 
+class UnavailableError(EngineError):
+    """The database cannot take the request now (disk full, read-only file or file system, cannot open,
+    I/O error): the caller should retry later, the operator must act; nothing was changed."""
+
+    def __init__(self, message: str, retry_after_s: int = 30) -> None:
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
+
+
 class IndexingTx(Protocol):
     """One unit of indexing work: everything done through it commits together or not at all.
 

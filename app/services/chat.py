@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import httpx
 
+from app import metrics
 from app.config import Settings
 from app.domain import Caller, Scope
 from app.engines.base import Engine
@@ -63,6 +64,7 @@ def complete(settings: Settings, messages: list[dict[str, str]], client: httpx.C
     if settings.llm_api_key is not None:
         headers["Authorization"] = f"Bearer {settings.llm_api_key.get_secret_value()}"
     body = {"model": settings.llm_model, "messages": messages, "temperature": 0}
+    metrics.LLM_CALLS.inc()
     try:
         if client is None:
             with httpx.Client(timeout=settings.llm_timeout_s) as own:
@@ -72,11 +74,15 @@ def complete(settings: Settings, messages: list[dict[str, str]], client: httpx.C
         response.raise_for_status()
         content = response.json()["choices"][0]["message"]["content"]
     except httpx.HTTPStatusError as exc:
+        metrics.LLM_ERRORS.labels("http_status").inc()
         raise LLMError(f"{url} answered {exc.response.status_code}: {exc.response.text[:200]}") from exc
     except httpx.HTTPError as exc:
+        metrics.LLM_ERRORS.labels("timeout" if isinstance(exc, httpx.TimeoutException) else "unreachable").inc()
         raise LLMError(f"{url} unreachable: {type(exc).__name__}: {exc}") from exc
     except (ValueError, KeyError, IndexError, TypeError) as exc:
+        metrics.LLM_ERRORS.labels("bad_reply").inc()
         raise LLMError(f"{url} returned no chat-completions choice: {exc!r}") from exc
     if not isinstance(content, str) or not content.strip():
+        metrics.LLM_ERRORS.labels("empty").inc()
         raise LLMError(f"{url} returned an empty answer")
     return content.strip()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from app import metrics
 from app.domain import Caller, Scope, SearchMode, SearchResult
 from app.engines.base import Engine
 
@@ -50,4 +51,5 @@ def search(
     embedded = time.perf_counter()
     result = engine.search(vector, question, caller, top_k, scope or Scope(), mode)
     done = time.perf_counter()
+    metrics.SEARCH_SECONDS.labels(mode).observe(done - started)
     return TimedSearch(result, caller, (embedded - started) * 1000, (done - embedded) * 1000)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -24,10 +24,9 @@ import sqlite_vec
 from app.config import Settings
 from app.domain import Caller, RagStatus, Scope, SearchMode, SearchResult, SourceType
 from app.engines.base import EngineError
-from app.engines.sqlite import indexing, records, search, status
+from app.engines.sqlite import errors, indexing, records, search, status
 from app.engines.sqlite import migrate as migrations
 from app.engines.sqlite import statements as sql
-from app.engines.sqlite.errors import conflicts
 from app.engines.sqlite.indexing import SQLiteIndexingTx
 from app.engines.sqlite.vector_index import VectorIndex
 from app.entities import EntitySpec
@@ -111,23 +110,43 @@ class SQLiteEngine:
             conn.load_extension(sqlite_vec.loadable_path())
             conn.enable_load_extension(False)
         except apsw.Error as exc:
-            raise EngineError(f"cannot open SQLite database {self.path!r} with sqlite-vec: {exc}") from exc
-        conn.set_busy_timeout(BUSY_TIMEOUT_MS)
-        for pragma in sql.PRAGMAS:
-            conn.execute(pragma)
+            raise errors.unavailable(exc, self.path) or EngineError(
+                f"cannot open SQLite database {self.path!r} with sqlite-vec: {exc}") from exc
+        try:
+            # SQLite silently opens a write-protected file read-only; every write would then fail.
+            errors.refuse_read_only(conn, self.path)
+            conn.set_busy_timeout(BUSY_TIMEOUT_MS)
+            for pragma in sql.PRAGMAS:
+                conn.execute(pragma)
+        except BaseException as exc:
+            conn.close()
+            if isinstance(exc, apsw.Error):
+                raise errors.unavailable(exc, self.path) or EngineError(
+                    f"cannot set up SQLite database {self.path!r}: {exc}") from exc
+            raise
         return conn
 
     @contextmanager
     def _write(self) -> Iterator[apsw.Connection]:
         """One write transaction; rolled back on any exception."""
         conn = self.conn
-        conn.execute("BEGIN IMMEDIATE")
         try:
-            yield conn
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                if not conn.getautocommit():  # SQLITE_FULL and I/O errors may have rolled back already
+                    conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+        except apsw.Error as exc:
+            if not conn.getautocommit():  # a failed COMMIT leaves the transaction open
+                with suppress(apsw.Error):
+                    conn.execute("ROLLBACK")
+            fault = errors.unavailable(exc, self.path)
+            if fault is None:
+                raise
+            raise fault from exc
 
     def close(self) -> None:
         self._closed = True
@@ -149,6 +168,7 @@ class SQLiteEngine:
         if pending:
             names = ", ".join(m.path.name for m in pending)
             raise EngineError(f"SQLite schema is not migrated (pending: {names}); run `ragctl migrate`")
+        errors.check_writable(self.conn, self.path)  # ready means writes work too
 
     def wipe(self) -> None:
         with self._write() as conn:
@@ -164,7 +184,7 @@ class SQLiteEngine:
         return records.caller_by_telegram(self.conn, telegram_id)
 
     def create(self, entity: EntitySpec, values: dict[str, Any]) -> dict[str, Any]:
-        with conflicts(entity), self._write() as conn:
+        with errors.conflicts(entity), self._write() as conn:
             return records.create(conn, entity, values)
 
     def get(self, entity: EntitySpec, row_id: int) -> dict[str, Any] | None:
@@ -178,11 +198,11 @@ class SQLiteEngine:
         columns = [c for c in entity.columns if c in values]
         if not columns:
             return self.get(entity, row_id)
-        with conflicts(entity), self._write() as conn:
+        with errors.conflicts(entity), self._write() as conn:
             return records.update(conn, entity, row_id, columns, values)
 
     def delete(self, entity: EntitySpec, row_id: int) -> bool:
-        with conflicts(entity), self._write() as conn:
+        with errors.conflicts(entity), self._write() as conn:
             return records.delete(conn, entity, row_id)
 
     # --- write path -----------------------------------------------------------------------------

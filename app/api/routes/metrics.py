@@ -1,0 +1,41 @@
+"""GET /metrics: the Prometheus text format, for a scraper holding RAG_METRICS_TOKEN (off while unset)."""
+
+from __future__ import annotations
+
+import hmac
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, HTTPException, Request, status
+from fastapi.responses import Response
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+
+from app.api.deps import SettingsDep
+
+router = APIRouter(tags=["health"])
+_bearer = HTTPBearer(auto_error=False, description="RAG_METRICS_TOKEN")
+
+
+def require_metrics_token(
+    settings: SettingsDep,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+) -> None:
+    if settings.metrics_token is None:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, "metrics are off: set RAG_METRICS_TOKEN and scrape with it")
+    offered = credentials.credentials.encode() if credentials is not None else b""
+    if not hmac.compare_digest(offered, settings.metrics_token.get_secret_value().encode()):
+        raise HTTPException(status.HTTP_401_UNAUTHORIZED, "missing or invalid metrics token",
+                            headers={"WWW-Authenticate": "Bearer"})
+
+
+@router.get(
+    "/metrics",
+    dependencies=[Depends(require_metrics_token)],
+    response_class=Response,
+    responses={200: {"content": {CONTENT_TYPE_LATEST: {}}, "description": "Prometheus text format"},
+               401: {"description": "missing or invalid metrics token"},
+               404: {"description": "metrics are off (RAG_METRICS_TOKEN unset)"}},
+)
+def scrape(request: Request) -> Response:
+    """Queue, chunk, drain, search and LLM metrics. Sync, so the status query runs in the thread pool."""
+    return Response(generate_latest(request.app.state.metrics), media_type=CONTENT_TYPE_LATEST)
