@@ -44,6 +44,37 @@ class ErasureReport:
     texts: tuple[ErasedText, ...]  # candidates for the proof; see proof_texts()
 
 
+def build_report(
+    employee_id: int,
+    employee: tuple,  # FIRST_NAME, LAST_NAME, EMAIL, TELEGRAM_ID
+    comments: list[tuple],  # COMMENT_ID, TASK_ID, BODY
+    documents: list[tuple],  # DOCUMENT_ID, TITLE, BODY
+    tasks: list[int],  # assigned TASK_IDs
+    policy: DocumentsPolicy | None,
+    reassign_to: int | None,
+) -> ErasureReport:
+    """The report both engines return, from the rows they read before deleting."""
+    first, last, email, telegram = employee
+    texts = [ErasedText("first name", first or ""), ErasedText("last name", last or ""),
+             ErasedText("email", email or ""), ErasedText("telegram id", str(telegram or ""))]
+    texts += [ErasedText(f"comment #{int(cid)} body", body or "") for cid, _, body in comments]
+    if policy == "delete":
+        for did, title, body in documents:
+            texts += [ErasedText(f"document #{int(did)} title", title or ""),
+                      ErasedText(f"document #{int(did)} body", body or "")]
+    doc_ids = tuple(int(d[0]) for d in documents)
+    return ErasureReport(
+        employee_id=employee_id,
+        comments_deleted=len(comments),
+        documents_deleted=doc_ids if policy == "delete" else (),
+        documents_reassigned=doc_ids if policy == "reassign" else (),
+        reassigned_to=reassign_to if policy == "reassign" and doc_ids else None,
+        tasks_unassigned=tuple(int(t) for t in tasks),
+        tasks_reindexed=tuple(sorted({int(t) for t in tasks} | {int(c[1]) for c in comments})),
+        texts=tuple(texts),
+    )
+
+
 @dataclass(frozen=True)
 class PurgeStep:
     """One physical clean-up step after the deletes (FTS optimize, checkpoint, VACUUM, ...)."""
@@ -97,12 +128,12 @@ def like_pattern(value: str) -> str:
     return f"%{escaped}%"
 
 
-_WORD = re.compile(r"\w+", re.UNICODE)
+_WORD = re.compile(r"[^\W_]+")  # letters and digits: "_" and "%" are CONTAINS wildcards
 
 
 def words(value: str, limit: int = 8, min_chars: int = 3) -> list[str]:
     """The longest distinct words of a string, for lexical-index checks (FTS5 MATCH, CONTAINS)."""
-    distinct = list(dict.fromkeys(w for w in _WORD.findall(value) if len(w) >= min_chars and "_" not in w))
+    distinct = list(dict.fromkeys(w for w in _WORD.findall(value) if len(w) >= min_chars))
     return sorted(distinct, key=len, reverse=True)[:limit]
 
 

@@ -16,7 +16,16 @@ import apsw
 from app.engines.base import OwnedDocumentsError
 from app.engines.sqlite import statements as sql
 from app.entities import ENTITIES
-from app.rag.erasure import DocumentsPolicy, ErasedText, ErasureReport, ProofLine, PurgeStep, like_pattern, words
+from app.rag.erasure import (
+    DocumentsPolicy,
+    ErasedText,
+    ErasureReport,
+    ProofLine,
+    PurgeStep,
+    build_report,
+    like_pattern,
+    words,
+)
 
 SOURCE_TABLES = frozenset(entity.table for entity in ENTITIES.values())
 
@@ -28,37 +37,21 @@ def erase_employee(conn: apsw.Connection, employee_id: int, documents: Documents
     row = conn.execute(sql.ERASE_EMPLOYEE_ROW, (employee_id,)).fetchone()
     if row is None:
         return None
-    first, last, email, telegram = row
     comments = conn.execute(sql.ERASE_AUTHORED_COMMENTS, (employee_id,)).fetchall()
     docs = conn.execute(sql.ERASE_OWNED_DOCUMENTS, (employee_id,)).fetchall()
     tasks = [r[0] for r in conn.execute(sql.ERASE_ASSIGNED_TASKS, (employee_id,))]
     if docs and documents is None:
         raise OwnedDocumentsError(employee_id, len(docs))
+    report = build_report(employee_id, row, comments, docs, tasks, documents, reassign_to)
 
-    texts = [ErasedText("first name", first or ""), ErasedText("last name", last or ""),
-             ErasedText("email", email or ""), ErasedText("telegram id", str(telegram or ""))]
-    texts += [ErasedText(f"comment #{cid} body", body or "") for cid, _, body in comments]
     conn.execute(sql.ERASE_DELETE_COMMENTS, (employee_id,))
     if documents == "delete":
-        for did, title, body in docs:
-            texts += [ErasedText(f"document #{did} title", title or ""), ErasedText(f"document #{did} body", body or "")]
         conn.execute(sql.ERASE_DELETE_DOCUMENTS, (employee_id,))
     elif docs:
         conn.execute(sql.ERASE_REASSIGN_DOCUMENTS, (reassign_to, employee_id))
     conn.execute(sql.ERASE_UNASSIGN_TASKS, (employee_id,))
     conn.execute(sql.ERASE_DELETE_EMPLOYEE, (employee_id,))
-
-    doc_ids = tuple(d[0] for d in docs)
-    return ErasureReport(
-        employee_id=employee_id,
-        comments_deleted=len(comments),
-        documents_deleted=doc_ids if documents == "delete" else (),
-        documents_reassigned=doc_ids if documents == "reassign" else (),
-        reassigned_to=reassign_to if documents == "reassign" and docs else None,
-        tasks_unassigned=tuple(tasks),
-        tasks_reindexed=tuple(sorted(set(tasks) | {task_id for _, task_id, _ in comments})),
-        texts=tuple(texts),
-    )
+    return report
 
 
 # --- physical clean-up: outside any transaction ------------------------------------------------
