@@ -69,3 +69,14 @@ def test_the_plain_delete_is_unchanged(client):
     lone = post(client, "employees", {"first_name": "Solo", "last_name": "One", "email": "solo@example.com", "role": "DEVELOPER"})["employee_id"]
     assert delete(client, lone).status_code == 204 and delete(client, lone).status_code == 404
     assert client.delete(f"/api/v1/employees/{boss}").status_code == 401  # still behind the token
+
+
+def test_erase_answers_500_with_the_proof_when_a_string_is_still_found(client, sqlite_engine):
+    ana, _, _ = seed(client)
+    sqlite_engine.conn.execute("INSERT INTO RAG_DIRTY (SOURCE_TYPE, SOURCE_ID, ACTION, ATTEMPTS, LAST_ERROR) "
+                               "VALUES ('task', 999, 'UPSERT', 99, 'boom: Quixotewick')")
+    response = delete(client, ana, erase="true", delete_documents="true")
+    assert response.status_code == 500
+    body = response.json()
+    assert body["ok"] is False and body["failures"][0].startswith("last name [")
+    assert "queue RAG_DIRTY" in body["failures"][0]

@@ -58,3 +58,14 @@ def test_erase_employee_bad_input(run, ana):
     assert both.exit_code == 1 and "choose one" in both.output
     assert run("erase-employee", "999999", "--delete-documents").exit_code == 1
     assert run("erase-employee", "0").exit_code == 2  # click's own range check
+
+
+def test_erase_employee_exits_non_zero_when_a_string_is_still_found(run, sqlite_engine, ana):
+    # A stuck queue row whose error message quotes the employee: the drain leaves it (past max
+    # attempts), so the last name is still in RAG_DIRTY.LAST_ERROR and the proof must say so.
+    sqlite_engine.conn.execute("INSERT INTO RAG_DIRTY (SOURCE_TYPE, SOURCE_ID, ACTION, ATTEMPTS, LAST_ERROR) "
+                               "VALUES ('task', 999, 'UPSERT', 99, 'boom while indexing Quixotewick')")
+    result = run("erase-employee", str(ana), "--delete-documents")
+    assert result.exit_code == 1
+    assert "proof: last name [" in result.stdout and "in queue RAG_DIRTY: found - RAG_DIRTY.LAST_ERROR" in result.stdout
+    assert "erasure NOT proven: last name" in result.output and "Quixotewick" not in result.output
