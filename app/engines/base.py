@@ -20,6 +20,7 @@ from app.domain import (
     SourceType,
 )
 from app.entities import EntitySpec
+from app.rag.erasure import DocumentsPolicy, ErasedText, ErasureReport, ProofLine, PurgeStep
 
 
 class EngineError(RuntimeError):
@@ -41,6 +42,15 @@ class UnavailableError(EngineError):
     def __init__(self, message: str, retry_after_s: int = 30) -> None:
         super().__init__(message)
         self.retry_after_s = retry_after_s
+
+
+class OwnedDocumentsError(ConflictError):
+    """Erasure was asked without saying what happens to the documents the employee owns."""
+
+    def __init__(self, employee_id: int, count: int) -> None:
+        super().__init__(f"employee {employee_id} owns {count} document(s)")
+        self.employee_id = employee_id
+        self.count = count
 
 
 class IndexingTx(Protocol):
@@ -152,6 +162,25 @@ class Engine(Protocol):
     ) -> SearchResult: ...
 
     def status(self, max_attempts: int) -> RagStatus: ...
+
+    # --- erasure (the order of steps, the drain and the verdict: app/services/erasure.py) ----
+    def erase_employee(
+        self, employee_id: int, documents: DocumentsPolicy | None, reassign_to: int | None
+    ) -> ErasureReport | None:
+        """In one transaction: read what will be erased, delete the employee's comments, delete or
+        reassign their documents, unassign their tasks, delete the employee. None if there is no
+        such employee; OwnedDocumentsError (nothing changed) if they own documents and
+        ``documents`` is None. The triggers queue the affected chunks as for any other write."""
+        ...
+
+    def purge_deleted(self) -> list[PurgeStep]:
+        """Make deleted rows unrecoverable from the engine's own storage where it can (SQLite: FTS5
+        optimize, WAL checkpoint, VACUUM; Oracle: text index sync and full optimize)."""
+        ...
+
+    def erasure_proof(self, texts: Sequence[ErasedText]) -> list[ProofLine]:
+        """Search every place the engine keeps data for each string; one line per string and place."""
+        ...
 
 
 def batched(items: Sequence, size: int) -> Iterator[Sequence]:

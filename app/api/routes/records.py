@@ -8,6 +8,7 @@ from fastapi import APIRouter, Path, Query, Response, status
 from pydantic import BaseModel, create_model
 
 from app.api.deps import EngineDep, WorkerDep, nudge
+from app.api.routes import erasure
 from app.api.schemas import ENTITY_SCHEMAS
 from app.domain import MAX_ID
 from app.entities import ENTITIES, EntitySpec
@@ -17,10 +18,14 @@ RowId = Annotated[int, Path(gt=0, le=MAX_ID, description="the row's primary key"
 
 
 def routers() -> list[APIRouter]:
-    return [crud_router(ENTITIES[name], *schemas) for name, schemas in ENTITY_SCHEMAS.items()]
+    # Employees get their DELETE from routes/erasure.py (the plain delete, or the erasure).
+    crud = [crud_router(ENTITIES[name], *schemas, with_delete=name != "employees")
+            for name, schemas in ENTITY_SCHEMAS.items()]
+    return [*crud, erasure.router]
 
 
-def crud_router(spec: EntitySpec, create_model_: type[BaseModel], update_model: type[BaseModel], public: type[BaseModel]) -> APIRouter:
+def crud_router(spec: EntitySpec, create_model_: type[BaseModel], update_model: type[BaseModel], public: type[BaseModel],
+                with_delete: bool = True) -> APIRouter:
     """The five endpoints of one entity. Every write nudges the worker so it is searchable at once."""
     router = APIRouter(prefix=f"/{spec.name}", tags=[spec.name])
     singular = spec.name[:-1]
@@ -49,10 +54,11 @@ def crud_router(spec: EntitySpec, create_model_: type[BaseModel], update_model: 
         nudge(worker)
         return row
 
-    @router.delete("/{row_id}", name=f"delete_{singular}", status_code=status.HTTP_204_NO_CONTENT, responses=not_found)
-    def delete(row_id: RowId, engine: EngineDep, worker: WorkerDep) -> Response:
-        records.delete_record(engine, spec, row_id)
-        nudge(worker)
-        return Response(status_code=status.HTTP_204_NO_CONTENT)
+    if with_delete:
+        @router.delete("/{row_id}", name=f"delete_{singular}", status_code=status.HTTP_204_NO_CONTENT, responses=not_found)
+        def delete(row_id: RowId, engine: EngineDep, worker: WorkerDep) -> Response:
+            records.delete_record(engine, spec, row_id)
+            nudge(worker)
+            return Response(status_code=status.HTTP_204_NO_CONTENT)
 
     return router

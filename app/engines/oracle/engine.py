@@ -18,13 +18,14 @@ import numpy as np
 from app.config import Settings
 from app.domain import Caller, RagStatus, Scope, SearchMode, SearchResult, SourceType
 from app.engines.base import EngineError
-from app.engines.oracle import indexing, records, search, status
+from app.engines.oracle import erasure, indexing, records, search, status
 from app.engines.oracle import migrate as migrations
 from app.engines.oracle import statements as sql
-from app.engines.oracle.errors import MODEL_EXISTS, model_missing, ora_code
+from app.engines.oracle.errors import MODEL_EXISTS, conflicts, model_missing, ora_code
 from app.engines.oracle.indexing import OracleIndexingTx
 from app.engines.oracle.search import DIMENSIONS
-from app.entities import EntitySpec
+from app.entities import EMPLOYEES, EntitySpec
+from app.rag.erasure import DocumentsPolicy, ErasedText, ErasureReport, ProofLine, PurgeStep
 
 log = logging.getLogger(__name__)
 
@@ -277,3 +278,20 @@ class OracleEngine:
     def status(self, max_attempts: int) -> RagStatus:
         with self._connection() as conn, conn.cursor() as cur:
             return status.status(cur, max_attempts, self.model_name, self.dimensions)
+
+    # --- erasure --------------------------------------------------------------------------------
+    def erase_employee(self, employee_id: int, documents: DocumentsPolicy | None,
+                       reassign_to: int | None) -> ErasureReport | None:
+        with self._connection() as conn, conn.cursor() as cur:
+            with conflicts(EMPLOYEES):
+                report = erasure.erase_employee(cur, employee_id, documents, reassign_to)
+            conn.commit()
+            return report
+
+    def purge_deleted(self) -> list[PurgeStep]:
+        with self._connection() as conn:
+            return erasure.purge(conn)
+
+    def erasure_proof(self, texts: Sequence[ErasedText]) -> list[ProofLine]:
+        with self._connection() as conn, conn.cursor() as cur:
+            return erasure.proof(cur, texts)

@@ -448,3 +448,69 @@ def text_search(caller: Caller, scope: Scope) -> tuple[str, dict[str, object]]:
         "FETCH FIRST :n ROWS ONLY"
     )
     return sql, binds
+
+
+# --- erasure of an employee (app/engines/oracle/erasure.py) -------------------------------------
+
+# source: FACTS.md §10 (plain SELECT by key) — the strings that will be erased, read before the deletes
+ERASE_EMPLOYEE_ROW = "SELECT FIRST_NAME, LAST_NAME, EMAIL, TELEGRAM_ID FROM EMPLOYEES WHERE EMPLOYEE_ID = :employee_id"
+# source: FACTS.md §10 (plain SELECT; BODY CLOB fetched as str, §11.6)
+ERASE_AUTHORED_COMMENTS = (
+    "SELECT COMMENT_ID, TASK_ID, BODY FROM COMMENTS WHERE AUTHOR_ID = :employee_id ORDER BY COMMENT_ID"
+)
+# source: FACTS.md §10 (plain SELECT; BODY CLOB fetched as str, §11.6)
+ERASE_OWNED_DOCUMENTS = (
+    "SELECT DOCUMENT_ID, TITLE, BODY FROM DOCUMENTS WHERE OWNER_EMPLOYEE_ID = :employee_id ORDER BY DOCUMENT_ID"
+)
+# source: FACTS.md §10 (plain SELECT)
+ERASE_ASSIGNED_TASKS = "SELECT TASK_ID FROM TASKS WHERE ASSIGNEE_ID = :employee_id ORDER BY TASK_ID"
+# source: FACTS.md §10 (plain DELETE; the COMMENTS row trigger queues each comment's task, V6)
+ERASE_DELETE_COMMENTS = "DELETE FROM COMMENTS WHERE AUTHOR_ID = :employee_id"
+# source: FACTS.md §10 (plain DELETE; the DOCUMENTS row trigger queues each document's DELETE, V6)
+ERASE_DELETE_DOCUMENTS = "DELETE FROM DOCUMENTS WHERE OWNER_EMPLOYEE_ID = :employee_id"
+# source: FACTS.md §10 (plain UPDATE; the DOCUMENTS row trigger queues each document, V6)
+ERASE_REASSIGN_DOCUMENTS = (
+    "UPDATE DOCUMENTS SET OWNER_EMPLOYEE_ID = :reassign_to WHERE OWNER_EMPLOYEE_ID = :employee_id"
+)
+# source: FACTS.md §10 (plain UPDATE; the TASKS row trigger queues each task, V6)
+ERASE_UNASSIGN_TASKS = "UPDATE TASKS SET ASSIGNEE_ID = NULL WHERE ASSIGNEE_ID = :employee_id"
+# source: FACTS.md §10 (plain DELETE by key; nothing references the row any more)
+ERASE_DELETE_EMPLOYEE = "DELETE FROM EMPLOYEES WHERE EMPLOYEE_ID = :employee_id"
+
+# source: FACTS.md §8B (CTX_DDL procedures on the search index; implicit commit like SYNC_INDEX: run
+#         outside a unit of work) + DOC 26/ccref/optimize_index.html ("Full mode compacts data and removes
+#         rows"; optimize after sync). The named parameters idx_name/optlevel are from the ccref
+#         OPTIMIZE_INDEX syntax of 8.1.6 and 9.0.1 (idx_name IN VARCHAR2, optlevel IN VARCHAR2, maxtime ...);
+#         the 26ai page's syntax block itself was not retrieved: unconfirmed on 26ai until run there.
+OPTIMIZE_TEXT_INDEX = "BEGIN\n    CTX_DDL.OPTIMIZE_INDEX(idx_name => :idx_name, optlevel => 'FULL');\nEND;"
+
+# The proof searches these text columns: (table, columns, holds the tracker's own data). A string
+# found in a source table is still present legitimately. New tables holding an employee's text
+# (conversations, messages) are added here.
+PROOF_TABLES: tuple[tuple[str, tuple[str, ...], bool], ...] = (
+    ("EMPLOYEES", ("FIRST_NAME", "LAST_NAME", "EMAIL", "TELEGRAM_ID"), True),
+    ("PROJECTS", ("NAME", "DESCRIPTION"), True),
+    ("SPRINTS", ("NAME", "GOAL"), True),
+    ("TASKS", ("TITLE", "DESCRIPTION"), True),
+    ("COMMENTS", ("BODY",), True),
+    ("DOCUMENTS", ("TITLE", "BODY", "DOC_TYPE"), True),
+    ("RAG_CHUNK", ("CONTENT",), False),
+    ("RAG_DIRTY", ("LAST_ERROR",), False),
+)
+
+
+def proof_count(table: str, columns: Sequence[str]) -> str:
+    """Per column, the rows holding the bound pattern (case-insensitive; CLOB columns too)."""
+    counts = ",\n       ".join(
+        f"COUNT(CASE WHEN UPPER({c}) LIKE UPPER(:pattern) ESCAPE '\\' THEN 1 END)" for c in columns
+    )
+    # source: FACTS.md §10 (plain SELECT; COUNT(CASE WHEN ... THEN 1 END) as in QUEUE_STATUS) — bound pattern
+    return f"SELECT {counts}\nFROM {table}"
+
+
+# source: FACTS.md §8B (CONTAINS(col, :q) > 0 over the search index) — chunks the text index finds by the
+#         string's words that still hold the string itself (sharing words is not a copy)
+PROOF_CONTAINS = (
+    "SELECT COUNT(*) FROM RAG_CHUNK\n"
+    "WHERE CONTAINS(CONTENT, :tq) > 0 AND UPPER(CONTENT) LIKE UPPER(:pattern) ESCAPE '\\'"
+)

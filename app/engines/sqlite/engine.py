@@ -24,12 +24,13 @@ import sqlite_vec
 from app.config import Settings
 from app.domain import Caller, RagStatus, Scope, SearchMode, SearchResult, SourceType
 from app.engines.base import EngineError
-from app.engines.sqlite import errors, indexing, records, search, status
+from app.engines.sqlite import erasure, errors, indexing, records, search, status
 from app.engines.sqlite import migrate as migrations
 from app.engines.sqlite import statements as sql
 from app.engines.sqlite.indexing import SQLiteIndexingTx
 from app.engines.sqlite.vector_index import VectorIndex
-from app.entities import EntitySpec
+from app.entities import EMPLOYEES, EntitySpec
+from app.rag.erasure import DocumentsPolicy, ErasedText, ErasureReport, ProofLine, PurgeStep
 
 BUSY_TIMEOUT_MS = 10_000
 
@@ -276,3 +277,15 @@ class SQLiteEngine:
         with self._index_lock:
             indexed = len(self._index) if self._index is not None else None
         return status.status(self.conn, max_attempts, self.model_name, self.dimensions, indexed)
+
+    # --- erasure --------------------------------------------------------------------------------
+    def erase_employee(self, employee_id: int, documents: DocumentsPolicy | None,
+                       reassign_to: int | None) -> ErasureReport | None:
+        with errors.conflicts(EMPLOYEES), self._write() as conn:
+            return erasure.erase_employee(conn, employee_id, documents, reassign_to)
+
+    def purge_deleted(self) -> list[PurgeStep]:
+        return erasure.purge(self.conn)
+
+    def erasure_proof(self, texts: Sequence[ErasedText]) -> list[ProofLine]:
+        return erasure.proof(self.conn, self.path, texts)

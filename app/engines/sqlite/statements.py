@@ -23,7 +23,10 @@ def marks(items: Sequence[object]) -> str:
 
 # --- connection and schema --------------------------------------------------------------------
 
-PRAGMAS = ("PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL", "PRAGMA foreign_keys = ON")
+# secure_delete: freed pages and cells are overwritten with zeros, so deleted text does not linger
+# in the file until a VACUUM (the erasure proof reads the raw bytes).
+PRAGMAS = ("PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL", "PRAGMA foreign_keys = ON",
+           "PRAGMA secure_delete = ON")
 CREATE_VERSION_TABLE = """
 CREATE TABLE IF NOT EXISTS SCHEMA_VERSION (
     VERSION    INTEGER PRIMARY KEY,
@@ -257,3 +260,45 @@ QUEUE_STATUS = (
 FAILING_ROWS = ("SELECT DIRTY_ID, SOURCE_TYPE, SOURCE_ID, ATTEMPTS, LAST_ERROR FROM RAG_DIRTY WHERE ATTEMPTS > 0 "
                 "ORDER BY ATTEMPTS DESC, DIRTY_ID LIMIT ?")
 CHUNKS_BY_TYPE = "SELECT SOURCE_TYPE, COUNT(*) FROM RAG_CHUNK GROUP BY SOURCE_TYPE"
+
+
+# --- erasure of an employee (app/engines/sqlite/erasure.py) -------------------------------------
+
+ERASE_EMPLOYEE_ROW = "SELECT FIRST_NAME, LAST_NAME, EMAIL, TELEGRAM_ID FROM EMPLOYEES WHERE EMPLOYEE_ID = ?"
+ERASE_AUTHORED_COMMENTS = "SELECT COMMENT_ID, TASK_ID, BODY FROM COMMENTS WHERE AUTHOR_ID = ? ORDER BY COMMENT_ID"
+ERASE_OWNED_DOCUMENTS = "SELECT DOCUMENT_ID, TITLE, BODY FROM DOCUMENTS WHERE OWNER_EMPLOYEE_ID = ? ORDER BY DOCUMENT_ID"
+ERASE_ASSIGNED_TASKS = "SELECT TASK_ID FROM TASKS WHERE ASSIGNEE_ID = ? ORDER BY TASK_ID"
+ERASE_DELETE_COMMENTS = "DELETE FROM COMMENTS WHERE AUTHOR_ID = ?"
+ERASE_DELETE_DOCUMENTS = "DELETE FROM DOCUMENTS WHERE OWNER_EMPLOYEE_ID = ?"
+ERASE_REASSIGN_DOCUMENTS = "UPDATE DOCUMENTS SET OWNER_EMPLOYEE_ID = ? WHERE OWNER_EMPLOYEE_ID = ?"
+ERASE_UNASSIGN_TASKS = "UPDATE TASKS SET ASSIGNEE_ID = NULL WHERE ASSIGNEE_ID = ?"
+ERASE_DELETE_EMPLOYEE = "DELETE FROM EMPLOYEES WHERE EMPLOYEE_ID = ?"
+
+# Physical clean-up, each outside any transaction: merge the FTS5 segments into one (deleted
+# entries are dropped), move the WAL into the file and truncate it, rebuild the file.
+FTS_OPTIMIZE = "INSERT INTO RAG_FTS (RAG_FTS) VALUES ('optimize')"
+WAL_CHECKPOINT_TRUNCATE = "PRAGMA wal_checkpoint(TRUNCATE)"
+VACUUM = "VACUUM"
+
+# The proof. Table and column names come from the database's own catalogue and are quoted by
+# quote_identifier; the searched values are always bound.
+PROOF_TABLES = "SELECT name FROM sqlite_schema WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL TABLE%' ORDER BY name"
+PROOF_COLUMNS = "SELECT name FROM pragma_table_info(?) ORDER BY cid"
+PROOF_SCHEMA = "SELECT COUNT(*) FROM sqlite_schema WHERE sql LIKE ? ESCAPE '\\'"
+# An index entry counts when its chunk is gone (a stale entry) or still holds the string; a chunk
+# that merely shares the words (the MATCH is on words) is not a copy of the string.
+PROOF_FTS_MATCH = (
+    "SELECT COUNT(*) FROM RAG_FTS LEFT JOIN RAG_CHUNK c ON c.CHUNK_ID = RAG_FTS.rowid "
+    "WHERE RAG_FTS MATCH ? AND (c.CHUNK_ID IS NULL OR c.CONTENT LIKE ? ESCAPE '\\')"
+)
+
+
+def quote_identifier(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def proof_column_count(table: str, column: str) -> str:
+    """Rows whose column holds the value: as text (LIKE, ASCII case-insensitive) or as bytes (a BLOB)."""
+    col = quote_identifier(column)
+    return (f"SELECT COUNT(*) FROM {quote_identifier(table)} "
+            f"WHERE {col} LIKE ? ESCAPE '\\' OR instr(CAST({col} AS BLOB), ?) > 0")

@@ -1,0 +1,109 @@
+"""Erasure of an employee on the Oracle engine: the deletes (one transaction, the engine commits),
+the Oracle Text clean-up, and the proof by query.
+
+What a query cannot see is out of reach here and said so in README: undo, redo and archived logs,
+flashback data, backups, and the text index's own tables between a delete and its FULL optimize.
+Functions take an open connection or cursor; all SQL text is in statements.py.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+from app.engines.base import OwnedDocumentsError
+from app.engines.oracle import statements as sql
+from app.rag.erasure import (
+    DocumentsPolicy,
+    ErasedText,
+    ErasureReport,
+    ProofLine,
+    PurgeStep,
+    build_report,
+    like_pattern,
+    words,
+)
+
+log = logging.getLogger(__name__)
+
+
+def erase_employee(cur: Any, employee_id: int, documents: DocumentsPolicy | None,
+                   reassign_to: int | None) -> ErasureReport | None:
+    binds = {"employee_id": int(employee_id)}
+    cur.execute(sql.ERASE_EMPLOYEE_ROW, binds)
+    row = cur.fetchone()
+    if row is None:
+        return None
+    cur.execute(sql.ERASE_AUTHORED_COMMENTS, binds)
+    comments = cur.fetchall()
+    cur.execute(sql.ERASE_OWNED_DOCUMENTS, binds)
+    docs = cur.fetchall()
+    cur.execute(sql.ERASE_ASSIGNED_TASKS, binds)
+    tasks = [int(r[0]) for r in cur.fetchall()]
+    if docs and documents is None:
+        raise OwnedDocumentsError(employee_id, len(docs))
+    report = build_report(int(employee_id), row, comments, docs, tasks, documents, reassign_to)
+
+    cur.execute(sql.ERASE_DELETE_COMMENTS, binds)
+    if documents == "delete":
+        cur.execute(sql.ERASE_DELETE_DOCUMENTS, binds)
+    elif docs:
+        cur.execute(sql.ERASE_REASSIGN_DOCUMENTS, {**binds, "reassign_to": int(reassign_to)})
+    cur.execute(sql.ERASE_UNASSIGN_TASKS, binds)
+    cur.execute(sql.ERASE_DELETE_EMPLOYEE, binds)
+    return report
+
+
+def purge(conn: Any) -> list[PurgeStep]:
+    """Sync the text index (the drain's deletes reach it), then FULL-optimize it: deleted rows'
+    tokens stay in the index tables until then (garbage collection, DOC ccref optimize_index).
+    Both commit implicitly, so they run after the erasure has committed."""
+    steps = []
+    for name, statement in (("Oracle Text sync", sql.SYNC_TEXT_INDEX),
+                            ("Oracle Text optimize (FULL)", sql.OPTIMIZE_TEXT_INDEX)):
+        try:
+            with conn.cursor() as cur:
+                cur.execute(statement, idx_name=sql.TEXT_INDEX)
+            steps.append(PurgeStep(name, True))
+        except Exception as exc:  # reported in the proof: the erasure is then not proven
+            log.warning("%s of %s failed: %s", name, sql.TEXT_INDEX, exc)
+            steps.append(PurgeStep(name, False, str(exc)))
+    return steps
+
+
+def proof(cur: Any, texts: Sequence[ErasedText]) -> list[ProofLine]:
+    lines: list[ProofLine] = []
+    for text in texts:
+        lines += _table_lines(cur, text)
+        lines.append(_contains_line(cur, text))
+    return lines
+
+
+def _place(table: str, source: bool) -> str:
+    if source:
+        return "source tables"
+    return {"RAG_CHUNK": "chunk table RAG_CHUNK", "RAG_DIRTY": "queue RAG_DIRTY"}.get(table, table)
+
+
+def _table_lines(cur: Any, text: ErasedText) -> list[ProofLine]:
+    pattern = like_pattern(text.value)
+    hits: dict[tuple[str, bool], list[str]] = {}
+    for table, columns, source in sql.PROOF_TABLES:
+        cur.execute(sql.proof_count(table, columns), pattern=pattern)
+        counts = cur.fetchone() or (0,) * len(columns)
+        found = hits.setdefault((_place(table, source), source), [])
+        found += [f"{table}.{c}: {int(n)} row(s)" for c, n in zip(columns, counts) if n]
+    return [ProofLine(text.label, text.fingerprint, where, bool(found), source, "; ".join(found))
+            for (where, source), found in hits.items()]
+
+
+def _contains_line(cur: Any, text: ErasedText) -> ProofLine:
+    where = "Oracle Text index (CONTAINS)"
+    terms = words(text.value)
+    if not terms:
+        return ProofLine(text.label, text.fingerprint, where, False, detail="no indexable words")
+    query = " AND ".join(f'"{t}"' for t in terms)  # letters and digits only: nothing to escape
+    cur.execute(sql.PROOF_CONTAINS, tq=query, pattern=like_pattern(text.value))
+    (count,) = cur.fetchone() or (0,)
+    return ProofLine(text.label, text.fingerprint, where, bool(count), detail=f"{int(count)} chunk(s)" if count else "")

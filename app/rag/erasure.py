@@ -1,0 +1,154 @@
+"""Erasure of an employee, as plain data: what was erased, which strings the proof searches for,
+and how the proof's findings become a verdict. No I/O; the engines fill these records.
+
+The proof never prints an erased string: each is named by what it was (``label``) and a short
+SHA-256 fingerprint, so the proof's own output is not one more copy of the erased data.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from typing import Literal
+
+DocumentsPolicy = Literal["delete", "reassign"]
+
+# Shorter strings ("Li", "42") occur by chance in any database file and prove nothing.
+MIN_PROOF_CHARS = 4
+
+
+@dataclass(frozen=True)
+class ErasedText:
+    """One string that belonged only to the erased employee, and what it was."""
+
+    label: str  # e.g. "email", "comment #12 body", "document #3 title"
+    value: str
+
+    @property
+    def fingerprint(self) -> str:
+        return hashlib.sha256(self.value.encode("utf-8")).hexdigest()[:12]
+
+
+@dataclass(frozen=True)
+class ErasureReport:
+    """What the engine changed in its one erasure transaction (read before the deletes)."""
+
+    employee_id: int
+    comments_deleted: int
+    documents_deleted: tuple[int, ...]
+    documents_reassigned: tuple[int, ...]
+    reassigned_to: int | None
+    tasks_unassigned: tuple[int, ...]
+    tasks_reindexed: tuple[int, ...]  # assigned tasks and tasks that showed the deleted comments
+    texts: tuple[ErasedText, ...]  # candidates for the proof; see proof_texts()
+
+
+def build_report(
+    employee_id: int,
+    employee: tuple,  # FIRST_NAME, LAST_NAME, EMAIL, TELEGRAM_ID
+    comments: list[tuple],  # COMMENT_ID, TASK_ID, BODY
+    documents: list[tuple],  # DOCUMENT_ID, TITLE, BODY
+    tasks: list[int],  # assigned TASK_IDs
+    policy: DocumentsPolicy | None,
+    reassign_to: int | None,
+) -> ErasureReport:
+    """The report both engines return, from the rows they read before deleting."""
+    first, last, email, telegram = employee
+    texts = [ErasedText("first name", first or ""), ErasedText("last name", last or ""),
+             ErasedText("email", email or ""), ErasedText("telegram id", str(telegram or ""))]
+    texts += [ErasedText(f"comment #{int(cid)} body", body or "") for cid, _, body in comments]
+    if policy == "delete":
+        for did, title, body in documents:
+            texts += [ErasedText(f"document #{int(did)} title", title or ""),
+                      ErasedText(f"document #{int(did)} body", body or "")]
+    doc_ids = tuple(int(d[0]) for d in documents)
+    return ErasureReport(
+        employee_id=employee_id,
+        comments_deleted=len(comments),
+        documents_deleted=doc_ids if policy == "delete" else (),
+        documents_reassigned=doc_ids if policy == "reassign" else (),
+        reassigned_to=reassign_to if policy == "reassign" and doc_ids else None,
+        tasks_unassigned=tuple(int(t) for t in tasks),
+        tasks_reindexed=tuple(sorted({int(t) for t in tasks} | {int(c[1]) for c in comments})),
+        texts=tuple(texts),
+    )
+
+
+@dataclass(frozen=True)
+class PurgeStep:
+    """One physical clean-up step after the deletes (FTS optimize, checkpoint, VACUUM, ...)."""
+
+    name: str
+    ok: bool
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class ProofLine:
+    """One search for one erased string in one place.
+
+    ``source`` places hold the tracker's own data (source tables, the schema): a string found
+    there is still present legitimately (another employee's first name, a word in a wiki page),
+    and its copies in chunks, indexes and files are derived from it.
+    """
+
+    label: str
+    fingerprint: str
+    where: str
+    found: bool
+    source: bool = False
+    detail: str = ""
+
+
+@dataclass
+class StringVerdict:
+    label: str
+    fingerprint: str
+    verdict: Literal["erased", "still present legitimately", "FOUND"]
+    where: list[str] = field(default_factory=list)
+
+
+def proof_texts(texts: tuple[ErasedText, ...] | list[ErasedText]) -> list[ErasedText]:
+    """The strings worth searching for: stripped, at least MIN_PROOF_CHARS long, each value once."""
+    seen: set[str] = set()
+    out: list[ErasedText] = []
+    for text in texts:
+        value = (text.value or "").strip()
+        if len(value) < MIN_PROOF_CHARS or value in seen:
+            continue
+        seen.add(value)
+        out.append(ErasedText(text.label, value))
+    return out
+
+
+def like_pattern(value: str) -> str:
+    r"""``%value%`` for ``LIKE ... ESCAPE '\'``: the value's own %, _ and \ match literally."""
+    escaped = value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
+_WORD = re.compile(r"[^\W_]+")  # letters and digits: "_" and "%" are CONTAINS wildcards
+
+
+def words(value: str, limit: int = 8, min_chars: int = 3) -> list[str]:
+    """The longest distinct words of a string, for lexical-index checks (FTS5 MATCH, CONTAINS)."""
+    distinct = list(dict.fromkeys(w for w in _WORD.findall(value) if len(w) >= min_chars))
+    return sorted(distinct, key=len, reverse=True)[:limit]
+
+
+def verdicts(lines: list[ProofLine]) -> list[StringVerdict]:
+    """Per string: erased (found nowhere), still present legitimately (found in a source place),
+    or FOUND (found only where it should be gone: chunks, indexes, queue, raw files)."""
+    by_string: dict[str, StringVerdict] = {}
+    legit: set[str] = set()
+    for line in lines:
+        entry = by_string.setdefault(line.fingerprint, StringVerdict(line.label, line.fingerprint, "erased"))
+        if line.found:
+            entry.where.append(line.where + (f" ({line.detail})" if line.detail else ""))
+            if line.source:
+                legit.add(line.fingerprint)
+    for key, entry in by_string.items():
+        if entry.where:
+            entry.verdict = "still present legitimately" if key in legit else "FOUND"
+    return list(by_string.values())

@@ -1,0 +1,3 @@
+-- source: FACTS.md §10 (plain SELECT)
+
+SELECT TASK_ID FROM TASKS WHERE ASSIGNEE_ID = :employee_id ORDER BY TASK_ID

@@ -1,0 +1,3 @@
+-- source: FACTS.md §10 (plain SELECT; BODY CLOB fetched as str, §11.6)
+
+SELECT COMMENT_ID, TASK_ID, BODY FROM COMMENTS WHERE AUTHOR_ID = :employee_id ORDER BY COMMENT_ID

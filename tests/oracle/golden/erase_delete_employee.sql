@@ -1,0 +1,3 @@
+-- source: FACTS.md §10 (plain DELETE by key)
+
+DELETE FROM EMPLOYEES WHERE EMPLOYEE_ID = :employee_id
