@@ -41,11 +41,10 @@ LLM_CALLS = Counter("rag_llm_calls", "Chat-completion calls made to the configur
 LLM_ERRORS = Counter(
     "rag_llm_errors", "Chat-completion calls that failed, by reason (timeout, unreachable, http_status, "
     "bad_reply, empty).", ["reason"], registry=None)
-# Incremented by the engines' synchronous access changes (reassign, re-own, delete) once they land;
-# nothing increments it yet.
+# The change itself happens in database triggers, for any client; this counts the API's own writes.
 ACCESS_REVOCATIONS = Counter(
-    "rag_access_revocations", "Chunk audiences narrowed or chunks removed synchronously by a source write.",
-    registry=None)
+    "rag_access_revocations", "API writes that changed who may see chunks (a task reassigned, a document "
+    "re-owned, a source or employee deleted), applied in the writer's own transaction.", registry=None)
 
 LLM_ERROR_REASONS = ("timeout", "unreachable", "http_status", "bad_reply", "empty")
 _RECORDED = (DRAIN_BATCHES, DRAIN_BATCH_SECONDS, DRAIN_RUNS_COALESCED, SEARCH_SECONDS, LLM_CALLS, LLM_ERRORS,

@@ -11,11 +11,16 @@ import datetime as dt
 from collections.abc import Mapping
 from typing import Any
 
+from app import metrics
 from app.domain import MAX_ID
 from app.engines.base import Engine
-from app.entities import EntitySpec
+from app.entities import DOCUMENTS, EMPLOYEES, PROJECTS, SPRINTS, TASKS, EntitySpec
 
 MAX_PAGE = 500
+# Columns whose change moves a chunk's audience at once (migrations sqlite/V5, oracle/V9), and the
+# entities whose delete takes chunks or a reader with it.
+_ACCESS_COLUMNS = {TASKS.name: "ASSIGNEE_ID", DOCUMENTS.name: "OWNER_EMPLOYEE_ID"}
+_ACCESS_DELETES = {TASKS.name, DOCUMENTS.name, SPRINTS.name, PROJECTS.name, EMPLOYEES.name}
 
 
 class RecordNotFoundError(LookupError):
@@ -67,12 +72,16 @@ def update_record(engine: Engine, entity: EntitySpec, row_id: int, values: Mappi
     row = engine.update(entity, row_id, columns) if columns else engine.get(entity, row_id)
     if row is None:
         raise RecordNotFoundError(_missing(entity, row_id))
+    if _ACCESS_COLUMNS.get(entity.name) in columns:
+        metrics.ACCESS_REVOCATIONS.inc()
     return row
 
 
 def delete_record(engine: Engine, entity: EntitySpec, row_id: int) -> None:
     if not engine.delete(entity, _check_id(entity, row_id)):
         raise RecordNotFoundError(_missing(entity, row_id))
+    if entity.name in _ACCESS_DELETES:
+        metrics.ACCESS_REVOCATIONS.inc()
 
 
 def _to_columns(entity: EntitySpec, values: Mapping[str, Any]) -> dict[str, Any]:
