@@ -30,8 +30,8 @@ TopK = Annotated[int, Field(strict=True, ge=1, le=100)]
 Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
 Title = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=400)]
 Label = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=40)]
-# Free text that feeds a chunk (README "Limits of a write"). Chunking is linear: 100,000 characters
-# chunk in well under half a second in every shape measured (docs/BENCHMARKS.md, bench_chunking),
+# Free text that feeds a chunk (README, "Limits of a write"). Chunking is linear: 100,000 characters
+# chunk in under a second in every shape measured (docs/BENCHMARKS.md, bench_chunking),
 # and it is embedding ~100 chunks that sets the bound: a few seconds of the worker per write.
 MAX_TEXT_CHARS = 100_000
 MAX_COMMENT_CHARS = 20_000
