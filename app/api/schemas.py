@@ -30,7 +30,12 @@ TopK = Annotated[int, Field(strict=True, ge=1, le=100)]
 Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
 Title = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=400)]
 Label = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=40)]
-Text = Annotated[str, StringConstraints(max_length=100_000)]
+# Free text that feeds a chunk (README, "Limits of a write"). Chunking is linear: 100,000 characters
+# chunk in under a second in every shape measured (docs/BENCHMARKS.md, bench_chunking),
+# and it is embedding ~100 chunks that sets the bound: a few seconds of the worker per write.
+MAX_TEXT_CHARS = 100_000
+MAX_COMMENT_CHARS = 20_000
+Text = Annotated[str, StringConstraints(max_length=MAX_TEXT_CHARS)]
 NonNegative = Annotated[float, Field(ge=0, le=100_000)]
 
 
@@ -167,7 +172,7 @@ class TaskPublic(BaseModel):
 class CommentCreate(WriteModel):
     task_id: Id
     author_id: Id | None = None
-    body: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=20_000)]
+    body: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_COMMENT_CHARS)]
 
 
 

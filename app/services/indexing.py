@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from app.domain import SOURCE_TYPES, DirtyRow, SourceType
 from app.engines.base import Engine, IndexingTx
-from app.rag.chunking import TokenCounter, chunk_record
+from app.rag.chunking import MAX_INDEXED_CHARS, TokenCounter, chunk_record, unindexed_chars
 
 log = logging.getLogger(__name__)
 
@@ -145,6 +145,9 @@ def _process(tx: IndexingTx, rows: Sequence[DirtyRow], count_tokens: TokenCounte
                 result.sources_deleted += 1
                 continue
             chunks = chunk_record(record, count_tokens)
+            if left_out := unindexed_chars(record):  # e.g. a row written past the API's limits
+                log.warning("%s #%d: indexed its first %d characters, left out the last %d",
+                            source_type, source_id, MAX_INDEXED_CHARS, left_out)
             old = stored.get(source_id, {})
             if any(ix >= len(chunks) for ix in old):
                 tx.delete_chunks(source_type, source_id, from_ix=len(chunks))  # the entity shrank
