@@ -41,6 +41,7 @@ from app.embedding.tokens import count_tokens  # noqa: E402
 from app.engines.base import ConflictError, Engine  # noqa: E402
 from app.entities import DOCUMENTS, EMPLOYEES, PROJECTS, SPRINTS, TASKS  # noqa: E402
 from app.services.indexing import drain  # noqa: E402
+from app.services.records import iter_records  # noqa: E402
 
 WORDS = "login invoice deploy payroll retro cache api factura despliegue timeout migration release".split()
 ROLES = ("DEVELOPER", "DEVELOPER", "DEVELOPER", "MANAGER")
@@ -130,7 +131,7 @@ class World:
     # --- one random search, checked ----------------------------------------------------------------
     def search_and_check(self, tally: Tally, vectors: np.ndarray) -> None:
         rng, e = self.rng, self.engine
-        people = e.list(EMPLOYEES, 500, 0)
+        people = self._rows(EMPLOYEES)
         person = rng.choice(people)
         caller = Caller(person["employee_id"], Role(person["role"]))
         projects = self._ids(PROJECTS)
@@ -149,9 +150,8 @@ class World:
 
     def _visible(self, caller: Caller, scope: Scope) -> set[tuple[str, int]]:
         """Ground truth from the source tables now: indexed sources the caller may see, in scope."""
-        e = self.engine
-        rows = {"task": e.list(TASKS, 500, 0), "doc": e.list(DOCUMENTS, 500, 0),
-                "sprint": e.list(SPRINTS, 500, 0), "project": e.list(PROJECTS, 500, 0)}
+        rows = {"task": self._rows(TASKS), "doc": self._rows(DOCUMENTS), "sprint": self._rows(SPRINTS),
+                "project": self._rows(PROJECTS)}
         out = set()
         for source_type, items in rows.items():
             for row in items:
@@ -170,8 +170,11 @@ class World:
         return {"task": self._ids(TASKS), "doc": self._ids(DOCUMENTS), "sprint": self._ids(SPRINTS),
                 "project": self._ids(PROJECTS)}
 
+    def _rows(self, entity) -> list[dict]:
+        return list(iter_records(self.engine, entity))
+
     def _ids(self, entity) -> list[int]:
-        return [row[entity.pk.lower()] for row in self.engine.list(entity, 500, 0)]
+        return [row[entity.pk.lower()] for row in self._rows(entity)]
 
     def _maybe(self, ids: list[int]) -> int | None:
         return self.rng.choice(ids) if ids and self.rng.random() < 0.8 else None
