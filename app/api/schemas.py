@@ -7,7 +7,7 @@ omitted fields stay as they are, and ``null`` is refused for fields the row cann
 from __future__ import annotations
 
 import datetime as dt
-from typing import Annotated, Any, ClassVar, Literal, get_args
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import (
     AfterValidator,
@@ -54,16 +54,31 @@ Stamp = Annotated[str | None, BeforeValidator(lambda v: v.isoformat(sep=" ") if 
 class WriteModel(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
+    @model_validator(mode="before")
+    @classmethod
+    def _no_lone_surrogates(cls, data: Any) -> Any:
+        # JSON may spell a lone surrogate ("\ud800"), which no database column can store as UTF-8.
+        if _has_lone_surrogate(data):
+            raise ValueError("text must be valid Unicode (a lone UTF-16 surrogate was found)")
+        return data
+
+
+def _has_lone_surrogate(value: Any) -> bool:
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return True
+        return False
+    if isinstance(value, dict):
+        return any(_has_lone_surrogate(k) or _has_lone_surrogate(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_has_lone_surrogate(v) for v in value)
+    return False
+
 
 class UpdateModel(WriteModel):
-    required: ClassVar[tuple[str, ...]] = ()  # columns a PATCH may change but never set to null
-
-    @model_validator(mode="after")
-    def _no_null_required(self) -> Any:
-        nulled = [name for name in self.required if name in self.model_fields_set and getattr(self, name) is None]
-        if nulled:
-            raise ValueError(f"{', '.join(nulled)} cannot be null")
-        return self
+    """A PATCH body: every field may be omitted; only the fields that were sent are written."""
 
 
 class _DateRange:
@@ -202,20 +217,21 @@ class DocumentPublic(BaseModel):
 def patch_model(create: type[WriteModel]) -> type[UpdateModel]:
     """The PATCH model of a Create model: the same fields and constraints, each one optional.
 
-    A field the Create model cannot hold as null (``title``, ``role``, ...) may be omitted from a
-    PATCH but not set to null; the date-range check carries over.
+    A field the Create model cannot hold as null (``title``, ``role``, ...) may be omitted but not
+    set to null, and its schema does not offer null: the default comes from a factory, which
+    pydantic neither validates nor shows in the JSON schema. The date-range check carries over.
     """
     fields: dict[str, Any] = {}
-    required = []
     for name, info in create.model_fields.items():
         annotation = Annotated[info.annotation, *info.metadata] if info.metadata else info.annotation
-        fields[name] = (annotation | None, None)
-        if type(None) not in get_args(info.annotation):
-            required.append(name)
+        nullable = type(None) in get_args(info.annotation)
+        fields[name] = (annotation, None) if nullable else (annotation, Field(default_factory=_omitted))
     bases = (_DateRange, UpdateModel) if issubclass(create, _DateRange) else (UpdateModel,)
-    model = create_model(create.__name__.replace("Create", "Update"), __base__=bases, __module__=__name__, **fields)
-    model.required = tuple(required)
-    return model
+    return create_model(create.__name__.replace("Create", "Update"), __base__=bases, __module__=__name__, **fields)
+
+
+def _omitted() -> None:
+    return None
 
 
 EmployeeUpdate = patch_model(EmployeeCreate)
