@@ -14,6 +14,7 @@ from fastapi.encoders import jsonable_encoder
 from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException
 
 from app.embedding import EmbeddingError
@@ -51,7 +52,16 @@ async def _http_error(request: Request, exc: HTTPException):
     # JSONDecodeError; a body that is not UTF-8 is invalid input like any malformed JSON.
     if exc.status_code == 400 and isinstance(exc.__cause__, UnicodeDecodeError):
         return _unprocessable([{"type": "json_invalid", "loc": ["body"], "msg": "the body is not valid UTF-8"}])
+    if exc.status_code == 405:
+        # Starlette lists only the methods of the first route on the path; name them all.
+        exc.headers = {**(exc.headers or {}), "Allow": ", ".join(_methods_on(request))}
     return await http_exception_handler(request, exc)
+
+
+def _methods_on(request: Request) -> list[str]:
+    path = request.url.path
+    return sorted({m for route in request.app.router.routes if isinstance(route, APIRoute)
+                   and route.path_regex.match(path) for m in route.methods})
 
 
 def _utf8_safe(value: Any) -> Any:

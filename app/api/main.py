@@ -8,11 +8,10 @@ from contextlib import asynccontextmanager
 
 from fastapi import Depends, FastAPI
 from fastapi.concurrency import run_in_threadpool
-from pydantic import BaseModel
-
 from app.api import errors
 from app.api.deps import require_scope
 from app.api.middleware import BodyLimit, TokenGate
+from app.api.schemas import error_response
 from app.api.routes import chat, health, rag, records, search
 from app.api.slots import Slots
 from app.auth import TokenGrant
@@ -27,20 +26,12 @@ log = logging.getLogger(__name__)
 API_PREFIX = "/api/v1"
 
 
-class ErrorMessage(BaseModel):
-    detail: str
-
-
-def _error(description: str) -> dict:
-    return {"model": ErrorMessage, "description": description}
-
-
 # Statuses every /api/v1 route can answer, whatever it does (the OpenAPI schema lists them all).
 COMMON_RESPONSES = {
-    401: _error("missing or invalid bearer token"),
-    403: _error("the token's scope does not allow this endpoint, or this employee"),
-    413: _error("request body over RAG_MAX_BODY_BYTES"),
-    503: _error("the database or the embedding model is unavailable"),
+    401: error_response("missing or invalid bearer token"),
+    403: error_response("the token's scope does not allow this endpoint, or this employee"),
+    413: error_response("request body over RAG_MAX_BODY_BYTES"),
+    503: error_response("the database or the embedding model is unavailable"),
 }
 
 

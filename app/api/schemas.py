@@ -10,44 +10,33 @@ import datetime as dt
 from typing import Annotated, Any, Literal, get_args
 
 from pydantic import (
-    AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
     Field,
+    StrictBool,
     StringConstraints,
     create_model,
     model_validator,
 )
 
-from app.domain import MAX_ID, Role, SourceType
+from app.api.types import (
+    Day,
+    DocType,
+    Email,
+    Id,
+    Label,
+    Name,
+    NonNegative,
+    Question,
+    TelegramId,
+    Text,
+    Title,
+    TopK,
+    line,
+)
+from app.domain import Role, SourceType
 
-# A row id in a JSON body: strict, so `true` or "3" is a 422 rather than silently id 1 or 3, and
-# bounded, so a number past the engines' 64-bit range is a 422 rather than a driver overflow.
-Id = Annotated[int, Field(strict=True, gt=0, le=MAX_ID)]
-TopK = Annotated[int, Field(strict=True, ge=1, le=100)]
-
-Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
-Title = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=400)]
-Label = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=40)]
-Text = Annotated[str, StringConstraints(max_length=100_000)]
-NonNegative = Annotated[float, Field(ge=0, le=100_000)]
-
-
-def _email(value: str) -> str:
-    local, at, domain = value.partition("@")
-    if not (at and local and "." in domain.strip(".") and " " not in value and "@" not in domain):
-        raise ValueError("must look like an email address (name@example.com)")
-    return value.lower()
-
-
-Email = Annotated[str, StringConstraints(strip_whitespace=True, max_length=320), AfterValidator(_email)]
-# Telegram ids are numbers, but bots and the EMPLOYEES column carry them as text.
-TelegramId = Annotated[
-    str,
-    BeforeValidator(lambda v: str(v) if isinstance(v, int) and not isinstance(v, bool) else v),
-    StringConstraints(strip_whitespace=True, min_length=1, max_length=64, pattern=r"^[0-9A-Za-z_@]+$"),
-]
 Stamp = Annotated[str | None, BeforeValidator(lambda v: v.isoformat(sep=" ") if isinstance(v, dt.datetime) else v)]
 
 
@@ -114,8 +103,8 @@ class ProjectCreate(_DateRange, WriteModel):
     name: Name
     status: Label | None = None
     description: Text | None = None
-    start_date: dt.date | None = None
-    end_date: dt.date | None = None
+    start_date: Day | None = None
+    end_date: Day | None = None
 
 
 
@@ -134,8 +123,8 @@ class SprintCreate(_DateRange, WriteModel):
     name: Name
     status: Label | None = None
     goal: Text | None = None
-    start_date: dt.date | None = None
-    end_date: dt.date | None = None
+    start_date: Day | None = None
+    end_date: Day | None = None
 
 
 
@@ -160,7 +149,7 @@ class TaskCreate(WriteModel):
     assignee_id: Id | None = None
     story_points: NonNegative | None = None
     estimated_hours: NonNegative | None = None
-    expected_end_date: dt.date | None = None
+    expected_end_date: Day | None = None
 
 
 
@@ -182,7 +171,7 @@ class TaskPublic(BaseModel):
 class CommentCreate(WriteModel):
     task_id: Id
     author_id: Id | None = None
-    body: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=20_000)]
+    body: line(20_000)  # type: ignore[valid-type]
 
 
 
@@ -253,12 +242,20 @@ ENTITY_SCHEMAS: dict[str, tuple[type[WriteModel], type[UpdateModel], type[BaseMo
 
 
 # --- search / chat / reindex -----------------------------------------------------------------
-Question = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2000)]
+
+
+# "Exactly one of employee_id / telegram_id", in JSON-schema terms (null counts as not given).
+_EXACTLY_ONE = {"oneOf": [
+    {"required": ["employee_id"], "properties": {"employee_id": {"type": "integer"}, "telegram_id": {"type": "null"}}},
+    {"required": ["telegram_id"], "properties": {"telegram_id": {"not": {"type": "null"}}, "employee_id": {"type": "null"}}},
+]}
 
 
 class _WhoAsks(WriteModel):
     """Exactly one of employee_id / telegram_id. There is deliberately no role field: the role is read
     from EMPLOYEES."""
+
+    model_config = ConfigDict(json_schema_extra=_EXACTLY_ONE)
 
     employee_id: Id | None = None
     telegram_id: TelegramId | None = None
@@ -276,8 +273,9 @@ class SearchRequest(_WhoAsks):
     project: Id | Literal["none", "all"] | None = Field(None, description="a project id, 'none' or 'all'")
     sprint_id: Id | None = None
     source_types: list[SourceType] | None = Field(None, min_length=1)
-    doc_types: list[str] | None = Field(
-        None, description="document types (e.g. WIKI, MEETING_NOTES): narrows document chunks only; case-insensitive"
+    doc_types: list[DocType] | None = Field(
+        None, min_length=1, max_length=100,
+        description="document types (e.g. WIKI, MEETING_NOTES): narrows document chunks only; case-insensitive",
     )
     mode: Literal["hybrid", "vector"] | None = Field(None, description="default: RAG_SEARCH_MODE")
 
@@ -327,13 +325,22 @@ class ChatResponse(BaseModel):
 class ReindexRequest(WriteModel):
     source_types: list[SourceType] | None = Field(None, min_length=1)
     project_id: Id | None = None
-    force: bool = False
-    retry_failed: bool = True
+    force: StrictBool = False
+    retry_failed: StrictBool = True
 
 
 class ReindexResponse(BaseModel):
     enqueued: int
     retried: int
+
+
+class ErrorMessage(BaseModel):
+    detail: str
+
+
+def error_response(description: str) -> dict[str, Any]:
+    """An OpenAPI `responses` entry for an error answered as {"detail": "..."}."""
+    return {"model": ErrorMessage, "description": description}
 
 
 class Message(BaseModel):

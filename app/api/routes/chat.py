@@ -6,7 +6,7 @@ from fastapi import APIRouter, Request
 from fastapi.concurrency import run_in_threadpool
 
 from app.api.deps import EngineDep, GrantDep, SettingsDep, caller_for
-from app.api.schemas import ChatRequest, ChatResponse
+from app.api.schemas import ChatRequest, ChatResponse, error_response
 from app.services.chat import chat
 
 router = APIRouter(tags=["chat"])
@@ -15,8 +15,8 @@ router = APIRouter(tags=["chat"])
 @router.post(
     "/chat",
     response_model=ChatResponse,
-    responses={404: {"description": "unknown employee"},
-               503: {"description": "too many chats in progress (see Retry-After), or the database is unavailable"}},
+    responses={404: error_response("unknown employee"),
+               503: error_response("too many chats in progress (see Retry-After), or the database is unavailable")},
 )
 async def chat_message(body: ChatRequest, request: Request, engine: EngineDep, settings: SettingsDep,
                        grant: GrantDep) -> ChatResponse:
