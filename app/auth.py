@@ -51,6 +51,9 @@ class TokenConfigError(ValueError):
     """RAG_API_TOKENS or RAG_API_TOKEN_SCOPES is malformed."""
 
 
+EmployeeId = Annotated[int, Field(strict=True, gt=0, le=MAX_ID)]
+
+
 class _ScopedToken(BaseModel):
     """One entry of RAG_API_TOKEN_SCOPES."""
 
@@ -58,7 +61,7 @@ class _ScopedToken(BaseModel):
     token: Annotated[str, Field(min_length=1)]
     scope: Permission
     name: str | None = None
-    employee_ids: Annotated[list[Annotated[int, Field(strict=True, gt=0, le=MAX_ID)]], Field(min_length=1)] | None = None
+    employee_ids: Annotated[list[EmployeeId], Field(min_length=1)] | None = None
     roles: Annotated[list[Role], Field(min_length=1)] | None = None
 
     @model_validator(mode="after")

@@ -85,7 +85,8 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
 
 def _warn_about_tokens(grants: tuple[TokenGrant, ...]) -> None:
     if not grants:
-        log.warning("no API tokens are configured (RAG_API_TOKENS, RAG_API_TOKEN_SCOPES): every data endpoint answers 401")
+        log.warning("no API tokens are configured (RAG_API_TOKENS, RAG_API_TOKEN_SCOPES): "
+                    "every data endpoint answers 401")
     legacy = [g for g in grants if g.name.startswith("RAG_API_TOKENS")]
     if legacy:
         log.warning(

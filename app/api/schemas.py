@@ -246,8 +246,10 @@ ENTITY_SCHEMAS: dict[str, tuple[type[WriteModel], type[UpdateModel], type[BaseMo
 
 # "Exactly one of employee_id / telegram_id", in JSON-schema terms (null counts as not given).
 _EXACTLY_ONE = {"oneOf": [
-    {"required": ["employee_id"], "properties": {"employee_id": {"type": "integer"}, "telegram_id": {"type": "null"}}},
-    {"required": ["telegram_id"], "properties": {"telegram_id": {"not": {"type": "null"}}, "employee_id": {"type": "null"}}},
+    {"required": ["employee_id"],
+     "properties": {"employee_id": {"type": "integer"}, "telegram_id": {"type": "null"}}},
+    {"required": ["telegram_id"],
+     "properties": {"telegram_id": {"not": {"type": "null"}}, "employee_id": {"type": "null"}}},
 ]}
 
 

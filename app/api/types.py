@@ -64,7 +64,8 @@ def _nonblank(value: str) -> str:
 
 def line(max_length: int) -> Any:
     """Text with at least one non-space character, trimmed; at most `max_length` characters as sent."""
-    return Annotated[str, StringConstraints(max_length=max_length), AfterValidator(_nonblank), _Pattern(f"[^{PY_SPACE}]")]
+    return Annotated[str, StringConstraints(max_length=max_length), AfterValidator(_nonblank),
+                     _Pattern(f"[^{PY_SPACE}]")]
 
 
 Name, Title, Label, Question = line(200), line(400), line(40), line(2000)

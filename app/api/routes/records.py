@@ -50,7 +50,8 @@ def crud_router(spec: EntitySpec, create_model_: type[BaseModel], update_model: 
         nudge(worker)
         return row
 
-    @router.delete("/{row_id}", name=f"delete_{singular}", status_code=status.HTTP_204_NO_CONTENT, responses={**not_found, **conflict})
+    @router.delete("/{row_id}", name=f"delete_{singular}", status_code=status.HTTP_204_NO_CONTENT,
+                   responses={**not_found, **conflict})
     def delete(row_id: RowId, engine: EngineDep, worker: WorkerDep) -> Response:
         records.delete_record(engine, spec, row_id)
         nudge(worker)

@@ -17,7 +17,8 @@ def search_chunks(body: SearchRequest, engine: EngineDep, settings: SettingsDep,
     """Search the chunks the caller may see; the caller's role is read from EMPLOYEES."""
     caller = caller_for(engine, grant, body.employee_id, body.telegram_id)
     scope = build_scope(body.project, body.sprint_id, body.source_types, body.doc_types)
-    found = search(engine, body.question, caller, body.top_k or settings.top_k, scope, body.mode or settings.search_mode)
+    found = search(engine, body.question, caller, body.top_k or settings.top_k, scope,
+                   body.mode or settings.search_mode)
     return SearchResponse(
         results=[vars(hit) for hit in found.result.hits],
         mode=found.result.mode,
