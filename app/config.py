@@ -9,6 +9,8 @@ from typing import Literal
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from app.auth import TokenGrant, parse_grants
+
 # An unquoted Oracle identifier: letter first, then letters, digits, _ $ #, at most 128 bytes.
 # Anything spliced into SQL text (the model name) must match this; binds cannot carry identifiers.
 PLAIN_IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9_$#]{0,127}$")
@@ -16,7 +18,8 @@ PLAIN_IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9_$#]{0,127}$")
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
-        env_prefix="RAG_", env_file=".env", env_ignore_empty=True, extra="ignore"
+        env_prefix="RAG_", env_file=".env", env_ignore_empty=True, extra="ignore",
+        hide_input_in_errors=True,  # errors must not echo a token (or a password in a URL)
     )
 
     database_url: str = "sqlite:///./data/rag.db"
@@ -51,15 +54,25 @@ class Settings(BaseSettings):
     llm_model: str | None = None
     llm_api_key: SecretStr | None = None
     llm_timeout_s: float = Field(60.0, gt=0)
+    # Chats in flight at once (each may wait on the LLM); one more is answered 503 + Retry-After.
+    chat_max_concurrency: int = Field(32, ge=1, le=10_000)
 
-    # Comma-separated bearer tokens; empty means every data endpoint answers 401. Secret, so a
-    # logged or printed Settings never shows them.
+    # Largest request body accepted (413 beyond). 2 MiB admits the largest legitimate body: a
+    # 100,000-character document text even when every character is a JSON-escaped surrogate pair.
+    max_body_bytes: int = Field(2 * 1024 * 1024, ge=1024)
+
+    # Comma-separated bearer tokens with full (admin) access, each plain or ``sha256:<hex>``; empty
+    # (and no scoped tokens) means every data endpoint answers 401. Secret, so a logged or printed
+    # Settings never shows them.
     api_tokens: SecretStr = SecretStr("")
     # GET /metrics answers only `Authorization: Bearer <this>` (404 while unset). Separate from the API
     # tokens, so a Prometheus scraper's credential cannot search, chat or read records.
     metrics_token: SecretStr | None = None
     # `ragctl serve`/`worker` log one JSON object per line; `text` is easier to read in development.
     log_format: Literal["json", "text"] = "json"
+    # Scoped tokens, a JSON list: [{"token": "sha256:<hex>", "scope": "bot", "name": "telegram",
+    # "employee_ids": [1, 2], "roles": ["DEVELOPER"]}] (see app/auth.py and README).
+    api_token_scopes: SecretStr = SecretStr("")
 
     @field_validator("database_url")
     @classmethod
@@ -87,6 +100,14 @@ class Settings(BaseSettings):
             raise ValueError("an oracle:// RAG_DATABASE_URL needs RAG_ORACLE_PASSWORD (or a password in the URL)")
         return self
 
+    @model_validator(mode="after")
+    def _tokens_parse(self) -> Settings:
+        self.token_grants()  # fail at startup, not on the first request
+        return self
+
+    def token_grants(self) -> tuple[TokenGrant, ...]:
+        return parse_grants(self.api_tokens.get_secret_value(), self.api_token_scopes.get_secret_value())
+
     @property
     def engine(self) -> Literal["sqlite", "oracle"]:
         return "sqlite" if self.database_url.startswith("sqlite:///") else "oracle"
@@ -102,4 +123,5 @@ class Settings(BaseSettings):
 
     @cached_property
     def tokens(self) -> frozenset[str]:
+        """The raw RAG_API_TOKENS entries (the API itself authenticates with token_grants())."""
         return frozenset(t.strip() for t in self.api_tokens.get_secret_value().split(",") if t.strip())

@@ -1,20 +1,22 @@
-"""Request dependencies: the engine, settings and worker from app.state, and the bearer-token check."""
+"""Request dependencies: the engine, settings and worker from app.state, and the token's scope check."""
 
 from __future__ import annotations
 
-import hmac
 from typing import Annotated
 
 from fastapi import Depends, HTTPException, Request, status
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
+from app.auth import Permission, TokenGrant
 from app.config import Settings
+from app.domain import Caller
 from app.engines.base import Engine
 from app.logs import current_request_id
+from app.services.search import resolve_caller
 from app.worker import Worker
 
-# auto_error=False: we answer 401 with WWW-Authenticate ourselves (HTTPBearer alone says 403).
-_bearer = HTTPBearer(auto_error=False, description="A token from RAG_API_TOKENS")
+# auto_error=False: TokenGate has already authenticated; this only puts the scheme in OpenAPI.
+_bearer = HTTPBearer(auto_error=False, description="A token from RAG_API_TOKENS or RAG_API_TOKEN_SCOPES")
 
 
 def get_settings(request: Request) -> Settings:
@@ -34,22 +36,48 @@ EngineDep = Annotated[Engine, Depends(get_engine)]
 WorkerDep = Annotated[Worker | None, Depends(get_worker)]
 
 
-def require_token(
-    settings: SettingsDep,
-    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
-) -> None:
-    """Accept ``Authorization: Bearer <token>`` for a token in RAG_API_TOKENS; an empty set accepts nothing."""
-    offered = credentials.credentials.encode() if credentials is not None else b""
-    # Compare against every token without stopping early, so timing says nothing about which matched.
-    matched = False
-    for token in settings.tokens:
-        matched |= hmac.compare_digest(offered, token.encode())
-    if not matched:
-        raise HTTPException(
-            status_code=status.HTTP_401_UNAUTHORIZED,
-            detail="missing or invalid bearer token" if settings.tokens else "no API tokens are configured (set RAG_API_TOKENS)",
-            headers={"WWW-Authenticate": "Bearer"},
-        )
+def current_grant(
+    request: Request,
+    _credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],  # documents the scheme
+) -> TokenGrant:
+    """The grant app.api.middleware.TokenGate found for this request's token."""
+    grant = getattr(request.state, "grant", None)
+    if grant is None:  # only if the gate is not mounted: refuse rather than serve unauthenticated
+        raise HTTPException(status.HTTP_401_UNAUTHORIZED, "missing or invalid bearer token",
+                            headers={"WWW-Authenticate": "Bearer"})
+    return grant
+
+
+GrantDep = Annotated[TokenGrant, Depends(current_grant)]
+
+
+def require_scope(needed: Permission):
+    """A router dependency: the token must carry `needed` (admin covers bot)."""
+
+    def check(grant: GrantDep) -> None:
+        if not grant.allows(needed):
+            raise HTTPException(status.HTTP_403_FORBIDDEN, f"this token's scope ({grant.scope}) does not "
+                                f"allow this endpoint (it needs {needed})")
+
+    return check
+
+
+def caller_for(engine: Engine, grant: TokenGrant, employee_id: int | None, telegram_id: str | None) -> Caller:
+    """Who asks, from EMPLOYEES, if this token may act for them (403 otherwise).
+
+    An id outside the token's list is refused before the lookup, so such a token cannot probe
+    which employee ids exist; a role limit needs the row, so it is checked after it.
+    """
+    if employee_id is not None and not grant.may_act_as(employee_id):
+        raise _forbidden(f"employee {employee_id}")
+    caller = resolve_caller(engine, employee_id, telegram_id)
+    if not grant.may_act_as(caller.employee_id, caller.role):
+        raise _forbidden(f"employee {caller.employee_id}")
+    return caller
+
+
+def _forbidden(employee: str) -> HTTPException:
+    return HTTPException(status.HTTP_403_FORBIDDEN, f"this token may not act on behalf of {employee}")
 
 
 def nudge(worker: Worker | None) -> None:

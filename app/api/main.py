@@ -11,13 +11,18 @@ from fastapi.concurrency import run_in_threadpool
 
 from app import metrics
 from app.api import errors
-from app.api.middleware import RequestContext
-from app.api.deps import require_token
+from app.api.deps import require_scope
+from app.api.middleware import BodyLimit, TokenGate
+from app.api.request_context import RequestContext
 from app.api.routes import chat, health, rag, records, search
 from app.api.routes import metrics as metrics_route
+from app.api.schemas import error_response
+from app.api.slots import Slots
+from app.auth import TokenGrant
 from app.config import Settings
 from app.engines import open_engine
 from app.engines.base import Engine
+from app.services.chat import llm_client
 from app.worker import Worker
 
 log = logging.getLogger(__name__)
@@ -25,9 +30,19 @@ log = logging.getLogger(__name__)
 API_PREFIX = "/api/v1"
 
 
+# Statuses every /api/v1 route can answer, whatever it does (the OpenAPI schema lists them all).
+COMMON_RESPONSES = {
+    401: error_response("missing or invalid bearer token"),
+    403: error_response("the token's scope does not allow this endpoint, or this employee"),
+    413: error_response("request body over RAG_MAX_BODY_BYTES"),
+    503: error_response("the database or the embedding model is unavailable"),
+}
+
+
 def create_app(settings: Settings | None = None, engine: Engine | None = None) -> FastAPI:
     """Build the app. An injected engine stays open after shutdown (its owner closes it)."""
     settings = settings or Settings()
+    grants = settings.token_grants()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -35,6 +50,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
         app.state.engine = await run_in_threadpool(open_engine, settings) if own_engine else engine
         app.state.worker = None
         app.state.metrics = metrics.registry_for(app.state.engine, settings.max_attempts)
+        app.state.llm_client = llm_client(settings)
         try:
             worker = Worker(app.state.engine, settings)
             if settings.backfill_on_startup:
@@ -42,10 +58,10 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
             if settings.run_worker:
                 worker.start()
                 app.state.worker = worker
-            if not settings.tokens:
-                log.warning("RAG_API_TOKENS is empty: every data endpoint answers 401")
+            _warn_about_tokens(grants)
             yield
         finally:
+            await app.state.llm_client.aclose()
             if app.state.worker is not None:
                 await run_in_threadpool(app.state.worker.stop)
             if own_engine:
@@ -58,14 +74,29 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
         lifespan=lifespan,
     )
     app.state.settings = settings
+    app.state.chat_slots = Slots(settings.chat_max_concurrency, "chats")
     errors.install(app)
+    # The last added runs first: give the request its id (so every answer and log line carries it),
+    # authenticate, then limit the body, before any route reads it.
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
+    app.add_middleware(TokenGate, grants=grants)
     app.add_middleware(RequestContext)
     app.include_router(health.router)
     app.include_router(metrics_route.router)
-    secured = [Depends(require_token)]
-    app.include_router(search.router, prefix=API_PREFIX, dependencies=secured)
-    app.include_router(chat.router, prefix=API_PREFIX, dependencies=secured)
-    app.include_router(rag.router, prefix=API_PREFIX, dependencies=secured)
-    for router in records.routers():
-        app.include_router(router, prefix=API_PREFIX, dependencies=secured)
+    # Scoping is decided per router group: bots may search and chat; everything else is admin.
+    for router, needed in ((search.router, "bot"), (chat.router, "bot"), (rag.router, "admin"),
+                           *((r, "admin") for r in records.routers())):
+        app.include_router(router, prefix=API_PREFIX, dependencies=[Depends(require_scope(needed))],
+                           responses=COMMON_RESPONSES)
     return app
+
+
+def _warn_about_tokens(grants: tuple[TokenGrant, ...]) -> None:
+    if not grants:
+        log.warning("no API tokens are configured (RAG_API_TOKENS, RAG_API_TOKEN_SCOPES): "
+                    "every data endpoint answers 401")
+    legacy = [g for g in grants if g.name.startswith("RAG_API_TOKENS")]
+    if legacy:
+        log.warning(
+            "RAG_API_TOKENS holds %d token(s) with full admin access (CRUD, reindex, search and chat as any "
+            "employee); give bots a scoped token in RAG_API_TOKEN_SCOPES instead", len(legacy))

@@ -1,49 +1,112 @@
-"""Request context: a request id for every log line of a request, echoed in ``X-Request-ID``.
+"""Pure ASGI guards that run before any route reads a byte of the body.
 
-A pure ASGI middleware (not BaseHTTPMiddleware), so streamed responses pass through untouched and
-the contextvar is set in the very context that runs the endpoint and its thread-pool work.
+``TokenGate`` authenticates every /api/ request from its headers alone, so a client without a
+valid token costs no body read, no parsing and no memory (401 first, whatever the body). The
+token's grant goes into the request state; what it may do is decided per router (app.api.deps).
+
+``BodyLimit`` refuses a body over the limit: at once when Content-Length says so, and while
+streaming otherwise (chunked bodies have no length), so no request can make the server buffer
+more than the limit.
 """
 
 from __future__ import annotations
 
-import logging
-import time
-
-from starlette.datastructures import Headers, MutableHeaders
+from starlette.exceptions import HTTPException
+from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.logs import accept_request_id, request_id_var
+from app.auth import TokenGrant, match
 
-log = logging.getLogger("app.request")
-
-HEADER = "X-Request-ID"
+PROTECTED_PREFIX = "/api/"
 
 
-class RequestContext:
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
+def unauthorized(detail: str) -> JSONResponse:
+    return JSONResponse({"detail": detail}, status_code=401, headers={"WWW-Authenticate": "Bearer"})
+
+
+def bearer_token(scope: Scope) -> str | None:
+    for name, value in scope["headers"]:
+        if name == b"authorization":
+            scheme, _, token = value.decode("latin-1").partition(" ")
+            token = token.strip()
+            return token if scheme.lower() == "bearer" and token else None
+    return None
+
+
+class TokenGate:
+    def __init__(self, app: ASGIApp, grants: tuple[TokenGrant, ...]) -> None:
+        self.app, self.grants = app, grants
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not scope["path"].startswith(PROTECTED_PREFIX):
+            await self.app(scope, receive, send)
+            return
+        token = bearer_token(scope)
+        grant = match(self.grants, token) if token is not None else None
+        if grant is None:
+            detail = ("missing or invalid bearer token" if self.grants
+                      else "no API tokens are configured (set RAG_API_TOKENS or RAG_API_TOKEN_SCOPES)")
+            await unauthorized(detail)(scope, receive, send)
+            return
+        scope.setdefault("state", {})["grant"] = grant
+        await self.app(scope, receive, send)
+
+
+class BodyTooLarge(HTTPException):
+    """Raised from receive(); FastAPI re-raises HTTPExceptions met while reading a body."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(413, f"request body larger than {limit} bytes")
+
+
+class BodyLimit:
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app, self.max_bytes = app, max_bytes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        request_id = accept_request_id(Headers(scope=scope).get(HEADER))
-        token = request_id_var.set(request_id)
-        started, status = time.perf_counter(), 0
+        declared = _content_length(scope)
+        if declared is not None and declared > self.max_bytes:
+            await _too_large(self.max_bytes)(scope, receive, send)
+            return
+        received = 0
+        started = False
 
-        async def send_with_id(message: Message) -> None:
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = message["status"]
-                MutableHeaders(scope=message).append(HEADER, request_id)
+        async def counted_receive() -> Message:
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > self.max_bytes:
+                    raise BodyTooLarge(self.max_bytes)
+            return message
+
+        async def watched_send(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
             await send(message)
 
         try:
-            await self.app(scope, receive, send_with_id)
-        finally:
-            elapsed_ms = (time.perf_counter() - started) * 1000
-            # The path only: a query string is the client's data, not ours to keep in logs.
-            log.info("%s %s -> %s in %.1f ms", scope["method"], scope["path"], status or "no response", elapsed_ms,
-                     extra={"method": scope["method"], "path": scope["path"], "status": status,
-                            "duration_ms": round(elapsed_ms, 3)})
-            request_id_var.reset(token)
+            await self.app(scope, counted_receive, watched_send)
+        except BodyTooLarge:
+            if started:
+                raise
+            await _too_large(self.max_bytes)(scope, receive, send)
+
+
+def _too_large(limit: int) -> JSONResponse:
+    # Close the connection: the rest of the body is never read.
+    return JSONResponse({"detail": f"request body larger than {limit} bytes"}, status_code=413,
+                        headers={"Connection": "close"})
+
+
+def _content_length(scope: Scope) -> int | None:
+    for name, value in scope["headers"]:
+        if name == b"content-length":
+            try:
+                return int(value)
+            except ValueError:
+                return None  # the server rejects a malformed length before we see it
+    return None

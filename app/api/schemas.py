@@ -7,68 +7,69 @@ omitted fields stay as they are, and ``null`` is refused for fields the row cann
 from __future__ import annotations
 
 import datetime as dt
-from typing import Annotated, Any, ClassVar, Literal, get_args
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import (
-    AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
     Field,
+    StrictBool,
     StringConstraints,
     create_model,
     model_validator,
 )
 
-from app.domain import MAX_ID, Role, SourceType
+from app.api.types import (  # noqa: F401  (MAX_TEXT_CHARS: the documented limit, read from here)
+    MAX_COMMENT_CHARS,
+    MAX_TEXT_CHARS,
+    Day,
+    DocType,
+    Email,
+    Id,
+    Label,
+    Name,
+    NonNegative,
+    Question,
+    TelegramId,
+    Text,
+    Title,
+    TopK,
+    line,
+)
+from app.domain import Role, SourceType
 
-# A row id in a JSON body: strict, so `true` or "3" is a 422 rather than silently id 1 or 3, and
-# bounded, so a number past the engines' 64-bit range is a 422 rather than a driver overflow.
-Id = Annotated[int, Field(strict=True, gt=0, le=MAX_ID)]
-TopK = Annotated[int, Field(strict=True, ge=1, le=100)]
-
-Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
-Title = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=400)]
-Label = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=40)]
-# Free text that feeds a chunk (README, "Limits of a write"). Chunking is linear: 100,000 characters
-# chunk in under a second in every shape measured (docs/BENCHMARKS.md, bench_chunking),
-# and it is embedding ~100 chunks that sets the bound: a few seconds of the worker per write.
-MAX_TEXT_CHARS = 100_000
-MAX_COMMENT_CHARS = 20_000
-Text = Annotated[str, StringConstraints(max_length=MAX_TEXT_CHARS)]
-NonNegative = Annotated[float, Field(ge=0, le=100_000)]
-
-
-def _email(value: str) -> str:
-    local, at, domain = value.partition("@")
-    if not (at and local and "." in domain.strip(".") and " " not in value and "@" not in domain):
-        raise ValueError("must look like an email address (name@example.com)")
-    return value.lower()
-
-
-Email = Annotated[str, StringConstraints(strip_whitespace=True, max_length=320), AfterValidator(_email)]
-# Telegram ids are numbers, but bots and the EMPLOYEES column carry them as text.
-TelegramId = Annotated[
-    str,
-    BeforeValidator(lambda v: str(v) if isinstance(v, int) and not isinstance(v, bool) else v),
-    StringConstraints(strip_whitespace=True, min_length=1, max_length=64, pattern=r"^[0-9A-Za-z_@]+$"),
-]
 Stamp = Annotated[str | None, BeforeValidator(lambda v: v.isoformat(sep=" ") if isinstance(v, dt.datetime) else v)]
 
 
 class WriteModel(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
+    @model_validator(mode="before")
+    @classmethod
+    def _no_lone_surrogates(cls, data: Any) -> Any:
+        # JSON may spell a lone surrogate ("\ud800"), which no database column can store as UTF-8.
+        if _has_lone_surrogate(data):
+            raise ValueError("text must be valid Unicode (a lone UTF-16 surrogate was found)")
+        return data
+
+
+def _has_lone_surrogate(value: Any) -> bool:
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return True
+        return False
+    if isinstance(value, dict):
+        return any(_has_lone_surrogate(k) or _has_lone_surrogate(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_has_lone_surrogate(v) for v in value)
+    return False
+
 
 class UpdateModel(WriteModel):
-    required: ClassVar[tuple[str, ...]] = ()  # columns a PATCH may change but never set to null
-
-    @model_validator(mode="after")
-    def _no_null_required(self) -> Any:
-        nulled = [name for name in self.required if name in self.model_fields_set and getattr(self, name) is None]
-        if nulled:
-            raise ValueError(f"{', '.join(nulled)} cannot be null")
-        return self
+    """A PATCH body: every field may be omitted; only the fields that were sent are written."""
 
 
 class _DateRange:
@@ -104,8 +105,8 @@ class ProjectCreate(_DateRange, WriteModel):
     name: Name
     status: Label | None = None
     description: Text | None = None
-    start_date: dt.date | None = None
-    end_date: dt.date | None = None
+    start_date: Day | None = None
+    end_date: Day | None = None
 
 
 
@@ -124,8 +125,8 @@ class SprintCreate(_DateRange, WriteModel):
     name: Name
     status: Label | None = None
     goal: Text | None = None
-    start_date: dt.date | None = None
-    end_date: dt.date | None = None
+    start_date: Day | None = None
+    end_date: Day | None = None
 
 
 
@@ -150,7 +151,7 @@ class TaskCreate(WriteModel):
     assignee_id: Id | None = None
     story_points: NonNegative | None = None
     estimated_hours: NonNegative | None = None
-    expected_end_date: dt.date | None = None
+    expected_end_date: Day | None = None
 
 
 
@@ -172,7 +173,7 @@ class TaskPublic(BaseModel):
 class CommentCreate(WriteModel):
     task_id: Id
     author_id: Id | None = None
-    body: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_COMMENT_CHARS)]
+    body: line(MAX_COMMENT_CHARS)  # type: ignore[valid-type]
 
 
 
@@ -207,20 +208,21 @@ class DocumentPublic(BaseModel):
 def patch_model(create: type[WriteModel]) -> type[UpdateModel]:
     """The PATCH model of a Create model: the same fields and constraints, each one optional.
 
-    A field the Create model cannot hold as null (``title``, ``role``, ...) may be omitted from a
-    PATCH but not set to null; the date-range check carries over.
+    A field the Create model cannot hold as null (``title``, ``role``, ...) may be omitted but not
+    set to null, and its schema does not offer null: the default comes from a factory, which
+    pydantic neither validates nor shows in the JSON schema. The date-range check carries over.
     """
     fields: dict[str, Any] = {}
-    required = []
     for name, info in create.model_fields.items():
         annotation = Annotated[info.annotation, *info.metadata] if info.metadata else info.annotation
-        fields[name] = (annotation | None, None)
-        if type(None) not in get_args(info.annotation):
-            required.append(name)
+        nullable = type(None) in get_args(info.annotation)
+        fields[name] = (annotation, None) if nullable else (annotation, Field(default_factory=_omitted))
     bases = (_DateRange, UpdateModel) if issubclass(create, _DateRange) else (UpdateModel,)
-    model = create_model(create.__name__.replace("Create", "Update"), __base__=bases, __module__=__name__, **fields)
-    model.required = tuple(required)
-    return model
+    return create_model(create.__name__.replace("Create", "Update"), __base__=bases, __module__=__name__, **fields)
+
+
+def _omitted() -> None:
+    return None
 
 
 EmployeeUpdate = patch_model(EmployeeCreate)
@@ -242,12 +244,22 @@ ENTITY_SCHEMAS: dict[str, tuple[type[WriteModel], type[UpdateModel], type[BaseMo
 
 
 # --- search / chat / reindex -----------------------------------------------------------------
-Question = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2000)]
+
+
+# "Exactly one of employee_id / telegram_id", in JSON-schema terms (null counts as not given).
+_EXACTLY_ONE = {"oneOf": [
+    {"required": ["employee_id"],
+     "properties": {"employee_id": {"type": "integer"}, "telegram_id": {"type": "null"}}},
+    {"required": ["telegram_id"],
+     "properties": {"telegram_id": {"not": {"type": "null"}}, "employee_id": {"type": "null"}}},
+]}
 
 
 class _WhoAsks(WriteModel):
     """Exactly one of employee_id / telegram_id. There is deliberately no role field: the role is read
     from EMPLOYEES."""
+
+    model_config = ConfigDict(json_schema_extra=_EXACTLY_ONE)
 
     employee_id: Id | None = None
     telegram_id: TelegramId | None = None
@@ -265,8 +277,9 @@ class SearchRequest(_WhoAsks):
     project: Id | Literal["none", "all"] | None = Field(None, description="a project id, 'none' or 'all'")
     sprint_id: Id | None = None
     source_types: list[SourceType] | None = Field(None, min_length=1)
-    doc_types: list[str] | None = Field(
-        None, description="document types (e.g. WIKI, MEETING_NOTES): narrows document chunks only; case-insensitive"
+    doc_types: list[DocType] | None = Field(
+        None, min_length=1, max_length=100,
+        description="document types (e.g. WIKI, MEETING_NOTES): narrows document chunks only; case-insensitive",
     )
     mode: Literal["hybrid", "vector"] | None = Field(None, description="default: RAG_SEARCH_MODE")
 
@@ -316,13 +329,22 @@ class ChatResponse(BaseModel):
 class ReindexRequest(WriteModel):
     source_types: list[SourceType] | None = Field(None, min_length=1)
     project_id: Id | None = None
-    force: bool = False
-    retry_failed: bool = True
+    force: StrictBool = False
+    retry_failed: StrictBool = True
 
 
 class ReindexResponse(BaseModel):
     enqueued: int
     retried: int
+
+
+class ErrorMessage(BaseModel):
+    detail: str
+
+
+def error_response(description: str) -> dict[str, Any]:
+    """An OpenAPI `responses` entry for an error answered as {"detail": "..."}."""
+    return {"model": ErrorMessage, "description": description}
 
 
 class Message(BaseModel):

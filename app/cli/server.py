@@ -27,8 +27,9 @@ def serve(env: CliEnv, host: str, port: int) -> None:
     from app.api.main import create_app
 
     settings = env.get_settings()
-    if not settings.tokens:
-        click.echo("warning: RAG_API_TOKENS is empty, every data endpoint will answer 401", err=True)
+    if not settings.token_grants():
+        click.echo("warning: no API tokens (RAG_API_TOKENS, RAG_API_TOKEN_SCOPES), every data endpoint will answer 401",
+                   err=True)
     _refuse_unwritable(env)
     logs.configure(settings.log_format)
     # log_config=None: uvicorn's loggers go through our handler; our middleware logs each request

@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
+import anyio
 import httpx
 
 from app import metrics
@@ -34,21 +35,25 @@ class ChatAnswer:
     conversation_id: str | None = None
 
 
-def chat(
+async def chat(
     engine: Engine,
     settings: Settings,
     message: str,
     caller: Caller,
+    client: httpx.AsyncClient,
     top_k: int | None = None,
     conversation_id: str | None = None,
     scope: Scope | None = None,
-    client: httpx.Client | None = None,
 ) -> ChatAnswer:
-    found = search(engine, message, caller, top_k or settings.top_k, scope, settings.search_mode)
+    """Retrieve in a worker thread (the engine is blocking), then wait for the LLM without holding
+    one: a silent LLM must not use up the thread pool that search and writes need."""
+    found = await anyio.to_thread.run_sync(
+        lambda: search(engine, message, caller, top_k or settings.top_k, scope, settings.search_mode)
+    )
     hits = found.result.hits
     if hits and settings.llm_url and settings.llm_model:
         try:
-            answer = complete(settings, prompting.build_messages(message, hits), client)
+            answer = await complete(settings, prompting.build_messages(message, hits), client)
             citations = prompting.cited_anchors(answer, hits)
             return ChatAnswer(answer, citations, found, True, conversation_id)
         except LLMError as exc:
@@ -57,7 +62,14 @@ def chat(
     return ChatAnswer(answer, prompting.cited_anchors(answer, hits), found, False, conversation_id)
 
 
-def complete(settings: Settings, messages: list[dict[str, str]], client: httpx.Client | None = None) -> str:
+def llm_client(settings: Settings) -> httpx.AsyncClient:
+    """One pooled client per app; its connection cap matches the chat concurrency limit."""
+    cap = settings.chat_max_concurrency
+    return httpx.AsyncClient(timeout=settings.llm_timeout_s,
+                             limits=httpx.Limits(max_connections=cap, max_keepalive_connections=min(cap, 20)))
+
+
+async def complete(settings: Settings, messages: list[dict[str, str]], client: httpx.AsyncClient) -> str:
     """POST {llm_url}/chat/completions and return the first choice's text."""
     url = settings.llm_url.rstrip("/") + "/chat/completions"  # type: ignore[union-attr]
     headers = {"Content-Type": "application/json"}
@@ -66,13 +78,13 @@ def complete(settings: Settings, messages: list[dict[str, str]], client: httpx.C
     body = {"model": settings.llm_model, "messages": messages, "temperature": 0}
     metrics.LLM_CALLS.inc()
     try:
-        if client is None:
-            with httpx.Client(timeout=settings.llm_timeout_s) as own:
-                response = own.post(url, json=body, headers=headers)
-        else:
-            response = client.post(url, json=body, headers=headers, timeout=settings.llm_timeout_s)
+        # One overall deadline: a server that trickles bytes must not reset a per-read timeout forever.
+        with anyio.fail_after(settings.llm_timeout_s):
+            response = await client.post(url, json=body, headers=headers, timeout=settings.llm_timeout_s)
         response.raise_for_status()
         content = response.json()["choices"][0]["message"]["content"]
+    except TimeoutError as exc:
+        raise LLMError(f"{url} gave no answer within {settings.llm_timeout_s} s") from exc
     except httpx.HTTPStatusError as exc:
         metrics.LLM_ERRORS.labels("http_status").inc()
         raise LLMError(f"{url} answered {exc.response.status_code}: {exc.response.text[:200]}") from exc

@@ -55,8 +55,8 @@ def test_erase_without_a_document_flag_is_409_naming_the_flags_and_changes_nothi
 
 def test_bad_erase_requests_are_4xx(client):
     ana, boss, _ = seed(client)
-    assert delete(client, ana, delete_documents="true").status_code == 400  # flags need erase=true
-    assert delete(client, ana, erase="true", delete_documents="true", reassign_documents_to=boss).status_code == 400
+    assert delete(client, ana, delete_documents="true").status_code == 422  # flags need erase=true
+    assert delete(client, ana, erase="true", delete_documents="true", reassign_documents_to=boss).status_code == 422
     assert delete(client, ana, erase="true", reassign_documents_to=999_999).status_code == 422
     assert delete(client, ana, erase="true", reassign_documents_to=0).status_code == 422
     assert delete(client, 999_999, erase="true", delete_documents="true").status_code == 404

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import socket
 
+import httpx
 import pytest
 from fastapi.testclient import TestClient
 from pydantic import SecretStr
@@ -117,16 +119,21 @@ def test_llm_calls_and_errors_are_counted_by_reason():
     calls = value("calls")
     errors = {reason: value("errors", reason=reason) for reason in metrics.LLM_ERROR_REASONS}
     messages = [{"role": "user", "content": "hi"}]
+
+    async def ask(settings: Settings) -> str:
+        async with httpx.AsyncClient() as client:
+            return await complete(settings, messages, client)
+
     with FakeLLM("Grounded answer [TASK #1]") as ok, FakeLLM(status=500) as broken, FakeLLM("  ") as empty:
-        assert complete(Settings(llm_url=ok.url, llm_model="m"), messages) == "Grounded answer [TASK #1]"
+        assert asyncio.run(ask(Settings(llm_url=ok.url, llm_model="m"))) == "Grounded answer [TASK #1]"
         for server in (broken, empty):
             with pytest.raises(LLMError):
-                complete(Settings(llm_url=server.url, llm_model="m"), messages)
+                asyncio.run(ask(Settings(llm_url=server.url, llm_model="m")))
     with socket.socket() as closed:  # a port nobody listens on
         closed.bind(("127.0.0.1", 0))
         port = closed.getsockname()[1]
     with pytest.raises(LLMError):
-        complete(Settings(llm_url=f"http://127.0.0.1:{port}/v1", llm_model="m", llm_timeout_s=5), messages)
+        asyncio.run(ask(Settings(llm_url=f"http://127.0.0.1:{port}/v1", llm_model="m", llm_timeout_s=5)))
     assert value("calls") - calls == 4
     moved = {reason: value("errors", reason=reason) - errors[reason] for reason in metrics.LLM_ERROR_REASONS}
     assert moved == {"timeout": 0, "unreachable": 1, "http_status": 1, "bad_reply": 0, "empty": 1}

@@ -82,11 +82,11 @@ def test_doc_types_narrow_documents_only(client, team):
     (["WIKI", "wiki;drop"], "document type 'wiki;drop'"),
     ([""], "document type ''"),
     (["x" * 41], "1-40 letters"),
-    ([], "at least one type"),
+    ([], "at least 1 item"),
 ])
 def test_bad_doc_type_is_422_with_the_reason(client, team, doc_types, detail):
     response = ask(client, employee_id=team["boss"], doc_types=doc_types)
-    assert response.status_code == 422 and detail in response.json()["detail"]
+    assert response.status_code == 422 and detail in response.json()["detail"][0]["msg"]
 
 
 @pytest.mark.parametrize("body", [

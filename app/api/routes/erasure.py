@@ -3,18 +3,18 @@
 
 from typing import Annotated
 
-from fastapi import APIRouter, HTTPException, Path, Query, Response, status
+from fastapi import APIRouter, Path, Query, Response, status
 from fastapi.responses import JSONResponse
 
 from app.api.deps import EngineDep, SettingsDep, WorkerDep, nudge
-from app.domain import MAX_ID
+from app.api.types import JSON_MAX_ID
 from app.embedding.tokens import count_tokens
 from app.entities import EMPLOYEES
 from app.services import erasure, records
 from app.services.indexing import drain
 
 router = APIRouter(prefix="/employees", tags=["employees"])
-RowId = Annotated[int, Path(gt=0, le=MAX_ID, description="the employee's id")]
+RowId = Annotated[int, Path(gt=0, le=JSON_MAX_ID, description="the employee's id")]
 
 
 @router.delete(
@@ -30,12 +30,11 @@ def delete_employee(
     row_id: RowId, engine: EngineDep, worker: WorkerDep, settings: SettingsDep,
     erase: Annotated[bool, Query(description="erase the employee's data and prove it")] = False,
     delete_documents: Annotated[bool, Query(description="with erase: delete the documents they own")] = False,
-    reassign_documents_to: Annotated[int | None, Query(gt=0, le=MAX_ID, description="with erase: the documents' new owner")] = None,
+    reassign_documents_to: Annotated[int | None, Query(gt=0, le=JSON_MAX_ID, description="with erase: the documents' new owner")] = None,
 ) -> Response:
     if not erase:
         if delete_documents or reassign_documents_to is not None:
-            raise HTTPException(status.HTTP_400_BAD_REQUEST,
-                                "delete_documents and reassign_documents_to apply only with erase=true")
+            raise ValueError("delete_documents and reassign_documents_to apply only with erase=true")  # 422
         records.delete_record(engine, EMPLOYEES, row_id)
         nudge(worker)
         return Response(status_code=status.HTTP_204_NO_CONTENT)

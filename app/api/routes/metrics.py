@@ -28,14 +28,10 @@ def require_metrics_token(
                             headers={"WWW-Authenticate": "Bearer"})
 
 
-@router.get(
-    "/metrics",
-    dependencies=[Depends(require_metrics_token)],
-    response_class=Response,
-    responses={200: {"content": {CONTENT_TYPE_LATEST: {}}, "description": "Prometheus text format"},
-               401: {"description": "missing or invalid metrics token"},
-               404: {"description": "metrics are off (RAG_METRICS_TOKEN unset)"}},
-)
+# Out of the OpenAPI schema: an operator's endpoint in Prometheus's text format, not part of the API a
+# bot programs against (and a schema fuzzer cannot know that 404 means "switched off").
+@router.get("/metrics", dependencies=[Depends(require_metrics_token)], response_class=Response,
+            include_in_schema=False)
 def scrape(request: Request) -> Response:
     """Queue, chunk, drain, search and LLM metrics. Sync, so the status query runs in the thread pool."""
     return Response(generate_latest(request.app.state.metrics), media_type=CONTENT_TYPE_LATEST)

@@ -9,12 +9,12 @@ from pydantic import BaseModel, create_model
 
 from app.api.deps import EngineDep, WorkerDep, nudge
 from app.api.routes import erasure
-from app.api.schemas import ENTITY_SCHEMAS
-from app.domain import MAX_ID
+from app.api.schemas import ENTITY_SCHEMAS, error_response
+from app.api.types import JSON_MAX_ID
 from app.entities import ENTITIES, EntitySpec
 from app.services import records
 
-RowId = Annotated[int, Path(gt=0, le=MAX_ID, description="the row's primary key")]
+RowId = Annotated[int, Path(gt=0, le=JSON_MAX_ID, description="the row's primary key")]
 
 
 def routers() -> list[APIRouter]:
@@ -30,9 +30,10 @@ def crud_router(spec: EntitySpec, create_model_: type[BaseModel], update_model: 
     router = APIRouter(prefix=f"/{spec.name}", tags=[spec.name])
     singular = spec.name[:-1]
     page = create_model(f"{public.__name__.removesuffix('Public')}sPublic", data=(list[public], ...), count=(int, ...))
-    not_found = {404: {"description": f"unknown {singular} id"}}
+    not_found = {404: error_response(f"unknown {singular} id")}
+    conflict = {409: error_response("constraint violated (a referenced row is missing, or rows still refer to this one)")}
 
-    @router.post("", name=f"create_{singular}", response_model=public, status_code=status.HTTP_201_CREATED, responses={409: {"description": "constraint violated"}})
+    @router.post("", name=f"create_{singular}", response_model=public, status_code=status.HTTP_201_CREATED, responses=conflict)
     def create(body: create_model_, engine: EngineDep, worker: WorkerDep):  # type: ignore[valid-type]
         row = records.create_record(engine, spec, body.model_dump(mode="python"))
         nudge(worker)
@@ -40,7 +41,7 @@ def crud_router(spec: EntitySpec, create_model_: type[BaseModel], update_model: 
 
     @router.get("", name=f"read_{spec.name}", response_model=page)
     def read_all(engine: EngineDep, limit: Annotated[int, Query(ge=1, le=records.MAX_PAGE)] = 100,
-                 offset: Annotated[int, Query(ge=0, le=MAX_ID)] = 0):
+                 offset: Annotated[int, Query(ge=0, le=JSON_MAX_ID)] = 0):
         rows = records.list_records(engine, spec, limit, offset)
         return {"data": rows, "count": len(rows)}
 
@@ -48,14 +49,15 @@ def crud_router(spec: EntitySpec, create_model_: type[BaseModel], update_model: 
     def read_one(row_id: RowId, engine: EngineDep):
         return records.get_record(engine, spec, row_id)
 
-    @router.patch("/{row_id}", name=f"update_{singular}", response_model=public, responses={**not_found, 409: {"description": "constraint violated"}})
+    @router.patch("/{row_id}", name=f"update_{singular}", response_model=public, responses={**not_found, **conflict})
     def update(row_id: RowId, body: update_model, engine: EngineDep, worker: WorkerDep):  # type: ignore[valid-type]
         row = records.update_record(engine, spec, row_id, body.model_dump(mode="python", exclude_unset=True))
         nudge(worker)
         return row
 
     if with_delete:
-        @router.delete("/{row_id}", name=f"delete_{singular}", status_code=status.HTTP_204_NO_CONTENT, responses=not_found)
+        @router.delete("/{row_id}", name=f"delete_{singular}", status_code=status.HTTP_204_NO_CONTENT,
+                       responses={**not_found, **conflict})
         def delete(row_id: RowId, engine: EngineDep, worker: WorkerDep) -> Response:
             records.delete_record(engine, spec, row_id)
             nudge(worker)

@@ -4,20 +4,21 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from app.api.deps import EngineDep, SettingsDep
-from app.api.schemas import SearchRequest, SearchResponse
+from app.api.deps import EngineDep, GrantDep, SettingsDep, caller_for
+from app.api.schemas import SearchRequest, SearchResponse, error_response
 from app.rag.scope import build_scope
-from app.services.search import resolve_caller, search
+from app.services.search import search
 
 router = APIRouter(tags=["search"])
 
 
-@router.post("/search", response_model=SearchResponse, responses={404: {"description": "unknown employee"}})
-def search_chunks(body: SearchRequest, engine: EngineDep, settings: SettingsDep) -> SearchResponse:
+@router.post("/search", response_model=SearchResponse, responses={404: error_response("unknown employee")})
+def search_chunks(body: SearchRequest, engine: EngineDep, settings: SettingsDep, grant: GrantDep) -> SearchResponse:
     """Search the chunks the caller may see; the caller's role is read from EMPLOYEES."""
-    caller = resolve_caller(engine, body.employee_id, body.telegram_id)
+    caller = caller_for(engine, grant, body.employee_id, body.telegram_id)
     scope = build_scope(body.project, body.sprint_id, body.source_types, body.doc_types)
-    found = search(engine, body.question, caller, body.top_k or settings.top_k, scope, body.mode or settings.search_mode)
+    found = search(engine, body.question, caller, body.top_k or settings.top_k, scope,
+                   body.mode or settings.search_mode)
     return SearchResponse(
         results=[vars(hit) for hit in found.result.hits],
         mode=found.result.mode,

@@ -1,0 +1,139 @@
+"""Tokens carry scopes: admin tokens may do everything, bot tokens only search and chat, optionally
+only for some employees (by id, or by the role EMPLOYEES holds at request time)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+
+import pytest
+from fastapi.testclient import TestClient
+from pydantic import SecretStr, ValidationError
+
+from app.api.main import create_app
+from app.config import Settings
+from app.worker import Worker
+from tests.support import document, employee, task
+
+from .conftest import AUTH
+from .test_auth_health import DATA_ENDPOINTS
+
+BOT_ROUTES = {("POST", "/api/v1/search"), ("POST", "/api/v1/chat")}
+
+
+def bearer(token):
+    return {"Authorization": f"Bearer {token}"}
+
+
+def sha256(token):
+    return "sha256:" + hashlib.sha256(token.encode()).hexdigest()
+
+
+@pytest.fixture
+def team(sqlite_engine, api_settings):
+    boss = employee(sqlite_engine, "Maria", "Lopez", role="MANAGER", telegram_id="9001")
+    ana = employee(sqlite_engine, "Ana", "Garcia", telegram_id="9002")
+    ben = employee(sqlite_engine, "Ben", "Okafor")
+    task(sqlite_engine, "Fix login bug after password reset", "Users are logged out", assignee_id=ana)
+    document(sqlite_engine, "Ana's salary review", "private notes about the login bug", owner_id=ana)
+    Worker(sqlite_engine, api_settings).run_once()
+    return {"boss": boss, "ana": ana, "ben": ben}
+
+
+def scoped_client(api_settings, engine, scopes, api_tokens="test-token"):
+    settings = api_settings.model_copy(update={"api_tokens": SecretStr(api_tokens),
+                                               "api_token_scopes": SecretStr(json.dumps(scopes))})
+    return TestClient(create_app(settings, engine=engine), raise_server_exceptions=False)
+
+
+def ask(c, token, **who):
+    return c.post("/api/v1/search", json={"question": "login bug", **who}, headers=bearer(token))
+
+
+def test_a_bot_token_gets_403_on_every_admin_route(api_settings, sqlite_engine):
+    admin_routes = [e for e in DATA_ENDPOINTS if e[:2] not in BOT_ROUTES]
+    assert len(admin_routes) == len(DATA_ENDPOINTS) - 2
+    with scoped_client(api_settings, sqlite_engine, [{"token": "bot-token", "scope": "bot"}]) as c:
+        for method, path, body in admin_routes:
+            response = c.request(method, path, json=body, headers=bearer("bot-token"))
+            assert response.status_code == 403, (method, path, response.text)
+            assert "needs admin" in response.json()["detail"]
+            assert c.request(method, path, json=body, headers=AUTH).status_code != 403  # the admin token may
+
+
+def test_a_bot_token_reads_no_document_but_searches_and_chats_as_anyone(api_settings, sqlite_engine, team):
+    with scoped_client(api_settings, sqlite_engine, [{"token": "bot-token", "scope": "bot"}]) as c:
+        assert c.get("/api/v1/documents", headers=bearer("bot-token")).status_code == 403
+        assert c.get("/api/v1/documents/1", headers=bearer("bot-token")).status_code == 403
+        for who in (team["boss"], team["ana"], team["ben"]):
+            assert ask(c, "bot-token", employee_id=who).status_code == 200
+        chat = c.post("/api/v1/chat", json={"message": "login bug", "telegram_id": "9002"}, headers=bearer("bot-token"))
+        assert chat.status_code == 200 and chat.json()["caller"]["employee_id"] == team["ana"]
+
+
+def test_a_bot_limited_to_employee_ids(api_settings, sqlite_engine, team):
+    scopes = [{"token": sha256("bot-token"), "scope": "bot", "employee_ids": [team["ana"]]}]
+    with scoped_client(api_settings, sqlite_engine, scopes) as c:
+        assert ask(c, "bot-token", employee_id=team["ana"]).status_code == 200
+        assert ask(c, "bot-token", telegram_id="9002").status_code == 200
+        refused = ask(c, "bot-token", employee_id=team["boss"])
+        assert refused.status_code == 403 and "on behalf of employee" in refused.json()["detail"]
+        assert ask(c, "bot-token", telegram_id="9001").status_code == 403  # the boss, by Telegram id
+        assert ask(c, "bot-token", employee_id=424242).status_code == 403  # no probing which ids exist
+        assert c.post("/api/v1/chat", json={"message": "hi", "employee_id": team["boss"]},
+                      headers=bearer("bot-token")).status_code == 403
+
+
+def test_a_bot_limited_to_a_role_reads_the_role_from_the_database(api_settings, sqlite_engine, team):
+    scopes = [{"token": "dev-bot", "scope": "bot", "roles": ["DEVELOPER"]}]
+    with scoped_client(api_settings, sqlite_engine, scopes) as c:
+        assert ask(c, "dev-bot", employee_id=team["ana"]).status_code == 200
+        assert ask(c, "dev-bot", employee_id=team["boss"]).status_code == 403
+        # Promote Ana (admin token): the very next request sees her new role and refuses.
+        assert c.patch(f"/api/v1/employees/{team['ana']}", json={"role": "MANAGER"}, headers=AUTH).status_code == 200
+        assert ask(c, "dev-bot", employee_id=team["ana"]).status_code == 403
+        # A role in the request body is not a field at all: it cannot be claimed.
+        assert c.post("/api/v1/search", json={"question": "x", "employee_id": team["ben"], "role": "DEVELOPER"},
+                      headers=bearer("dev-bot")).status_code == 422
+
+
+def test_hashed_tokens_work_and_the_hash_itself_is_no_token(api_settings, sqlite_engine, team):
+    scopes = [{"token": sha256("scoped-admin"), "scope": "admin", "name": "ops"}]
+    with scoped_client(api_settings, sqlite_engine, scopes, api_tokens=sha256("legacy-admin")) as c:
+        for token in ("scoped-admin", "legacy-admin"):
+            assert c.get("/api/v1/documents", headers=bearer(token)).status_code == 200
+        for token in (sha256("scoped-admin"), sha256("legacy-admin"), "test-token"):
+            assert c.get("/api/v1/documents", headers=bearer(token)).status_code == 401
+
+
+def test_a_plain_legacy_token_keeps_admin_access_with_one_warning(api_settings, sqlite_engine, team, caplog):
+    with caplog.at_level(logging.WARNING, logger="app.api.main"):
+        with scoped_client(api_settings, sqlite_engine, [], api_tokens="old-one, old-two") as c:
+            for token in ("old-one", "old-two"):
+                assert c.get("/api/v1/documents", headers=bearer(token)).status_code == 200
+                assert ask(c, token, employee_id=team["ben"]).status_code == 200
+    warnings = [r.getMessage() for r in caplog.records if "RAG_API_TOKENS" in r.getMessage()]
+    assert len(warnings) == 1 and "2 token(s) with full admin access" in warnings[0]
+    assert "old-one" not in caplog.text
+
+
+@pytest.mark.parametrize("scopes, reason", [
+    ("not json", "valid JSON"),
+    ('[{"token": "secret-bot", "scope": "root"}]', "scope"),
+    ('[{"token": "secret-bot", "scope": "admin", "roles": ["DEVELOPER"]}]', "admin token is unrestricted"),
+    ('[{"token": "secret-bot", "scope": "bot", "employee_ids": [0]}]', "employee_ids"),
+    ('[{"token": "sha256:abc", "scope": "bot"}]', "64 hex digits"),
+    ('[{"token": "secret-bot", "scope": "bot"}, {"token": "secret-bot", "scope": "admin"}]', "configured twice"),
+])
+def test_malformed_scopes_fail_at_startup_without_echoing_tokens(scopes, reason):
+    with pytest.raises(ValidationError) as raised:
+        Settings(_env_file=None, api_token_scopes=scopes)
+    assert reason in str(raised.value) and "secret-bot" not in str(raised.value)
+
+
+def test_settings_keep_tokens_secret():
+    settings = Settings(_env_file=None, api_tokens="plain-admin",
+                        api_token_scopes='[{"token": "plain-bot", "scope": "bot"}]')
+    shown = repr(settings) + str(settings) + repr(settings.token_grants())
+    assert "plain-admin" not in shown and "plain-bot" not in shown
