@@ -4,9 +4,10 @@
 It seeds the demo data into a temporary SQLite database and leaves all of it queued, starts
 `ragctl worker` as a separate process, waits until the chunk table has moved (so the kill lands
 mid-drain), makes a few writes of its own (task edits, new comments and tasks, deletes, a sprint
-rename) racing the worker, SIGKILLs it at a random moment, writes again while it is down, restarts
-it, and repeats. Then one `ragctl worker --once` drains what is left, and `verify` compares the
-database with what a fresh index of the current source rows would hold.
+rename) racing the worker, SIGKILLs it (odd kills at a random moment, even ones while it holds the
+write lock of a batch), writes again while it is down, restarts it, and repeats. Then one
+`ragctl worker --once` drains what is left, and scripts/reliability_verdict.py compares the database
+with what a fresh index of the current source rows would hold.
 
 The test tests/reliability/test_worker_sigkill.py runs the same functions with 3 kills.
 Writes docs/bench/bench_reliability_kill.json and appends rows to docs/BENCHMARKS.md.
@@ -31,26 +32,18 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-import numpy as np
-
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from app import demo_data  # noqa: E402
 from app.config import Settings  # noqa: E402
-from app.domain import SOURCE_TYPES  # noqa: E402
-from app.embedding.tokens import count_tokens  # noqa: E402
 from app.engines.sqlite.engine import SQLiteEngine  # noqa: E402
 from app.entities import COMMENTS, DOCUMENTS, SPRINTS, TASKS  # noqa: E402
-from app.rag.access import audience  # noqa: E402
-from app.rag.chunking import chunk_record  # noqa: E402
 from app.services.demo import seed  # noqa: E402
+from scripts.reliability_verdict import verify  # noqa: E402
 
 RAGCTL = str(Path(sys.executable).with_name("ragctl"))
-SOURCE_TABLES = {"task": ("TASKS", "TASK_ID"), "sprint": ("SPRINTS", "SPRINT_ID"),
-                 "project": ("PROJECTS", "PROJECT_ID"), "doc": ("DOCUMENTS", "DOCUMENT_ID")}
-VECTOR_MATCH = 0.999  # cosine of a stored vector with a fresh embedding of its text (measured: 0.9999998)
 STATUSES = ["TODO", "IN_PROGRESS", "IN_REVIEW", "DONE"]
 
 
@@ -251,97 +244,6 @@ def final_drain(url: str, batch_size: int, log_dir: Path, timeout_s: float = 300
     return time.monotonic() - began
 
 
-# --- the verdict -----------------------------------------------------------------------------------
-
-@dataclass
-class Verdict:
-    sources: int = 0  # source rows that must be indexed
-    chunks: int = 0  # chunks a fresh index of them holds
-    vectors_checked: int = 0  # stored vectors compared with a fresh embedding of their chunk's text
-    problems: list[str] = field(default_factory=list)  # each one a mismatch; must be empty
-
-
-def expected_chunks(engine: SQLiteEngine) -> dict[tuple, tuple]:
-    """What a fresh index of the current source rows holds: the drain's own chunking, no shortcut."""
-    expected = {}
-    with engine.indexing() as tx:  # reads only: nothing is claimed or written
-        for source_type in SOURCE_TYPES:
-            table, pk = SOURCE_TABLES[source_type]
-            ids = [r[0] for r in engine.conn.execute(f"SELECT {pk} FROM {table}")]
-            for record in tx.load_sources(source_type, ids).values():
-                for c in chunk_record(record, count_tokens):
-                    expected[(c.source_type, c.source_id, c.chunk_ix)] = (
-                        c.content, c.content_hash, c.owner_employee_id, c.project_id, c.sprint_id, c.doc_type,
-                        audience(c.source_type, c.owner_employee_id))
-    return expected
-
-
-def stored_chunks(engine: SQLiteEngine) -> dict[tuple, tuple]:
-    rows = engine.conn.execute("SELECT SOURCE_TYPE, SOURCE_ID, CHUNK_IX, CONTENT, CONTENT_HASH, OWNER_EMPLOYEE_ID, "
-                               "PROJECT_ID, SPRINT_ID, DOC_TYPE, AUDIENCE, CHUNK_ID FROM RAG_CHUNK")
-    return {tuple(r[:3]): tuple(r[3:]) for r in rows}
-
-
-def compare_chunks(expected: dict, stored: dict, deleted: set[tuple[str, int]]) -> list[str]:
-    problems = [f"missing chunk {k} (a source was skipped)" for k in sorted(expected.keys() - stored.keys())]
-    problems += [f"extra chunk {k} (stale index or deleted source)" for k in sorted(stored.keys() - expected.keys())]
-    problems += [f"stale chunk {k}: stored {stored[k][:2]!r}, fresh {expected[k][:2]!r}"
-                 for k in sorted(expected.keys() & stored.keys()) if stored[k][:-1] != expected[k]]
-    problems += [f"chunk {k} of deleted source {k[:2]}" for k in sorted(stored) if k[:2] in deleted]
-    return problems
-
-
-def compare_vectors(engine: SQLiteEngine, stored: dict, embedder, check: set[int]) -> tuple[list[str], int]:
-    """Exactly one vector per chunk, with the chunk's filter columns; the ``check`` ids re-embedded."""
-    chunk_of = {v[-1]: (k, v) for k, v in stored.items()}
-    vectors = {cid: (emb, aud, st) for cid, emb, aud, st in
-               engine.conn.execute("SELECT CHUNK_ID, EMBEDDING, AUDIENCE, SOURCE_TYPE FROM RAG_VEC")}
-    problems = [f"chunk {chunk_of[c][0]} has no vector" for c in sorted(chunk_of.keys() - vectors.keys())]
-    problems += [f"vector {c} has no chunk" for c in sorted(vectors.keys() - chunk_of.keys())]
-    problems += [f"vector of chunk {chunk_of[c][0]} filters as {vectors[c][1:]}, the chunk as "
-                 f"{(chunk_of[c][1][6], chunk_of[c][0][0])}" for c in sorted(chunk_of.keys() & vectors.keys())
-                 if vectors[c][1:] != (chunk_of[c][1][6], chunk_of[c][0][0])]
-    ids = sorted(check & chunk_of.keys() & vectors.keys())
-    if ids:
-        fresh = np.asarray(embedder.embed([chunk_of[c][1][0] for c in ids]), dtype=np.float32)
-        stored_vectors = np.stack([np.frombuffer(vectors[c][0], dtype=np.float32) for c in ids])
-        cosines = (fresh * stored_vectors).sum(axis=1)  # both L2-normalised
-        problems += [f"vector of chunk {chunk_of[c][0]} is not its text's (cosine {cos:.4f})"
-                     for c, cos in zip(ids, cosines) if cos < VECTOR_MATCH]
-    return problems, len(ids)
-
-
-def fts_problems(engine: SQLiteEngine) -> list[str]:
-    """FTS5's own check; rank 1 also compares the index with its content table, RAG_CHUNK."""
-    try:
-        engine.conn.execute("INSERT INTO RAG_FTS (RAG_FTS, rank) VALUES ('integrity-check', 1)")
-    except Exception as exc:  # apsw.CorruptError and friends: the message is the finding
-        return [f"FTS index does not match RAG_CHUNK: {type(exc).__name__}: {exc}"]
-    return []
-
-
-def verify(engine: SQLiteEngine, embedder, deleted: set[tuple[str, int]] = frozenset(),
-           touched: set[tuple[str, int]] = frozenset(), sample: int = 16, seed_: int = 0) -> Verdict:
-    """Everything the worker must have left behind once the queue is drained; problems name each miss.
-
-    Vectors re-embedded: every chunk of a ``touched`` source (where a stale one would hide) plus
-    ``sample`` others at random (``sample`` < 0: all of them).
-    """
-    expected, stored = expected_chunks(engine), stored_chunks(engine)
-    verdict = Verdict(sources=len({k[:2] for k in expected}), chunks=len(expected))
-    queued = engine.conn.execute("SELECT DIRTY_ID, SOURCE_TYPE, SOURCE_ID, ATTEMPTS, LAST_ERROR FROM RAG_DIRTY "
-                                 "LIMIT 5").fetchall()
-    verdict.problems += [f"queue row left behind: {row}" for row in queued]
-    verdict.problems += compare_chunks(expected, stored, set(deleted))
-    ids = [v[-1] for v in stored.values()]
-    check = {v[-1] for k, v in stored.items() if k[:2] in touched}
-    rest = sorted(set(ids) - check)
-    check |= set(rest if sample < 0 else random.Random(seed_).sample(rest, min(sample, len(rest))))
-    vector_problems, verdict.vectors_checked = compare_vectors(engine, stored, embedder, check)
-    verdict.problems += vector_problems + fts_problems(engine)
-    return verdict
-
-
 # --- one whole run: the test and the benchmark both call this -------------------------------------
 
 def run(workdir: Path, kills: int, tasks: int, seed_: int, embedder, batch_size: int = 8,
@@ -382,22 +284,26 @@ def markdown_rows(result: dict) -> list[str]:
     bench = "worker SIGKILL mid-drain (embedded engine, demo data)"
     size = f"{result['kills']} kills, {result['tasks']} tasks, batch {result['batch_size']}"
     writes = sum(result["writes"].values())
+    in_commit = (f"{result['kills_in_commit']} sent inside a batch's write transaction "
+                 f"({result['commits_rolled_back']} of those rolled back)")
     return [
         f"| {date} | {bench} | {size} | kills survived (mid-drain) | {result['kills']} ({result['kills_mid_drain']}) "
-        f"| {result['kills_in_commit']} sent inside a batch's write transaction ({result['commits_rolled_back']} of those rolled back); {writes} racing writes, {result['deleted_sources']} deletes | - |",
+        f"| {in_commit}; {writes} racing writes, {result['deleted_sources']} deletes | - |",
         f"| {date} | {bench} | {size} | sources / chunks indexed | {result['sources_indexed']} / {result['chunks']} "
         f"| {result['vectors_re_embedded']} vectors re-embedded and compared | - |",
         f"| {date} | {bench} | {size} | mismatches with a fresh index | {result['mismatches']} | must be 0 | - |",
-        f"| {date} | {bench} | {size} | wall time, s | {result['wall_s']} | final drain {result['final_drain_s']} s | - |",
+        f"| {date} | {bench} | {size} | wall time, s | {result['wall_s']} "
+        f"| final drain {result['final_drain_s']} s, verdict included | - |",
     ]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--kills", type=int, default=12, help="SIGKILLs, each mid-drain [12]")
-    parser.add_argument("--tasks", type=int, default=300, help="demo tasks to seed; enough to outlast the kills [300]")
+    parser.add_argument("--tasks", type=int, default=300,
+                        help="demo tasks to seed (enough to outlast the kills) [300]")
     parser.add_argument("--batch-size", type=int, default=8, help="RAG_BATCH_SIZE of the worker [8]")
-    parser.add_argument("--sample", type=int, default=-1, help="untouched chunks whose vectors are re-embedded; -1: all")
+    parser.add_argument("--sample", type=int, default=-1, help="untouched chunks re-embedded and compared; -1: all")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--out", default=str(ROOT / "docs" / "bench" / "bench_reliability_kill.json"))
     args = parser.parse_args()

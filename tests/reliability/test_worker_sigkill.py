@@ -3,8 +3,9 @@
 `ragctl worker` runs as a real process on a real SQLite file and is SIGKILLed mid-drain (once at a
 random moment, once while it holds the write lock of a batch), restarted, killed again, while this
 process writes (edits, comments, new tasks, deletes, a sprint rename); then one worker drains the
-rest. The harness and the verdict live in scripts/bench_reliability_kill.py, which runs the same
-with more kills as a benchmark; the second test proves the verdict can fail, one kind of loss at a time.
+rest. The harness lives in scripts/bench_reliability_kill.py (which runs the same with more kills as
+a benchmark), the verdict in scripts/reliability_verdict.py; the last tests prove that the verdict
+fails on each kind of loss.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ import pytest
 
 from app.config import Settings
 from app.worker import Worker
-from scripts.bench_reliability_kill import open_engine, run, seed_queued, verify
+from scripts.bench_reliability_kill import open_engine, run, seed_queued
+from scripts.reliability_verdict import verify
 
 KILLS = 3
 
