@@ -535,3 +535,37 @@ def test_every_crud_builder_binds_exactly_its_placeholders():
         check_binds(sql.crud_select(entity), {"row_id": 1})
         check_binds(sql.crud_delete(entity), {"row_id": 1})
         check_binds(sql.crud_list(entity), {"skip_rows": 0, "max_rows": 1})
+
+
+# --- faults: "not now" is a 503 with Retry-After, never a 500 -----------------------------------
+
+@pytest.mark.parametrize("code, retry_after", [(1653, 60), (1536, 60), (16000, 30), (3113, 10)])
+def test_a_full_tablespace_or_a_read_only_database_is_unavailable_and_rolled_back(fake_engine, conn, code,
+                                                                                 retry_after):
+    from app.engines.base import UnavailableError
+
+    conn.replies.append(("UPDATE PROJECTS", Reply(error=ora_error(code, "no room"))))
+    with pytest.raises(UnavailableError, match=f"ORA-{code:05d}") as caught:
+        fake_engine.update(PROJECTS, 3, {"NAME": "Zeus"})
+    assert caught.value.retry_after_s == retry_after and conn.events == ["rollback"]
+
+
+def test_other_oracle_errors_are_not_turned_into_unavailable(fake_engine, conn):
+    from app.engines.base import UnavailableError
+
+    conn.replies.append(("UPDATE PROJECTS", Reply(error=ora_error(904, "invalid identifier"))))
+    with pytest.raises(Exception) as caught:
+        fake_engine.update(PROJECTS, 3, {"NAME": "Zeus"})
+    assert not isinstance(caught.value, UnavailableError)
+
+
+def test_no_connection_from_the_pool_is_unavailable(settings):
+    from app.engines.base import UnavailableError
+    from app.engines.oracle.engine import OracleEngine
+
+    class DeadPool:
+        def acquire(self):
+            raise ora_error(12541, "TNS:no listener")
+
+    with pytest.raises(UnavailableError, match="cannot get an Oracle connection"):
+        OracleEngine(DeadPool(), settings).caller(1)

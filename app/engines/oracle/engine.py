@@ -17,8 +17,8 @@ import numpy as np
 
 from app.config import Settings
 from app.domain import Caller, RagStatus, Scope, SearchMode, SearchResult, SourceType
-from app.engines.base import EngineError
-from app.engines.oracle import erasure, indexing, records, search, status
+from app.engines.base import EngineError, UnavailableError
+from app.engines.oracle import erasure, errors, indexing, records, search, status
 from app.engines.oracle import migrate as migrations
 from app.engines.oracle import statements as sql
 from app.engines.oracle.errors import MODEL_EXISTS, conflicts, model_missing, ora_code
@@ -83,14 +83,21 @@ class OracleEngine:
 
     @contextmanager
     def _connection(self) -> Iterator[Any]:
-        conn = self._pool.acquire()
+        """A pooled connection, rolled back on any exception; "not now" faults become UnavailableError."""
+        try:
+            conn = self._pool.acquire()
+        except Exception as exc:  # listener down, network gone, pool exhausted past its timeout
+            raise UnavailableError(f"cannot get an Oracle connection: {exc}", 10) from exc
         try:
             yield conn
-        except BaseException:
+        except BaseException as exc:
             try:
                 conn.rollback()
-            except Exception as exc:  # a dead connection: the pool discards it; keep the first error
-                log.warning("rollback failed: %s", exc)
+            except Exception as rollback_exc:  # a dead connection: the pool discards it; keep the first error
+                log.warning("rollback failed: %s", rollback_exc)
+            fault = errors.unavailable(exc)
+            if fault is not None:
+                raise fault from exc
             raise
         finally:
             self._pool.release(conn)

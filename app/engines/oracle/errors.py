@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from app.engines.base import ConflictError, ModelMissingError
+from app.engines.base import ConflictError, ModelMissingError, UnavailableError
 from app.entities import EntitySpec
 
 # ORA codes that mean "this write broke a constraint".
@@ -17,6 +17,15 @@ CONFLICT_CODES = {
     2291: "a referenced row does not exist",  # ORA-02291
     2292: "other rows still reference this row",  # ORA-02292
 }
+# ORA codes that mean "the database cannot take this now; retry once the DBA acts": HTTP 503 with
+# Retry-After (app/api/errors.py), one line from the CLI. (seconds to suggest, what to say)
+_UNAVAILABLE_CODES = {
+    **dict.fromkeys((1653, 1654, 1688, 1691, 1536),  # unable to extend table/index/partition/LOB; quota
+                    (60, "the tablespace (or the schema's quota) is full: the DBA must add space")),
+    16000: (30, "the database is open read-only"),  # ORA-16000
+    **dict.fromkeys((1034, 1089, 1090, 3113, 3114, 3135),  # not available, shutting down, connection lost
+                    (10, "Oracle is not available")),
+}
 MODEL_MISSING = 40284  # ORA-40284: model does not exist (FACTS.md §2)
 MODEL_EXISTS = 40204  # ORA-40204: model already exists (FACTS.md §2)
 
@@ -26,6 +35,15 @@ def ora_code(exc: BaseException) -> int | None:
     err = exc.args[0] if getattr(exc, "args", None) else None
     code = getattr(err, "code", None)
     return code if isinstance(code, int) else None
+
+
+def unavailable(exc: BaseException) -> UnavailableError | None:
+    """The contract error for an ORA code that means "not now", or None for anything else."""
+    code = ora_code(exc)
+    if code not in _UNAVAILABLE_CODES:
+        return None
+    retry_after_s, what = _UNAVAILABLE_CODES[code]
+    return UnavailableError(f"{what} (ORA-{code:05d}): {exc}", retry_after_s)
 
 
 def model_missing(model_name: str, exc: BaseException | None = None) -> ModelMissingError:
