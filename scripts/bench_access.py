@@ -221,7 +221,7 @@ def main() -> None:
 
     from app.config import Settings
     from app.engines.sqlite.engine import SQLiteEngine
-    from benchmarks_md import append_rows
+    from benchmarks_md import append_rows, save_result
 
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
@@ -233,8 +233,7 @@ def main() -> None:
             engine.close()
     result = {"date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), "seed": args.seed,
               "seconds": round(time.perf_counter() - started, 1), **vars(tally)}
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n")
+    save_result(args.out, result)
     print(json.dumps(result, indent=2))
     append_rows([
         f"| {dt.date.today()} | randomized access (SQLite, seed {args.seed}) | {tally.cases} cases | "

@@ -40,7 +40,7 @@ from app.config import Settings  # noqa: E402
 from app.engines import open_engine  # noqa: E402
 from app.services.demo import seed  # noqa: E402
 from app.worker import Worker  # noqa: E402
-from benchmarks_md import append_rows  # noqa: E402
+from benchmarks_md import append_rows, save_result  # noqa: E402
 
 TOKEN = "bench-token"  # a plain RAG_API_TOKENS token: full access
 QUESTIONS = ["what is blocking the login work?", "invoice rounding bug", "who is working on payments refunds?",
@@ -212,8 +212,7 @@ def main() -> None:
     if result["errors_total"]:
         result["server_log_tail"] = server_log
     out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result, indent=2) + "\n")
+    save_result(out, result)
     append_rows(markdown_rows(result))
     print(json.dumps(result, indent=2))
 

@@ -40,7 +40,7 @@ from app.domain import DocSource  # noqa: E402
 from app.embedding.tokens import count_tokens  # noqa: E402
 from app.rag.chunking import pack  # noqa: E402
 from app.rag.templates import body_sections, header_line  # noqa: E402
-from benchmarks_md import append_rows  # noqa: E402
+from benchmarks_md import append_rows, save_result  # noqa: E402
 
 WORDS = ("login invoice deploy database retro sprint bug cache api factura despliegue error timeout "
          "migración revisión añadir pequeño certificate onboarding backlog gateway").split()
@@ -163,8 +163,7 @@ def main() -> None:
         "shapes": run([int(n) for n in args.sizes.split(",")], args.shapes.split(","), args.repeat, args.budget),
     }
     out = Path(args.out or ROOT / "docs" / "bench" / f"bench_chunking_{args.label}.json")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result, indent=2) + "\n")
+    save_result(out, result)
     append_rows(markdown_rows(result))
     print(json.dumps(result, indent=2))
 

@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from benchmarks_md import append_rows  # noqa: E402
+from benchmarks_md import append_rows, save_result  # noqa: E402
 
 TOKEN = "bench-token"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
@@ -203,8 +203,7 @@ def main() -> None:
             child.terminate()
             child.wait(timeout=30)
     out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result, indent=2) + "\n")
+    save_result(out, result)
     append_markdown(result)
     print(json.dumps(result, indent=2))
 

@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from app.config import Settings  # noqa: E402
-from benchmarks_md import append_rows  # noqa: E402
+from benchmarks_md import append_rows, save_result  # noqa: E402
 from app.domain import Caller, Role, Scope  # noqa: E402
 from app.embedding.tokens import count_tokens  # noqa: E402
 from app.engines.sqlite.engine import SQLiteEngine  # noqa: E402
@@ -88,8 +88,7 @@ def main() -> None:
               "documents": len(corpus), "chunks": indexed.chunks_written, "queries": len(qids),
               "index_seconds": round(index_s, 1), "ndcg@10": scores}
     out = ROOT / "docs" / "bench" / "bench_quality.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result, indent=2) + "\n")
+    save_result(out, result)
     append_rows([f"| {result['date'][:10]} | SciFact nDCG@10 ({len(qids)} queries, {indexed.chunks_written} chunks) | "
                 f"{len(corpus)} docs | vector / hybrid | {scores['vector']} / {scores['hybrid']} | "
                 f"DESIGN.md: dense 0.649, BM25 0.682, RRF 0.717 | hybrid − vector {scores['hybrid'] - scores['vector']:+.3f} |"])

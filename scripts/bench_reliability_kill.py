@@ -309,15 +309,14 @@ def main() -> None:
     args = parser.parse_args()
 
     from app.embedding.onnx_minilm import MiniLMEmbedder
-    from scripts.benchmarks_md import append_rows
+    from scripts.benchmarks_md import append_rows, save_result
 
     with tempfile.TemporaryDirectory(prefix="rag-kill-") as workdir:
         result = run(Path(workdir), args.kills, args.tasks, args.seed, MiniLMEmbedder(), args.batch_size, args.sample)
     result.update(date=dt.date.today().isoformat(), tasks=args.tasks, batch_size=args.batch_size, seed=args.seed,
                   machine=f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
     out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result, indent=2) + "\n")
+    save_result(out, result)
     append_rows(markdown_rows(result))
     print(json.dumps({k: v for k, v in result.items() if k != "kill_log"}, indent=2))
     if result["mismatches"]:

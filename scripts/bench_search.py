@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from app.config import Settings  # noqa: E402
-from benchmarks_md import append_rows  # noqa: E402
+from benchmarks_md import append_rows, save_result  # noqa: E402
 from app.domain import Caller, ChunkWrite, Role, Scope  # noqa: E402
 from app.embedding.onnx_minilm import MiniLMEmbedder  # noqa: E402
 from app.embedding.tokens import count_tokens  # noqa: E402
@@ -186,8 +186,7 @@ def main() -> None:
         "indexing": bench_indexing(embedder, args.texts),
     }
     out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result, indent=2) + "\n")
+    save_result(out, result)
     append_markdown(result)
     print(json.dumps(result, indent=2))
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 PATH = Path(__file__).resolve().parents[1] / "docs" / "BENCHMARKS.md"
@@ -22,3 +23,10 @@ def append_rows(rows: list[str]) -> None:
         PATH.write_text(HEADER)
     with PATH.open("a") as f:
         f.write("".join(row + "\n" for row in rows))
+
+
+def save_result(out: Path, result: dict) -> None:
+    """The raw result of one bench run as docs/bench/<name>.json (indented, one trailing newline)."""
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=2) + "\n")
