@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from app.domain import DirtyRow
+from app.domain import DirtyRow, Scope
 from app.embedding.tokens import count_tokens
 from app.engines.base import Engine
 from app.entities import COMMENTS, DOCUMENTS, EMPLOYEES, PROJECTS, SPRINTS, TASKS
 from app.services.indexing import DrainResult, drain
+from app.services.search import resolve_caller, search
 
 
 class _Rollback(Exception):
@@ -60,3 +61,11 @@ def comment(engine, task_id, body, author_id=None):
 def document(engine, title, body, owner_id=None, project_id=None, doc_type="WIKI"):
     return engine.create(DOCUMENTS, {"TITLE": title, "BODY": body, "OWNER_EMPLOYEE_ID": owner_id,
                                      "PROJECT_ID": project_id, "DOC_TYPE": doc_type})["document_id"]
+
+
+def visible(engine: Engine, employee_id: int, question: str = "quarterly payroll export", k: int = 50,
+            scope: Scope | None = None) -> set[tuple[str, int]]:
+    """(source_type, source_id) pairs the employee's search returns; k is large, so this is 'all visible'."""
+    caller = resolve_caller(engine, employee_id=employee_id)
+    hits = search(engine, question, caller, k, scope or Scope(), "vector").result.hits
+    return {(h.source_type, h.source_id) for h in hits}

@@ -6,11 +6,15 @@
 --    next insert when it was the highest, so a new employee could inherit a deleted one's tasks.
 --    SQLite cannot add AUTOINCREMENT with ALTER TABLE, so each table is rebuilt (create, copy, drop,
 --    rename) with foreign keys off; the runner checks every foreign key before it commits.
---    sqlite_sequence starts at each table's current highest id.
+--    sqlite_sequence starts past every id the database still mentions (rows, chunks, the queue, and
+--    references left dangling by a client that ran with foreign keys off), so no id that was ever
+--    indexed is handed out again.
 -- 2. The RAG triggers of V3 go with the old tables, so they are dropped first (a trigger naming a
 --    table that is briefly missing would fail the renames) and created again, unchanged, below.
 -- 3. New access triggers keep RAG_CHUNK's owner, audience and scope columns in step with the
---    source rows at once, and delete a source's chunks with it; only the text waits for the worker.
+--    source rows at once (also for INSERT OR REPLACE and for a changed id), and delete a source's
+--    chunks with it; only the text waits for the worker. Chunks written before this version are
+--    brought in step once, here.
 --    AUDIENCE follows app.rag.access.audience: sprint/project 0 (everyone), a task its assignee or
 --    -1 (managers only), a document its owner or 0 (organisation-wide).
 
@@ -271,6 +275,32 @@ WHEN OLD.PROJECT_ID IS NOT NEW.PROJECT_ID BEGIN
     UPDATE RAG_CHUNK SET PROJECT_ID = NEW.PROJECT_ID WHERE SOURCE_TYPE = 'sprint' AND SOURCE_ID = NEW.SPRINT_ID;
 END;
 
+-- INSERT OR REPLACE deletes the old row without delete triggers (recursive_triggers is off) and inserts
+-- the new one: chunks of that id take the new row's access at once.
+CREATE TRIGGER TASKS_RAG_ACCESS_AI AFTER INSERT ON TASKS BEGIN
+    UPDATE RAG_CHUNK SET OWNER_EMPLOYEE_ID = NEW.ASSIGNEE_ID, AUDIENCE = IFNULL(NEW.ASSIGNEE_ID, -1),
+                         PROJECT_ID = NEW.PROJECT_ID, SPRINT_ID = NEW.SPRINT_ID
+    WHERE SOURCE_TYPE = 'task' AND SOURCE_ID = NEW.TASK_ID;
+END;
+
+CREATE TRIGGER DOCUMENTS_RAG_ACCESS_AI AFTER INSERT ON DOCUMENTS BEGIN
+    UPDATE RAG_CHUNK SET OWNER_EMPLOYEE_ID = NEW.OWNER_EMPLOYEE_ID, AUDIENCE = IFNULL(NEW.OWNER_EMPLOYEE_ID, 0),
+                         PROJECT_ID = NEW.PROJECT_ID
+    WHERE SOURCE_TYPE = 'doc' AND SOURCE_ID = NEW.DOCUMENT_ID;
+END;
+
+CREATE TRIGGER SPRINTS_RAG_SCOPE_AI AFTER INSERT ON SPRINTS BEGIN
+    UPDATE RAG_CHUNK SET PROJECT_ID = NEW.PROJECT_ID WHERE SOURCE_TYPE = 'sprint' AND SOURCE_ID = NEW.SPRINT_ID;
+END;
+
+-- An owner-less document is organisation-wide, so an employee who owns documents cannot be deleted
+-- (the foreign key refuses it, but only for a client that runs with foreign keys on): reassign or
+-- erase the documents first. Whatever the client's pragma, this trigger refuses it too.
+CREATE TRIGGER EMPLOYEES_RAG_OWNER_BD BEFORE DELETE ON EMPLOYEES
+WHEN EXISTS (SELECT 1 FROM DOCUMENTS WHERE OWNER_EMPLOYEE_ID = OLD.EMPLOYEE_ID) BEGIN
+    SELECT RAISE(ABORT, 'FOREIGN KEY constraint failed: the employee owns documents; reassign them first');
+END;
+
 -- A deleted employee's tasks lose their owner even for a client that runs with foreign keys off (the
 -- FK action, which fires TASKS_RAG_ACCESS_AU, would not run); with them on, this is a no-op by then.
 CREATE TRIGGER EMPLOYEES_RAG_ACCESS_AD AFTER DELETE ON EMPLOYEES BEGIN
@@ -294,6 +324,68 @@ END;
 CREATE TRIGGER DOCUMENTS_RAG_GONE_AD AFTER DELETE ON DOCUMENTS BEGIN
     DELETE FROM RAG_CHUNK WHERE SOURCE_TYPE = 'doc' AND SOURCE_ID = OLD.DOCUMENT_ID;
 END;
+
+-- A changed id leaves the old id's chunks behind otherwise (V3 queues the new id).
+CREATE TRIGGER TASKS_RAG_GONE_AU AFTER UPDATE OF TASK_ID ON TASKS WHEN OLD.TASK_ID <> NEW.TASK_ID BEGIN
+    DELETE FROM RAG_CHUNK WHERE SOURCE_TYPE = 'task' AND SOURCE_ID = OLD.TASK_ID;
+END;
+
+CREATE TRIGGER SPRINTS_RAG_GONE_AU AFTER UPDATE OF SPRINT_ID ON SPRINTS WHEN OLD.SPRINT_ID <> NEW.SPRINT_ID BEGIN
+    DELETE FROM RAG_CHUNK WHERE SOURCE_TYPE = 'sprint' AND SOURCE_ID = OLD.SPRINT_ID;
+END;
+
+CREATE TRIGGER PROJECTS_RAG_GONE_AU AFTER UPDATE OF PROJECT_ID ON PROJECTS WHEN OLD.PROJECT_ID <> NEW.PROJECT_ID BEGIN
+    DELETE FROM RAG_CHUNK WHERE SOURCE_TYPE = 'project' AND SOURCE_ID = OLD.PROJECT_ID;
+END;
+
+CREATE TRIGGER DOCUMENTS_RAG_GONE_AU AFTER UPDATE OF DOCUMENT_ID ON DOCUMENTS
+WHEN OLD.DOCUMENT_ID <> NEW.DOCUMENT_ID BEGIN
+    DELETE FROM RAG_CHUNK WHERE SOURCE_TYPE = 'doc' AND SOURCE_ID = OLD.DOCUMENT_ID;
+END;
+
+-- No id the database still mentions is handed out again (see 1.).
+INSERT INTO sqlite_sequence (name, seq) SELECT t.name, 0 FROM (
+    SELECT 'EMPLOYEES' AS name UNION ALL SELECT 'PROJECTS' UNION ALL SELECT 'SPRINTS' UNION ALL SELECT 'TASKS'
+    UNION ALL SELECT 'COMMENTS' UNION ALL SELECT 'DOCUMENTS') t
+WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence s WHERE s.name = t.name);
+UPDATE sqlite_sequence SET seq = MAX(seq,
+    IFNULL((SELECT MAX(OWNER_EMPLOYEE_ID) FROM RAG_CHUNK), 0), IFNULL((SELECT MAX(ASSIGNEE_ID) FROM TASKS), 0),
+    IFNULL((SELECT MAX(OWNER_EMPLOYEE_ID) FROM DOCUMENTS), 0), IFNULL((SELECT MAX(AUTHOR_ID) FROM COMMENTS), 0))
+WHERE name = 'EMPLOYEES';
+UPDATE sqlite_sequence SET seq = MAX(seq,
+    IFNULL((SELECT MAX(SOURCE_ID) FROM RAG_DIRTY WHERE SOURCE_TYPE = 'task'), 0),
+    IFNULL((SELECT MAX(SOURCE_ID) FROM RAG_CHUNK WHERE SOURCE_TYPE = 'task'), 0),
+    IFNULL((SELECT MAX(TASK_ID) FROM COMMENTS), 0))
+WHERE name = 'TASKS';
+UPDATE sqlite_sequence SET seq = MAX(seq, IFNULL((SELECT MAX(SOURCE_ID) FROM RAG_DIRTY WHERE SOURCE_TYPE = 'doc'), 0),
+    IFNULL((SELECT MAX(SOURCE_ID) FROM RAG_CHUNK WHERE SOURCE_TYPE = 'doc'), 0))
+WHERE name = 'DOCUMENTS';
+UPDATE sqlite_sequence SET seq = MAX(seq, IFNULL((SELECT MAX(SOURCE_ID) FROM RAG_DIRTY WHERE SOURCE_TYPE = 'sprint'), 0),
+    IFNULL((SELECT MAX(SOURCE_ID) FROM RAG_CHUNK WHERE SOURCE_TYPE = 'sprint'), 0),
+    IFNULL((SELECT MAX(SPRINT_ID) FROM TASKS), 0))
+WHERE name = 'SPRINTS';
+UPDATE sqlite_sequence SET seq = MAX(seq, IFNULL((SELECT MAX(SOURCE_ID) FROM RAG_DIRTY WHERE SOURCE_TYPE = 'project'), 0),
+    IFNULL((SELECT MAX(SOURCE_ID) FROM RAG_CHUNK WHERE SOURCE_TYPE = 'project'), 0),
+    IFNULL((SELECT MAX(PROJECT_ID) FROM TASKS), 0), IFNULL((SELECT MAX(PROJECT_ID) FROM SPRINTS), 0),
+    IFNULL((SELECT MAX(PROJECT_ID) FROM DOCUMENTS), 0))
+WHERE name = 'PROJECTS';
+
+-- Chunks written before this version: those of vanished sources go, the rest take their source's
+-- access and scope now (a task whose assignee no longer exists is managers-only, as the loader says).
+DELETE FROM RAG_CHUNK WHERE (SOURCE_TYPE = 'task' AND SOURCE_ID NOT IN (SELECT TASK_ID FROM TASKS))
+   OR (SOURCE_TYPE = 'sprint' AND SOURCE_ID NOT IN (SELECT SPRINT_ID FROM SPRINTS))
+   OR (SOURCE_TYPE = 'project' AND SOURCE_ID NOT IN (SELECT PROJECT_ID FROM PROJECTS))
+   OR (SOURCE_TYPE = 'doc' AND SOURCE_ID NOT IN (SELECT DOCUMENT_ID FROM DOCUMENTS));
+UPDATE RAG_CHUNK SET (OWNER_EMPLOYEE_ID, AUDIENCE, PROJECT_ID, SPRINT_ID) = (
+    SELECT e.EMPLOYEE_ID, IFNULL(e.EMPLOYEE_ID, -1), t.PROJECT_ID, t.SPRINT_ID
+    FROM TASKS t LEFT JOIN EMPLOYEES e ON e.EMPLOYEE_ID = t.ASSIGNEE_ID WHERE t.TASK_ID = RAG_CHUNK.SOURCE_ID)
+WHERE SOURCE_TYPE = 'task';
+UPDATE RAG_CHUNK SET (OWNER_EMPLOYEE_ID, AUDIENCE, PROJECT_ID) = (
+    SELECT d.OWNER_EMPLOYEE_ID, IFNULL(d.OWNER_EMPLOYEE_ID, 0), d.PROJECT_ID
+    FROM DOCUMENTS d WHERE d.DOCUMENT_ID = RAG_CHUNK.SOURCE_ID)
+WHERE SOURCE_TYPE = 'doc';
+UPDATE RAG_CHUNK SET PROJECT_ID = (SELECT s.PROJECT_ID FROM SPRINTS s WHERE s.SPRINT_ID = RAG_CHUNK.SOURCE_ID)
+WHERE SOURCE_TYPE = 'sprint';
 
 -- The worker's guard against stale writes re-reads sources by id inside its write transaction
 -- (app/engines/sqlite/indexing.py); failing rows wait NEXT_ATTEMPT_AT before they are claimed again.

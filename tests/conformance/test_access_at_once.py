@@ -12,15 +12,16 @@ from app.domain import Scope
 from app.embedding.tokens import count_tokens
 from app.entities import DOCUMENTS, EMPLOYEES, PROJECTS, SPRINTS, TASKS
 from app.rag.chunking import chunk_record
-from app.services.search import resolve_caller, search
-from tests.support import document, drain_all, employee, peek_queue, project, sprint, task
-
-
-def visible(engine, employee_id, question="quarterly payroll export", k=50, scope=None):
-    """(source_type, source_id) pairs the employee's search returns; k is large, so this is 'all visible'."""
-    caller = resolve_caller(engine, employee_id=employee_id)
-    hits = search(engine, question, caller, k, scope or Scope(), "vector").result.hits
-    return {(h.source_type, h.source_id) for h in hits}
+from tests.support import (
+    document,
+    drain_all,
+    employee,
+    peek_queue,
+    project,
+    sprint,
+    task,
+    visible,
+)
 
 
 @pytest.fixture

@@ -98,7 +98,7 @@ def test_shipped_migrations_split_cleanly():
     assert [t.split("\n")[0] for t in access_triggers] == [
         f"CREATE OR REPLACE TRIGGER {table}_RAG_ACCESS_TRG" for table in ("TASKS", "DOCUMENTS", "SPRINTS", "PROJECTS")]
     assert all(t.endswith("END;") for t in access_triggers)
-    assert "AFTER UPDATE OF ASSIGNEE_ID, PROJECT_ID, SPRINT_ID OR DELETE ON TASKS" in access_triggers[0]
+    assert "AFTER UPDATE OF TASK_ID, ASSIGNEE_ID, PROJECT_ID, SPRINT_ID OR DELETE ON TASKS" in access_triggers[0]
     assert backoff_ddl == "ALTER TABLE RAG_DIRTY ADD (NEXT_ATTEMPT_AT TIMESTAMP)"
 
 

@@ -93,6 +93,11 @@ def _apply(conn: apsw.Connection, migration: Migration) -> bool:
     """Apply one migration in its own transaction; False when another migrator got there first."""
     rebuilds = migration.sql.startswith(FOREIGN_KEYS_OFF)
     if rebuilds:
+        broken = conn.execute(sql.FOREIGN_KEY_CHECK).fetchall()
+        if broken:  # left by a client that ran with foreign keys off; the check after the rebuild would blame it
+            raise MigrationError(
+                f"{migration.path.name} was not applied: the database already has {len(broken)} broken foreign "
+                f"key(s) (table, rowid, parent, fk): {broken[:5]}. Fix or delete those rows, then migrate again")
         conn.execute("PRAGMA foreign_keys = OFF")  # a no-op inside a transaction: set it before BEGIN
     # BEGIN IMMEDIATE serialises concurrent migrators; re-check inside the lock.
     conn.execute("BEGIN IMMEDIATE")

@@ -137,7 +137,9 @@ def _load_projects(conn: apsw.Connection, ids: Sequence[int]) -> dict[int, Proje
 
 
 def _load_docs(conn: apsw.Connection, ids: Sequence[int]) -> dict[int, DocSource]:
+    # The owner id is kept even when no such employee exists (a client deleted them with foreign keys
+    # off): an owner-less document is organisation-wide, so a dangling owner must not publish it.
     return {
-        did: DocSource(did, title or "", body, pid if pexists else None, owner if oexists else None, doc_type)
-        for did, title, body, pid, pexists, owner, oexists, doc_type in conn.execute(sql.load_docs(ids), ids)
+        did: DocSource(did, title or "", body, pid if pexists else None, owner, doc_type)
+        for did, title, body, pid, pexists, owner, doc_type in conn.execute(sql.load_docs(ids), ids)
     }

@@ -112,9 +112,8 @@ def load_projects(ids: Sequence[int]) -> str:
 
 def load_docs(ids: Sequence[int]) -> str:
     return ("SELECT d.DOCUMENT_ID, d.TITLE, d.BODY, d.PROJECT_ID, p.PROJECT_ID IS NOT NULL,"
-            " d.OWNER_EMPLOYEE_ID, e.EMPLOYEE_ID IS NOT NULL, d.DOC_TYPE FROM DOCUMENTS d"
+            " d.OWNER_EMPLOYEE_ID, d.DOC_TYPE FROM DOCUMENTS d"
             " LEFT JOIN PROJECTS p ON p.PROJECT_ID = d.PROJECT_ID"
-            " LEFT JOIN EMPLOYEES e ON e.EMPLOYEE_ID = d.OWNER_EMPLOYEE_ID"
             f" WHERE d.DOCUMENT_ID IN ({marks(ids)})")
 
 
