@@ -539,7 +539,7 @@ def test_every_crud_builder_binds_exactly_its_placeholders():
 
 # --- faults: "not now" is a 503 with Retry-After, never a 500 -----------------------------------
 
-@pytest.mark.parametrize("code, retry_after", [(1653, 60), (1536, 60), (16000, 30), (3113, 10)])
+@pytest.mark.parametrize("code, retry_after", [(1653, 60), (1536, 60), (16000, 30), (3113, 10), (60, 1)])
 def test_a_full_tablespace_or_a_read_only_database_is_unavailable_and_rolled_back(fake_engine, conn, code,
                                                                                  retry_after):
     from app.engines.base import UnavailableError

@@ -231,6 +231,7 @@ class OracleEngine:
         with self._connection() as conn:
             tx = OracleIndexingTx(conn, self.model_name)
             yield tx
+            tx.apply()
             conn.commit()
             if tx.chunks_changed:
                 indexing.sync_text_index(conn)

@@ -31,6 +31,9 @@ class OracleIndexingTx:
         # write-time re-read: True when the source still matches, so writes derived from it may land.
         self._loaded: dict[SourceKey, SourceRecord | None] = {}
         self._current: dict[SourceKey, bool] = {}
+        # Chunk writes and deletes wait for ``apply`` (the engine calls it before the commit), so every
+        # source the unit touches is locked in one sorted pass: two workers lock in the same order.
+        self._ops: list[tuple] = []
 
     def claim(self, limit: int, max_attempts: int) -> list[DirtyRow]:
         """Lock at most ``limit`` of the oldest claimable rows, skipping rows other workers hold.
@@ -74,8 +77,31 @@ class OracleIndexingTx:
         return out
 
     def write_chunks(self, chunks: Sequence[ChunkWrite]) -> None:
-        fresh = self._still_current({(c.source_type, int(c.source_id)) for c in chunks})
-        chunks = [c for c in chunks if (c.source_type, int(c.source_id)) in fresh]
+        if chunks:
+            self._ops.append(("write", list(chunks)))
+
+    def delete_chunks(self, source_type: SourceType, source_id: int, from_ix: int = 0) -> None:
+        self._ops.append(("delete", source_type, int(source_id), int(from_ix)))
+
+    def apply(self) -> None:
+        """Lock and re-read every touched source once, then run the writes and deletes still current."""
+        touched: set[SourceKey] = set()
+        for op in self._ops:
+            if op[0] == "write":
+                touched.update((c.source_type, int(c.source_id)) for c in op[1])
+            else:
+                touched.add((op[1], op[2]))
+        fresh = self._still_current(touched)
+        for op in self._ops:
+            if op[0] == "write":
+                self._merge([c for c in op[1] if (c.source_type, int(c.source_id)) in fresh])
+            elif (op[1], op[2]) in fresh:
+                with self._conn.cursor() as cur:
+                    cur.execute(sql.DELETE_CHUNKS, source_type=op[1], source_id=op[2], from_ix=op[3])
+                self.chunks_changed = True
+        self._ops = []
+
+    def _merge(self, chunks: Sequence[ChunkWrite]) -> None:
         if not chunks:  # executemany([]) fails on some driver versions (FACTS.md §11.7)
             return
         import oracledb
@@ -103,13 +129,6 @@ class OracleIndexingTx:
             )
             with model_required(self._model_name):
                 cur.executemany(sql.upsert_chunk(self._model_name), rows)
-        self.chunks_changed = True
-
-    def delete_chunks(self, source_type: SourceType, source_id: int, from_ix: int = 0) -> None:
-        if not self._still_current({(source_type, int(source_id))}):
-            return
-        with self._conn.cursor() as cur:
-            cur.execute(sql.DELETE_CHUNKS, source_type=source_type, source_id=int(source_id), from_ix=int(from_ix))
         self.chunks_changed = True
 
     def delete_dirty(self, dirty_ids: Sequence[int]) -> None:
