@@ -109,3 +109,41 @@ def test_query_and_document_vectors_come_from_one_model(instrumented, embedder):
     vector = engine.embed_query("hello")
     assert vector.shape == (384,) and vector.dtype == np.float32
     assert np.allclose(vector, embedder.embed(["hello"])[0], atol=1e-6)
+
+
+class PoisonEmbedder:
+    """The real MiniLM, except that any batch holding the word POISON fails (a per-input fault)."""
+
+    def __init__(self, real):
+        self.real = real
+        self.model_name, self.dimensions = real.model_name, real.dimensions
+
+    def embed(self, texts):
+        if any("POISON" in text for text in texts):
+            raise EmbeddingError("the model rejects this input")
+        return self.real.embed(texts)
+
+    def count_tokens(self, text):
+        return self.real.count_tokens(text)
+
+
+def test_one_poisonous_source_does_not_strand_the_rows_that_shared_its_batch(sqlite_settings, embedder):
+    from app.embedding.tokens import count_tokens
+    from app.engines.sqlite.engine import SQLiteEngine
+    from app.services.indexing import drain
+
+    engine = SQLiteEngine.open(sqlite_settings, embedder=PoisonEmbedder(embedder))
+    try:
+        engine.migrate()
+        poison = task(engine, "POISON pill")
+        innocent = [task(engine, f"Innocent task {i}") for i in range(10)]
+        first = drain(engine, count_tokens, 32, 3)
+        assert first.failed == 11  # the shared batch fails once: every row in it is charged
+        for _ in range(6):  # the worker's next runs (no backoff wait here)
+            drain(engine, count_tokens, 32, 3)
+        status = engine.status(3)
+        assert status.chunks_by_source_type["task"] == len(innocent)
+        assert (status.pending, status.stuck) == (1, 1)
+        assert [(r.source_type, r.source_id) for r in status.failing_rows] == [("task", poison)]
+    finally:
+        engine.close()

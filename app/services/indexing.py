@@ -28,6 +28,7 @@ class DrainResult:
     sources_deleted: int = 0
     failed: int = 0
     errors: list[str] = field(default_factory=list)
+    isolated: bool = False  # a retry run on its own source (see drain_batch): a short batch by design
 
     def add(self, other: DrainResult) -> None:
         for name in ("claimed", "sources", "chunks_written", "chunks_unchanged", "sources_deleted", "failed"):
@@ -63,13 +64,19 @@ class Backoff:
 
 def drain_batch(engine: Engine, count_tokens: TokenCounter, batch_size: int, max_attempts: int,
                 backoff: Backoff = Backoff()) -> DrainResult:
-    """Process at most one batch. Never raises for a processing failure: it is recorded instead."""
+    """Process at most one batch. Never raises for a processing failure: it is recorded instead.
+
+    A row that failed before is retried alone (with the other rows of its source): a batch that
+    fails charges every row in it, so one poisonous source must not keep failing the rows that
+    happened to share its batch. The rows claimed but left out stay queued, untouched.
+    """
     result = DrainResult()
     claimed: list[DirtyRow] = []
     try:
         with engine.indexing() as tx:
-            claimed = tx.claim(batch_size, max_attempts)
+            claimed = _isolate_retry(tx.claim(batch_size, max_attempts))
             result.claimed = len(claimed)
+            result.isolated = any(row.attempts > 0 for row in claimed)
             if claimed:
                 _process(tx, claimed, count_tokens, result)
                 tx.delete_dirty([row.dirty_id for row in claimed])
@@ -81,6 +88,14 @@ def drain_batch(engine: Engine, count_tokens: TokenCounter, batch_size: int, max
         engine.record_failure({row.dirty_id: backoff.delay_s(row.attempts + 1) for row in claimed}, message)
         return DrainResult(claimed=len(claimed), failed=len(claimed), errors=[message])
     return result
+
+
+def _isolate_retry(rows: list[DirtyRow]) -> list[DirtyRow]:
+    """All rows, or, when one of them failed before, only the rows of that one source."""
+    retry = next((row for row in rows if row.attempts > 0), None)
+    if retry is None:
+        return rows
+    return [row for row in rows if (row.source_type, row.source_id) == (retry.source_type, retry.source_id)]
 
 
 def drain(
@@ -101,7 +116,7 @@ def drain(
         total.add(result)
         if on_batch:
             on_batch(result)
-        if result.failed or result.claimed < batch_size:
+        if result.failed or (result.claimed < batch_size and not result.isolated):
             break
     return total
 
