@@ -16,6 +16,11 @@ DocumentsPolicy = Literal["delete", "reassign"]
 
 # Shorter strings ("Li", "42") occur by chance in any database file and prove nothing.
 MIN_PROOF_CHARS = 4
+# A long text is also searched for by its pieces: the chunker splits it across chunks, so no one
+# chunk holds the whole text while each still holds some of its sentences.
+PIECE_MIN_CHARS = 24  # long enough to be this text's own, not a phrase anyone might write
+PIECE_MAX_CHARS = 160  # longer sentences are cut at words into pieces of about this size
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
 @dataclass(frozen=True)
@@ -110,15 +115,34 @@ class StringVerdict:
 
 
 def proof_texts(texts: tuple[ErasedText, ...] | list[ErasedText]) -> list[ErasedText]:
-    """The strings worth searching for: stripped, at least MIN_PROOF_CHARS long, each value once."""
+    """The strings worth searching for: stripped, at least MIN_PROOF_CHARS long, each value once;
+    a text longer than a piece also by its pieces (sentences, long ones cut at words)."""
     seen: set[str] = set()
     out: list[ErasedText] = []
     for text in texts:
         value = (text.value or "").strip()
-        if len(value) < MIN_PROOF_CHARS or value in seen:
-            continue
-        seen.add(value)
-        out.append(ErasedText(text.label, value))
+        candidates = [(text.label, value)]
+        if len(value) > PIECE_MAX_CHARS:
+            candidates += [(f"{text.label} (part {n})", piece) for n, piece in enumerate(pieces(value), 1)]
+        for label, candidate in candidates:
+            if len(candidate) >= MIN_PROOF_CHARS and candidate not in seen:
+                seen.add(candidate)
+                out.append(ErasedText(label, candidate))
+    return out
+
+
+def pieces(value: str) -> list[str]:
+    """Sentences and lines of ``value``, long ones cut at words; only pieces of PIECE_MIN_CHARS or more."""
+    out: list[str] = []
+    for sentence in _SENTENCE_END.split(value):
+        words_left = sentence.split()
+        while words_left:
+            piece: list[str] = []
+            while words_left and (not piece or len(" ".join(piece + words_left[:1])) <= PIECE_MAX_CHARS):
+                piece.append(words_left.pop(0))
+            text = " ".join(piece)
+            if len(text) >= PIECE_MIN_CHARS:
+                out.append(text)
     return out
 
 

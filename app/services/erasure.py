@@ -103,10 +103,27 @@ def erase_employee(
         raise ErasureRefusedError(f"employee {employee_id} owns {exc.count} document(s); {FLAGS_HINT}") from None
     if report is None:
         raise RecordNotFoundError(f"employee {employee_id} not found")
-    drained = drain_queue()
+    drained = _drain_until_idle(drain_queue)
     purge = engine.purge_deleted()
     lines = engine.erasure_proof(proof_texts(report.texts))
     return ErasureResult(report, drained, purge, lines, verdicts(lines))
+
+
+MAX_DRAINS = 20
+
+
+def _drain_until_idle(drain_queue: Callable[[], DrainResult]) -> DrainResult:
+    """Drain until a run claims nothing: a run stops at its first short batch, and a source the
+    stale-write guard queued again (a concurrent write) would otherwise wait for the next tick, with
+    its chunks still showing erased text while the proof runs. A failure stops it (the proof then
+    finds what is left and says so)."""
+    total = DrainResult()
+    for _ in range(MAX_DRAINS):
+        run = drain_queue()
+        total.add(run)
+        if run.claimed == 0 or run.failed:
+            break
+    return total
 
 
 def _policy(engine: Engine, employee_id: int, delete_documents: bool,

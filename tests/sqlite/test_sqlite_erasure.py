@@ -99,3 +99,36 @@ def test_without_secure_delete_a_deleted_row_stays_in_the_file_bytes(tmp_path):
 
     assert delete_and_read(secure=False) is True
     assert delete_and_read(secure=True) is False
+
+
+def test_a_long_comment_left_in_chunks_is_found_by_its_pieces(sqlite_engine):
+    """A comment the chunker split across chunks is in no one chunk whole: the proof also looks for
+    its sentences, so a re-index that did not happen (a no-op drain here) cannot pass as proven."""
+    sentences = [f"Sentence {n} of the zorblaxian retrospective notes mentions quarterly widget {n}."
+                 for n in range(60)]
+    ana = employee(sqlite_engine, "Zorbalina", "Quixotewick")
+    t = task(sqlite_engine, "Retro follow-ups", assignee_id=ana)
+    comment(sqlite_engine, t, " ".join(sentences), author_id=ana)
+    drain_all(sqlite_engine)
+    chunks = sqlite_engine.conn.execute("SELECT COUNT(*) FROM RAG_CHUNK WHERE SOURCE_TYPE = 'task'").fetchone()[0]
+    assert chunks >= 2  # the comment really spans chunks
+
+    def no_reindex():
+        sqlite_engine.conn.execute("DELETE FROM RAG_DIRTY")  # as if the re-index were lost
+        return drain_all(sqlite_engine)
+
+    result = erase_employee(sqlite_engine, ana, no_reindex)
+    assert not result.ok
+    assert any("comment" in f and "RAG_CHUNK" in f for f in result.failures), result.failures
+
+
+def test_pieces_cover_a_long_text_in_sentences_and_word_cut_parts():
+    from app.rag.erasure import PIECE_MAX_CHARS, PIECE_MIN_CHARS, pieces, proof_texts
+
+    text = "Short one. " + " ".join(["word"] * 100) + "\nA last line that is long enough here."
+    parts = pieces(text)
+    assert all(PIECE_MIN_CHARS <= len(p) <= PIECE_MAX_CHARS for p in parts)
+    assert "Short one." not in parts and parts[-1] == "A last line that is long enough here."
+    labels = [t.label for t in proof_texts([ErasedText("comment #1 body", text)])]
+    assert labels[0] == "comment #1 body" and labels[1] == "comment #1 body (part 1)"
+    assert [t.label for t in proof_texts([ErasedText("email", "ana@example.com")])] == ["email"]
