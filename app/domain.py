@@ -169,3 +169,109 @@ class RagStatus:
     dimensions: int
     failing_rows: list[FailingRow] = field(default_factory=list)
     index: dict[str, object] = field(default_factory=dict)  # engine-specific (IVF accuracy, ...)
+
+
+# --- conversations (the bot's chat surface) ------------------------------------------------
+
+MessageRole = Literal["user", "assistant"]
+# A conversation's retrieval scope as stored: a positive project id as text, "none" or "all".
+RAG_SCOPE_WORDS = ("none", "all")
+
+
+def check_rag_scope(value: object) -> str:
+    """The stored form of a conversation scope, or ValueError: a positive 64-bit project id (int or
+    digits), "none" or "all". Both engines call it before binding, so a bad scope changes nothing."""
+    if isinstance(value, bool):
+        raise ValueError(f"rag_scope must be a project id, 'none' or 'all', got {value!r}")
+    if isinstance(value, int):
+        text = str(value)
+    elif isinstance(value, str):
+        text = value.strip()
+        if text.lower() in RAG_SCOPE_WORDS:
+            return text.lower()
+    else:
+        raise ValueError(f"rag_scope must be a project id, 'none' or 'all', got {value!r}")
+    if not (text.isascii() and text.isdigit()) or text.startswith("0") or int(text) > MAX_ID:
+        raise ValueError(f"rag_scope must be a project id, 'none' or 'all', got {value!r}")
+    return text
+
+
+def scope_project(rag_scope: str) -> ProjectScope:
+    """The search Scope.project a stored conversation scope stands for."""
+    return rag_scope if rag_scope in RAG_SCOPE_WORDS else int(rag_scope)  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class Conversation:
+    """One employee's conversation. Ownership is checked by the service (``employee_id``)."""
+
+    conversation_id: int
+    employee_id: int
+    title: str | None
+    rag_scope: str  # see check_rag_scope
+    pinned_project_id: int | None  # a "workspace view": the model may not change the scope
+    created_at: dt.datetime  # UTC, naive
+    updated_at: dt.datetime  # UTC, naive; bumped by every stored turn and scope change
+
+
+@dataclass(frozen=True)
+class Message:
+    message_id: int
+    conversation_id: int
+    role: MessageRole
+    content: str
+    citations: tuple[str, ...]  # anchors such as "[TASK #12]", in the order cited
+    created_at: dt.datetime  # UTC, naive
+
+
+@dataclass(frozen=True)
+class ProjectCard:
+    """What project matching reads: every employee may see every project (project chunks are public)."""
+
+    project_id: int
+    name: str
+    description: str | None
+    auto_summary: str | None
+
+
+# Task statuses that are finished: a finished task is never overdue.
+DONE_STATUSES = ("DONE", "CLOSED", "CANCELLED", "RESOLVED")
+MAX_FIND_TASKS = 100
+
+
+@dataclass(frozen=True)
+class TaskQuery:
+    """Structured task search (the model's find_tasks tool); every value is bound by the engines.
+
+    ``status`` and ``priority`` match case-insensitively; ``overdue_on``: due before that date and
+    not finished (DONE_STATUSES); ``unassigned``: no assignee (only managers and admins see those).
+    """
+
+    status: str | None = None
+    priority: str | None = None
+    sprint_id: int | None = None
+    project_id: int | None = None
+    assignee_id: int | None = None
+    overdue_on: dt.date | None = None
+    unassigned: bool = False
+    limit: int = 20
+
+    def __post_init__(self) -> None:
+        if isinstance(self.limit, bool) or not isinstance(self.limit, int) or not 1 <= self.limit <= MAX_FIND_TASKS:
+            raise ValueError(f"limit must be 1..{MAX_FIND_TASKS}, got {self.limit!r}")
+        for name in ("sprint_id", "project_id", "assignee_id"):
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= MAX_ID):
+                raise ValueError(f"{name} must be a positive id, got {value!r}")
+        for name in ("status", "priority"):
+            value = getattr(self, name)
+            if value is not None and (not isinstance(value, str) or not 0 < len(value) <= 40):
+                raise ValueError(f"{name} must be 1..40 characters, got {value!r}")
+        if self.overdue_on is not None and (not isinstance(self.overdue_on, dt.date)
+                                            or isinstance(self.overdue_on, dt.datetime)):
+            raise ValueError(f"overdue_on must be a date, got {self.overdue_on!r}")
+
+
+# The columns find_tasks returns, in order (dict keys of each result).
+TASK_FIELDS = ("task_id", "title", "status", "priority", "sprint_id", "sprint_name", "project_id", "project_name",
+               "assignee_id", "assignee_name", "expected_end_date", "story_points")

@@ -65,3 +65,9 @@ DOCUMENTS = EntitySpec(
 ENTITIES: dict[str, EntitySpec] = {
     e.name: e for e in (EMPLOYEES, PROJECTS, SPRINTS, TASKS, COMMENTS, DOCUMENTS)
 }
+
+# The bot's conversation tables (app/engines/*/conversations.py). Not CRUD entities: they are not in
+# ENTITIES (no generic routes, not source tables of the erasure proof), only named for error messages.
+CONVERSATIONS = EntitySpec("conversations", "CONVERSATIONS", "CONVERSATION_ID",
+                           ("EMPLOYEE_ID", "TITLE", "RAG_SCOPE", "PINNED_PROJECT_ID"))
+MESSAGES = EntitySpec("messages", "MESSAGES", "MESSAGE_ID", ("CONVERSATION_ID", "ROLE", "CONTENT", "CITATIONS"))

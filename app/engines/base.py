@@ -11,13 +11,17 @@ import numpy as np
 from app.domain import (
     Caller,
     ChunkWrite,
+    Conversation,
     DirtyRow,
+    Message,
+    ProjectCard,
     RagStatus,
     Scope,
     SearchMode,
     SearchResult,
     SourceRecord,
     SourceType,
+    TaskQuery,
 )
 from app.entities import EntitySpec
 from app.rag.erasure import DocumentsPolicy, ErasedText, ErasureReport, ProofLine, PurgeStep
@@ -162,6 +166,60 @@ class Engine(Protocol):
     ) -> SearchResult: ...
 
     def status(self, max_attempts: int) -> RagStatus: ...
+
+    # --- conversations (storage only: the service checks conversation.employee_id) ------------
+    def create_conversation(self, employee_id: int, rag_scope: str, pinned_project_id: int | None,
+                            title: str | None) -> Conversation:
+        """A new conversation; ConflictError if the employee or the pinned project does not exist,
+        ValueError (nothing written) for a malformed rag_scope (app.domain.check_rag_scope)."""
+        ...
+
+    def get_conversation(self, conversation_id: int) -> Conversation | None: ...
+
+    def list_conversations(self, employee_id: int, limit: int, offset: int) -> list[Conversation]:
+        """The employee's conversations, most recently updated first."""
+        ...
+
+    def set_conversation_scope(self, conversation_id: int, rag_scope: str) -> Conversation | None:
+        """Store a new scope (and bump UPDATED_AT); None if there is no such conversation."""
+        ...
+
+    def delete_conversation(self, conversation_id: int) -> bool:
+        """Delete it with its messages; False if there was none."""
+        ...
+
+    def append_turn(self, conversation_id: int, user_text: str, assistant_text: str,
+                    citations: Sequence[str]) -> tuple[Message, Message]:
+        """Store the user's message and the answer in ONE transaction and bump UPDATED_AT: both or
+        neither. ConflictError if the conversation does not exist (or a row is refused)."""
+        ...
+
+    def list_messages(self, conversation_id: int, limit: int, offset: int) -> list[Message]:
+        """Oldest first."""
+        ...
+
+    def recent_messages(self, conversation_id: int, n: int) -> list[Message]:
+        """The last n messages, oldest first (the prompt's memory)."""
+        ...
+
+    # --- what the model's tools read ------------------------------------------------------------
+    def find_tasks(self, caller: Caller, query: TaskQuery) -> list[dict[str, Any]]:
+        """Tasks matching every filter of ``query`` under the search access rule, applied in SQL
+        (app/rag/access.py: managers/admins every task; developers only tasks assigned to them),
+        ordered by TASK_ID; each a dict of app.domain.TASK_FIELDS."""
+        ...
+
+    def projects_for_matching(self) -> list[ProjectCard]:
+        """Every project with its auto-summary, by PROJECT_ID."""
+        ...
+
+    def set_project_summary(self, project_id: int, summary: str | None) -> bool:
+        """Store a project's auto-summary and AUTO_SUMMARY_AT; False if there is no such project."""
+        ...
+
+    def employees_by_telegram(self, telegram_id: str) -> list[dict[str, Any]]:
+        """The EMPLOYEES rows with this TELEGRAM_ID (zero or one: it is unique), as ``get`` returns them."""
+        ...
 
     # --- erasure (the order of steps, the drain and the verdict: app/services/erasure.py) ----
     def erase_employee(

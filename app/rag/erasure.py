@@ -47,6 +47,8 @@ class ErasureReport:
     tasks_unassigned: tuple[int, ...]
     tasks_reindexed: tuple[int, ...]  # assigned tasks and tasks that showed the deleted comments
     texts: tuple[ErasedText, ...]  # candidates for the proof; see proof_texts()
+    conversations_deleted: int = 0  # the employee's conversations, with their messages
+    messages_deleted: int = 0
 
 
 def build_report(
@@ -57,8 +59,15 @@ def build_report(
     tasks: list[int],  # assigned TASK_IDs
     policy: DocumentsPolicy | None,
     reassign_to: int | None,
+    conversations: list[tuple] = (),  # CONVERSATION_ID, TITLE
+    user_messages: list[tuple] = (),  # MESSAGE_ID, CONTENT: what the employee typed
+    messages: int = 0,  # every message of their conversations (both roles)
 ) -> ErasureReport:
-    """The report both engines return, from the rows they read before deleting."""
+    """The report both engines return, from the rows they read before deleting.
+
+    The proof looks for the conversation titles and the employee's own messages. Assistant answers
+    are deleted too but not searched for: they quote the tracker's chunk text, which legitimately
+    stays in the chunks (a search would report those copies as failures)."""
     first, last, email, telegram = employee
     texts = [ErasedText("first name", first or ""), ErasedText("last name", last or ""),
              ErasedText("email", email or ""), ErasedText("telegram id", str(telegram or ""))]
@@ -67,6 +76,8 @@ def build_report(
         for did, title, body in documents:
             texts += [ErasedText(f"document #{int(did)} title", title or ""),
                       ErasedText(f"document #{int(did)} body", body or "")]
+    texts += [ErasedText(f"conversation #{int(cid)} title", title or "") for cid, title in conversations]
+    texts += [ErasedText(f"message #{int(mid)} content", content or "") for mid, content in user_messages]
     doc_ids = tuple(int(d[0]) for d in documents)
     return ErasureReport(
         employee_id=employee_id,
@@ -77,6 +88,8 @@ def build_report(
         tasks_unassigned=tuple(int(t) for t in tasks),
         tasks_reindexed=tuple(sorted({int(t) for t in tasks} | {int(c[1]) for c in comments})),
         texts=tuple(texts),
+        conversations_deleted=len(conversations),
+        messages_deleted=int(messages),
     )
 
 

@@ -14,12 +14,13 @@ The order of the steps is the point of this module:
    (SQLite: FTS5 optimize, WAL checkpoint, VACUUM; Oracle: text index sync + FULL optimize);
 5. ``engine.erasure_proof``: search every place for every erased string, and judge.
 
-Conversations and messages (DESIGN.md, "Chat") do not exist yet. When they land they are one more
-kind of the employee's own rows, and step 2 is their one place: each engine's ``erase_employee``
-deletes them in the same transaction (named ERASE_* statements in its statements.py) and adds their
-text to the report's ``texts``. Steps 3-5 then need no change: the SQLite proof scans every table
-of the file, and the Oracle proof's list of tables (``PROOF_TABLES`` in its statements.py) gets
-the new tables.
+Conversations and messages (DESIGN.md, "Chat") are the employee's own rows, and step 2 is their one
+place: each engine's ``erase_employee`` deletes the employee's conversations in the same transaction
+(their messages go by ON DELETE CASCADE; ERASE_* statements in its statements.py) and adds the
+conversation titles and the employee's own messages to the report's ``texts`` (assistant answers are
+deleted but not searched for: they quote chunk text that legitimately stays). Steps 3-5 need no
+change for them: the SQLite proof scans every table of the file (CONVERSATIONS and MESSAGES are
+reported as "conversation tables"), and the Oracle proof's ``PROOF_TABLES`` lists both tables.
 """
 
 from __future__ import annotations

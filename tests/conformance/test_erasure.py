@@ -91,3 +91,42 @@ def test_bad_requests_change_nothing(engine):
     with pytest.raises(RecordNotFoundError):
         erase_employee(engine, 999_999, lambda: drain_all(engine), delete_documents=True)
     assert engine.get(EMPLOYEES, s["ana"]) is not None and engine.get(DOCUMENTS, s["doc"]) is not None
+
+
+def test_erasure_deletes_the_employees_conversations_and_proves_their_text_gone(engine):
+    s = seed(engine)
+    conv = engine.create_conversation(s["ana"], "all", None, "Vexillological sprint chat")
+    engine.append_turn(conv.conversation_id, "Is the Snollygoster migration blocked?", "Nothing says so.", ["[TASK #1]"])
+    boss_conv = engine.create_conversation(s["boss"], "all", None, "Boss chat")
+    engine.append_turn(boss_conv.conversation_id, "status?", "fine", [])
+    result = erase_employee(engine, s["ana"], lambda: drain_all(engine), delete_documents=True)
+    assert result.ok, result.failures
+    verdict = {v.label: v.verdict for v in result.verdicts}
+    assert verdict[f"conversation #{conv.conversation_id} title"] == "erased"
+    user_message = engine_message_label(result)
+    assert verdict[user_message] == "erased"
+    assert any(line.where == "conversation tables" for line in result.proof)
+    assert result.report.conversations_deleted == 1 and result.report.messages_deleted == 2
+    assert engine.get_conversation(conv.conversation_id) is None
+    assert engine.list_messages(conv.conversation_id, 10, 0) == []
+    assert len(engine.list_messages(boss_conv.conversation_id, 10, 0)) == 2  # someone else's stays
+
+
+def engine_message_label(result):
+    [label] = [v.label for v in result.verdicts if v.label.startswith("message #")]
+    return label
+
+
+def test_the_proof_searches_the_conversation_tables(engine):
+    s = seed(engine)
+    conv = engine.create_conversation(s["ana"], "all", None, None)
+    engine.append_turn(conv.conversation_id, "Snollygoster quarterly numbers", "none", [])
+    # Another employee's conversation quotes Ana's words: a copy outside the tracker's data, so not proven.
+    other = engine.create_conversation(s["boss"], "all", None, "Quixotewick follow-up")
+    engine.append_turn(other.conversation_id, "Snollygoster quarterly numbers", "ok", [])
+    result = erase_employee(engine, s["ana"], lambda: drain_all(engine), delete_documents=True)
+    verdict = {v.label: v for v in result.verdicts}
+    assert verdict[engine_message_label(result)].verdict == "FOUND"
+    assert any("conversation tables" in w for w in verdict[engine_message_label(result)].where)
+    assert verdict["last name"].verdict == "FOUND"  # the boss's conversation title holds it
+    assert not result.ok

@@ -15,8 +15,10 @@ from app.services.indexing import DrainResult
 from .fakes import Reply, golden, ora_error
 
 SELECTS = ["erase_employee_row", "erase_authored_comments", "erase_owned_documents", "erase_assigned_tasks"]
+CONVERSATION_READS = ["erase_conversation_titles", "erase_user_messages", "erase_count_messages"]
 PROOF_COUNTS = ["proof_count_employees", "proof_count_projects", "proof_count_sprints", "proof_count_tasks",
-                "proof_count_comments", "proof_count_documents", "proof_count_rag_chunk", "proof_count_rag_dirty"]
+                "proof_count_comments", "proof_count_documents", "proof_count_rag_chunk", "proof_count_rag_dirty",
+                "proof_count_conversations", "proof_count_messages"]
 
 
 def test_every_proof_table_has_its_golden_statement():
@@ -31,14 +33,18 @@ def script(conn, documents=((9, "Zorbalina's plans", "Hyperborean soufflé"),)):
         ("FROM COMMENTS WHERE AUTHOR_ID", Reply(rows=[(5, 11, "Flibbertigibbet incident")])),
         ("SELECT DOCUMENT_ID, TITLE, BODY", Reply(rows=list(documents))),
         ("FROM TASKS WHERE ASSIGNEE_ID", Reply(rows=[(12,), (11,)])),
+        ("SELECT CONVERSATION_ID, TITLE", Reply(rows=[(4, "Zorbalina's sprint chat")])),
+        ("m.ROLE = 'user'", Reply(rows=[(40, "Is the Quixotewick migration blocked?")])),
+        ("SELECT COUNT(*) FROM MESSAGES", Reply(rows=[(2,)])),
     ]
 
 
 def test_erase_deleting_documents_sends_the_deletes_in_one_transaction(fake_engine, conn):
     script(conn)
     report = fake_engine.erase_employee(7, "delete", None)
-    assert conn.sqls == [golden(n) for n in SELECTS + [
-        "erase_delete_comments", "erase_delete_documents", "erase_unassign_tasks", "erase_delete_employee"]]
+    assert conn.sqls == [golden(n) for n in SELECTS + CONVERSATION_READS + [
+        "erase_delete_conversations", "erase_delete_comments", "erase_delete_documents", "erase_unassign_tasks",
+        "erase_delete_employee"]]
     assert all(c.binds == {"employee_id": 7} for c in conn.calls)
     assert conn.events == ["commit"]
     assert report.documents_deleted == (9,) and report.documents_reassigned == ()
@@ -46,12 +52,15 @@ def test_erase_deleting_documents_sends_the_deletes_in_one_transaction(fake_engi
     labels = {t.label: t.value for t in report.texts}
     assert labels["comment #5 body"] == "Flibbertigibbet incident"
     assert labels["document #9 body"] == "Hyperborean soufflé" and labels["telegram id"] == "tg-7788"
+    assert labels["conversation #4 title"] == "Zorbalina's sprint chat"
+    assert labels["message #40 content"] == "Is the Quixotewick migration blocked?"
+    assert report.conversations_deleted == 1 and report.messages_deleted == 2
 
 
 def test_erase_reassigning_documents_updates_the_owner(fake_engine, conn):
     script(conn)
     report = fake_engine.erase_employee(7, "reassign", 8)
-    reassign = conn.calls[5]
+    reassign = conn.calls[len(SELECTS + CONVERSATION_READS) + 2]  # after the conversations and comments
     assert reassign.sql == golden("erase_reassign_documents")
     assert reassign.binds == {"employee_id": 7, "reassign_to": 8}
     assert report.documents_reassigned == (9,) and report.reassigned_to == 8
@@ -101,8 +110,9 @@ def test_the_service_erases_drains_purges_and_fails_the_proof_when_a_chunk_still
     drained = []
     conn.replies.append(("FROM RAG_CHUNK\nWHERE CONTAINS", Reply(rows=[(0,)])))
     conn.replies.append(("COUNT(CASE WHEN UPPER(CONTENT)", Reply(rows=[(1,)])))  # a stale chunk
-    result = erase_employee(fake_engine, 7, lambda: drained.append(1) or DrainResult(claimed=3))
-    assert drained == [1] and conn.events[0] == "commit"
+    runs = iter([DrainResult(claimed=3), DrainResult()])  # the service drains until a run claims nothing
+    result = erase_employee(fake_engine, 7, lambda: drained.append(1) or next(runs))
+    assert drained == [1, 1] and conn.events[0] == "commit"
     assert not result.ok and "still found in: chunk table RAG_CHUNK" in result.failures[0]
     # the order: deletes, then (after the drain) sync + optimize, then the proof
     sqls = conn.sqls

@@ -114,3 +114,36 @@ def test_v5_rebuilds_the_source_tables_keeping_rows_triggers_and_foreign_keys(tm
     assert conn.execute("SELECT ASSIGNEE_ID FROM TASKS WHERE TASK_ID = 7").fetchone() == (None,)
     conn.execute("INSERT INTO EMPLOYEES (FIRST_NAME) VALUES ('Neo')")
     assert conn.execute("SELECT MAX(EMPLOYEE_ID) FROM EMPLOYEES").fetchone() == (4,)
+
+
+def test_v6_adds_conversations_and_project_summaries_to_an_upgraded_database(tmp_path, embedder):
+    """A database at V5 with data: V6 adds the tables and the summary columns, keeps every row, and
+    the engine's conversation methods work on it."""
+    directory = tmp_path / "migrations"
+    directory.mkdir()
+    for path in migrations.MIGRATIONS_DIR.glob("V[12345]__*.sql"):
+        shutil.copy(path, directory)
+    db = str(tmp_path / "old.db")
+    conn = SQLiteEngine(db).conn
+    assert migrations.migrate(conn, directory) == ["1", "2", "3", "4", "5"]
+    conn.execute("INSERT INTO EMPLOYEES (FIRST_NAME, ROLE) VALUES ('Ana', 'DEVELOPER')")
+    conn.execute("INSERT INTO PROJECTS (NAME, DESCRIPTION) VALUES ('Apollo', 'Launch')")
+    conn.execute("DELETE FROM RAG_DIRTY")
+    shutil.copy(next(migrations.MIGRATIONS_DIR.glob("V6__*.sql")), directory)
+    assert migrations.migrate(conn, directory) == ["6"]
+    assert conn.execute("SELECT NAME, DESCRIPTION, AUTO_SUMMARY, AUTO_SUMMARY_AT FROM PROJECTS").fetchall() == [
+        ("Apollo", "Launch", None, None)]
+    assert conn.execute("SELECT COUNT(*) FROM RAG_DIRTY").fetchone() == (0,)  # nothing to re-index
+    index = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'MESSAGES_CONVERSATION_IDX'").fetchone()[0]
+    assert "(CONVERSATION_ID, MESSAGE_ID)" in index
+    with pytest.raises(apsw.ConstraintError):  # the CHECK refuses a scope another client writes badly
+        conn.execute("INSERT INTO CONVERSATIONS (EMPLOYEE_ID, RAG_SCOPE) VALUES (1, '0')")
+    engine = SQLiteEngine(db, embedder=embedder)
+    try:
+        conv = engine.create_conversation(1, "1", 1, "upgraded")
+        user, answer = engine.append_turn(conv.conversation_id, "q", "a", ["[PROJECT #1]"])
+        assert [m.message_id for m in engine.recent_messages(conv.conversation_id, 5)] == [user.message_id,
+                                                                                            answer.message_id]
+        assert engine.set_project_summary(1, "Apollo launches.") and engine.projects_for_matching()[0].auto_summary
+    finally:
+        engine.close()

@@ -16,15 +16,16 @@ from urllib.parse import unquote, urlsplit
 import numpy as np
 
 from app.config import Settings
-from app.domain import Caller, RagStatus, Scope, SearchMode, SearchResult, SourceType
+from app.domain import (Caller, Conversation, Message, ProjectCard, RagStatus, Scope, SearchMode, SearchResult,
+                        SourceType, TaskQuery)
 from app.engines.base import EngineError, UnavailableError
-from app.engines.oracle import erasure, errors, indexing, records, search, status
+from app.engines.oracle import conversations, erasure, errors, indexing, records, search, status
 from app.engines.oracle import migrate as migrations
 from app.engines.oracle import statements as sql
 from app.engines.oracle.errors import MODEL_EXISTS, conflicts, model_missing, ora_code
 from app.engines.oracle.indexing import OracleIndexingTx
 from app.engines.oracle.search import DIMENSIONS
-from app.entities import EMPLOYEES, EntitySpec
+from app.entities import CONVERSATIONS, EMPLOYEES, MESSAGES, PROJECTS, EntitySpec
 from app.rag.erasure import DocumentsPolicy, ErasedText, ErasureReport, ProofLine, PurgeStep
 
 log = logging.getLogger(__name__)
@@ -286,6 +287,74 @@ class OracleEngine:
     def status(self, max_attempts: int) -> RagStatus:
         with self._connection() as conn, conn.cursor() as cur:
             return status.status(cur, max_attempts, self.model_name, self.dimensions)
+
+    # --- conversations (app/engines/oracle/conversations.py) ------------------------------------
+    def create_conversation(self, employee_id: int, rag_scope: str, pinned_project_id: int | None,
+                            title: str | None) -> Conversation:
+        with self._connection() as conn, conn.cursor() as cur:
+            with conflicts(CONVERSATIONS):
+                new_id = conversations.create_conversation(cur, employee_id, rag_scope, pinned_project_id, title)
+            conn.commit()
+            created = conversations.get_conversation(cur, new_id)
+            if created is None:
+                raise EngineError(f"conversation {new_id} vanished right after it was created")
+            return created
+
+    def get_conversation(self, conversation_id: int) -> Conversation | None:
+        with self._connection() as conn, conn.cursor() as cur:
+            return conversations.get_conversation(cur, conversation_id)
+
+    def list_conversations(self, employee_id: int, limit: int, offset: int) -> list[Conversation]:
+        with self._connection() as conn, conn.cursor() as cur:
+            return conversations.list_conversations(cur, employee_id, limit, offset)
+
+    def set_conversation_scope(self, conversation_id: int, rag_scope: str) -> Conversation | None:
+        with self._connection() as conn, conn.cursor() as cur:
+            changed = conversations.set_conversation_scope(cur, conversation_id, rag_scope)
+            conn.commit()
+            return conversations.get_conversation(cur, conversation_id) if changed else None
+
+    def delete_conversation(self, conversation_id: int) -> bool:
+        with self._connection() as conn, conn.cursor() as cur:
+            deleted = conversations.delete_conversation(cur, conversation_id)
+            conn.commit()
+            return deleted
+
+    def append_turn(self, conversation_id: int, user_text: str, assistant_text: str,
+                    citations: Sequence[str]) -> tuple[Message, Message]:
+        with self._connection() as conn, conn.cursor() as cur:
+            with conflicts(MESSAGES):
+                user_id, answer_id = conversations.append_turn(cur, conversation_id, user_text, assistant_text,
+                                                               citations)
+            conn.commit()  # both rows and the bump, or (any exception above: rollback) none
+            return conversations.turn(cur, user_id, answer_id)
+
+    def list_messages(self, conversation_id: int, limit: int, offset: int) -> list[Message]:
+        with self._connection() as conn, conn.cursor() as cur:
+            return conversations.list_messages(cur, conversation_id, limit, offset)
+
+    def recent_messages(self, conversation_id: int, n: int) -> list[Message]:
+        with self._connection() as conn, conn.cursor() as cur:
+            return conversations.recent_messages(cur, conversation_id, n)
+
+    def find_tasks(self, caller: Caller, query: TaskQuery) -> list[dict[str, Any]]:
+        with self._connection() as conn, conn.cursor() as cur:
+            return conversations.find_tasks(cur, caller, query)
+
+    def projects_for_matching(self) -> list[ProjectCard]:
+        with self._connection() as conn, conn.cursor() as cur:
+            return conversations.projects_for_matching(cur)
+
+    def set_project_summary(self, project_id: int, summary: str | None) -> bool:
+        with self._connection() as conn, conn.cursor() as cur:
+            with conflicts(PROJECTS):
+                changed = conversations.set_project_summary(cur, project_id, summary)
+            conn.commit()
+            return changed
+
+    def employees_by_telegram(self, telegram_id: str) -> list[dict[str, Any]]:
+        with self._connection() as conn, conn.cursor() as cur:
+            return conversations.employees_by_telegram(cur, telegram_id)
 
     # --- erasure --------------------------------------------------------------------------------
     def erase_employee(self, employee_id: int, documents: DocumentsPolicy | None,

@@ -43,8 +43,16 @@ def erase_employee(cur: Any, employee_id: int, documents: DocumentsPolicy | None
     tasks = [int(r[0]) for r in cur.fetchall()]
     if docs and documents is None:
         raise OwnedDocumentsError(employee_id, len(docs))
-    report = build_report(int(employee_id), row, comments, docs, tasks, documents, reassign_to)
+    cur.execute(sql.ERASE_CONVERSATION_TITLES, binds)
+    conversations = cur.fetchall()
+    cur.execute(sql.ERASE_USER_MESSAGES, binds)
+    user_messages = cur.fetchall()
+    cur.execute(sql.ERASE_COUNT_MESSAGES, binds)
+    (messages,) = cur.fetchone() or (0,)
+    report = build_report(int(employee_id), row, comments, docs, tasks, documents, reassign_to,
+                          conversations, user_messages, int(messages))
 
+    cur.execute(sql.ERASE_DELETE_CONVERSATIONS, binds)  # their messages go with them (ON DELETE CASCADE)
     cur.execute(sql.ERASE_DELETE_COMMENTS, binds)
     if documents == "delete":
         cur.execute(sql.ERASE_DELETE_DOCUMENTS, binds)
@@ -83,7 +91,8 @@ def proof(cur: Any, texts: Sequence[ErasedText]) -> list[ProofLine]:
 def _place(table: str, source: bool) -> str:
     if source:
         return "source tables"
-    return {"RAG_CHUNK": "chunk table RAG_CHUNK", "RAG_DIRTY": "queue RAG_DIRTY"}.get(table, table)
+    return {"RAG_CHUNK": "chunk table RAG_CHUNK", "RAG_DIRTY": "queue RAG_DIRTY", "CONVERSATIONS": "conversation tables",
+            "MESSAGES": "conversation tables"}.get(table, table)
 
 
 def _table_lines(cur: Any, text: ErasedText) -> list[ProofLine]:

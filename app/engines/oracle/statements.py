@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from app.config import PLAIN_IDENTIFIER
-from app.domain import Caller, Scope
+from app.domain import DONE_STATUSES, Caller, Scope, TaskQuery
 from app.entities import EntitySpec
 
 VECTOR_INDEX = "RAG_CHUNK_EMB_IDX"
@@ -377,7 +377,8 @@ def crud_binds(columns: Sequence[str], values: dict[str, object]) -> dict[str, o
 # source: FACTS.md §10 (plain DELETE; children first, queue last because the deletes enqueue)
 WIPE = tuple(
     f"DELETE FROM {table}"
-    for table in ("COMMENTS", "TASKS", "DOCUMENTS", "SPRINTS", "PROJECTS", "EMPLOYEES", "RAG_CHUNK", "RAG_DIRTY")
+    for table in ("MESSAGES", "CONVERSATIONS", "COMMENTS", "TASKS", "DOCUMENTS", "SPRINTS", "PROJECTS", "EMPLOYEES",
+                  "RAG_CHUNK", "RAG_DIRTY")
 )
 
 # --- search -----------------------------------------------------------------------------------
@@ -450,6 +451,107 @@ def text_search(caller: Caller, scope: Scope) -> tuple[str, dict[str, object]]:
     return sql, binds
 
 
+# --- conversations (app/engines/oracle/conversations.py) ----------------------------------------
+
+_conversation_columns = "CONVERSATION_ID, EMPLOYEE_ID, TITLE, RAG_SCOPE, PINNED_PROJECT_ID, CREATED_AT, UPDATED_AT"
+_message_columns = "MESSAGE_ID, CONVERSATION_ID, ROLE, CONTENT, CITATIONS, CREATED_AT"
+
+# source: FACTS.md §10 (identity key, defaults for the UTC timestamps) + RETURNING INTO an out variable, as crud_insert
+INSERT_CONVERSATION = (
+    "INSERT INTO CONVERSATIONS (EMPLOYEE_ID, TITLE, RAG_SCOPE, PINNED_PROJECT_ID)\n"
+    "VALUES (:employee_id, :title, :rag_scope, :pinned_project_id) RETURNING CONVERSATION_ID INTO :new_id"
+)
+# source: FACTS.md §10 (plain SELECT by key; TIMESTAMP fetched as naive datetime)
+GET_CONVERSATION = f"SELECT {_conversation_columns} FROM CONVERSATIONS WHERE CONVERSATION_ID = :conversation_id"
+# source: FACTS.md §3 (row-limiting clause; OFFSET/FETCH NEXT as crud_list)
+LIST_CONVERSATIONS = (
+    f"SELECT {_conversation_columns} FROM CONVERSATIONS WHERE EMPLOYEE_ID = :employee_id\n"
+    "ORDER BY UPDATED_AT DESC, CONVERSATION_ID DESC OFFSET :skip_rows ROWS FETCH NEXT :max_rows ROWS ONLY"
+)
+# source: FACTS.md §10 (plain UPDATE by key; UTC timestamp from SYSTIMESTAMP)
+SET_CONVERSATION_SCOPE = (
+    "UPDATE CONVERSATIONS SET RAG_SCOPE = :rag_scope, UPDATED_AT = SYS_EXTRACT_UTC(SYSTIMESTAMP)\n"
+    "WHERE CONVERSATION_ID = :conversation_id"
+)
+# source: FACTS.md §10 (plain UPDATE by key; UTC timestamp from SYSTIMESTAMP)
+TOUCH_CONVERSATION = (
+    "UPDATE CONVERSATIONS SET UPDATED_AT = SYS_EXTRACT_UTC(SYSTIMESTAMP) WHERE CONVERSATION_ID = :conversation_id"
+)
+# source: FACTS.md §10 (plain DELETE by key; the messages go by ON DELETE CASCADE, as COMMENTS in V1)
+DELETE_CONVERSATION = "DELETE FROM CONVERSATIONS WHERE CONVERSATION_ID = :conversation_id"
+# source: FACTS.md §10 (identity key) + §11.6/§12.1 (a str binds straight into the CLOB CONTENT)
+INSERT_MESSAGE = (
+    "INSERT INTO MESSAGES (CONVERSATION_ID, ROLE, CONTENT, CITATIONS)\n"
+    "VALUES (:conversation_id, :message_role, :content, :citations) RETURNING MESSAGE_ID INTO :new_id"
+)
+# source: FACTS.md §10 (plain SELECT by key) + §11.6 (CLOB fetched as str: fetch_lobs = False)
+GET_TURN = f"SELECT {_message_columns} FROM MESSAGES WHERE MESSAGE_ID IN (:user_id, :answer_id) ORDER BY MESSAGE_ID"
+# source: FACTS.md §3 (OFFSET/FETCH NEXT as crud_list) + §11.6 (CLOB fetched as str)
+LIST_MESSAGES = (
+    f"SELECT {_message_columns} FROM MESSAGES WHERE CONVERSATION_ID = :conversation_id\n"
+    "ORDER BY MESSAGE_ID OFFSET :skip_rows ROWS FETCH NEXT :max_rows ROWS ONLY"
+)
+# source: FACTS.md §3 (FETCH FIRST n ROWS ONLY) + §11.6 — the newest n, newest first (reversed in Python)
+RECENT_MESSAGES = (
+    f"SELECT {_message_columns} FROM MESSAGES WHERE CONVERSATION_ID = :conversation_id\n"
+    "ORDER BY MESSAGE_ID DESC FETCH FIRST :max_rows ROWS ONLY"
+)
+
+# --- what the model's tools read ------------------------------------------------------------------
+
+# source: FACTS.md §10 (plain SELECT) + §11.6 (DESCRIPTION and AUTO_SUMMARY CLOBs fetched as str)
+PROJECTS_FOR_MATCHING = "SELECT PROJECT_ID, NAME, DESCRIPTION, AUTO_SUMMARY FROM PROJECTS ORDER BY PROJECT_ID"
+# source: FACTS.md §10 (plain UPDATE by key; UTC timestamp) + §12.1 (a str binds into the CLOB)
+SET_PROJECT_SUMMARY = (
+    "UPDATE PROJECTS SET AUTO_SUMMARY = :summary, AUTO_SUMMARY_AT = SYS_EXTRACT_UTC(SYSTIMESTAMP)\n"
+    "WHERE PROJECT_ID = :project_id"
+)
+# source: FACTS.md §10 (plain SELECT by unique key)
+EMPLOYEES_BY_TELEGRAM = (
+    "SELECT EMPLOYEE_ID, FIRST_NAME, LAST_NAME, EMAIL, ROLE, TELEGRAM_ID FROM EMPLOYEES\n"
+    "WHERE TELEGRAM_ID = :telegram_id ORDER BY EMPLOYEE_ID"
+)
+
+
+def find_tasks(caller_id: int | None, query: TaskQuery) -> Statement:
+    """Tasks under the access rule (``caller_id``: a developer sees only tasks assigned to them;
+    None: a manager or admin, every task) and every filter of ``query``; all values bound."""
+    where: list[str] = []
+    binds: dict[str, object] = {}
+    if caller_id is not None:
+        where.append("t.ASSIGNEE_ID = :caller_id")
+        binds["caller_id"] = caller_id
+    for column, name, value in (("STATUS", "task_status", query.status), ("PRIORITY", "task_priority", query.priority)):
+        if value is not None:
+            where.append(f"UPPER(t.{column}) = UPPER(:{name})")
+            binds[name] = value
+    for column, name, value in (("SPRINT_ID", "sprint_id", query.sprint_id), ("PROJECT_ID", "project_id", query.project_id),
+                                ("ASSIGNEE_ID", "assignee_id", query.assignee_id)):
+        if value is not None:
+            where.append(f"t.{column} = :{name}")
+            binds[name] = value
+    if query.overdue_on is not None:
+        in_sql, done = _in_list("done", DONE_STATUSES)
+        # a Python date binds as DATE (FACTS.md §12.2); a finished task is never overdue
+        where.append(f"t.EXPECTED_END_DATE < :overdue_on AND (t.STATUS IS NULL OR UPPER(t.STATUS) NOT IN {in_sql})")
+        binds.update({"overdue_on": query.overdue_on, **done})
+    if query.unassigned:
+        where.append("t.ASSIGNEE_ID IS NULL")
+    binds["max_rows"] = query.limit
+    # source: FACTS.md §10 (plain joins, values as named binds) + §3 (FETCH FIRST n ROWS ONLY)
+    sql = (
+        "SELECT t.TASK_ID, t.TITLE, t.STATUS, t.PRIORITY, t.SPRINT_ID, s.NAME, t.PROJECT_ID, p.NAME, t.ASSIGNEE_ID,\n"
+        "       TRIM(e.FIRST_NAME || ' ' || e.LAST_NAME), t.EXPECTED_END_DATE, t.STORY_POINTS\n"
+        "FROM TASKS t\n"
+        "LEFT JOIN SPRINTS s ON s.SPRINT_ID = t.SPRINT_ID\n"
+        "LEFT JOIN PROJECTS p ON p.PROJECT_ID = t.PROJECT_ID\n"
+        "LEFT JOIN EMPLOYEES e ON e.EMPLOYEE_ID = t.ASSIGNEE_ID\n"
+        + ("WHERE " + "\n  AND ".join(where) + "\n" if where else "")
+        + "ORDER BY t.TASK_ID\nFETCH FIRST :max_rows ROWS ONLY"
+    )
+    return Statement(sql, binds)
+
+
 # --- erasure of an employee (app/engines/oracle/erasure.py) -------------------------------------
 
 # source: FACTS.md §10 (plain SELECT by key) — the strings that will be erased, read before the deletes
@@ -477,6 +579,23 @@ ERASE_UNASSIGN_TASKS = "UPDATE TASKS SET ASSIGNEE_ID = NULL WHERE ASSIGNEE_ID = 
 # source: FACTS.md §10 (plain DELETE by key; nothing references the row any more)
 ERASE_DELETE_EMPLOYEE = "DELETE FROM EMPLOYEES WHERE EMPLOYEE_ID = :employee_id"
 
+# source: FACTS.md §10 (plain SELECT) — the employee's conversation titles, read before the delete
+ERASE_CONVERSATION_TITLES = (
+    "SELECT CONVERSATION_ID, TITLE FROM CONVERSATIONS WHERE EMPLOYEE_ID = :employee_id ORDER BY CONVERSATION_ID"
+)
+# source: FACTS.md §10 (plain join) + §11.6 (CONTENT CLOB fetched as str) — what the employee typed
+ERASE_USER_MESSAGES = (
+    "SELECT m.MESSAGE_ID, m.CONTENT FROM MESSAGES m JOIN CONVERSATIONS c ON c.CONVERSATION_ID = m.CONVERSATION_ID\n"
+    "WHERE c.EMPLOYEE_ID = :employee_id AND m.ROLE = 'user' ORDER BY m.MESSAGE_ID"
+)
+# source: FACTS.md §10 (plain aggregate over a join)
+ERASE_COUNT_MESSAGES = (
+    "SELECT COUNT(*) FROM MESSAGES m JOIN CONVERSATIONS c ON c.CONVERSATION_ID = m.CONVERSATION_ID\n"
+    "WHERE c.EMPLOYEE_ID = :employee_id"
+)
+# source: FACTS.md §10 (plain DELETE; their messages go by ON DELETE CASCADE, V10)
+ERASE_DELETE_CONVERSATIONS = "DELETE FROM CONVERSATIONS WHERE EMPLOYEE_ID = :employee_id"
+
 # source: FACTS.md §8B (CTX_DDL procedures on the search index; implicit commit like SYNC_INDEX: run
 #         outside a unit of work) + DOC 26/ccref/optimize_index.html ("Full mode compacts data and removes
 #         rows"; optimize after sync). The named parameters idx_name/optlevel are from the ccref
@@ -485,8 +604,8 @@ ERASE_DELETE_EMPLOYEE = "DELETE FROM EMPLOYEES WHERE EMPLOYEE_ID = :employee_id"
 OPTIMIZE_TEXT_INDEX = "BEGIN\n    CTX_DDL.OPTIMIZE_INDEX(idx_name => :idx_name, optlevel => 'FULL');\nEND;"
 
 # The proof searches these text columns: (table, columns, holds the tracker's own data). A string
-# found in a source table is still present legitimately. New tables holding an employee's text
-# (conversations, messages) are added here.
+# found in a source table is still present legitimately; the conversation tables are the employee's
+# own data, which the erasure deletes.
 PROOF_TABLES: tuple[tuple[str, tuple[str, ...], bool], ...] = (
     ("EMPLOYEES", ("FIRST_NAME", "LAST_NAME", "EMAIL", "TELEGRAM_ID"), True),
     ("PROJECTS", ("NAME", "DESCRIPTION"), True),
@@ -496,6 +615,8 @@ PROOF_TABLES: tuple[tuple[str, tuple[str, ...], bool], ...] = (
     ("DOCUMENTS", ("TITLE", "BODY", "DOC_TYPE"), True),
     ("RAG_CHUNK", ("CONTENT",), False),
     ("RAG_DIRTY", ("LAST_ERROR",), False),
+    ("CONVERSATIONS", ("TITLE",), False),
+    ("MESSAGES", ("CONTENT", "CITATIONS"), False),
 )
 
 

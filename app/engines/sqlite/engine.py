@@ -22,14 +22,15 @@ import numpy as np
 import sqlite_vec
 
 from app.config import Settings
-from app.domain import Caller, RagStatus, Scope, SearchMode, SearchResult, SourceType
+from app.domain import (Caller, Conversation, Message, ProjectCard, RagStatus, Scope, SearchMode, SearchResult,
+                        SourceType, TaskQuery)
 from app.engines.base import EngineError
-from app.engines.sqlite import erasure, errors, indexing, records, search, status
+from app.engines.sqlite import conversations, erasure, errors, indexing, records, search, status
 from app.engines.sqlite import migrate as migrations
 from app.engines.sqlite import statements as sql
 from app.engines.sqlite.indexing import SQLiteIndexingTx
 from app.engines.sqlite.vector_index import VectorIndex
-from app.entities import EMPLOYEES, EntitySpec
+from app.entities import CONVERSATIONS, EMPLOYEES, MESSAGES, PROJECTS, EntitySpec
 from app.rag.erasure import DocumentsPolicy, ErasedText, ErasureReport, ProofLine, PurgeStep
 
 BUSY_TIMEOUT_MS = 10_000
@@ -277,6 +278,50 @@ class SQLiteEngine:
         with self._index_lock:
             indexed = len(self._index) if self._index is not None else None
         return status.status(self.conn, max_attempts, self.model_name, self.dimensions, indexed)
+
+    # --- conversations (app/engines/sqlite/conversations.py) ------------------------------------
+    def create_conversation(self, employee_id: int, rag_scope: str, pinned_project_id: int | None,
+                            title: str | None) -> Conversation:
+        with errors.conflicts(CONVERSATIONS), self._write() as conn:
+            return conversations.create_conversation(conn, employee_id, rag_scope, pinned_project_id, title)
+
+    def get_conversation(self, conversation_id: int) -> Conversation | None:
+        return conversations.get_conversation(self.conn, conversation_id)
+
+    def list_conversations(self, employee_id: int, limit: int, offset: int) -> list[Conversation]:
+        return conversations.list_conversations(self.conn, employee_id, limit, offset)
+
+    def set_conversation_scope(self, conversation_id: int, rag_scope: str) -> Conversation | None:
+        with errors.conflicts(CONVERSATIONS), self._write() as conn:
+            return conversations.set_conversation_scope(conn, conversation_id, rag_scope)
+
+    def delete_conversation(self, conversation_id: int) -> bool:
+        with self._write() as conn:
+            return conversations.delete_conversation(conn, conversation_id)
+
+    def append_turn(self, conversation_id: int, user_text: str, assistant_text: str,
+                    citations: Sequence[str]) -> tuple[Message, Message]:
+        with errors.conflicts(MESSAGES), self._write() as conn:
+            return conversations.append_turn(conn, conversation_id, user_text, assistant_text, citations)
+
+    def list_messages(self, conversation_id: int, limit: int, offset: int) -> list[Message]:
+        return conversations.list_messages(self.conn, conversation_id, limit, offset)
+
+    def recent_messages(self, conversation_id: int, n: int) -> list[Message]:
+        return conversations.recent_messages(self.conn, conversation_id, n)
+
+    def find_tasks(self, caller: Caller, query: TaskQuery) -> list[dict[str, Any]]:
+        return conversations.find_tasks(self.conn, caller, query)
+
+    def projects_for_matching(self) -> list[ProjectCard]:
+        return conversations.projects_for_matching(self.conn)
+
+    def set_project_summary(self, project_id: int, summary: str | None) -> bool:
+        with errors.conflicts(PROJECTS), self._write() as conn:
+            return conversations.set_project_summary(conn, project_id, summary)
+
+    def employees_by_telegram(self, telegram_id: str) -> list[dict[str, Any]]:
+        return conversations.employees_by_telegram(self.conn, telegram_id)
 
     # --- erasure --------------------------------------------------------------------------------
     def erase_employee(self, employee_id: int, documents: DocumentsPolicy | None,

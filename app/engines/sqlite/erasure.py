@@ -42,8 +42,13 @@ def erase_employee(conn: apsw.Connection, employee_id: int, documents: Documents
     tasks = [r[0] for r in conn.execute(sql.ERASE_ASSIGNED_TASKS, (employee_id,))]
     if docs and documents is None:
         raise OwnedDocumentsError(employee_id, len(docs))
-    report = build_report(employee_id, row, comments, docs, tasks, documents, reassign_to)
+    conversations = conn.execute(sql.ERASE_CONVERSATION_TITLES, (employee_id,)).fetchall()
+    user_messages = conn.execute(sql.ERASE_USER_MESSAGES, (employee_id,)).fetchall()
+    (messages,) = conn.execute(sql.ERASE_COUNT_MESSAGES, (employee_id,)).fetchone()
+    report = build_report(employee_id, row, comments, docs, tasks, documents, reassign_to,
+                          conversations, user_messages, messages)
 
+    conn.execute(sql.ERASE_DELETE_CONVERSATIONS, (employee_id,))  # their messages go with them (CASCADE)
     conn.execute(sql.ERASE_DELETE_COMMENTS, (employee_id,))
     if documents == "delete":
         conn.execute(sql.ERASE_DELETE_DOCUMENTS, (employee_id,))
@@ -109,6 +114,8 @@ def _place(table: str) -> tuple[str, bool]:
         return "chunk table RAG_CHUNK", False
     if table == "RAG_DIRTY":
         return "queue RAG_DIRTY", False
+    if table in ("CONVERSATIONS", "MESSAGES"):
+        return "conversation tables", False
     if table.startswith("RAG_FTS"):
         return "FTS5 shadow tables", False
     if table.startswith("RAG_VEC"):

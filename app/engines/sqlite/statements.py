@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from app.domain import Scope
+from app.domain import DONE_STATUSES, Scope, TaskQuery
 from app.entities import EntitySpec
 
 NOW = "strftime('%Y-%m-%dT%H:%M:%f', 'now')"
@@ -40,7 +40,7 @@ APPLIED_VERSIONS = "SELECT VERSION, CHECKSUM FROM SCHEMA_VERSION"
 RECORD_VERSION = "INSERT INTO SCHEMA_VERSION (VERSION, NAME, CHECKSUM) VALUES (?, ?, ?)"
 FOREIGN_KEY_CHECK = "PRAGMA foreign_key_check"
 
-WIPE_TABLES = ("COMMENTS", "TASKS", "SPRINTS", "DOCUMENTS", "PROJECTS", "EMPLOYEES",
+WIPE_TABLES = ("MESSAGES", "CONVERSATIONS", "COMMENTS", "TASKS", "SPRINTS", "DOCUMENTS", "PROJECTS", "EMPLOYEES",
                "RAG_CHUNK", "RAG_VEC", "RAG_DIRTY", "RAG_CHUNK_CHANGES")
 WIPE = tuple(f"DELETE FROM {table}" for table in WIPE_TABLES)
 # A new epoch tells every process's vector index to reload from scratch.
@@ -259,6 +259,83 @@ QUEUE_STATUS = (
 FAILING_ROWS = ("SELECT DIRTY_ID, SOURCE_TYPE, SOURCE_ID, ATTEMPTS, LAST_ERROR FROM RAG_DIRTY WHERE ATTEMPTS > 0 "
                 "ORDER BY ATTEMPTS DESC, DIRTY_ID LIMIT ?")
 CHUNKS_BY_TYPE = "SELECT SOURCE_TYPE, COUNT(*) FROM RAG_CHUNK GROUP BY SOURCE_TYPE"
+
+
+# --- conversations (app/engines/sqlite/conversations.py) -----------------------------------------
+
+CONVERSATION_COLUMNS = ("CONVERSATION_ID, EMPLOYEE_ID, TITLE, RAG_SCOPE, PINNED_PROJECT_ID, CREATED_AT,"
+                        " UPDATED_AT")
+MESSAGE_COLUMNS = "MESSAGE_ID, CONVERSATION_ID, ROLE, CONTENT, CITATIONS, CREATED_AT"
+INSERT_CONVERSATION = ("INSERT INTO CONVERSATIONS (EMPLOYEE_ID, TITLE, RAG_SCOPE, PINNED_PROJECT_ID) "
+                       f"VALUES (?, ?, ?, ?) RETURNING {CONVERSATION_COLUMNS}")
+GET_CONVERSATION = f"SELECT {CONVERSATION_COLUMNS} FROM CONVERSATIONS WHERE CONVERSATION_ID = ?"
+LIST_CONVERSATIONS = (f"SELECT {CONVERSATION_COLUMNS} FROM CONVERSATIONS WHERE EMPLOYEE_ID = ? "
+                      "ORDER BY UPDATED_AT DESC, CONVERSATION_ID DESC LIMIT ? OFFSET ?")
+SET_CONVERSATION_SCOPE = (f"UPDATE CONVERSATIONS SET RAG_SCOPE = ?, UPDATED_AT = {NOW} WHERE CONVERSATION_ID = ? "
+                          f"RETURNING {CONVERSATION_COLUMNS}")
+TOUCH_CONVERSATION = f"UPDATE CONVERSATIONS SET UPDATED_AT = {NOW} WHERE CONVERSATION_ID = ?"
+DELETE_CONVERSATION = "DELETE FROM CONVERSATIONS WHERE CONVERSATION_ID = ?"  # messages: ON DELETE CASCADE
+INSERT_MESSAGE = ("INSERT INTO MESSAGES (CONVERSATION_ID, ROLE, CONTENT, CITATIONS) VALUES (?, ?, ?, ?) "
+                  f"RETURNING {MESSAGE_COLUMNS}")
+LIST_MESSAGES = (f"SELECT {MESSAGE_COLUMNS} FROM MESSAGES WHERE CONVERSATION_ID = ? "
+                 "ORDER BY MESSAGE_ID LIMIT ? OFFSET ?")
+# The newest n, newest first (reversed in Python): MESSAGES_CONVERSATION_IDX serves both orders.
+RECENT_MESSAGES = f"SELECT {MESSAGE_COLUMNS} FROM MESSAGES WHERE CONVERSATION_ID = ? ORDER BY MESSAGE_ID DESC LIMIT ?"
+
+# --- what the model's tools read ----------------------------------------------------------------
+
+PROJECTS_FOR_MATCHING = "SELECT PROJECT_ID, NAME, DESCRIPTION, AUTO_SUMMARY FROM PROJECTS ORDER BY PROJECT_ID"
+SET_PROJECT_SUMMARY = f"UPDATE PROJECTS SET AUTO_SUMMARY = ?, AUTO_SUMMARY_AT = {NOW} WHERE PROJECT_ID = ?"
+EMPLOYEES_BY_TELEGRAM = ("SELECT EMPLOYEE_ID, FIRST_NAME, LAST_NAME, EMAIL, ROLE, TELEGRAM_ID FROM EMPLOYEES "
+                         "WHERE TELEGRAM_ID = ? ORDER BY EMPLOYEE_ID")
+
+
+def find_tasks(caller_id: int | None, query: TaskQuery) -> tuple[str, list[Any]]:
+    """Tasks under the access rule (``caller_id``: a developer sees only tasks assigned to them;
+    None: a manager or admin, every task) and every filter of ``query``; all values bound."""
+    where: list[str] = []
+    binds: list[Any] = []
+    if caller_id is not None:
+        where.append("t.ASSIGNEE_ID = ?")
+        binds.append(caller_id)
+    for column, value in (("STATUS", query.status), ("PRIORITY", query.priority)):
+        if value is not None:
+            where.append(f"UPPER(t.{column}) = UPPER(?)")
+            binds.append(value)
+    for column, value in (("SPRINT_ID", query.sprint_id), ("PROJECT_ID", query.project_id),
+                          ("ASSIGNEE_ID", query.assignee_id)):
+        if value is not None:
+            where.append(f"t.{column} = ?")
+            binds.append(value)
+    if query.overdue_on is not None:
+        # ISO text compares in date order; a finished task is never overdue.
+        where.append(f"t.EXPECTED_END_DATE < ? AND (t.STATUS IS NULL OR UPPER(t.STATUS) NOT IN ({marks(DONE_STATUSES)}))")
+        binds += [query.overdue_on.isoformat(), *DONE_STATUSES]
+    if query.unassigned:
+        where.append("t.ASSIGNEE_ID IS NULL")
+    sql = (
+        "SELECT t.TASK_ID, t.TITLE, t.STATUS, t.PRIORITY, t.SPRINT_ID, s.NAME, t.PROJECT_ID, p.NAME, t.ASSIGNEE_ID,"
+        " TRIM(COALESCE(e.FIRST_NAME, '') || ' ' || COALESCE(e.LAST_NAME, '')), t.EXPECTED_END_DATE, t.STORY_POINTS"
+        " FROM TASKS t"
+        " LEFT JOIN SPRINTS s ON s.SPRINT_ID = t.SPRINT_ID"
+        " LEFT JOIN PROJECTS p ON p.PROJECT_ID = t.PROJECT_ID"
+        " LEFT JOIN EMPLOYEES e ON e.EMPLOYEE_ID = t.ASSIGNEE_ID"
+        + (" WHERE " + " AND ".join(where) if where else "")
+        + " ORDER BY t.TASK_ID LIMIT ?"
+    )
+    return sql, [*binds, query.limit]
+
+
+# --- erasure of an employee's conversations -------------------------------------------------------
+
+ERASE_CONVERSATION_TITLES = "SELECT CONVERSATION_ID, TITLE FROM CONVERSATIONS WHERE EMPLOYEE_ID = ? ORDER BY CONVERSATION_ID"
+ERASE_USER_MESSAGES = (
+    "SELECT m.MESSAGE_ID, m.CONTENT FROM MESSAGES m JOIN CONVERSATIONS c ON c.CONVERSATION_ID = m.CONVERSATION_ID "
+    "WHERE c.EMPLOYEE_ID = ? AND m.ROLE = 'user' ORDER BY m.MESSAGE_ID"
+)
+ERASE_COUNT_MESSAGES = ("SELECT COUNT(*) FROM MESSAGES m JOIN CONVERSATIONS c ON c.CONVERSATION_ID = m.CONVERSATION_ID "
+                        "WHERE c.EMPLOYEE_ID = ?")
+ERASE_DELETE_CONVERSATIONS = "DELETE FROM CONVERSATIONS WHERE EMPLOYEE_ID = ?"  # messages: ON DELETE CASCADE
 
 
 # --- erasure of an employee (app/engines/sqlite/erasure.py) -------------------------------------

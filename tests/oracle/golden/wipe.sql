@@ -1,5 +1,7 @@
 -- source: FACTS.md §10 (plain DELETEs; children first, queue last) — one statement per line, sent one by one
 
+DELETE FROM MESSAGES;
+DELETE FROM CONVERSATIONS;
 DELETE FROM COMMENTS;
 DELETE FROM TASKS;
 DELETE FROM DOCUMENTS;

@@ -1,0 +1,142 @@
+"""Conversations and messages, and what the model's tools read (find_tasks, project matching,
+employees by Telegram id), on the Oracle engine. Functions take an open cursor; the engine owns
+connections and commits (append_turn's two inserts and the UPDATED_AT bump commit together).
+All SQL text is in statements.py; every value is a named bind."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from app.domain import TASK_FIELDS, Caller, Conversation, Message, ProjectCard, TaskQuery, check_rag_scope
+from app.engines.base import ConflictError
+from app.engines.oracle import statements as sql
+
+
+def create_conversation(cur: Any, employee_id: int, rag_scope: str, pinned_project_id: int | None,
+                        title: str | None) -> int:
+    """INSERT … RETURNING the new id (the caller commits, then reads it back)."""
+    new_id = cur.var(int)
+    cur.execute(sql.INSERT_CONVERSATION, {
+        "employee_id": int(employee_id), "title": title, "rag_scope": check_rag_scope(rag_scope),
+        "pinned_project_id": None if pinned_project_id is None else int(pinned_project_id), "new_id": new_id})
+    return _returned_id(new_id)
+
+
+def get_conversation(cur: Any, conversation_id: int) -> Conversation | None:
+    cur.execute(sql.GET_CONVERSATION, conversation_id=int(conversation_id))
+    row = cur.fetchone()
+    return _conversation(row) if row else None
+
+
+def list_conversations(cur: Any, employee_id: int, limit: int, offset: int) -> list[Conversation]:
+    cur.execute(sql.LIST_CONVERSATIONS, employee_id=int(employee_id), skip_rows=max(0, int(offset)),
+                max_rows=max(0, int(limit)))
+    return [_conversation(r) for r in cur.fetchall()]
+
+
+def set_conversation_scope(cur: Any, conversation_id: int, rag_scope: str) -> int:
+    """UPDATE; the number of rows changed (the caller commits, then reads it back)."""
+    cur.execute(sql.SET_CONVERSATION_SCOPE, rag_scope=check_rag_scope(rag_scope), conversation_id=int(conversation_id))
+    return cur.rowcount
+
+
+def delete_conversation(cur: Any, conversation_id: int) -> bool:
+    cur.execute(sql.DELETE_CONVERSATION, conversation_id=int(conversation_id))
+    return cur.rowcount > 0
+
+
+def append_turn(cur: Any, conversation_id: int, user_text: str, assistant_text: str,
+                citations: Sequence[str]) -> tuple[int, int]:
+    """Both inserts and the bump, uncommitted: the engine commits them together or rolls back."""
+    cited = citations_json(citations)
+    cur.execute(sql.TOUCH_CONVERSATION, conversation_id=int(conversation_id))
+    if cur.rowcount == 0:  # also locks the conversation row until the commit
+        raise ConflictError(f"conversation {conversation_id} does not exist")
+    ids = []
+    for role, content, cites in (("user", user_text, "[]"), ("assistant", assistant_text, cited)):
+        new_id = cur.var(int)
+        cur.execute(sql.INSERT_MESSAGE, {"conversation_id": int(conversation_id), "message_role": role,
+                                         "content": content, "citations": cites, "new_id": new_id})
+        ids.append(_returned_id(new_id))
+    return ids[0], ids[1]
+
+
+def turn(cur: Any, user_id: int, answer_id: int) -> tuple[Message, Message]:
+    cur.execute(sql.GET_TURN, user_id=user_id, answer_id=answer_id)
+    user, answer = (_message(r) for r in cur.fetchall())
+    return user, answer
+
+
+def list_messages(cur: Any, conversation_id: int, limit: int, offset: int) -> list[Message]:
+    cur.execute(sql.LIST_MESSAGES, conversation_id=int(conversation_id), skip_rows=max(0, int(offset)),
+                max_rows=max(0, int(limit)))
+    return [_message(r) for r in cur.fetchall()]
+
+
+def recent_messages(cur: Any, conversation_id: int, n: int) -> list[Message]:
+    cur.execute(sql.RECENT_MESSAGES, conversation_id=int(conversation_id), max_rows=max(0, int(n)))
+    return [_message(r) for r in reversed(cur.fetchall())]
+
+
+# --- what the model's tools read ----------------------------------------------------------------
+
+def find_tasks(cur: Any, caller: Caller, query: TaskQuery) -> list[dict[str, Any]]:
+    statement = sql.find_tasks(None if caller.sees_everything else caller.employee_id, query)
+    cur.execute(statement.sql, statement.binds)
+    out = []
+    for row in cur.fetchall():
+        task = dict(zip(TASK_FIELDS, row))
+        for key in ("task_id", "sprint_id", "project_id", "assignee_id"):
+            task[key] = None if task[key] is None else int(task[key])
+        if isinstance(task["expected_end_date"], dt.datetime):  # Oracle DATE carries a time of day
+            task["expected_end_date"] = task["expected_end_date"].date()
+        if task["story_points"] is not None:
+            task["story_points"] = float(task["story_points"])
+        task["assignee_name"] = task["assignee_name"] or None
+        out.append(task)
+    return out
+
+
+def projects_for_matching(cur: Any) -> list[ProjectCard]:
+    cur.execute(sql.PROJECTS_FOR_MATCHING)
+    return [ProjectCard(int(pid), name, description, summary) for pid, name, description, summary in cur.fetchall()]
+
+
+def set_project_summary(cur: Any, project_id: int, summary: str | None) -> bool:
+    cur.execute(sql.SET_PROJECT_SUMMARY, summary=summary, project_id=int(project_id))
+    return cur.rowcount > 0
+
+
+def employees_by_telegram(cur: Any, telegram_id: str) -> list[dict[str, Any]]:
+    cur.execute(sql.EMPLOYEES_BY_TELEGRAM, telegram_id=str(telegram_id))
+    names = ("employee_id", "first_name", "last_name", "email", "role", "telegram_id")
+    return [{**dict(zip(names, row)), "employee_id": int(row[0])} for row in cur.fetchall()]
+
+
+# --- rows -------------------------------------------------------------------------------------
+
+def citations_json(citations: Sequence[str]) -> str:
+    if isinstance(citations, str) or not all(isinstance(c, str) for c in citations):
+        raise ValueError("citations must be a list of anchor strings")
+    return json.dumps(list(citations), ensure_ascii=False)
+
+
+def _returned_id(var: Any) -> int:
+    value = var.getvalue()
+    if isinstance(value, list):  # DML RETURNING INTO: one value per affected row
+        value = value[0]
+    return int(value)
+
+
+def _conversation(row: Sequence[Any]) -> Conversation:
+    cid, employee_id, title, rag_scope, pinned, created, updated = row
+    return Conversation(int(cid), int(employee_id), title, rag_scope, None if pinned is None else int(pinned),
+                        created, updated)
+
+
+def _message(row: Sequence[Any]) -> Message:
+    mid, cid, role, content, citations, created = row
+    return Message(int(mid), int(cid), role, content, tuple(json.loads(citations or "[]")), created)

@@ -1,0 +1,124 @@
+"""Conversations and messages, and what the model's tools read (find_tasks, project matching,
+employees by Telegram id), on the SQLite engine. Functions take an open connection; the engine owns
+transactions (append_turn's two inserts and the UPDATED_AT bump run in one BEGIN IMMEDIATE).
+All SQL text is in statements.py; every value is bound."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import apsw
+
+from app.domain import TASK_FIELDS, Caller, Conversation, Message, ProjectCard, TaskQuery, check_rag_scope
+from app.engines.base import ConflictError
+from app.engines.sqlite import statements as sql
+
+
+def create_conversation(conn: apsw.Connection, employee_id: int, rag_scope: str, pinned_project_id: int | None,
+                        title: str | None) -> Conversation:
+    row = conn.execute(sql.INSERT_CONVERSATION,
+                       (employee_id, title, check_rag_scope(rag_scope), pinned_project_id)).fetchone()
+    return _conversation(row)
+
+
+def get_conversation(conn: apsw.Connection, conversation_id: int) -> Conversation | None:
+    row = conn.execute(sql.GET_CONVERSATION, (conversation_id,)).fetchone()
+    return _conversation(row) if row else None
+
+
+def list_conversations(conn: apsw.Connection, employee_id: int, limit: int, offset: int) -> list[Conversation]:
+    rows = conn.execute(sql.LIST_CONVERSATIONS, (employee_id, max(0, int(limit)), max(0, int(offset))))
+    return [_conversation(r) for r in rows]
+
+
+def set_conversation_scope(conn: apsw.Connection, conversation_id: int, rag_scope: str) -> Conversation | None:
+    row = conn.execute(sql.SET_CONVERSATION_SCOPE, (check_rag_scope(rag_scope), conversation_id)).fetchone()
+    return _conversation(row) if row else None
+
+
+def delete_conversation(conn: apsw.Connection, conversation_id: int) -> bool:
+    conn.execute(sql.DELETE_CONVERSATION, (conversation_id,))
+    return conn.changes() > 0
+
+
+def append_turn(conn: apsw.Connection, conversation_id: int, user_text: str, assistant_text: str,
+                citations: Sequence[str]) -> tuple[Message, Message]:
+    """Both inserts and the bump, inside the engine's write transaction: an error rolls back all three."""
+    if conn.execute(sql.GET_CONVERSATION, (conversation_id,)).fetchone() is None:
+        raise ConflictError(f"conversation {conversation_id} does not exist")
+    user = conn.execute(sql.INSERT_MESSAGE, (conversation_id, "user", user_text, "[]")).fetchone()
+    answer = conn.execute(sql.INSERT_MESSAGE,
+                          (conversation_id, "assistant", assistant_text, citations_json(citations))).fetchone()
+    conn.execute(sql.TOUCH_CONVERSATION, (conversation_id,))
+    return _message(user), _message(answer)
+
+
+def list_messages(conn: apsw.Connection, conversation_id: int, limit: int, offset: int) -> list[Message]:
+    rows = conn.execute(sql.LIST_MESSAGES, (conversation_id, max(0, int(limit)), max(0, int(offset))))
+    return [_message(r) for r in rows]
+
+
+def recent_messages(conn: apsw.Connection, conversation_id: int, n: int) -> list[Message]:
+    rows = conn.execute(sql.RECENT_MESSAGES, (conversation_id, max(0, int(n)))).fetchall()
+    return [_message(r) for r in reversed(rows)]
+
+
+# --- what the model's tools read ----------------------------------------------------------------
+
+def find_tasks(conn: apsw.Connection, caller: Caller, query: TaskQuery) -> list[dict[str, Any]]:
+    statement, binds = sql.find_tasks(None if caller.sees_everything else caller.employee_id, query)
+    out = []
+    for row in conn.execute(statement, binds):
+        task = dict(zip(TASK_FIELDS, row))
+        task["assignee_name"] = task["assignee_name"] or None
+        task["expected_end_date"] = _date(task["expected_end_date"])
+        out.append(task)
+    return out
+
+
+def projects_for_matching(conn: apsw.Connection) -> list[ProjectCard]:
+    return [ProjectCard(*row) for row in conn.execute(sql.PROJECTS_FOR_MATCHING)]
+
+
+def set_project_summary(conn: apsw.Connection, project_id: int, summary: str | None) -> bool:
+    conn.execute(sql.SET_PROJECT_SUMMARY, (summary, project_id))
+    return conn.changes() > 0
+
+
+def employees_by_telegram(conn: apsw.Connection, telegram_id: str) -> list[dict[str, Any]]:
+    names = ("employee_id", "first_name", "last_name", "email", "role", "telegram_id")
+    return [dict(zip(names, row)) for row in conn.execute(sql.EMPLOYEES_BY_TELEGRAM, (str(telegram_id),))]
+
+
+# --- rows -------------------------------------------------------------------------------------
+
+def citations_json(citations: Sequence[str]) -> str:
+    if isinstance(citations, str) or not all(isinstance(c, str) for c in citations):
+        raise ValueError("citations must be a list of anchor strings")
+    return json.dumps(list(citations), ensure_ascii=False)
+
+
+def _timestamp(value: str) -> dt.datetime:
+    return dt.datetime.fromisoformat(value)
+
+
+def _date(value: Any) -> Any:
+    if isinstance(value, str):
+        try:
+            return dt.date.fromisoformat(value[:10])
+        except ValueError:
+            return value  # written by another client in another shape: returned as stored
+    return value
+
+
+def _conversation(row: Sequence[Any]) -> Conversation:
+    cid, employee_id, title, rag_scope, pinned, created, updated = row
+    return Conversation(cid, employee_id, title, rag_scope, pinned, _timestamp(created), _timestamp(updated))
+
+
+def _message(row: Sequence[Any]) -> Message:
+    mid, cid, role, content, citations, created = row
+    return Message(mid, cid, role, content, tuple(json.loads(citations or "[]")), _timestamp(created))

@@ -1,0 +1,231 @@
+"""Conversations, messages, find_tasks, project summaries and the Telegram lookup, identical on both
+engines (the storage half of the bot's chat surface; ownership checks are the service's job)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+
+import pytest
+
+from app.domain import TASK_FIELDS, TaskQuery
+from app.engines.base import ConflictError
+from app.entities import EMPLOYEES, PROJECTS
+from app.rag.access import is_visible
+from tests.support import drain_all, employee, peek_queue, project, sprint, task
+
+
+def test_create_get_and_list_newest_updated_first_with_paging(engine):
+    ana, ben = employee(engine, "Ana", "Ruiz"), employee(engine, "Ben", "Ode")
+    p = project(engine, "Apollo")
+    first = engine.create_conversation(ana, "all", None, "First")
+    second = engine.create_conversation(ana, str(p), p, None)
+    engine.create_conversation(ben, "none", None, "Ben's")
+    assert engine.get_conversation(first.conversation_id) == first
+    assert (second.rag_scope, second.pinned_project_id, second.title, second.employee_id) == (str(p), p, None, ana)
+    assert first.created_at <= first.updated_at and isinstance(first.created_at, dt.datetime)
+    assert engine.get_conversation(first.conversation_id + 1000) is None
+
+    assert [c.conversation_id for c in engine.list_conversations(ana, 10, 0)] == [
+        second.conversation_id, first.conversation_id]
+    engine.append_turn(first.conversation_id, "hi", "hello", [])  # a stored turn makes it the newest
+    assert [c.conversation_id for c in engine.list_conversations(ana, 10, 0)] == [
+        first.conversation_id, second.conversation_id]
+    assert [c.conversation_id for c in engine.list_conversations(ana, 1, 1)] == [second.conversation_id]
+    assert engine.list_conversations(ana, 10, 2) == []
+
+
+def test_scope_is_stored_and_a_malformed_one_changes_nothing(engine):
+    ana = employee(engine, "Ana", "Ruiz")
+    conv = engine.create_conversation(ana, "all", None, None)
+    assert engine.set_conversation_scope(conv.conversation_id, "none").rag_scope == "none"
+    changed = engine.set_conversation_scope(conv.conversation_id, 42)
+    assert changed.rag_scope == "42" and changed.updated_at >= conv.updated_at
+    for bad in ("0", "-1", "x", "", "01", "4.5", True, None, 2**63):
+        with pytest.raises(ValueError):
+            engine.set_conversation_scope(conv.conversation_id, bad)
+        with pytest.raises(ValueError):
+            engine.create_conversation(ana, bad, None, None)
+    assert engine.get_conversation(conv.conversation_id).rag_scope == "42"
+    assert len(engine.list_conversations(ana, 10, 0)) == 1
+    assert engine.set_conversation_scope(conv.conversation_id + 1000, "all") is None
+
+
+def test_unknown_employee_or_pinned_project_is_a_conflict(engine):
+    ana = employee(engine, "Ana", "Ruiz")
+    with pytest.raises(ConflictError):
+        engine.create_conversation(ana + 1000, "all", None, None)
+    with pytest.raises(ConflictError):
+        engine.create_conversation(ana, "all", 999_999, None)
+    assert engine.list_conversations(ana, 10, 0) == []
+
+
+def test_append_turn_stores_both_rows_and_reads_back_in_order(engine):
+    ana = employee(engine, "Ana", "Ruiz")
+    conv = engine.create_conversation(ana, "all", None, "Login")
+    user, answer = engine.append_turn(conv.conversation_id, "who fixes login?", "Ana [TASK #3]", ["[TASK #3]"])
+    assert (user.role, user.content, user.citations) == ("user", "who fixes login?", ())
+    assert (answer.role, answer.content, answer.citations) == ("assistant", "Ana [TASK #3]", ("[TASK #3]",))
+    assert answer.message_id > user.message_id and answer.conversation_id == conv.conversation_id
+    long_text = "ü" * 5000  # over 4000 bytes: Oracle's CONTENT is a CLOB
+    for i in range(2):
+        engine.append_turn(conv.conversation_id, f"q{i}", long_text, ["[DOC #1]", "[TASK #2]"])
+    messages = engine.list_messages(conv.conversation_id, 100, 0)
+    assert [m.content for m in messages] == ["who fixes login?", "Ana [TASK #3]", "q0", long_text, "q1", long_text]
+    assert messages[3].citations == ("[DOC #1]", "[TASK #2]")
+    assert [m.content for m in engine.list_messages(conv.conversation_id, 2, 1)] == ["Ana [TASK #3]", "q0"]
+    assert [m.content for m in engine.recent_messages(conv.conversation_id, 3)] == [long_text, "q1", long_text]
+    assert engine.recent_messages(conv.conversation_id, 0) == []
+    assert engine.get_conversation(conv.conversation_id).updated_at >= conv.updated_at
+
+
+def test_append_turn_is_one_transaction(engine):
+    ana = employee(engine, "Ana", "Ruiz")
+    conv = engine.create_conversation(ana, "all", None, None)
+    # The database refuses the second row (CONTENT is NOT NULL): the first must not stay behind.
+    with pytest.raises(ConflictError):
+        engine.append_turn(conv.conversation_id, "a question that must not stay", None, [])
+    assert engine.list_messages(conv.conversation_id, 10, 0) == []
+    assert engine.get_conversation(conv.conversation_id).updated_at == conv.updated_at
+    with pytest.raises(ConflictError):
+        engine.append_turn(conv.conversation_id + 1000, "q", "a", [])
+    with pytest.raises(ValueError):
+        engine.append_turn(conv.conversation_id, "q", "a", "[TASK #1]")  # not a list of anchors
+    assert engine.list_messages(conv.conversation_id, 10, 0) == []
+
+
+def test_delete_conversation_takes_its_messages(engine):
+    ana = employee(engine, "Ana", "Ruiz")
+    keep, gone = (engine.create_conversation(ana, "all", None, t) for t in ("keep", "gone"))
+    for conv in (keep, gone):
+        engine.append_turn(conv.conversation_id, "q", "a", [])
+    assert engine.delete_conversation(gone.conversation_id) is True
+    assert engine.get_conversation(gone.conversation_id) is None
+    assert engine.list_messages(gone.conversation_id, 10, 0) == []
+    assert engine.delete_conversation(gone.conversation_id) is False
+    assert len(engine.list_messages(keep.conversation_id, 10, 0)) == 2
+
+
+def test_deleting_the_employee_cascades_and_a_deleted_pinned_project_unpins(engine):
+    ana, ben = employee(engine, "Ana", "Ruiz"), employee(engine, "Ben", "Ode")
+    p = project(engine, "Apollo")
+    conv = engine.create_conversation(ana, str(p), p, None)
+    engine.append_turn(conv.conversation_id, "q", "a", [])
+    bens = engine.create_conversation(ben, str(p), p, None)
+    assert engine.delete(PROJECTS, p)
+    unpinned = engine.get_conversation(bens.conversation_id)
+    assert unpinned.pinned_project_id is None and unpinned.rag_scope == str(p)  # the service judges a gone project
+    assert engine.delete(EMPLOYEES, ana)
+    assert engine.get_conversation(conv.conversation_id) is None
+    assert engine.list_messages(conv.conversation_id, 10, 0) == []
+    assert engine.get_conversation(bens.conversation_id) is not None
+
+
+def test_wipe_clears_the_conversation_tables(engine):
+    ana = employee(engine, "Ana", "Ruiz")
+    conv = engine.create_conversation(ana, "all", None, None)
+    engine.append_turn(conv.conversation_id, "q", "a", [])
+    engine.wipe()
+    assert engine.get_conversation(conv.conversation_id) is None
+    assert engine.list_messages(conv.conversation_id, 10, 0) == []
+
+
+# --- find_tasks: the access rule of search, in SQL, under every filter ---------------------------
+
+TODAY = dt.date(2025, 6, 1)
+
+
+def seed_tasks(engine):
+    ana, ben = employee(engine, "Ana", "Ruiz"), employee(engine, "Ben", "Ode")
+    boss = employee(engine, "Mia", "Boss", role="MANAGER")
+    p1, p2 = project(engine, "Apollo"), project(engine, "Zeus")
+    s1 = sprint(engine, p1, "Sprint 3")
+    past, future = dt.date(2025, 5, 1), dt.date(2025, 7, 1)
+    rows = [  # title, assignee, project, sprint, status, priority, due
+        ("Fix login", ana, p1, s1, "TODO", "HIGH", past),
+        ("Old report", ana, p1, None, "DONE", "LOW", past),
+        ("Ben's API", ben, p1, s1, "IN_PROGRESS", "CRITICAL", past),
+        ("Nobody's outage", None, p1, s1, "TODO", "CRITICAL", past),
+        ("Nobody's docs", None, p2, None, "TODO", "LOW", future),
+        ("Ana's future", ana, p2, None, "in_review", "high", future),
+    ]
+    tasks = {}
+    for title, who, proj, spr, status, priority, due in rows:
+        tid = task(engine, title, assignee_id=who, project_id=proj, sprint_id=spr, status=status, priority=priority,
+                   expected_end_date=due)
+        tasks[tid] = dict(assignee_id=who, project_id=proj, sprint_id=spr, status=status, priority=priority, due=due)
+    return dict(ana=ana, ben=ben, boss=boss, p1=p1, p2=p2, s1=s1), tasks
+
+
+def expected(caller, tasks, q: TaskQuery) -> list[int]:
+    def keep(t):
+        return all([
+            is_visible(caller, "task", t["assignee_id"]),
+            q.status is None or t["status"].upper() == q.status.upper(),
+            q.priority is None or t["priority"].upper() == q.priority.upper(),
+            q.sprint_id is None or t["sprint_id"] == q.sprint_id,
+            q.project_id is None or t["project_id"] == q.project_id,
+            q.assignee_id is None or t["assignee_id"] == q.assignee_id,
+            q.overdue_on is None or (t["due"] < q.overdue_on and t["status"].upper() != "DONE"),
+            not q.unassigned or t["assignee_id"] is None,
+        ])
+    return sorted(tid for tid, t in tasks.items() if keep(t))[: q.limit]
+
+
+def test_find_tasks_never_returns_a_task_the_caller_may_not_see_under_any_filter(engine):
+    ids, tasks = seed_tasks(engine)
+    values = dict(status=[None, "todo"], priority=[None, "CRITICAL", "high"], sprint_id=[None, ids["s1"]],
+                  project_id=[None, ids["p1"]], assignee_id=[None, ids["ana"], ids["ben"]],
+                  overdue_on=[None, TODAY], unassigned=[False, True])
+    checked = 0
+    for who in ("ana", "ben", "boss"):
+        caller = engine.caller(ids[who])
+        for combo in itertools.product(*values.values()):
+            q = TaskQuery(**dict(zip(values, combo)))
+            found = engine.find_tasks(caller, q)
+            assert [t["task_id"] for t in found] == expected(caller, tasks, q), (who, q)
+            assert all(is_visible(caller, "task", t["assignee_id"]) for t in found)
+            checked += 1
+    assert checked == 3 * 2 * 3 * 2 * 2 * 3 * 2 * 2
+
+
+def test_find_tasks_rows_limit_and_who_sees_unassigned(engine):
+    ids, tasks = seed_tasks(engine)
+    boss, ana = engine.caller(ids["boss"]), engine.caller(ids["ana"])
+    [outage] = engine.find_tasks(boss, TaskQuery(unassigned=True, priority="critical"))
+    assert set(outage) == set(TASK_FIELDS)
+    assert (outage["title"], outage["assignee_id"], outage["assignee_name"]) == ("Nobody's outage", None, None)
+    assert (outage["sprint_name"], outage["project_name"], outage["expected_end_date"]) == (
+        "Sprint 3", "Apollo", dt.date(2025, 5, 1))
+    assert engine.find_tasks(ana, TaskQuery(unassigned=True)) == []  # managers and admins only
+    overdue = engine.find_tasks(ana, TaskQuery(overdue_on=TODAY))
+    assert [(t["title"], t["assignee_name"]) for t in overdue] == [("Fix login", "Ana Ruiz")]
+    assert len(engine.find_tasks(boss, TaskQuery(limit=2))) == 2
+    for bad in (dict(limit=0), dict(limit=101), dict(sprint_id=-1), dict(status=""), dict(overdue_on="2025-01-01")):
+        with pytest.raises(ValueError):
+            TaskQuery(**bad)
+
+
+# --- project matching, summaries, Telegram ------------------------------------------------------
+
+def test_project_summaries_are_data_not_chunk_text(engine):
+    p = project(engine, "Apollo", description="Launch the rocket")
+    drain_all(engine)
+    assert [(c.project_id, c.name, c.description, c.auto_summary) for c in engine.projects_for_matching()] == [
+        (p, "Apollo", "Launch the rocket", None)]
+    summary = "Apollo is the launch project. " * 200  # long: Oracle's AUTO_SUMMARY is a CLOB
+    assert engine.set_project_summary(p, summary) is True
+    assert engine.projects_for_matching()[0].auto_summary == summary
+    assert engine.set_project_summary(p + 1000, "x") is False
+    # The summary write queues the project like any update; its chunk text is unchanged, so nothing is embedded.
+    assert {(r.source_type, r.source_id) for r in peek_queue(engine)} <= {("project", p)}
+    assert drain_all(engine).chunks_written == 0
+    assert engine.set_project_summary(p, None) is True and engine.projects_for_matching()[0].auto_summary is None
+
+
+def test_employees_by_telegram(engine):
+    ana = employee(engine, "Ana", "Ruiz", telegram_id="tg-123")
+    employee(engine, "Ben", "Ode", telegram_id="tg-456")
+    [row] = engine.employees_by_telegram("tg-123")
+    assert row == engine.get(EMPLOYEES, ana)
+    assert engine.employees_by_telegram("tg-999") == [] and engine.employees_by_telegram("' OR 1=1 --") == []

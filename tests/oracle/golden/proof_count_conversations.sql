@@ -1,0 +1,4 @@
+-- source: FACTS.md §10 (plain SELECT; COUNT(CASE WHEN ... THEN 1 END) as in QUEUE_STATUS) — bound pattern, CLOB columns too
+
+SELECT COUNT(CASE WHEN UPPER(TITLE) LIKE UPPER(:pattern) ESCAPE '\' THEN 1 END)
+FROM CONVERSATIONS

@@ -1,0 +1,4 @@
+-- source: FACTS.md §10 (plain UPDATE by key; UTC timestamp from SYSTIMESTAMP)
+
+UPDATE CONVERSATIONS SET RAG_SCOPE = :rag_scope, UPDATED_AT = SYS_EXTRACT_UTC(SYSTIMESTAMP)
+WHERE CONVERSATION_ID = :conversation_id

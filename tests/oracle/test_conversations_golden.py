@@ -1,0 +1,150 @@
+"""The Oracle conversation, task-finding and project-summary statements, driven through the recording
+fake (tests/oracle/golden/*.sql): exact text, binds, and what commits together. What Oracle does with
+them is the conformance suite's Oracle leg (tests/conformance/test_conversations.py)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from app.domain import Caller, Role, TaskQuery
+from app.engines.base import ConflictError
+from app.engines.oracle import statements as sql
+
+from .fakes import FakeVar, Reply, golden, ora_error
+
+NOW = dt.datetime(2025, 5, 1, 12, 0, 0)
+CONV_ROW = (5, 7, "Login bug", "all", None, NOW, NOW)
+
+
+def returning(value):
+    """A reply that fills the statement's RETURNING INTO :new_id variable."""
+    return Reply(out={"new_id": value})
+
+
+def test_create_conversation_inserts_commits_and_reads_it_back(fake_engine, conn):
+    conn.replies += [("INSERT INTO CONVERSATIONS", returning([5])), ("FROM CONVERSATIONS WHERE", Reply(rows=[CONV_ROW]))]
+    created = fake_engine.create_conversation(7, "all", None, "Login bug")
+    insert, select = conn.calls
+    assert insert.sql == golden("insert_conversation")
+    assert {k: v for k, v in insert.binds.items() if k != "new_id"} == {
+        "employee_id": 7, "title": "Login bug", "rag_scope": "all", "pinned_project_id": None}
+    assert isinstance(insert.binds["new_id"], FakeVar)
+    assert select.sql == golden("get_conversation") and select.binds == {"conversation_id": 5}
+    assert conn.events == ["commit"]
+    assert created.conversation_id == 5 and created.rag_scope == "all" and created.created_at == NOW
+
+
+def test_a_malformed_scope_sends_nothing(fake_engine, conn):
+    for bad in ("0", "-3", "project", "", "01", True):
+        with pytest.raises(ValueError):
+            fake_engine.create_conversation(7, bad, None, None)
+        with pytest.raises(ValueError):
+            fake_engine.set_conversation_scope(5, bad)
+    assert conn.calls == []
+
+
+def test_unknown_employee_is_a_conflict_and_rolled_back(fake_engine, conn):
+    conn.replies.append(("INSERT INTO CONVERSATIONS", Reply(error=ora_error(2291, "integrity constraint violated"))))
+    with pytest.raises(ConflictError):
+        fake_engine.create_conversation(999, "all", None, None)
+    assert conn.events == ["rollback"]
+
+
+def test_list_scope_and_delete(fake_engine, conn):
+    conn.replies.append(("ORDER BY UPDATED_AT DESC", Reply(rows=[CONV_ROW])))
+    assert [c.conversation_id for c in fake_engine.list_conversations(7, 20, 40)] == [5]
+    assert conn.calls[0].sql == golden("list_conversations")
+    assert conn.calls[0].binds == {"employee_id": 7, "skip_rows": 40, "max_rows": 20}
+
+    conn.calls.clear()
+    conn.replies += [("UPDATE CONVERSATIONS SET RAG_SCOPE", Reply(rowcount=1)),
+                     ("FROM CONVERSATIONS WHERE", Reply(rows=[(*CONV_ROW[:3], "12", *CONV_ROW[4:])]))]
+    assert fake_engine.set_conversation_scope(5, 12).rag_scope == "12"
+    assert conn.calls[0].sql == golden("set_conversation_scope")
+    assert conn.calls[0].binds == {"rag_scope": "12", "conversation_id": 5}
+    assert fake_engine.set_conversation_scope(6, "none") is None  # rowcount 0: no such conversation
+
+    conn.calls.clear()
+    conn.replies.append(("DELETE FROM CONVERSATIONS", Reply(rowcount=1)))
+    assert fake_engine.delete_conversation(5) is True
+    assert conn.calls[0].sql == golden("delete_conversation") and conn.calls[0].binds == {"conversation_id": 5}
+    assert fake_engine.delete_conversation(5) is False
+
+
+def test_append_turn_bumps_inserts_both_then_commits_once(fake_engine, conn):
+    conn.replies += [("UPDATE CONVERSATIONS SET UPDATED_AT", Reply(rowcount=1)),
+                     ("INSERT INTO MESSAGES", returning([41])), ("INSERT INTO MESSAGES", returning([42])),
+                     ("MESSAGE_ID IN", Reply(rows=[(41, 5, "user", "who?", "[]", NOW),
+                                                   (42, 5, "assistant", "Ana [TASK #3]", '["[TASK #3]"]', NOW)]))]
+    user, answer = fake_engine.append_turn(5, "who?", "Ana [TASK #3]", ["[TASK #3]"])
+    touch, first, second, read = conn.calls
+    assert touch.sql == golden("touch_conversation") and touch.binds == {"conversation_id": 5}
+    assert first.sql == second.sql == golden("insert_message")
+    assert [(c.binds["message_role"], c.binds["content"], c.binds["citations"]) for c in (first, second)] == [
+        ("user", "who?", "[]"), ("assistant", "Ana [TASK #3]", '["[TASK #3]"]')]
+    assert read.sql == golden("get_turn") and read.binds == {"user_id": 41, "answer_id": 42}
+    assert conn.events == ["commit"]
+    assert (user.role, answer.citations) == ("user", ("[TASK #3]",))
+
+
+def test_append_turn_failing_second_insert_rolls_everything_back(fake_engine, conn):
+    conn.replies += [("UPDATE CONVERSATIONS SET UPDATED_AT", Reply(rowcount=1)),
+                     ("INSERT INTO MESSAGES", returning([41])),
+                     ("INSERT INTO MESSAGES", Reply(error=ora_error(1400, "cannot insert NULL")))]
+    with pytest.raises(ConflictError):
+        fake_engine.append_turn(5, "who?", None, [])
+    assert conn.events == ["rollback"]
+
+
+def test_append_turn_to_an_unknown_conversation_inserts_nothing(fake_engine, conn):
+    with pytest.raises(ConflictError, match="does not exist"):
+        fake_engine.append_turn(99, "who?", "nobody", [])
+    assert conn.sqls == [golden("touch_conversation")] and conn.events == ["rollback"]
+
+
+def test_messages_pages_and_the_recent_window(fake_engine, conn):
+    rows = [(i, 5, "user", f"m{i}", "[]", NOW) for i in (3, 2)]
+    conn.replies.append(("ORDER BY MESSAGE_ID DESC", Reply(rows=rows)))
+    assert [m.message_id for m in fake_engine.recent_messages(5, 2)] == [2, 3]  # oldest first
+    assert conn.calls[0].sql == golden("recent_messages") and conn.calls[0].binds == {"conversation_id": 5, "max_rows": 2}
+    fake_engine.list_messages(5, 10, 20)
+    assert conn.calls[1].sql == golden("list_messages")
+    assert conn.calls[1].binds == {"conversation_id": 5, "skip_rows": 20, "max_rows": 10}
+
+
+def test_find_tasks_binds_every_filter_and_the_access_rule(fake_engine, conn):
+    query = TaskQuery(status="todo", priority="HIGH", sprint_id=3, project_id=2, assignee_id=7,
+                      overdue_on=dt.date(2025, 3, 1), unassigned=True, limit=5)
+    conn.replies.append(("FROM TASKS t", Reply(rows=[(11, "Fix", "TODO", "HIGH", 3, "S3", 2, "Apollo", 7, "Ana Ruiz",
+                                                      dt.datetime(2025, 2, 1), 3)])))
+    [task] = fake_engine.find_tasks(Caller(7, Role.DEVELOPER), query)
+    call = conn.calls[0]
+    assert call.sql == golden("find_tasks_developer_every_filter")
+    assert call.binds == {"caller_id": 7, "task_status": "todo", "task_priority": "HIGH", "sprint_id": 3,
+                          "project_id": 2, "assignee_id": 7, "overdue_on": dt.date(2025, 3, 1),
+                          **{f"done{i}": s for i, s in enumerate(("DONE", "CLOSED", "CANCELLED", "RESOLVED"))},
+                          "max_rows": 5}
+    assert task["expected_end_date"] == dt.date(2025, 2, 1) and task["assignee_name"] == "Ana Ruiz"
+    fake_engine.find_tasks(Caller(1, Role.MANAGER), TaskQuery())
+    assert conn.calls[1].sql == golden("find_tasks_manager_plain") and conn.calls[1].binds == {"max_rows": 20}
+
+
+def test_projects_summaries_and_employees_by_telegram(fake_engine, conn):
+    conn.replies.append(("AUTO_SUMMARY FROM PROJECTS", Reply(rows=[(2, "Apollo", "Launch", None)])))
+    [card] = fake_engine.projects_for_matching()
+    assert conn.calls[0].sql == golden("projects_for_matching") and card.auto_summary is None
+    conn.replies.append(("UPDATE PROJECTS SET AUTO_SUMMARY", Reply(rowcount=1)))
+    assert fake_engine.set_project_summary(2, "Apollo ships the launch." * 300) is True  # > 4000 bytes: a CLOB
+    assert conn.calls[1].sql == golden("set_project_summary") and conn.calls[1].binds["project_id"] == 2
+    assert fake_engine.set_project_summary(3, "x") is False
+    assert conn.events == ["commit", "commit"]
+    conn.replies.append(("WHERE TELEGRAM_ID", Reply(rows=[(7, "Ana", "Ruiz", "a@x", "DEVELOPER", "tg-1")])))
+    assert fake_engine.employees_by_telegram("tg-1")[0]["employee_id"] == 7
+    assert conn.calls[-1].sql == golden("employees_by_telegram") and conn.calls[-1].binds == {"telegram_id": "tg-1"}
+
+
+def test_the_proof_lists_the_conversation_tables():
+    assert ("CONVERSATIONS", ("TITLE",), False) in sql.PROOF_TABLES
+    assert ("MESSAGES", ("CONTENT", "CITATIONS"), False) in sql.PROOF_TABLES
