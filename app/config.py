@@ -54,6 +54,10 @@ class Settings(BaseSettings):
     llm_model: str | None = None
     llm_api_key: SecretStr | None = None
     llm_timeout_s: float = Field(60.0, gt=0)
+    # The offline answer quotes a hit only when its cosine distance to the question is at most this (and
+    # it shares a topic word); else it says "I don't know". Calibrated on the demo data:
+    # scripts/calibrate_answer_threshold.py, README "Honest answers".
+    answer_max_distance: float = Field(0.67, ge=0.0, le=2.0)
     # Chats in flight at once (each may wait on the LLM); one more is answered 503 + Retry-After.
     chat_max_concurrency: int = Field(32, ge=1, le=10_000)
 
@@ -98,6 +102,14 @@ class Settings(BaseSettings):
     def _oracle_needs_credentials(self) -> Settings:
         if self.engine == "oracle" and self.oracle_password is None and not self._url_has_password:
             raise ValueError("an oracle:// RAG_DATABASE_URL needs RAG_ORACLE_PASSWORD (or a password in the URL)")
+        return self
+
+    @model_validator(mode="after")
+    def _llm_needs_a_model(self) -> Settings:
+        # Without a model every chat would silently fall back to the extractive answer.
+        if self.llm_url and not self.llm_model:
+            raise ValueError("RAG_LLM_URL is set but RAG_LLM_MODEL is not: name the model to call "
+                             "(e.g. RAG_LLM_MODEL=llama3.1:8b), or unset RAG_LLM_URL to answer extractively")
         return self
 
     @model_validator(mode="after")

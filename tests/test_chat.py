@@ -1,10 +1,10 @@
-"""Chat: extractive answers offline, and the LLM path against a real loopback chat-completions server."""
+"""Chat: extractive answers offline, and the LLM path against a real loopback chat-completions server
+(tests/fake_llm.py)."""
 
 from __future__ import annotations
 
-import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+import datetime as dt
+import socket
 
 import pytest
 from fastapi.testclient import TestClient
@@ -13,47 +13,12 @@ from pydantic import SecretStr
 from app.api.main import create_app
 from app.domain import SearchHit
 from app.rag import prompting
+from app.rag import extractive
 from app.worker import Worker
+from tests.fake_llm import FakeLLM, Reply
 from tests.support import employee, project, task
 
 AUTH = {"Authorization": "Bearer test-token"}
-
-
-class FakeLLM:
-    """A threaded HTTP server on 127.0.0.1 speaking the OpenAI chat-completions protocol."""
-
-    def __init__(self, reply: str | None = None, status: int = 200) -> None:
-        self.reply, self.status, self.requests = reply, status, []
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):  # noqa: N802 (http.server's naming)
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                outer.requests.append({"path": self.path, "auth": self.headers.get("Authorization"), "body": body})
-                payload = {"id": "x", "object": "chat.completion", "model": body["model"],
-                           "choices": [{"index": 0, "finish_reason": "stop",
-                                        "message": {"role": "assistant", "content": outer.reply}}]}
-                data = json.dumps(payload if outer.status == 200 else {"error": "boom"}).encode()
-                self.send_response(outer.status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args):  # keep test output clean
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.server.shutdown()
-        self.server.server_close()
 
 
 @pytest.fixture
@@ -94,30 +59,59 @@ def test_chat_respects_the_callers_access(sqlite_engine, sqlite_settings, seeded
 
 def test_llm_answer_via_loopback_server(sqlite_engine, sqlite_settings, seeded):
     anchor = f"[TASK #{seeded['task']}]"
-    with FakeLLM(reply=f"Ana is fixing the logout after a password reset {anchor}. Also [TASK #999].") as llm:
+    with FakeLLM(f"Ana is fixing the logout after a password reset {anchor}. Also [TASK #999].") as llm:
         settings = sqlite_settings.model_copy(update={"llm_url": llm.url, "llm_model": "tiny", "llm_api_key": SecretStr("sk-test")})
         with client_for(settings, sqlite_engine) as c:
             body = c.post("/api/v1/chat", json={"message": "who fixes the login bug?", "employee_id": seeded["boss"]},
                           headers=AUTH).json()
-    assert body["llm_used"] is True and body["answer"].startswith("Ana is fixing")
-    assert body["citations"] == [anchor]  # [TASK #999] was not in the context: not a citation
+    assert body["llm_used"] is True and body["llm_error"] is None
+    # [TASK #999] was not in the context: removed from the text, and not a citation
+    assert body["answer"] == f"Ana is fixing the logout after a password reset {anchor}. Also."
+    assert body["citations"] == [anchor]
     (request,) = llm.requests
     assert request["path"] == "/v1/chat/completions" and request["auth"] == "Bearer sk-test"
     assert request["body"]["model"] == "tiny"
     system, user = request["body"]["messages"]
     assert "ONLY from the context" in system["content"] and anchor in user["content"]
+    assert "Maria Lopez (MANAGER)" in system["content"] and dt.date.today().isoformat() in system["content"]
+    assert "All projects" in system["content"]
     assert user["content"].rstrip().endswith("Question: who fixes the login bug?")
 
 
-def test_llm_failure_falls_back_to_extractive(sqlite_engine, sqlite_settings, seeded, caplog):
-    with FakeLLM(reply="unused", status=500) as llm:
-        settings = sqlite_settings.model_copy(update={"llm_url": llm.url, "llm_model": "tiny"})
+def _closed_port_url() -> str:
+    with socket.socket() as closed:  # a port nobody listens on
+        closed.bind(("127.0.0.1", 0))
+        return f"http://127.0.0.1:{closed.getsockname()[1]}/v1"
+
+
+@pytest.mark.parametrize("reply, reason", [
+    (Reply.status(500), "bad_response"), (Reply.raw_body(b"{not json"), "bad_response"),
+    (Reply.silent(), "timeout"), (None, "unreachable"),
+], ids=["500", "malformed", "silent", "unreachable"])
+def test_llm_failure_answers_extractively_and_says_why(sqlite_engine, sqlite_settings, seeded, caplog, reply, reason):
+    with FakeLLM(reply or Reply.plain("unused")) as llm:
+        url = llm.url if reply is not None else _closed_port_url()
+        settings = sqlite_settings.model_copy(update={"llm_url": url, "llm_model": "tiny", "llm_timeout_s": 0.5})
         with client_for(settings, sqlite_engine) as c:
-            body = c.post("/api/v1/chat", json={"message": "login bug", "employee_id": seeded["boss"]},
-                          headers=AUTH).json()
-    assert body["llm_used"] is False and f"[TASK #{seeded['task']}]" in body["citations"]
-    assert llm.requests[0]["auth"] is None  # no key configured, no Authorization header
-    assert any("LLM call failed" in r.message for r in caplog.records)
+            response = c.post("/api/v1/chat", json={"message": "login bug", "employee_id": seeded["boss"]},
+                              headers={**AUTH, "X-Request-ID": f"req-{reason}-1"})
+    body = response.json()
+    assert response.status_code == 200 and body["llm_used"] is False and body["llm_error"] == reason
+    assert f"[TASK #{seeded['task']}]" in body["citations"] and "Fix login bug" in body["answer"]
+    if reply is not None:
+        assert llm.requests[0]["auth"] is None  # no key configured, no Authorization header
+    (line,) = [r for r in caplog.records if "LLM call failed" in r.getMessage()]
+    assert f"req-{reason}-1" in line.getMessage() and line.llm_error == reason
+
+
+def test_off_topic_question_gets_i_dont_know(sqlite_engine, sqlite_settings, seeded):
+    with client_for(sqlite_settings, sqlite_engine) as c:
+        body = c.post("/api/v1/chat", json={"message": "what is the capital of France?", "employee_id": seeded["boss"]},
+                      headers=AUTH).json()
+        spanish = c.post("/api/v1/chat", json={"message": "¿cuál es la receta de la paella?",
+                                               "employee_id": seeded["boss"]}, headers=AUTH).json()
+    assert body["answer"] == extractive.I_DONT_KNOW["en"] and body["citations"] == [] and body["results"]
+    assert spanish["answer"] == extractive.I_DONT_KNOW["es"] and spanish["llm_error"] is None
 
 
 def test_unknown_caller_and_bad_body(sqlite_engine, sqlite_settings, seeded):
@@ -131,14 +125,8 @@ def hit(source_type, source_id, content):
     return SearchHit(source_type, source_id, 0, content, 0.1, 0.9)
 
 
-def test_prompting_is_pure_and_bounded():
+def test_anchors_and_citations():
     hits = [hit("task", 1, "[TASK #1] A\nStatus: TODO\nMore"), hit("task", 1, "[TASK #1] A\n- a comment"),
             hit("doc", 2, "no anchor here")]
     assert prompting.unique_anchors(hits) == ["[TASK #1]", "[DOC #2]"]
-    answer = prompting.extractive_answer(hits)
-    assert answer.count("[TASK #1]") == 1 and "[DOC #2]" in answer and "A; Status: TODO; More" in answer
-    assert prompting.extractive_answer([]) == prompting.NO_CONTEXT_ANSWER
-    messages = prompting.build_messages("q?", [hit("task", i, "[TASK #%d] " % i + "x" * 100) for i in range(50)],
-                                        max_chars=350)
-    assert messages[1]["content"].count("[TASK #") == 3
     assert prompting.cited_anchors("see [DOC #2] and [TASK #7] and [DOC #2]", hits) == ["[DOC #2]"]

@@ -22,7 +22,7 @@ from app.auth import TokenGrant
 from app.config import Settings
 from app.engines import open_engine
 from app.engines.base import Engine
-from app.services.chat import llm_client
+from app.services.llm import llm_client
 from app.worker import Worker
 
 log = logging.getLogger(__name__)

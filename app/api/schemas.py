@@ -261,8 +261,8 @@ class _WhoAsks(WriteModel):
 
     model_config = ConfigDict(json_schema_extra=_EXACTLY_ONE)
 
-    employee_id: Id | None = None
-    telegram_id: TelegramId | None = None
+    employee_id: Id | None = Field(None, description="who asks, by EMPLOYEES.EMPLOYEE_ID")
+    telegram_id: TelegramId | None = Field(None, description="who asks, by EMPLOYEES.TELEGRAM_ID")
 
     @model_validator(mode="after")
     def _exactly_one(self) -> Any:
@@ -285,44 +285,61 @@ class SearchRequest(_WhoAsks):
 
 
 class Hit(BaseModel):
-    source_type: str
-    source_id: int
-    chunk_ix: int
-    content: str
-    distance: float
-    score: float
+    source_type: str = Field(description="what the chunk comes from: task, sprint, project or doc")
+    source_id: int = Field(description="the id of that task, sprint, project or document")
+    chunk_ix: int = Field(description="which chunk of the entity (0 = the first; long texts span several)")
+    content: str = Field(description="the chunk text; its first line starts with the anchor, e.g. [TASK #12]")
+    distance: float = Field(description="cosine distance between the chunk and the question: 0 = same "
+                                        "direction, LOWER is closer (range 0-2)")
+    score: float = Field(description="ranking score, HIGHER is better: reciprocal-rank fusion in hybrid mode, "
+                                     "1 - distance in vector mode; results are sorted by it")
 
 
 class CallerPublic(BaseModel):
-    employee_id: int
-    role: Role
+    employee_id: int = Field(description="the employee the answer was scoped to")
+    role: Role = Field(description="their role as read from EMPLOYEES (never from the request)")
 
 
 class Timings(BaseModel):
-    embed: float
-    search: float
+    embed: float = Field(description="milliseconds spent embedding the question")
+    search: float = Field(description="milliseconds spent in the scoped query")
+
+
+ANSWERED_BY = ('which plan answered: "memory" (embedded engine, exact in-memory scan), "approx" '
+               '(Oracle vector index), "exact" (Oracle exact scan), "exact-fallback" (Oracle: the '
+               'approximate search found fewer than top_k visible chunks, so an exact scan answered)')
 
 
 class SearchResponse(BaseModel):
-    results: list[Hit]
-    mode: str
-    answered_by: str
+    results: list[Hit] = Field(description="the chunks the caller may see, best first")
+    mode: str = Field(description='"hybrid" (vector + lexical, fused) or "vector"')
+    answered_by: str = Field(description=ANSWERED_BY)
     caller: CallerPublic
     timings_ms: Timings
 
 
 class ChatRequest(_WhoAsks):
-    message: Question
-    conversation_id: Annotated[str, StringConstraints(max_length=200)] | None = None
-    top_k: TopK | None = None
+    message: Question = Field(description="the question, in the caller's words (English or Spanish)")
+    conversation_id: Annotated[str, StringConstraints(max_length=200)] | None = Field(
+        None, description="the bot's id for this conversation; echoed back")
+    top_k: TopK | None = Field(None, description="chunks to retrieve; default: RAG_TOP_K")
 
 
 class ChatResponse(BaseModel):
-    answer: str
-    citations: list[str]
-    results: list[Hit]
-    llm_used: bool
-    conversation_id: str | None = None
+    answer: str = Field(description="the answer; every [TASK #id]-style anchor in it names a retrieved chunk. "
+                                    "Without an LLM (or after it failed) it quotes the matching lines of the "
+                                    "relevant chunks, or says \"I don't know\" (English or Spanish)")
+    citations: list[str] = Field(description="the anchors the answer cites, in order of first citation; only "
+                                             "anchors of chunks that were in the context (invented ones are "
+                                             "removed from the answer and never listed)")
+    results: list[Hit] = Field(description="the retrieved chunks the answer was built from, best first")
+    llm_used: bool = Field(description="true when the LLM wrote the answer; false for the extractive answer")
+    llm_error: Literal["timeout", "unreachable", "bad_response"] | None = Field(
+        None, description="why the configured LLM gave no answer (the extractive answer stands in): "
+                          "timeout (no complete answer within RAG_LLM_TIMEOUT_S), unreachable (no connection), "
+                          "bad_response (an HTTP error status, or a reply that is not a usable chat completion); "
+                          "null when the LLM answered or none is configured")
+    conversation_id: str | None = Field(None, description="the request's conversation_id, echoed")
     caller: CallerPublic
 
 

@@ -1,4 +1,4 @@
-"""Prompt building, citation extraction and the offline extractive answer. Pure: no I/O.
+"""Prompt building and citation checking. Pure: no I/O (the offline answer is in extractive.py).
 
 Every chunk starts with its anchor (``[TASK #12] Title``, see templates.py); the model is told to
 cite those anchors, and citations are only accepted when they name a chunk we actually gave it.
@@ -6,8 +6,10 @@ cite those anchors, and citations are only accepted when they name a chunk we ac
 
 from __future__ import annotations
 
+import datetime as dt
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from app.domain import SearchHit
 
@@ -20,8 +22,41 @@ SYSTEM_PROMPT = (
     "After each statement cite the anchor of the chunk it comes from, exactly as written, e.g. [TASK #12] "
     "or [DOC #3]. Never invent anchors. Answer in the language of the question, briefly."
 )
-NO_CONTEXT_ANSWER = "I found nothing you are allowed to see that matches this question."
 MAX_CONTEXT_CHARS = 12_000  # keeps the prompt well inside small local models' windows
+
+
+@dataclass(frozen=True)
+class Asker:
+    """Who the prompt says is asking (from EMPLOYEES, never from the request)."""
+
+    name: str
+    role: str
+
+
+def scope_label(project: int | str, project_name: str | None = None) -> str:
+    """The human name of a retrieval scope: a project's name, "No project" or "All projects"."""
+    if project == "all":
+        return "All projects"
+    if project == "none":
+        return "No project (organisation-wide documents)"
+    return project_name or f"Project #{project}"
+
+
+def system_prompt(asker: Asker | None, today: dt.date | None, scope: str | None) -> str:
+    """The rules, then who asks, what day it is and what the context was drawn from."""
+    facts = []
+    if asker is not None:
+        facts.append(f"The person asking is {_one_line(asker.name)} ({_one_line(asker.role)}).")
+    if today is not None:
+        facts.append(f"Today is {today:%A} {today.isoformat()}.")
+    if scope is not None:
+        facts.append(f"The context was retrieved from: {_one_line(scope)}.")
+    return " ".join([SYSTEM_PROMPT, *facts])
+
+
+def _one_line(text: str, limit: int = 200) -> str:
+    """Data from the database goes into the system prompt as one short line."""
+    return " ".join(text.split())[:limit]
 
 
 def anchor(hit: SearchHit) -> str:
@@ -36,19 +71,28 @@ def unique_anchors(hits: Sequence[SearchHit]) -> list[str]:
     return list(dict.fromkeys(anchor(h) for h in hits))
 
 
-def build_messages(question: str, hits: Sequence[SearchHit], max_chars: int = MAX_CONTEXT_CHARS) -> list[dict[str, str]]:
-    """OpenAI chat-completions messages: the rules, then the context chunks, then the question."""
-    blocks: list[str] = []
+def context_hits(hits: Sequence[SearchHit], max_chars: int = MAX_CONTEXT_CHARS) -> list[SearchHit]:
+    """The hits that fit in the prompt: best first, whole chunks only (the first always fits)."""
+    kept: list[SearchHit] = []
     used = 0
     for hit in hits:
-        block = hit.content.strip()
-        if used + len(block) > max_chars and blocks:
+        size = len(hit.content.strip())
+        if used + size > max_chars and kept:
             break  # hits arrive best first: drop the tail, never cut a chunk in half
-        blocks.append(block)
-        used += len(block)
+        kept.append(hit)
+        used += size
+    return kept
+
+
+def build_messages(question: str, hits: Sequence[SearchHit], max_chars: int = MAX_CONTEXT_CHARS, *,
+                   asker: Asker | None = None, today: dt.date | None = None, scope: str | None = None,
+                   history: Sequence[Mapping[str, str]] = ()) -> list[dict[str, str]]:
+    """OpenAI chat-completions messages: the rules, the earlier turns, then the context and the question."""
+    blocks = [hit.content.strip() for hit in context_hits(hits, max_chars)]
     context = "\n\n---\n\n".join(blocks) if blocks else "(no context)"
     return [
-        {"role": "system", "content": SYSTEM_PROMPT},
+        {"role": "system", "content": system_prompt(asker, today, scope)},
+        *({"role": turn["role"], "content": turn["content"]} for turn in history),
         {"role": "user", "content": f"Context:\n\n{context}\n\nQuestion: {question.strip()}"},
     ]
 
@@ -60,22 +104,12 @@ def cited_anchors(answer: str, hits: Sequence[SearchHit]) -> list[str]:
     return [a for a in dict.fromkeys(cited) if a in known]
 
 
-def extractive_answer(hits: Sequence[SearchHit], max_items: int = 5, lines_per_item: int = 3) -> str:
-    """An answer without an LLM: the first lines of the best chunks, each ending with its anchor."""
-    if not hits:
-        return NO_CONTEXT_ANSWER
-    seen: set[tuple[str, int]] = set()
-    items: list[str] = []
-    for hit in hits:
-        key = (hit.source_type, hit.source_id)
-        if key in seen:
-            continue
-        seen.add(key)
-        lines = [line.strip() for line in hit.content.splitlines() if line.strip()]
-        if lines and ANCHOR.match(lines[0]):
-            lines[0] = ANCHOR.sub("", lines[0], count=1).strip()
-        summary = "; ".join(line for line in lines[:lines_per_item] if line)
-        items.append(f"- {summary} {anchor(hit)}")
-        if len(items) == max_items:
-            break
-    return "Most relevant items I can see:\n" + "\n".join(items)
+def strip_invented_anchors(answer: str, known_anchors: Sequence[str]) -> str:
+    """The answer without the anchors that name no chunk of the context (the model made them up)."""
+    known = set(known_anchors)
+    stripped = ANCHOR.sub(lambda m: m.group(0) if m.group(0) in known else "", answer)
+    if stripped == answer:
+        return answer
+    stripped = re.sub(r"[ \t]+([.,;:!?)])", r"\1", stripped)  # "fixed [TASK #9]." -> "fixed."
+    stripped = re.sub(r"\(\s*\)", "", stripped)
+    return re.sub(r"[ \t]{2,}", " ", stripped).strip()

@@ -1,29 +1,30 @@
 """Chat: retrieve what the caller may see, then answer with an OpenAI-compatible LLM or extractively.
 
-The main job must work offline, so any LLM failure (unreachable, timeout, bad reply) is logged and
-answered extractively from the same retrieved chunks instead of failing the request.
+The main job must work offline, so an LLM failure (timeout, unreachable, bad response) is answered
+extractively from the same retrieved chunks, and the answer says so (``llm_error``) and a warning
+carrying the request id is logged. Anchors the model invents are removed from its text and never
+become citations.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 from dataclasses import dataclass
 
 import anyio
 import httpx
 
-from app import metrics
 from app.config import Settings
 from app.domain import Caller, Scope
 from app.engines.base import Engine
-from app.rag import prompting
+from app.entities import EMPLOYEES, PROJECTS
+from app.logs import current_request_id
+from app.rag import extractive, prompting
+from app.services.llm import LLMError, complete
 from app.services.search import TimedSearch, search
 
 log = logging.getLogger(__name__)
-
-
-class LLMError(RuntimeError):
-    """The chat-completions endpoint did not give a usable answer."""
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,7 @@ class ChatAnswer:
     search: TimedSearch
     llm_used: bool
     conversation_id: str | None = None
+    llm_error: str | None = None  # "timeout" | "unreachable" | "bad_response" when the LLM failed
 
 
 async def chat(
@@ -51,50 +53,30 @@ async def chat(
         lambda: search(engine, message, caller, top_k or settings.top_k, scope, settings.search_mode)
     )
     hits = found.result.hits
+    llm_error = None
     if hits and settings.llm_url and settings.llm_model:
+        context = prompting.context_hits(hits)
+        asker, label = await anyio.to_thread.run_sync(lambda: _asker_and_scope(engine, caller, scope))
+        messages = prompting.build_messages(message, context, asker=asker, today=dt.date.today(), scope=label)
         try:
-            answer = await complete(settings, prompting.build_messages(message, hits), client)
-            citations = prompting.cited_anchors(answer, hits)
-            return ChatAnswer(answer, citations, found, True, conversation_id)
+            raw = await complete(settings, messages, client)
+            known = prompting.unique_anchors(context)
+            answer = prompting.strip_invented_anchors(raw, known)
+            return ChatAnswer(answer, prompting.cited_anchors(answer, context), found, True, conversation_id)
         except LLMError as exc:
-            log.warning("LLM call failed, answering extractively instead: %s", exc)
-    answer = prompting.extractive_answer(hits)
-    return ChatAnswer(answer, prompting.cited_anchors(answer, hits), found, False, conversation_id)
+            llm_error = exc.reason
+            log.warning("LLM call failed (%s), answering extractively instead (request %s): %s",
+                        exc.reason, current_request_id(), exc, extra={"llm_error": exc.reason})
+    answer = extractive.extractive_answer(message, hits, settings.answer_max_distance)
+    return ChatAnswer(answer, prompting.cited_anchors(answer, hits), found, False, conversation_id, llm_error)
 
 
-def llm_client(settings: Settings) -> httpx.AsyncClient:
-    """One pooled client per app; its connection cap matches the chat concurrency limit."""
-    cap = settings.chat_max_concurrency
-    return httpx.AsyncClient(timeout=settings.llm_timeout_s,
-                             limits=httpx.Limits(max_connections=cap, max_keepalive_connections=min(cap, 20)))
-
-
-async def complete(settings: Settings, messages: list[dict[str, str]], client: httpx.AsyncClient) -> str:
-    """POST {llm_url}/chat/completions and return the first choice's text."""
-    url = settings.llm_url.rstrip("/") + "/chat/completions"  # type: ignore[union-attr]
-    headers = {"Content-Type": "application/json"}
-    if settings.llm_api_key is not None:
-        headers["Authorization"] = f"Bearer {settings.llm_api_key.get_secret_value()}"
-    body = {"model": settings.llm_model, "messages": messages, "temperature": 0}
-    metrics.LLM_CALLS.inc()
-    try:
-        # One overall deadline: a server that trickles bytes must not reset a per-read timeout forever.
-        with anyio.fail_after(settings.llm_timeout_s):
-            response = await client.post(url, json=body, headers=headers, timeout=settings.llm_timeout_s)
-        response.raise_for_status()
-        content = response.json()["choices"][0]["message"]["content"]
-    except TimeoutError as exc:
-        raise LLMError(f"{url} gave no answer within {settings.llm_timeout_s} s") from exc
-    except httpx.HTTPStatusError as exc:
-        metrics.LLM_ERRORS.labels("http_status").inc()
-        raise LLMError(f"{url} answered {exc.response.status_code}: {exc.response.text[:200]}") from exc
-    except httpx.HTTPError as exc:
-        metrics.LLM_ERRORS.labels("timeout" if isinstance(exc, httpx.TimeoutException) else "unreachable").inc()
-        raise LLMError(f"{url} unreachable: {type(exc).__name__}: {exc}") from exc
-    except (ValueError, KeyError, IndexError, TypeError) as exc:
-        metrics.LLM_ERRORS.labels("bad_reply").inc()
-        raise LLMError(f"{url} returned no chat-completions choice: {exc!r}") from exc
-    if not isinstance(content, str) or not content.strip():
-        metrics.LLM_ERRORS.labels("empty").inc()
-        raise LLMError(f"{url} returned an empty answer")
-    return content.strip()
+def _asker_and_scope(engine: Engine, caller: Caller, scope: Scope | None) -> tuple[prompting.Asker, str]:
+    """Who asks (name and role from EMPLOYEES) and the scope's label, for the system prompt."""
+    row = engine.get(EMPLOYEES, caller.employee_id) or {}
+    name = " ".join(p for p in (row.get("first_name"), row.get("last_name")) if p) or f"employee {caller.employee_id}"
+    project = (scope or Scope()).project
+    project_name = None
+    if isinstance(project, int):
+        project_name = (engine.get(PROJECTS, project) or {}).get("name")
+    return prompting.Asker(name, caller.role.value), prompting.scope_label(project, project_name)

@@ -15,9 +15,9 @@ from prometheus_client.parser import text_string_to_metric_families
 from app import metrics
 from app.api.main import create_app
 from app.config import Settings
-from app.services.chat import LLMError, complete
+from app.services.llm import LLMError, complete
 from app.worker import Worker
-from tests.test_chat import FakeLLM
+from tests.fake_llm import FakeLLM
 
 from .conftest import AUTH
 

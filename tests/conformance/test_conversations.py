@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import itertools
+import time
 
 import pytest
 
@@ -28,6 +29,7 @@ def test_create_get_and_list_newest_updated_first_with_paging(engine):
 
     assert [c.conversation_id for c in engine.list_conversations(ana, 10, 0)] == [
         second.conversation_id, first.conversation_id]
+    time.sleep(0.005)  # UPDATED_AT has millisecond precision on SQLite: let the clock move past `second`'s
     engine.append_turn(first.conversation_id, "hi", "hello", [])  # a stored turn makes it the newest
     assert [c.conversation_id for c in engine.list_conversations(ana, 10, 0)] == [
         first.conversation_id, second.conversation_id]

@@ -44,3 +44,11 @@ def test_secrets_are_not_in_the_settings_repr():
     shown = repr(s) + str(s) + s.model_dump_json()
     assert "tok-one" not in shown and "tok-two" not in shown and "sk-llm" not in shown
     assert s.tokens == frozenset({"tok-one", "tok-two"})
+
+
+def test_llm_url_without_a_model_is_a_startup_error(monkeypatch):
+    monkeypatch.setenv("RAG_LLM_URL", "http://127.0.0.1:11434/v1")
+    with pytest.raises(ValidationError, match="RAG_LLM_URL is set but RAG_LLM_MODEL is not"):
+        Settings(_env_file=None)
+    monkeypatch.setenv("RAG_LLM_MODEL", "llama3.1:8b")
+    assert Settings(_env_file=None).llm_model == "llama3.1:8b"

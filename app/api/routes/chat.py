@@ -34,6 +34,7 @@ async def chat_message(body: ChatRequest, request: Request, engine: EngineDep, s
         citations=answer.citations,
         results=[vars(hit) for hit in answer.search.result.hits],
         llm_used=answer.llm_used,
+        llm_error=answer.llm_error,
         conversation_id=answer.conversation_id,
         caller={"employee_id": caller.employee_id, "role": caller.role},
     )

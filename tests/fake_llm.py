@@ -1,0 +1,151 @@
+"""A real loopback HTTP server speaking the OpenAI chat-completions protocol, with scripted replies.
+
+Each request takes the next scripted ``Reply`` (the last one repeats), and is recorded (path,
+Authorization header, JSON body) so a test can inspect the prompt it got. Replies: plain text, tool
+calls, a streamed answer (SSE ``data:`` chunks, ``[DONE]`` optional), slow, silent, any HTTP status,
+and raw bytes (malformed JSON). Real sockets, no patched functions.
+
+    with FakeLLM(Reply.plain("Hi [TASK #1]"), Reply.status(500)) as llm:
+        settings = settings.model_copy(update={"llm_url": llm.url, "llm_model": "tiny"})
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Reply:
+    kind: str  # text | tools | stream | status | raw | silent
+    text: str | None = None
+    tool_calls: tuple[tuple[str, str, str], ...] = ()  # (id, name, arguments as the JSON *string* sent)
+    chunks: tuple[str, ...] = ()
+    done: bool = True  # stream: end with data: [DONE]
+    code: int = 200
+    raw: bytes = b""
+    delay_s: float = 0.0  # before the reply (slow), or between stream chunks
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @staticmethod
+    def plain(text: str | None, delay_s: float = 0.0) -> Reply:
+        return Reply("text", text=text, delay_s=delay_s)
+
+    @staticmethod
+    def tools(*calls: tuple[str, str, str], text: str | None = None) -> Reply:
+        return Reply("tools", text=text, tool_calls=tuple(calls))
+
+    @staticmethod
+    def stream(*chunks: str, done: bool = True, delay_s: float = 0.0) -> Reply:
+        return Reply("stream", chunks=chunks, done=done, delay_s=delay_s)
+
+    @staticmethod
+    def status(code: int) -> Reply:
+        return Reply("status", code=code)
+
+    @staticmethod
+    def raw_body(raw: bytes, content_type: str = "application/json") -> Reply:
+        return Reply("raw", raw=raw, extra={"content_type": content_type})
+
+    @staticmethod
+    def silent() -> Reply:
+        """Reads the request, then never answers (until the server stops)."""
+        return Reply("silent")
+
+
+def completion(model: str, message: dict[str, Any]) -> dict[str, Any]:
+    return {"id": "chatcmpl-x", "object": "chat.completion", "model": model,
+            "choices": [{"index": 0, "finish_reason": "stop", "message": message}]}
+
+
+class FakeLLM:
+    """ThreadingHTTPServer on 127.0.0.1 (a free port); ``url`` is its OpenAI-style base URL (…/v1)."""
+
+    def __init__(self, *replies: Reply | str | None, status: int | None = None) -> None:
+        script = [r if isinstance(r, Reply) else Reply.plain(r) for r in replies]
+        if status is not None and status != 200:
+            script = [Reply.status(status)]
+        self.script = script or [Reply.plain("ok")]
+        self.requests: list[dict[str, Any]] = []
+        self.stopping = threading.Event()
+        self._lock = threading.Lock()
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True)
+
+    def _next(self, request: dict[str, Any]) -> Reply:
+        with self._lock:
+            self.requests.append(request)
+            return self.script[min(len(self.requests), len(self.script)) - 1]
+
+    def _handler(self):
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):  # noqa: N802 (http.server's naming)
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                reply = outer._next({"path": self.path, "auth": self.headers.get("Authorization"), "body": body})
+                if reply.kind == "silent" or outer.stopping.wait(reply.delay_s if reply.kind != "stream" else 0):
+                    outer.stopping.wait()
+                    return
+                try:
+                    outer._send(self, reply, body.get("model"))
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client went away (a timeout, a closed stream): nothing to tell it
+
+            def log_message(self, *args):  # keep test output clean
+                pass
+
+        return Handler
+
+    def _send(self, handler: BaseHTTPRequestHandler, reply: Reply, model: str | None) -> None:
+        if reply.kind == "stream":
+            self._send_stream(handler, reply, model)
+            return
+        content_type = "application/json"
+        if reply.kind == "text":
+            data = json.dumps(completion(model, {"role": "assistant", "content": reply.text})).encode()
+        elif reply.kind == "tools":
+            calls = [{"id": i, "type": "function", "function": {"name": n, "arguments": a}}
+                     for i, n, a in reply.tool_calls]
+            data = json.dumps(completion(model, {"role": "assistant", "content": reply.text,
+                                                 "tool_calls": calls})).encode()
+        elif reply.kind == "status":
+            data = json.dumps({"error": {"message": "boom", "type": "server_error"}}).encode()
+        else:
+            data, content_type = reply.raw, reply.extra.get("content_type", content_type)
+        handler.send_response(reply.code)
+        handler.send_header("Content-Type", content_type)
+        handler.send_header("Content-Length", str(len(data)))
+        handler.end_headers()
+        handler.wfile.write(data)
+
+    def _send_stream(self, handler: BaseHTTPRequestHandler, reply: Reply, model: str | None) -> None:
+        """HTTP/1.0: the body ends when the connection closes, as an SSE stream may."""
+        handler.send_response(200)
+        handler.send_header("Content-Type", "text/event-stream")
+        handler.end_headers()
+        first = {"id": "c", "object": "chat.completion.chunk", "model": model,
+                 "choices": [{"index": 0, "delta": {"role": "assistant"}, "finish_reason": None}]}
+        handler.wfile.write(f"data: {json.dumps(first)}\n\n".encode())
+        for chunk in reply.chunks:
+            if reply.delay_s and self.stopping.wait(reply.delay_s):
+                return
+            event = {"id": "c", "object": "chat.completion.chunk", "model": model,
+                     "choices": [{"index": 0, "delta": {"content": chunk}, "finish_reason": None}]}
+            handler.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
+            handler.wfile.flush()
+        if reply.done:
+            handler.wfile.write(b"data: [DONE]\n\n")
+
+    def __enter__(self) -> FakeLLM:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stopping.set()  # releases silent and slow handlers
+        self.server.shutdown()
+        self.server.server_close()
