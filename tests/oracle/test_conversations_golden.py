@@ -151,7 +151,8 @@ def test_the_proof_lists_the_conversation_tables():
 
 
 def test_summary_sources_reads_projects_and_their_newest_tasks(fake_engine, conn):
-    conn.replies += [("ROW_NUMBER() OVER (PARTITION BY PROJECT_ID", Reply(rows=[(2, "Fix login", "DONE"), (2, "Add SSO", None)])),
+    conn.replies += [("ROW_NUMBER() OVER (PARTITION BY PROJECT_ID",
+                      Reply(rows=[(2, "Fix login", "DONE"), (2, "Add SSO", None)])),
                      ("AUTO_SUMMARY_INPUTS\nFROM PROJECTS", Reply(rows=[(2, "Apollo", "Launch", "Old.", NOW, "p:1;t:2"),
                                                                          (3, "Zeus", None, None, None, None)]))]
     apollo, zeus = fake_engine.summary_sources(20)

@@ -55,7 +55,8 @@ def test_backfill_at_startup_then_an_api_project_edit_is_remade_at_the_next_swee
             assert wait_for(lambda: job.sweeps >= 3)
             # Only the missing one was asked for; Zeus was up to date; later sweeps asked nothing.
             assert len(llm.requests) == 1
-            assert "Apollo" in prompt_of(llm.requests[0]) and "Fix the fuel pump [IN_PROGRESS]" in prompt_of(llm.requests[0])
+            prompt = prompt_of(llm.requests[0])
+            assert "Name: Apollo" in prompt and "Fix the fuel pump [IN_PROGRESS]" in prompt
             assert summary_of(sqlite_engine, zeus).auto_summary == "Zeus forecasts."
 
             response = client.patch(f"/api/v1/projects/{apollo}", json={"description": "Land the rocket"}, headers=AUTH)
@@ -105,7 +106,8 @@ def test_task_edits_remake_the_summary_at_most_once_per_interval(sqlite_engine, 
         time.sleep(1.1)
         [remade] = summarizer.refresh()
         assert (remade.status, remade.reason, remade.summary) == ("written", "tasks_changed", "Two.")
-        assert "Paint the fins [TODO]" in prompt_of(llm.requests[1]) and "Fix the fuel pump [DONE]" in prompt_of(llm.requests[1])
+        prompt = prompt_of(llm.requests[1])
+        assert "Paint the fins [TODO]" in prompt and "Fix the fuel pump [DONE]" in prompt
         sqlite_engine.update(TASKS, pump, {"STATUS": "REOPENED"})
         assert summarizer.refresh()[0].status == "waiting" and len(llm.requests) == 2
         # A project edit does not wait for the task interval.
