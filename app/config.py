@@ -58,6 +58,14 @@ class Settings(BaseSettings):
     # it shares a topic word); else it says "I don't know". Calibrated on the demo data:
     # scripts/calibrate_answer_threshold.py, README "Honest answers".
     answer_max_distance: float = Field(0.67, ge=0.0, le=2.0)
+    # Project auto-summaries (app/summaries_job.py): a job that runs wherever the drain worker runs (`ragctl
+    # serve` with RAG_RUN_WORKER, `ragctl worker`) and only when an LLM is configured. Every sweep compares each
+    # project's inputs with the fingerprint its summary was made from: a missing summary or an edited name or
+    # description is remade at that sweep; edits to its tasks at most once per task interval.
+    run_summaries: bool = True
+    summary_sweep_s: float = Field(60.0, gt=0)
+    summary_task_interval_s: float = Field(3600.0, ge=0)
+    summary_max_tasks: int = Field(20, ge=0, le=200)  # the newest tasks (by id) a summary is made from
     # Chats in flight at once (each may wait on the LLM); one more is answered 503 + Retry-After.
     chat_max_concurrency: int = Field(32, ge=1, le=10_000)
 

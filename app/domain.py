@@ -234,6 +234,19 @@ class ProjectCard:
     auto_summary: str | None
 
 
+@dataclass(frozen=True)
+class SummarySource:
+    """What a project's auto-summary is made from, and what it was last made from (the summary job)."""
+
+    project_id: int
+    name: str
+    description: str | None
+    tasks: tuple[tuple[str, str | None], ...]  # (title, status) of its most recent tasks, newest first
+    auto_summary: str | None
+    auto_summary_at: dt.datetime | None  # UTC, naive
+    summary_inputs: str | None  # the fingerprint stored with the summary (app/rag/summaries.py)
+
+
 # Task statuses that are finished: a finished task is never overdue.
 DONE_STATUSES = ("DONE", "CLOSED", "CANCELLED", "RESOLVED")
 MAX_FIND_TASKS = 100

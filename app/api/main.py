@@ -23,6 +23,7 @@ from app.config import Settings
 from app.engines import open_engine
 from app.engines.base import Engine
 from app.services.llm import llm_client
+from app.summaries_job import start_summary_job
 from app.worker import Worker
 
 log = logging.getLogger(__name__)
@@ -51,6 +52,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
         app.state.worker = None
         app.state.metrics = metrics.registry_for(app.state.engine, settings.max_attempts)
         app.state.llm_client = llm_client(settings)
+        app.state.summaries = None
         try:
             worker = Worker(app.state.engine, settings)
             if settings.backfill_on_startup:
@@ -58,10 +60,13 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
             if settings.run_worker:
                 worker.start()
                 app.state.worker = worker
+                app.state.summaries = start_summary_job(app.state.engine, settings)
             _warn_about_tokens(grants)
             yield
         finally:
             await app.state.llm_client.aclose()
+            if app.state.summaries is not None:
+                await run_in_threadpool(app.state.summaries.stop)
             if app.state.worker is not None:
                 await run_in_threadpool(app.state.worker.stop)
             if own_engine:

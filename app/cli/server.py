@@ -62,6 +62,7 @@ def worker(env: CliEnv, once: bool) -> None:
 
         ragctl worker --once
     """
+    from app.summaries_job import start_summary_job
     from app.worker import Worker
 
     settings = env.get_settings()
@@ -74,6 +75,7 @@ def worker(env: CliEnv, once: bool) -> None:
             return
         logs.configure(settings.log_format)
         w.start()
+        summaries = start_summary_job(engine, settings)
         click.echo(f"worker running (every {settings.worker_delay_ms} ms after the previous drain); Ctrl-C stops it", err=True)
         try:
             threading.Event().wait()
@@ -81,3 +83,5 @@ def worker(env: CliEnv, once: bool) -> None:
             click.echo("stopping: the batch in progress finishes first", err=True)
         finally:
             w.stop()
+            if summaries is not None:
+                summaries.stop()

@@ -21,6 +21,7 @@ from app.domain import (
     SearchResult,
     SourceRecord,
     SourceType,
+    SummarySource,
     TaskQuery,
 )
 from app.entities import EntitySpec
@@ -213,8 +214,14 @@ class Engine(Protocol):
         """Every project with its auto-summary, by PROJECT_ID."""
         ...
 
-    def set_project_summary(self, project_id: int, summary: str | None) -> bool:
-        """Store a project's auto-summary and AUTO_SUMMARY_AT; False if there is no such project."""
+    def set_project_summary(self, project_id: int, summary: str | None, inputs: str | None = None) -> bool:
+        """Store a project's auto-summary, AUTO_SUMMARY_AT and the fingerprint of what it was made from
+        (AUTO_SUMMARY_INPUTS; None: unknown, the summary job remakes it); False if there is no such project."""
+        ...
+
+    def summary_sources(self, max_tasks: int) -> list[SummarySource]:
+        """Every project, by PROJECT_ID, with its ``max_tasks`` most recent tasks (highest TASK_ID first)
+        and its stored summary, time and fingerprint (the summary job's input)."""
         ...
 
     def employees_by_telegram(self, telegram_id: str) -> list[dict[str, Any]]:

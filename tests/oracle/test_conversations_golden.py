@@ -148,3 +148,24 @@ def test_projects_summaries_and_employees_by_telegram(fake_engine, conn):
 def test_the_proof_lists_the_conversation_tables():
     assert ("CONVERSATIONS", ("TITLE",), False) in sql.PROOF_TABLES
     assert ("MESSAGES", ("CONTENT", "CITATIONS"), False) in sql.PROOF_TABLES
+
+
+def test_summary_sources_reads_projects_and_their_newest_tasks(fake_engine, conn):
+    conn.replies += [("ROW_NUMBER() OVER (PARTITION BY PROJECT_ID",
+                      Reply(rows=[(2, "Fix login", "DONE"), (2, "Add SSO", None)])),
+                     ("AUTO_SUMMARY_INPUTS\nFROM PROJECTS", Reply(rows=[(2, "Apollo", "Launch", "Old.", NOW, "p:1;t:2"),
+                                                                         (3, "Zeus", None, None, None, None)]))]
+    apollo, zeus = fake_engine.summary_sources(20)
+    tasks, projects = conn.calls
+    assert tasks.sql == golden("summary_tasks") and tasks.binds == {"max_tasks": 20}
+    assert projects.sql == golden("summary_projects") and projects.binds in ({}, None)
+    assert apollo.tasks == (("Fix login", "DONE"), ("Add SSO", None)) and apollo.summary_inputs == "p:1;t:2"
+    assert apollo.auto_summary_at == NOW and zeus.tasks == () and zeus.auto_summary is None
+
+
+def test_set_project_summary_stores_the_fingerprint(fake_engine, conn):
+    conn.replies.append(("UPDATE PROJECTS SET AUTO_SUMMARY", Reply(rowcount=1)))
+    assert fake_engine.set_project_summary(2, "Apollo ships.", "p:ab;t:cd") is True
+    assert conn.calls[0].sql == golden("set_project_summary")
+    assert conn.calls[0].binds == {"summary": "Apollo ships.", "summary_inputs": "p:ab;t:cd", "project_id": 2}
+    assert conn.events == ["commit"]

@@ -138,6 +138,10 @@ def test_v6_adds_conversations_and_project_summaries_to_an_upgraded_database(tmp
     assert "(CONVERSATION_ID, MESSAGE_ID)" in index
     with pytest.raises(apsw.ConstraintError):  # the CHECK refuses a scope another client writes badly
         conn.execute("INSERT INTO CONVERSATIONS (EMPLOYEE_ID, RAG_SCOPE) VALUES (1, '0')")
+    # V7 adds the fingerprint of a summary's inputs: unknown (NULL) for every existing project.
+    shutil.copy(next(migrations.MIGRATIONS_DIR.glob("V7__*.sql")), directory)
+    assert migrations.migrate(conn, directory) == ["7"]
+    assert conn.execute("SELECT AUTO_SUMMARY_INPUTS FROM PROJECTS").fetchall() == [(None,)]
     engine = SQLiteEngine(db, embedder=embedder)
     try:
         conv = engine.create_conversation(1, "1", 1, "upgraded")

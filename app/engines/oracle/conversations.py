@@ -105,9 +105,6 @@ def projects_for_matching(cur: Any) -> list[ProjectCard]:
     return [ProjectCard(int(pid), name, description, summary) for pid, name, description, summary in cur.fetchall()]
 
 
-def set_project_summary(cur: Any, project_id: int, summary: str | None) -> bool:
-    cur.execute(sql.SET_PROJECT_SUMMARY, summary=summary, project_id=int(project_id))
-    return cur.rowcount > 0
 
 
 def employees_by_telegram(cur: Any, telegram_id: str) -> list[dict[str, Any]]:

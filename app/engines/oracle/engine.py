@@ -17,9 +17,9 @@ import numpy as np
 
 from app.config import Settings
 from app.domain import (Caller, Conversation, Message, ProjectCard, RagStatus, Scope, SearchMode, SearchResult,
-                        SourceType, TaskQuery)
+                        SourceType, SummarySource, TaskQuery)
 from app.engines.base import EngineError, UnavailableError
-from app.engines.oracle import conversations, erasure, errors, indexing, records, search, status
+from app.engines.oracle import conversations, erasure, errors, indexing, records, search, status, summaries
 from app.engines.oracle import migrate as migrations
 from app.engines.oracle import statements as sql
 from app.engines.oracle.errors import MODEL_EXISTS, conflicts, model_missing, ora_code
@@ -345,12 +345,16 @@ class OracleEngine:
         with self._connection() as conn, conn.cursor() as cur:
             return conversations.projects_for_matching(cur)
 
-    def set_project_summary(self, project_id: int, summary: str | None) -> bool:
+    def set_project_summary(self, project_id: int, summary: str | None, inputs: str | None = None) -> bool:
         with self._connection() as conn, conn.cursor() as cur:
             with conflicts(PROJECTS):
-                changed = conversations.set_project_summary(cur, project_id, summary)
+                changed = summaries.set_project_summary(cur, project_id, summary, inputs)
             conn.commit()
             return changed
+
+    def summary_sources(self, max_tasks: int) -> list[SummarySource]:
+        with self._connection() as conn, conn.cursor() as cur:
+            return summaries.summary_sources(cur, max_tasks)
 
     def employees_by_telegram(self, telegram_id: str) -> list[dict[str, Any]]:
         with self._connection() as conn, conn.cursor() as cur:

@@ -83,9 +83,6 @@ def projects_for_matching(conn: apsw.Connection) -> list[ProjectCard]:
     return [ProjectCard(*row) for row in conn.execute(sql.PROJECTS_FOR_MATCHING)]
 
 
-def set_project_summary(conn: apsw.Connection, project_id: int, summary: str | None) -> bool:
-    conn.execute(sql.SET_PROJECT_SUMMARY, (summary, project_id))
-    return conn.changes() > 0
 
 
 def employees_by_telegram(conn: apsw.Connection, telegram_id: str) -> list[dict[str, Any]]:

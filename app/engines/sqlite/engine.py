@@ -23,9 +23,9 @@ import sqlite_vec
 
 from app.config import Settings
 from app.domain import (Caller, Conversation, Message, ProjectCard, RagStatus, Scope, SearchMode, SearchResult,
-                        SourceType, TaskQuery)
+                        SourceType, SummarySource, TaskQuery)
 from app.engines.base import EngineError
-from app.engines.sqlite import conversations, erasure, errors, indexing, records, search, status
+from app.engines.sqlite import conversations, erasure, errors, indexing, records, search, status, summaries
 from app.engines.sqlite import migrate as migrations
 from app.engines.sqlite import statements as sql
 from app.engines.sqlite.indexing import SQLiteIndexingTx
@@ -316,9 +316,12 @@ class SQLiteEngine:
     def projects_for_matching(self) -> list[ProjectCard]:
         return conversations.projects_for_matching(self.conn)
 
-    def set_project_summary(self, project_id: int, summary: str | None) -> bool:
+    def set_project_summary(self, project_id: int, summary: str | None, inputs: str | None = None) -> bool:
         with errors.conflicts(PROJECTS), self._write() as conn:
-            return conversations.set_project_summary(conn, project_id, summary)
+            return summaries.set_project_summary(conn, project_id, summary, inputs)
+
+    def summary_sources(self, max_tasks: int) -> list[SummarySource]:
+        return summaries.summary_sources(self.conn, max_tasks)
 
     def employees_by_telegram(self, telegram_id: str) -> list[dict[str, Any]]:
         return conversations.employees_by_telegram(self.conn, telegram_id)

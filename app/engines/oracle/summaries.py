@@ -1,0 +1,24 @@
+"""Project auto-summaries on Oracle: the job's input (projects with their newest tasks) and the write."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from app.domain import SummarySource
+from app.engines.oracle import statements as sql
+
+
+def summary_sources(cur: Any, max_tasks: int) -> list[SummarySource]:
+    cur.execute(sql.SUMMARY_TASKS, max_tasks=int(max_tasks))
+    tasks: dict[int, list[tuple[str, str | None]]] = defaultdict(list)
+    for project_id, title, status in cur.fetchall():
+        tasks[int(project_id)].append((title, status))
+    cur.execute(sql.SUMMARY_PROJECTS)
+    return [SummarySource(int(pid), name, description, tuple(tasks.get(int(pid), ())), summary, at, inputs)
+            for pid, name, description, summary, at, inputs in cur.fetchall()]
+
+
+def set_project_summary(cur: Any, project_id: int, summary: str | None, inputs: str | None) -> bool:
+    cur.execute(sql.SET_PROJECT_SUMMARY, summary=summary, summary_inputs=inputs, project_id=int(project_id))
+    return cur.rowcount > 0
