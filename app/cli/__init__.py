@@ -5,7 +5,7 @@ One module per command group; importing them registers their commands on the ``c
 
 from __future__ import annotations
 
-from app.cli import data, erasure, index, oracle, search, server  # noqa: F401  (registers the commands)
+from app.cli import data, erasure, index, oracle, search, server, telegram  # noqa: F401  (registers the commands)
 from app.cli.root import CliEnv, cli
 
 __all__ = ["CliEnv", "cli", "main"]
