@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import signal
 
 import click
@@ -32,6 +33,8 @@ def telegram() -> None:
         problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
         raise click.ClickException(f"bad configuration: {problems}\n"
                                    "Hint: set RAG_TELEGRAM_BOT_TOKEN and RAG_TELEGRAM_BACKEND_TOKEN (env or .env)") from None
+    # httpx logs each request's URL at INFO, and a Bot API URL contains the bot token.
+    logging.getLogger("httpx").setLevel(logging.WARNING)
     click.echo(f"telegram bot: polling {settings.api_url}…, answering from {settings.backend_url}", err=True)
     asyncio.run(_until_signalled(settings, run))
 
