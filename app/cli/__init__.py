@@ -5,7 +5,16 @@ One module per command group; importing them registers their commands on the ``c
 
 from __future__ import annotations
 
-from app.cli import data, erasure, index, oracle, search, server, summaries  # noqa: F401  (registers the commands)
+from app.cli import (  # noqa: F401  (registers the commands)
+    data,
+    erasure,
+    index,
+    oracle,
+    search,
+    server,
+    summaries,
+    telegram,
+)
 from app.cli.root import CliEnv, cli
 
 __all__ = ["CliEnv", "cli", "main"]
