@@ -93,7 +93,7 @@ def only_query(*allowed: str):
     def check(request: Request) -> None:
         unknown = sorted(set(request.query_params) - set(allowed))
         if unknown:
-            raise HTTPException(status.HTTP_422_UNPROCESSABLE_ENTITY, [
+            raise HTTPException(422, [
                 {"type": "extra_forbidden", "loc": ["query", name], "msg": "unknown query parameter"}
                 for name in unknown])
 

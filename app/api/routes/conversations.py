@@ -33,7 +33,7 @@ def who(engine: EngineDep, grant: GrantDep,
         telegram_id: Annotated[str | None, Query(max_length=64, pattern=TELEGRAM_PATTERN,
                                                  description="or their EMPLOYEES.TELEGRAM_ID")] = None) -> Caller:
     if (employee_id is None) == (telegram_id is None):
-        raise HTTPException(status.HTTP_422_UNPROCESSABLE_ENTITY, [{
+        raise HTTPException(422, [{
             "type": "value_error", "loc": ["query"], "msg": "give exactly one of employee_id or telegram_id"}])
     return caller_for(engine, grant, employee_id, telegram_id)
 
