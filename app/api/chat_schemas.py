@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field, StrictBool
+from pydantic import AfterValidator, BaseModel, Field, StrictBool
 
 from app.api.schemas import CallerPublic, Hit, WriteModel, _WhoAsks
 from app.api.types import Id, Question, TopK
@@ -17,6 +17,8 @@ ScopeValue = Annotated[Id | Literal["none", "all"], Field(
 SCOPE_TEXT = ('the conversation\'s retrieval scope as stored: a project id as text, "none" or "all"')
 LABEL_TEXT = ('its human label: the project\'s name, "No project" or "All projects" (a scope whose project '
               'was deleted is read as "all" and labelled "All projects (project #N no longer exists)")')
+# The engines keep naive UTC timestamps; RFC 3339 (OpenAPI's date-time) needs the offset.
+Utc = Annotated[dt.datetime, AfterValidator(lambda v: v if v.tzinfo else v.replace(tzinfo=dt.timezone.utc))]
 LLM_ERROR = Literal["timeout", "unreachable", "bad_response"]
 
 
@@ -80,8 +82,8 @@ class ConversationPublic(BaseModel):
     rag_scope_label: str = Field(description=LABEL_TEXT)
     pinned_project_id: int | None = Field(None, description="set when pinned to a project: the model may not "
                                                             "change the scope")
-    created_at: dt.datetime = Field(description="UTC")
-    updated_at: dt.datetime = Field(description="UTC; bumped by every stored turn and scope change")
+    created_at: Utc = Field(description="UTC")
+    updated_at: Utc = Field(description="UTC; bumped by every stored turn and scope change")
 
 
 class MessagePublic(BaseModel):
@@ -89,7 +91,7 @@ class MessagePublic(BaseModel):
     role: Literal["user", "assistant"] = Field(description="who wrote it")
     content: str
     citations: list[str] = Field(description="anchors the assistant's answer cited (empty for user messages)")
-    created_at: dt.datetime = Field(description="UTC")
+    created_at: Utc = Field(description="UTC")
 
 
 class ConversationDetail(ConversationPublic):

@@ -41,7 +41,7 @@ def client_for(settings, engine, **update: Any) -> TestClient:
 
 
 def llm_settings(llm, **update: Any) -> dict[str, Any]:
-    return {"llm_url": llm.url, "llm_model": "tiny", "llm_timeout_s": 2.0, **update}
+    return {"llm_url": llm.url, "llm_model": "tiny", "llm_timeout_s": 10.0, **update}
 
 
 def tool_result(request: dict[str, Any], index: int = 0) -> dict[str, Any]:

@@ -128,12 +128,13 @@ def test_a_developer_gets_no_content_of_another_developers_task(sqlite_engine, s
     assert all(not (h["source_type"] == "task" and h["source_id"] == ids["refund"]) for h in body["results"])
 
 
-@pytest.mark.parametrize("reply, reason", [(Reply.status(500), "bad_response"), (Reply.silent(), "timeout"),
-                                           (Reply.raw_body(b"{nope"), "bad_response")], ids=["500", "silent", "bad"])
+@pytest.mark.parametrize("reply, reason, timeout_s", [
+    (Reply.status(500), "bad_response", 10.0), (Reply.silent(), "timeout", 0.5),
+    (Reply.raw_body(b"{nope"), "bad_response", 10.0)], ids=["500", "silent", "bad"])
 def test_llm_faults_are_reported_and_the_extractive_answer_is_stored(sqlite_engine, sqlite_settings, ids, reply,
-                                                                     reason):
+                                                                     reason, timeout_s):
     with FakeLLM(reply) as llm, client_for(sqlite_settings, sqlite_engine,
-                                           **llm_settings(llm, llm_timeout_s=0.5)) as c:
+                                           **llm_settings(llm, llm_timeout_s=timeout_s)) as c:
         body = ask(c, ids["boss"], "login bug").json()
         stored = c.get(f"/api/v1/conversations/{body['conversation_id']}", params={"employee_id": ids["boss"]},
                        headers=AUTH).json()

@@ -24,15 +24,20 @@ log = logging.getLogger(__name__)
 CHAT_ERRORS = {
     404: error_response("unknown employee or Telegram id; unknown conversation, or one that belongs to "
                         "another employee (the same answer, whatever the token)"),
-    422: error_response("invalid body: an empty or over-2000-character message, an invalid rag_scope (not a "
-                        "project id, 'none' or 'all', or a project that does not exist), rag_scope or pinned "
-                        "given with a conversation_id"),
+    409: error_response("the conversation was deleted while the answer was being written (nothing stored)"),
     503: error_response("too many chats in progress (see Retry-After), or the database is unavailable"),
 }
 STREAM_DOC = (
     "Server-Sent Events: `event: token` with data {\"text\": \"...\"} (repeated), then exactly one "
     "`event: done` whose data has the same fields as the POST /chat response. A failure after the stream "
     "began is one `event: error` with data {\"detail\": \"...\"}, then the stream ends (nothing stored).")
+
+# One event of the stream (OpenAPI describes text/event-stream per event); `data` is JSON text.
+SSE_EVENT = {"type": "object", "required": ["event", "data"], "properties": {
+    "event": {"type": "string", "enum": ["token", "done", "error"]},
+    "data": {"type": "string", "contentMediaType": "application/json",
+             "description": 'token: {"text": "..."} (the next piece of the answer); done: the POST /chat '
+                            'response (ChatResponse); error: {"detail": "..."}'}}}
 
 
 def _inputs(body: ChatRequest) -> ChatInput:
@@ -62,6 +67,9 @@ async def chat_message(body: ChatRequest, request: Request, engine: EngineDep, s
                        grant: GrantDep) -> ChatResponse:
     """Answer from what the caller may see, citing [TASK #id]-style anchors, and store both turns.
 
+    422 (nothing stored): an empty or over-2000-character message, an invalid rag_scope (not a project id,
+    'none' or 'all', or a project that does not exist), rag_scope or pinned with a conversation_id.
+
     Async on purpose: waiting for the LLM holds no worker thread, and at most
     RAG_CHAT_MAX_CONCURRENCY chats run at once (one more is answered 503 with Retry-After).
     """
@@ -72,7 +80,7 @@ async def chat_message(body: ChatRequest, request: Request, engine: EngineDep, s
 
 
 @router.post("/chat/stream", response_class=EventSourceResponse, responses={
-    200: {"description": STREAM_DOC, "content": {"text/event-stream": {"schema": {"type": "string"}}}},
+    200: {"description": STREAM_DOC, "content": {"text/event-stream": {"schema": SSE_EVENT}}},
     **CHAT_ERRORS})
 async def chat_stream(body: ChatRequest, request: Request, engine: EngineDep, settings: SettingsDep,
                       grant: GrantDep) -> EventSourceResponse:

@@ -22,8 +22,8 @@ from app.services import conversations
 router = APIRouter(prefix="/conversations", tags=["conversations"])
 MAX_PAGE = 200
 NOT_FOUND = {404: error_response("unknown employee or Telegram id, or no such conversation for this employee")}
-BAD_INPUT = {422: error_response("invalid parameters: not exactly one of employee_id / telegram_id, an "
-                                 "unknown query parameter, or an invalid rag_scope")}
+BAD_INPUT: dict = {}  # 422 (FastAPI's validation-error shape): not exactly one of employee_id / telegram_id,
+# an unknown query parameter, or an invalid rag_scope
 ConversationId = Annotated[int, Path(gt=0, le=JSON_MAX_ID, description="the conversation's id")]
 
 

@@ -57,12 +57,10 @@ def crud_router(spec: EntitySpec, create_model_: type[BaseModel], update_model: 
 
     if spec.name == "employees":
         router.get("", name="read_employees", response_model=page,
-                   responses={422: error_response("invalid or unknown query parameter")},
                    dependencies=[Depends(only_query("limit", "offset", "telegram_id"))])(read_employees)
     else:
         @router.get("", name=f"read_{spec.name}", response_model=page,
-                    responses={422: error_response("invalid or unknown query parameter")},
-                    dependencies=[Depends(only_query("limit", "offset"))])
+                     dependencies=[Depends(only_query("limit", "offset"))])
         def read_all(engine: EngineDep, limit: Limit = 100, offset: Offset = 0):
             rows = records.list_records(engine, spec, limit, offset)
             return {"data": rows, "count": len(rows)}
