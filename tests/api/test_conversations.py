@@ -147,3 +147,16 @@ def test_employees_by_telegram_id_and_unknown_query_parameters(sqlite_engine, sq
     assert nobody == {"data": [], "count": 0}
     for response, name in ((typo, "telegramid"), (other, "status"), (conv, "scope")):
         assert response.status_code == 422 and response.json()["detail"][0]["loc"] == ["query", name]
+
+
+def test_a_bot_token_uses_conversations_but_not_the_employee_lookup(sqlite_engine, api_settings, ids):
+    from pydantic import SecretStr
+
+    scopes = SecretStr('[{"token": "bot-token", "scope": "bot"}]')
+    bot = {"Authorization": "Bearer bot-token"}
+    with client_for(api_settings, sqlite_engine, api_token_scopes=scopes) as c:
+        cid = c.post("/api/v1/chat", json={"telegram_id": "ana_tg", "message": "login bug"}, headers=bot).json()
+        listed = c.get("/api/v1/conversations", params={"telegram_id": "ana_tg"}, headers=bot)
+        lookup = c.get("/api/v1/employees", params={"telegram_id": "ana_tg"}, headers=bot)
+    assert [x["conversation_id"] for x in listed.json()] == [cid["conversation_id"]]
+    assert lookup.status_code == 403  # mapping users is an admin lookup
