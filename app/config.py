@@ -68,6 +68,12 @@ class Settings(BaseSettings):
     summary_max_tasks: int = Field(20, ge=0, le=200)  # the newest tasks (by id) a summary is made from
     # Chats in flight at once (each may wait on the LLM); one more is answered 503 + Retry-After.
     chat_max_concurrency: int = Field(32, ge=1, le=10_000)
+    # Conversations: the last N turns (user + assistant pairs) go into the prompt and the follow-up
+    # query; a new conversation's retrieval scope ("all", "none" or a project id); the bound on the
+    # model's tool-calling loop (0 offers no tools).
+    chat_history_turns: int = Field(6, ge=0, le=50)
+    chat_default_scope: str = "all"
+    chat_max_tool_rounds: int = Field(3, ge=0, le=10)
 
     # Largest request body accepted (413 beyond). 2 MiB admits the largest legitimate body: a
     # 100,000-character document text even when every character is a JSON-escaped surrogate pair.
@@ -119,6 +125,13 @@ class Settings(BaseSettings):
             raise ValueError("RAG_LLM_URL is set but RAG_LLM_MODEL is not: name the model to call "
                              "(e.g. RAG_LLM_MODEL=llama3.1:8b), or unset RAG_LLM_URL to answer extractively")
         return self
+
+    @field_validator("chat_default_scope")
+    @classmethod
+    def _scope_word_or_id(cls, value: str) -> str:
+        from app.domain import check_rag_scope  # a bad default fails at startup, not in every chat
+
+        return check_rag_scope(value)
 
     @model_validator(mode="after")
     def _tokens_parse(self) -> Settings:

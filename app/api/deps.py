@@ -84,3 +84,17 @@ def nudge(worker: Worker | None) -> None:
     """After a write: let the worker index it now rather than at the next tick."""
     if worker is not None:
         worker.nudge(request_id=current_request_id())
+
+
+def only_query(*allowed: str):
+    """A dependency refusing query parameters the endpoint does not define (422, not silently ignored:
+    a misspelt filter such as ?telegramid= must not return the whole list)."""
+
+    def check(request: Request) -> None:
+        unknown = sorted(set(request.query_params) - set(allowed))
+        if unknown:
+            raise HTTPException(422, [
+                {"type": "extra_forbidden", "loc": ["query", name], "msg": "unknown query parameter"}
+                for name in unknown])
+
+    return check

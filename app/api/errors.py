@@ -19,6 +19,7 @@ from starlette.exceptions import HTTPException
 
 from app.embedding import EmbeddingError
 from app.engines.base import ConflictError, EngineError, ModelMissingError, UnavailableError
+from app.services.conversations import ConversationNotFoundError
 from app.services.records import RecordNotFoundError
 from app.services.search import UnknownCallerError
 
@@ -91,6 +92,7 @@ def install(app: FastAPI) -> None:
     # Starlette picks the handler of the most specific class in the exception's MRO.
     app.add_exception_handler(RecordNotFoundError, _answer(status.HTTP_404_NOT_FOUND))
     app.add_exception_handler(UnknownCallerError, _answer(status.HTTP_404_NOT_FOUND))
+    app.add_exception_handler(ConversationNotFoundError, _answer(status.HTTP_404_NOT_FOUND))
     app.add_exception_handler(ConflictError, _answer(status.HTTP_409_CONFLICT))
     app.add_exception_handler(UnavailableError, _unavailable)
     app.add_exception_handler(ModelMissingError, _answer(status.HTTP_503_SERVICE_UNAVAILABLE))

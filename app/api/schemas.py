@@ -15,7 +15,6 @@ from pydantic import (
     ConfigDict,
     Field,
     StrictBool,
-    StringConstraints,
     create_model,
     model_validator,
 )
@@ -316,31 +315,6 @@ class SearchResponse(BaseModel):
     answered_by: str = Field(description=ANSWERED_BY)
     caller: CallerPublic
     timings_ms: Timings
-
-
-class ChatRequest(_WhoAsks):
-    message: Question = Field(description="the question, in the caller's words (English or Spanish)")
-    conversation_id: Annotated[str, StringConstraints(max_length=200)] | None = Field(
-        None, description="the bot's id for this conversation; echoed back")
-    top_k: TopK | None = Field(None, description="chunks to retrieve; default: RAG_TOP_K")
-
-
-class ChatResponse(BaseModel):
-    answer: str = Field(description="the answer; every [TASK #id]-style anchor in it names a retrieved chunk. "
-                                    "Without an LLM (or after it failed) it quotes the matching lines of the "
-                                    "relevant chunks, or says \"I don't know\" (English or Spanish)")
-    citations: list[str] = Field(description="the anchors the answer cites, in order of first citation; only "
-                                             "anchors of chunks that were in the context (invented ones are "
-                                             "removed from the answer and never listed)")
-    results: list[Hit] = Field(description="the retrieved chunks the answer was built from, best first")
-    llm_used: bool = Field(description="true when the LLM wrote the answer; false for the extractive answer")
-    llm_error: Literal["timeout", "unreachable", "bad_response"] | None = Field(
-        None, description="why the configured LLM gave no answer (the extractive answer stands in): "
-                          "timeout (no complete answer within RAG_LLM_TIMEOUT_S), unreachable (no connection), "
-                          "bad_response (an HTTP error status, or a reply that is not a usable chat completion); "
-                          "null when the LLM answered or none is configured")
-    conversation_id: str | None = Field(None, description="the request's conversation_id, echoed")
-    caller: CallerPublic
 
 
 class ReindexRequest(WriteModel):

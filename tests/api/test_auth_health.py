@@ -14,6 +14,11 @@ from .conftest import AUTH
 DATA_ENDPOINTS = [
     ("POST", "/api/v1/search", {"question": "x", "employee_id": 1}),
     ("POST", "/api/v1/chat", {"message": "x", "employee_id": 1}),
+    ("POST", "/api/v1/chat/stream", {"message": "x", "employee_id": 1}),
+    ("GET", "/api/v1/conversations?employee_id=1", None),
+    ("GET", "/api/v1/conversations/1?employee_id=1", None),
+    ("PATCH", "/api/v1/conversations/1?employee_id=1", {"rag_scope": "all"}),
+    ("DELETE", "/api/v1/conversations/1?employee_id=1", None),
     ("GET", "/api/v1/rag/status", None),
     ("POST", "/api/v1/rag/reindex", {}),
 ] + [
@@ -33,7 +38,8 @@ def test_every_data_route_is_listed():
     app = create_app(Settings(database_url="sqlite:///unused.db"))
     paths = app.openapi()["paths"]
     routes = {(m.upper(), p) for p, ops in paths.items() for m in ops if p.startswith("/api/")}
-    listed = {(m, p.replace("/1", "/{row_id}")) for m, p, _ in DATA_ENDPOINTS}
+    listed = {(m, p.split("?")[0].replace("conversations/1", "conversations/{conversation_id}")
+               .replace("/1", "/{row_id}")) for m, p, _ in DATA_ENDPOINTS}
     assert routes == listed
 
 

@@ -33,6 +33,13 @@ CONFIG = {
         "checks": {"positive_data_acceptance": {
             "expected-statuses": ["2xx", "3xx", "401", "403", "404", "409", "422", "429", "5xx"]}},
     }, {
+        # A chat's or a conversation's rag_scope must name a project that exists *now* (database state),
+        # and rag_scope/pinned apply only without a conversation_id (a rule across fields): a
+        # schema-valid body may still get its 422.
+        "include-path-regex": "^/api/v1/(chat|conversations)",
+        "checks": {"positive_data_acceptance": {
+            "expected-statuses": ["2xx", "3xx", "401", "403", "404", "409", "422", "429", "5xx"]}},
+    }, {
         "include-path-regex": "^/api/v1/employees/",
         "include-method": "DELETE",
         "checks": {"positive_data_acceptance": {

@@ -1,40 +1,128 @@
-"""Grounded chat for the bot: retrieve, then answer with citations."""
+"""Grounded chat for the bot: one answer (POST /chat) or the same answer streamed (POST /chat/stream)."""
 
 from __future__ import annotations
 
+import json
+import logging
+import math
+from typing import Any
+
+import anyio
 from fastapi import APIRouter, Request
 from fastapi.concurrency import run_in_threadpool
+from sse_starlette import EventSourceResponse, ServerSentEvent
 
+from app.api.chat_schemas import ChatRequest, ChatResponse
 from app.api.deps import EngineDep, GrantDep, SettingsDep, caller_for
-from app.api.schemas import ChatRequest, ChatResponse, error_response
-from app.services.chat import chat
+from app.api.schemas import error_response
+from app.logs import current_request_id
+from app.services.chat import ChatAnswer, ChatInput, Prepared, chat, prepare
 
 router = APIRouter(tags=["chat"])
+log = logging.getLogger(__name__)
+
+CHAT_ERRORS = {
+    404: error_response("unknown employee or Telegram id; unknown conversation, or one that belongs to "
+                        "another employee (the same answer, whatever the token)"),
+    409: error_response("the conversation was deleted while the answer was being written (nothing stored)"),
+    503: error_response("too many chats in progress (see Retry-After), or the database is unavailable"),
+}
+STREAM_DOC = (
+    "Server-Sent Events: `event: token` with data {\"text\": \"...\"} (repeated), then exactly one "
+    "`event: done` whose data has the same fields as the POST /chat response. A failure after the stream "
+    "began is one `event: error` with data {\"detail\": \"...\"}, then the stream ends (nothing stored).")
+
+# One event of the stream (OpenAPI describes text/event-stream per event); `data` is JSON text.
+SSE_EVENT = {"type": "object", "required": ["event", "data"], "properties": {
+    "event": {"type": "string", "enum": ["token", "done", "error"]},
+    "data": {"type": "string", "contentMediaType": "application/json",
+             "description": 'token: {"text": "..."} (the next piece of the answer); done: the POST /chat '
+                            'response (ChatResponse); error: {"detail": "..."}'}}}
 
 
-@router.post(
-    "/chat",
-    response_model=ChatResponse,
-    responses={404: error_response("unknown employee"),
-               503: error_response("too many chats in progress (see Retry-After), or the database is unavailable")},
-)
+def _inputs(body: ChatRequest) -> ChatInput:
+    return ChatInput(body.message, body.conversation_id, body.rag_scope, body.pinned, body.top_k)
+
+
+async def _prepare(request: Request, body: ChatRequest, engine, settings, grant) -> Prepared:
+    caller = await run_in_threadpool(caller_for, engine, grant, body.employee_id, body.telegram_id)
+    return await run_in_threadpool(prepare, engine, settings, caller, _inputs(body))
+
+
+def response_of(answer: ChatAnswer, prep: Prepared) -> ChatResponse:
+    changed = answer.new_scope
+    return ChatResponse(
+        conversation_id=answer.conversation_id, message_id=answer.message_id, answer=answer.answer,
+        citations=answer.citations, results=[vars(hit) for hit in answer.search.result.hits],
+        llm_used=answer.llm_used, llm_error=answer.llm_error,
+        rag_scope=answer.scope.stored, rag_scope_label=answer.scope.label,
+        new_rag_scope=changed.stored if changed else None, new_rag_scope_label=changed.label if changed else None,
+        caller={"employee_id": prep.caller.employee_id, "role": prep.caller.role},
+        timings_ms=answer.timings_ms,
+    )
+
+
+@router.post("/chat", response_model=ChatResponse, response_model_exclude_none=False, responses=CHAT_ERRORS)
 async def chat_message(body: ChatRequest, request: Request, engine: EngineDep, settings: SettingsDep,
                        grant: GrantDep) -> ChatResponse:
-    """Answer from what the caller may see, citing [TASK #id]-style anchors.
+    """Answer from what the caller may see, citing [TASK #id]-style anchors, and store both turns.
+
+    422 (nothing stored): an empty or over-2000-character message, an invalid rag_scope (not a project id,
+    'none' or 'all', or a project that does not exist), rag_scope or pinned with a conversation_id.
 
     Async on purpose: waiting for the LLM holds no worker thread, and at most
     RAG_CHAT_MAX_CONCURRENCY chats run at once (one more is answered 503 with Retry-After).
     """
     with request.app.state.chat_slots.take():
-        caller = await run_in_threadpool(caller_for, engine, grant, body.employee_id, body.telegram_id)
-        answer = await chat(engine, settings, body.message, caller, request.app.state.llm_client,
-                            body.top_k, body.conversation_id)
-    return ChatResponse(
-        answer=answer.answer,
-        citations=answer.citations,
-        results=[vars(hit) for hit in answer.search.result.hits],
-        llm_used=answer.llm_used,
-        llm_error=answer.llm_error,
-        conversation_id=answer.conversation_id,
-        caller={"employee_id": caller.employee_id, "role": caller.role},
-    )
+        prep = await _prepare(request, body, engine, settings, grant)
+        answer = await chat(engine, settings, prep, request.app.state.llm_client)
+    return response_of(answer, prep)
+
+
+@router.post("/chat/stream", response_class=EventSourceResponse, responses={
+    200: {"description": STREAM_DOC, "content": {"text/event-stream": {"schema": SSE_EVENT}}},
+    **CHAT_ERRORS})
+async def chat_stream(body: ChatRequest, request: Request, engine: EngineDep, settings: SettingsDep,
+                      grant: GrantDep) -> EventSourceResponse:
+    """The same chat, streamed. Input errors are answered as JSON before the stream starts; a client
+    that disconnects cancels the chat, which closes the LLM call and stores nothing."""
+    slot = request.app.state.chat_slots.take()
+    slot.__enter__()
+    try:
+        prep = await _prepare(request, body, engine, settings, grant)
+    except BaseException:
+        slot.__exit__(None, None, None)
+        raise
+    send, receive = anyio.create_memory_object_stream[ServerSentEvent](math.inf)
+    request_id = current_request_id()
+
+    async def produce() -> None:
+        """Runs in sse-starlette's task group: cancelled with it when the client goes away."""
+        try:
+            async with send:
+                async def emit(text: str) -> None:
+                    await send.send(ServerSentEvent(json.dumps({"text": text}), event="token"))
+
+                try:
+                    answer = await chat(engine, settings, prep, request.app.state.llm_client, emit)
+                except Exception as exc:  # noqa: BLE001 (reported to the client, logged with the request id)
+                    log.exception("chat stream failed (request %s)", request_id)
+                    await send.send(ServerSentEvent(json.dumps({"detail": _detail(exc)}), event="error"))
+                    return
+                done = response_of(answer, prep).model_dump(mode="json")
+                await send.send(ServerSentEvent(json.dumps(done), event="done"))
+        finally:
+            slot.__exit__(None, None, None)
+
+    return EventSourceResponse(_drain(receive), data_sender_callable=produce, ping=15)
+
+
+async def _drain(receive: Any):
+    async with receive:
+        async for event in receive:
+            yield event
+
+
+def _detail(exc: Exception) -> str:
+    return f"{type(exc).__name__}: {exc}" if isinstance(exc, (LookupError, ValueError)) else \
+        "internal error (see the server log)"

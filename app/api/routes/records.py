@@ -4,17 +4,33 @@
 # classes held in local variables, which FastAPI could not resolve from strings.
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Query, Response, status
+from fastapi import APIRouter, Depends, Path, Query, Response, status
 from pydantic import BaseModel, create_model
 
-from app.api.deps import EngineDep, WorkerDep, nudge
+from app.api.deps import EngineDep, WorkerDep, nudge, only_query
 from app.api.routes import erasure
 from app.api.schemas import ENTITY_SCHEMAS, error_response
-from app.api.types import JSON_MAX_ID
+from app.api.types import JSON_MAX_ID, TELEGRAM_PATTERN
 from app.entities import ENTITIES, EntitySpec
 from app.services import records
 
 RowId = Annotated[int, Path(gt=0, le=JSON_MAX_ID, description="the row's primary key")]
+
+
+Limit = Annotated[int, Query(ge=1, le=records.MAX_PAGE)]
+Offset = Annotated[int, Query(ge=0, le=JSON_MAX_ID)]
+
+
+def read_employees(engine: EngineDep, limit: Limit = 100, offset: Offset = 0,
+                   telegram_id: Annotated[str | None, Query(
+                       max_length=64, pattern=TELEGRAM_PATTERN,
+                       description="only the employee with this EMPLOYEES.TELEGRAM_ID (none or one)")] = None):
+    """Employees, or the one a Telegram user is (a bot maps its users with ?telegram_id=)."""
+    if telegram_id is None:
+        rows = records.list_records(engine, ENTITIES["employees"], limit, offset)
+    else:
+        rows = engine.employees_by_telegram(telegram_id)[offset:offset + limit]
+    return {"data": rows, "count": len(rows)}
 
 
 def routers() -> list[APIRouter]:
@@ -39,11 +55,15 @@ def crud_router(spec: EntitySpec, create_model_: type[BaseModel], update_model: 
         nudge(worker)
         return row
 
-    @router.get("", name=f"read_{spec.name}", response_model=page)
-    def read_all(engine: EngineDep, limit: Annotated[int, Query(ge=1, le=records.MAX_PAGE)] = 100,
-                 offset: Annotated[int, Query(ge=0, le=JSON_MAX_ID)] = 0):
-        rows = records.list_records(engine, spec, limit, offset)
-        return {"data": rows, "count": len(rows)}
+    if spec.name == "employees":
+        router.get("", name="read_employees", response_model=page,
+                   dependencies=[Depends(only_query("limit", "offset", "telegram_id"))])(read_employees)
+    else:
+        @router.get("", name=f"read_{spec.name}", response_model=page,
+                     dependencies=[Depends(only_query("limit", "offset"))])
+        def read_all(engine: EngineDep, limit: Limit = 100, offset: Offset = 0):
+            rows = records.list_records(engine, spec, limit, offset)
+            return {"data": rows, "count": len(rows)}
 
     @router.get("/{row_id}", name=f"read_{singular}", response_model=public, responses=not_found)
     def read_one(row_id: RowId, engine: EngineDep):

@@ -1,0 +1,102 @@
+"""Schemas of the bot's chat surface: chat (plain and streamed) and conversations."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, BaseModel, Field, StrictBool
+
+from app.api.schemas import CallerPublic, Hit, WriteModel, _WhoAsks
+from app.api.types import Id, Question, TopK
+
+ScopeValue = Annotated[Id | Literal["none", "all"], Field(
+    description='a project id (that project\'s chunks only), "none" (chunks that belong to no project: '
+                'organisation-wide documents and the like) or "all" (everything the caller may see); the '
+                "access rule applies on top. A project id must name an existing project")]
+SCOPE_TEXT = ('the conversation\'s retrieval scope as stored: a project id as text, "none" or "all"')
+LABEL_TEXT = ('its human label: the project\'s name, "No project" or "All projects" (a scope whose project '
+              'was deleted is read as "all" and labelled "All projects (project #N no longer exists)")')
+# The engines keep naive UTC timestamps; RFC 3339 (OpenAPI's date-time) needs the offset.
+Utc = Annotated[dt.datetime, AfterValidator(lambda v: v if v.tzinfo else v.replace(tzinfo=dt.timezone.utc))]
+LLM_ERROR = Literal["timeout", "unreachable", "bad_response"]
+
+
+class ChatRequest(_WhoAsks):
+    message: Question = Field(description="the question, in the caller's words (English or Spanish), "
+                                          "1-2000 characters")
+    conversation_id: Id | None = Field(None, description="continue this conversation (it must belong to the "
+                                                         "caller: anyone else's is a 404); omit to start one")
+    rag_scope: ScopeValue | None = Field(None, description="only when starting a conversation: its retrieval "
+                                                           "scope (default RAG_CHAT_DEFAULT_SCOPE, normally "
+                                                           '"all"); change it later with PATCH')
+    pinned: StrictBool = Field(False, description="only when starting a conversation with a project rag_scope: "
+                                                  "pin it to that project (a workspace view), so the model's "
+                                                  "set_rag_scope tool cannot change it (a client PATCH still can)")
+    top_k: TopK | None = Field(None, description="chunks to retrieve; default: RAG_TOP_K")
+
+
+class ChatTimings(BaseModel):
+    embed: float = Field(description="milliseconds spent embedding the retrieval query")
+    search: float = Field(description="milliseconds spent in the scoped query")
+    llm: float = Field(description="milliseconds from retrieval to the answer (LLM calls and tools, or the "
+                                   "extractive answer)")
+    total: float = Field(description="milliseconds for the whole chat before storing the turns")
+
+
+class ChatResponse(BaseModel):
+    conversation_id: int = Field(description="the conversation the turns were stored in (new or continued)")
+    message_id: int = Field(description="the stored assistant message")
+    answer: str = Field(description="the answer; every [TASK #id]-style anchor in it names a chunk or tool result "
+                                    "the model was given. Without an LLM (or after it failed) it quotes the "
+                                    "matching lines of the relevant chunks, or says \"I don't know\"")
+    citations: list[str] = Field(description="the anchors the answer cites, in order of first citation; invented "
+                                             "ones are removed from the answer and never listed")
+    results: list[Hit] = Field(description="the retrieved chunks the answer was built from, best first")
+    llm_used: bool = Field(description="true when the LLM wrote the answer; false for the extractive answer")
+    llm_error: LLM_ERROR | None = Field(
+        None, description="why the configured LLM gave no answer (the extractive answer stands in): timeout (no "
+                          "complete answer within RAG_LLM_TIMEOUT_S), unreachable (no connection), bad_response "
+                          "(an HTTP error status, or a reply that is not a usable chat completion); null when the "
+                          "LLM answered or none is configured")
+    rag_scope: str = Field(description=SCOPE_TEXT + " after this turn")
+    rag_scope_label: str = Field(description=LABEL_TEXT)
+    new_rag_scope: str | None = Field(None, description="present only when the model's set_rag_scope tool changed "
+                                                        "the scope during this turn: the new scope")
+    new_rag_scope_label: str | None = Field(None, description="the new scope's label (with new_rag_scope)")
+    caller: CallerPublic
+    timings_ms: ChatTimings
+
+
+class StreamToken(BaseModel):
+    """The data of one `token` event."""
+
+    text: str = Field(description="the next piece of the answer as the LLM produced it; the `done` event's "
+                                  "answer is the checked, final text (invented anchors removed)")
+
+
+class ConversationPublic(BaseModel):
+    conversation_id: int = Field(description="the conversation's id")
+    title: str | None = Field(None, description="its first message, shortened")
+    rag_scope: str = Field(description=SCOPE_TEXT)
+    rag_scope_label: str = Field(description=LABEL_TEXT)
+    pinned_project_id: int | None = Field(None, description="set when pinned to a project: the model may not "
+                                                            "change the scope")
+    created_at: Utc = Field(description="UTC")
+    updated_at: Utc = Field(description="UTC; bumped by every stored turn and scope change")
+
+
+class MessagePublic(BaseModel):
+    message_id: int
+    role: Literal["user", "assistant"] = Field(description="who wrote it")
+    content: str
+    citations: list[str] = Field(description="anchors the assistant's answer cited (empty for user messages)")
+    created_at: Utc = Field(description="UTC")
+
+
+class ConversationDetail(ConversationPublic):
+    messages: list[MessagePublic] = Field(description="one page of messages, oldest first")
+
+
+class ScopePatch(WriteModel):
+    rag_scope: ScopeValue

@@ -1,0 +1,81 @@
+"""A bot's view of its users' conversations: list, read (with messages), change the scope, delete.
+
+Every call names the employee (employee_id or telegram_id, exactly one) and the token must be allowed
+to act for them; a conversation of anyone else is a 404, whatever the token.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, HTTPException, Path, Query, Response, status
+from fastapi.concurrency import run_in_threadpool
+
+from app.api.chat_schemas import ConversationDetail, ConversationPublic, MessagePublic, ScopePatch
+from app.api.deps import EngineDep, GrantDep, caller_for, only_query
+from app.api.schemas import error_response
+from app.api.types import JSON_MAX_ID, TELEGRAM_PATTERN
+from app.domain import Caller, Conversation
+from app.engines.base import Engine
+from app.services import conversations
+
+router = APIRouter(prefix="/conversations", tags=["conversations"])
+MAX_PAGE = 200
+NOT_FOUND = {404: error_response("unknown employee or Telegram id, or no such conversation for this employee")}
+BAD_INPUT: dict = {}  # 422 (FastAPI's validation-error shape): not exactly one of employee_id / telegram_id,
+# an unknown query parameter, or an invalid rag_scope
+ConversationId = Annotated[int, Path(gt=0, le=JSON_MAX_ID, description="the conversation's id")]
+
+
+def who(engine: EngineDep, grant: GrantDep,
+        employee_id: Annotated[int | None, Query(gt=0, le=JSON_MAX_ID, description="the conversation owner's "
+                                                 "EMPLOYEES.EMPLOYEE_ID")] = None,
+        telegram_id: Annotated[str | None, Query(max_length=64, pattern=TELEGRAM_PATTERN,
+                                                 description="or their EMPLOYEES.TELEGRAM_ID")] = None) -> Caller:
+    if (employee_id is None) == (telegram_id is None):
+        raise HTTPException(422, [{
+            "type": "value_error", "loc": ["query"], "msg": "give exactly one of employee_id or telegram_id"}])
+    return caller_for(engine, grant, employee_id, telegram_id)
+
+
+WhoDep = Annotated[Caller, Depends(who)]
+Limit = Annotated[int, Query(ge=1, le=MAX_PAGE, description="page size")]
+Offset = Annotated[int, Query(ge=0, le=JSON_MAX_ID, description="rows to skip")]
+
+
+def public(engine: Engine, conv: Conversation) -> dict:
+    scope = conversations.effective(engine, conv.rag_scope)
+    return {"conversation_id": conv.conversation_id, "title": conv.title, "rag_scope": conv.rag_scope,
+            "rag_scope_label": scope.label, "pinned_project_id": conv.pinned_project_id,
+            "created_at": conv.created_at, "updated_at": conv.updated_at}
+
+
+@router.get("", response_model=list[ConversationPublic], responses={**NOT_FOUND, **BAD_INPUT},
+            dependencies=[Depends(only_query("employee_id", "telegram_id", "limit", "offset"))])
+def list_conversations(caller: WhoDep, engine: EngineDep, limit: Limit = 50, offset: Offset = 0):
+    """The employee's conversations, most recently updated first."""
+    return [public(engine, c) for c in conversations.list_for(engine, caller, limit, offset)]
+
+
+@router.get("/{conversation_id}", response_model=ConversationDetail, responses={**NOT_FOUND, **BAD_INPUT},
+            dependencies=[Depends(only_query("employee_id", "telegram_id", "limit", "offset"))])
+def read_conversation(conversation_id: ConversationId, caller: WhoDep, engine: EngineDep,
+                      limit: Limit = 50, offset: Offset = 0):
+    """One conversation with a page of its messages, oldest first."""
+    conv, messages = conversations.messages(engine, caller, conversation_id, limit, offset)
+    rows = [MessagePublic(message_id=m.message_id, role=m.role, content=m.content, citations=list(m.citations),
+                          created_at=m.created_at) for m in messages]
+    return {**public(engine, conv), "messages": rows}
+
+
+@router.patch("/{conversation_id}", response_model=ConversationPublic, responses={**NOT_FOUND, **BAD_INPUT})
+def patch_conversation(conversation_id: ConversationId, body: ScopePatch, caller: WhoDep, engine: EngineDep):
+    """Change the retrieval scope (allowed on a pinned conversation: only the model is refused)."""
+    return public(engine, conversations.set_scope(engine, caller, conversation_id, body.rag_scope))
+
+
+@router.delete("/{conversation_id}", status_code=status.HTTP_204_NO_CONTENT, responses={**NOT_FOUND, **BAD_INPUT})
+async def delete_conversation(conversation_id: ConversationId, caller: WhoDep, engine: EngineDep) -> Response:
+    """Delete it with its messages."""
+    await run_in_threadpool(conversations.delete, engine, caller, conversation_id)
+    return Response(status_code=status.HTTP_204_NO_CONTENT)

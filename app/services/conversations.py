@@ -1,0 +1,115 @@
+"""Conversations as the API and the model's tools see them: ownership, scopes and their labels.
+
+A conversation belongs to one employee. Anyone else asking for it (even through an admin token, which
+may act as any employee) is told it does not exist, so ids cannot be probed for their owners.
+
+Scope values are stored as text (app.domain.check_rag_scope): a project id, "none" or "all". A scope
+naming a project that has since been deleted is *not* an error when read: retrieval falls back to
+"all" (the access rule still applies) and the label says so ("All projects (project #7 no longer
+exists)"); nothing is written on a read. Setting such a scope (PATCH, the model's tool, a new
+conversation) is refused: a scope must name a project that exists now.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from app.domain import Caller, Conversation, Message, ProjectScope, check_rag_scope, scope_project
+from app.engines.base import Engine
+from app.entities import PROJECTS
+
+ALL_LABEL = "All projects"
+NONE_LABEL = "No project"
+TITLE_CHARS = 80
+
+
+class ConversationNotFoundError(LookupError):
+    """No such conversation for this employee (unknown, or someone else's: the same answer)."""
+
+
+class InvalidScopeError(ValueError):
+    """A scope that is not a project id, "none" or "all", or names no existing project."""
+
+
+@dataclass(frozen=True)
+class EffectiveScope:
+    """What retrieval uses: the stored value, the project filter, and the human label."""
+
+    stored: str
+    project: ProjectScope
+    label: str
+
+    @property
+    def value(self) -> str:
+        """The scope retrieval really applied ("all" when a stored project no longer exists)."""
+        return str(self.project)
+
+
+def owned(engine: Engine, caller: Caller, conversation_id: int) -> Conversation:
+    conversation = engine.get_conversation(conversation_id)
+    if conversation is None or conversation.employee_id != caller.employee_id:
+        raise ConversationNotFoundError(f"conversation {conversation_id} does not exist for employee "
+                                        f"{caller.employee_id}")
+    return conversation
+
+
+def valid_scope(engine: Engine, value: object) -> str:
+    """The stored form of a scope a client or the model wants to set; InvalidScopeError otherwise."""
+    try:
+        stored = check_rag_scope(value)
+    except ValueError as exc:
+        raise InvalidScopeError(str(exc)) from None
+    if stored not in ("none", "all") and engine.get(PROJECTS, int(stored)) is None:
+        raise InvalidScopeError(f"project {stored} does not exist")
+    return stored
+
+
+def effective(engine: Engine, stored: str) -> EffectiveScope:
+    if stored == "all":
+        return EffectiveScope(stored, "all", ALL_LABEL)
+    if stored == "none":
+        return EffectiveScope(stored, "none", NONE_LABEL)
+    project_id = scope_project(stored)
+    row = engine.get(PROJECTS, project_id)  # type: ignore[arg-type]
+    if row is None:
+        return EffectiveScope(stored, "all", f"{ALL_LABEL} (project #{project_id} no longer exists)")
+    return EffectiveScope(stored, project_id, str(row["name"]))
+
+
+def title_of(message: str) -> str:
+    text = " ".join(message.split())
+    return text if len(text) <= TITLE_CHARS else text[:TITLE_CHARS - 1] + "…"
+
+
+def create(engine: Engine, caller: Caller, rag_scope: str, pinned: bool, title: str) -> Conversation:
+    """A new conversation; pinned ones must be scoped to one project (a workspace view)."""
+    pinned_project = int(rag_scope) if pinned and rag_scope not in ("none", "all") else None
+    if pinned and pinned_project is None:
+        raise InvalidScopeError("a pinned conversation needs rag_scope to be a project id")
+    return engine.create_conversation(caller.employee_id, rag_scope, pinned_project, title)
+
+
+def list_for(engine: Engine, caller: Caller, limit: int, offset: int) -> list[Conversation]:
+    return engine.list_conversations(caller.employee_id, limit, offset)
+
+
+def messages(engine: Engine, caller: Caller, conversation_id: int, limit: int,
+             offset: int) -> tuple[Conversation, list[Message]]:
+    conversation = owned(engine, caller, conversation_id)
+    return conversation, engine.list_messages(conversation_id, limit, offset)
+
+
+def set_scope(engine: Engine, caller: Caller, conversation_id: int, value: object) -> Conversation:
+    """The client's PATCH: allowed on a pinned conversation too (only the model is refused)."""
+    owned(engine, caller, conversation_id)
+    stored = valid_scope(engine, value)
+    updated = engine.set_conversation_scope(conversation_id, stored)
+    if updated is None:  # deleted in between
+        raise ConversationNotFoundError(f"conversation {conversation_id} does not exist")
+    return updated
+
+
+def delete(engine: Engine, caller: Caller, conversation_id: int) -> None:
+    owned(engine, caller, conversation_id)
+    if not engine.delete_conversation(conversation_id):
+        raise ConversationNotFoundError(f"conversation {conversation_id} does not exist")

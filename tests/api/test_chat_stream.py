@@ -1,0 +1,95 @@
+"""POST /chat/stream over real sockets (the app under uvicorn, the fake LLM on loopback): token events
+then one done event with the POST /chat fields; input errors as JSON; a disconnect stores nothing."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import httpx
+import pytest
+
+from app.api.main import create_app
+from tests.fake_llm import FakeLLM, Reply
+
+from .chat_data import AUTH, llm_settings, seed
+from .servers import serve
+
+
+@pytest.fixture
+def ids(sqlite_engine, sqlite_settings):
+    return seed(sqlite_engine, sqlite_settings)
+
+
+def app_for(settings, engine, **update):
+    return create_app(settings.model_copy(update={"run_worker": False, "backfill_on_startup": False, **update}),
+                      engine=engine)
+
+
+def events(response: httpx.Response) -> list[tuple[str, dict]]:
+    out, name = [], None
+    for line in response.iter_lines():
+        if line.startswith("event:"):
+            name = line.split(":", 1)[1].strip()
+        elif line.startswith("data:") and name:
+            out.append((name, json.loads(line.split(":", 1)[1])))
+            name = None
+    return out
+
+
+def test_tokens_then_one_done_event_with_the_chat_fields(sqlite_engine, sqlite_settings, ids):
+    login = f"[TASK #{ids['login']}]"
+    with FakeLLM(Reply.stream("Ana ", "fixes it ", f"{login} [TASK #999].")) as llm:
+        app = app_for(sqlite_settings, sqlite_engine, **llm_settings(llm, chat_max_tool_rounds=0))
+        with serve(app) as url, httpx.Client(base_url=url, headers=AUTH, timeout=10) as c:
+            with c.stream("POST", "/api/v1/chat/stream", json={"employee_id": ids["boss"],
+                                                               "message": "who fixes the login bug?"}) as r:
+                assert r.status_code == 200 and r.headers["content-type"].startswith("text/event-stream")
+                got = events(r)
+            plain = c.post("/api/v1/chat", json={"employee_id": ids["boss"], "message": "login bug"}).json()
+            stored = c.get(f"/api/v1/conversations/{got[-1][1]['conversation_id']}",
+                           params={"employee_id": ids["boss"]}).json()
+    names = [name for name, _ in got]
+    assert names == ["token", "token", "token", "done"]
+    assert "".join(data["text"] for _, data in got[:-1]) == f"Ana fixes it {login} [TASK #999]."
+    done = got[-1][1]
+    assert set(done) == set(plain) and done["llm_used"] is True
+    assert done["answer"] == f"Ana fixes it {login}." and done["citations"] == [login]  # checked in done
+    assert [m["content"] for m in stored["messages"]] == ["who fixes the login bug?", done["answer"]]
+    assert stored["messages"][1]["message_id"] == done["message_id"]
+
+
+def test_with_tools_and_offline_the_answer_still_arrives_as_tokens_then_done(sqlite_engine, sqlite_settings, ids):
+    with FakeLLM(Reply.tools(("c1", "set_rag_scope", json.dumps({"scope": "none"}))), Reply.plain("Done.")) as llm:
+        app = app_for(sqlite_settings, sqlite_engine, **llm_settings(llm))
+        with serve(app) as url, httpx.Client(base_url=url, headers=AUTH, timeout=10) as c:
+            with c.stream("POST", "/api/v1/chat/stream",
+                          json={"employee_id": ids["boss"], "message": "org-wide documents only"}) as r:
+                tooled = events(r)
+    offline_app = app_for(sqlite_settings, sqlite_engine)
+    with serve(offline_app) as url, httpx.Client(base_url=url, headers=AUTH, timeout=10) as c:
+        with c.stream("POST", "/api/v1/chat/stream", json={"employee_id": ids["ana"], "message": "login bug"}) as r:
+            offline = events(r)
+        bad = c.post("/api/v1/chat/stream", json={"employee_id": ids["ana"], "message": "hi", "conversation_id": 77})
+    assert [n for n, _ in tooled] == ["token", "done"] and tooled[1][1]["new_rag_scope"] == "none"
+    assert tooled[1][1]["new_rag_scope_label"] == "No project" and tooled[0][1]["text"] == "Done."
+    assert [n for n, _ in offline] == ["token", "done"] and offline[1][1]["llm_used"] is False
+    assert offline[0][1]["text"] == offline[1][1]["answer"] and "Fix login bug" in offline[1][1]["answer"]
+    assert bad.status_code == 404 and bad.headers["content-type"] == "application/json"
+
+
+def test_a_disconnect_mid_stream_stops_the_chat_and_stores_nothing(sqlite_engine, sqlite_settings, ids):
+    slow = Reply.stream(*[f"word{i} " for i in range(40)], delay_s=0.25)  # 10 s if read to the end
+    with FakeLLM(slow) as llm:
+        app = app_for(sqlite_settings, sqlite_engine, **llm_settings(llm, chat_max_tool_rounds=0, llm_timeout_s=30))
+        with serve(app) as url, httpx.Client(base_url=url, headers=AUTH, timeout=10) as c:
+            with c.stream("POST", "/api/v1/chat/stream", json={"employee_id": ids["boss"], "message": "login"}) as r:
+                for line in r.iter_lines():
+                    if line.startswith("event: token"):
+                        break  # the first token arrived: hang up
+            deadline = time.monotonic() + 3
+            while app.state.chat_slots.in_use and time.monotonic() < deadline:
+                time.sleep(0.05)
+            listed = c.get("/api/v1/conversations", params={"employee_id": ids["boss"]}).json()
+    assert app.state.chat_slots.in_use == 0  # the chat ended within 3 s, long before the LLM would have
+    assert listed == [] and len(llm.requests) == 1
