@@ -10,10 +10,13 @@ from pydantic import AfterValidator, BaseModel, Field, StrictBool
 from app.api.schemas import CallerPublic, Hit, WriteModel, _WhoAsks
 from app.api.types import Id, Question, TopK
 
-ScopeValue = Annotated[Id | Literal["none", "all"], Field(
-    description='a project id (that project\'s chunks only), "none" (chunks that belong to no project: '
-                'organisation-wide documents and the like) or "all" (everything the caller may see); the '
-                "access rule applies on top. A project id must name an existing project")]
+# A project id as a number or as the text the responses carry it in (a client echoes what it got).
+ProjectIdText = Annotated[str, Field(pattern=r"^[1-9][0-9]{0,14}$")]
+ScopeValue = Annotated[Id | ProjectIdText | Literal["none", "all"], Field(
+    description='a project id (that project\'s chunks only; a number, or its digits as text as responses carry '
+                'it), "none" (chunks that belong to no project: organisation-wide documents and the like) or '
+                '"all" (everything the caller may see); the access rule applies on top. A project id must name '
+                "an existing project")]
 SCOPE_TEXT = ('the conversation\'s retrieval scope as stored: a project id as text, "none" or "all"')
 LABEL_TEXT = ('its human label: the project\'s name, "No project" or "All projects" (a scope whose project '
               'was deleted is read as "all" and labelled "All projects (project #N no longer exists)")')
