@@ -2,7 +2,8 @@
 
 Each request takes the next scripted ``Reply`` (the last one repeats), and is recorded (path,
 Authorization header, JSON body) so a test can inspect the prompt it got. Replies: plain text, tool
-calls, a streamed answer (SSE ``data:`` chunks, ``[DONE]`` optional), slow, silent, any HTTP status,
+calls, a streamed answer (SSE ``data:`` chunks, ``[DONE]`` optional), a streamed tool-call round
+(fragments split across chunks, as OpenAI sends them), slow, silent, any HTTP status,
 and raw bytes (malformed JSON). Real sockets, no patched functions.
 
     with FakeLLM(Reply.plain("Hi [TASK #1]"), Reply.status(500)) as llm:
@@ -28,6 +29,7 @@ class Reply:
     code: int = 200
     raw: bytes = b""
     delay_s: float = 0.0  # before the reply (slow), or between stream chunks
+    tool_deltas: tuple[dict[str, Any], ...] = ()  # stream: one delta.tool_calls fragment per chunk, after the text
     extra: dict[str, Any] = field(default_factory=dict)
 
     @staticmethod
@@ -41,6 +43,21 @@ class Reply:
     @staticmethod
     def stream(*chunks: str, done: bool = True, delay_s: float = 0.0) -> Reply:
         return Reply("stream", chunks=chunks, done=done, delay_s=delay_s)
+
+    @staticmethod
+    def stream_tools(*calls: tuple[str, str, str], pieces: int = 3, text: tuple[str, ...] = (),
+                     done: bool = True) -> Reply:
+        """A streamed tool-call round as OpenAI sends it: per call, a first fragment with its index, id
+        and name, then its arguments string cut into `pieces` fragments, the calls interleaved (so
+        only the index says which call a piece belongs to); optional text chunks before them."""
+        fragments: list[dict[str, Any]] = [
+            {"index": i, "id": call_id, "type": "function", "function": {"name": name, "arguments": ""}}
+            for i, (call_id, name, _) in enumerate(calls)]
+        for piece in range(pieces):
+            for i, (_, _, arguments) in enumerate(calls):
+                size = -(-len(arguments) // pieces)
+                fragments.append({"index": i, "function": {"arguments": arguments[piece * size:(piece + 1) * size]}})
+        return Reply("stream", chunks=text, tool_deltas=tuple(fragments), done=done)
 
     @staticmethod
     def status(code: int) -> Reply:
@@ -138,6 +155,13 @@ class FakeLLM:
                      "choices": [{"index": 0, "delta": {"content": chunk}, "finish_reason": None}]}
             handler.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
             handler.wfile.flush()
+        for fragment in reply.tool_deltas:
+            event = {"id": "c", "object": "chat.completion.chunk", "model": model,
+                     "choices": [{"index": 0, "delta": {"tool_calls": [fragment]}, "finish_reason": None}]}
+            handler.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
+        last = {"id": "c", "object": "chat.completion.chunk", "model": model, "choices": [
+            {"index": 0, "delta": {}, "finish_reason": "tool_calls" if reply.tool_deltas else "stop"}]}
+        handler.wfile.write(f"data: {json.dumps(last)}\n\n".encode())
         if reply.done:
             handler.wfile.write(b"data: [DONE]\n\n")
 

@@ -18,6 +18,7 @@ import json
 import logging
 import time
 from collections.abc import Awaitable, Callable
+from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,7 +33,8 @@ from app.logs import current_request_id
 from app.rag import extractive, followup, prompting
 from app.services import conversations, tools
 from app.services.conversations import EffectiveScope, InvalidScopeError
-from app.services.llm import LLMError, complete, complete_with_tools, stream
+from app.services.llm import (Completion, LLMError, ToolCall, ToolCalls, complete, complete_with_tools, stream,
+                              stream_with_tools)
 from app.services.search import TimedSearch, search
 
 log = logging.getLogger(__name__)
@@ -155,14 +157,13 @@ async def _search(engine: Engine, settings: Settings, prep: Prepared, query: str
 async def _llm_answer(engine: Engine, settings: Settings, prep: Prepared, client: httpx.AsyncClient,
                       history: list[dict[str, str]], query: str, found: TimedSearch,
                       emit: Emit | None) -> tuple[str, list[str], TimedSearch, bool]:
-    """The tool loop, then the answer (streamed through `emit` when no tools are offered)."""
+    """The tool loop, then the answer; with `emit`, every round is streamed and its text forwarded."""
     messages = await _prompt(engine, prep, history, found)
     context_ix = len(messages) - 1
     rounds_left = settings.chat_max_tool_rounds
-    streamed = False
     while True:
         if rounds_left > 0:
-            completion = await complete_with_tools(settings, messages, tools.SCHEMAS, client)
+            completion = await _tool_round(settings, messages, client, emit)
             if completion.tool_calls:
                 rounds_left -= 1
                 scope_before = prep.state.scope
@@ -176,17 +177,37 @@ async def _llm_answer(engine: Engine, settings: Settings, prep: Prepared, client
             raw = completion.text or ""
         elif emit is not None:
             parts = []
-            async for delta in stream(settings, messages, client):
-                parts.append(delta)
-                await emit(delta)
-            raw, streamed = "".join(parts), True
+            async with aclosing(stream(settings, messages, client)) as deltas:  # closed at once if cancelled
+                async for delta in deltas:
+                    parts.append(delta)
+                    await emit(delta)
+            raw = "".join(parts)
         else:
             raw = await complete(settings, messages, client)
         context = prompting.context_hits(found.result.hits)
         known = set(prompting.unique_anchors(context)) | prep.state.anchors
         answer = prompting.strip_invented_anchors(raw, sorted(known))
         cited = [m.group(0) for m in prompting.ANCHOR.finditer(answer)]
-        return answer, [a for a in dict.fromkeys(cited) if a in known], found, streamed
+        return answer, [a for a in dict.fromkeys(cited) if a in known], found, emit is not None
+
+
+async def _tool_round(settings: Settings, messages: list[dict[str, Any]], client: httpx.AsyncClient,
+                      emit: Emit | None) -> Completion:
+    """One round with the tools offered. Streamed when there is an `emit`: its text deltas are
+    forwarded as they come (the model rarely says anything before calling a tool; if it does, the
+    reader sees it too), and the raw text is kept unstripped so the tokens add up to it."""
+    if emit is None:
+        return await complete_with_tools(settings, messages, tools.SCHEMAS, client)
+    parts: list[str] = []
+    calls: list[ToolCall] = []
+    async with aclosing(stream_with_tools(settings, messages, tools.SCHEMAS, client)) as events:
+        async for event in events:
+            if isinstance(event, ToolCalls):
+                calls = event.calls
+            else:
+                parts.append(event)
+                await emit(event)
+    return Completion("".join(parts) or None, calls)
 
 
 async def _run_tools(state: tools.ToolState, completion: Any, messages: list[dict[str, Any]]) -> None:

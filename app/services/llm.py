@@ -1,7 +1,8 @@
 """An OpenAI-compatible chat-completions client over the app's shared httpx.AsyncClient.
 
-Three calls: ``complete`` (text), ``complete_with_tools`` (text or tool calls) and ``stream`` (text
-deltas from the ``stream: true`` Server-Sent Events). Every failure is an ``LLMError`` whose
+Four calls: ``complete`` (text), ``complete_with_tools`` (text or tool calls), ``stream`` (text
+deltas from the ``stream: true`` Server-Sent Events) and ``stream_with_tools`` (text deltas, then the
+tool calls assembled from their streamed fragments). Every failure is an ``LLMError`` whose
 ``reason`` is what the API reports (``timeout`` | ``unreachable`` | ``bad_response``); the metrics
 keep the finer cause (``http_status``, ``bad_reply``, ``empty``). An HTTP 4xx or 5xx is a
 bad_response: the server was reached and answered, just not usefully (the OpenAI API documents no
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
+from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -50,6 +52,13 @@ class Completion:
 
     text: str | None
     tool_calls: list[ToolCall] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ToolCalls:
+    """The end of a streamed round in which the model asked for tools."""
+
+    calls: list[ToolCall]
 
 
 def llm_client(settings: Settings) -> httpx.AsyncClient:
@@ -138,10 +147,74 @@ async def stream(settings: Settings, messages: list[dict[str, Any]], client: htt
     HTTP response, which stops the LLM's work. A stream that ends without [DONE], or with no text,
     is a bad_response (what was yielded may be a truncated answer).
     """
-    url, headers, body = _request(settings, messages, stream=True)
+    yielded = False
+    async with aclosing(_stream_deltas(settings, messages, client)) as deltas:
+        async for delta in deltas:
+            content = delta.get("content")
+            if isinstance(content, str) and content:
+                yielded = True
+                yield content
+    if not yielded:
+        raise _fail("empty", f"{settings.llm_url} streamed no text")
+
+
+async def stream_with_tools(settings: Settings, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
+                            client: httpx.AsyncClient) -> AsyncIterator[str | ToolCalls]:
+    """Offer `tools` on a streamed completion: yield each text delta as it arrives, then, if the model
+    asked for tools, one ``ToolCalls`` last (assembled from its fragments, arguments decoded).
+
+    A tool call arrives in pieces (``delta.tool_calls[i]`` with an ``index``; the id and name usually
+    first, the arguments JSON split over many chunks), so pieces are joined per index. The calls are
+    read whatever the ``finish_reason`` says (some servers say ``stop`` after tool calls). Failures,
+    deadline and closing are as for ``stream``; neither text nor tool calls is a bad_response.
+    """
+    parts: dict[int, dict[str, str]] = {}
+    yielded = False
+    async with aclosing(_stream_deltas(settings, messages, client, tools=tools)) as deltas:
+        async for delta in deltas:
+            _add_fragments(parts, delta.get("tool_calls"), settings.llm_url)
+            content = delta.get("content")
+            if isinstance(content, str) and content:
+                yielded = True
+                yield content
+    if parts:
+        yield ToolCalls([_assembled(call, settings.llm_url) for _, call in sorted(parts.items())])
+    elif not yielded:
+        raise _fail("empty", f"{settings.llm_url} streamed neither text nor tool calls")
+
+
+def _add_fragments(parts: dict[int, dict[str, str]], fragments: Any, url: str | None) -> None:
+    """Join one chunk's tool-call fragments onto the calls assembled so far, by index."""
+    if not fragments:
+        return
+    try:
+        for position, fragment in enumerate(fragments):
+            index = int(fragment.get("index", position))
+            call = parts.setdefault(index, {"id": "", "name": "", "arguments": ""})
+            call["id"] = call["id"] or str(fragment.get("id") or "")
+            function = fragment.get("function") or {}
+            call["name"] += function.get("name") or ""
+            call["arguments"] += function.get("arguments") or ""
+    except (ValueError, TypeError, AttributeError) as exc:
+        raise _fail("bad_reply", f"{url} sent a malformed tool-call fragment: {exc!r}") from exc
+
+
+def _assembled(call: dict[str, str], url: str | None) -> ToolCall:
+    if not call["id"] or not call["name"]:
+        raise _fail("bad_reply", f"{url} streamed a tool call without an id or a name")
+    return _tool_call({"id": call["id"], "function": {"name": call["name"], "arguments": call["arguments"]}}, url)
+
+
+async def _stream_deltas(settings: Settings, messages: list[dict[str, Any]], client: httpx.AsyncClient,
+                         **extra: Any) -> AsyncIterator[dict[str, Any]]:
+    """The ``delta`` object of each chunk of a ``stream: true`` completion, until ``data: [DONE]``.
+
+    The deadline covers the whole stream; closing the generator closes the HTTP response (which stops
+    the LLM's work); a stream that ends without [DONE] is a bad_response.
+    """
+    url, headers, body = _request(settings, messages, stream=True, **extra)
     metrics.LLM_CALLS.inc()
     deadline = anyio.current_time() + settings.llm_timeout_s
-    yielded = False
     try:
         with anyio.fail_after(settings.llm_timeout_s):
             response = await client.send(client.build_request("POST", url, json=body, headers=headers,
@@ -164,10 +237,7 @@ async def stream(settings: Settings, messages: list[dict[str, Any]], client: htt
             if delta is _DONE:
                 break
             if delta:
-                yielded = True
-                yield delta
-        if not yielded:
-            raise _fail("empty", f"{url} streamed no text")
+                yield delta  # type: ignore[misc]
     finally:
         await response.aclose()
 
@@ -188,9 +258,9 @@ async def _next_line(lines: AsyncIterator[str], deadline: float, url: str, timeo
         raise _fail("unreachable", f"{url} broke off the stream: {type(exc).__name__}: {exc}") from exc
 
 
-def _sse_delta(line: str, url: str) -> str | object | None:
-    """The text in one SSE line: _DONE for ``data: [DONE]``, None for anything carrying no text
-    (blank lines, comments, ``event:``/``id:`` fields, role-only or tool deltas)."""
+def _sse_delta(line: str, url: str) -> dict[str, Any] | object | None:
+    """The ``delta`` object in one SSE line: _DONE for ``data: [DONE]``, None for lines carrying none
+    (blank lines, comments, ``event:``/``id:`` fields, a usage-only chunk)."""
     if not line.startswith("data:"):
         return None
     data = line[5:].strip()
@@ -203,7 +273,9 @@ def _sse_delta(line: str, url: str) -> str | object | None:
         choices = chunk["choices"]
         if not choices:
             return None  # e.g. a final usage-only chunk
-        content = choices[0].get("delta", {}).get("content")
+        delta = choices[0].get("delta") or {}
+        if not isinstance(delta, dict):
+            raise TypeError("delta is not an object")
     except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
         raise _fail("bad_reply", f"{url} sent a malformed stream chunk: {exc!r}") from exc
-    return content if isinstance(content, str) else None
+    return delta

@@ -60,7 +60,8 @@ def test_tokens_then_one_done_event_with_the_chat_fields(sqlite_engine, sqlite_s
 
 
 def test_with_tools_and_offline_the_answer_still_arrives_as_tokens_then_done(sqlite_engine, sqlite_settings, ids):
-    with FakeLLM(Reply.tools(("c1", "set_rag_scope", json.dumps({"scope": "none"}))), Reply.plain("Done.")) as llm:
+    with FakeLLM(Reply.stream_tools(("c1", "set_rag_scope", json.dumps({"scope": "none"}))),
+                 Reply.stream("Done.")) as llm:
         app = app_for(sqlite_settings, sqlite_engine, **llm_settings(llm))
         with serve(app) as url, httpx.Client(base_url=url, headers=AUTH, timeout=10) as c:
             with c.stream("POST", "/api/v1/chat/stream",
@@ -78,10 +79,40 @@ def test_with_tools_and_offline_the_answer_still_arrives_as_tokens_then_done(sql
     assert bad.status_code == 404 and bad.headers["content-type"] == "application/json"
 
 
-def test_a_disconnect_mid_stream_stops_the_chat_and_stores_nothing(sqlite_engine, sqlite_settings, ids):
+def test_with_tools_the_answer_after_a_tool_round_streams_token_by_token(sqlite_engine, sqlite_settings, ids):
+    login = f"[TASK #{ids['login']}]"
+    chunks = ("Ana ", "is fixing ", "the login bug ", f"{login} ", "[TASK #999] ", "this week.")
+    scope_call = ("c1", "set_rag_scope", json.dumps({"scope": ids["mobile"]}))
+    with FakeLLM(Reply.stream_tools(scope_call, pieces=4), Reply.stream(*chunks)) as llm:
+        app = app_for(sqlite_settings, sqlite_engine, **llm_settings(llm))  # tools on (the default rounds)
+        with serve(app) as url, httpx.Client(base_url=url, headers=AUTH, timeout=10) as c:
+            with c.stream("POST", "/api/v1/chat/stream",
+                          json={"employee_id": ids["boss"], "message": "who fixes the login bug?"}) as r:
+                got = events(r)
+            stored = c.get(f"/api/v1/conversations/{got[-1][1]['conversation_id']}",
+                           params={"employee_id": ids["boss"]}).json()
+    names = [name for name, _ in got]
+    assert names == ["token"] * len(chunks) + ["done"]  # one token event per streamed chunk
+    assert "".join(data["text"] for _, data in got[:-1]) == "".join(chunks)  # the raw answer
+    done = got[-1][1]
+    assert done["llm_used"] is True and done["new_rag_scope"] == str(ids["mobile"])
+    assert done["new_rag_scope_label"] == "Mobile App"
+    assert done["answer"] == f"Ana is fixing the login bug {login} this week." and done["citations"] == [login]
+    assert [r["body"]["stream"] for r in llm.requests] == [True, True]
+    assert "tools" in llm.requests[1]["body"]  # the second round could still call a tool
+    assistant, result = llm.requests[1]["body"]["messages"][-2:]  # the assembled call, then its result
+    assert assistant["tool_calls"][0]["function"] == {"name": "set_rag_scope",
+                                                      "arguments": json.dumps({"scope": ids["mobile"]})}
+    assert result["role"] == "tool" and result["tool_call_id"] == "c1"
+    assert stored["messages"][1]["content"] == done["answer"]
+
+
+@pytest.mark.parametrize("rounds", [0, 3], ids=["tools-off", "tools-on"])
+def test_a_disconnect_mid_stream_stops_the_chat_and_stores_nothing(sqlite_engine, sqlite_settings, ids, rounds):
     slow = Reply.stream(*[f"word{i} " for i in range(40)], delay_s=0.25)  # 10 s if read to the end
     with FakeLLM(slow) as llm:
-        app = app_for(sqlite_settings, sqlite_engine, **llm_settings(llm, chat_max_tool_rounds=0, llm_timeout_s=30))
+        app = app_for(sqlite_settings, sqlite_engine,
+                      **llm_settings(llm, chat_max_tool_rounds=rounds, llm_timeout_s=30))
         with serve(app) as url, httpx.Client(base_url=url, headers=AUTH, timeout=10) as c:
             with c.stream("POST", "/api/v1/chat/stream", json={"employee_id": ids["boss"], "message": "login"}) as r:
                 for line in r.iter_lines():

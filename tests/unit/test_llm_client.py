@@ -134,3 +134,37 @@ def test_closing_the_stream_early_closes_the_connection():
 
         token, open_connections = run(first_token)
     assert token == "t0 " and open_connections == 0
+
+
+def collect_with_tools(settings: Settings):
+    async def go(client):
+        return [event async for event in llm.stream_with_tools(settings, MESSAGES, TOOLS, client)]
+    return run(go)
+
+
+def test_streamed_tool_calls_are_assembled_from_their_fragments():
+    calls = [("call_1", "find_tasks", '{"status": "BLOCKED", "project_id": 12}'),
+             ("call_2", "set_rag_scope", '{"scope": "none"}')]
+    with FakeLLM(Reply.stream_tools(*calls, pieces=4, text=("Let me ", "look.")),
+                 Reply.stream("Two ", "are ", "blocked.")) as server:
+        settings = settings_for(server)
+        asked = collect_with_tools(settings)
+        answered = collect_with_tools(settings)
+    assert asked[:2] == ["Let me ", "look."] and len(asked) == 3  # text as it came, the calls last
+    assert asked[2] == llm.ToolCalls([llm.ToolCall("call_1", "find_tasks", {"status": "BLOCKED", "project_id": 12}),
+                                      llm.ToolCall("call_2", "set_rag_scope", {"scope": "none"})])
+    assert answered == ["Two ", "are ", "blocked."]
+    body = server.requests[0]["body"]
+    assert body["stream"] is True and body["tools"] == TOOLS
+
+
+@pytest.mark.parametrize("reply", [
+    Reply.stream_tools(("call_1", "find_tasks", '{"status": "BLOCK'), pieces=3),  # arguments cut short
+    Reply.stream_tools(("call_1", "find_tasks", '["BLOCKED"]')),  # not an object
+    Reply.stream_tools(("", "find_tasks", "{}")),  # no id
+    Reply.stream_tools(("call_1", "find_tasks", "{}"), done=False),  # no [DONE]
+    Reply.stream(done=True),  # neither text nor tool calls
+], ids=["cut-arguments", "not-an-object", "no-id", "no-done", "empty"])
+def test_malformed_streamed_tool_calls_are_a_bad_response(reply):
+    with FakeLLM(reply) as server:
+        assert reason_of(lambda: collect_with_tools(settings_for(server))) == "bad_response"
