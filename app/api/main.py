@@ -44,6 +44,33 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     """Build the app. An injected engine stays open after shutdown (its owner closes it)."""
     settings = settings or Settings()
     grants = settings.token_grants()
+    app = FastAPI(
+        title="RAG backend",
+        version="0.1.0",
+        summary="Role-scoped search and chat over a team's tasks, sprints, projects and documents.",
+        lifespan=_lifespan(settings, engine, grants),
+    )
+    app.state.settings = settings
+    app.state.chat_slots = Slots(settings.chat_max_concurrency, "chats")
+    errors.install(app)
+    # The last added runs first: give the request its id (so every answer and log line carries it),
+    # authenticate, then limit the body, before any route reads it.
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
+    app.add_middleware(TokenGate, grants=grants)
+    app.add_middleware(RequestContext)
+    app.include_router(health.router)
+    app.include_router(metrics_route.router)
+    # Scoping is decided per router group: bots may search and chat; everything else is admin.
+    for router, needed in ((search.router, "bot"), (chat.router, "bot"),
+                           (conversations.router, "bot"), (rag.router, "admin"),
+                           *((r, "admin") for r in records.routers())):
+        app.include_router(router, prefix=API_PREFIX, dependencies=[Depends(require_scope(needed))],
+                           responses=COMMON_RESPONSES)
+    return app
+
+
+def _lifespan(settings: Settings, engine: Engine | None, grants: tuple[TokenGrant, ...]):
+    """Open the engine (unless injected), start the worker and the summaries job; undo it all at shutdown."""
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -72,29 +99,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
             if own_engine:
                 app.state.engine.close()
 
-    app = FastAPI(
-        title="RAG backend",
-        version="0.1.0",
-        summary="Role-scoped search and chat over a team's tasks, sprints, projects and documents.",
-        lifespan=lifespan,
-    )
-    app.state.settings = settings
-    app.state.chat_slots = Slots(settings.chat_max_concurrency, "chats")
-    errors.install(app)
-    # The last added runs first: give the request its id (so every answer and log line carries it),
-    # authenticate, then limit the body, before any route reads it.
-    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
-    app.add_middleware(TokenGate, grants=grants)
-    app.add_middleware(RequestContext)
-    app.include_router(health.router)
-    app.include_router(metrics_route.router)
-    # Scoping is decided per router group: bots may search and chat; everything else is admin.
-    for router, needed in ((search.router, "bot"), (chat.router, "bot"),
-                           (conversations.router, "bot"), (rag.router, "admin"),
-                           *((r, "admin") for r in records.routers())):
-        app.include_router(router, prefix=API_PREFIX, dependencies=[Depends(require_scope(needed))],
-                           responses=COMMON_RESPONSES)
-    return app
+    return lifespan
 
 
 def _warn_about_tokens(grants: tuple[TokenGrant, ...]) -> None:
