@@ -190,9 +190,10 @@ class Engine(Protocol):
         ...
 
     def append_turn(self, conversation_id: int, user_text: str, assistant_text: str,
-                    citations: Sequence[str]) -> tuple[Message, Message]:
+                    citations: Sequence[str], rag_scope: str | None = None) -> tuple[Message, Message]:
         """Store the user's message and the answer in ONE transaction and bump UPDATED_AT: both or
-        neither. ConflictError if the conversation does not exist (or a row is refused)."""
+        neither. ``rag_scope`` (a scope the model's tool chose this turn) is stored in the same
+        transaction. ConflictError if the conversation does not exist (or a row is refused)."""
         ...
 
     def list_messages(self, conversation_id: int, limit: int, offset: int) -> list[Message]:

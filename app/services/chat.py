@@ -244,7 +244,8 @@ def _store(engine: Engine, prep: Prepared, answer: str, citations: list[str]) ->
     conv = state.conversation or conversations.create(engine, prep.caller, state.scope,
                                                       state.pinned_project_id is not None, prep.title)
     try:
-        _, assistant = engine.append_turn(conv.conversation_id, prep.message, answer, citations)
+        new_scope = state.scope if state.scope_changed and not created else None
+        _, assistant = engine.append_turn(conv.conversation_id, prep.message, answer, citations, new_scope)
     except BaseException:
         if created:
             engine.delete_conversation(conv.conversation_id)

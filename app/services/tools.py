@@ -1,7 +1,8 @@
 """The model's tools (OpenAI function tools): each one's JSON schema next to its implementation.
 
 Pure dispatch over the engine: the access rule lives in the engine (find_tasks) or does not apply
-(every employee may see every project). A tool never raises on the model's input: a bad argument is
+(every employee may see every project, but only managers and admins get a project's auto-summary,
+which is written from tasks a developer may not see). A tool never raises on the model's input: a bad argument is
 answered ``{"success": false, "error": ...}`` so the model can correct itself.
 """
 
@@ -25,8 +26,8 @@ TOP_PROJECTS = 5
 
 @dataclass
 class ToolState:
-    """One chat's mutable state the tools act on. ``conversation`` is None while a new conversation
-    is not stored yet: its scope then changes here and is stored with the first turn."""
+    """One chat's mutable state the tools act on. A scope a tool chooses changes here and is stored
+    with the turn, in the same transaction as its messages (a new conversation is created with it)."""
 
     engine: Engine
     caller: Caller
@@ -50,19 +51,24 @@ SEARCH_PROJECTS = _function(
 
 def search_projects(state: ToolState, query: str) -> dict[str, Any]:
     """Score = string similarity (difflib) of the query to the name, plus the share of the query's
-    key terms found in name + description + auto-summary; works without a summary."""
+    key terms found in name + description + auto-summary; works without a summary.
+
+    The auto-summary is written from all of a project's recent tasks, so it may name tasks a developer
+    may not see: only a caller who sees every chunk gets it (in the score and the snippet); everyone
+    else is matched on the project's own name and description."""
     if not isinstance(query, str) or not query.strip():
         return {"success": False, "error": "query must be a non-empty string"}
     q = query.strip().lower()
     wanted = {terms.stem(t) for t in terms.key_terms(q)}
     ranked = []
     for card in state.engine.projects_for_matching():
-        text = " ".join(p for p in (card.name, card.description, card.auto_summary) if p)
+        summary = card.auto_summary if state.caller.sees_everything else None
+        text = " ".join(p for p in (card.name, card.description, summary) if p)
         similarity = difflib.SequenceMatcher(None, q, card.name.lower()).ratio()
         have = {terms.stem(w) for w in terms.words(text)}
         overlap = len(wanted & have) / len(wanted) if wanted else 0.0
         score = round(0.5 * similarity + 0.5 * overlap, 3)
-        snippet = " ".join((card.auto_summary or card.description or "").split())[:SNIPPET_CHARS]
+        snippet = " ".join((summary or card.description or "").split())[:SNIPPET_CHARS]
         ranked.append({"id": card.project_id, "title": card.name, "summary_snippet": snippet, "score": score})
     ranked.sort(key=lambda p: (-p["score"], p["id"]))
     top = ranked[:TOP_PROJECTS]
@@ -83,10 +89,7 @@ def set_rag_scope(state: ToolState, scope: Any) -> dict[str, Any]:
         stored = conversations.valid_scope(state.engine, scope)
     except conversations.InvalidScopeError as exc:
         return {"success": False, "error": str(exc)}
-    if state.conversation is not None:  # persisted at once, whatever happens to the answer
-        updated = state.engine.set_conversation_scope(state.conversation.conversation_id, stored)
-        if updated is None:
-            return {"success": False, "error": "this conversation no longer exists"}
+    # Stored with the turn (the same transaction as both messages): a turn that fails changes nothing.
     state.scope, state.scope_changed = stored, True
     label = conversations.effective(state.engine, stored).label
     return {"success": True, "rag_scope": stored, "label": label}

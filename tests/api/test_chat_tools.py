@@ -97,7 +97,7 @@ def test_search_projects_scores_names_descriptions_and_summaries(sqlite_engine, 
                           call("search_projects", query="push notifications"), call("search_projects", query=" ")),
               Reply.plain("Found them.")]
     with FakeLLM(*script) as llm, client_for(sqlite_settings, sqlite_engine, **llm_settings(llm)) as c:
-        assert ask(c, ids["ana"], "which project handles refunds?").status_code == 200
+        assert ask(c, ids["boss"], "which project handles refunds?").status_code == 200
     refunds, push, empty = (tool_result(llm.requests[1], i) for i in range(3))
     assert [p["id"] for p in refunds["projects"]][0] == ids["payments"]  # no summary: description counts
     assert refunds["projects"][0]["summary_snippet"].startswith("Card payments")
@@ -105,6 +105,19 @@ def test_search_projects_scores_names_descriptions_and_summaries(sqlite_engine, 
     assert push["projects"][0] == {"id": ids["mobile"], "title": "Mobile App", "score": push["projects"][0]["score"],
                                    "summary_snippet": "The phone apps: login, push notifications and offline mode."}
     assert empty["success"] is False
+
+
+def test_a_developer_never_gets_a_summary_written_from_tasks_they_may_not_see(sqlite_engine, sqlite_settings, ids):
+    """A summary is written from all of a project's recent tasks; a developer is matched on the project's
+    own name and description only, so neither the snippet nor the score can reveal a hidden task."""
+    sqlite_engine.set_project_summary(ids["mobile"], "Luis is fixing the zebrafish outage in the phone apps.")
+    script = [Reply.tools(call("search_projects", query="zebrafish outage")), Reply.plain("None.")]
+    with FakeLLM(*script) as llm, client_for(sqlite_settings, sqlite_engine, **llm_settings(llm)) as c:
+        assert ask(c, ids["ana"], "which project has the zebrafish outage?").status_code == 200
+    projects = tool_result(llm.requests[1], 0)["projects"]
+    assert "zebrafish" not in json.dumps(projects)
+    mobile = next(p for p in projects if p["id"] == ids["mobile"])
+    assert mobile["score"] < 0.5  # no credit for the summary's words
 
 
 def test_the_tool_loop_is_bounded(sqlite_engine, sqlite_settings, ids):

@@ -96,6 +96,18 @@ def test_append_turn_is_one_transaction(engine):
     assert engine.list_messages(conv.conversation_id, 10, 0) == []
 
 
+def test_a_scope_chosen_during_a_turn_is_stored_with_it_or_not_at_all(engine):
+    """The model's set_rag_scope is stored in the turn's transaction: a failed turn leaves the scope as it was."""
+    ana = employee(engine, "Ana", "Ruiz")
+    conv = engine.create_conversation(ana, "all", None, None)
+    with pytest.raises(ConflictError):
+        engine.append_turn(conv.conversation_id, "q", None, [], rag_scope="none")
+    assert engine.get_conversation(conv.conversation_id).rag_scope == "all"
+    engine.append_turn(conv.conversation_id, "q", "a", [], rag_scope="none")
+    assert engine.get_conversation(conv.conversation_id).rag_scope == "none"
+    assert len(engine.list_messages(conv.conversation_id, 10, 0)) == 2
+
+
 def test_delete_conversation_takes_its_messages(engine):
     ana = employee(engine, "Ana", "Ruiz")
     keep, gone = (engine.create_conversation(ana, "all", None, t) for t in ("keep", "gone"))

@@ -89,6 +89,17 @@ def test_append_turn_bumps_inserts_both_then_commits_once(fake_engine, conn):
     assert (user.role, answer.citations) == ("user", ("[TASK #3]",))
 
 
+def test_a_scope_chosen_during_the_turn_is_set_before_the_one_commit(fake_engine, conn):
+    conn.replies += [("UPDATE CONVERSATIONS SET UPDATED_AT", Reply(rowcount=1)),
+                     ("INSERT INTO MESSAGES", returning([41])), ("INSERT INTO MESSAGES", returning([42])),
+                     ("MESSAGE_ID IN", Reply(rows=[(41, 5, "user", "q", "[]", NOW), (42, 5, "assistant", "a", "[]", NOW)]))]
+    fake_engine.append_turn(5, "q", "a", [], rag_scope="none")
+    scope = conn.calls[3]
+    assert scope.sql == golden("set_conversation_scope")
+    assert scope.binds == {"rag_scope": "none", "conversation_id": 5}
+    assert conn.events == ["commit"] and conn.calls[4].sql == golden("get_turn")
+
+
 def test_append_turn_failing_second_insert_rolls_everything_back(fake_engine, conn):
     conn.replies += [("UPDATE CONVERSATIONS SET UPDATED_AT", Reply(rowcount=1)),
                      ("INSERT INTO MESSAGES", returning([41])),

@@ -321,12 +321,14 @@ class OracleEngine:
             return deleted
 
     def append_turn(self, conversation_id: int, user_text: str, assistant_text: str,
-                    citations: Sequence[str]) -> tuple[Message, Message]:
+                    citations: Sequence[str], rag_scope: str | None = None) -> tuple[Message, Message]:
         with self._connection() as conn, conn.cursor() as cur:
             with conflicts(MESSAGES):
                 user_id, answer_id = conversations.append_turn(cur, conversation_id, user_text, assistant_text,
                                                                citations)
-            conn.commit()  # both rows and the bump, or (any exception above: rollback) none
+                if rag_scope is not None:
+                    conversations.set_conversation_scope(cur, conversation_id, rag_scope)
+            conn.commit()  # both rows, the bump and the scope, or (any exception above: rollback) none
             return conversations.turn(cur, user_id, answer_id)
 
     def list_messages(self, conversation_id: int, limit: int, offset: int) -> list[Message]:

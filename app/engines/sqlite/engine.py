@@ -300,9 +300,12 @@ class SQLiteEngine:
             return conversations.delete_conversation(conn, conversation_id)
 
     def append_turn(self, conversation_id: int, user_text: str, assistant_text: str,
-                    citations: Sequence[str]) -> tuple[Message, Message]:
+                    citations: Sequence[str], rag_scope: str | None = None) -> tuple[Message, Message]:
         with errors.conflicts(MESSAGES), self._write() as conn:
-            return conversations.append_turn(conn, conversation_id, user_text, assistant_text, citations)
+            turn = conversations.append_turn(conn, conversation_id, user_text, assistant_text, citations)
+            if rag_scope is not None:
+                conversations.set_conversation_scope(conn, conversation_id, rag_scope)
+            return turn
 
     def list_messages(self, conversation_id: int, limit: int, offset: int) -> list[Message]:
         return conversations.list_messages(self.conn, conversation_id, limit, offset)
