@@ -8,6 +8,7 @@ from __future__ import annotations
 from app.cli import (  # noqa: F401  (registers the commands)
     data,
     erasure,
+    eval,
     index,
     oracle,
     search,

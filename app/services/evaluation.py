@@ -1,0 +1,158 @@
+"""Retrieval evaluation: index a BEIR collection into a throw-away SQLite database through the
+production write path (CRUD → triggers → queue → drain → chunks), ask every judged query as a
+manager, and score document-level rankings per search mode.
+
+Used by ``ragctl eval`` and ``scripts/bench_quality.py`` (one implementation).
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from app.config import Settings
+from app.domain import Caller, Role, Scope, SearchMode
+from app.entities import DOCUMENTS
+from app.rag.beir import BeirFormatError, CorpusDoc, parse_corpus, parse_qrels, parse_queries
+from app.rag.retrieval_metrics import document_ranking, mrr_at_k, ndcg_at_k, percentile, recall_at_k
+
+# The modes the engines offer (``lexical`` is not built yet: issue 9, part 2).
+EVAL_MODES: tuple[SearchMode, ...] = ("vector", "hybrid")
+# Chunks asked per query: SciFact has ~2 chunks per document, so 250 chunks rank ≥ 100 documents
+# for recall@100. Hybrid's candidate depth grows with k (app.rag.fusion.candidate_depth).
+SEARCH_DEPTH = 250
+DOC_TYPE = "PAPER"
+
+
+class EvaluationError(RuntimeError):
+    """The collection cannot be evaluated (unreadable file, no judged query, indexing failed)."""
+
+
+class Progress(Protocol):
+    def update(self, n: int = 1) -> Any: ...
+    def close(self) -> Any: ...
+
+
+ProgressFactory = Callable[[str, int], Progress]
+
+
+class _Silent:
+    def update(self, n: int = 1) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+@dataclass(frozen=True)
+class Collection:
+    corpus: list[CorpusDoc]
+    queries: dict[str, str]
+    qrels: dict[str, dict[str, int]]  # only judged queries present in ``queries``, only loaded docs
+
+
+def _lines(path: Path) -> Iterator[str]:
+    """The file's lines as text; an undecodable line is a format error naming file and line."""
+    try:
+        with path.open("rb") as handle:
+            for number, raw in enumerate(handle, start=1):
+                try:
+                    yield raw.decode("utf-8-sig" if number == 1 else "utf-8")
+                except UnicodeDecodeError:
+                    raise BeirFormatError(str(path), number, "not UTF-8 text") from None
+    except OSError as exc:
+        raise EvaluationError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def load_collection(corpus: Path, queries: Path, qrels: Path, limit_docs: int | None = None) -> Collection:
+    """Parse the three files. ``limit_docs`` keeps the corpus's first N documents, and only the
+    judgments (and so the queries) whose documents were kept: a smaller but honest collection."""
+    docs = parse_corpus(_lines(corpus), str(corpus))
+    if limit_docs is not None:
+        docs = docs[:limit_docs]
+    texts = parse_queries(_lines(queries), str(queries))
+    judged = parse_qrels(_lines(qrels), str(qrels))
+    loaded = {doc.doc_id for doc in docs}
+    kept: dict[str, dict[str, int]] = {}
+    for query_id, grades in judged.items():
+        grades = {doc: grade for doc, grade in grades.items() if doc in loaded}
+        if query_id in texts and any(grade > 0 for grade in grades.values()):
+            kept[query_id] = grades
+    if not kept:
+        raise EvaluationError(f"no query in {qrels} has a relevant document in {corpus} (and a text in {queries})")
+    return Collection(docs, texts, kept)
+
+
+def index_collection(engine, docs: Sequence[CorpusDoc], settings: Settings,
+                     progress: ProgressFactory) -> tuple[dict[int, str], dict[str, float]]:
+    """Insert every document through CRUD and drain the queue; → (document id → BEIR id, stats)."""
+    from app.embedding.tokens import count_tokens
+    from app.services.indexing import drain
+
+    started = time.perf_counter()
+    doc_of: dict[int, str] = {}
+    bar = progress("loading", len(docs))
+    for doc in docs:
+        row = engine.create(DOCUMENTS, {"TITLE": doc.title, "BODY": doc.text, "DOC_TYPE": DOC_TYPE})
+        doc_of[row["document_id"]] = doc.doc_id
+        bar.update(1)
+    bar.close()
+    bar = progress("indexing", len(docs))
+    done = drain(engine, count_tokens, settings.batch_size, settings.max_attempts,
+                 on_batch=lambda r: bar.update(r.claimed - r.failed))
+    bar.close()
+    if done.failed:
+        raise EvaluationError(f"indexing failed: {done.errors[-1]}")
+    seconds = time.perf_counter() - started
+    return doc_of, {"documents": len(docs), "chunks": done.chunks_written, "index_seconds": round(seconds, 2),
+                    "indexing_docs_per_s": round(len(docs) / seconds, 2) if seconds else 0.0}
+
+
+def score_mode(engine, collection: Collection, doc_of: dict[int, str], mode: SearchMode,
+               progress: ProgressFactory) -> dict[str, Any]:
+    """Ask every judged query in ``mode`` and average the metrics over the queries."""
+    from app.services import search as searching
+
+    manager = Caller(0, Role.MANAGER)  # a manager sees every document: no access filter in the way
+    totals = {"ndcg@10": 0.0, "recall@10": 0.0, "recall@100": 0.0, "mrr@10": 0.0}
+    latencies: list[float] = []
+    bar = progress(f"querying ({mode})", len(collection.qrels))
+    for query_id, grades in collection.qrels.items():
+        found = searching.search(engine, collection.queries[query_id], manager, SEARCH_DEPTH, Scope(), mode)
+        latencies.append(found.embed_ms + found.search_ms)
+        ranked = document_ranking(doc_of[h.source_id] for h in found.result.hits if h.source_type == "doc")
+        totals["ndcg@10"] += ndcg_at_k(ranked, grades, 10)
+        totals["recall@10"] += recall_at_k(ranked, grades, 10)
+        totals["recall@100"] += recall_at_k(ranked, grades, 100)
+        totals["mrr@10"] += mrr_at_k(ranked, grades, 10)
+        bar.update(1)
+    bar.close()
+    count = len(collection.qrels)
+    result: dict[str, Any] = {name: round(total / count, 4) for name, total in totals.items()}
+    result.update(queries=count, query_ms_p50=round(percentile(latencies, 50), 2),
+                  query_ms_p95=round(percentile(latencies, 95), 2))
+    return result
+
+
+def evaluate(collection: Collection, modes: Sequence[SearchMode], embedder: Any | None = None,
+             progress: ProgressFactory | None = None, base: Settings | None = None) -> dict[str, dict[str, Any]]:
+    """Index ``collection`` into a temporary SQLite database and score each mode → {mode: figures}.
+
+    Each mode's object also carries the collection's indexing figures (documents, chunks, docs/s).
+    """
+    from app.engines.sqlite.engine import SQLiteEngine
+
+    progress = progress or (lambda desc, total: _Silent())
+    with tempfile.TemporaryDirectory(prefix="ragctl-eval-") as tmp:
+        settings = (base or Settings()).model_copy(update={"database_url": f"sqlite:///{tmp}/eval.db"})
+        engine = SQLiteEngine.open(settings, embedder=embedder)
+        try:
+            engine.migrate()
+            doc_of, stats = index_collection(engine, collection.corpus, settings, progress)
+            return {mode: {**score_mode(engine, collection, doc_of, mode, progress), **stats} for mode in modes}
+        finally:
+            engine.close()
