@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Literal, Union
@@ -176,6 +178,13 @@ class RagStatus:
 MessageRole = Literal["user", "assistant"]
 # A conversation's retrieval scope as stored: a positive project id as text, "none" or "all".
 RAG_SCOPE_WORDS = ("none", "all")
+
+
+def citations_json(citations: Sequence[str]) -> str:
+    """A message's citations as the JSON array both engines store (a list of anchor strings, nothing else)."""
+    if isinstance(citations, str) or not all(isinstance(c, str) for c in citations):
+        raise ValueError("citations must be a list of anchor strings")
+    return json.dumps(list(citations), ensure_ascii=False)
 
 
 def check_rag_scope(value: object) -> str:

@@ -10,9 +10,19 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from app.domain import TASK_FIELDS, Caller, Conversation, Message, ProjectCard, TaskQuery, check_rag_scope
+from app.domain import (
+    TASK_FIELDS,
+    Caller,
+    Conversation,
+    Message,
+    ProjectCard,
+    TaskQuery,
+    check_rag_scope,
+    citations_json,
+)
 from app.engines.base import ConflictError
 from app.engines.oracle import statements as sql
+from app.engines.oracle.records import returned_id
 
 
 def create_conversation(cur: Any, employee_id: int, rag_scope: str, pinned_project_id: int | None,
@@ -22,7 +32,7 @@ def create_conversation(cur: Any, employee_id: int, rag_scope: str, pinned_proje
     cur.execute(sql.INSERT_CONVERSATION, {
         "employee_id": int(employee_id), "title": title, "rag_scope": check_rag_scope(rag_scope),
         "pinned_project_id": None if pinned_project_id is None else int(pinned_project_id), "new_id": new_id})
-    return _returned_id(new_id)
+    return returned_id(new_id)
 
 
 def get_conversation(cur: Any, conversation_id: int) -> Conversation | None:
@@ -60,7 +70,7 @@ def append_turn(cur: Any, conversation_id: int, user_text: str, assistant_text: 
         new_id = cur.var(int)
         cur.execute(sql.INSERT_MESSAGE, {"conversation_id": int(conversation_id), "message_role": role,
                                          "content": content, "citations": cites, "new_id": new_id})
-        ids.append(_returned_id(new_id))
+        ids.append(returned_id(new_id))
     return ids[0], ids[1]
 
 
@@ -114,19 +124,6 @@ def employees_by_telegram(cur: Any, telegram_id: str) -> list[dict[str, Any]]:
 
 
 # --- rows -------------------------------------------------------------------------------------
-
-def citations_json(citations: Sequence[str]) -> str:
-    if isinstance(citations, str) or not all(isinstance(c, str) for c in citations):
-        raise ValueError("citations must be a list of anchor strings")
-    return json.dumps(list(citations), ensure_ascii=False)
-
-
-def _returned_id(var: Any) -> int:
-    value = var.getvalue()
-    if isinstance(value, list):  # DML RETURNING INTO: one value per affected row
-        value = value[0]
-    return int(value)
-
 
 def _conversation(row: Sequence[Any]) -> Conversation:
     cid, employee_id, title, rag_scope, pinned, created, updated = row

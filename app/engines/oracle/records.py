@@ -8,7 +8,16 @@ import datetime as dt
 from collections.abc import Sequence
 from typing import Any
 
-from app.domain import Caller, DocSource, ProjectSource, Role, SourceRecord, SourceType, SprintSource, TaskSource
+from app.domain import (
+    Caller,
+    DocSource,
+    ProjectSource,
+    Role,
+    SourceRecord,
+    SourceType,
+    SprintSource,
+    TaskSource,
+)
 from app.engines.base import EngineError, batched
 from app.engines.oracle import statements as sql
 from app.engines.oracle.errors import conflicts
@@ -36,7 +45,7 @@ def create(cur: Any, entity: EntitySpec, values: dict[str, Any]) -> int:
     new_id = cur.var(int)
     with conflicts(entity):
         cur.execute(sql.crud_insert(entity, columns), {**binds, "new_id": new_id})
-    return _returned_id(new_id)
+    return returned_id(new_id)
 
 
 def get(cur: Any, entity: EntitySpec, row_id: int) -> dict[str, Any] | None:
@@ -71,7 +80,7 @@ def delete(cur: Any, entity: EntitySpec, row_id: int) -> bool:
     return cur.rowcount > 0
 
 
-def _returned_id(var: Any) -> int:
+def returned_id(var: Any) -> int:
     value = var.getvalue()
     if isinstance(value, list):  # DML RETURNING INTO: one value per affected row
         value = value[0]

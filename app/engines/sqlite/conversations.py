@@ -12,7 +12,16 @@ from typing import Any
 
 import apsw
 
-from app.domain import TASK_FIELDS, Caller, Conversation, Message, ProjectCard, TaskQuery, check_rag_scope
+from app.domain import (
+    TASK_FIELDS,
+    Caller,
+    Conversation,
+    Message,
+    ProjectCard,
+    TaskQuery,
+    check_rag_scope,
+    citations_json,
+)
 from app.engines.base import ConflictError
 from app.engines.sqlite import statements as sql
 
@@ -91,12 +100,6 @@ def employees_by_telegram(conn: apsw.Connection, telegram_id: str) -> list[dict[
 
 
 # --- rows -------------------------------------------------------------------------------------
-
-def citations_json(citations: Sequence[str]) -> str:
-    if isinstance(citations, str) or not all(isinstance(c, str) for c in citations):
-        raise ValueError("citations must be a list of anchor strings")
-    return json.dumps(list(citations), ensure_ascii=False)
-
 
 def _timestamp(value: str) -> dt.datetime:
     return dt.datetime.fromisoformat(value)
