@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -42,7 +42,6 @@ class Probe:
     model: str
     column_dims: int | None = None
     qv: Any = None  # the probe text's vector as array('f'), once the model check made it
-    notes: dict[str, Any] = field(default_factory=dict)
 
 
 def connector(settings: Settings) -> Connect:
@@ -74,7 +73,8 @@ def run(settings: Settings, connect: Connect | None = None) -> tuple[list[CheckR
             try:
                 results.extend(check(probe))
             except Exception as exc:  # a check that breaks is reported, and the next one still runs
-                results.append(failed(check.__name__.removeprefix("check_"), "-", "the check itself failed", exc))
+                results.append(failed(check.__name__.removeprefix("check_"), "see docs/ORACLE.md (doctor)",
+                                      "the check broke before its verdict", exc))
             finally:
                 _quietly(conn.rollback)
     finally:
@@ -131,9 +131,9 @@ def check_model(p: Probe) -> list[CheckResult]:
             (vector,) = cur.fetchone()
         except Exception as exc:
             return [failed(name, proves, f"model {p.model} is listed but VECTOR_EMBEDDING fails", exc)]
-    dims = len(vector)
-    if dims != p.column_dims:
-        return [failed(name, proves, f"model {p.model} makes {dims} dimensions, RAG_CHUNK.EMBEDDING holds {p.column_dims}")]
+    dims, column = len(vector), p.column_dims or DIMENSIONS
+    if dims != column:
+        return [failed(name, proves, f"model {p.model} makes {dims} dimensions, RAG_CHUNK.EMBEDDING holds {column}")]
     p.qv = vector_bind(np.asarray(vector, dtype=np.float32))
     return [passed(name, proves, f"model {p.model} loaded; {dims} dimensions, as RAG_CHUNK.EMBEDDING")]
 

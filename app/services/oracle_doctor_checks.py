@@ -67,7 +67,7 @@ def _plan(cur: Any, name: str, proves: str) -> CheckResult:
     except Exception as exc:
         return warned(name, proves, "plan not readable (DISPLAY_CURSOR needs SELECT_CATALOG_ROLE)", exc)
     if any(IVF_PLAN_MARK in line or sql.VECTOR_INDEX in line for line in lines):
-        return passed(name, proves, f"the IVF index is in the plan of the filtered FETCH APPROX", needed=False)
+        return passed(name, proves, "the IVF index is in the plan of the filtered FETCH APPROX", needed=False)
     return warned(name, proves, "the plan does not use the IVF index: exact scans (rebuild-index? metric?)",
                   fallback="exact scan by the optimizer")
 
