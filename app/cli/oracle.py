@@ -43,6 +43,32 @@ def rebuild_index(env: CliEnv) -> None:
     _oracle_admin("rebuild_index", env.get_settings())
 
 
+@oracle.command()
+@click.option("--json", "as_json", is_flag=True, help="One JSON document instead of one line per check.")
+@pass_env
+def doctor(env: CliEnv, as_json: bool) -> None:
+    """Prove on this database each statement shape the engine relies on (PASS/WARN/FAIL per line).
+
+    Checks run in scratch rows and rolled-back transactions; the upsert form that works is stored
+    (RAG_SETTINGS) for the worker. Exit status: 0 everything the service needs passed (warnings,
+    such as a selected fallback, do not fail), 1 a needed check failed, 2 cannot connect.
+
+    \b
+    Example:
+        RAG_DATABASE_URL=oracle://app@dbhost:1521/FREEPDB1 ragctl oracle doctor
+        ragctl oracle doctor --json
+    """
+    settings = env.get_settings()
+    if settings.engine != "oracle":
+        raise click.ClickException("this command needs an oracle:// RAG_DATABASE_URL")
+    from app.rag.doctor import render_json, render_text
+    from app.services import oracle_doctor  # lazy: python-oracledb is only needed here
+
+    results, code = oracle_doctor.run(settings)
+    click.echo(render_json(results, code) if as_json else render_text(results))
+    raise SystemExit(code)
+
+
 def _oracle_admin(action: str, settings: Settings) -> None:
     if settings.engine != "oracle":
         raise click.ClickException("this command needs an oracle:// RAG_DATABASE_URL")

@@ -76,6 +76,7 @@ class Reply:
     warning: Any = None
     error: BaseException | None = None
     out: dict[str, Any] = field(default_factory=dict)  # values to put into bound FakeVars
+    description: list[Any] | None = None  # cursor.description after execute (e.g. vector_dimensions)
 
 
 @dataclass
@@ -103,6 +104,7 @@ class FakeCursor:
         self.arraysize = 100
         self.warning = None
         self.rowcount = 0
+        self.description: list[Any] | None = None
         self.inputsizes: dict[str, Any] = {}
         self._rows: list[tuple] = []
         self.closed = False
@@ -135,6 +137,7 @@ class FakeCursor:
         for name, value in reply.out.items():
             binds[name].value = value
         self._rows = list(reply.rows)
+        self.description = reply.description
         self.rowcount = reply.rowcount
         self.warning = reply.warning
 
@@ -165,6 +168,7 @@ class FakeConnection:
         self.replies = list(replies or [])  # (substring or predicate, reply); first match is used once
         self.calls: list[Call] = []
         self.events: list[str] = []
+        self.version = "23.26.0.0.0"  # python-oracledb's Connection.version
 
     def reply_for(self, sql: str) -> Reply:
         for index, (match, reply) in enumerate(self.replies):
@@ -181,6 +185,9 @@ class FakeConnection:
 
     def rollback(self) -> None:
         self.events.append("rollback")
+
+    def close(self) -> None:
+        self.events.append("close")
 
     @property
     def sqls(self) -> list[str]:

@@ -127,7 +127,9 @@ def test_write_chunks_merges_with_in_database_embedding_and_syncs_text_after_com
     assert [c.sql for c in conn.calls[:4]] == [golden("lock_sources_doc"), sql.load_sources("doc", [12]).sql,
                                                golden("lock_sources_task"), sql.load_sources("task", [11]).sql]
     assert conn.calls[2].binds == {"id0": 11}
-    merge = conn.calls[4]
+    # The stored upsert form (V12 RAG_SETTINGS; no row: this MERGE), read once per batch that writes.
+    assert conn.calls[4].sql == golden("read_setting") and conn.calls[4].binds == {"setting_key": "UPSERT_FORM"}
+    merge = conn.calls[5]
     assert merge.kind == "executemany" and merge.sql == golden("upsert_chunk")
     assert merge.binds[1] == {
         "source_type": "task", "source_id": 11, "chunk_ix": 1, "owner_employee_id": 7, "project_id": 3,
@@ -136,7 +138,7 @@ def test_write_chunks_merges_with_in_database_embedding_and_syncs_text_after_com
     assert merge.binds[2]["doc_type"] == "WIKI" and merge.binds[2]["source_type"] == "doc"
     assert set(merge.inputsizes) == {"owner_employee_id", "project_id", "sprint_id"}
     assert conn.events == ["commit"]
-    sync = conn.calls[5]
+    sync = conn.calls[6]
     assert sync.sql == golden("sync_text_index") and sync.binds == {"idx_name": "RAG_CHUNK_TEXT_IDX"}
 
 

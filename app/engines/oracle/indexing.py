@@ -11,9 +11,17 @@ from app.domain import SOURCE_TYPES, ChunkWrite, DirtyRow, SourceRecord, SourceT
 from app.engines.base import batched
 from app.engines.oracle import records
 from app.engines.oracle import statements as sql
-from app.engines.oracle.errors import model_required
+from app.engines.oracle.errors import model_required, ora_code
 
 log = logging.getLogger(__name__)
+
+# The upsert form `ragctl oracle doctor` proved and stored in RAG_SETTINGS (V12): the MERGE with
+# VECTOR_EMBEDDING in its USING select, or (when the database refuses that) two steps: the vector
+# from SELECT ... FROM dual, then a MERGE with it bound as array('f'). No row: the MERGE form.
+UPSERT_FORM_KEY = "UPSERT_FORM"
+UPSERT_IN_USING = "merge_using"
+UPSERT_TWO_STEP = "two_step"
+TABLE_MISSING = 942  # ORA-00942: RAG_SETTINGS not migrated yet
 
 IN_LIST_MAX = records.IN_LIST_MAX
 ERROR_TEXT_MAX_BYTES = 3900  # RAG_DIRTY.LAST_ERROR is VARCHAR2(4000 BYTE)
@@ -120,15 +128,20 @@ class OracleIndexingTx:
             }
             for c in chunks
         ]
+        two_step = upsert_form(self._conn) == UPSERT_TWO_STEP  # read once per batch that writes
         with self._conn.cursor() as cur:
-            # Nullable numbers: a first row of None must not make the bind a string.
-            cur.setinputsizes(
-                owner_employee_id=oracledb.DB_TYPE_NUMBER,
-                project_id=oracledb.DB_TYPE_NUMBER,
-                sprint_id=oracledb.DB_TYPE_NUMBER,
-            )
             with model_required(self._model_name):
-                cur.executemany(sql.upsert_chunk(self._model_name), rows)
+                for row in rows if two_step else []:
+                    cur.execute(sql.embed_query(self._model_name), q=row["content"])
+                    row["embedding"] = cur.fetchone()[0]  # array('f') (FACTS.md §1)
+                # Nullable numbers: a first row of None must not make the bind a string.
+                cur.setinputsizes(
+                    owner_employee_id=oracledb.DB_TYPE_NUMBER,
+                    project_id=oracledb.DB_TYPE_NUMBER,
+                    sprint_id=oracledb.DB_TYPE_NUMBER,
+                    **({"embedding": oracledb.DB_TYPE_VECTOR} if two_step else {}),
+                )
+                cur.executemany(sql.upsert_chunk_bound() if two_step else sql.upsert_chunk(self._model_name), rows)
         self.chunks_changed = True
 
     def delete_dirty(self, dirty_ids: Sequence[int]) -> None:
@@ -165,6 +178,19 @@ class OracleIndexingTx:
                                  source_type, source_id)
                         cur.execute(sql.ENQUEUE, source_type=source_type, source_id=source_id)
         return {k for k in keys if self._current[k]}
+
+
+def upsert_form(conn: Any) -> str:
+    """The stored upsert form (``UPSERT_IN_USING`` when none is stored or V12 is not applied yet)."""
+    try:
+        with conn.cursor() as cur:
+            cur.execute(sql.READ_SETTING, setting_key=UPSERT_FORM_KEY)
+            row = cur.fetchone()
+    except Exception as exc:
+        if ora_code(exc) != TABLE_MISSING:
+            raise
+        return UPSERT_IN_USING
+    return UPSERT_TWO_STEP if row and row[0] == UPSERT_TWO_STEP else UPSERT_IN_USING
 
 
 def sync_text_index(conn: Any) -> None:

@@ -648,3 +648,115 @@ PROOF_CONTAINS = (
     "SELECT COUNT(*) FROM RAG_CHUNK\n"
     "WHERE CONTAINS(CONTENT, :tq) > 0 AND UPPER(CONTENT) LIKE UPPER(:pattern) ESCAPE '\\'"
 )
+
+
+# --- settings proved by `ragctl oracle doctor` (V12 RAG_SETTINGS) ---------------------------------
+
+# source: FACTS.md §10 (plain SELECT by key)
+READ_SETTING = "SELECT SETTING_VALUE FROM RAG_SETTINGS WHERE SETTING_KEY = :setting_key"
+# source: FACTS.md §7 (MERGE with a single-row dual source; no ON column in SET, ORA-38104)
+WRITE_SETTING = (
+    "MERGE INTO RAG_SETTINGS t\n"
+    "USING (SELECT :setting_key AS SETTING_KEY, :setting_value AS SETTING_VALUE FROM dual) s\n"
+    "ON (t.SETTING_KEY = s.SETTING_KEY)\n"
+    "WHEN MATCHED THEN UPDATE SET t.SETTING_VALUE = s.SETTING_VALUE, t.UPDATED_AT = SYS_EXTRACT_UTC(SYSTIMESTAMP)\n"
+    "WHEN NOT MATCHED THEN INSERT (SETTING_KEY, SETTING_VALUE) VALUES (s.SETTING_KEY, s.SETTING_VALUE)"
+)
+
+
+def upsert_chunk_bound() -> str:
+    """The two-step upsert's MERGE: the vector arrives as an array('f') bind (:embedding), made before by
+    ``embed_query``. The fallback when the doctor finds VECTOR_EMBEDDING refused inside a MERGE source.
+
+    Same SET/WHERE/INSERT as ``upsert_chunk``; the source is the 23ai ``USING (VALUES (...)) s(...)``
+    form that langchain-oracledb runs on a real database with a VECTOR bind (FACTS.md §7, §1).
+    """
+    # source: FACTS.md §7 (MERGE INTO t USING (VALUES (:1, ...)) s(id, embedding, ...) with executemany, CODE real DB)
+    #         + §1 (array('f') bind with setinputsizes DB_TYPE_VECTOR, CODE real DB)
+    return (
+        "MERGE INTO RAG_CHUNK t\n"
+        "USING (VALUES (:source_type, :source_id, :chunk_ix, :owner_employee_id, :project_id, :sprint_id, :doc_type,\n"
+        "               :content, :content_hash, :embedding))\n"
+        "      s (SOURCE_TYPE, SOURCE_ID, CHUNK_IX, OWNER_EMPLOYEE_ID, PROJECT_ID, SPRINT_ID, DOC_TYPE, CONTENT,\n"
+        "         CONTENT_HASH, EMBEDDING)\n"
+        "ON (t.SOURCE_TYPE = s.SOURCE_TYPE AND t.SOURCE_ID = s.SOURCE_ID AND t.CHUNK_IX = s.CHUNK_IX)\n"
+        "WHEN MATCHED THEN UPDATE SET\n"
+        "    t.OWNER_EMPLOYEE_ID = s.OWNER_EMPLOYEE_ID, t.PROJECT_ID = s.PROJECT_ID, t.SPRINT_ID = s.SPRINT_ID,\n"
+        "    t.DOC_TYPE = s.DOC_TYPE, t.CONTENT = s.CONTENT, t.CONTENT_HASH = s.CONTENT_HASH, t.EMBEDDING = s.EMBEDDING,\n"
+        "    t.UPDATED_AT = SYS_EXTRACT_UTC(SYSTIMESTAMP)\n"
+        "  WHERE t.CONTENT_HASH <> s.CONTENT_HASH OR t.EMBEDDING IS NULL\n"
+        "     OR DECODE(t.OWNER_EMPLOYEE_ID, s.OWNER_EMPLOYEE_ID, 0, 1) = 1\n"
+        "     OR DECODE(t.PROJECT_ID, s.PROJECT_ID, 0, 1) = 1\n"
+        "     OR DECODE(t.SPRINT_ID, s.SPRINT_ID, 0, 1) = 1\n"
+        "     OR DECODE(t.DOC_TYPE, s.DOC_TYPE, 0, 1) = 1\n"
+        "WHEN NOT MATCHED THEN INSERT\n"
+        "    (SOURCE_TYPE, SOURCE_ID, CHUNK_IX, OWNER_EMPLOYEE_ID, PROJECT_ID, SPRINT_ID, DOC_TYPE, CONTENT, CONTENT_HASH,\n"
+        "     EMBEDDING)\n"
+        "    VALUES (s.SOURCE_TYPE, s.SOURCE_ID, s.CHUNK_IX, s.OWNER_EMPLOYEE_ID, s.PROJECT_ID, s.SPRINT_ID, s.DOC_TYPE,\n"
+        "            s.CONTENT, s.CONTENT_HASH, s.EMBEDDING)"
+    )
+
+
+# --- `ragctl oracle doctor` (app/services/oracle_doctor*.py) -------------------------------------
+# The doctor also runs the engine's own statements (upsert_chunk, CLAIM, vector_search, text_search,
+# SYNC_TEXT_INDEX, MODEL_EXISTS, VECTOR_INDEX_INFO, embed_query): these are only its scaffolding.
+# Scratch rows use negative SOURCE_IDs (identity ids are positive), so a leftover is recognisable
+# and harmless: a worker that claims one finds no source and deletes no chunk.
+
+# source: FACTS.md §1 (cursor.description[i].vector_dimensions after execute, PYDOC) — the column's dimensions
+DOCTOR_EMBEDDING_COLUMN = "SELECT EMBEDDING FROM RAG_CHUNK WHERE 1 = 0"
+# source: FACTS.md §1 (VECTOR fetched as array('f')) — the scratch chunk the upsert check wrote
+DOCTOR_SCRATCH_CHUNK = (
+    "SELECT EMBEDDING FROM RAG_CHUNK WHERE SOURCE_TYPE = :source_type AND SOURCE_ID = :source_id AND CHUNK_IX = 0"
+)
+# source: FACTS.md §10 (plain SELECT) — the committed scratch queue rows of the claim check
+DOCTOR_SCRATCH_DIRTY = "SELECT DIRTY_ID FROM RAG_DIRTY WHERE SOURCE_ID < 0 ORDER BY DIRTY_ID"
+# source: FACTS.md §6 (FOR UPDATE SKIP LOCKED without a row limit: rows others hold are skipped) — from a
+#         third connection, the scratch rows nobody holds; the rest are what the workers locked
+DOCTOR_UNLOCKED_SCRATCH = "SELECT DIRTY_ID FROM RAG_DIRTY WHERE SOURCE_ID < 0 FOR UPDATE SKIP LOCKED"
+# source: FACTS.md §10 (plain DELETE) — scratch queue rows, also a crashed earlier run's
+DOCTOR_DELETE_SCRATCH_DIRTY = "DELETE FROM RAG_DIRTY WHERE SOURCE_ID < 0"
+# source: FACTS.md §10 (plain aggregate) — a developer to search as
+DOCTOR_DEVELOPER = "SELECT MIN(EMPLOYEE_ID) FROM EMPLOYEES WHERE ROLE = 'DEVELOPER'"
+# source: FACTS.md §3 (IVF plans: the index shows as its VECTOR$...$IVF_FLAT_CENTROID* tables, DOC
+#         vecse/optimizer-plans-ivf-vector-indexes.html, inverted-file-flat-vector-indexes-partitioning-schemes.html)
+#         + DOC arpls DBMS_XPLAN.DISPLAY_CURSOR (no argument: the session's last cursor; needs SELECT on
+#         V$SQL_PLAN, V$SESSION, V$SQL_PLAN_STATISTICS_ALL, e.g. SELECT_CATALOG_ROLE) — not in FACTS.md
+DOCTOR_PLAN = "SELECT PLAN_TABLE_OUTPUT FROM TABLE(DBMS_XPLAN.DISPLAY_CURSOR())"
+# source: FACTS.md §12.3 (INDEX_ACCURACY_QUERY is overloaded: call it with named arguments, DOC)
+#         + §12.10 (array('f') into a PL/SQL VECTOR parameter, CODE)
+DOCTOR_INDEX_ACCURACY = (
+    "BEGIN\n"
+    "    :report := DBMS_VECTOR.INDEX_ACCURACY_QUERY(owner_name => USER, index_name => :index_name, qv => :qv,\n"
+    "                                                top_k => :top_k, target_accuracy => :target_accuracy);\n"
+    "END;"
+)
+# source: FACTS.md §10 (identity key; RETURNING INTO an out variable, as crud_insert) — scratch rows of the
+#         trigger checks, always rolled back
+DOCTOR_INSERT_PROJECT = "INSERT INTO PROJECTS (NAME) VALUES (:project_name) RETURNING PROJECT_ID INTO :new_id"
+# source: FACTS.md §10 (identity key; RETURNING INTO)
+DOCTOR_INSERT_EMPLOYEE = "INSERT INTO EMPLOYEES (FIRST_NAME) VALUES (:first_name) RETURNING EMPLOYEE_ID INTO :new_id"
+# source: FACTS.md §10 (identity key; RETURNING INTO)
+DOCTOR_INSERT_TASK = (
+    "INSERT INTO TASKS (TITLE, PROJECT_ID, ASSIGNEE_ID) VALUES (:title, :project_id, :assignee_id)\n"
+    "RETURNING TASK_ID INTO :new_id"
+)
+# source: FACTS.md §10 (plain INSERT; EMBEDDING left NULL) — the task's chunk, for the V9 access triggers
+DOCTOR_INSERT_CHUNK = (
+    "INSERT INTO RAG_CHUNK (SOURCE_TYPE, SOURCE_ID, CHUNK_IX, OWNER_EMPLOYEE_ID, PROJECT_ID, CONTENT, CONTENT_HASH)\n"
+    "VALUES ('task', :source_id, 0, :owner_employee_id, :project_id, :content, :content_hash)"
+)
+# source: FACTS.md §10 (plain UPDATE; fires TASKS_RAG_DIRTY_TRG)
+DOCTOR_UPDATE_TASK = "UPDATE TASKS SET TITLE = :title WHERE TASK_ID = :task_id"
+# source: FACTS.md §10 (plain INSERT; fires COMMENTS_RAG_DIRTY_TRG)
+DOCTOR_INSERT_COMMENT = "INSERT INTO COMMENTS (TASK_ID, AUTHOR_ID, BODY) VALUES (:task_id, :author_id, :body)"
+# source: FACTS.md §10 (plain UPDATE; fires PROJECTS_RAG_DIRTY_TRG, which queues the project's tasks)
+DOCTOR_RENAME_PROJECT = "UPDATE PROJECTS SET NAME = :project_name WHERE PROJECT_ID = :project_id"
+# source: FACTS.md §10 (plain UPDATE; fires TASKS_RAG_ACCESS_TRG, V9)
+DOCTOR_REASSIGN_TASK = "UPDATE TASKS SET ASSIGNEE_ID = :assignee_id WHERE TASK_ID = :task_id"
+# source: FACTS.md §10 (plain aggregate; the transaction's own uncommitted rows are visible to it)
+DOCTOR_DIRTY_COUNT = (
+    "SELECT COUNT(*) FROM RAG_DIRTY WHERE SOURCE_TYPE = :source_type AND SOURCE_ID = :source_id AND ACTION = 'UPSERT'"
+)
+# source: FACTS.md §10 (plain SELECT) — who may see the scratch task's chunk now
+DOCTOR_CHUNK_OWNER = "SELECT OWNER_EMPLOYEE_ID FROM RAG_CHUNK WHERE SOURCE_TYPE = 'task' AND SOURCE_ID = :source_id"

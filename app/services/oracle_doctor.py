@@ -1,0 +1,251 @@
+"""`ragctl oracle doctor`: prove, on the live database, each statement shape FACTS.md could not confirm.
+
+The runner opens its own connections (the claim check needs three), runs the checks in order and
+rolls back after each one, so nothing a check wrote survives it. Two things are committed on purpose:
+the upsert form the doctor selected (RAG_SETTINGS, read by the worker without re-probing) and the
+claim check's scratch queue rows, which other connections must see; those are deleted again (also
+a crashed run's, on the next run). CTX_DDL.SYNC_INDEX commits implicitly (FACTS.md §8B), so it runs
+only right after a rollback, with nothing pending.
+
+Checks of the search, text and trigger paths are in oracle_doctor_checks.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from app.config import Settings
+from app.engines.oracle import indexing
+from app.engines.oracle import statements as sql
+from app.engines.oracle.indexing import OracleIndexingTx
+from app.engines.oracle.search import DIMENSIONS, vector_bind
+from app.rag import doctor
+from app.rag.doctor import CheckResult, failed, passed, warned
+
+Connect = Callable[[], Any]
+SCRATCH_SOURCE_ID = -1  # negative: never an identity id (statements.py, doctor section)
+PROBE_TEXT = "doctor probe: sprint planning for the login bug"
+
+
+@dataclass
+class Probe:
+    """What the checks share: the main connection, a way to open more, and what earlier checks found."""
+
+    conn: Any
+    connect: Connect
+    settings: Settings
+    model: str
+    column_dims: int | None = None
+    qv: Any = None  # the probe text's vector as array('f'), once the model check made it
+
+
+def connector(settings: Settings) -> Connect:
+    """Standalone connections from RAG_DATABASE_URL (not the service's pool: the doctor needs several)."""
+    import oracledb
+
+    from app.engines.oracle.engine import parse_database_url
+
+    user, password, dsn = parse_database_url(settings)
+    oracledb.defaults.fetch_lobs = False  # as the engine (FACTS.md §11.6)
+    return lambda: oracledb.connect(user=user, password=password, dsn=dsn)
+
+
+def run(settings: Settings, connect: Connect | None = None) -> tuple[list[CheckResult], int]:
+    """All checks, in order, and the exit status (doctor.EXIT_*)."""
+    from app.services import oracle_doctor_checks as more
+
+    try:
+        connect = connect or connector(settings)
+        conn = connect()
+    except Exception as exc:
+        return [doctor.connection_failed(exc)], doctor.EXIT_NO_CONNECTION
+    probe = Probe(conn, connect, settings, sql.checked_model(settings.oracle_model_name))
+    checks = [check_version, check_embedding_column, check_model, check_indexes, check_upsert, check_claims,
+              more.check_filtered_search, more.check_index_accuracy, more.check_text, more.check_triggers]
+    results: list[CheckResult] = []
+    try:
+        for check in checks:
+            try:
+                results.extend(check(probe))
+            except Exception as exc:  # a check that breaks is reported, and the next one still runs
+                results.append(failed(check.__name__.removeprefix("check_"), "see docs/ORACLE.md (doctor)",
+                                      "the check broke before its verdict", exc))
+            finally:
+                _quietly(conn.rollback)
+    finally:
+        _quietly(conn.close)
+    return results, doctor.exit_code(results)
+
+
+def _quietly(action: Callable[[], Any]) -> None:
+    try:
+        action()
+    except Exception:  # a dead connection: the result lines already say why
+        pass
+
+
+@contextmanager
+def opened(connect: Connect, n: int) -> Iterator[list[Any]]:
+    conns: list[Any] = []
+    try:
+        for _ in range(n):
+            conns.append(connect())
+        yield conns
+    finally:
+        for c in conns:
+            _quietly(c.rollback)
+            _quietly(c.close)
+
+
+# --- environment ---------------------------------------------------------------------------------
+
+def check_version(p: Probe) -> list[CheckResult]:
+    return [doctor.version_result(getattr(p.conn, "version", None))]
+
+
+def check_embedding_column(p: Probe) -> list[CheckResult]:
+    name, proves = "embedding column", "FACTS.md §1 (VECTOR(384, FLOAT32); description.vector_dimensions)"
+    with p.conn.cursor() as cur:
+        cur.execute(sql.DOCTOR_EMBEDDING_COLUMN)
+        cur.fetchall()
+        p.column_dims = getattr(cur.description[0], "vector_dimensions", None)
+    if p.column_dims != DIMENSIONS:
+        return [failed(name, proves, f"RAG_CHUNK.EMBEDDING has {p.column_dims} dimensions, the engine needs {DIMENSIONS}")]
+    return [passed(name, proves, f"RAG_CHUNK.EMBEDDING is VECTOR({p.column_dims})")]
+
+
+def check_model(p: Probe) -> list[CheckResult]:
+    name, proves = "model", "FACTS.md §5 (USER_MINING_MODELS) + §2 (VECTOR_EMBEDDING ... FROM dual)"
+    with p.conn.cursor() as cur:
+        cur.execute(sql.MODEL_EXISTS, model_name=p.model)
+        (count,) = cur.fetchone()
+        if not count:
+            return [failed(name, proves, f"model {p.model} is not loaded: run `ragctl oracle bootstrap`")]
+        try:
+            cur.execute(sql.embed_query(p.model), q=PROBE_TEXT)
+            (vector,) = cur.fetchone()
+        except Exception as exc:
+            return [failed(name, proves, f"model {p.model} is listed but VECTOR_EMBEDDING fails", exc)]
+    dims, column = len(vector), p.column_dims or DIMENSIONS
+    if dims != column:
+        return [failed(name, proves, f"model {p.model} makes {dims} dimensions, RAG_CHUNK.EMBEDDING holds {column}")]
+    p.qv = vector_bind(np.asarray(vector, dtype=np.float32))
+    return [passed(name, proves, f"model {p.model} loaded; {dims} dimensions, as RAG_CHUNK.EMBEDDING")]
+
+
+def check_indexes(p: Probe) -> list[CheckResult]:
+    """The IVF vector index and the Oracle Text search index exist (a -slim image has no Oracle Text)."""
+    out = []
+    for index, name, proves, wanted in (
+        (sql.VECTOR_INDEX, "ivf index", "FACTS.md §4 (USER_INDEXES: VECTOR / NEIGHBOR_PARTITIONS_IVF)",
+         "NEIGHBOR_PARTITIONS_IVF"),
+        (sql.TEXT_INDEX, "oracle text", "FACTS.md §8B (CREATE SEARCH INDEX; -slim images drop Oracle Text)", None),
+    ):
+        with p.conn.cursor() as cur:
+            cur.execute(sql.VECTOR_INDEX_INFO, index_name=index)
+            row = cur.fetchone()
+        if row is None:
+            out.append(failed(name, proves, f"{index} is missing: run `ragctl oracle bootstrap` (Oracle Text installed?)"))
+        elif (wanted and row[1] != wanted) or row[2] != "VALID":
+            out.append(failed(name, proves, f"{index} is {row[0]}/{row[1]}, status {row[2]}"))
+        else:
+            out.append(passed(name, proves, f"{index} {row[0]}/{row[1] or '-'} {row[2]}"))
+    return out
+
+
+# --- the upsert form -------------------------------------------------------------------------------
+
+def check_upsert(p: Probe) -> list[CheckResult]:
+    """The MERGE with VECTOR_EMBEDDING in its USING select; when refused, the two-step form. The form that
+    works is stored in RAG_SETTINGS, so the worker uses it without probing (indexing.upsert_form)."""
+    name = "upsert"
+    proves = "FACTS.md §7 + §2, 'Could NOT confirm': VECTOR_EMBEDDING in a MERGE"
+    using_error = _try_upsert(p, two_step=False)
+    if using_error is None:
+        choice, result = indexing.UPSERT_IN_USING, passed(name, proves, "MERGE with VECTOR_EMBEDDING in USING works")
+    else:
+        two_step_error = _try_upsert(p, two_step=True)
+        if two_step_error is not None:
+            return [failed(name, proves, f"both forms fail; two-step: {doctor.first_line(two_step_error)}",
+                           using_error)]
+        choice = indexing.UPSERT_TWO_STEP
+        result = warned(name, proves, "MERGE with VECTOR_EMBEDDING in USING refused; the two-step form works",
+                        using_error, "two-step (SELECT VECTOR_EMBEDDING FROM dual, MERGE with array('f'))")
+    try:
+        with p.conn.cursor() as cur:
+            cur.execute(sql.WRITE_SETTING, setting_key=indexing.UPSERT_FORM_KEY, setting_value=choice)
+        p.conn.commit()
+    except Exception as exc:
+        if choice == indexing.UPSERT_TWO_STEP:  # the worker would keep using the refused form
+            return [failed(name, proves, "the two-step form could not be stored (V12 applied?)", exc,
+                           result.fallback)]
+        return [warned(name, proves, f"{result.detail}; not stored (V12 applied?): the default is this form", exc)]
+    return [CheckResult(result.name, result.proves, result.status, f"{result.detail}; stored {choice}",
+                        result.error, result.fallback, result.needed)]
+
+
+def _try_upsert(p: Probe, two_step: bool) -> BaseException | None:
+    """Upsert one scratch chunk with the engine's statement, read its vector back, roll back."""
+    import oracledb
+
+    row = {"source_type": "task", "source_id": SCRATCH_SOURCE_ID, "chunk_ix": 0, "owner_employee_id": None,
+           "project_id": None, "sprint_id": None, "doc_type": None, "content": PROBE_TEXT,
+           "content_hash": "doctor"}
+    try:
+        with p.conn.cursor() as cur:
+            if two_step:
+                cur.execute(sql.embed_query(p.model), q=PROBE_TEXT)
+                row["embedding"] = cur.fetchone()[0]
+            cur.setinputsizes(owner_employee_id=oracledb.DB_TYPE_NUMBER, project_id=oracledb.DB_TYPE_NUMBER,
+                              sprint_id=oracledb.DB_TYPE_NUMBER,
+                              **({"embedding": oracledb.DB_TYPE_VECTOR} if two_step else {}))
+            cur.executemany(sql.upsert_chunk_bound() if two_step else sql.upsert_chunk(p.model), [row])
+            cur.execute(sql.DOCTOR_SCRATCH_CHUNK, source_type="task", source_id=SCRATCH_SOURCE_ID)
+            stored = cur.fetchone()
+        if stored is None or stored[0] is None or len(stored[0]) != p.column_dims:
+            return RuntimeError(f"the scratch chunk came back {'without a vector' if stored else 'missing'}")
+        return None
+    except Exception as exc:
+        return exc
+    finally:
+        _quietly(p.conn.rollback)
+
+
+# --- two workers claiming at once -----------------------------------------------------------------
+
+def check_claims(p: Probe) -> list[CheckResult]:
+    """Two connections claim a batch each from 2 x batch committed scratch rows while a third counts, with
+    FOR UPDATE SKIP LOCKED, the scratch rows each holds (FACTS.md §6: rows are locked as fetched)."""
+    batch = p.settings.batch_size
+    with p.conn.cursor() as cur:
+        cur.execute(sql.DOCTOR_DELETE_SCRATCH_DIRTY)
+        cur.executemany(sql.ENQUEUE, [{"source_type": "task", "source_id": -(i + 1)} for i in range(2 * batch)])
+    p.conn.commit()
+    try:
+        with p.conn.cursor() as cur:
+            cur.execute(sql.DOCTOR_SCRATCH_DIRTY)
+            scratch = {int(d) for (d,) in cur.fetchall()}
+        with opened(p.connect, 3) as (first, second, counter):
+            got_a = [r.dirty_id for r in OracleIndexingTx(first, p.model).claim(batch, p.settings.max_attempts)]
+            locked_a = scratch - _unlocked(counter)
+            got_b = [r.dirty_id for r in OracleIndexingTx(second, p.model).claim(batch, p.settings.max_attempts)]
+            locked_b = scratch - _unlocked(counter) - locked_a
+    finally:
+        with p.conn.cursor() as cur:
+            cur.execute(sql.DOCTOR_DELETE_SCRATCH_DIRTY)
+        p.conn.commit()
+    return [doctor.claim_result(batch, got_a, got_b, locked_a, locked_b, scratch)]
+
+
+def _unlocked(conn: Any) -> set[int]:
+    try:
+        with conn.cursor() as cur:
+            cur.execute(sql.DOCTOR_UNLOCKED_SCRATCH)
+            return {int(d) for (d,) in cur.fetchall()}
+    finally:
+        conn.rollback()  # release what this count locked at once

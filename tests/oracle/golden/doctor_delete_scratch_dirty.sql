@@ -1,0 +1,3 @@
+-- source: FACTS.md §10 (plain DELETE)
+
+DELETE FROM RAG_DIRTY WHERE SOURCE_ID < 0

@@ -1,0 +1,3 @@
+-- source: FACTS.md §10 (plain aggregate)
+
+SELECT MIN(EMPLOYEE_ID) FROM EMPLOYEES WHERE ROLE = 'DEVELOPER'

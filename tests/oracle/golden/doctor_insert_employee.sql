@@ -1,0 +1,3 @@
+-- source: FACTS.md §10 (identity key; RETURNING INTO [PYDOC])
+
+INSERT INTO EMPLOYEES (FIRST_NAME) VALUES (:first_name) RETURNING EMPLOYEE_ID INTO :new_id

@@ -1,0 +1,3 @@
+-- source: FACTS.md §10 (identity key; RETURNING INTO [PYDOC])
+
+INSERT INTO PROJECTS (NAME) VALUES (:project_name) RETURNING PROJECT_ID INTO :new_id

@@ -1,0 +1,276 @@
+"""`ragctl oracle doctor` against the recording fake: every check's SQL is the golden text, each fallback
+is selected when the fake raises the error a real database would, and nothing is left committed but the
+stored upsert form. (What a real database answers is the conformance suite's Oracle leg.)"""
+
+from __future__ import annotations
+
+from array import array
+from types import SimpleNamespace
+
+import pytest
+
+from app.config import Settings
+from app.domain import ChunkWrite
+from app.engines.oracle import statements as sql
+from app.engines.oracle.engine import OracleEngine
+from app.rag.doctor import EXIT_FAILED, EXIT_NO_CONNECTION, EXIT_OK
+from app.services import oracle_doctor
+
+from .fakes import FakeConnection, FakePool, Reply, golden, ora_error
+
+BATCH = 3
+TOP_K = 4
+MODEL = "ALL_MINILM_L12_V2"
+
+
+def vec() -> array:
+    return array("f", [0.05] * 384)
+
+
+@pytest.fixture
+def doctor_settings() -> Settings:
+    return Settings(database_url="oracle://app:apppw@localhost:1521/FREEPDB1", batch_size=BATCH, top_k=TOP_K)
+
+
+def is_sql(name: str):
+    text = golden(name)
+    return lambda sent: sent == text
+
+
+def is_embed(sent: str) -> bool:
+    return sent == sql.embed_query(MODEL)
+
+
+def healthy() -> tuple[FakeConnection, list[FakeConnection]]:
+    """A main connection scripted as a healthy 26ai answers, and the claim check's three connections."""
+    main = FakeConnection([
+        (is_sql("doctor_embedding_column"), Reply(description=[SimpleNamespace(vector_dimensions=384)])),
+        ("USER_MINING_MODELS", Reply(rows=[(1,)])),
+        (is_embed, Reply(rows=[(vec(),)])),
+        ("FROM USER_INDEXES", Reply(rows=[("VECTOR", "NEIGHBOR_PARTITIONS_IVF", "VALID")])),
+        ("FROM USER_INDEXES", Reply(rows=[("DOMAIN", None, "VALID")])),
+        (is_sql("doctor_scratch_chunk"), Reply(rows=[(vec(),)])),
+        (is_sql("doctor_scratch_dirty"), Reply(rows=[(i,) for i in range(1, 2 * BATCH + 1)])),
+        (is_sql("doctor_developer"), Reply(rows=[(7,)])),
+        ("FETCH APPROX", Reply(rows=[("task", i, 0, "x", 0.1) for i in range(TOP_K)])),
+        (is_sql("doctor_plan"), Reply(rows=[("|  VECTOR$RAG_CHUNK$73521_73530_0$IVF_FLAT_CENTROIDS |",)])),
+        (is_sql("doctor_index_accuracy"), Reply(out={"report": "Accuracy achieved (100%) is 10% higher"})),
+        ("INTO :new_id", Reply(out={"new_id": [101]})),  # project
+        ("INTO :new_id", Reply(out={"new_id": [201]})),  # owner
+        ("INTO :new_id", Reply(out={"new_id": [202]})),  # other employee
+        ("INTO :new_id", Reply(out={"new_id": [301]})),  # task
+        *[(is_sql("doctor_dirty_count"), Reply(rows=[(n,)])) for n in (1, 2, 2, 3, 1, 3, 2, 4)],
+        (is_sql("doctor_chunk_owner"), Reply(rows=[(202,)])),
+        (is_sql("doctor_dirty_count"), Reply(rows=[(4,)])),
+        (is_sql("doctor_chunk_owner"), Reply(rows=[(None,)])),
+        (is_sql("doctor_dirty_count"), Reply(rows=[(5,)])),
+    ])
+    claim = [("task", 0, "UPSERT", 0)]
+    first = FakeConnection([("FOR UPDATE SKIP LOCKED", Reply(rows=[(i, *claim[0]) for i in range(1, BATCH + 1)]))])
+    second = FakeConnection([("FOR UPDATE SKIP LOCKED",
+                              Reply(rows=[(i, *claim[0]) for i in range(BATCH + 1, 2 * BATCH + 1)]))])
+    counter = FakeConnection([
+        (is_sql("doctor_unlocked_scratch"), Reply(rows=[(i,) for i in range(BATCH + 1, 2 * BATCH + 1)])),
+        (is_sql("doctor_unlocked_scratch"), Reply(rows=[])),
+    ])
+    return main, [first, second, counter]
+
+
+def run(settings, main, extra):
+    conns = iter([main, *extra])
+    return oracle_doctor.run(settings, connect=lambda: next(conns))
+
+
+def by_name(results):
+    return {r.name: r for r in results}
+
+
+def test_a_healthy_database_passes_every_check_and_each_statement_is_the_golden_text(doctor_settings):
+    main, extra = healthy()
+    results, code = run(doctor_settings, main, extra)
+    assert code == EXIT_OK, [r for r in results if r.status != "PASS"]
+    assert [r.status for r in results] == ["PASS"] * len(results)
+    assert [r.name for r in results] == [
+        "version", "embedding column", "model", "ivf index", "oracle text", "upsert", "claim (2 workers)",
+        "ivf plan", "filtered approx", "index accuracy", "lexical reserved words", "text sync",
+        "trigger task update", "trigger comment insert", "trigger project rename", "access reassignment",
+        "access cascade delete"]
+    assert all(r.proves.startswith("FACTS.md §") for r in results)
+    sent = main.sqls
+    for name in ("doctor_embedding_column", "model_exists", "vector_index_info", "upsert_chunk", "doctor_scratch_chunk",
+                 "write_setting", "doctor_delete_scratch_dirty", "enqueue", "doctor_scratch_dirty", "doctor_developer",
+                 "doctor_vector_search_developer", "doctor_plan", "text_search_manager_unscoped", "doctor_index_accuracy", "sync_text_index",
+                 "doctor_insert_project", "doctor_insert_employee", "doctor_insert_task", "doctor_insert_chunk",
+                 "doctor_update_task", "doctor_insert_comment", "doctor_rename_project", "doctor_reassign_task",
+                 "erase_delete_employee", "doctor_dirty_count", "doctor_chunk_owner"):
+        assert golden(name) in sent, name
+    # DISPLAY_CURSOR shows the session's last cursor: it must come right after the filtered APPROX query.
+    approx = sent.index(golden("doctor_vector_search_developer"))
+    assert sent[approx + 1] == golden("doctor_plan")
+    assert main.calls[approx].binds["caller_id"] == 7 and main.calls[approx].binds["k"] == TOP_K
+    # The lexical query's reserved words reach Oracle Text as quoted terms only.
+    text = next(c for c in main.calls if "CONTAINS(CONTENT, :tq, 1)" in c.sql)
+    assert '"NEAR" ACCUM "about" ACCUM "AND"' in text.binds["tq"] and "{" not in text.binds["tq"]
+
+
+def test_the_merge_form_is_stored_and_every_write_is_rolled_back_or_cleaned_up(doctor_settings):
+    main, extra = healthy()
+    run(doctor_settings, main, extra)
+    store = next(c for c in main.calls if c.sql == golden("write_setting"))
+    assert store.binds == {"setting_key": "UPSERT_FORM", "setting_value": "merge_using"}
+    merge = next(c for c in main.calls if c.sql == golden("upsert_chunk"))
+    assert merge.kind == "executemany" and merge.binds[0]["source_id"] < 0  # a scratch key
+    # The scratch queue rows: committed for the other connections, deleted and committed again after.
+    deletes = [i for i, c in enumerate(main.calls) if c.sql == golden("doctor_delete_scratch_dirty")]
+    enqueue = next(i for i, c in enumerate(main.calls) if c.sql == golden("enqueue"))
+    assert deletes[0] < enqueue < deletes[1]
+    assert all(row["source_id"] < 0 for row in main.calls[enqueue].binds)
+    assert main.events.count("commit") == 3 and main.events[-1] == "close"  # setting, scratch rows in, out
+    assert main.events[-2] == "rollback"  # the triggers' scratch rows
+    for conn in extra:
+        assert conn.events[-2:] == ["rollback", "close"]
+
+
+def test_claims_set_the_batch_as_prefetch_and_arraysize_and_are_judged_disjoint(doctor_settings):
+    main, extra = healthy()
+    results, _ = run(doctor_settings, main, extra)
+    first, second, counter = extra
+    for conn in (first, second):
+        (claim,) = conn.calls
+        assert claim.sql == golden("claim") and (claim.prefetchrows, claim.arraysize) == (BATCH, BATCH)
+    assert counter.sqls == [golden("doctor_unlocked_scratch")] * 2 and counter.events[:2] == ["rollback"] * 2
+    assert by_name(results)["claim (2 workers)"].detail.startswith(
+        f"batch {BATCH}: worker A claimed {BATCH} (locked {BATCH} scratch rows), worker B claimed {BATCH} (locked {BATCH})")
+
+
+def test_a_refused_merge_selects_and_stores_the_two_step_form(doctor_settings):
+    main, extra = healthy()
+    refused = ora_error(932, "inconsistent datatypes: expected - got -")  # VECTOR_EMBEDDING refused in a MERGE
+    main.replies.insert(0, (is_sql("upsert_chunk"), Reply(error=refused)))
+    main.replies.append((is_embed, Reply(rows=[(vec(),)])))
+    results, code = run(doctor_settings, main, extra)
+    upsert = by_name(results)["upsert"]
+    assert code == EXIT_OK and upsert.status == "WARN" and upsert.error.startswith("ORA-00932")
+    assert upsert.fallback.startswith("two-step") and "stored two_step" in upsert.detail
+    bound = next(c for c in main.calls if c.sql == golden("upsert_chunk_bound"))
+    assert bound.binds[0]["embedding"].typecode == "f" and "embedding" in bound.inputsizes
+    store = next(c for c in main.calls if c.sql == golden("write_setting"))
+    assert store.binds["setting_value"] == "two_step"
+
+
+def test_both_upsert_forms_failing_is_a_needed_failure_and_nothing_is_stored(doctor_settings):
+    main, extra = healthy()
+    main.replies.insert(0, (is_sql("upsert_chunk"), Reply(error=ora_error(932, "inconsistent datatypes"))))
+    main.replies.insert(0, (is_sql("upsert_chunk_bound"), Reply(error=ora_error(51803, "dimension mismatch"))))
+    main.replies.append((is_embed, Reply(rows=[(vec(),)])))
+    results, code = run(doctor_settings, main, extra)
+    upsert = by_name(results)["upsert"]
+    assert code == EXIT_FAILED and upsert.status == "FAIL" and "ORA-51803" in upsert.detail
+    assert golden("write_setting") not in main.sqls
+
+
+def test_the_worker_uses_the_stored_two_step_form_without_probing(fake_engine, conn):
+    conn.replies += [(is_sql("read_setting"), Reply(rows=[("two_step",)])),
+                     (is_embed, Reply(rows=[(vec(),)])), (is_embed, Reply(rows=[(vec(),)]))]
+    chunks = [ChunkWrite("task", 11, ix, 7, 3, None, f"[TASK #11] text {ix}", f"hash{ix}") for ix in (0, 1)]
+    with fake_engine.indexing() as tx:
+        tx.write_chunks(chunks)
+    sent = conn.sqls[2:]  # after locking and re-reading task 11 (the stale-write guard)
+    assert sent[:4] == [golden("read_setting"), sql.embed_query(MODEL), sql.embed_query(MODEL),
+                        golden("upsert_chunk_bound")]
+    assert [c.binds for c in conn.calls[3:5]] == [{"q": "[TASK #11] text 0"}, {"q": "[TASK #11] text 1"}]
+    merge = conn.calls[5]
+    assert [b["embedding"].typecode for b in merge.binds] == ["f", "f"]
+    assert set(merge.inputsizes) == {"owner_employee_id", "project_id", "sprint_id", "embedding"}
+
+
+def test_before_v12_the_worker_keeps_the_merge_form(conn, settings):
+    conn.replies.append((is_sql("read_setting"), Reply(error=ora_error(942, "table or view does not exist"))))
+    engine = OracleEngine(FakePool(conn), settings)
+    with engine.indexing() as tx:
+        tx.write_chunks([ChunkWrite("task", 11, 0, None, 3, None, "[TASK #11] t", "h")])
+    assert golden("upsert_chunk") in conn.sqls and golden("upsert_chunk_bound") not in conn.sqls
+
+
+def test_a_short_filtered_approx_selects_the_exact_fallback_and_an_unreadable_plan_warns(doctor_settings):
+    main, extra = healthy()
+    main.replies.insert(0, ("FETCH APPROX", Reply(rows=[("task", 1, 0, "x", 0.1)])))
+    main.replies.insert(0, (is_sql("doctor_plan"), Reply(error=ora_error(942, "table or view does not exist"))))
+    main.replies.append(("FETCH EXACT", Reply(rows=[("task", i, 0, "x", 0.1) for i in range(3)])))
+    results, code = run(doctor_settings, main, extra)
+    found = by_name(results)
+    assert code == EXIT_OK
+    assert found["filtered approx"].status == "WARN" and found["filtered approx"].fallback.startswith("FETCH EXACT")
+    assert "FETCH APPROX returned 1/4, FETCH EXACT 3" in found["filtered approx"].detail
+    assert found["ivf plan"].status == "WARN" and found["ivf plan"].error.startswith("ORA-00942")
+    assert golden("doctor_vector_search_developer_exact") in main.sqls
+
+
+def test_a_plan_without_the_ivf_index_is_a_warning(doctor_settings):
+    main, extra = healthy()
+    main.replies.insert(0, (is_sql("doctor_plan"), Reply(rows=[("|  TABLE ACCESS FULL | RAG_CHUNK |",)])))
+    results, code = run(doctor_settings, main, extra)
+    assert code == EXIT_OK and by_name(results)["ivf plan"].status == "WARN"
+
+
+def test_named_accuracy_call_refused_falls_back_to_the_positional_one(doctor_settings):
+    main, extra = healthy()
+    main.replies.insert(0, (is_sql("doctor_index_accuracy"), Reply(error=ora_error(6550, "PLS-00306"))))
+    main.replies.append((is_sql("index_accuracy"), Reply(out={"report": "Accuracy achieved (90%)"})))
+    results, code = run(doctor_settings, main, extra)
+    accuracy = by_name(results)["index accuracy"]
+    assert code == EXIT_OK and accuracy.status == "WARN" and accuracy.fallback.startswith("positional")
+
+
+def test_a_refused_text_sync_warns_and_a_failing_lexical_query_fails(doctor_settings):
+    main, extra = healthy()
+    main.replies.insert(0, ("CTX_DDL.SYNC_INDEX", Reply(error=ora_error(20000, "Oracle Text error"))))
+    main.replies.insert(0, ("CONTAINS(CONTENT", Reply(error=ora_error(29902, "error in executing ODCIIndexStart"))))
+    results, code = run(doctor_settings, main, extra)
+    found = by_name(results)
+    assert found["text sync"].status == "WARN" and found["text sync"].fallback.startswith("automatic maintenance")
+    assert found["lexical reserved words"].status == "FAIL" and code == EXIT_FAILED
+
+
+def test_a_cascade_that_hits_the_mutating_table_error_fails_and_is_rolled_back(doctor_settings):
+    main, extra = healthy()
+    main.replies.insert(0, (is_sql("erase_delete_employee"),
+                            Reply(error=ora_error(4091, "table APP.TASKS is mutating, trigger/function may not see it"))))
+    results, code = run(doctor_settings, main, extra)
+    cascade = by_name(results)["access cascade delete"]
+    assert code == EXIT_FAILED and cascade.status == "FAIL" and cascade.error.startswith("ORA-04091")
+    assert main.events[-2:] == ["rollback", "close"]
+
+
+def test_a_trigger_that_queues_nothing_fails(doctor_settings):
+    main, extra = healthy()
+    counts = [i for i, (match, _) in enumerate(main.replies) if match is not None and not isinstance(match, str)
+              and match(golden("doctor_dirty_count"))]
+    main.replies[counts[1]] = (main.replies[counts[1]][0], Reply(rows=[(1,)]))  # no new row after the task update
+    results, code = run(doctor_settings, main, extra)
+    assert by_name(results)["trigger task update"].status == "FAIL" and code == EXIT_FAILED
+
+
+def test_no_model_fails_and_skips_what_needs_its_vector(doctor_settings):
+    main, extra = healthy()
+    main.replies.insert(0, ("USER_MINING_MODELS", Reply(rows=[(0,)])))
+    results, code = run(doctor_settings, main, extra)
+    found = by_name(results)
+    assert code == EXIT_FAILED and "ragctl oracle bootstrap" in found["model"].detail
+    assert found["ivf plan"].status == "SKIP" and found["index accuracy"].status == "SKIP"
+
+
+def test_an_old_database_fails_the_version_check(doctor_settings):
+    main, extra = healthy()
+    main.version = "19.24.0.0.0"
+    results, code = run(doctor_settings, main, extra)
+    assert code == EXIT_FAILED and by_name(results)["version"].status == "FAIL"
+
+
+def test_no_connection_is_exit_status_2(doctor_settings):
+    def refuse():
+        raise ora_error(12541, "TNS:no listener")
+
+    results, code = oracle_doctor.run(doctor_settings, connect=refuse)
+    assert code == EXIT_NO_CONNECTION and [r.name for r in results] == ["connect"]
+    assert results[0].error.startswith("ORA-12541")
