@@ -172,6 +172,26 @@ DELETE_CHUNKS = (
 )
 
 
+# The upsert's match, update and insert, shared by both source forms (FACTS.md §7).
+_UPSERT_TAIL = (
+    "ON (t.SOURCE_TYPE = s.SOURCE_TYPE AND t.SOURCE_ID = s.SOURCE_ID AND t.CHUNK_IX = s.CHUNK_IX)\n"
+    "WHEN MATCHED THEN UPDATE SET\n"
+    "    t.OWNER_EMPLOYEE_ID = s.OWNER_EMPLOYEE_ID, t.PROJECT_ID = s.PROJECT_ID, t.SPRINT_ID = s.SPRINT_ID,\n"
+    "    t.DOC_TYPE = s.DOC_TYPE, t.CONTENT = s.CONTENT, t.CONTENT_HASH = s.CONTENT_HASH, t.EMBEDDING = s.EMBEDDING,\n"
+    "    t.UPDATED_AT = SYS_EXTRACT_UTC(SYSTIMESTAMP)\n"
+    "  WHERE t.CONTENT_HASH <> s.CONTENT_HASH OR t.EMBEDDING IS NULL\n"
+    "     OR DECODE(t.OWNER_EMPLOYEE_ID, s.OWNER_EMPLOYEE_ID, 0, 1) = 1\n"
+    "     OR DECODE(t.PROJECT_ID, s.PROJECT_ID, 0, 1) = 1\n"
+    "     OR DECODE(t.SPRINT_ID, s.SPRINT_ID, 0, 1) = 1\n"
+    "     OR DECODE(t.DOC_TYPE, s.DOC_TYPE, 0, 1) = 1\n"
+    "WHEN NOT MATCHED THEN INSERT\n"
+    "    (SOURCE_TYPE, SOURCE_ID, CHUNK_IX, OWNER_EMPLOYEE_ID, PROJECT_ID, SPRINT_ID, DOC_TYPE, CONTENT, CONTENT_HASH,\n"
+    "     EMBEDDING)\n"
+    "    VALUES (s.SOURCE_TYPE, s.SOURCE_ID, s.CHUNK_IX, s.OWNER_EMPLOYEE_ID, s.PROJECT_ID, s.SPRINT_ID, s.DOC_TYPE,\n"
+    "            s.CONTENT, s.CONTENT_HASH, s.EMBEDDING)"
+)
+
+
 def upsert_chunk(model_name: str) -> str:
     """MERGE one chunk, embedding it inside Oracle.
 
@@ -191,21 +211,7 @@ def upsert_chunk(model_name: str) -> str:
         "              :doc_type AS DOC_TYPE, :content AS CONTENT, :content_hash AS CONTENT_HASH,\n"
         f"              VECTOR_EMBEDDING({model} USING :content AS data) AS EMBEDDING\n"
         "       FROM dual) s\n"
-        "ON (t.SOURCE_TYPE = s.SOURCE_TYPE AND t.SOURCE_ID = s.SOURCE_ID AND t.CHUNK_IX = s.CHUNK_IX)\n"
-        "WHEN MATCHED THEN UPDATE SET\n"
-        "    t.OWNER_EMPLOYEE_ID = s.OWNER_EMPLOYEE_ID, t.PROJECT_ID = s.PROJECT_ID, t.SPRINT_ID = s.SPRINT_ID,\n"
-        "    t.DOC_TYPE = s.DOC_TYPE, t.CONTENT = s.CONTENT, t.CONTENT_HASH = s.CONTENT_HASH, t.EMBEDDING = s.EMBEDDING,\n"
-        "    t.UPDATED_AT = SYS_EXTRACT_UTC(SYSTIMESTAMP)\n"
-        "  WHERE t.CONTENT_HASH <> s.CONTENT_HASH OR t.EMBEDDING IS NULL\n"
-        "     OR DECODE(t.OWNER_EMPLOYEE_ID, s.OWNER_EMPLOYEE_ID, 0, 1) = 1\n"
-        "     OR DECODE(t.PROJECT_ID, s.PROJECT_ID, 0, 1) = 1\n"
-        "     OR DECODE(t.SPRINT_ID, s.SPRINT_ID, 0, 1) = 1\n"
-        "     OR DECODE(t.DOC_TYPE, s.DOC_TYPE, 0, 1) = 1\n"
-        "WHEN NOT MATCHED THEN INSERT\n"
-        "    (SOURCE_TYPE, SOURCE_ID, CHUNK_IX, OWNER_EMPLOYEE_ID, PROJECT_ID, SPRINT_ID, DOC_TYPE, CONTENT, CONTENT_HASH,\n"
-        "     EMBEDDING)\n"
-        "    VALUES (s.SOURCE_TYPE, s.SOURCE_ID, s.CHUNK_IX, s.OWNER_EMPLOYEE_ID, s.PROJECT_ID, s.SPRINT_ID, s.DOC_TYPE,\n"
-        "            s.CONTENT, s.CONTENT_HASH, s.EMBEDDING)"
+        + _UPSERT_TAIL
     )
 
 
@@ -679,21 +685,7 @@ def upsert_chunk_bound() -> str:
         "               :content, :content_hash, :embedding))\n"
         "      s (SOURCE_TYPE, SOURCE_ID, CHUNK_IX, OWNER_EMPLOYEE_ID, PROJECT_ID, SPRINT_ID, DOC_TYPE, CONTENT,\n"
         "         CONTENT_HASH, EMBEDDING)\n"
-        "ON (t.SOURCE_TYPE = s.SOURCE_TYPE AND t.SOURCE_ID = s.SOURCE_ID AND t.CHUNK_IX = s.CHUNK_IX)\n"
-        "WHEN MATCHED THEN UPDATE SET\n"
-        "    t.OWNER_EMPLOYEE_ID = s.OWNER_EMPLOYEE_ID, t.PROJECT_ID = s.PROJECT_ID, t.SPRINT_ID = s.SPRINT_ID,\n"
-        "    t.DOC_TYPE = s.DOC_TYPE, t.CONTENT = s.CONTENT, t.CONTENT_HASH = s.CONTENT_HASH, t.EMBEDDING = s.EMBEDDING,\n"
-        "    t.UPDATED_AT = SYS_EXTRACT_UTC(SYSTIMESTAMP)\n"
-        "  WHERE t.CONTENT_HASH <> s.CONTENT_HASH OR t.EMBEDDING IS NULL\n"
-        "     OR DECODE(t.OWNER_EMPLOYEE_ID, s.OWNER_EMPLOYEE_ID, 0, 1) = 1\n"
-        "     OR DECODE(t.PROJECT_ID, s.PROJECT_ID, 0, 1) = 1\n"
-        "     OR DECODE(t.SPRINT_ID, s.SPRINT_ID, 0, 1) = 1\n"
-        "     OR DECODE(t.DOC_TYPE, s.DOC_TYPE, 0, 1) = 1\n"
-        "WHEN NOT MATCHED THEN INSERT\n"
-        "    (SOURCE_TYPE, SOURCE_ID, CHUNK_IX, OWNER_EMPLOYEE_ID, PROJECT_ID, SPRINT_ID, DOC_TYPE, CONTENT, CONTENT_HASH,\n"
-        "     EMBEDDING)\n"
-        "    VALUES (s.SOURCE_TYPE, s.SOURCE_ID, s.CHUNK_IX, s.OWNER_EMPLOYEE_ID, s.PROJECT_ID, s.SPRINT_ID, s.DOC_TYPE,\n"
-        "            s.CONTENT, s.CONTENT_HASH, s.EMBEDDING)"
+        + _UPSERT_TAIL
     )
 
 
