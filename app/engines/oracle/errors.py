@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import re
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from typing import Any
 
-from app.engines.base import ConflictError, ModelMissingError, UnavailableError
+from app.engines.base import ConflictError, ModelMissingError, UnavailableError, ValueTooLongError
 from app.entities import EntitySpec
 
 # ORA codes that mean "this write broke a constraint".
@@ -27,6 +29,16 @@ _UNAVAILABLE_CODES = {
     **dict.fromkeys((1034, 1089, 1090, 3113, 3114, 3135),  # not available, shutting down, connection lost
                     (10, "Oracle is not available")),
 }
+# A str binds as a VARCHAR2 of its byte length (FACTS.md §12.1): past the column it is ORA-12899
+# ('value too large for column "APP"."SPRINTS"."GOAL" (actual: 4500, maximum: 4000)'), and a bind past
+# 32767 bytes into a VARCHAR2 column is ORA-01461, which names no column.
+VALUE_TOO_LARGE, LONG_BIND = 12899, 1461
+_TOO_LARGE = re.compile(r'column (?:"[^"]*"\.)*"(?P<column>[^"]+)"(?: \(actual: (?P<actual>\d+), maximum: (?P<maximum>\d+)\))?')
+VARCHAR2_MAX_BYTES = 4000
+# The tracker's CLOB columns (V1): any str fits them. tests/oracle/test_column_limits.py checks this
+# against the DDL, so ORA-01461 is blamed only on values bound into a VARCHAR2.
+LOB_COLUMNS = frozenset({("PROJECTS", "DESCRIPTION"), ("TASKS", "DESCRIPTION"), ("COMMENTS", "BODY"),
+                         ("DOCUMENTS", "BODY")})
 MODEL_MISSING = 40284  # ORA-40284: model does not exist (FACTS.md §2)
 MODEL_EXISTS = 40204  # ORA-40204: model already exists (FACTS.md §2)
 
@@ -67,11 +79,32 @@ def model_required(model_name: str) -> Iterator[None]:
 
 
 @contextmanager
-def conflicts(entity: EntitySpec) -> Iterator[None]:
+def conflicts(entity: EntitySpec, values: Mapping[str, Any] | None = None) -> Iterator[None]:
+    """A broken constraint becomes a ConflictError; a value too long for its column a ValueTooLongError."""
     try:
         yield
     except Exception as exc:
-        reason = CONFLICT_CODES.get(ora_code(exc) or 0)
+        code = ora_code(exc) or 0
+        if code in (VALUE_TOO_LARGE, LONG_BIND):
+            raise too_long(entity, values or {}, exc) from exc
+        reason = CONFLICT_CODES.get(code)
         if reason is None:
             raise
         raise ConflictError(f"{entity.name}: {reason} ({exc})") from exc
+
+
+def too_long(entity: EntitySpec, values: Mapping[str, Any], exc: BaseException) -> ValueTooLongError:
+    """Name the field: from ORA-12899's column, or (ORA-01461) the bound text too long for a VARCHAR2."""
+    code = ora_code(exc)
+    found = _TOO_LARGE.search(str(exc)) if code == VALUE_TOO_LARGE else None
+    if found and found["column"] in entity.columns:
+        column = found["column"]
+        size = f": {found['actual']} bytes, at most {found['maximum']}" if found["maximum"] else ""
+    else:
+        suspects = [c for c, v in values.items() if isinstance(v, str) and (entity.table, c) not in LOB_COLUMNS
+                    and len(v.encode("utf-8", "surrogatepass")) > VARCHAR2_MAX_BYTES]
+        column = suspects[0] if len(suspects) == 1 else None
+        size = f": at most {VARCHAR2_MAX_BYTES} bytes" if column else ""
+    field = column.lower() if column else None
+    what = f"{entity.name} {field}" if field else f"a text value of {entity.name}"
+    return ValueTooLongError(f"{what} is too long for its database column{size} in UTF-8 (ORA-{code:05d})", field)

@@ -44,7 +44,7 @@ def create(cur: Any, entity: EntitySpec, values: dict[str, Any]) -> int:
     binds = sql.crud_binds(columns, _bind_values(entity, values))
     new_id = cur.var(int)
     _timestamp_input_sizes(cur, columns)
-    with conflicts(entity):
+    with conflicts(entity, values):
         cur.execute(sql.crud_insert(entity, columns), {**binds, "new_id": new_id})
     return returned_id(new_id)
 
@@ -71,7 +71,7 @@ def update(cur: Any, entity: EntitySpec, row_id: int, columns: Sequence[str], va
     """UPDATE; returns the number of rows changed (the caller commits)."""
     binds = sql.crud_binds(columns, _bind_values(entity, values))
     _timestamp_input_sizes(cur, columns)
-    with conflicts(entity):
+    with conflicts(entity, values):
         cur.execute(sql.crud_update(entity, columns), {**binds, "row_id": int(row_id)})
     return cur.rowcount
 

@@ -1,0 +1,71 @@
+"""Oracle errors a client or an operator must be able to act on, raised by the recording fake.
+
+ORA-12899 / ORA-01461 (text too long for its column) are the client's input: a 422 naming the field,
+nothing written. ORA-24247 while loading the model is the operator's: bootstrap says which grant is missing.
+"""
+
+from __future__ import annotations
+
+import pytest
+from fastapi.testclient import TestClient
+from pydantic import SecretStr
+
+from app.api.main import create_app
+from app.engines.base import ValueTooLongError
+from app.engines.oracle.engine import OracleEngine
+from app.entities import SPRINTS, TASKS
+
+from .fakes import FakePool, Reply, ora_error
+
+TOKEN = "oracle-test-token"
+GOAL_TOO_LARGE = 'value too large for column "APP"."SPRINTS"."GOAL" (actual: 4500, maximum: 4000)'
+LONG_BIND = "can bind a LONG value only for insert into a LONG column"
+
+
+def test_ora_12899_names_the_column_as_the_field_and_rolls_back(fake_engine, conn):
+    conn.replies.append(("INSERT INTO SPRINTS", Reply(error=ora_error(12899, GOAL_TOO_LARGE))))
+    with pytest.raises(ValueTooLongError) as caught:
+        fake_engine.create(SPRINTS, {"NAME": "S1", "GOAL": "好" * 1500})
+    assert caught.value.field == "goal"
+    assert "sprints goal is too long" in str(caught.value) and "4500 bytes, at most 4000" in str(caught.value)
+    assert '"APP"' not in str(caught.value)  # the schema's name is not the client's business
+    assert conn.events == ["rollback"]
+
+
+def test_ora_01461_blames_the_one_long_text_bound_into_a_varchar2(fake_engine, conn):
+    # DESCRIPTION is a CLOB and may be long; TITLE is a VARCHAR2: only TITLE can be the culprit.
+    conn.replies.append(("UPDATE TASKS", Reply(error=ora_error(1461, LONG_BIND))))
+    with pytest.raises(ValueTooLongError) as caught:
+        fake_engine.update(TASKS, 3, {"TITLE": "x" * 40_000, "DESCRIPTION": "y" * 40_000})
+    assert caught.value.field == "title" and "ORA-01461" in str(caught.value)
+    assert conn.events == ["rollback"]
+
+
+def test_ora_01461_with_no_single_suspect_names_no_field(fake_engine, conn):
+    conn.replies.append(("INSERT INTO SPRINTS", Reply(error=ora_error(1461, LONG_BIND))))
+    with pytest.raises(ValueTooLongError) as caught:
+        fake_engine.create(SPRINTS, {"NAME": "n" * 5000, "GOAL": "g" * 5000})
+    assert caught.value.field is None and "a text value of sprints" in str(caught.value)
+
+
+@pytest.fixture
+def oracle_client(conn, settings):
+    app_settings = settings.model_copy(update={"api_tokens": SecretStr(TOKEN), "run_worker": False,
+                                               "backfill_on_startup": False})
+    engine = OracleEngine(FakePool(conn), app_settings)
+    with TestClient(create_app(app_settings, engine=engine), raise_server_exceptions=False) as client:
+        yield client
+
+
+def test_the_api_answers_a_too_long_value_with_a_422_naming_the_field(oracle_client, conn):
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    conn.replies.append(("INSERT INTO SPRINTS", Reply(error=ora_error(12899, GOAL_TOO_LARGE))))
+    created = oracle_client.post("/api/v1/sprints", json={"name": "S1", "goal": "ok"}, headers=auth)
+    assert created.status_code == 422, created.text
+    [error] = created.json()["detail"]
+    assert error["loc"] == ["body", "goal"] and error["type"] == "string_too_long"
+    assert "at most 4000" in error["msg"]
+    conn.replies.append(("UPDATE TASKS", Reply(error=ora_error(1461, LONG_BIND))))
+    patched = oracle_client.patch("/api/v1/tasks/3", json={"title": "t", "description": "d"}, headers=auth)
+    assert patched.status_code == 422 and patched.json()["detail"][0]["loc"] == ["body"]  # no single suspect
+    assert [c.sql.split()[0] for c in conn.calls] == ["INSERT", "UPDATE"] and conn.events == ["rollback"] * 2
