@@ -11,11 +11,11 @@ from fastapi.testclient import TestClient
 from pydantic import SecretStr
 
 from app.api.main import create_app
-from app.engines.base import ValueTooLongError
+from app.engines.base import EngineError, ValueTooLongError
 from app.engines.oracle.engine import OracleEngine
 from app.entities import SPRINTS, TASKS
 
-from .fakes import FakePool, Reply, ora_error
+from .fakes import FakePool, Reply, golden, ora_error
 
 TOKEN = "oracle-test-token"
 GOAL_TOO_LARGE = 'value too large for column "APP"."SPRINTS"."GOAL" (actual: 4500, maximum: 4000)'
@@ -69,3 +69,39 @@ def test_the_api_answers_a_too_long_value_with_a_422_naming_the_field(oracle_cli
     patched = oracle_client.patch("/api/v1/tasks/3", json={"title": "t", "description": "d"}, headers=auth)
     assert patched.status_code == 422 and patched.json()["detail"][0]["loc"] == ["body"]  # no single suspect
     assert [c.sql.split()[0] for c in conn.calls] == ["INSERT", "UPDATE"] and conn.events == ["rollback"] * 2
+
+
+# --- ORA-24247: LOAD_ONNX_MODEL_CLOUD without a network ACL (FACTS.md §12.7) ----------------------
+
+PAR = "https://objectstorage.us-ashburn-1.oraclecloud.com/p/SECRET-TOKEN/n/ns/b/models/o/all_MiniLM_L12_v2.onnx"
+
+
+@pytest.mark.parametrize("error", [
+    ora_error(24247, "network access denied by access control list (ACL)"),
+    # How UTL_HTTP-based calls usually report it: the ACL error below an HTTP failure.
+    ora_error(29273, "HTTP request failed\nORA-24247: network access denied by access control list (ACL)"),
+])
+def test_bootstrap_says_which_network_acl_the_dba_must_grant(monkeypatch, conn, settings, error):
+    from app.services import oracle_admin
+
+    engine = OracleEngine(FakePool(conn), settings.model_copy(update={"onnx_model_url": SecretStr(PAR)}))
+    monkeypatch.setattr(OracleEngine, "open", classmethod(lambda cls, s: engine))
+    monkeypatch.setattr(engine, "migrate", lambda: [])
+    conn.replies += [("USER_MINING_MODELS", Reply(rows=[(0,)])), ("LOAD_ONNX_MODEL_CLOUD", Reply(error=error))]
+    with pytest.raises(EngineError) as caught:
+        oracle_admin.bootstrap(settings)
+    message = str(caught.value)
+    assert conn.calls[1].sql == golden("load_model_cloud")
+    assert "ORA-24247" in message and "DBMS_NETWORK_ACL_ADMIN.APPEND_HOST_ACE(" in message
+    assert "host => 'objectstorage.us-ashburn-1.oraclecloud.com'" in message
+    assert "principal_name => 'APP'" in message and "verify on your first database" in message
+    assert "SECRET-TOKEN" not in message  # the pre-authenticated URL's path is a credential
+
+
+def test_other_model_load_failures_keep_the_general_advice(fake_engine, conn, settings):
+    engine = OracleEngine(FakePool(conn), settings.model_copy(update={"onnx_model_url": SecretStr(PAR)}))
+    conn.replies += [("USER_MINING_MODELS", Reply(rows=[(0,)])),
+                     ("LOAD_ONNX_MODEL_CLOUD", Reply(error=ora_error(29273, "HTTP request failed")))]
+    with pytest.raises(EngineError) as caught:
+        engine.ensure_model()
+    assert "APPEND_HOST_ACE" not in str(caught.value) and "RAG_ONNX_MODEL_URL" in str(caught.value)

@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
+from urllib.parse import urlsplit
 
 from app.engines.base import ConflictError, ModelMissingError, UnavailableError, ValueTooLongError
 from app.entities import EntitySpec
@@ -57,6 +58,32 @@ def unavailable(exc: BaseException) -> UnavailableError | None:
         return None
     retry_after_s, what = _UNAVAILABLE_CODES[code]
     return UnavailableError(f"{what} (ORA-{code:05d}): {exc}", retry_after_s)
+
+
+NETWORK_ACL_DENIED = 24247  # ORA-24247: network access denied by access control list (ACL)
+
+
+def network_acl_denied(exc: BaseException) -> bool:
+    # UTL_HTTP-style failures usually arrive as ORA-29273 (HTTP request failed) with ORA-24247 below it.
+    return ora_code(exc) == NETWORK_ACL_DENIED or f"ORA-{NETWORK_ACL_DENIED}" in str(exc)
+
+
+def network_acl_hint(model_uri: str, schema_user: str) -> str:
+    """What a DBA runs so LOAD_ONNX_MODEL_CLOUD may reach the bucket (outside Autonomous Database).
+
+    FACTS.md §12.7 infers this grant (APPEND_HOST_ACE, DOC 19/dbseg "Configuring Access Control for
+    External Network Services"): to verify on a first database. Only the host is shown: the rest of a
+    pre-authenticated URL is a secret.
+    """
+    host = urlsplit(model_uri).hostname or "<object storage host>"
+    return (
+        f"Oracle may not connect to {host} (ORA-24247: no network ACL). Outside Autonomous Database a DBA "
+        f"grants it once, as SYS in the PDB (an inferred grant: verify on your first database; see README, "
+        f"Production on Oracle): BEGIN DBMS_NETWORK_ACL_ADMIN.APPEND_HOST_ACE(host => '{host}', "
+        f"ace => xs$ace_type(privilege_list => xs$name_list('connect', 'resolve'), "
+        f"principal_name => '{schema_user.upper()}', principal_type => xs_acl.ptype_db)); END; "
+        "Then rerun `ragctl oracle bootstrap`."
+    )
 
 
 def model_missing(model_name: str, exc: BaseException | None = None) -> ModelMissingError:
