@@ -27,7 +27,7 @@ def test_ora_12899_names_the_column_as_the_field_and_rolls_back(fake_engine, con
     with pytest.raises(ValueTooLongError) as caught:
         fake_engine.create(SPRINTS, {"NAME": "S1", "GOAL": "好" * 1500})
     assert caught.value.field == "goal"
-    assert "sprints goal is too long" in str(caught.value) and "4500 bytes, at most 4000" in str(caught.value)
+    assert "sprints goal is too long" in str(caught.value) and "actual length 4500, maximum 4000" in str(caught.value)
     assert '"APP"' not in str(caught.value)  # the schema's name is not the client's business
     assert conn.events == ["rollback"]
 
@@ -64,7 +64,7 @@ def test_the_api_answers_a_too_long_value_with_a_422_naming_the_field(oracle_cli
     assert created.status_code == 422, created.text
     [error] = created.json()["detail"]
     assert error["loc"] == ["body", "goal"] and error["type"] == "string_too_long"
-    assert "at most 4000" in error["msg"]
+    assert "maximum 4000" in error["msg"]
     conn.replies.append(("UPDATE TASKS", Reply(error=ora_error(1461, LONG_BIND))))
     patched = oracle_client.patch("/api/v1/tasks/3", json={"title": "t", "description": "d"}, headers=auth)
     assert patched.status_code == 422 and patched.json()["detail"][0]["loc"] == ["body"]  # no single suspect

@@ -34,7 +34,8 @@ _UNAVAILABLE_CODES = {
 # ('value too large for column "APP"."SPRINTS"."GOAL" (actual: 4500, maximum: 4000)'), and a bind past
 # 32767 bytes into a VARCHAR2 column is ORA-01461, which names no column.
 VALUE_TOO_LARGE, LONG_BIND = 12899, 1461
-_TOO_LARGE = re.compile(r'column (?:"[^"]*"\.)*"(?P<column>[^"]+)"(?: \(actual: (?P<actual>\d+), maximum: (?P<maximum>\d+)\))?')
+_TOO_LARGE = re.compile(r'column (?:"[^"]*"\.)*"(?P<column>[^"]+)"'
+                        r'(?: \(actual: (?P<actual>\d+), maximum: (?P<maximum>\d+)\))?')
 VARCHAR2_MAX_BYTES = 4000
 # The tracker's CLOB columns (V1): any str fits them. tests/oracle/test_column_limits.py checks this
 # against the DDL, so ORA-01461 is blamed only on values bound into a VARCHAR2.
@@ -126,12 +127,13 @@ def too_long(entity: EntitySpec, values: Mapping[str, Any], exc: BaseException) 
     found = _TOO_LARGE.search(str(exc)) if code == VALUE_TOO_LARGE else None
     if found and found["column"] in entity.columns:
         column = found["column"]
-        size = f": {found['actual']} bytes, at most {found['maximum']}" if found["maximum"] else ""
+        # Bytes, or characters for a VARCHAR2(n CHAR) column: Oracle counts in the column's own unit.
+        size = f": actual length {found['actual']}, maximum {found['maximum']}" if found["maximum"] else ""
     else:
         suspects = [c for c, v in values.items() if isinstance(v, str) and (entity.table, c) not in LOB_COLUMNS
                     and len(v.encode("utf-8", "surrogatepass")) > VARCHAR2_MAX_BYTES]
         column = suspects[0] if len(suspects) == 1 else None
-        size = f": at most {VARCHAR2_MAX_BYTES} bytes" if column else ""
+        size = f": at most {VARCHAR2_MAX_BYTES} bytes in UTF-8" if column else ""
     field = column.lower() if column else None
     what = f"{entity.name} {field}" if field else f"a text value of {entity.name}"
-    return ValueTooLongError(f"{what} is too long for its database column{size} in UTF-8 (ORA-{code:05d})", field)
+    return ValueTooLongError(f"{what} is too long for its database column{size} (ORA-{code:05d})", field)
