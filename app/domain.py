@@ -180,10 +180,18 @@ MessageRole = Literal["user", "assistant"]
 RAG_SCOPE_WORDS = ("none", "all")
 
 
+# Oracle keeps a message's citations in MESSAGES.CITATIONS VARCHAR2(4000 BYTE): 100 anchors of at most
+# 30 ASCII characters ("[PROJECT #<19 digits>]") are at most 3,400 bytes of JSON. Chat keeps an answer's
+# first 100 (tests/oracle/test_column_limits.py holds the bound to the column).
+MAX_CITATIONS = 100
+
+
 def citations_json(citations: Sequence[str]) -> str:
     """A message's citations as the JSON array both engines store (a list of anchor strings, nothing else)."""
     if isinstance(citations, str) or not all(isinstance(c, str) for c in citations):
         raise ValueError("citations must be a list of anchor strings")
+    if len(citations) > MAX_CITATIONS:
+        raise ValueError(f"at most {MAX_CITATIONS} citations are stored, got {len(citations)}")
     return json.dumps(list(citations), ensure_ascii=False)
 
 

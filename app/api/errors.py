@@ -18,7 +18,7 @@ from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException
 
 from app.embedding import EmbeddingError
-from app.engines.base import ConflictError, EngineError, ModelMissingError, UnavailableError
+from app.engines.base import ConflictError, EngineError, ModelMissingError, UnavailableError, ValueTooLongError
 from app.services.conversations import ConversationNotFoundError
 from app.services.records import RecordNotFoundError
 from app.services.search import UnknownCallerError
@@ -53,6 +53,13 @@ async def _invalid_request(request: Request, exc: RequestValidationError) -> JSO
 async def _invalid_value(request: Request, exc: Exception) -> JSONResponse:
     # ScopeError, InvalidRecordError and any ValueError a service raises on input the schemas let by.
     return _unprocessable([{"type": "value_error", "loc": ["body"], "msg": str(exc)}])
+
+
+async def _too_long(request: Request, exc: Exception) -> JSONResponse:
+    # Text the schema let by that its column cannot hold (Oracle): the client's input, nothing written.
+    field = getattr(exc, "field", None)
+    return _unprocessable([{"type": "string_too_long", "loc": ["body", field] if field else ["body"],
+                            "msg": str(exc)}])
 
 
 async def _http_error(request: Request, exc: HTTPException):
@@ -95,6 +102,7 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(ConversationNotFoundError, _answer(status.HTTP_404_NOT_FOUND))
     app.add_exception_handler(ConflictError, _answer(status.HTTP_409_CONFLICT))
     app.add_exception_handler(UnavailableError, _unavailable)
+    app.add_exception_handler(ValueTooLongError, _too_long)
     app.add_exception_handler(ModelMissingError, _answer(status.HTTP_503_SERVICE_UNAVAILABLE))
     app.add_exception_handler(EngineError, _answer(status.HTTP_503_SERVICE_UNAVAILABLE))
     app.add_exception_handler(EmbeddingError, _answer(status.HTTP_503_SERVICE_UNAVAILABLE))

@@ -25,6 +25,7 @@ from app.api.types import (  # noqa: F401  (MAX_TEXT_CHARS: the documented limit
     Day,
     DocType,
     Email,
+    Goal,
     Id,
     Label,
     Name,
@@ -123,7 +124,7 @@ class SprintCreate(_DateRange, WriteModel):
     project_id: Id | None = None
     name: Name
     status: Label | None = None
-    goal: Text | None = None
+    goal: Goal | None = None
     start_date: Day | None = None
     end_date: Day | None = None
 

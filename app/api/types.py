@@ -14,6 +14,7 @@ import re
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, BeforeValidator, Field, GetJsonSchemaHandler, StringConstraints, WithJsonSchema
+from pydantic_core import PydanticCustomError
 from pydantic_core import core_schema as cs
 
 # Ids in bodies, paths and queries stay within I-JSON's exact integer range (RFC 7493: ±(2**53-1)):
@@ -38,6 +39,38 @@ NonNegative = Annotated[float, Field(strict=True, ge=0, le=100_000)]
 MAX_TEXT_CHARS = 100_000
 MAX_COMMENT_CHARS = 20_000
 Text = Annotated[str, StringConstraints(max_length=MAX_TEXT_CHARS)]
+
+
+class MaxUtf8Bytes:
+    """At most `max_bytes` bytes in UTF-8: the bound of text stored in a VARCHAR2(n BYTE) column.
+
+    JSON Schema can only count characters, so the published maxLength is `max_bytes` (no text of
+    that many bytes has more characters) and the description gives the byte bound; this check is
+    the real one, the same on both engines.
+    """
+
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = max_bytes
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: Any) -> cs.CoreSchema:
+        return cs.no_info_after_validator_function(self._check, handler(source))
+
+    def __get_pydantic_json_schema__(self, schema: cs.CoreSchema, handler: GetJsonSchemaHandler) -> dict[str, Any]:
+        return {**handler(schema), "description": f"at most {self.max_bytes} bytes in UTF-8 (ASCII: "
+                f"{self.max_bytes} characters; accented Latin: {self.max_bytes // 2}; CJK: {self.max_bytes // 3})"}
+
+    def _check(self, value: str) -> str:
+        size = len(value.encode("utf-8", "surrogatepass"))
+        if size > self.max_bytes:
+            raise PydanticCustomError("string_too_long", "String should have at most {max_bytes} bytes in UTF-8, "
+                                      "got {size}", {"max_bytes": self.max_bytes, "size": size})
+        return value
+
+
+# A sprint goal is a sentence or a short paragraph: Oracle keeps it in SPRINTS.GOAL VARCHAR2(4000 BYTE),
+# and a byte-accurate bound gives a clear 422 on both engines instead of ORA-12899 on Oracle only.
+MAX_GOAL_BYTES = 4000
+Goal = Annotated[str, StringConstraints(max_length=MAX_GOAL_BYTES), MaxUtf8Bytes(MAX_GOAL_BYTES)]
 
 
 class _Pattern:

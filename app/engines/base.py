@@ -40,6 +40,15 @@ class ConflictError(EngineError):
     """A write broke a constraint (unknown foreign key, duplicate unique value)."""
 
 
+class ValueTooLongError(EngineError):
+    """A text value does not fit its column (Oracle ORA-12899 / ORA-01461): the client's input, answered
+    as a 422 naming ``field`` (the API field, a lower-case column name) when the engine can tell which."""
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+
+
 class UnavailableError(EngineError):
     """The database cannot take the request now (disk full, read-only file or file system, cannot open,
     I/O error): the caller should retry later, the operator must act; nothing was changed."""

@@ -26,7 +26,7 @@ import anyio
 import httpx
 
 from app.config import Settings
-from app.domain import Caller, Conversation, Message, Scope
+from app.domain import MAX_CITATIONS, Caller, Conversation, Message, Scope
 from app.engines.base import Engine
 from app.entities import EMPLOYEES
 from app.logs import current_request_id
@@ -120,6 +120,7 @@ async def chat(engine: Engine, settings: Settings, prep: Prepared, client: httpx
     if answer is None:
         answer = extractive.extractive_answer(query, found.result.hits, settings.answer_max_distance)
         citations = prompting.cited_anchors(answer, found.result.hits)
+    citations = citations[:MAX_CITATIONS]  # what a message stores (app.domain); the answer keeps every anchor
     if emit is not None and not streamed:
         await emit(answer)
     llm_ms = (time.perf_counter() - llm_started) * 1000

@@ -1,5 +1,9 @@
 -- gvenzl/oracle-free runs this once, at first start, in SQL*Plus as SYS connected to the CDB
 -- (FACTS.md §9): switch to the PDB where APP_USER (app) was created with DB_DEVELOPER_ROLE.
+-- The entrypoint ignores SQL errors unless the script exits with one (FACTS.md §12.6): a failed
+-- grant must fail the container, not leave a database the app cannot use. FAILURE, not SQL.SQLCODE:
+-- a UNIX exit status keeps one byte (SQL*Plus reference, EXIT), so ORA-01536 (6 × 256) would exit 0.
+WHENEVER SQLERROR EXIT FAILURE
 ALTER SESSION SET CONTAINER=FREEPDB1;
 
 -- The model folder ./models is bind-mounted at /opt/oracle/models (compose.dev.yml).

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from app.api.schemas import MAX_COMMENT_CHARS, MAX_TEXT_CHARS
+from app.api.types import MAX_GOAL_BYTES
 from app.rag.chunking import MAX_INDEXED_CHARS
 
 from .conftest import AUTH
@@ -27,7 +28,6 @@ def task_id(client):
     ("documents", "body", MAX_TEXT_CHARS),
     ("tasks", "description", MAX_TEXT_CHARS),
     ("projects", "description", MAX_TEXT_CHARS),
-    ("sprints", "goal", MAX_TEXT_CHARS),
     ("comments", "body", MAX_COMMENT_CHARS),
 ])
 def test_text_past_the_maximum_is_a_422_and_the_maximum_is_accepted(client, sqlite_engine, task_id, name, field, limit):
@@ -47,6 +47,26 @@ def test_text_past_the_maximum_is_a_422_and_the_maximum_is_accepted(client, sqli
     patched = client.patch(f"/api/v1/{name}/{row_id}", json={field: "x" * (limit + 1)}, headers=AUTH)
     assert patched.status_code == 422
     assert client.get(f"/api/v1/{name}/{row_id}", headers=AUTH).json()[field] == "ñ" * limit
+
+
+@pytest.mark.parametrize("char", ["x", "ñ", "好", "😀"])  # 1, 2, 3 and 4 bytes in UTF-8
+def test_a_sprint_goal_is_bounded_in_utf8_bytes_like_its_oracle_column(client, sqlite_engine, char):
+    # SPRINTS.GOAL is VARCHAR2(4000 BYTE) on Oracle; the same bound on both engines, a 422 past it.
+    fits = char * (MAX_GOAL_BYTES // len(char.encode()))
+    before = (client.get("/api/v1/sprints", headers=AUTH).json(), queue_depth(sqlite_engine))
+    refused = post(client, "sprints", {"name": "S", "goal": fits + char})
+    assert refused.status_code == 422
+    [error] = refused.json()["detail"]
+    assert error["loc"] == ["body", "goal"] and error["type"] == "string_too_long"
+    assert f"at most {MAX_GOAL_BYTES}" in error["msg"]
+    assert (client.get("/api/v1/sprints", headers=AUTH).json(), queue_depth(sqlite_engine)) == before
+
+    created = post(client, "sprints", {"name": "S", "goal": fits})
+    assert created.status_code == 201, created.text
+    sprint_id = created.json()["sprint_id"]
+    patched = client.patch(f"/api/v1/sprints/{sprint_id}", json={"goal": fits + char}, headers=AUTH)
+    assert patched.status_code == 422 and patched.json()["detail"][0]["loc"] == ["body", "goal"]
+    assert client.get(f"/api/v1/sprints/{sprint_id}", headers=AUTH).json()["goal"] == fits
 
 
 def test_one_field_the_api_accepts_is_always_indexed_whole():

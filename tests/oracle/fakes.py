@@ -122,7 +122,8 @@ class FakeCursor:
         return FakeVar(typ, size)
 
     def setinputsizes(self, **sizes: Any) -> None:
-        self.inputsizes.update(sizes)
+        # As python-oracledb: each call replaces the previous sizes (BaseCursorImpl.setinputsizes).
+        self.inputsizes = dict(sizes)
 
     def _run(self, kind: str, sql: str, binds: Any) -> None:
         assert not sql.rstrip().endswith(";") or re.search(r"\bEND\s*;\s*$", sql, re.IGNORECASE), (
@@ -130,7 +131,11 @@ class FakeCursor:
         assert not sql.rstrip().endswith("/"), f"a '/' terminator is SQL*Plus syntax, not SQL:\n{sql}"
         for row in (binds if kind == "executemany" else [binds]):
             check_binds(sql, row)
-        self.conn.calls.append(Call(kind, sql, binds, self.prefetchrows, self.arraysize, dict(self.inputsizes)))
+        self.conn.calls.append(Call(kind, sql, binds, self.prefetchrows, self.arraysize, self.inputsizes))
+        # python-oracledb applies input sizes to the next execute only (_prepare_for_execute resets them).
+        self.inputsizes = {}
+        unknown = {n.lower() for n in self.conn.calls[-1].inputsizes} - {n.lower() for n in placeholders(sql)}
+        assert not unknown, f"input sizes for binds the statement does not have: {sorted(unknown)}\n{sql}"
         reply = self.conn.reply_for(sql)
         if reply.error is not None:
             raise reply.error

@@ -54,7 +54,7 @@ def healthy() -> tuple[FakeConnection, list[FakeConnection]]:
         (is_sql("doctor_developer"), Reply(rows=[(7,)])),
         ("FETCH APPROX", Reply(rows=[("task", i, 0, "x", 0.1) for i in range(TOP_K)])),
         (is_sql("doctor_plan"), Reply(rows=[("|  VECTOR$RAG_CHUNK$73521_73530_0$IVF_FLAT_CENTROIDS |",)])),
-        (is_sql("doctor_index_accuracy"), Reply(out={"report": "Accuracy achieved (100%) is 10% higher"})),
+        (is_sql("index_accuracy"), Reply(out={"report": "Accuracy achieved (100%) is 10% higher"})),
         ("INTO :new_id", Reply(out={"new_id": [101]})),  # project
         ("INTO :new_id", Reply(out={"new_id": [201]})),  # owner
         ("INTO :new_id", Reply(out={"new_id": [202]})),  # other employee
@@ -99,7 +99,7 @@ def test_a_healthy_database_passes_every_check_and_each_statement_is_the_golden_
     sent = main.sqls
     for name in ("doctor_embedding_column", "model_exists", "vector_index_info", "upsert_chunk", "doctor_scratch_chunk",
                  "write_setting", "doctor_delete_scratch_dirty", "enqueue", "doctor_scratch_dirty", "doctor_developer",
-                 "doctor_vector_search_developer", "doctor_plan", "text_search_manager_unscoped", "doctor_index_accuracy", "sync_text_index",
+                 "doctor_vector_search_developer", "doctor_plan", "text_search_manager_unscoped", "index_accuracy", "sync_text_index",
                  "doctor_insert_project", "doctor_insert_employee", "doctor_insert_task", "doctor_insert_chunk",
                  "doctor_update_task", "doctor_insert_comment", "doctor_rename_project", "doctor_reassign_task",
                  "erase_delete_employee", "doctor_dirty_count", "doctor_chunk_owner"):
@@ -213,13 +213,12 @@ def test_a_plan_without_the_ivf_index_is_a_warning(doctor_settings):
     assert code == EXIT_OK and by_name(results)["ivf plan"].status == "WARN"
 
 
-def test_named_accuracy_call_refused_falls_back_to_the_positional_one(doctor_settings):
+def test_a_refused_accuracy_call_is_reported_but_does_not_fail_the_run(doctor_settings):
     main, extra = healthy()
-    main.replies.insert(0, (is_sql("doctor_index_accuracy"), Reply(error=ora_error(6550, "PLS-00306"))))
-    main.replies.append((is_sql("index_accuracy"), Reply(out={"report": "Accuracy achieved (90%)"})))
+    main.replies.insert(0, (is_sql("index_accuracy"), Reply(error=ora_error(6550, "PLS-00306"))))
     results, code = run(doctor_settings, main, extra)
     accuracy = by_name(results)["index accuracy"]
-    assert code == EXIT_OK and accuracy.status == "WARN" and accuracy.fallback.startswith("positional")
+    assert code == EXIT_OK and accuracy.status == "FAIL" and accuracy.error.startswith("ORA-06550")
 
 
 def test_a_refused_text_sync_warns_and_a_failing_lexical_query_fails(doctor_settings):

@@ -35,3 +35,14 @@ def test_scripts_are_executable_shell():
         path = ROOT / "scripts" / name
         assert path.stat().st_mode & 0o111, f"{name} is not executable"
         assert subprocess.run(["bash", "-n", str(path)]).returncode == 0
+
+
+def test_every_init_script_stops_at_its_first_sql_error():
+    # gvenzl runs init scripts through SQL*Plus, which goes on after an error unless told to exit
+    # (FACTS.md §12.6): without this line a failed grant leaves a container that looks healthy.
+    scripts = sorted((ROOT / "docker" / "oracle-init").glob("*.sql"))
+    assert scripts
+    for script in scripts:
+        lines = [line.strip() for line in script.read_text().splitlines()]
+        first = next(line for line in lines if line and not line.startswith("--"))
+        assert first == "WHENEVER SQLERROR EXIT FAILURE", f"{script.name} starts with {first!r}"

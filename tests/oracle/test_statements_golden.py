@@ -571,3 +571,32 @@ def test_no_connection_from_the_pool_is_unavailable(settings):
 
     with pytest.raises(UnavailableError, match="cannot get an Oracle connection"):
         OracleEngine(DeadPool(), settings).caller(1)
+
+
+# --- TIMESTAMP binds keep their fractional seconds (FACTS.md §12.2) ------------------------------
+
+def test_a_comment_created_at_binds_as_timestamp_not_date(fake_engine, conn):
+    import datetime as dt
+
+    import oracledb
+
+    stamp = "2026-03-04 05:06:07.123456"
+    conn.replies += [("INSERT INTO COMMENTS", Reply(out={"new_id": [5]})),
+                     ("FROM COMMENTS WHERE", Reply(rows=[(5, 11, None, "hi", dt.datetime.fromisoformat(stamp))])),
+                     ("UPDATE COMMENTS", Reply(rowcount=1))]
+    fake_engine.create(COMMENTS, {"TASK_ID": 11, "BODY": "hi", "CREATED_AT": stamp})
+    insert, select = conn.calls
+    assert insert.binds["v_created_at"] == dt.datetime(2026, 3, 4, 5, 6, 7, 123456)
+    assert insert.inputsizes == {"v_created_at": oracledb.DB_TYPE_TIMESTAMP}
+    assert select.inputsizes == {}  # python-oracledb applies them to the next execute only
+    fake_engine.update(COMMENTS, 5, {"CREATED_AT": stamp})
+    update = conn.calls[2]
+    assert update.sql.startswith("UPDATE COMMENTS SET CREATED_AT = :v_created_at")
+    assert update.inputsizes == {"v_created_at": oracledb.DB_TYPE_TIMESTAMP}
+
+
+def test_writes_without_a_timestamp_set_no_input_sizes(fake_engine, conn):
+    conn.replies += [("INSERT INTO COMMENTS", Reply(out={"new_id": [5]})),
+                     ("FROM COMMENTS WHERE", Reply(rows=[(5, 11, None, "hi", None)]))]
+    fake_engine.create(COMMENTS, {"TASK_ID": 11, "BODY": "hi"})
+    assert conn.calls[0].inputsizes == {}

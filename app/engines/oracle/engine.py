@@ -22,7 +22,8 @@ from app.engines.base import EngineError, UnavailableError
 from app.engines.oracle import conversations, erasure, errors, indexing, records, search, status, summaries
 from app.engines.oracle import migrate as migrations
 from app.engines.oracle import statements as sql
-from app.engines.oracle.errors import MODEL_EXISTS, conflicts, model_missing, ora_code
+from app.engines.oracle.errors import (MODEL_EXISTS, conflicts, model_missing, network_acl_denied,
+                                      network_acl_hint, ora_code)
 from app.engines.oracle.indexing import OracleIndexingTx
 from app.engines.oracle.search import DIMENSIONS
 from app.entities import CONVERSATIONS, EMPLOYEES, MESSAGES, PROJECTS, EntitySpec
@@ -161,6 +162,10 @@ class OracleEngine:
             except Exception as exc:
                 if ora_code(exc) == MODEL_EXISTS:  # another bootstrap won the race
                     return f"model {self.model_name} already loaded"
+                if settings.onnx_model_url is not None and network_acl_denied(exc):
+                    url, user = settings.onnx_model_url.get_secret_value(), parse_database_url(settings)[0]
+                    hint = network_acl_hint(url, user)
+                    raise EngineError(f"loading the ONNX model {self.model_name} failed: {hint}") from exc
                 raise EngineError(
                     f"loading the ONNX model {self.model_name} failed: {exc}. Local development: run "
                     "scripts/fetch-onnx-model.sh and check the MODEL_DIR directory object; production: "

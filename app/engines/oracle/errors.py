@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import re
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from typing import Any
+from urllib.parse import urlsplit
 
-from app.engines.base import ConflictError, ModelMissingError, UnavailableError
+from app.engines.base import ConflictError, ModelMissingError, UnavailableError, ValueTooLongError
 from app.entities import EntitySpec
 
 # ORA codes that mean "this write broke a constraint".
@@ -27,6 +30,17 @@ _UNAVAILABLE_CODES = {
     **dict.fromkeys((1034, 1089, 1090, 3113, 3114, 3135),  # not available, shutting down, connection lost
                     (10, "Oracle is not available")),
 }
+# A str binds as a VARCHAR2 of its byte length (FACTS.md §12.1): past the column it is ORA-12899
+# ('value too large for column "APP"."SPRINTS"."GOAL" (actual: 4500, maximum: 4000)'), and a bind past
+# 32767 bytes into a VARCHAR2 column is ORA-01461, which names no column.
+VALUE_TOO_LARGE, LONG_BIND = 12899, 1461
+_TOO_LARGE = re.compile(r'column (?:"[^"]*"\.)*"(?P<column>[^"]+)"'
+                        r'(?: \(actual: (?P<actual>\d+), maximum: (?P<maximum>\d+)\))?')
+VARCHAR2_MAX_BYTES = 4000
+# The tracker's CLOB columns (V1): any str fits them. tests/oracle/test_column_limits.py checks this
+# against the DDL, so ORA-01461 is blamed only on values bound into a VARCHAR2.
+LOB_COLUMNS = frozenset({("PROJECTS", "DESCRIPTION"), ("TASKS", "DESCRIPTION"), ("COMMENTS", "BODY"),
+                         ("DOCUMENTS", "BODY")})
 MODEL_MISSING = 40284  # ORA-40284: model does not exist (FACTS.md §2)
 MODEL_EXISTS = 40204  # ORA-40204: model already exists (FACTS.md §2)
 
@@ -45,6 +59,32 @@ def unavailable(exc: BaseException) -> UnavailableError | None:
         return None
     retry_after_s, what = _UNAVAILABLE_CODES[code]
     return UnavailableError(f"{what} (ORA-{code:05d}): {exc}", retry_after_s)
+
+
+NETWORK_ACL_DENIED = 24247  # ORA-24247: network access denied by access control list (ACL)
+
+
+def network_acl_denied(exc: BaseException) -> bool:
+    # UTL_HTTP-style failures usually arrive as ORA-29273 (HTTP request failed) with ORA-24247 below it.
+    return ora_code(exc) == NETWORK_ACL_DENIED or f"ORA-{NETWORK_ACL_DENIED}" in str(exc)
+
+
+def network_acl_hint(model_uri: str, schema_user: str) -> str:
+    """What a DBA runs so LOAD_ONNX_MODEL_CLOUD may reach the bucket (outside Autonomous Database).
+
+    FACTS.md §12.7 infers this grant (APPEND_HOST_ACE, DOC 19/dbseg "Configuring Access Control for
+    External Network Services"): to verify on a first database. Only the host is shown: the rest of a
+    pre-authenticated URL is a secret.
+    """
+    host = urlsplit(model_uri).hostname or "<object storage host>"
+    return (
+        f"Oracle may not connect to {host} (ORA-24247: no network ACL). Outside Autonomous Database a DBA "
+        f"grants it once, as SYS in the PDB (an inferred grant: verify on your first database; see README, "
+        f"Production on Oracle): BEGIN DBMS_NETWORK_ACL_ADMIN.APPEND_HOST_ACE(host => '{host}', "
+        f"ace => xs$ace_type(privilege_list => xs$name_list('connect', 'resolve'), "
+        f"principal_name => '{schema_user.upper()}', principal_type => xs_acl.ptype_db)); END; "
+        "Then rerun `ragctl oracle bootstrap`."
+    )
 
 
 def model_missing(model_name: str, exc: BaseException | None = None) -> ModelMissingError:
@@ -67,11 +107,33 @@ def model_required(model_name: str) -> Iterator[None]:
 
 
 @contextmanager
-def conflicts(entity: EntitySpec) -> Iterator[None]:
+def conflicts(entity: EntitySpec, values: Mapping[str, Any] | None = None) -> Iterator[None]:
+    """A broken constraint becomes a ConflictError; a value too long for its column a ValueTooLongError."""
     try:
         yield
     except Exception as exc:
-        reason = CONFLICT_CODES.get(ora_code(exc) or 0)
+        code = ora_code(exc) or 0
+        if code in (VALUE_TOO_LARGE, LONG_BIND):
+            raise too_long(entity, values or {}, exc) from exc
+        reason = CONFLICT_CODES.get(code)
         if reason is None:
             raise
         raise ConflictError(f"{entity.name}: {reason} ({exc})") from exc
+
+
+def too_long(entity: EntitySpec, values: Mapping[str, Any], exc: BaseException) -> ValueTooLongError:
+    """Name the field: from ORA-12899's column, or (ORA-01461) the bound text too long for a VARCHAR2."""
+    code = ora_code(exc)
+    found = _TOO_LARGE.search(str(exc)) if code == VALUE_TOO_LARGE else None
+    if found and found["column"] in entity.columns:
+        column = found["column"]
+        # Bytes, or characters for a VARCHAR2(n CHAR) column: Oracle counts in the column's own unit.
+        size = f": actual length {found['actual']}, maximum {found['maximum']}" if found["maximum"] else ""
+    else:
+        suspects = [c for c, v in values.items() if isinstance(v, str) and (entity.table, c) not in LOB_COLUMNS
+                    and len(v.encode("utf-8", "surrogatepass")) > VARCHAR2_MAX_BYTES]
+        column = suspects[0] if len(suspects) == 1 else None
+        size = f": at most {VARCHAR2_MAX_BYTES} bytes in UTF-8" if column else ""
+    field = column.lower() if column else None
+    what = f"{entity.name} {field}" if field else f"a text value of {entity.name}"
+    return ValueTooLongError(f"{what} is too long for its database column{size} (ORA-{code:05d})", field)

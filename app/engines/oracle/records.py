@@ -43,7 +43,8 @@ def create(cur: Any, entity: EntitySpec, values: dict[str, Any]) -> int:
     columns = [c for c in entity.columns if values.get(c) is not None]
     binds = sql.crud_binds(columns, _bind_values(entity, values))
     new_id = cur.var(int)
-    with conflicts(entity):
+    _timestamp_input_sizes(cur, columns)
+    with conflicts(entity, values):
         cur.execute(sql.crud_insert(entity, columns), {**binds, "new_id": new_id})
     return returned_id(new_id)
 
@@ -69,9 +70,20 @@ def list_rows(cur: Any, entity: EntitySpec, limit: int, offset: int) -> list[dic
 def update(cur: Any, entity: EntitySpec, row_id: int, columns: Sequence[str], values: dict[str, Any]) -> int:
     """UPDATE; returns the number of rows changed (the caller commits)."""
     binds = sql.crud_binds(columns, _bind_values(entity, values))
-    with conflicts(entity):
+    _timestamp_input_sizes(cur, columns)
+    with conflicts(entity, values):
         cur.execute(sql.crud_update(entity, columns), {**binds, "row_id": int(row_id)})
     return cur.rowcount
+
+
+def _timestamp_input_sizes(cur: Any, columns: Sequence[str]) -> None:
+    """A datetime binds as DATE and loses its fractional seconds (FACTS.md §12.2): say TIMESTAMP.
+    python-oracledb applies input sizes to the next execute only."""
+    names = sql.crud_timestamp_binds(columns)
+    if names:
+        import oracledb  # deferred, as in engine.py: importing this package must not need the driver
+
+        cur.setinputsizes(**dict.fromkeys(names, oracledb.DB_TYPE_TIMESTAMP))
 
 
 def delete(cur: Any, entity: EntitySpec, row_id: int) -> bool:

@@ -83,10 +83,12 @@ VECTOR_INDEX_INFO = (
 )
 # source: FACTS.md §1 (VECTOR column fetched as array('f')) — a stored vector to probe the index with
 SAMPLE_VECTOR = "SELECT EMBEDDING FROM RAG_CHUNK WHERE EMBEDDING IS NOT NULL FETCH FIRST 1 ROWS ONLY"
-# source: FACTS.md §4 (DBMS_VECTOR.INDEX_ACCURACY_QUERY(owner_name, index_name, qv, top_k, target_accuracy) RETURN VARCHAR2, DOC)
+# source: FACTS.md §4 + §12.3 (INDEX_ACCURACY_QUERY is overloaded on its fifth parameter: named arguments pick
+# the TARGET_ACCURACY NUMBER version, DOC 26/vecse/index_accuracy_query.html)
 INDEX_ACCURACY = (
     "BEGIN\n"
-    "    :report := DBMS_VECTOR.INDEX_ACCURACY_QUERY(USER, :index_name, :qv, :top_k, :target_accuracy);\n"
+    "    :report := DBMS_VECTOR.INDEX_ACCURACY_QUERY(owner_name => USER, index_name => :index_name, qv => :qv,\n"
+    "        top_k => :top_k, target_accuracy => :target_accuracy);\n"
     "END;"
 )
 # source: FACTS.md §8B (CTX_DDL.SYNC_INDEX, DOC ccref sync_index; implicit commit: run outside a unit of work)
@@ -378,6 +380,17 @@ def crud_delete(entity: EntitySpec) -> str:
 
 def crud_binds(columns: Sequence[str], values: dict[str, object]) -> dict[str, object]:
     return {_bind_name(c): values[c] for c in columns}
+
+
+# The TIMESTAMP columns CRUD writes from a bound value (V1: COMMENTS.CREATED_AT); every other TIMESTAMP
+# is set in SQL from SYSTIMESTAMP. tests/oracle/test_column_limits.py checks this set against the DDL.
+TIMESTAMP_COLUMNS = frozenset({"CREATED_AT"})
+
+
+def crud_timestamp_binds(columns: Sequence[str]) -> tuple[str, ...]:
+    # source: FACTS.md §12.2 (a datetime binds as DB_TYPE_DATE, losing fractional seconds;
+    # cursor.setinputsizes(name=oracledb.DB_TYPE_TIMESTAMP) keeps them [PYDOC])
+    return tuple(_bind_name(c) for c in columns if c in TIMESTAMP_COLUMNS)
 
 
 # source: FACTS.md §10 (plain DELETE; children first, queue last because the deletes enqueue)
@@ -715,14 +728,6 @@ DOCTOR_DEVELOPER = "SELECT MIN(EMPLOYEE_ID) FROM EMPLOYEES WHERE ROLE = 'DEVELOP
 #         + DOC arpls DBMS_XPLAN.DISPLAY_CURSOR (no argument: the session's last cursor; needs SELECT on
 #         V$SQL_PLAN, V$SESSION, V$SQL_PLAN_STATISTICS_ALL, e.g. SELECT_CATALOG_ROLE) — not in FACTS.md
 DOCTOR_PLAN = "SELECT PLAN_TABLE_OUTPUT FROM TABLE(DBMS_XPLAN.DISPLAY_CURSOR())"
-# source: FACTS.md §12.3 (INDEX_ACCURACY_QUERY is overloaded: call it with named arguments, DOC)
-#         + §12.10 (array('f') into a PL/SQL VECTOR parameter, CODE)
-DOCTOR_INDEX_ACCURACY = (
-    "BEGIN\n"
-    "    :report := DBMS_VECTOR.INDEX_ACCURACY_QUERY(owner_name => USER, index_name => :index_name, qv => :qv,\n"
-    "                                                top_k => :top_k, target_accuracy => :target_accuracy);\n"
-    "END;"
-)
 # source: FACTS.md §10 (identity key; RETURNING INTO an out variable, as crud_insert) — scratch rows of the
 #         trigger checks, always rolled back
 DOCTOR_INSERT_PROJECT = "INSERT INTO PROJECTS (NAME) VALUES (:project_name) RETURNING PROJECT_ID INTO :new_id"

@@ -1,5 +1,6 @@
--- source: FACTS.md §4 (DBMS_VECTOR.INDEX_ACCURACY_QUERY(owner_name, index_name, qv, top_k, target_accuracy) RETURN VARCHAR2) [DOC]
+-- source: FACTS.md §4 + §12.3 (DBMS_VECTOR.INDEX_ACCURACY_QUERY is overloaded: named arguments select the target_accuracy NUMBER version) [DOC 26/vecse/index_accuracy_query.html]
 
 BEGIN
-    :report := DBMS_VECTOR.INDEX_ACCURACY_QUERY(USER, :index_name, :qv, :top_k, :target_accuracy);
+    :report := DBMS_VECTOR.INDEX_ACCURACY_QUERY(owner_name => USER, index_name => :index_name, qv => :qv,
+        top_k => :top_k, target_accuracy => :target_accuracy);
 END;
