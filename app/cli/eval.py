@@ -107,6 +107,10 @@ def _golden(env: CliEnv, path: Path, modes: list[str], as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(results))
         return
+    _print_golden(results)
+
+
+def _print_golden(results: dict) -> None:
     click.echo(f"{results['questions']} questions ({', '.join(f'{n} {k}' for k, n in results['languages'].items())}), "
                f"{results['pairs']} question x asker pairs")
     click.echo(f"{'mode':<8} {'split':<18} {'pairs':>5} {'R@5':>7} {'MRR@10':>7}")
