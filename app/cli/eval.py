@@ -42,7 +42,7 @@ def eval_command(env: CliEnv, corpus: Path | None, queries: Path | None, qrels: 
     asker the file names (developers expect only what they may see): recall@5 and MRR@10 per mode,
     asker role and language, and how often the honest-answer rule answers.
 
-    Examples:
+    Example:
 
     \b
         ragctl eval --corpus scifact/corpus.jsonl --queries scifact/queries.jsonl \\
