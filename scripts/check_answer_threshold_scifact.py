@@ -7,8 +7,10 @@ the extractive answer would wrongly say "I don't know" to an answerable question
 documents through the real write path, indexes them, and for each query whose relevant abstracts are
 loaded runs the real hybrid search (top 8, as a manager) and applies app.rag.extractive.relevant: the
 query is answered when at least one hit clears the threshold and shares a topic word with it; it is
-answered from a relevant abstract when one of those hits is one. Writes docs/bench/answer_threshold_scifact.json
-and a row in docs/BENCHMARKS.md.
+answered from a relevant abstract when one of those hits is one. It also records, per query, the smallest
+distance among the hits sharing a topic word, so scripts/calibrate_answer_threshold.py can check any other
+threshold against SciFact without rerunning this. Writes docs/bench/answer_threshold_scifact.json and a row
+in docs/BENCHMARKS.md (--no-benchmarks-md: the JSON only).
 
 Usage: .venv/bin/python scripts/check_answer_threshold_scifact.py [--docs 600] [--data ../shared/datasets/scifact]
 """
@@ -52,6 +54,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--docs", type=int, default=600)
     parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "datasets" / "scifact")
+    parser.add_argument("--no-benchmarks-md", action="store_true", help="write the JSON result only")
     args = parser.parse_args()
     chosen, queries, qrels = load(args.data, args.docs)
     with tempfile.TemporaryDirectory() as tmp:
@@ -67,9 +70,12 @@ def main() -> None:
             loaded = set(doc_ids.values())
             asked = [(qid, text) for qid, text in queries.items() if qid in qrels and qrels[qid] <= loaded]
             answered = from_relevant = 0
+            closest: list[float] = []  # per query: the smallest distance among hits sharing a topic word
             for qid, text in asked:
                 hits = search(engine, text, caller, 8, None, "hybrid").result.hits
-                kept = relevant(text, hits, settings.answer_max_distance)
+                on_topic = relevant(text, hits, 2.0)
+                closest.append(round(min((h.distance for h in on_topic), default=2.0), 4))
+                kept = [h for h in on_topic if h.distance <= settings.answer_max_distance]
                 answered += bool(kept)
                 from_relevant += any(doc_ids.get(h.source_id) in qrels[qid] for h in kept if h.source_type == "doc")
         finally:
@@ -77,9 +83,11 @@ def main() -> None:
     result = {"date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
               "threshold": settings.answer_max_distance, "documents": len(chosen), "queries": len(asked),
               "answered": answered, "answered_from_a_relevant_abstract": from_relevant,
-              "wrong_i_dont_know": len(asked) - answered}
+              "wrong_i_dont_know": len(asked) - answered, "min_on_topic_distances": sorted(closest)}
     save_result(ROOT / "docs" / "bench" / "answer_threshold_scifact.json", result)
-    print(json.dumps(result, indent=2))
+    print(json.dumps({k: v for k, v in result.items() if k != "min_on_topic_distances"}, indent=2))
+    if args.no_benchmarks_md:
+        return
     append_rows([f"| {dt.date.today()} | answer threshold {result['threshold']} on SciFact (answerable queries) | "
                  f"{len(chosen)} docs, {len(asked)} queries | answered / from a relevant abstract | "
                  f"{answered} / {from_relevant} | wrong \"I don't know\" | {len(asked) - answered} "

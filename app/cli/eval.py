@@ -1,4 +1,5 @@
-"""``ragctl eval``: retrieval quality of the search modes as numbers, on a BEIR collection."""
+"""``ragctl eval``: retrieval quality of the search modes as numbers, on a BEIR collection or on the
+project golden set over the demo data (``--golden``)."""
 
 from __future__ import annotations
 
@@ -15,18 +16,20 @@ FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
 
 
 @cli.command("eval")
-@click.option("--corpus", required=True, type=FILE, help='BEIR corpus.jsonl: {"_id", "title", "text"} per line.')
-@click.option("--queries", required=True, type=FILE, help='BEIR queries.jsonl: {"_id", "text"} per line.')
-@click.option("--qrels", required=True, type=FILE,
-              help="BEIR qrels TSV: header 'query-id corpus-id score', then graded judgments.")
+@click.option("--corpus", type=FILE, help='BEIR corpus.jsonl: {"_id", "title", "text"} per line.')
+@click.option("--queries", type=FILE, help='BEIR queries.jsonl: {"_id", "text"} per line.')
+@click.option("--qrels", type=FILE, help="BEIR qrels TSV: header 'query-id corpus-id score', then graded judgments.")
+@click.option("--golden", type=FILE, default=None,
+              help="A golden set over the demo data (tests/data/golden_demo.jsonl; format: app/rag/golden.py) "
+                   "instead of a BEIR collection.")
 @click.option("--mode", type=click.Choice(MODE_CHOICES), default="all", show_default=True,
               help="Search mode(s) to score: the modes the engines have (vector, hybrid; no lexical mode yet).")
 @click.option("--limit-docs", type=click.IntRange(1), default=None,
               help="Load only the corpus's first N documents; queries without a relevant document among them are skipped.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object keyed by mode.")
 @pass_env
-def eval_command(env: CliEnv, corpus: Path, queries: Path, qrels: Path, mode: str, limit_docs: int | None,
-                 as_json: bool) -> None:
+def eval_command(env: CliEnv, corpus: Path | None, queries: Path | None, qrels: Path | None, golden: Path | None,
+                 mode: str, limit_docs: int | None, as_json: bool) -> None:
     """Score retrieval quality: nDCG@10, recall@10/@100 and MRR@10 per search mode.
 
     The collection is indexed into a throw-away embedded (SQLite) database through the production
@@ -35,17 +38,30 @@ def eval_command(env: CliEnv, corpus: Path, queries: Path, qrels: Path, mode: st
     document counts at its best chunk). Also reports indexing docs/s and query p50/p95 ms
     (embedding + search). Progress goes to stderr.
 
+    With --golden, the demo data is seeded the same way and every question is asked by each
+    asker the file names (developers expect only what they may see): recall@5 and MRR@10 per mode,
+    asker role and language, and how often the honest-answer rule answers.
+
     Example:
 
     \b
         ragctl eval --corpus scifact/corpus.jsonl --queries scifact/queries.jsonl \\
             --qrels scifact/qrels.tsv --limit-docs 1000 --json
+        ragctl eval --golden tests/data/golden_demo.jsonl
     """
     from app.rag.beir import BeirFormatError
     from app.services import evaluation
 
     settings = env.get_settings()
     modes = list(evaluation.EVAL_MODES) if mode == "all" else [mode]
+    beir = (corpus, queries, qrels)
+    if golden is not None:
+        if any(path is not None for path in beir) or limit_docs is not None:
+            raise click.UsageError("--golden cannot be combined with --corpus/--queries/--qrels/--limit-docs")
+        _golden(env, golden, modes, as_json)
+        return
+    if any(path is None for path in beir):
+        raise click.UsageError("give --corpus, --queries and --qrels (a BEIR collection), or --golden FILE")
     try:
         collection = evaluation.load_collection(corpus, queries, qrels, limit_docs)
         # An injected engine (tests) lends its already-loaded model; otherwise the eval loads its own.
@@ -73,3 +89,38 @@ def _print_table(results: dict[str, dict]) -> None:
     for name, r in results.items():
         click.echo(f"{name:<8} {r['ndcg@10']:>8.4f} {r['recall@10']:>7.4f} {r['recall@100']:>7.4f} "
                    f"{r['mrr@10']:>7.4f} {r['query_ms_p50']:>8.1f} {r['query_ms_p95']:>8.1f}")
+
+
+def _golden(env: CliEnv, path: Path, modes: list[str], as_json: bool) -> None:
+    from app.rag.golden import GoldenFormatError
+    from app.services import evaluation, golden_eval
+
+    embedder = getattr(env.engine, "embedder", None) if env.engine is not None else None
+    try:
+        questions = golden_eval.load_golden(path)
+        results = golden_eval.evaluate_golden(questions, modes, embedder=embedder, progress=_bar,
+                                              base=env.get_settings())
+    except GoldenFormatError as exc:
+        raise click.ClickException(f"malformed input: {exc}") from None
+    except evaluation.EvaluationError as exc:
+        raise click.ClickException(str(exc)) from None
+    if as_json:
+        click.echo(json.dumps(results))
+        return
+    _print_golden(results)
+
+
+def _print_golden(results: dict) -> None:
+    click.echo(f"{results['questions']} questions ({', '.join(f'{n} {k}' for k, n in results['languages'].items())}), "
+               f"{results['pairs']} question x asker pairs")
+    click.echo(f"{'mode':<8} {'split':<18} {'pairs':>5} {'R@5':>7} {'MRR@10':>7}")
+    for name, r in results["modes"].items():
+        rows = [("all", r["all"])] + [(key, v) for split in ("by_role", "by_lang", "by_role_lang", "by_kind")
+                                      for key, v in r[split].items()]
+        for key, v in rows:
+            click.echo(f"{name:<8} {key:<18} {v['pairs']:>5} {v['recall@5']:>7.4f} {v['mrr@10']:>7.4f}")
+        h = r["honest"]
+        click.echo(f"{name:<8} honest answers at {h['threshold']}: {h['expecting_answered']}/{h['expecting_pairs']} "
+                   f"pairs with an answer answered; {h['unanswerable_answered']}/{h['unanswerable_pairs']} "
+                   f"unanswerable answered; {h['nothing_visible_answered']}/{h['nothing_visible_pairs']} "
+                   f"pairs expecting nothing answered")
