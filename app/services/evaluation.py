@@ -40,7 +40,7 @@ class Progress(Protocol):
 ProgressFactory = Callable[[str, int], Progress]
 
 
-class _Silent:
+class SilentProgress:
     def update(self, n: int = 1) -> None:
         pass
 
@@ -55,7 +55,7 @@ class Collection:
     qrels: dict[str, dict[str, int]]  # only judged queries present in ``queries``, only loaded docs
 
 
-def _lines(path: Path) -> Iterator[str]:
+def read_lines(path: Path) -> Iterator[str]:
     """The file's lines as text; an undecodable line is a format error naming file and line."""
     try:
         with path.open("rb") as handle:
@@ -71,11 +71,11 @@ def _lines(path: Path) -> Iterator[str]:
 def load_collection(corpus: Path, queries: Path, qrels: Path, limit_docs: int | None = None) -> Collection:
     """Parse the three files. ``limit_docs`` keeps the corpus's first N documents, and only the
     judgments (and so the queries) whose documents were kept: a smaller but honest collection."""
-    docs = parse_corpus(_lines(corpus), str(corpus))
+    docs = parse_corpus(read_lines(corpus), str(corpus))
     if limit_docs is not None:
         docs = docs[:limit_docs]
-    texts = parse_queries(_lines(queries), str(queries))
-    judged = parse_qrels(_lines(qrels), str(qrels))
+    texts = parse_queries(read_lines(queries), str(queries))
+    judged = parse_qrels(read_lines(qrels), str(qrels))
     loaded = {doc.doc_id for doc in docs}
     kept: dict[str, dict[str, int]] = {}
     for query_id, grades in judged.items():
@@ -146,7 +146,7 @@ def evaluate(collection: Collection, modes: Sequence[SearchMode], embedder: Any 
     """
     from app.engines.sqlite.engine import SQLiteEngine
 
-    progress = progress or (lambda desc, total: _Silent())
+    progress = progress or (lambda desc, total: SilentProgress())
     with tempfile.TemporaryDirectory(prefix="ragctl-eval-") as tmp:
         settings = (base or Settings()).model_copy(update={"database_url": f"sqlite:///{tmp}/eval.db"})
         engine = SQLiteEngine.open(settings, embedder=embedder)

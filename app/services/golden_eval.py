@@ -24,7 +24,7 @@ from app.config import Settings
 from app.domain import Caller, Scope, SearchMode
 from app.rag.golden import Anchor, GoldenQuestion, parse_golden
 from app.rag.retrieval_metrics import document_ranking, mrr_at_k, recall_at_k
-from app.services.evaluation import EvaluationError, ProgressFactory, _lines, _Silent
+from app.services.evaluation import EvaluationError, ProgressFactory, read_lines, SilentProgress
 
 RECALL_K = 5
 MRR_K = 10
@@ -52,7 +52,7 @@ class Asked:
 
 
 def load_golden(path: Path) -> list[GoldenQuestion]:
-    return parse_golden(_lines(path), str(path))
+    return parse_golden(read_lines(path), str(path))
 
 
 @contextlib.contextmanager
@@ -95,7 +95,7 @@ def ask_all(engine, settings: Settings, questions: Sequence[GoldenQuestion], mod
     """Every (question, asker) in every mode. The question is embedded once and searched through the
     engine contract, as app/services/search does: embedding is the costly part, the rest is milliseconds."""
     callers = demo_callers(engine, {asker for q in questions for asker in q.expect})
-    bar = (progress or (lambda desc, total: _Silent()))("questions", len(questions))
+    bar = (progress or (lambda desc, total: SilentProgress()))("questions", len(questions))
     asked: list[Asked] = []
     for q in questions:
         vector = engine.embed_query(q.question)
