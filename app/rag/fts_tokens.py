@@ -15,8 +15,6 @@ from collections.abc import Sequence
 from app.rag import porter as _porter
 from app.rag.unicode61_data import DIACRITIC_RANGES, FOLD_PAIRS, TOKEN_RANGES
 
-# RAG_FTS is 'unicode61 remove_diacritics 2'; set True if it becomes 'porter unicode61 ...'.
-PORTER = False
 MAX_TOKEN_BYTES = 32768  # FTS5_MAX_TOKEN_SIZE: a longer token is stored truncated to this many bytes
 
 
@@ -36,8 +34,9 @@ def _truncate(token: str) -> str:
     return raw[:MAX_TOKEN_BYTES].decode("utf-8", "surrogateescape")
 
 
-def tokenize(text: str, porter: bool | None = None) -> list[str]:
-    """The terms FTS5 indexes for ``text``, in order (duplicates kept: they are term frequencies)."""
+def tokenize(text: str, porter: bool = False) -> list[str]:
+    """The terms FTS5 indexes for ``text``, in order (duplicates kept: they are term frequencies);
+    ``porter``: as the tokenizer 'porter unicode61 remove_diacritics 2'."""
     # Folding first is the same as folding each token: the tables fold token characters to token
     # characters (idempotently) and drop only diacritics (tests/sqlite/test_fts_tokens.py checks).
     if text.isascii():
@@ -46,13 +45,13 @@ def tokenize(text: str, porter: bool | None = None) -> list[str]:
         tokens = _TOKEN.findall(text.translate(_FOLD))
     if len(text) * 4 > MAX_TOKEN_BYTES:  # only a text this long can hold an over-long token
         tokens = [_truncate(t) for t in tokens]
-    if PORTER if porter is None else porter:
+    if porter:
         stem = _porter.stem
         tokens = [stem(t) for t in tokens]
     return tokens
 
 
-def query_terms(words: Sequence[str], limit: int, porter: bool | None = None) -> list[str]:
+def query_terms(words: Sequence[str], limit: int, porter: bool = False) -> list[str]:
     """The index terms of a query's words, in order, at most ``limit``: a word FTS5 would read as a
     phrase of several tokens ("foo_bar") counts as each of its tokens."""
     return [t for w in words for t in tokenize(w, porter)][:limit]

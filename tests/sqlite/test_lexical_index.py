@@ -155,3 +155,26 @@ def test_hybrid_refreshes_both_indexes_from_one_snapshot_and_reloads_after_a_wip
     seed(chunks, ["despliegue del clúster"], 1, 2)
     hits = chunks.search(q, "cluster", manager, 5, Scope(), "hybrid").hits
     assert [h.content for h in hits] == ["despliegue del clúster"] and len(chunks._lexical) == 1
+
+
+def test_index_stems_exactly_when_rag_fts_uses_porter(sqlite_engine):
+    """A migration that switches RAG_FTS to porter (and bumps the epoch) switches the index with it."""
+    seed(sqlite_engine, ["connections failing on the gateway", "unrelated words"], 1, 6)
+    q = unit_vectors(np.random.default_rng(2), 1)[0]
+    manager = CALLERS[0]
+    assert sqlite_engine.search(q, "connected", manager, 1, Scope(), "hybrid").hits  # vector arm only
+    assert not sqlite_engine._lexical.stemmed
+    assert sqlite_engine._lexical.search(["connect"], 5, None, Scope()).chunk_ids.size == 0
+    with sqlite_engine._write() as conn:
+        conn.execute("DROP TABLE RAG_FTS")
+        conn.execute("CREATE VIRTUAL TABLE RAG_FTS USING fts5(CONTENT, content = 'RAG_CHUNK', content_rowid = 'CHUNK_ID',"
+                     " tokenize = 'porter unicode61 remove_diacritics 2')")
+        conn.execute("INSERT INTO RAG_FTS (RAG_FTS) VALUES ('rebuild')")
+        conn.execute(sql.BUMP_EPOCH)
+    sqlite_engine.search(q, "connected", manager, 1, Scope(), "hybrid")
+    lexical = sqlite_engine._lexical
+    assert lexical.stemmed and lexical.query_terms(["Connected", "FAILS"], 64) == ["connect", "fail"]
+    hits = lexical.search(lexical.query_terms(["connected"], 64), 5, None, Scope())
+    expected = sqlite_engine.conn.execute(
+        "SELECT rowid, bm25(RAG_FTS) FROM RAG_FTS WHERE RAG_FTS MATCH '\"connected\"'").fetchall()
+    assert [(int(c), float(s)) for c, s in zip(hits.chunk_ids, hits.bm25)] == expected and len(expected) == 1

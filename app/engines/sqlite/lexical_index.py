@@ -33,7 +33,7 @@ import numpy as np
 from app.domain import Scope
 from app.engines.sqlite import statements as sql
 from app.engines.sqlite.vector_index import DOC_CODE, NULL_ID, TYPE_CODE
-from app.rag.fts_tokens import tokenize
+from app.rag.fts_tokens import query_terms, tokenize
 
 K1, B = 1.2, 0.75  # fts5_aux.c's constants
 MIN_IDF = 1e-6  # fts5_aux.c clamps idf <= 0 (a term in more than half the rows) to this
@@ -60,7 +60,8 @@ class LexicalIndex:
     """Not thread-safe by itself: the engine serialises refresh and search with one lock."""
 
     def __init__(self, porter: bool | None = None) -> None:
-        self.porter = porter  # None: app.rag.fts_tokens.PORTER, the module's setting
+        self.porter = porter  # None: stem iff RAG_FTS's tokenizer is porter (read at each full load)
+        self.stemmed = bool(porter)
         self._reset()
 
     def _reset(self) -> None:
@@ -110,13 +111,16 @@ class LexicalIndex:
     def _full_load(self, conn: apsw.Connection, epoch: int, max_seq: int) -> None:
         """Every chunk, tokenised in batches whose (term, row, tf) triples become the CSR arrays."""
         self._reset()
+        if self.porter is None:
+            definition = conn.execute(sql.FTS_DEFINITION).fetchone()
+            self.stemmed = definition is not None and "porter" in definition[0].lower()
         triples: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         cursor = conn.execute(sql.lexical_rows(None))
         while batch := list(islice(cursor, _LOAD_BATCH)):
             term_ids: list[int] = []
             row_of: list[int] = []
             for chunk_id, audience, stype, project, sprint, doc_type, content in batch:
-                tokens = tokenize(content, self.porter)
+                tokens = tokenize(content, self.stemmed)
                 row = self._append_row(chunk_id, audience, stype, project, sprint, doc_type, len(tokens))
                 setdefault = self.terms.setdefault
                 term_ids.extend([setdefault(t, len(self.terms)) for t in tokens])
@@ -149,7 +153,7 @@ class LexicalIndex:
         return row
 
     def _add(self, chunk_id, audience, stype, project, sprint, doc_type, content) -> None:
-        tokens = tokenize(content, self.porter)
+        tokens = tokenize(content, self.stemmed)
         row = self._append_row(chunk_id, audience, stype, project, sprint, doc_type, len(tokens))
         for term, tf in Counter(tokens).items():
             rows, tfs = self.delta.setdefault(self.terms.setdefault(term, len(self.terms)), ([], []))
@@ -202,17 +206,17 @@ class LexicalIndex:
 
     # --- queries --------------------------------------------------------------------------------
     def _postings(self, term_id: int) -> tuple[np.ndarray, np.ndarray]:
-        rows = self.post_rows[self.ptr[term_id] : self.ptr[term_id + 1]] if term_id + 1 < len(self.ptr) else None
-        tfs = self.post_tf[self.ptr[term_id] : self.ptr[term_id + 1]] if rows is not None else None
+        """Rows and term frequencies of a term: its CSR slice (if it had one at the last merge) + delta."""
+        if term_id + 1 < len(self.ptr):
+            start, end = self.ptr[term_id], self.ptr[term_id + 1]
+            rows, tfs = self.post_rows[start:end], self.post_tf[start:end]
+        else:
+            rows, tfs = np.zeros(0, np.int32), np.zeros(0)
         extra = self.delta.get(term_id)
-        if extra is not None:
-            extra_rows, extra_tfs = np.array(extra[0], np.int32), np.array(extra[1], np.float64)
-            if rows is None:
-                return extra_rows, extra_tfs
-            return np.concatenate([rows, extra_rows]), np.concatenate([tfs, extra_tfs])
-        if rows is None:
-            return np.zeros(0, np.int32), np.zeros(0)
-        return rows, tfs
+        if extra is None:
+            return rows, tfs
+        return (np.concatenate([rows, np.array(extra[0], np.int32)]),
+                np.concatenate([tfs, np.array(extra[1], np.float64)]))
 
     def scores(self, terms: Sequence[str]) -> np.ndarray:
         """FTS5's bm25 magnitude (positive, higher is better) of every row; 0 where no term matches."""
@@ -237,8 +241,12 @@ class LexicalIndex:
             scores[rows] += (idf if idf > 0.0 else MIN_IDF) * ((tfs * (K1 + 1.0)) / (tfs + self._norm[rows]))
         return scores
 
+    def query_terms(self, words: Sequence[str], limit: int) -> list[str]:
+        """The terms of a query's words as this index stores them (stemmed or not)."""
+        return query_terms(words, limit, self.stemmed)
+
     def search(self, terms: Sequence[str], k: int, audiences: Iterable[int] | None, scope: Scope) -> LexicalHits:
-        """Top-k visible chunks matching any term, by (bm25, chunk id); ``terms`` as tokenize() gives them."""
+        """Top-k visible chunks matching any term, by (bm25, chunk id); ``terms`` from query_terms()."""
         scores = self.scores(terms)
         rows = np.flatnonzero(scores)
         rows = rows[self._visible(rows, audiences, scope)]

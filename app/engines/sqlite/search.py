@@ -14,7 +14,6 @@ from app.engines.sqlite import statements as sql
 from app.engines.sqlite.lexical_index import LexicalIndex
 from app.engines.sqlite.vector_index import VectorIndex
 from app.rag.access import visible_audiences
-from app.rag.fts_tokens import query_terms
 from app.rag.fusion import candidate_depth, reciprocal_rank_fusion
 
 MAX_QUERY_TOKENS = 64
@@ -54,7 +53,7 @@ def _hybrid(conn, index, query_vector, query_text, audiences, k, scope, lexical)
 
 def _lexical(lexical: LexicalIndex, text: str, audiences, scope: Scope, limit: int) -> list[int]:
     """FTS5's BM25 ranking of ``fts_query(text)`` over RAG_FTS, answered by the in-memory index."""
-    terms = query_terms(_WORD.findall(text or "")[:MAX_QUERY_TOKENS], MAX_QUERY_TOKENS)
+    terms = lexical.query_terms(_WORD.findall(text or "")[:MAX_QUERY_TOKENS], MAX_QUERY_TOKENS)
     return [int(c) for c in lexical.search(terms, limit, audiences, scope).chunk_ids]
 
 
