@@ -72,7 +72,7 @@ def queries(conn, n, seed_value=5, clamped=True):
     return out
 
 
-def assert_same_as_fts5(engine, index, table, porter, n_queries=60, clamped=True):
+def assert_same_as_fts5(engine, index, table, porter, n_queries=30, clamped=True):
     conn = engine.conn
     conn.execute("BEGIN")
     try:
