@@ -4,12 +4,15 @@
 Everything is measured side by side in one run, interleaved, because this machine is noisy:
   * search (query vector given) vs a numpy brute-force scan of the same vectors, p50/p95, for a
     manager (every chunk) and a developer (access rule applied inside the query), at 10k and 100k;
+  * hybrid search (vector arm + in-memory BM25 arm + fusion + hits) vs the same numpy scan, and the
+    first hybrid search's cost (it loads the lexical index: time and RSS delta);
   * the query embedding on its own (it is the same for every engine plan);
   * indexing throughput through the worker (triggers, queue, chunking, hashing, embedding,
     storage) vs the raw embedder on the same texts.
-Writes docs/bench/bench_search.json and appends one row per figure to docs/BENCHMARKS.md.
+Writes docs/bench/bench_search.json (--out) and appends one row per figure to docs/BENCHMARKS.md
+(unless --no-markdown).
 
-Usage: .venv/bin/python scripts/bench_search.py [--sizes 10000,100000] [--queries 60] [--texts 256]
+Usage: .venv/bin/python scripts/bench_search.py [--sizes 10000,100000] [--queries 60] [--texts 256] [--no-markdown]
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import os
 import platform
 import statistics
 import sys
@@ -98,7 +102,10 @@ def bench_search(n: int, n_queries: int, rng: np.random.Generator) -> dict:
         queries /= np.linalg.norm(queries, axis=1, keepdims=True)
         k = 8
         engine.search(queries[0], "warm up", manager, k, Scope(), "vector")  # loads the in-memory index
-        timings = {"manager": [], "developer": [], "numpy": [], "hybrid_manager": []}
+        rss_before, t0 = resident_mb(), time.perf_counter()
+        engine.search(queries[0], "warm up", manager, k, Scope(), "hybrid")  # loads the lexical index
+        lexical_load_s, lexical_rss_mb = time.perf_counter() - t0, resident_mb() - rss_before
+        timings = {"manager": [], "developer": [], "numpy": [], "hybrid_manager": [], "hybrid_developer": []}
         for q in queries:  # interleaved: every plan sees the same machine noise
             t0 = time.perf_counter()
             engine.search(q, "login", manager, k, Scope(), "vector")
@@ -111,6 +118,9 @@ def bench_search(n: int, n_queries: int, rng: np.random.Generator) -> dict:
             t3 = time.perf_counter()
             engine.search(q, "login invoice", manager, k, Scope(), "hybrid")
             t4 = time.perf_counter()
+            engine.search(q, "login invoice", developer, k, Scope(), "hybrid")
+            t5 = time.perf_counter()
+            timings["hybrid_developer"].append(t5 - t4)
             timings["manager"].append(t1 - t0)
             timings["developer"].append(t2 - t1)
             timings["numpy"].append(t3 - t2)
@@ -122,7 +132,18 @@ def bench_search(n: int, n_queries: int, rng: np.random.Generator) -> dict:
         row[f"{name}_p95_ms"] = round(percentile(values, 95), 3)
     row["manager_vs_numpy_p50"] = round(row["manager_p50_ms"] / row["numpy_p50_ms"], 2)
     row["developer_vs_numpy_p50"] = round(row["developer_p50_ms"] / row["numpy_p50_ms"], 2)
+    row["hybrid_vs_numpy_p50"] = round(row["hybrid_manager_p50_ms"] / row["numpy_p50_ms"], 2)
+    row["hybrid_developer_vs_numpy_p50"] = round(row["hybrid_developer_p50_ms"] / row["numpy_p50_ms"], 2)
+    # The first hybrid search builds the in-memory lexical index: paid at process start or after a wipe.
+    row["lexical_first_load_s"] = round(lexical_load_s, 2)
+    row["lexical_rss_delta_mb"] = round(lexical_rss_mb, 1)
     return row
+
+
+def resident_mb() -> float:
+    """This process's resident set size (Linux /proc), in MiB."""
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
 def bench_query_embedding(embedder: MiniLMEmbedder, n: int) -> dict:
@@ -174,6 +195,7 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=60)
     parser.add_argument("--texts", type=int, default=256)
     parser.add_argument("--out", default=str(ROOT / "docs" / "bench" / "bench_search.json"))
+    parser.add_argument("--no-markdown", action="store_true", help="do not append rows to docs/BENCHMARKS.md")
     args = parser.parse_args()
 
     rng = np.random.default_rng(42)
@@ -187,7 +209,8 @@ def main() -> None:
     }
     out = Path(args.out)
     save_result(out, result)
-    append_markdown(result)
+    if not args.no_markdown:
+        append_markdown(result)
     print(json.dumps(result, indent=2))
 
 
@@ -202,7 +225,13 @@ def append_markdown(result: dict) -> None:
         lines.append(f"| {date} | search (vector given) | {n} | developer p50/p95 ms | {row['developer_p50_ms']} / "
                      f"{row['developer_p95_ms']} | numpy scan {row['numpy_p50_ms']} | {row['developer_vs_numpy_p50']}× |")
         lines.append(f"| {date} | hybrid search (vector given) | {n} | manager p50/p95 ms | "
-                     f"{row['hybrid_manager_p50_ms']} / {row['hybrid_manager_p95_ms']} | - | - |")
+                     f"{row['hybrid_manager_p50_ms']} / {row['hybrid_manager_p95_ms']} | numpy scan "
+                     f"{row['numpy_p50_ms']} | {row['hybrid_vs_numpy_p50']}× |")
+        lines.append(f"| {date} | hybrid search (vector given) | {n} | developer p50/p95 ms | "
+                     f"{row['hybrid_developer_p50_ms']} / {row['hybrid_developer_p95_ms']} | numpy scan "
+                     f"{row['numpy_p50_ms']} | {row['hybrid_developer_vs_numpy_p50']}× |")
+        lines.append(f"| {date} | lexical index full load | {n} | s / RSS MiB | {row['lexical_first_load_s']} / "
+                     f"{row['lexical_rss_delta_mb']} | - | - |")
     q = result["query_embedding"]
     lines.append(f"| {date} | query embedding | - | p50/p95 ms | {q['query_embed_p50_ms']} / {q['query_embed_p95_ms']} | - | - |")
     i = result["indexing"]

@@ -29,6 +29,7 @@ from app.engines.sqlite import conversations, erasure, errors, indexing, records
 from app.engines.sqlite import migrate as migrations
 from app.engines.sqlite import statements as sql
 from app.engines.sqlite.indexing import SQLiteIndexingTx
+from app.engines.sqlite.lexical_index import LexicalIndex
 from app.engines.sqlite.vector_index import VectorIndex
 from app.entities import CONVERSATIONS, EMPLOYEES, MESSAGES, PROJECTS, EntitySpec
 from app.rag.erasure import DocumentsPolicy, ErasedText, ErasureReport, ProofLine, PurgeStep
@@ -47,6 +48,7 @@ class SQLiteEngine:
         self._connections: list[apsw.Connection] = []
         self._connections_lock = threading.Lock()
         self._index: VectorIndex | None = None
+        self._lexical: LexicalIndex | None = None  # built on the first search that needs it
         self._index_lock = threading.Lock()
         # Claimed-but-unfinished queue rows of this process: SQLite has no SKIP LOCKED, so two
         # in-process workers at least skip each other's rows (another process may still overlap,
@@ -264,7 +266,8 @@ class SQLiteEngine:
             conn.execute("BEGIN")
             try:
                 index = self._fresh_index(conn)
-                return search.search(conn, index, query_vector, query_text, caller, k, scope, mode)
+                lexical = self._fresh_lexical(conn) if mode != "vector" else None
+                return search.search(conn, index, query_vector, query_text, caller, k, scope, mode, lexical)
             finally:
                 conn.execute("COMMIT")
 
@@ -273,6 +276,13 @@ class SQLiteEngine:
             self._index = VectorIndex(self.dimensions)
         self._index.refresh(conn)
         return self._index
+
+    def _fresh_lexical(self, conn: apsw.Connection) -> LexicalIndex:
+        # Refreshed in the same read transaction as the vector index: both describe one snapshot.
+        if self._lexical is None:
+            self._lexical = LexicalIndex()
+        self._lexical.refresh(conn)
+        return self._lexical
 
     def status(self, max_attempts: int) -> RagStatus:
         with self._index_lock:

@@ -1,4 +1,4 @@
-"""The read path: exact vector search over the in-memory index, FTS5 BM25, fusion, hit assembly.
+"""The read path: exact vector search and BM25 over the in-memory indexes, fusion, hit assembly.
 
 The access rule and the scope are applied inside both arms, before their top-k (DESIGN.md).
 """
@@ -11,6 +11,7 @@ import numpy as np
 
 from app.domain import Caller, Scope, SearchHit, SearchMode, SearchResult
 from app.engines.sqlite import statements as sql
+from app.engines.sqlite.lexical_index import LexicalIndex
 from app.engines.sqlite.vector_index import VectorIndex
 from app.rag.access import visible_audiences
 from app.rag.fusion import candidate_depth, reciprocal_rank_fusion
@@ -28,6 +29,7 @@ def search(
     k: int,
     scope: Scope,
     mode: SearchMode,
+    lexical: LexicalIndex | None = None,
 ) -> SearchResult:
     """Run inside one read transaction in which ``index`` was refreshed, so hits match the index."""
     audiences = visible_audiences(caller)
@@ -36,25 +38,23 @@ def search(
         ranked = [(int(c), 1.0 - float(d)) for c, d in zip(best.chunk_ids, best.distances)]
         distances = {c: 1.0 - s for c, s in ranked}
     else:
-        ranked, distances = _hybrid(conn, index, query_vector, query_text, audiences, k, scope)
+        ranked, distances = _hybrid(conn, index, query_vector, query_text, audiences, k, scope, lexical)
     return SearchResult(_hits(conn, ranked, distances), mode, "memory")
 
 
-def _hybrid(conn, index, query_vector, query_text, audiences, k, scope):
+def _hybrid(conn, index, query_vector, query_text, audiences, k, scope, lexical):
     depth = candidate_depth(k)
     vector_ids = [int(c) for c in index.search(query_vector, depth, audiences, scope).chunk_ids]
-    lexical_ids = _lexical(conn, query_text, audiences, scope, depth)
+    lexical_ids = _lexical(lexical, query_text, audiences, scope, depth)
     fused = reciprocal_rank_fusion(vector_ids, lexical_ids)[:k]
     distances = index.distances(query_vector, [c for c, _ in fused])
     return [(int(c), float(s)) for c, s in fused], distances
 
 
-def _lexical(conn, text: str, audiences, scope: Scope, limit: int) -> list[int]:
-    match = fts_query(text)
-    if match is None:
-        return []
-    where, binds = sql.scope_filter(audiences, scope)
-    return [row[0] for row in conn.execute(sql.lexical_search(where), (match, *binds, limit))]
+def _lexical(lexical: LexicalIndex, text: str, audiences, scope: Scope, limit: int) -> list[int]:
+    """FTS5's BM25 ranking of ``fts_query(text)`` over RAG_FTS, answered by the in-memory index."""
+    terms = lexical.query_terms(_WORD.findall(text or "")[:MAX_QUERY_TOKENS], MAX_QUERY_TOKENS)
+    return [int(c) for c in lexical.search(terms, limit, audiences, scope).chunk_ids]
 
 
 def _hits(conn, ranked: list[tuple[int, float]], distances: dict[int, float]) -> list[SearchHit]:

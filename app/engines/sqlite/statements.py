@@ -212,6 +212,16 @@ def index_vectors(ids: Sequence[int] | None) -> str:
     return "SELECT CHUNK_ID, EMBEDDING FROM RAG_VEC" + where
 
 
+# RAG_FTS's CREATE statement: the in-memory lexical index stems its terms iff RAG_FTS uses porter.
+FTS_DEFINITION = "SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'RAG_FTS'"
+
+
+def lexical_rows(ids: Sequence[int] | None) -> str:
+    """What the in-memory lexical index keeps of a chunk: its filter attributes and its text."""
+    where = "" if ids is None else f" WHERE CHUNK_ID IN ({marks(ids)})"
+    return "SELECT CHUNK_ID, AUDIENCE, SOURCE_TYPE, PROJECT_ID, SPRINT_ID, DOC_TYPE, CONTENT FROM RAG_CHUNK" + where
+
+
 # --- read path ----------------------------------------------------------------------------------
 
 

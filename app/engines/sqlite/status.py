@@ -26,5 +26,5 @@ def status(conn: apsw.Connection, max_attempts: int, model_name: str, dimensions
         dimensions=dimensions,
         failing_rows=failing_rows,
         index={"vector_search": "exact, in-memory (numpy) mirrored from sqlite-vec",
-               "lexical_search": "FTS5 bm25", "indexed_vectors": indexed_vectors},
+               "lexical_search": "FTS5 bm25, in-memory (numpy) mirrored from RAG_CHUNK", "indexed_vectors": indexed_vectors},
     )
