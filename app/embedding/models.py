@@ -7,6 +7,7 @@ package (nothing is downloaded at run time). The name is also the mark stored be
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 
 # sqlite-vec's RAG_VEC is declared float[384] (migrations/sqlite/V2__rag.sql); another width needs
@@ -44,6 +45,23 @@ MODELS: dict[str, EmbeddingModelSpec] = {spec.name: spec for spec in (MINILM, MU
 DEFAULT_MODEL = MINILM.name
 # Vectors written before the model became a setting carry no mark: they were all made by MiniLM.
 LEGACY_MODEL = MINILM.name
+
+
+# The models whose chunk hashes are the bare content hash, as before models were a setting: the
+# embedded engine's MiniLM and Oracle's default in-database model (RAG_ORACLE_MODEL_NAME).
+BARE_HASH_MODELS = frozenset({MINILM.name, "ALL_MINILM_L12_V2"})
+
+
+def model_digest(model: str, digest: str) -> str:
+    """The chunk hash that says "this text, embedded by this model".
+
+    A vector depends on the model as much as on the text, so after a model change no stored hash
+    matches and `ragctl backfill --force` re-embeds every chunk (on both engines). Still 64 hex
+    characters: Oracle's CONTENT_HASH is VARCHAR2(64).
+    """
+    if model in BARE_HASH_MODELS:
+        return digest
+    return hashlib.sha256(f"{model}\n{digest}".encode()).hexdigest()
 
 
 class UnknownModelError(ValueError):
