@@ -69,8 +69,12 @@ def score(engine, caller, mode: str) -> dict:
         per_question.append({"question": question, "answer_language": lang, "rank": rank,
                              "top": hits[0].content.splitlines()[0] if hits else None})
     n = len(QUESTIONS)
+    by_language = {}  # Spanish text, and English text asked about in Spanish (cross-lingual)
+    for lang in ("es", "en"):
+        ranks = [q["rank"] for q in per_question if q["answer_language"] == lang]
+        by_language[f"mrr@10_answer_{lang}"] = round(sum(1.0 / r for r in ranks if r) / len(ranks), 3)
     return {"hit@1": round(hit1 / n, 3), "hit@5": round(hit5 / n, 3), "mrr@10": round(mrr / n, 3),
-            "questions": per_question}
+            **by_language, "questions": per_question}
 
 
 def run_model(model: str) -> dict:
