@@ -24,6 +24,7 @@ import numpy as np
 import sqlite_vec
 
 from app.config import Settings
+from app.embedding import load_embedder
 from app.embedding.models import DEFAULT_MODEL, SQLITE_VECTOR_DIMENSIONS, model_spec
 from app.domain import (Caller, Conversation, Message, ProjectCard, RagStatus, Scope, SearchMode, SearchResult,
                         SourceType, SummarySource, TaskQuery)
@@ -84,7 +85,7 @@ class SQLiteEngine:
         if self._embedder is None:
             with self._embedder_lock:
                 if self._embedder is None:  # loading a model is slow: only when first needed
-                    self._embedder = _load_embedder(self._model_name)
+                    self._embedder = load_embedder(self._model_name)
         return self._embedder
 
     @property
@@ -357,14 +358,3 @@ class SQLiteEngine:
     def erasure_proof(self, texts: Sequence[ErasedText]) -> list[ProofLine]:
         return erasure.proof(self.conn, self.path, texts)
 
-
-def _load_embedder(name: str) -> Any:
-    from app.embedding.models import MULTILINGUAL_E5_SMALL
-
-    if name == MULTILINGUAL_E5_SMALL.name:
-        from app.embedding.nano_e5 import MultilingualE5Embedder
-
-        return MultilingualE5Embedder()
-    from app.embedding.onnx_minilm import MiniLMEmbedder
-
-    return MiniLMEmbedder()
