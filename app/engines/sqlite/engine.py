@@ -47,9 +47,9 @@ class SQLiteEngine:
         self.path = path
         self._embedder = embedder
         # An injected embedder (tests, `ragctl eval`) names itself; otherwise the registry does.
-        spec = model_spec(model) if embedder is None else None
-        self._model_name: str = spec.name if spec else embedder.model_name
-        self._dimensions: int = spec.dimensions if spec else embedder.dimensions
+        spec = model_spec(model)
+        self._model_name: str = getattr(embedder, "model_name", spec.name)
+        self._dimensions: int = getattr(embedder, "dimensions", spec.dimensions)
         if self._dimensions != SQLITE_VECTOR_DIMENSIONS:
             raise EmbeddingModelError(
                 f"embedding model {self._model_name} makes {self._dimensions}-dimensional vectors; the embedded "
