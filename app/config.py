@@ -38,6 +38,9 @@ class Settings(BaseSettings):
         "OML-ai-models/o/all_MiniLM_L12_v2_augmented.zip"
     )
 
+    # The embedded engine's model (app/embedding/models.py); Oracle embeds with RAG_ORACLE_MODEL_NAME.
+    embedding_model: str = "all-MiniLM-L6-v2-int8"
+
     top_k: int = Field(8, ge=1, le=100)
     search_mode: Literal["hybrid", "vector"] = "hybrid"
     backfill_on_startup: bool = True
@@ -111,6 +114,13 @@ class Settings(BaseSettings):
                 "(letter first, then letters, digits, _ $ #)"
             )
         return value.upper()
+
+    @field_validator("embedding_model")
+    @classmethod
+    def _known_model(cls, value: str) -> str:
+        from app.embedding.models import model_spec  # pure data: no model is loaded here
+
+        return model_spec(value).name
 
     @model_validator(mode="after")
     def _oracle_needs_credentials(self) -> Settings:

@@ -33,6 +33,9 @@ def status(env: CliEnv, as_json: bool) -> None:
     click.echo(f"queue:    {st.pending} pending (oldest {age}), {st.failing} failing, {st.stuck} stuck")
     chunks = ", ".join(f"{k} {v}" for k, v in sorted(st.chunks_by_source_type.items())) or "none"
     click.echo(f"chunks:   {chunks}")
+    if st.index.get("swap_target"):
+        click.echo(f"vectors:  made by {st.index['vectors_model']}; re-embedding with {st.index['swap_target']} "
+                   "(searches refused until it completes: `ragctl backfill --force`)")
     for row in st.failing_rows:
         click.echo(f"  failing {row.source_type} #{row.source_id} ({row.attempts} attempts): {row.last_error}")
     if st.stuck:
@@ -69,6 +72,18 @@ def backfill(env: CliEnv, dry_run: bool, source_types: str | None, project_id: i
             return
         click.echo(f"queued {counts['enqueued']} row(s)")
         drain_with_progress(engine, settings, Worker(engine, settings))
+        _report_swap(engine.status(settings.max_attempts).index)
+
+
+def _report_swap(index: dict) -> None:
+    """After a forced backfill on SQLite: say which model the vectors are now, or why a swap is unfinished."""
+    if index.get("swap_target"):
+        raise click.ClickException(
+            f"the re-embedding with {index['swap_target']} is not complete (chunks of {index['vectors_model']} "
+            "remain, e.g. a --source-types/--project/--limit subset or rows still failing): searches stay refused; "
+            "run `ragctl backfill --force` without filters")
+    if index.get("vectors_model"):
+        click.echo(f"vectors: {index['vectors_model']}")
 
 
 @cli.command()

@@ -16,7 +16,7 @@ from pydantic import ValidationError
 from tqdm import tqdm
 
 from app.config import Settings
-from app.engines.base import Engine, EngineError, ModelMissingError, UnavailableError
+from app.engines.base import EmbeddingModelError, Engine, EngineError, ModelMissingError, UnavailableError
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"]}
 
@@ -52,6 +52,8 @@ class CliEnv:
                 if self.engine is None:
                     engine.close()
         except UnavailableError as exc:  # read-only or full: the message already says what to do
+            raise click.ClickException(str(exc)) from None
+        except EmbeddingModelError as exc:  # the message names the fix (install, or `ragctl backfill --force`)
             raise click.ClickException(str(exc)) from None
         except ModelMissingError as exc:
             raise click.ClickException(f"{exc}\nHint: load the model with `ragctl oracle bootstrap`") from None

@@ -36,6 +36,11 @@ class ModelMissingError(EngineError):
     """The embedding model is not loaded in the database (Oracle ORA-40284)."""
 
 
+class EmbeddingModelError(EngineError):
+    """The configured embedding model cannot serve this index: not installed, or the stored vectors
+    were made by another model (never compared with this one's); the message says what to do."""
+
+
 class ConflictError(EngineError):
     """A write broke a constraint (unknown foreign key, duplicate unique value)."""
 

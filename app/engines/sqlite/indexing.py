@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
@@ -12,7 +13,7 @@ import numpy as np
 
 from app.domain import SOURCE_TYPES, ChunkWrite, DirtyRow, SourceRecord, SourceType
 from app.engines.base import EngineError, batched
-from app.engines.sqlite import records
+from app.engines.sqlite import model_mark, records
 from app.engines.sqlite import statements as sql
 from app.rag.access import audience
 
@@ -40,6 +41,8 @@ class SQLiteIndexingTx:
 
     def claim(self, limit: int, max_attempts: int) -> list[DirtyRow]:
         engine = self._engine
+        # A process with another model than the index's must not take rows it cannot index.
+        model_mark.check_write(self._conn, engine.model_name)
         with engine._inflight_lock:
             skip = engine._inflight - self._claimed
             rows = self._conn.execute(sql.CLAIM, (max_attempts, limit + len(skip))).fetchall()
@@ -58,8 +61,8 @@ class SQLiteIndexingTx:
     def chunk_hashes(self, source_type: SourceType, ids: Sequence[int]) -> dict[int, dict[int, str]]:
         out: dict[int, dict[int, str]] = {}
         for batch in batched(list(ids), IN_BATCH):
-            for source_id, chunk_ix, digest in self._conn.execute(sql.chunk_hashes(batch), (source_type, *batch)):
-                out.setdefault(source_id, {})[chunk_ix] = digest
+            for source_id, chunk_ix, stored in self._conn.execute(sql.chunk_hashes(batch), (source_type, *batch)):
+                out.setdefault(source_id, {})[chunk_ix] = model_mark.hash_for(self._engine.model_name, stored)
         return out
 
     def write_chunks(self, chunks: Sequence[ChunkWrite]) -> None:
@@ -68,7 +71,9 @@ class SQLiteIndexingTx:
         vectors = np.asarray(self._engine.embedder.embed([c.content for c in chunks]), dtype=np.float32)
         if vectors.shape != (len(chunks), self._engine.dimensions):
             raise EngineError(f"embedder returned shape {vectors.shape} for {len(chunks)} chunks")
-        self._ops.append(("write", list(chunks), vectors))
+        model = self._engine.model_name
+        tagged = [dataclasses.replace(c, content_hash=model_mark.tag_hash(model, c.content_hash)) for c in chunks]
+        self._ops.append(("write", tagged, vectors))
 
     def delete_chunks(self, source_type: SourceType, source_id: int, from_ix: int = 0) -> None:
         self._ops.append(("delete", source_type, source_id, from_ix))
@@ -87,6 +92,7 @@ class SQLiteIndexingTx:
         if not self._ops:
             return
         with self._engine._write() as conn:
+            model_mark.check_write(conn, self._engine.model_name)  # under the write lock: authoritative
             stale = self._changed_since_loaded(conn, self._touched())
             for op in self._ops:
                 if op[0] == "write":
@@ -101,6 +107,7 @@ class SQLiteIndexingTx:
             for source_type, source_id in sorted(stale):
                 conn.execute(sql.ENQUEUE_UPSERT, (source_type, source_id))
             prune_change_log(conn)
+            model_mark.after_write(conn, self._engine.model_name)
         if stale:
             log.info("skipped %d stale source(s) changed since they were read, queued again: %s",
                      len(stale), ", ".join(f"{t} #{i}" for t, i in sorted(stale)))

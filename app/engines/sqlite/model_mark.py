@@ -1,0 +1,107 @@
+"""Which embedding model made the stored vectors, and the swap to another one (SQLite).
+
+Two RAG_META rows (text values; RAG_META's VALUE column has no strict type):
+  embedding_model         the model that made every searchable vector;
+  embedding_model_target  set while a swap re-embeds everything with another model.
+A search compares the question's vector with the stored ones only when the process's model is the
+marked one and no swap is under way: vectors of two models are never compared.
+
+Which chunks a swap still has to re-embed is read from CONTENT_HASH: a chunk's hash is tagged with
+the model that embedded it ("<model>:<sha256>"; MiniLM's stays the bare sha256 it always was). The
+hash decides whether a chunk needs embedding, and a vector depends on the model as much as on the
+text, so a chunk of another model never matches and is re-embedded. The swap ends, in the write
+transaction of its last batch, when no chunk is left without the target's tag.
+"""
+
+from __future__ import annotations
+
+import apsw
+
+from app.embedding.models import LEGACY_MODEL
+from app.engines.base import EmbeddingModelError
+
+MARK, TARGET = "embedding_model", "embedding_model_target"
+_READ = ("SELECT (SELECT VALUE FROM RAG_META WHERE KEY = 'embedding_model'),"
+         " (SELECT VALUE FROM RAG_META WHERE KEY = 'embedding_model_target'),"
+         " EXISTS (SELECT 1 FROM RAG_CHUNK)")
+_SET = "INSERT INTO RAG_META (KEY, VALUE) VALUES (?, ?) ON CONFLICT (KEY) DO UPDATE SET VALUE = excluded.VALUE"
+_CLEAR = "DELETE FROM RAG_META WHERE KEY = ?"
+# A chunk that `model` did not embed: its hash lacks the model's tag (MiniLM: has any tag at all).
+_OTHER_MODEL_CHUNK = ("SELECT EXISTS (SELECT 1 FROM RAG_CHUNK WHERE CASE WHEN :legacy"
+                      " THEN instr(CONTENT_HASH, ':') > 0"
+                      " ELSE substr(CONTENT_HASH, 1, length(:tag)) <> :tag END)")
+
+
+def tag_hash(model: str, digest: str) -> str:
+    return digest if model == LEGACY_MODEL else f"{model}:{digest}"
+
+
+def hash_for(model: str, stored: str) -> str:
+    """The stored hash as ``model`` compares it: the bare digest if ``model`` embedded the chunk,
+    else a value no digest equals (the chunk is re-embedded; its index still counts)."""
+    model_of, _, digest = stored.rpartition(":")
+    if (model_of or LEGACY_MODEL) == model:
+        return digest
+    return f"other-model:{stored}"
+
+
+def read(conn: apsw.Connection) -> tuple[str | None, str | None]:
+    """(the marked model, the swap target); an unmarked index that has chunks is MiniLM's."""
+    mark, target, has_chunks = conn.execute(_READ).fetchone()
+    if mark is None and has_chunks:
+        mark = LEGACY_MODEL
+    if not has_chunks and target is None:
+        mark = None  # nothing stored: any model may start (e.g. after `ragctl demo --reset`)
+    return mark, target
+
+
+def check_search(conn: apsw.Connection, model: str) -> None:
+    mark, target = read(conn)
+    if target is not None:
+        raise EmbeddingModelError(
+            f"the stored vectors are being re-embedded with {target} (a model swap from {mark} is under way); "
+            f"searches answer again when it completes: run `ragctl backfill --force` with RAG_EMBEDDING_MODEL={target}"
+            " to finish it")
+    if mark is not None and mark != model:
+        raise EmbeddingModelError(_mismatch(mark, model))
+
+
+def check_write(conn: apsw.Connection, model: str) -> None:
+    """A process may write vectors only with the model the index is being built with."""
+    mark, target = read(conn)
+    expected = target or mark
+    if expected is not None and expected != model:
+        raise EmbeddingModelError(_mismatch(expected, model))
+
+
+def after_write(conn: apsw.Connection, model: str) -> None:
+    """Inside the write transaction that stored ``model``'s vectors (check_write passed): mark them,
+    or end the swap."""
+    mark, target, _ = conn.execute(_READ).fetchone()
+    if target is None:
+        if mark != model:  # no mark yet: the index was empty, or unmarked MiniLM vectors and MiniLM
+            conn.execute(_SET, (MARK, model))
+        return
+    if not conn.execute(_OTHER_MODEL_CHUNK, {"legacy": model == LEGACY_MODEL, "tag": f"{model}:"}).fetchone()[0]:
+        conn.execute(_SET, (MARK, model))
+        conn.execute(_CLEAR, (TARGET,))
+
+
+def begin_swap(conn: apsw.Connection, model: str) -> str | None:
+    """Called by a forced backfill: start re-embedding with ``model`` if the index is another's.
+
+    Returns the model the stored vectors came from when a swap starts (or goes on), else None.
+    """
+    mark, target = read(conn)
+    if mark is None or (mark == model and target in (None, model)):
+        return None
+    if target != model:
+        conn.execute(_SET, (TARGET, model))
+    after_write(conn, model)  # nothing left to re-embed (no chunks) ends it at once
+    return mark
+
+
+def _mismatch(stored: str, model: str) -> str:
+    return (f"the stored vectors were made by the embedding model {stored}, but this process runs {model} "
+            f"(RAG_EMBEDDING_MODEL): run `ragctl backfill --force` with RAG_EMBEDDING_MODEL={model} to re-embed "
+            f"everything, or set RAG_EMBEDDING_MODEL={stored} to keep them")
