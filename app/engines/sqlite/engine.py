@@ -22,7 +22,7 @@ import numpy as np
 import sqlite_vec
 
 from app.config import Settings
-from app.domain import (Caller, Conversation, Message, ProjectCard, RagStatus, Scope, SearchMode, SearchResult,
+from app.domain import (SEARCH_MODES, Caller, Conversation, Message, ProjectCard, RagStatus, Scope, SearchMode, SearchResult,
                         SourceType, SummarySource, TaskQuery)
 from app.engines.base import EngineError
 from app.engines.sqlite import conversations, erasure, errors, indexing, records, search, status, summaries
@@ -255,7 +255,7 @@ class SQLiteEngine:
     ) -> SearchResult:
         if k <= 0:
             return SearchResult([], mode, "memory")
-        if mode not in ("vector", "hybrid"):
+        if mode not in SEARCH_MODES:
             raise ValueError(f"unknown search mode {mode!r}")
         conn = self.conn
         # Lock + one read transaction: the index is refreshed to this snapshot and the hits'

@@ -5,7 +5,6 @@ The access rule and the scope are applied inside both arms, before their top-k (
 
 from __future__ import annotations
 
-import re
 import apsw
 import numpy as np
 
@@ -13,10 +12,10 @@ from app.domain import Caller, Scope, SearchHit, SearchMode, SearchResult
 from app.engines.sqlite import statements as sql
 from app.engines.sqlite.vector_index import VectorIndex
 from app.rag.access import visible_audiences
-from app.rag.fusion import candidate_depth, reciprocal_rank_fusion
+from app.rag.fusion import candidate_depth, fuse_by_source
+from app.rag.lexical import query_terms
 
-MAX_QUERY_TOKENS = 64
-_WORD = re.compile(r"\w+", re.UNICODE)
+NO_VECTOR_DISTANCE = 2.0  # a chunk without a vector (as Oracle's NULL distance): farthest possible
 
 
 def search(
@@ -35,18 +34,24 @@ def search(
         best = index.search(query_vector, k, audiences, scope)
         ranked = [(int(c), 1.0 - float(d)) for c, d in zip(best.chunk_ids, best.distances)]
         distances = {c: 1.0 - s for c, s in ranked}
-    else:
-        ranked, distances = _hybrid(conn, index, query_vector, query_text, audiences, k, scope)
-    return SearchResult(_hits(conn, ranked, distances), mode, "memory")
+        return SearchResult(_hits(conn, ranked, distances), mode, "memory")
+    ranked = _fused(conn, index, query_vector, query_text, audiences, k, scope, mode)
+    distances = index.distances(query_vector, [c for c, _ in ranked])
+    return SearchResult(_hits(conn, ranked, distances), mode, "memory" if mode == "hybrid" else "fts")
 
 
-def _hybrid(conn, index, query_vector, query_text, audiences, k, scope):
+def _fused(conn, index, query_vector, query_text, audiences, k, scope, mode) -> list[tuple[int, float]]:
+    """Each arm ranks its own visible candidates; app.rag.fusion.fuse_by_source merges them."""
     depth = candidate_depth(k)
-    vector_ids = [int(c) for c in index.search(query_vector, depth, audiences, scope).chunk_ids]
-    lexical_ids = _lexical(conn, query_text, audiences, scope, depth)
-    fused = reciprocal_rank_fusion(vector_ids, lexical_ids)[:k]
-    distances = index.distances(query_vector, [c for c, _ in fused])
-    return [(int(c), float(s)) for c, s in fused], distances
+    arms = []
+    if mode == "hybrid":
+        arms.append([int(c) for c in index.search(query_vector, depth, audiences, scope).chunk_ids])
+    arms.append(_lexical(conn, query_text, audiences, scope, depth))
+    candidates = sorted({c for arm in arms for c in arm})
+    if not candidates:
+        return []
+    source_of = {row[0]: (row[1], row[2]) for row in conn.execute(sql.chunk_sources(candidates), candidates)}
+    return fuse_by_source(arms, source_of.__getitem__)[:k]
 
 
 def _lexical(conn, text: str, audiences, scope: Scope, limit: int) -> list[int]:
@@ -65,12 +70,15 @@ def _hits(conn, ranked: list[tuple[int, float]], distances: dict[int, float]) ->
     hits = []
     for chunk_id, score in ranked:
         source_type, source_id, chunk_ix, content = rows[chunk_id]
-        hits.append(SearchHit(source_type, source_id, chunk_ix, content, distances[chunk_id], score))
+        distance = distances.get(chunk_id, NO_VECTOR_DISTANCE)
+        hits.append(SearchHit(source_type, source_id, chunk_ix, content, distance, score))
     return hits
 
 
 def fts_query(text: str) -> str | None:
-    """User text as an FTS5 query that cannot be a syntax error: quoted words joined with OR."""
-    words = _WORD.findall(text or "")[:MAX_QUERY_TOKENS]
-    return " OR ".join(f'"{w}"' for w in words) if words else None
+    """The question's terms (app.rag.lexical) as an FTS5 query, quoted and OR'ed; None when it has none.
 
+    A term is letters and digits only, so quoting it makes every FTS5 operator word a plain term.
+    """
+    terms = query_terms(text)
+    return " OR ".join(f'"{t}"' for t in terms) if terms else None
