@@ -141,7 +141,7 @@ class SearchHit:
     chunk_ix: int
     content: str
     distance: float  # cosine distance of the chunk to the question (0 = same direction)
-    score: float  # ranking score: RRF of its source in hybrid and lexical modes, 1 - distance in vector mode
+    score: float  # ranking score: RRF in hybrid and lexical modes, 1 - distance in vector mode
 
 
 @dataclass(frozen=True)

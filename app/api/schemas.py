@@ -291,9 +291,8 @@ class Hit(BaseModel):
     content: str = Field(description="the chunk text; its first line starts with the anchor, e.g. [TASK #12]")
     distance: float = Field(description="cosine distance between the chunk and the question: 0 = same "
                                         "direction, LOWER is closer (range 0-2)")
-    score: float = Field(description="ranking score, HIGHER is better: reciprocal-rank fusion of the hit's "
-                                     "source in hybrid and lexical modes, 1 - distance in vector mode; results "
-                                     "are sorted by it")
+    score: float = Field(description="ranking score, HIGHER is better: reciprocal-rank fusion in hybrid and "
+                                     "lexical modes, 1 - distance in vector mode; results are sorted by it")
 
 
 class CallerPublic(BaseModel):

@@ -293,9 +293,9 @@ def test_lexical_mode_runs_only_the_text_arm_and_keeps_vector_distances(fake_eng
     assert text_call.sql == golden("text_search_developer_scoped")  # the hybrid text arm, unchanged
     assert text_call.binds["n"] == 50 and text_call.binds["tq"] == "{Rotate} ACCUM {XK} ACCUM {42}"
     assert result.mode == "lexical" and result.answered_by == "text"
-    # Sources in Oracle Text's order, each source's best chunk first; distances come from the row.
+    # Oracle Text's order; each distance comes from its row.
     assert [(h.source_type, h.source_id, h.chunk_ix, h.distance) for h in result.hits] == [
-        ("doc", 9, 0, pytest.approx(0.7)), ("task", 2, 0, pytest.approx(0.3)), ("doc", 9, 1, pytest.approx(0.4))]
+        ("doc", 9, 0, pytest.approx(0.7)), ("doc", 9, 1, pytest.approx(0.4)), ("task", 2, 0, pytest.approx(0.3))]
     assert [h.score for h in result.hits] == sorted((h.score for h in result.hits), reverse=True)
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from app.engines.oracle.search import text_query
 from app.engines.sqlite.search import fts_query
-from app.rag.fusion import fuse_by_source
+from app.rag.fusion import RRF_K, reciprocal_rank_fusion
 from app.rag.lexical import MAX_TERMS, query_terms
 
 
@@ -42,37 +42,8 @@ def test_both_engines_ask_for_the_same_terms():
     assert fts_query("the of and") is None and text_query("the of and") == ""
 
 
-SOURCE = {"a1": "A", "a2": "A", "a3": "A", "b1": "B", "c1": "C", "d1": "D"}
-
-
-def test_fusion_ranks_sources_by_their_best_chunk_in_each_arm():
-    # Each arm ranks document A first (through different chunks) and B second: A wins, although
-    # chunk-level RRF would put b1 (second in both arms) above a1 and a2 (first in one arm each).
-    vector = ["a1", "b1", "c1"]
-    lexical = ["a2", "b1", "a3"]
-    fused = fuse_by_source([vector, lexical], SOURCE.__getitem__)
-    assert [item for item, _ in fused] == ["a1", "b1", "c1", "a2", "a3"]  # best chunks, then the rest
-    assert fused[0][1] == pytest.approx(2 / 61) and fused[1][1] == pytest.approx(2 / 62)
-    assert fused[2][1] == pytest.approx(1 / 63)  # C: third in the vector arm only
-    assert fused[3][1] == pytest.approx(1 / 63) and fused[4][1] == pytest.approx(1 / 63)  # capped at C's score
-
-
-def test_fusion_breaks_a_tie_between_sources_by_their_best_chunks():
-    fused = fuse_by_source([["a1", "b1"], ["b1", "a2"]], SOURCE.__getitem__)
-    assert [item for item, _ in fused][:2] == ["b1", "a1"]  # equal sources; b1 is in both arms
-
-
-def test_fusion_scores_never_increase_and_later_chunks_follow_every_best_chunk():
-    vector = ["a1", "a2", "a3", "b1", "c1", "d1"]
-    lexical = ["a2", "a1", "d1"]
-    fused = fuse_by_source([vector, lexical], SOURCE.__getitem__)
-    scores = [score for _, score in fused]
-    assert scores == sorted(scores, reverse=True)
-    assert [item for item, _ in fused][:4] == ["a1", "d1", "b1", "c1"]  # one chunk per source first
-    assert [item for item, _ in fused][4:] == ["a2", "a3"]
-
-
-def test_fusion_of_one_arm_keeps_its_order_of_sources():
-    fused = fuse_by_source([["c1", "a1", "b1", "a2"]], SOURCE.__getitem__)
-    assert [item for item, _ in fused] == ["c1", "a1", "b1", "a2"]
-    assert fuse_by_source([[], []], SOURCE.__getitem__) == [] and fuse_by_source([], SOURCE.__getitem__) == []
+def test_rrf_with_one_arm_keeps_its_order_and_scores_never_increase():
+    fused = reciprocal_rank_fusion(["c", "a", "b"])
+    assert [item for item, _ in fused] == ["c", "a", "b"]
+    assert [score for _, score in fused] == [1 / (RRF_K + r) for r in (1, 2, 3)]
+    assert reciprocal_rank_fusion([], []) == [] and reciprocal_rank_fusion() == []

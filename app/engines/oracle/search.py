@@ -13,7 +13,7 @@ import numpy as np
 from app.domain import Caller, Scope, SearchHit, SearchMode, SearchResult
 from app.engines.oracle import statements as sql
 from app.engines.oracle.errors import model_required
-from app.rag.fusion import candidate_depth, fuse_by_source
+from app.rag.fusion import candidate_depth, reciprocal_rank_fusion
 from app.rag.lexical import query_terms
 
 log = logging.getLogger(__name__)
@@ -52,7 +52,7 @@ def search(
     # Hybrid survives an Oracle Text failure on its vector arm; lexical mode has nothing else to answer with.
     arms.append(_text_arm(cur, caller, scope, qv, query_text, pool, tolerate_errors=mode == "hybrid"))
     by_key = {_key(row): row for arm in reversed(arms) for row in arm}
-    fused = fuse_by_source([[_key(row) for row in arm] for arm in arms], _source)
+    fused = reciprocal_rank_fusion(*[[_key(row) for row in arm] for arm in arms])
     return SearchResult([_hit(by_key[key], score) for key, score in fused[:k]], mode, answered_by)
 
 
@@ -113,10 +113,6 @@ def vector_bind(vector: np.ndarray) -> array:
 
 def _key(row: Sequence[Any]) -> tuple[str, int, int]:
     return (row[0], int(row[1]), int(row[2]))
-
-
-def _source(key: tuple[str, int, int]) -> tuple[str, int]:
-    return key[:2]
 
 
 def _distance(row: Sequence[Any]) -> float:

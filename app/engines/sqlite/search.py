@@ -12,7 +12,7 @@ from app.domain import Caller, Scope, SearchHit, SearchMode, SearchResult
 from app.engines.sqlite import statements as sql
 from app.engines.sqlite.vector_index import VectorIndex
 from app.rag.access import visible_audiences
-from app.rag.fusion import candidate_depth, fuse_by_source
+from app.rag.fusion import candidate_depth, reciprocal_rank_fusion
 from app.rag.lexical import query_terms
 
 NO_VECTOR_DISTANCE = 2.0  # a chunk without a vector (as Oracle's NULL distance): farthest possible
@@ -41,17 +41,13 @@ def search(
 
 
 def _fused(conn, index, query_vector, query_text, audiences, k, scope, mode) -> list[tuple[int, float]]:
-    """Each arm ranks its own visible candidates; app.rag.fusion.fuse_by_source merges them."""
+    """Each arm ranks its own visible candidates; reciprocal rank fusion merges them (one arm: its order)."""
     depth = candidate_depth(k)
     arms = []
     if mode == "hybrid":
         arms.append([int(c) for c in index.search(query_vector, depth, audiences, scope).chunk_ids])
     arms.append(_lexical(conn, query_text, audiences, scope, depth))
-    candidates = sorted({c for arm in arms for c in arm})
-    if not candidates:
-        return []
-    source_of = {row[0]: (row[1], row[2]) for row in conn.execute(sql.chunk_sources(candidates), candidates)}
-    return fuse_by_source(arms, source_of.__getitem__)[:k]
+    return [(int(c), float(s)) for c, s in reciprocal_rank_fusion(*arms)[:k]]
 
 
 def _lexical(conn, text: str, audiences, scope: Scope, limit: int) -> list[int]:

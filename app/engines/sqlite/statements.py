@@ -246,11 +246,6 @@ def lexical_search(where: Sequence[str]) -> str:
             "ORDER BY bm25(RAG_FTS), c.CHUNK_ID LIMIT ?")
 
 
-def chunk_sources(ids: Sequence[int]) -> str:
-    """(CHUNK_ID, SOURCE_TYPE, SOURCE_ID) of fusion candidates, by primary key."""
-    return f"SELECT CHUNK_ID, SOURCE_TYPE, SOURCE_ID FROM RAG_CHUNK WHERE CHUNK_ID IN ({marks(ids)})"
-
-
 def hit_rows(ids: Sequence[int]) -> str:
     return f"SELECT CHUNK_ID, SOURCE_TYPE, SOURCE_ID, CHUNK_IX, CONTENT FROM RAG_CHUNK WHERE CHUNK_ID IN ({marks(ids)})"
 
