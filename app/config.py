@@ -42,7 +42,7 @@ class Settings(BaseSettings):
     embedding_model: str = "all-MiniLM-L6-v2-int8"
 
     top_k: int = Field(8, ge=1, le=100)
-    search_mode: Literal["hybrid", "vector"] = "hybrid"
+    search_mode: Literal["hybrid", "vector", "lexical"] = "hybrid"
     backfill_on_startup: bool = True
     run_worker: bool = True  # start the APScheduler drain job inside `ragctl serve`
     worker_delay_ms: int = Field(2000, ge=10)

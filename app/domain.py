@@ -12,7 +12,8 @@ from typing import Literal, Union
 SourceType = Literal["task", "sprint", "project", "doc"]
 SOURCE_TYPES: tuple[SourceType, ...] = ("task", "sprint", "project", "doc")
 Action = Literal["UPSERT", "DELETE"]
-SearchMode = Literal["hybrid", "vector"]
+SearchMode = Literal["hybrid", "vector", "lexical"]
+SEARCH_MODES: tuple[SearchMode, ...] = ("hybrid", "vector", "lexical")
 
 # Ids are 64-bit signed integers in both engines (SQLite INTEGER, Oracle NUMBER(19)); a larger
 # number can name no row, and the SQLite driver cannot even bind it (OverflowError, a 500).
@@ -140,14 +141,14 @@ class SearchHit:
     chunk_ix: int
     content: str
     distance: float  # cosine distance of the chunk to the question (0 = same direction)
-    score: float  # ranking score: RRF in hybrid mode, 1 - distance in vector mode
+    score: float  # ranking score: RRF in hybrid and lexical modes, 1 - distance in vector mode
 
 
 @dataclass(frozen=True)
 class SearchResult:
     hits: list[SearchHit]
     mode: SearchMode
-    answered_by: str  # which plan answered: "memory", "approx", "exact", "exact-fallback"
+    answered_by: str  # which plan answered: "memory", "fts", "text", "approx", "exact", "exact-fallback"
 
 
 @dataclass(frozen=True)

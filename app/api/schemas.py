@@ -281,7 +281,8 @@ class SearchRequest(_WhoAsks):
         None, min_length=1, max_length=100,
         description="document types (e.g. WIKI, MEETING_NOTES): narrows document chunks only; case-insensitive",
     )
-    mode: Literal["hybrid", "vector"] | None = Field(None, description="default: RAG_SEARCH_MODE")
+    mode: Literal["hybrid", "vector", "lexical"] | None = Field(
+        None, description="hybrid (vector + lexical, fused), vector or lexical (keywords only); default: RAG_SEARCH_MODE")
 
 
 class Hit(BaseModel):
@@ -291,8 +292,8 @@ class Hit(BaseModel):
     content: str = Field(description="the chunk text; its first line starts with the anchor, e.g. [TASK #12]")
     distance: float = Field(description="cosine distance between the chunk and the question: 0 = same "
                                         "direction, LOWER is closer (range 0-2)")
-    score: float = Field(description="ranking score, HIGHER is better: reciprocal-rank fusion in hybrid mode, "
-                                     "1 - distance in vector mode; results are sorted by it")
+    score: float = Field(description="ranking score, HIGHER is better: reciprocal-rank fusion in hybrid and "
+                                     "lexical modes, 1 - distance in vector mode; results are sorted by it")
 
 
 class CallerPublic(BaseModel):
@@ -305,14 +306,15 @@ class Timings(BaseModel):
     search: float = Field(description="milliseconds spent in the scoped query")
 
 
-ANSWERED_BY = ('which plan answered: "memory" (embedded engine, exact in-memory scan), "approx" '
+ANSWERED_BY = ('which plan answered: "memory" (embedded engine, exact in-memory scan), "fts" (embedded '
+               'engine, lexical mode: FTS5 only), "text" (Oracle, lexical mode: Oracle Text only), "approx" '
                '(Oracle vector index), "exact" (Oracle exact scan), "exact-fallback" (Oracle: the '
                'approximate search found fewer than top_k visible chunks, so an exact scan answered)')
 
 
 class SearchResponse(BaseModel):
     results: list[Hit] = Field(description="the chunks the caller may see, best first")
-    mode: str = Field(description='"hybrid" (vector + lexical, fused) or "vector"')
+    mode: str = Field(description='"hybrid" (vector + lexical, fused), "vector" or "lexical"')
     answered_by: str = Field(description=ANSWERED_BY)
     caller: CallerPublic
     timings_ms: Timings

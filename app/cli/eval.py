@@ -11,7 +11,7 @@ from tqdm import tqdm
 
 from app.cli.root import CliEnv, cli, pass_env
 
-MODE_CHOICES = ["vector", "hybrid", "all"]  # `lexical` arrives with issue 9, part 2
+MODE_CHOICES = ["vector", "lexical", "hybrid", "all"]
 FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
 
 
@@ -23,17 +23,21 @@ FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
               help="A golden set over the demo data (tests/data/golden_demo.jsonl; format: app/rag/golden.py) "
                    "instead of a BEIR collection.")
 @click.option("--mode", type=click.Choice(MODE_CHOICES), default="all", show_default=True,
-              help="Search mode(s) to score: the modes the engines have (vector, hybrid; no lexical mode yet).")
+              help="Search mode(s) to score: vector, lexical, hybrid, or all three.")
 @click.option("--limit-docs", type=click.IntRange(1), default=None,
               help="Load only the corpus's first N documents; queries without a relevant document among them are skipped.")
+@click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Keep the indexed collection in this SQLite file instead of a temporary one; a later run "
+                   "with the same corpus reuses it (or resumes an interrupted load) instead of re-embedding.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object keyed by mode.")
 @pass_env
 def eval_command(env: CliEnv, corpus: Path | None, queries: Path | None, qrels: Path | None, golden: Path | None,
-                 mode: str, limit_docs: int | None, as_json: bool) -> None:
+                 mode: str, limit_docs: int | None, db_path: Path | None, as_json: bool) -> None:
     """Score retrieval quality: nDCG@10, recall@10/@100 and MRR@10 per search mode.
 
     The collection is indexed into a throw-away embedded (SQLite) database through the production
-    write path (documents → triggers → queue → worker → chunks), whatever RAG_DATABASE_URL says;
+    write path (documents → triggers → queue → worker → chunks), whatever RAG_DATABASE_URL says
+    (with --db: into that file, kept; the next run on it only scores, which takes seconds);
     every query with a relevant judgment is asked as a manager and scored at document level (a
     document counts at its best chunk). Also reports indexing docs/s and query p50/p95 ms
     (embedding + search). Progress goes to stderr.
@@ -56,8 +60,8 @@ def eval_command(env: CliEnv, corpus: Path | None, queries: Path | None, qrels: 
     modes = list(evaluation.EVAL_MODES) if mode == "all" else [mode]
     beir = (corpus, queries, qrels)
     if golden is not None:
-        if any(path is not None for path in beir) or limit_docs is not None:
-            raise click.UsageError("--golden cannot be combined with --corpus/--queries/--qrels/--limit-docs")
+        if any(path is not None for path in beir) or limit_docs is not None or db_path is not None:
+            raise click.UsageError("--golden cannot be combined with --corpus/--queries/--qrels/--limit-docs/--db")
         _golden(env, golden, modes, as_json)
         return
     if any(path is None for path in beir):
@@ -66,7 +70,8 @@ def eval_command(env: CliEnv, corpus: Path | None, queries: Path | None, qrels: 
         collection = evaluation.load_collection(corpus, queries, qrels, limit_docs)
         # An injected engine (tests) lends its already-loaded model; otherwise the eval loads its own.
         embedder = getattr(env.engine, "embedder", None) if env.engine is not None else None
-        results = evaluation.evaluate(collection, modes, embedder=embedder, progress=_bar, base=settings)
+        results = evaluation.evaluate(collection, modes, embedder=embedder, progress=_bar, base=settings,
+                                      db_path=db_path)
     except BeirFormatError as exc:
         raise click.ClickException(f"malformed input: {exc}") from None
     except evaluation.EvaluationError as exc:

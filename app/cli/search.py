@@ -20,7 +20,8 @@ from app.rag.scope import ScopeError, build_scope
 @click.option("--source-types", default=None, help="Comma-separated: task,sprint,project,doc.")
 @click.option("--doc-types", default=None,
               help="Comma-separated document types, e.g. WIKI,MEETING_NOTES (narrows documents only).")
-@click.option("--mode", type=click.Choice(["hybrid", "vector"]), default=None, help="[default: RAG_SEARCH_MODE]")
+@click.option("--mode", type=click.Choice(["hybrid", "vector", "lexical"]), default=None,
+              help="hybrid (vector + lexical, fused), vector, or lexical (keywords only) [default: RAG_SEARCH_MODE]")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object with a `results` list.")
 @pass_env
 def search(env: CliEnv, text: str, as_employee: int, top_k: int | None, project: str | None, sprint_id: int | None,

@@ -1,10 +1,14 @@
-"""Reciprocal rank fusion of ranked id lists (Cormack et al. 2009)."""
+"""Reciprocal rank fusion of ranked id lists (Cormack et al. 2009): both engines' hybrid mode. Pure: no I/O."""
 
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 
-RRF_K = 60
+# Full SciFact, vector + porter BM25 (issue 9 note): k = 60 (the paper's) 0.716 nDCG@10, 20 0.725,
+# 10 0.727, 5 0.727 at the eval's depth, and 0.715 -> 0.725 at depth 50 (top_k 8). A small k trusts
+# each arm's first ranks, where both arms are precise. Fusing per source (a document ranked by its
+# best chunk in each arm) measured 0.004-0.005 lower at every k, so fusion stays per chunk.
+RRF_K = 10
 
 
 def candidate_depth(k: int) -> int:

@@ -20,12 +20,13 @@ from app.entities import DOCUMENTS
 from app.rag.beir import BeirFormatError, CorpusDoc, parse_corpus, parse_qrels, parse_queries
 from app.rag.retrieval_metrics import document_ranking, mrr_at_k, ndcg_at_k, percentile, recall_at_k
 
-# The modes the engines offer (``lexical`` is not built yet: issue 9, part 2).
-EVAL_MODES: tuple[SearchMode, ...] = ("vector", "hybrid")
+# The modes the engines offer.
+EVAL_MODES: tuple[SearchMode, ...] = ("vector", "lexical", "hybrid")
 # Chunks asked per query: SciFact has ~2 chunks per document, so 250 chunks rank ≥ 100 documents
 # for recall@100. Hybrid's candidate depth grows with k (app.rag.fusion.candidate_depth).
 SEARCH_DEPTH = 250
 DOC_TYPE = "PAPER"
+_PAGE = 1000  # stored documents read per page when resuming a kept database
 
 
 class EvaluationError(RuntimeError):
@@ -89,27 +90,50 @@ def load_collection(corpus: Path, queries: Path, qrels: Path, limit_docs: int | 
 
 def index_collection(engine, docs: Sequence[CorpusDoc], settings: Settings,
                      progress: ProgressFactory) -> tuple[dict[int, str], dict[str, float]]:
-    """Insert every document through CRUD and drain the queue; → (document id → BEIR id, stats)."""
+    """Insert every document through CRUD and drain the queue; → (document id → BEIR id, stats).
+
+    A database that already holds the corpus's first N documents (a kept ``--db``) resumes after
+    them: only the rest is loaded, and the drain finishes whatever the queue still holds.
+    """
     from app.embedding.tokens import count_tokens
     from app.services.indexing import drain
 
     started = time.perf_counter()
-    doc_of: dict[int, str] = {}
+    doc_of = _loaded_prefix(engine, docs)
+    reused = len(doc_of)
     bar = progress("loading", len(docs))
-    for doc in docs:
+    bar.update(reused)
+    for doc in docs[reused:]:
         row = engine.create(DOCUMENTS, {"TITLE": doc.title, "BODY": doc.text, "DOC_TYPE": DOC_TYPE})
         doc_of[row["document_id"]] = doc.doc_id
         bar.update(1)
     bar.close()
-    bar = progress("indexing", len(docs))
+    bar = progress("indexing", len(docs) - reused)
     done = drain(engine, count_tokens, settings.batch_size, settings.max_attempts,
                  on_batch=lambda r: bar.update(r.claimed - r.failed))
     bar.close()
     if done.failed:
         raise EvaluationError(f"indexing failed: {done.errors[-1]}")
     seconds = time.perf_counter() - started
-    return doc_of, {"documents": len(docs), "chunks": done.chunks_written, "index_seconds": round(seconds, 2),
-                    "indexing_docs_per_s": round(len(docs) / seconds, 2) if seconds else 0.0}
+    chunks = sum(engine.status(settings.max_attempts).chunks_by_source_type.values())
+    indexed = len(docs) - reused
+    return doc_of, {"documents": len(docs), "chunks": chunks, "reused_documents": reused,
+                    "index_seconds": round(seconds, 2),
+                    "indexing_docs_per_s": round(indexed / seconds, 2) if seconds and indexed else 0.0}
+
+
+def _loaded_prefix(engine, docs: Sequence[CorpusDoc]) -> dict[int, str]:
+    """Document id → BEIR id of the documents already stored, which must be the corpus's first ones, in order."""
+    doc_of: dict[int, str] = {}
+    while rows := engine.list(DOCUMENTS, _PAGE, len(doc_of)):
+        for row in rows:
+            i = len(doc_of)
+            if i >= len(docs) or (row["title"], row["body"]) != (docs[i].title, docs[i].text):
+                raise EvaluationError(
+                    f"the database already holds other documents than this corpus (document {row['document_id']} "
+                    "is not the corpus's next one): give a new --db path")
+            doc_of[row["document_id"]] = docs[i].doc_id
+    return doc_of
 
 
 def score_mode(engine, collection: Collection, doc_of: dict[int, str], mode: SearchMode,
@@ -139,20 +163,29 @@ def score_mode(engine, collection: Collection, doc_of: dict[int, str], mode: Sea
 
 
 def evaluate(collection: Collection, modes: Sequence[SearchMode], embedder: Any | None = None,
-             progress: ProgressFactory | None = None, base: Settings | None = None) -> dict[str, dict[str, Any]]:
-    """Index ``collection`` into a temporary SQLite database and score each mode → {mode: figures}.
+             progress: ProgressFactory | None = None, base: Settings | None = None,
+             db_path: Path | None = None) -> dict[str, dict[str, Any]]:
+    """Index ``collection`` into a SQLite database and score each mode → {mode: figures}.
 
-    Each mode's object also carries the collection's indexing figures (documents, chunks, docs/s).
+    The database is temporary unless ``db_path`` names one to keep (and to resume or reuse: see
+    index_collection). Each mode's object also carries the collection's indexing figures.
     """
+    if db_path is not None:
+        return _evaluate_at(db_path, collection, modes, embedder, progress, base)
+    with tempfile.TemporaryDirectory(prefix="ragctl-eval-") as tmp:
+        return _evaluate_at(Path(tmp) / "eval.db", collection, modes, embedder, progress, base)
+
+
+def _evaluate_at(path: Path, collection: Collection, modes: Sequence[SearchMode], embedder: Any | None,
+                 progress: ProgressFactory | None, base: Settings | None) -> dict[str, dict[str, Any]]:
     from app.engines.sqlite.engine import SQLiteEngine
 
     progress = progress or (lambda desc, total: SilentProgress())
-    with tempfile.TemporaryDirectory(prefix="ragctl-eval-") as tmp:
-        settings = (base or Settings()).model_copy(update={"database_url": f"sqlite:///{tmp}/eval.db"})
-        engine = SQLiteEngine.open(settings, embedder=embedder)
-        try:
-            engine.migrate()
-            doc_of, stats = index_collection(engine, collection.corpus, settings, progress)
-            return {mode: {**score_mode(engine, collection, doc_of, mode, progress), **stats} for mode in modes}
-        finally:
-            engine.close()
+    settings = (base or Settings()).model_copy(update={"database_url": f"sqlite:///{path}"})
+    engine = SQLiteEngine.open(settings, embedder=embedder)
+    try:
+        engine.migrate()
+        doc_of, stats = index_collection(engine, collection.corpus, settings, progress)
+        return {mode: {**score_mode(engine, collection, doc_of, mode, progress), **stats} for mode in modes}
+    finally:
+        engine.close()

@@ -70,6 +70,19 @@ def test_scope_and_mode(client, team):
     assert in_sprint.status_code == 200 and task_ids(in_sprint) == {team["ana_task"], team["ben_task"]}
 
 
+def test_lexical_mode_keeps_access_and_finds_nothing_without_a_searchable_term(client, team):
+    mine = ask(client, employee_id=team["ana"], mode="lexical", top_k=50)
+    body = mine.json()
+    assert mine.status_code == 200 and body["mode"] == "lexical" and body["answered_by"] == "fts"
+    # The chunks that name login or bug, as Ana may see them: her task, not Ben's.
+    assert [(r["source_type"], r["source_id"]) for r in body["results"]] == [("task", team["ana_task"])]
+    assert 0 <= body["results"][0]["distance"] <= 2 and body["results"][0]["score"] > 0
+    boss = ask(client, employee_id=team["boss"], mode="lexical", top_k=50)
+    assert task_ids(boss) == {team["ana_task"], team["ben_task"]}
+    nothing = ask(client, employee_id=team["boss"], mode="lexical", question="what is the and of it?")
+    assert nothing.status_code == 200 and nothing.json()["results"] == []
+
+
 def test_doc_types_narrow_documents_only(client, team):
     wiki = ask(client, employee_id=team["boss"], doc_types=["wiki"], top_k=50)  # the fixture's doc is a WIKI
     assert wiki.status_code == 200

@@ -71,6 +71,9 @@ def test_search_json_is_one_object_with_results(run):
     scoped = json.loads(run("search", "sprint goal", "--as", "2", "--source-types", "sprint,project",
                             "--mode", "vector", "--json").stdout)
     assert {h["source_type"] for h in scoped["results"]} <= {"sprint", "project"} and scoped["mode"] == "vector"
+    words = json.loads(run("search", "login bug", "--as", "1", "--mode", "lexical", "--top-k", "100", "--json").stdout)
+    assert words["mode"] == "lexical" and words["results"]  # only chunks that contain one of the words
+    assert all("login" in h["content"].lower() or "bug" in h["content"].lower() for h in words["results"])
     notes = json.loads(run("search", "sync notes", "--as", "1", "--source-types", "task,doc", "--doc-types",
                            "meeting_notes", "--top-k", "100", "--json").stdout)
     meeting_notes = {title for title, *_, kind in demo_data.DOCUMENTS if kind == "MEETING_NOTES"}

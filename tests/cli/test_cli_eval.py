@@ -44,7 +44,7 @@ def test_eval_json_scores_every_mode_through_the_real_write_path(run, tmp_path):
     result = run(*write_collection(tmp_path), "--json")
     assert result.exit_code == 0, result.output
     figures = json.loads(result.stdout)
-    assert set(figures) == {"vector", "hybrid"}
+    assert list(figures) == ["vector", "lexical", "hybrid"]
     for mode, f in figures.items():
         assert set(f) >= {"ndcg@10", "recall@10", "recall@100", "mrr@10", "queries", "query_ms_p50",
                           "query_ms_p95", "documents", "chunks", "indexing_docs_per_s"}, mode
@@ -79,11 +79,31 @@ def test_malformed_file_names_file_and_line_without_a_traceback(run, tmp_path):
     assert "Traceback" not in result.output and isinstance(result.exception, SystemExit)  # a ClickException's exit
 
 
-def test_lexical_mode_is_not_offered_yet(run, tmp_path):
-    result = run(*write_collection(tmp_path), "--mode", "lexical")
-    assert result.exit_code == 2 and "'lexical' is not one of" in result.stderr
-    help_text = run("--help").stdout
-    assert "no lexical mode yet" in help_text
+def test_lexical_mode_alone(run, tmp_path):
+    result = run(*write_collection(tmp_path), "--mode", "lexical", "--json")
+    assert result.exit_code == 0, result.output
+    figures = json.loads(result.stdout)
+    assert list(figures) == ["lexical"]
+    assert figures["lexical"]["mrr@10"] == 1.0  # q1 and q2 copy their documents' words; q3 shares "tides"
+
+
+def test_a_kept_database_is_reused_and_a_different_corpus_is_refused(run, tmp_path):
+    db = tmp_path / "kept.db"
+    first = run(*write_collection(tmp_path), "--mode", "hybrid", "--db", str(db), "--json")
+    assert first.exit_code == 0, first.output
+    again = run(*write_collection(tmp_path), "--mode", "hybrid", "--db", str(db), "--json")
+    assert again.exit_code == 0, again.output
+    before, after = json.loads(first.stdout)["hybrid"], json.loads(again.stdout)["hybrid"]
+    assert before["reused_documents"] == 0 and after["reused_documents"] == 5  # nothing embedded twice
+    assert after["chunks"] == before["chunks"] and after["ndcg@10"] == before["ndcg@10"]
+    other = tmp_path / "other"
+    other.mkdir()
+    args = write_collection(other)
+    (other / "corpus.jsonl").write_text(json.dumps({"_id": "x", "title": "Other", "text": "Another corpus."}) + "\n"
+                                        + (other / "corpus.jsonl").read_text())
+    refused = run(*args, "--db", str(db))
+    assert refused.exit_code == 1 and "other documents than this corpus" in refused.stderr
+    assert "Traceback" not in refused.output
 
 
 def test_no_judged_query_is_a_clear_error(run, tmp_path):

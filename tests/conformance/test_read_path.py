@@ -112,6 +112,49 @@ def test_hybrid_ranks_an_exact_keyword_match_first(engine, team):
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
 
 
+def test_lexical_developer_never_gets_a_chunk_they_cannot_see(engine, team):
+    ana = resolve_caller(engine, team["ana"])
+    found = search(engine, "login", ana, 50, mode="lexical").result
+    # Only chunks with the word: Ana's tasks, the sprint whose goal names it, the org-wide document.
+    assert keys(found.hits) == ({("task", t) for t in team["ana_tasks"]} | {("task", team["loose"])}
+                                | {("sprint", team["s1"]), ("doc", team["org_doc"])})
+    assert found.mode == "lexical" and all(0 <= h.distance <= 2 for h in found.hits)  # vector distance kept
+    assert [h.score for h in found.hits] == sorted((h.score for h in found.hits), reverse=True)
+    manager = resolve_caller(engine, team["manager"])
+    assert {("task", team["orphan"]), ("doc", team["leo_doc"])} <= keys(
+        search(engine, "login", manager, 50, mode="lexical").result.hits)
+
+
+def test_lexical_applies_the_scope_inside_the_query_and_returns_k(engine, team):
+    ana = resolve_caller(engine, team["ana"])
+    def run(scope, k=50, question="login"):
+        return search(engine, question, ana, k, scope, mode="lexical").result.hits
+
+    assert keys(run(Scope(project=team["apollo"], source_types=("task",)))) == {("task", t) for t in team["ana_tasks"]}
+    assert keys(run(Scope(project="none", source_types=("task",)))) == {("task", team["loose"])}
+    assert keys(run(Scope(project=team["hermes"]))) == set()  # Leo's login notes are not Ana's
+    assert keys(run(Scope(sprint_id=team["s2"]), question="invoices")) == {("sprint", team["s2"])}
+    for k in (1, 3, 7):  # 9 visible chunks name login: k of them, never fewer
+        assert len(run(Scope(), k)) == k
+
+
+@pytest.mark.parametrize("question", ["the of and it", "?!", "and or not about", "_%", "x" * 300])
+def test_lexical_question_without_a_searchable_term_finds_nothing_without_an_error(engine, team, question):
+    manager = resolve_caller(engine, team["manager"])
+    assert search(engine, question, manager, 10, mode="lexical").result.hits == []
+    hybrid = search(engine, question, manager, 10, mode="hybrid").result.hits
+    assert len(hybrid) == 10  # hybrid skips the lexical arm and answers from vectors
+
+
+def test_lexical_matches_reserved_words_and_digits_as_plain_terms(engine, team):
+    manager = resolve_caller(engine, team["manager"])
+    t = task(engine, "Near about within 2048 accum minus", "Not and or: words Oracle Text reserves")
+    drain_all(engine)
+    for question in ("near", "within", "accum minus", "2048", "NEAR(within, accum)"):
+        hits = search(engine, question, manager, 3, mode="lexical").result.hits
+        assert hits and hits[0].source_id == t and hits[0].source_type == "task", question
+
+
 def test_vector_results_ordered_by_distance(engine, team):
     manager = resolve_caller(engine, team["manager"])
     hits = search(engine, "invoice totals rounding", manager, 8, mode="vector").result.hits

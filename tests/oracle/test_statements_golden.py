@@ -271,7 +271,7 @@ def test_hybrid_fuses_vector_and_oracle_text_arms(fake_engine, conn):
     assert text_call.sql == golden("text_search_developer_scoped")
     assert {k: v for k, v in text_call.binds.items() if k != "qv"} == {
         "caller_id": 7, "project_id": 3, "sprint_id": 5, "st0": "task", "st1": "doc",
-        "tq": '"Rotate" ACCUM "XK" ACCUM "42"', "n": 50}
+        "tq": "{Rotate} ACCUM {XK} ACCUM {42}", "n": 50}
     keys = [(h.source_type, h.source_id) for h in result.hits]
     assert keys[0] == ("task", 2)  # in both arms
     assert ("doc", 9) in keys  # lexical-only hit keeps its distance from the text arm
@@ -286,15 +286,57 @@ def test_hybrid_unscoped_manager_text_arm(fake_engine, conn):
     assert set(conn.calls[1].binds) == {"qv", "tq", "n"}
 
 
+def test_lexical_mode_runs_only_the_text_arm_and_keeps_vector_distances(fake_engine, conn):
+    text_rows = [("doc", 9, 0, "XK-42 key", 0.7), ("doc", 9, 1, "XK-42 again", 0.4), ("task", 2, 0, "two", 0.3)]
+    conn.replies.append(("CONTAINS", Reply(rows=text_rows)))
+    scope = Scope(project=3, sprint_id=5, source_types=("task", "doc"))
+    result = fake_engine.search(vec(), "Rotate XK-42", DEV, 3, scope, "lexical")
+    (text_call,) = conn.calls  # no FETCH APPROX: the vector arm is not asked
+    assert text_call.sql == golden("text_search_developer_scoped")  # the hybrid text arm, unchanged
+    assert text_call.binds["n"] == 50 and text_call.binds["tq"] == "{Rotate} ACCUM {XK} ACCUM {42}"
+    assert result.mode == "lexical" and result.answered_by == "text"
+    # Oracle Text's order; each distance comes from its row.
+    assert [(h.source_type, h.source_id, h.chunk_ix, h.distance) for h in result.hits] == [
+        ("doc", 9, 0, pytest.approx(0.7)), ("doc", 9, 1, pytest.approx(0.4)), ("task", 2, 0, pytest.approx(0.3))]
+    assert [h.score for h in result.hits] == sorted((h.score for h in result.hits), reverse=True)
+
+
+def test_lexical_mode_with_no_searchable_term_asks_nothing_and_finds_nothing(fake_engine, conn):
+    result = fake_engine.search(vec(), "what is the and of it?", MANAGER, 5, Scope(), "lexical")
+    assert result.hits == [] and conn.calls == []  # stop words only: no Text query, no error
+
+
+def test_lexical_mode_reports_an_oracle_text_failure_hybrid_survives_it(fake_engine, conn):
+    conn.replies.append(("CONTAINS", Reply(error=ora_error(29902, "error in executing ODCIIndexStart"))))
+    with pytest.raises(Exception, match="29902"):
+        fake_engine.search(vec(), "login", MANAGER, 2, Scope(), "lexical")
+    conn.replies += [("FETCH APPROX", Reply(rows=rows(50))),
+                     ("CONTAINS", Reply(error=ora_error(29902, "error in executing ODCIIndexStart")))]
+    assert len(fake_engine.search(vec(), "login", MANAGER, 2, Scope(), "hybrid").hits) == 2
+
+
 @pytest.mark.parametrize("text, expected", [
-    ("login bug", '"login" ACCUM "bug"'),
-    ('a (b) OR "c" NEAR{d}; -- %', '"a" ACCUM "b" ACCUM "OR" ACCUM "c" ACCUM "NEAR" ACCUM "d"'),
-    ("Login login LOGIN", '"Login"'),
+    ("login bug", "{login} ACCUM {bug}"),
+    ('a (b) OR "c" NEAR{d}; -- %', "{b} ACCUM {c} ACCUM {NEAR} ACCUM {d}"),  # a, or: stop words
+    # Oracle Text operators and reserved words are plain terms inside braces (FACTS.md §12.4).
+    ("near about within accum minus", "{near} ACCUM {within} ACCUM {accum} ACCUM {minus}"),
+    ("NEAR ABOUT WITHIN ACCUM MINUS FUZZY", "{NEAR} ACCUM {WITHIN} ACCUM {ACCUM} ACCUM {MINUS} ACCUM {FUZZY}"),
+    ("42 2024 007", "{42} ACCUM {2024} ACCUM {007}"),  # digits only
+    ("Login login LOGIN", "{Login}"),
+    ("snake_case _ %", "{snake} ACCUM {case}"),  # '_' and '%' are CONTAINS wildcards
+    (r"{k1} \k2} $k3 ?k4 !k5 =k6 >k7 ;k8 ,k9 &k10 |k11 ~k12 k13*", " ACCUM ".join(f"{{k{i}}}" for i in range(1, 14))),
     ("?!", ""),
-    ("snake_case _ %", '"snake" ACCUM "case"'),  # '_' and '%' are CONTAINS wildcards
+    ("and or not", ""),  # stop words only: the Text arm is skipped
+    ("what is the status of it?", "{status}"),
+    ("x" * 256 + " kept", "{kept}"),  # over Oracle Text's 255-byte token limit: dropped
+    ("ñ" * 127 + " kept", "{" + "ñ" * 127 + "} ACCUM {kept}"),  # 254 bytes: kept
 ])
-def test_text_query_is_sanitised_into_quoted_accum_terms(text, expected):
+def test_text_query_is_brace_escaped_accum_terms(text, expected):
     assert text_query(text) == expected
+
+
+def test_text_query_has_at_most_32_terms():
+    assert text_query(" ".join(f"w{i}" for i in range(100))) == " ACCUM ".join(f"{{w{i}}}" for i in range(32))
 
 
 # --- people and CRUD --------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from app.engines.base import EngineError
 from app.engines.sqlite import migrate as migrations
 from app.engines.sqlite.engine import SQLiteEngine
 from app.engines.sqlite.migrate import MigrationError
+from app.entities import DOCUMENTS
 
 
 def test_migrations_apply_once_in_order_and_are_recorded(sqlite_settings, embedder):
@@ -149,5 +150,40 @@ def test_v6_adds_conversations_and_project_summaries_to_an_upgraded_database(tmp
         assert [m.message_id for m in engine.recent_messages(conv.conversation_id, 5)] == [user.message_id,
                                                                                             answer.message_id]
         assert engine.set_project_summary(1, "Apollo launches.") and engine.projects_for_matching()[0].auto_summary
+    finally:
+        engine.close()
+
+
+def test_v8_rebuilds_the_lexical_index_with_stemming_and_keeps_every_chunk_searchable(tmp_path, embedder):
+    """A database at V7 with indexed chunks: V8 recreates RAG_FTS with the porter tokenizer and
+    refills it, so old chunks match stemmed words, and the chunk triggers keep it in step."""
+    from app.domain import Caller, Role, Scope
+    from tests.support import document, drain_all
+
+    directory = tmp_path / "migrations"
+    directory.mkdir()
+    for path in migrations.MIGRATIONS_DIR.glob("V[1234567]__*.sql"):
+        shutil.copy(path, directory)
+    db = str(tmp_path / "v7.db")
+    engine = SQLiteEngine(db, embedder=embedder)
+    try:
+        assert migrations.migrate(engine.conn, directory)[-1] == "7"
+        doc = document(engine, "Runbook", "The nightly jobs keep running when the tumours table grows.")
+        drain_all(engine)
+        match = "SELECT rowid FROM RAG_FTS WHERE RAG_FTS MATCH ?"
+        assert engine.conn.execute(match, ("tumour",)).fetchall() == []  # unicode61 alone: no stemming
+        shutil.copy(next(migrations.MIGRATIONS_DIR.glob("V8__*.sql")), directory)
+        assert migrations.migrate(engine.conn, directory) == ["8"]
+        (chunk_id,) = engine.conn.execute("SELECT CHUNK_ID FROM RAG_CHUNK WHERE SOURCE_ID = ?", (doc,)).fetchone()
+        for word in ("tumour", "runs", "job", "RUNBOOK", "grow"):
+            assert engine.conn.execute(match, (word,)).fetchall() == [(chunk_id,)], word
+        engine.conn.execute("INSERT INTO RAG_FTS (RAG_FTS, rank) VALUES ('integrity-check', 1)")  # index = content
+        manager = Caller(1, Role.MANAGER)
+        found = engine.search(engine.embed_query("tumour"), "tumour", manager, 5, Scope(), "lexical")
+        assert [(h.source_type, h.source_id) for h in found.hits] == [("doc", doc)]
+        engine.update(DOCUMENTS, doc, {"BODY": "Archived."})  # the triggers write into the new table
+        drain_all(engine)
+        assert engine.conn.execute(match, ("tumour",)).fetchall() == []
+        assert engine.conn.execute(match, ("archive",)).fetchall() == [(chunk_id,)]
     finally:
         engine.close()

@@ -8,6 +8,7 @@ import pytest
 
 from app.domain import Caller, Role, Scope
 from app.rag.access import is_visible
+from app.rag.fusion import RRF_K
 
 from .helpers import DIM, seed_chunks, unit_vectors
 
@@ -117,7 +118,7 @@ def test_hybrid_lexical_arm_finds_exact_words_and_reports_true_distances(sqlite_
     hits = sqlite_engine.search(q, "configuracion cluster", MANAGER, 3, Scope(), "hybrid").hits  # no accents typed
     found = [h for h in hits if h.source_id == 300]  # lexical rank 1 ties vector rank 1 in RRF
     assert found and found[0].distance == pytest.approx(1 - float(vectors[299] @ q), abs=1e-5)
-    assert found[0].score == pytest.approx(1 / 61)
+    assert found[0].score == pytest.approx(1 / (RRF_K + 1))
 
 
 def test_hybrid_scopes_doc_types_in_both_arms(sqlite_engine):

@@ -65,7 +65,7 @@ def test_access_rule():
 def test_rrf_rewards_agreement():
     fused = reciprocal_rank_fusion(["a", "b", "c"], ["c", "a", "d"])
     assert [item for item, _ in fused] == ["a", "c", "b", "d"]
-    assert fused[0][1] == pytest.approx(1 / 61 + 1 / 62)
+    assert fused[0][1] == pytest.approx(1 / 11 + 1 / 12)  # RRF_K = 10 (app/rag/fusion.py)
 
 
 def test_backoff_doubles_per_attempt_up_to_its_cap():

@@ -16,7 +16,7 @@ from urllib.parse import unquote, urlsplit
 import numpy as np
 
 from app.config import Settings
-from app.domain import (Caller, Conversation, Message, ProjectCard, RagStatus, Scope, SearchMode, SearchResult,
+from app.domain import (SEARCH_MODES, Caller, Conversation, Message, ProjectCard, RagStatus, Scope, SearchMode, SearchResult,
                         SourceType, SummarySource, TaskQuery)
 from app.engines.base import EngineError, UnavailableError
 from app.engines.oracle import conversations, erasure, errors, indexing, records, search, status, summaries
@@ -285,6 +285,8 @@ class OracleEngine:
         scope: Scope,
         mode: SearchMode,
     ) -> SearchResult:
+        if mode not in SEARCH_MODES:
+            raise ValueError(f"unknown search mode {mode!r}")
         qv = search.vector_bind(query_vector)  # a malformed vector fails before a connection is taken
         with self._connection() as conn, conn.cursor() as cur:
             return search.search(cur, qv, query_text, caller, k, scope, mode)

@@ -4,7 +4,6 @@ exact fallback, the Oracle Text arm, fusion and hit assembly. Functions take an 
 from __future__ import annotations
 
 import logging
-import re
 from array import array
 from collections.abc import Sequence
 from typing import Any
@@ -15,11 +14,11 @@ from app.domain import Caller, Scope, SearchHit, SearchMode, SearchResult
 from app.engines.oracle import statements as sql
 from app.engines.oracle.errors import model_required
 from app.rag.fusion import candidate_depth, reciprocal_rank_fusion
+from app.rag.lexical import query_terms
 
 log = logging.getLogger(__name__)
 
 DIMENSIONS = 384
-TEXT_QUERY_MAX_TOKENS = 32
 QUERY_TEXT_MAX_BYTES = 4000  # VECTOR_EMBEDDING input is a VARCHAR2 (FACTS.md §2)
 
 
@@ -41,17 +40,20 @@ def search(
     mode: SearchMode,
 ) -> SearchResult:
     """``qv`` is the question's vector as ``vector_bind`` makes it."""
-    pool = k if mode == "vector" else candidate_depth(k)
-    vector_rows, answered_by = _vector_arm(cur, caller, scope, qv, pool)
     if mode == "vector":
-        hits = [_hit(row, 1.0 - _distance(row)) for row in vector_rows[:k]]
-        return SearchResult(hits, mode, answered_by)
-    text_rows = _text_arm(cur, caller, scope, qv, query_text, pool)
-    by_key = {_key(row): row for row in text_rows}
-    by_key.update({_key(row): row for row in vector_rows})
-    fused = reciprocal_rank_fusion([_key(r) for r in vector_rows], [_key(r) for r in text_rows])
-    hits = [_hit(by_key[key], score) for key, score in fused[:k]]
-    return SearchResult(hits, mode, answered_by)
+        vector_rows, answered_by = _vector_arm(cur, caller, scope, qv, k)
+        return SearchResult([_hit(row, 1.0 - _distance(row)) for row in vector_rows[:k]], mode, answered_by)
+    pool = candidate_depth(k)
+    arms: list[list] = []
+    answered_by = "text"
+    if mode == "hybrid":
+        vector_rows, answered_by = _vector_arm(cur, caller, scope, qv, pool)
+        arms.append(vector_rows)
+    # Hybrid survives an Oracle Text failure on its vector arm; lexical mode has nothing else to answer with.
+    arms.append(_text_arm(cur, caller, scope, qv, query_text, pool, tolerate_errors=mode == "hybrid"))
+    by_key = {_key(row): row for arm in reversed(arms) for row in arm}
+    fused = reciprocal_rank_fusion(*[[_key(row) for row in arm] for arm in arms])
+    return SearchResult([_hit(by_key[key], score) for key, score in fused[:k]], mode, answered_by)
 
 
 def _vector_arm(cur: Any, caller: Caller, scope: Scope, qv: array, k: int) -> tuple[list, str]:
@@ -72,7 +74,8 @@ def _vector_arm(cur: Any, caller: Caller, scope: Scope, qv: array, k: int) -> tu
     return cur.fetchall(), "exact-fallback"
 
 
-def _text_arm(cur: Any, caller: Caller, scope: Scope, qv: array, query_text: str, n: int) -> list:
+def _text_arm(cur: Any, caller: Caller, scope: Scope, qv: array, query_text: str, n: int,
+              tolerate_errors: bool) -> list:
     tq = text_query(query_text)
     if not tq:
         return []
@@ -81,23 +84,21 @@ def _text_arm(cur: Any, caller: Caller, scope: Scope, qv: array, query_text: str
         cur.execute(text, {**binds, "tq": tq, "qv": qv, "n": n})
         return cur.fetchall()
     except Exception as exc:  # Oracle Text trouble must not take vector search down with it
+        if not tolerate_errors:
+            raise
         log.warning("Oracle Text arm of hybrid search failed, answering from vectors only: %s", exc)
         return []
 
 
 def text_query(text: str) -> str:
-    """User text as an Oracle Text query that cannot be a syntax error: '"tok1" ACCUM "tok2"' (FACTS.md §8B).
+    """The question's terms (app.rag.lexical) as an Oracle Text query: '{tok1} ACCUM {tok2}' ("" for none).
 
-    ``_`` splits tokens too: ``\\w`` keeps it, and in a CONTAINS query ``_`` (like ``%``) is a wildcard,
-    so a token such as ``_`` or ``a_b`` would expand instead of matching literally.
+    Braces are Oracle Text's documented escape of a whole term (FACTS.md §12.4): a reserved word
+    (NEAR, ABOUT, AND, ...) inside them is a plain term. A term holds only letters and digits, so
+    no brace, wildcard (``%``, ``_``) or operator character can reach the query. ACCUM ranks rows
+    by how many terms they contain (FACTS.md §8B).
     """
-    tokens: list[str] = []
-    seen: set[str] = set()
-    for token in re.split(r"[\W_]+", text):
-        if token and token.lower() not in seen:
-            seen.add(token.lower())
-            tokens.append(token)
-    return " ACCUM ".join(f'"{t}"' for t in tokens[:TEXT_QUERY_MAX_TOKENS])
+    return " ACCUM ".join(f"{{{term}}}" for term in query_terms(text))
 
 
 def vector_bind(vector: np.ndarray) -> array:

@@ -26,7 +26,8 @@ import sqlite_vec
 from app.config import Settings
 from app.embedding import load_embedder
 from app.embedding.models import DEFAULT_MODEL, SQLITE_VECTOR_DIMENSIONS, model_spec
-from app.domain import (Caller, Conversation, Message, ProjectCard, RagStatus, Scope, SearchMode, SearchResult,
+from app.domain import (SEARCH_MODES, Caller, Conversation, Message, ProjectCard, RagStatus, Scope, SearchMode,
+                        SearchResult,
                         SourceType, SummarySource, TaskQuery)
 from app.engines.base import EmbeddingModelError, EngineError
 from app.engines.sqlite import conversations, erasure, errors, indexing, model_mark, records, search, status, summaries
@@ -269,7 +270,7 @@ class SQLiteEngine:
     ) -> SearchResult:
         if k <= 0:
             return SearchResult([], mode, "memory")
-        if mode not in ("vector", "hybrid"):
+        if mode not in SEARCH_MODES:
             raise ValueError(f"unknown search mode {mode!r}")
         conn = self.conn
         # Lock + one read transaction: the index is refreshed to this snapshot and the hits'

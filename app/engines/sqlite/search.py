@@ -5,7 +5,6 @@ The access rule and the scope are applied inside both arms, before their top-k (
 
 from __future__ import annotations
 
-import re
 import apsw
 import numpy as np
 
@@ -15,9 +14,9 @@ from app.engines.sqlite.lexical_index import LexicalIndex
 from app.engines.sqlite.vector_index import VectorIndex
 from app.rag.access import visible_audiences
 from app.rag.fusion import candidate_depth, reciprocal_rank_fusion
+from app.rag.lexical import MAX_TERMS, query_terms
 
-MAX_QUERY_TOKENS = 64
-_WORD = re.compile(r"\w+", re.UNICODE)
+NO_VECTOR_DISTANCE = 2.0  # a chunk without a vector (as Oracle's NULL distance): farthest possible
 
 
 def search(
@@ -37,23 +36,25 @@ def search(
         best = index.search(query_vector, k, audiences, scope)
         ranked = [(int(c), 1.0 - float(d)) for c, d in zip(best.chunk_ids, best.distances)]
         distances = {c: 1.0 - s for c, s in ranked}
-    else:
-        ranked, distances = _hybrid(conn, index, query_vector, query_text, audiences, k, scope, lexical)
+        return SearchResult(_hits(conn, ranked, distances), mode, "memory")
+    ranked = _fused(index, lexical, query_vector, query_text, audiences, k, scope, mode)
+    distances = index.distances(query_vector, [c for c, _ in ranked])
     return SearchResult(_hits(conn, ranked, distances), mode, "memory")
 
 
-def _hybrid(conn, index, query_vector, query_text, audiences, k, scope, lexical):
+def _fused(index, lexical, query_vector, query_text, audiences, k, scope, mode) -> list[tuple[int, float]]:
+    """Each arm ranks its own visible candidates; reciprocal rank fusion merges them (one arm: its order)."""
     depth = candidate_depth(k)
-    vector_ids = [int(c) for c in index.search(query_vector, depth, audiences, scope).chunk_ids]
-    lexical_ids = _lexical(lexical, query_text, audiences, scope, depth)
-    fused = reciprocal_rank_fusion(vector_ids, lexical_ids)[:k]
-    distances = index.distances(query_vector, [c for c, _ in fused])
-    return [(int(c), float(s)) for c, s in fused], distances
+    arms = []
+    if mode == "hybrid":
+        arms.append([int(c) for c in index.search(query_vector, depth, audiences, scope).chunk_ids])
+    arms.append(_lexical(lexical, query_text, audiences, scope, depth))
+    return [(int(c), float(s)) for c, s in reciprocal_rank_fusion(*arms)[:k]]
 
 
 def _lexical(lexical: LexicalIndex, text: str, audiences, scope: Scope, limit: int) -> list[int]:
     """FTS5's BM25 ranking of ``fts_query(text)`` over RAG_FTS, answered by the in-memory index."""
-    terms = lexical.query_terms(_WORD.findall(text or "")[:MAX_QUERY_TOKENS], MAX_QUERY_TOKENS)
+    terms = lexical.query_terms(query_terms(text), MAX_TERMS)
     return [int(c) for c in lexical.search(terms, limit, audiences, scope).chunk_ids]
 
 
@@ -65,12 +66,15 @@ def _hits(conn, ranked: list[tuple[int, float]], distances: dict[int, float]) ->
     hits = []
     for chunk_id, score in ranked:
         source_type, source_id, chunk_ix, content = rows[chunk_id]
-        hits.append(SearchHit(source_type, source_id, chunk_ix, content, distances[chunk_id], score))
+        distance = distances.get(chunk_id, NO_VECTOR_DISTANCE)
+        hits.append(SearchHit(source_type, source_id, chunk_ix, content, distance, score))
     return hits
 
 
 def fts_query(text: str) -> str | None:
-    """User text as an FTS5 query that cannot be a syntax error: quoted words joined with OR."""
-    words = _WORD.findall(text or "")[:MAX_QUERY_TOKENS]
-    return " OR ".join(f'"{w}"' for w in words) if words else None
+    """The question's terms (app.rag.lexical) as an FTS5 query, quoted and OR'ed; None when it has none.
 
+    A term is letters and digits only, so quoting it makes every FTS5 operator word a plain term.
+    """
+    terms = query_terms(text)
+    return " OR ".join(f'"{t}"' for t in terms) if terms else None

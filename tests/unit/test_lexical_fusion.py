@@ -1,0 +1,49 @@
+"""The pure rules both engines share: which words the lexical arm searches for, and how arms fuse."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.engines.oracle.search import text_query
+from app.engines.sqlite.search import fts_query
+from app.rag.fusion import RRF_K, reciprocal_rank_fusion
+from app.rag.lexical import MAX_TERMS, query_terms
+
+
+@pytest.mark.parametrize("text, terms", [
+    ("Who is assigned to the login bug?", ["assigned", "login", "bug"]),
+    ("¿Quién está asignado al bug de facturación?", ["asignado", "bug", "facturación"]),
+    ("it's what's don't", ["don", "t"]),  # stop words tested on the whole word, then on its parts
+    ("XK-42 snake_case a_b", ["XK", "42", "snake", "case", "b"]),  # '-' and '_' split; 'a' is a stop word
+    ("0-dimensional biomaterials", ["0", "dimensional", "biomaterials"]),
+    ("near NEAR Near about", ["near"]),  # once, case-insensitively; 'about' is an English stop word
+    ('"quoted" (paren) {brace} [x] %pct* ^caret', ["quoted", "paren", "brace", "x", "pct", "caret"]),
+    ("", []),
+    (None, []),
+    ("the and of is", []),
+    ("!!! ??? ---", []),
+])
+def test_query_terms(text, terms):
+    assert query_terms(text) == terms
+
+
+def test_query_terms_caps_the_count_and_drops_tokens_over_255_bytes():
+    assert query_terms(" ".join(f"t{i}" for i in range(100))) == [f"t{i}" for i in range(MAX_TERMS)]
+    assert query_terms("a" * 255 + " " + "b" * 256 + " ok") == ["a" * 255, "ok"]
+    assert query_terms("é" * 128 + " ok") == ["ok"]  # 256 bytes in UTF-8, though 128 characters
+
+
+def test_both_engines_ask_for_the_same_terms():
+    text = 'Rotate the XK-42 key; NEAR "about" minus_x'
+    terms = ["Rotate", "XK", "42", "key", "NEAR", "minus", "x"]
+    assert query_terms(text) == terms
+    assert fts_query(text) == " OR ".join(f'"{t}"' for t in terms)
+    assert text_query(text) == " ACCUM ".join(f"{{{t}}}" for t in terms)
+    assert fts_query("the of and") is None and text_query("the of and") == ""
+
+
+def test_rrf_with_one_arm_keeps_its_order_and_scores_never_increase():
+    fused = reciprocal_rank_fusion(["c", "a", "b"])
+    assert [item for item, _ in fused] == ["c", "a", "b"]
+    assert [score for _, score in fused] == [1 / (RRF_K + r) for r in (1, 2, 3)]
+    assert reciprocal_rank_fusion([], []) == [] and reciprocal_rank_fusion() == []
