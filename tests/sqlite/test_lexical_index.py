@@ -18,7 +18,7 @@ from app.rag.fts_tokens import tokenize
 from .fts_corpus import demo_texts, random_texts
 from .helpers import seed_chunks, unit_vectors
 
-PORTER_FTS = "LEX_PORTER_FTS"
+TWIN_FTS = {False: "LEX_UNICODE61_FTS", True: "LEX_PORTER_FTS"}
 CALLERS = [Caller(900, Role.MANAGER), Caller(1, Role.DEVELOPER), Caller(3, Role.DEVELOPER)]
 SCOPES = [Scope(), Scope(project=10), Scope(project="none"), Scope(sprint_id=20),
           Scope(source_types=("task", "doc")), Scope(doc_types=("WIKI",)),
@@ -92,13 +92,16 @@ def assert_same_as_fts5(engine, index, table, porter, n_queries=30, clamped=True
         conn.execute("COMMIT")
 
 
-def porter_table(engine):
-    """A porter twin of RAG_FTS over the same RAG_CHUNK rows (rebuilt: it has no triggers)."""
+def twin_table(engine, porter):
+    """An FTS5 twin of RAG_FTS over the same RAG_CHUNK rows, with or without porter (rebuilt: it has no
+    triggers), so both tokenizers are compared whatever RAG_FTS itself uses (porter since V8)."""
+    table = TWIN_FTS[porter]
+    tokenizer = ("porter " if porter else "") + "unicode61 remove_diacritics 2"
     with engine._write() as conn:
-        conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {PORTER_FTS} USING fts5(CONTENT, content = 'RAG_CHUNK', "
-                     "content_rowid = 'CHUNK_ID', tokenize = 'porter unicode61 remove_diacritics 2')")
-        conn.execute(f"INSERT INTO {PORTER_FTS} ({PORTER_FTS}) VALUES ('rebuild')")
-    return PORTER_FTS
+        conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {table} USING fts5(CONTENT, content = 'RAG_CHUNK', "
+                     f"content_rowid = 'CHUNK_ID', tokenize = '{tokenizer}')")
+        conn.execute(f"INSERT INTO {table} ({table}) VALUES ('rebuild')")
+    return table
 
 
 def change_everything(engine):
@@ -112,30 +115,29 @@ def change_everything(engine):
 
 @pytest.mark.parametrize("porter", [False, True], ids=["unicode61", "porter"])
 def test_rankings_and_scores_equal_fts5_before_and_after_changes(chunks, porter):
-    table = porter_table(chunks) if porter else "RAG_FTS"
+    table = twin_table(chunks, porter)
     index = LexicalIndex(porter=porter)
     assert_same_as_fts5(chunks, index, table, porter)
     loaded_seq = index.seq
     change_everything(chunks)
-    if porter:
-        porter_table(chunks)
+    twin_table(chunks, porter)
     assert_same_as_fts5(chunks, index, table, porter)
     assert index.seq > loaded_seq and index.dead > 0  # applied incrementally, not reloaded
 
 
 def test_compaction_and_delta_merge_keep_the_answers(chunks, monkeypatch):
-    index = LexicalIndex()
-    assert_same_as_fts5(chunks, index, "RAG_FTS", False, n_queries=15)
+    index = LexicalIndex()  # stems as RAG_FTS does (porter since V8), so RAG_FTS itself is the reference
+    assert_same_as_fts5(chunks, index, "RAG_FTS", True, n_queries=15)
     monkeypatch.setattr(lexical_index, "_MERGE_MIN", 0)  # merge the delta at once
     monkeypatch.setattr(lexical_index, "_MERGE_RATIO", 0.0)
     postings = len(index.post_rows)
     seed(chunks, random_texts(50, seed=31), 7000, 4)
-    assert_same_as_fts5(chunks, index, "RAG_FTS", False, n_queries=15)
+    assert_same_as_fts5(chunks, index, "RAG_FTS", True, n_queries=15)
     assert index.delta == {} and len(index.post_rows) > postings  # merged into the CSR arrays
     with chunks._write() as conn:
         conn.execute("DELETE FROM RAG_CHUNK WHERE CHUNK_ID % 3 = 0")
     rows_before = index.n
-    assert_same_as_fts5(chunks, index, "RAG_FTS", False, n_queries=15, clamped=False)
+    assert_same_as_fts5(chunks, index, "RAG_FTS", True, n_queries=15, clamped=False)
     assert index.dead == 0 and index.n < rows_before * 0.75  # tombstones dropped, rows renumbered
     assert len(index) == chunks.conn.execute("SELECT COUNT(*) FROM RAG_CHUNK").fetchone()[0]
 
@@ -158,19 +160,11 @@ def test_hybrid_refreshes_both_indexes_from_one_snapshot_and_reloads_after_a_wip
 
 
 def test_index_stems_exactly_when_rag_fts_uses_porter(sqlite_engine):
-    """A migration that switches RAG_FTS to porter (and bumps the epoch) switches the index with it."""
+    """RAG_FTS stems since V8 and the index with it; a migration that changes RAG_FTS's tokenizer (and
+    bumps the epoch, as V8 does) changes the index with it."""
     seed(sqlite_engine, ["connections failing on the gateway", "unrelated words"], 1, 6)
     q = unit_vectors(np.random.default_rng(2), 1)[0]
     manager = CALLERS[0]
-    assert sqlite_engine.search(q, "connected", manager, 1, Scope(), "hybrid").hits  # vector arm only
-    assert not sqlite_engine._lexical.stemmed
-    assert sqlite_engine._lexical.search(["connect"], 5, None, Scope()).chunk_ids.size == 0
-    with sqlite_engine._write() as conn:
-        conn.execute("DROP TABLE RAG_FTS")
-        conn.execute("CREATE VIRTUAL TABLE RAG_FTS USING fts5(CONTENT, content = 'RAG_CHUNK', content_rowid = 'CHUNK_ID',"
-                     " tokenize = 'porter unicode61 remove_diacritics 2')")
-        conn.execute("INSERT INTO RAG_FTS (RAG_FTS) VALUES ('rebuild')")
-        conn.execute(sql.BUMP_EPOCH)
     sqlite_engine.search(q, "connected", manager, 1, Scope(), "hybrid")
     lexical = sqlite_engine._lexical
     assert lexical.stemmed and lexical.query_terms(["Connected", "FAILS"], 64) == ["connect", "fail"]
@@ -178,3 +172,13 @@ def test_index_stems_exactly_when_rag_fts_uses_porter(sqlite_engine):
     expected = sqlite_engine.conn.execute(
         "SELECT rowid, bm25(RAG_FTS) FROM RAG_FTS WHERE RAG_FTS MATCH '\"connected\"'").fetchall()
     assert [(int(c), float(s)) for c, s in zip(hits.chunk_ids, hits.bm25)] == expected and len(expected) == 1
+    with sqlite_engine._write() as conn:
+        conn.execute("DROP TABLE RAG_FTS")
+        conn.execute("CREATE VIRTUAL TABLE RAG_FTS USING fts5(CONTENT, content = 'RAG_CHUNK', content_rowid = 'CHUNK_ID',"
+                     " tokenize = 'unicode61 remove_diacritics 2')")
+        conn.execute("INSERT INTO RAG_FTS (RAG_FTS) VALUES ('rebuild')")
+        conn.execute(sql.BUMP_EPOCH)
+    sqlite_engine.search(q, "connected", manager, 1, Scope(), "hybrid")
+    lexical = sqlite_engine._lexical
+    assert not lexical.stemmed and lexical.query_terms(["Connected"], 64) == ["connected"]
+    assert lexical.search(["connect"], 5, None, Scope()).chunk_ids.size == 0
