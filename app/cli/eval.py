@@ -66,20 +66,27 @@ def eval_command(env: CliEnv, corpus: Path | None, queries: Path | None, qrels: 
         return
     if any(path is None for path in beir):
         raise click.UsageError("give --corpus, --queries and --qrels (a BEIR collection), or --golden FILE")
+    # An injected engine (tests) lends its already-loaded model; otherwise the eval loads its own.
+    embedder = getattr(env.engine, "embedder", None) if env.engine is not None else None
+    _report(lambda: evaluation.evaluate(evaluation.load_collection(corpus, queries, qrels, limit_docs), modes,
+                                        embedder=embedder, progress=_bar, base=settings, db_path=db_path),
+            BeirFormatError, as_json, _print_table)
+
+
+def _report(compute, format_error: type[Exception], as_json: bool, print_table) -> None:
+    """Run the evaluation; a malformed file or an unusable collection is a clean CLI error."""
+    from app.services.evaluation import EvaluationError
+
     try:
-        collection = evaluation.load_collection(corpus, queries, qrels, limit_docs)
-        # An injected engine (tests) lends its already-loaded model; otherwise the eval loads its own.
-        embedder = getattr(env.engine, "embedder", None) if env.engine is not None else None
-        results = evaluation.evaluate(collection, modes, embedder=embedder, progress=_bar, base=settings,
-                                      db_path=db_path)
-    except BeirFormatError as exc:
+        results = compute()
+    except format_error as exc:
         raise click.ClickException(f"malformed input: {exc}") from None
-    except evaluation.EvaluationError as exc:
+    except EvaluationError as exc:
         raise click.ClickException(str(exc)) from None
     if as_json:
         click.echo(json.dumps(results))
         return
-    _print_table(results)
+    print_table(results)
 
 
 def _bar(desc: str, total: int) -> tqdm:
@@ -98,21 +105,12 @@ def _print_table(results: dict[str, dict]) -> None:
 
 def _golden(env: CliEnv, path: Path, modes: list[str], as_json: bool) -> None:
     from app.rag.golden import GoldenFormatError
-    from app.services import evaluation, golden_eval
+    from app.services import golden_eval
 
     embedder = getattr(env.engine, "embedder", None) if env.engine is not None else None
-    try:
-        questions = golden_eval.load_golden(path)
-        results = golden_eval.evaluate_golden(questions, modes, embedder=embedder, progress=_bar,
-                                              base=env.get_settings())
-    except GoldenFormatError as exc:
-        raise click.ClickException(f"malformed input: {exc}") from None
-    except evaluation.EvaluationError as exc:
-        raise click.ClickException(str(exc)) from None
-    if as_json:
-        click.echo(json.dumps(results))
-        return
-    _print_golden(results)
+    _report(lambda: golden_eval.evaluate_golden(golden_eval.load_golden(path), modes, embedder=embedder,
+                                                progress=_bar, base=env.get_settings()),
+            GoldenFormatError, as_json, _print_golden)
 
 
 def _print_golden(results: dict) -> None:

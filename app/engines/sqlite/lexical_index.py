@@ -32,16 +32,15 @@ import numpy as np
 
 from app.domain import Scope
 from app.engines.sqlite import statements as sql
+from app.engines.sqlite.change_log import batches, catch_up
 from app.engines.sqlite.vector_index import DOC_CODE, NULL_ID, TYPE_CODE
 from app.rag.fts_tokens import query_terms, tokenize
 
 K1, B = 1.2, 0.75  # fts5_aux.c's constants
 MIN_IDF = 1e-6  # fts5_aux.c clamps idf <= 0 (a term in more than half the rows) to this
 _COMPACT_RATIO = 0.25
-_FULL_RELOAD_RATIO = 0.5
 _MERGE_RATIO = 0.1  # merge the delta into the CSR arrays past this share of the postings...
 _MERGE_MIN = 10_000  # ...or this many postings, whichever is larger
-_LOOKUP_BATCH = 500
 _LOAD_BATCH = 10_000
 _ROW_FIELDS = (("ids", np.int64, 0), ("doclen", np.float64, 0), ("audience", np.int64, 0),
                ("types", np.int8, 0), ("projects", np.int64, NULL_ID), ("sprints", np.int64, NULL_ID),
@@ -87,20 +86,16 @@ class LexicalIndex:
     # --- freshness ------------------------------------------------------------------------------
     def refresh(self, conn: apsw.Connection) -> None:
         """Bring the index up to the database state the connection sees (call inside a read tx)."""
-        epoch, max_seq, pruned = conn.execute(sql.INDEX_POSITION).fetchone()
-        if epoch != self.epoch or self.seq < pruned or max_seq < self.seq:
-            self._full_load(conn, epoch, max_seq)
+        step = catch_up(conn, self.epoch, self.seq, len(self.where))
+        if step.changed is None:
+            self._full_load(conn, step.epoch, step.max_seq)
             return
-        if max_seq == self.seq:
+        if not step.changed:
             return
-        changed = [row[0] for row in conn.execute(sql.CHANGED_CHUNKS, (self.seq, max_seq))]
-        if len(changed) > max(1000, _FULL_RELOAD_RATIO * len(self.where)):
-            self._full_load(conn, epoch, max_seq)
-            return
+        max_seq, changed = step.max_seq, step.changed
         for cid in changed:
             self._remove(cid)
-        for start in range(0, len(changed), _LOOKUP_BATCH):
-            batch = changed[start : start + _LOOKUP_BATCH]
+        for batch in batches(changed):
             for row in conn.execute(sql.lexical_rows(batch), batch):
                 self._add(*row)
         compact = self.dead > 32 and self.dead > _COMPACT_RATIO * self.n

@@ -23,14 +23,13 @@ import numpy as np
 
 from app.domain import SOURCE_TYPES, Scope
 from app.engines.sqlite import statements as sql
+from app.engines.sqlite.change_log import batches, catch_up
 
 TYPE_CODE = {name: code for code, name in enumerate(SOURCE_TYPES)}
 NULL_ID = -1  # PROJECT_ID / SPRINT_ID / doc type code of a chunk that has none (real ones are >= 0)
 DOC_CODE = TYPE_CODE["doc"]
 _INITIAL_CAPACITY = 64
 _COMPACT_RATIO = 0.25  # compact a partition when this share of its rows are tombstones
-_FULL_RELOAD_RATIO = 0.5  # more changed ids than this share of the index: reload everything
-_LOOKUP_BATCH = 500  # ids per IN (...) list
 
 
 @dataclass(frozen=True)
@@ -160,20 +159,17 @@ class VectorIndex:
     # --- freshness ------------------------------------------------------------------------------
     def refresh(self, conn: apsw.Connection) -> None:
         """Bring the index up to the database state the connection sees (call inside a read tx)."""
-        epoch, max_seq, pruned = conn.execute(sql.INDEX_POSITION).fetchone()
-        if epoch != self.epoch or self.seq < pruned or max_seq < self.seq:
-            self._full_load(conn, epoch, max_seq)
+        step = catch_up(conn, self.epoch, self.seq, len(self.where))
+        if step.changed is None:
+            self._full_load(conn, step.epoch, step.max_seq)
             return
-        if max_seq == self.seq:
+        if not step.changed:
             return
-        changed = [row[0] for row in conn.execute(sql.CHANGED_CHUNKS, (self.seq, max_seq))]
-        if len(changed) > max(1000, _FULL_RELOAD_RATIO * len(self.where)):
-            self._full_load(conn, epoch, max_seq)
-            return
+        max_seq, changed = step.max_seq, step.changed
         for cid in changed:
             self._remove(cid)
-        for batch_start in range(0, len(changed), _LOOKUP_BATCH):
-            self._load(conn, changed[batch_start : batch_start + _LOOKUP_BATCH])
+        for batch in batches(changed):
+            self._load(conn, batch)
         for audience in [a for a, p in self.partitions.items() if p.needs_compaction()]:
             for cid, row in self.partitions[audience].compact().items():
                 self.where[cid] = (audience, row)
