@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from app.domain import Caller, ChunkWrite, Role, Scope
-from app.engines.base import ConflictError, ModelMissingError
+from app.engines.base import ConflictError, ModelMissingError, UnavailableError
 from app.engines.oracle import statements as sql
 from app.engines.oracle.search import text_query
 from app.entities import COMMENTS, PROJECTS, TASKS
@@ -308,8 +308,9 @@ def test_lexical_mode_with_no_searchable_term_asks_nothing_and_finds_nothing(fak
 
 def test_lexical_mode_reports_an_oracle_text_failure_hybrid_survives_it(fake_engine, conn):
     conn.replies.append(("CONTAINS", Reply(error=ora_error(29902, "error in executing ODCIIndexStart"))))
-    with pytest.raises(Exception, match="29902"):
+    with pytest.raises(UnavailableError, match="29902") as failure:  # a 503 with Retry-After, not a 500
         fake_engine.search(vec(), "login", MANAGER, 2, Scope(), "lexical")
+    assert failure.value.retry_after_s == 30 and "vector and hybrid search still work" in str(failure.value)
     conn.replies += [("FETCH APPROX", Reply(rows=rows(50))),
                      ("CONTAINS", Reply(error=ora_error(29902, "error in executing ODCIIndexStart")))]
     assert len(fake_engine.search(vec(), "login", MANAGER, 2, Scope(), "hybrid").hits) == 2

@@ -12,7 +12,8 @@ import numpy as np
 
 from app.domain import Caller, Scope, SearchHit, SearchMode, SearchResult
 from app.engines.oracle import statements as sql
-from app.engines.oracle.errors import model_required
+from app.engines.base import UnavailableError
+from app.engines.oracle.errors import model_required, unavailable
 from app.rag.fusion import candidate_depth, reciprocal_rank_fusion
 from app.rag.lexical import query_terms
 
@@ -84,8 +85,10 @@ def _text_arm(cur: Any, caller: Caller, scope: Scope, qv: array, query_text: str
         cur.execute(text, {**binds, "tq": tq, "qv": qv, "n": n})
         return cur.fetchall()
     except Exception as exc:  # Oracle Text trouble must not take vector search down with it
-        if not tolerate_errors:
-            raise
+        if not tolerate_errors:  # lexical mode: nothing else can answer; "not now", not a 500
+            raise unavailable(exc) or UnavailableError(
+                f"Oracle Text cannot answer a lexical search ({exc}); vector and hybrid search still work, "
+                "and `ragctl oracle doctor` checks the text index", 30) from exc
         log.warning("Oracle Text arm of hybrid search failed, answering from vectors only: %s", exc)
         return []
 
