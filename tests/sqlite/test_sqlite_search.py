@@ -195,3 +195,16 @@ def test_incremental_refresh_matches_a_full_reload_after_many_changes(sqlite_eng
         other_engine._index = None  # next search reloads from scratch
         assert [(h.source_id, round(h.distance, 5)) for h in incremental] == \
                [(h.source_id, round(h.distance, 5)) for h in fresh]
+
+
+def test_a_searching_process_runs_blas_on_one_thread(sqlite_engine):
+    """A search is many small BLAS products (one per audience): BLAS threads beside the server's only
+    stall a loaded machine (the figures are in app/engines/sqlite/vector_index.py)."""
+    from threadpoolctl import threadpool_info
+
+    seed_chunks(sqlite_engine, [("doc", 1, None, None, None, None)], unit_vectors(np.random.default_rng(3), 1),
+                ["one chunk"])
+    sqlite_engine.search(unit_vectors(np.random.default_rng(4), 1)[0], "chunk", Caller(9, Role.MANAGER), 1, Scope(),
+                         "vector")
+    blas = [pool for pool in threadpool_info() if pool["user_api"] == "blas"]
+    assert blas and all(pool["num_threads"] == 1 for pool in blas)
