@@ -4,6 +4,7 @@ log by the same rule so that, refreshed in one read transaction, they describe t
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
 import apsw
@@ -36,5 +37,41 @@ def catch_up(conn: apsw.Connection, epoch: int | None, seq: int, size: int) -> C
     return CatchUp(new_epoch, max_seq, changed)
 
 
-def batches(ids: list[int]) -> list[list[int]]:
-    return [ids[start : start + LOOKUP_BATCH] for start in range(0, len(ids), LOOKUP_BATCH)]
+class FollowsChangeLog(ABC):
+    """The refresh both in-memory indexes run: catch up by ``catch_up``'s rule, in the caller's read
+    transaction. A subclass keeps ``epoch``, ``seq`` and ``where`` (chunk id → its place) and says how
+    to reload everything, drop one chunk, add a batch of changed chunks, and tidy up afterwards."""
+
+    epoch: int | None
+    seq: int
+    where: dict
+
+    def refresh(self, conn: apsw.Connection) -> None:
+        """Bring the index up to the database state the connection sees (call inside a read tx)."""
+        step = catch_up(conn, self.epoch, self.seq, len(self.where))
+        if step.changed is None:
+            self._full_load(conn, step.epoch, step.max_seq)
+            return
+        if not step.changed:
+            return
+        for cid in step.changed:
+            self._remove(cid)
+        for start in range(0, len(step.changed), LOOKUP_BATCH):
+            self._add_changed(conn, step.changed[start : start + LOOKUP_BATCH])
+        self._settle()
+        self.seq = step.max_seq
+
+    @abstractmethod
+    def _full_load(self, conn: apsw.Connection, epoch: int, max_seq: int) -> None:
+        ...
+
+    @abstractmethod
+    def _remove(self, chunk_id: int) -> None:
+        ...
+
+    @abstractmethod
+    def _add_changed(self, conn: apsw.Connection, chunk_ids: list[int]) -> None:
+        ...
+
+    def _settle(self) -> None:
+        """Compaction or merging once a batch of changes is in (nothing by default)."""

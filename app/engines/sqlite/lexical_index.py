@@ -32,7 +32,7 @@ import numpy as np
 
 from app.domain import Scope
 from app.engines.sqlite import statements as sql
-from app.engines.sqlite.change_log import batches, catch_up
+from app.engines.sqlite.change_log import FollowsChangeLog
 from app.engines.sqlite.vector_index import DOC_CODE, NULL_ID, TYPE_CODE
 from app.rag.fts_tokens import query_terms, tokenize
 
@@ -55,7 +55,7 @@ class LexicalHits:
     bm25: np.ndarray
 
 
-class LexicalIndex:
+class LexicalIndex(FollowsChangeLog):
     """Not thread-safe by itself: the engine serialises refresh and search with one lock."""
 
     def __init__(self, porter: bool | None = None) -> None:
@@ -83,25 +83,15 @@ class LexicalIndex:
     def __len__(self) -> int:
         return len(self.where)
 
-    # --- freshness ------------------------------------------------------------------------------
-    def refresh(self, conn: apsw.Connection) -> None:
-        """Bring the index up to the database state the connection sees (call inside a read tx)."""
-        step = catch_up(conn, self.epoch, self.seq, len(self.where))
-        if step.changed is None:
-            self._full_load(conn, step.epoch, step.max_seq)
-            return
-        if not step.changed:
-            return
-        max_seq, changed = step.max_seq, step.changed
-        for cid in changed:
-            self._remove(cid)
-        for batch in batches(changed):
-            for row in conn.execute(sql.lexical_rows(batch), batch):
-                self._add(*row)
+    # --- freshness (refresh: change_log.FollowsChangeLog) ----------------------------------------
+    def _add_changed(self, conn: apsw.Connection, chunk_ids: list[int]) -> None:
+        for row in conn.execute(sql.lexical_rows(chunk_ids), chunk_ids):
+            self._add(*row)
+
+    def _settle(self) -> None:
         compact = self.dead > 32 and self.dead > _COMPACT_RATIO * self.n
         if compact or self.delta_size > max(_MERGE_MIN, _MERGE_RATIO * len(self.post_rows)):
             self._rebuild(compact)
-        self.seq = max_seq
 
     def _full_load(self, conn: apsw.Connection, epoch: int, max_seq: int) -> None:
         """Every chunk, tokenised in batches whose (term, row, tf) triples become the CSR arrays."""

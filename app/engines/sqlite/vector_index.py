@@ -24,7 +24,7 @@ from threadpoolctl import threadpool_limits
 
 from app.domain import SOURCE_TYPES, Scope
 from app.engines.sqlite import statements as sql
-from app.engines.sqlite.change_log import batches, catch_up
+from app.engines.sqlite.change_log import FollowsChangeLog
 
 TYPE_CODE = {name: code for code, name in enumerate(SOURCE_TYPES)}
 NULL_ID = -1  # PROJECT_ID / SPRINT_ID / doc type code of a chunk that has none (real ones are >= 0)
@@ -140,7 +140,7 @@ def _best(ids: np.ndarray, distances: np.ndarray, k: int) -> Candidates:
     return Candidates(ids[order], distances[order])
 
 
-class VectorIndex:
+class VectorIndex(FollowsChangeLog):
     """Not thread-safe by itself: the engine serialises refresh and search with one lock."""
 
     def __init__(self, dim: int) -> None:
@@ -161,24 +161,14 @@ class VectorIndex:
     def __len__(self) -> int:
         return len(self.where)
 
-    # --- freshness ------------------------------------------------------------------------------
-    def refresh(self, conn: apsw.Connection) -> None:
-        """Bring the index up to the database state the connection sees (call inside a read tx)."""
-        step = catch_up(conn, self.epoch, self.seq, len(self.where))
-        if step.changed is None:
-            self._full_load(conn, step.epoch, step.max_seq)
-            return
-        if not step.changed:
-            return
-        max_seq, changed = step.max_seq, step.changed
-        for cid in changed:
-            self._remove(cid)
-        for batch in batches(changed):
-            self._load(conn, batch)
+    # --- freshness (refresh: change_log.FollowsChangeLog) ----------------------------------------
+    def _add_changed(self, conn: apsw.Connection, chunk_ids: list[int]) -> None:
+        self._load(conn, chunk_ids)
+
+    def _settle(self) -> None:
         for audience in [a for a, p in self.partitions.items() if p.needs_compaction()]:
             for cid, row in self.partitions[audience].compact().items():
                 self.where[cid] = (audience, row)
-        self.seq = max_seq
 
     def _full_load(self, conn: apsw.Connection, epoch: int, max_seq: int) -> None:
         self._reset()
