@@ -148,7 +148,7 @@ class SearchHit:
 class SearchResult:
     hits: list[SearchHit]
     mode: SearchMode
-    answered_by: str  # which plan answered: "memory", "fts", "text", "approx", "exact", "exact-fallback"
+    answered_by: str  # which plan answered: "memory", "text", "approx", "exact", "exact-fallback"
 
 
 @dataclass(frozen=True)

@@ -306,8 +306,8 @@ class Timings(BaseModel):
     search: float = Field(description="milliseconds spent in the scoped query")
 
 
-ANSWERED_BY = ('which plan answered: "memory" (embedded engine, exact in-memory scan), "fts" (embedded '
-               'engine, lexical mode: FTS5 only), "text" (Oracle, lexical mode: Oracle Text only), "approx" '
+ANSWERED_BY = ('which plan answered: "memory" (embedded engine: the exact in-memory vector scan and/or the '
+               'in-memory BM25 index that mirrors FTS5), "text" (Oracle, lexical mode: Oracle Text only), "approx" '
                '(Oracle vector index), "exact" (Oracle exact scan), "exact-fallback" (Oracle: the '
                'approximate search found fewer than top_k visible chunks, so an exact scan answered)')
 

@@ -73,7 +73,7 @@ def test_scope_and_mode(client, team):
 def test_lexical_mode_keeps_access_and_finds_nothing_without_a_searchable_term(client, team):
     mine = ask(client, employee_id=team["ana"], mode="lexical", top_k=50)
     body = mine.json()
-    assert mine.status_code == 200 and body["mode"] == "lexical" and body["answered_by"] == "fts"
+    assert mine.status_code == 200 and body["mode"] == "lexical" and body["answered_by"] == "memory"
     # The chunks that name login or bug, as Ana may see them: her task, not Ben's.
     assert [(r["source_type"], r["source_id"]) for r in body["results"]] == [("task", team["ana_task"])]
     assert 0 <= body["results"][0]["distance"] <= 2 and body["results"][0]["score"] > 0
