@@ -80,8 +80,8 @@ def _report_swap(index: dict) -> None:
     if index.get("swap_target"):
         raise click.ClickException(
             f"the re-embedding with {index['swap_target']} is not complete (chunks of {index['vectors_model']} "
-            "remain, e.g. a --source-types/--project/--limit subset or rows still failing): searches stay refused; "
-            "run `ragctl backfill --force` without filters")
+            "remain): searches stay refused. `ragctl status` lists the rows still failing: fix or delete those "
+            "sources (the swap ends with the next write) or `ragctl retry` them")
     if index.get("vectors_model"):
         click.echo(f"vectors: {index['vectors_model']}")
 

@@ -182,3 +182,25 @@ def test_index_stems_exactly_when_rag_fts_uses_porter(sqlite_engine):
     lexical = sqlite_engine._lexical
     assert not lexical.stemmed and lexical.query_terms(["Connected"], 64) == ["connected"]
     assert lexical.search(["connect"], 5, None, Scope()).chunk_ids.size == 0
+
+
+def test_a_refresh_interrupted_half_way_reloads_everything_next_time(chunks, monkeypatch):
+    """A failure inside an incremental refresh (here: while adding changed rows) must not leave a
+    half-updated index that later searches trust."""
+    index = LexicalIndex(porter=True)
+    assert_same_as_fts5(chunks, index, "RAG_FTS", True, n_queries=15)
+    change_everything(chunks)
+
+    def broken(*args):
+        raise MemoryError("simulated")
+
+    monkeypatch.setattr(index, "_add_changed", broken)
+    chunks.conn.execute("BEGIN")
+    try:
+        with pytest.raises(MemoryError):
+            index.refresh(chunks.conn)
+    finally:
+        chunks.conn.execute("COMMIT")
+    assert index.epoch is None and len(index) == 0  # emptied: the next refresh reloads
+    monkeypatch.undo()
+    assert_same_as_fts5(chunks, index, "RAG_FTS", True, n_queries=15)

