@@ -104,11 +104,21 @@ def render_json(results: Sequence[CheckResult], code: int | None = None) -> str:
                        "checks": [asdict(r) for r in results]}, indent=2)
 
 
+CLAIM_CHECK = "claim (2 workers)"
+CLAIM_PROVES = "FACTS.md §6 (ROWID window + SKIP LOCKED; prefetch locks as it fetches), 'Could NOT confirm'"
+
+
+def claim_skipped(queued: int) -> CheckResult:
+    """Claims take the oldest rows first: with a queue, real rows would be locked and the counts would lie."""
+    return CheckResult(CLAIM_CHECK, CLAIM_PROVES, "SKIP",
+                       f"the queue holds {queued} row(s): stop the workers and let it drain, then run the doctor "
+                       "again (it claims from its own scratch rows only)", needed=False)
+
+
 def claim_result(batch: int, got_a: Sequence[int], got_b: Sequence[int], locked_a: set[int], locked_b: set[int],
                  scratch: set[int]) -> CheckResult:
     """Judge two concurrent claims over 2 x batch scratch rows (FACTS.md §6 and its 'Could NOT confirm')."""
-    name = "claim (2 workers)"
-    proves = "FACTS.md §6 (ROWID window + SKIP LOCKED; prefetch locks as it fetches), 'Could NOT confirm'"
+    name, proves = CLAIM_CHECK, CLAIM_PROVES
     a, b = set(got_a), set(got_b)
     detail = (f"batch {batch}: worker A claimed {len(a)} (locked {len(locked_a)} scratch rows), "
               f"worker B claimed {len(b)} (locked {len(locked_b)})")

@@ -224,6 +224,11 @@ def check_claims(p: Probe) -> list[CheckResult]:
     batch = p.settings.batch_size
     with p.conn.cursor() as cur:
         cur.execute(sql.DOCTOR_DELETE_SCRATCH_DIRTY)
+        cur.execute(sql.QUEUE_STATUS, max_attempts=p.settings.max_attempts)
+        queued = int(cur.fetchone()[0])
+        if queued:
+            p.conn.commit()
+            return [doctor.claim_skipped(queued)]
         cur.executemany(sql.ENQUEUE, [{"source_type": "task", "source_id": -(i + 1)} for i in range(2 * batch)])
     p.conn.commit()
     try:

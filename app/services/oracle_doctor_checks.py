@@ -15,7 +15,9 @@ from app.engines.oracle.status import ACCURACY_TARGET, ACCURACY_TOP_K
 from app.rag.doctor import CheckResult, failed, passed, warned
 
 # Oracle Text operators and reserved words (FACTS.md §12.4): the engine's query builder must make them terms.
-RESERVED_WORDS_QUERY = "NEAR about AND OR NOT ACCUM WITHIN fuzzy MINUS {braces} 50% login_bug"
+# Reserved words, operators, and letters or digits Python keeps but BASIC_LEXER may not (superscripts,
+# fractions, Roman numerals, half-width kana): each must be a plain braced term, never a DRG error.
+RESERVED_WORDS_QUERY = "NEAR about AND OR NOT ACCUM WITHIN fuzzy MINUS {braces} 50% login_bug ² ½ Ⅻ ｶﾀｶﾅ"
 IVF_PLAN_MARK = "IVF_FLAT_CENTROID"  # the IVF index's internal tables in a plan (FACTS.md §3, DOC)
 
 

@@ -50,6 +50,7 @@ def healthy() -> tuple[FakeConnection, list[FakeConnection]]:
         ("FROM USER_INDEXES", Reply(rows=[("VECTOR", "NEIGHBOR_PARTITIONS_IVF", "VALID")])),
         ("FROM USER_INDEXES", Reply(rows=[("DOMAIN", None, "VALID")])),
         (is_sql("doctor_scratch_chunk"), Reply(rows=[(vec(),)])),
+        (is_sql("queue_status"), Reply(rows=[(0, None, None, 0, 0)])),  # an idle queue: the claim check runs
         (is_sql("doctor_scratch_dirty"), Reply(rows=[(i,) for i in range(1, 2 * BATCH + 1)])),
         (is_sql("doctor_developer"), Reply(rows=[(7,)])),
         ("FETCH APPROX", Reply(rows=[("task", i, 0, "x", 0.1) for i in range(TOP_K)])),
@@ -98,7 +99,7 @@ def test_a_healthy_database_passes_every_check_and_each_statement_is_the_golden_
     assert all(r.proves.startswith("FACTS.md §") for r in results)
     sent = main.sqls
     for name in ("doctor_embedding_column", "model_exists", "vector_index_info", "upsert_chunk", "doctor_scratch_chunk",
-                 "write_setting", "doctor_delete_scratch_dirty", "enqueue", "doctor_scratch_dirty", "doctor_developer",
+                 "write_setting", "doctor_delete_scratch_dirty", "queue_status", "enqueue", "doctor_scratch_dirty", "doctor_developer",
                  "doctor_vector_search_developer", "doctor_plan", "text_search_manager_unscoped", "index_accuracy", "sync_text_index",
                  "doctor_insert_project", "doctor_insert_employee", "doctor_insert_task", "doctor_insert_chunk",
                  "doctor_update_task", "doctor_insert_comment", "doctor_rename_project", "doctor_reassign_task",
@@ -273,3 +274,14 @@ def test_no_connection_is_exit_status_2(doctor_settings):
     results, code = oracle_doctor.run(doctor_settings, connect=refuse)
     assert code == EXIT_NO_CONNECTION and [r.name for r in results] == ["connect"]
     assert results[0].error.startswith("ORA-12541")
+
+
+def test_a_busy_queue_skips_the_claim_check_without_touching_real_rows(doctor_settings):
+    """Claims take the oldest rows first: with real rows queued (or live workers) the doctor would lock
+    production rows and count wrongly, so it says to drain first and enqueues nothing."""
+    main, extra = healthy()
+    main.replies.insert(0, (is_sql("queue_status"), Reply(rows=[(12, None, None, 0, 0)])))
+    results, code = run(doctor_settings, main, extra)
+    claim = by_name(results)["claim (2 workers)"]
+    assert claim.status == "SKIP" and "holds 12 row(s)" in claim.detail and code == EXIT_OK
+    assert golden("enqueue") not in main.sqls and all(not c.sqls for c in extra)

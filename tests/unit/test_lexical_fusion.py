@@ -47,3 +47,16 @@ def test_rrf_with_one_arm_keeps_its_order_and_scores_never_increase():
     assert [item for item, _ in fused] == ["c", "a", "b"]
     assert [score for _, score in fused] == [1 / (RRF_K + r) for r in (1, 2, 3)]
     assert reciprocal_rank_fusion([], []) == [] and reciprocal_rank_fusion() == []
+
+
+def test_a_long_multibyte_question_stays_a_short_oracle_text_bind():
+    """32 distinct 250-byte CJK words would make an 8,000-byte CONTAINS query: the byte budget keeps
+    Oracle's '{t} ACCUM {t}' bind under 4,000 bytes, and SQLite asks for the same terms."""
+    from app.engines.oracle.search import text_query
+    from app.rag.lexical import MAX_QUERY_BYTES, query_terms
+
+    words = [chr(0x20000 + i) * 62 for i in range(40)]  # 62 supplementary-plane characters: 248 bytes each
+    question = " ".join(words)
+    terms = query_terms(question)
+    assert 0 < len(terms) < 32 and terms == words[:len(terms)]
+    assert len(text_query(question).encode("utf-8")) <= MAX_QUERY_BYTES < 4000
