@@ -5,6 +5,8 @@ porter, before and after inserts, updates, access changes, deletes, compaction a
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pytest
@@ -12,6 +14,7 @@ import pytest
 from app.domain import Caller, Role, Scope
 from app.engines.sqlite import lexical_index, statements as sql
 from app.engines.sqlite.lexical_index import LexicalIndex
+from app.engines.sqlite.statements import marks
 from app.rag.access import visible_audiences
 from app.rag.fts_tokens import tokenize
 
@@ -47,8 +50,33 @@ def chunks(sqlite_engine):
     return sqlite_engine
 
 
+def scope_filter(audiences: Sequence[int] | None, scope: Scope, alias: str = "c") -> tuple[list[str], list[Any]]:
+    """The access rule and the scope as SQL over RAG_CHUNK (ANDed fragments, binds): the reference the
+    in-memory index is compared with, as the FTS5 query used to apply them."""
+    where: list[str] = []
+    binds: list[Any] = []
+    if audiences is not None:
+        where.append(f"{alias}.AUDIENCE IN ({marks(audiences)})")
+        binds.extend(audiences)
+    if scope.project == "none":
+        where.append(f"{alias}.PROJECT_ID IS NULL")
+    elif scope.project != "all":
+        where.append(f"{alias}.PROJECT_ID = ?")
+        binds.append(int(scope.project))
+    if scope.sprint_id is not None:
+        where.append(f"{alias}.SPRINT_ID = ?")
+        binds.append(int(scope.sprint_id))
+    if scope.source_types is not None:
+        where.append(f"{alias}.SOURCE_TYPE IN ({marks(scope.source_types)})")
+        binds.extend(scope.source_types)
+    if scope.doc_types is not None:  # narrows document chunks only
+        where.append(f"({alias}.SOURCE_TYPE <> 'doc' OR {alias}.DOC_TYPE IN ({marks(scope.doc_types)}))")
+        binds.extend(scope.doc_types)
+    return where, binds
+
+
 def fts5_top(conn, table, words, audiences, scope, porter, limit=50):
-    where, binds = sql.scope_filter(audiences, scope)
+    where, binds = scope_filter(audiences, scope)
     match = " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
     statement = (f"SELECT c.CHUNK_ID, bm25({table}) FROM {table} JOIN RAG_CHUNK c ON c.CHUNK_ID = {table}.rowid "
                  f"WHERE {table} MATCH ? {''.join(' AND ' + w for w in where)} ORDER BY bm25({table}), c.CHUNK_ID LIMIT ?")

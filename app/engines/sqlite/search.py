@@ -53,7 +53,8 @@ def _fused(index, lexical, query_vector, query_text, audiences, k, scope, mode) 
 
 
 def _lexical(lexical: LexicalIndex, text: str, audiences, scope: Scope, limit: int) -> list[int]:
-    """FTS5's BM25 ranking of ``fts_query(text)`` over RAG_FTS, answered by the in-memory index."""
+    """FTS5's BM25 ranking (RAG_FTS MATCH '"t1" OR "t2" ...') of the question's terms, answered by the
+    in-memory index that mirrors RAG_FTS."""
     terms = lexical.query_terms(query_terms(text), MAX_TERMS)
     return [int(c) for c in lexical.search(terms, limit, audiences, scope).chunk_ids]
 
@@ -70,11 +71,3 @@ def _hits(conn, ranked: list[tuple[int, float]], distances: dict[int, float]) ->
         hits.append(SearchHit(source_type, source_id, chunk_ix, content, distance, score))
     return hits
 
-
-def fts_query(text: str) -> str | None:
-    """The question's terms (app.rag.lexical) as an FTS5 query, quoted and OR'ed; None when it has none.
-
-    A term is letters and digits only, so quoting it makes every FTS5 operator word a plain term.
-    """
-    terms = query_terms(text)
-    return " OR ".join(f'"{t}"' for t in terms) if terms else None

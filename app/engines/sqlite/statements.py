@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from app.domain import DONE_STATUSES, Scope, TaskQuery
+from app.domain import DONE_STATUSES, TaskQuery
 from app.entities import EntitySpec
 
 NOW = "strftime('%Y-%m-%dT%H:%M:%f', 'now')"
@@ -223,37 +223,6 @@ def lexical_rows(ids: Sequence[int] | None) -> str:
 
 
 # --- read path ----------------------------------------------------------------------------------
-
-
-def scope_filter(audiences: Sequence[int] | None, scope: Scope, alias: str = "c") -> tuple[list[str], list[Any]]:
-    """WHERE fragments (ANDed) and binds for the access rule and the scope on RAG_CHUNK."""
-    where: list[str] = []
-    binds: list[Any] = []
-    if audiences is not None:
-        where.append(f"{alias}.AUDIENCE IN ({marks(audiences)})")
-        binds.extend(audiences)
-    if scope.project == "none":
-        where.append(f"{alias}.PROJECT_ID IS NULL")
-    elif scope.project != "all":
-        where.append(f"{alias}.PROJECT_ID = ?")
-        binds.append(int(scope.project))
-    if scope.sprint_id is not None:
-        where.append(f"{alias}.SPRINT_ID = ?")
-        binds.append(int(scope.sprint_id))
-    if scope.source_types is not None:
-        where.append(f"{alias}.SOURCE_TYPE IN ({marks(scope.source_types)})")
-        binds.extend(scope.source_types)
-    if scope.doc_types is not None:  # narrows document chunks only
-        where.append(f"({alias}.SOURCE_TYPE <> 'doc' OR {alias}.DOC_TYPE IN ({marks(scope.doc_types)}))")
-        binds.extend(scope.doc_types)
-    return where, binds
-
-
-def lexical_search(where: Sequence[str]) -> str:
-    """FTS5 BM25 over the visible chunks; binds: the MATCH text, the filter's binds, the limit."""
-    return ("SELECT c.CHUNK_ID FROM RAG_FTS JOIN RAG_CHUNK c ON c.CHUNK_ID = RAG_FTS.rowid "
-            f"WHERE RAG_FTS MATCH ? {''.join(' AND ' + w for w in where)} "
-            "ORDER BY bm25(RAG_FTS), c.CHUNK_ID LIMIT ?")
 
 
 def hit_rows(ids: Sequence[int]) -> str:
