@@ -53,7 +53,6 @@ def eval_command(env: CliEnv, corpus: Path | None, queries: Path | None, qrels: 
             --qrels scifact/qrels.tsv --limit-docs 1000 --json
         ragctl eval --golden tests/data/golden_demo.jsonl
     """
-    from app.rag.beir import BeirFormatError
     from app.services import evaluation
 
     settings = env.get_settings()
@@ -70,16 +69,18 @@ def eval_command(env: CliEnv, corpus: Path | None, queries: Path | None, qrels: 
     embedder = getattr(env.engine, "embedder", None) if env.engine is not None else None
     _report(lambda: evaluation.evaluate(evaluation.load_collection(corpus, queries, qrels, limit_docs), modes,
                                         embedder=embedder, progress=_bar, base=settings, db_path=db_path),
-            BeirFormatError, as_json, _print_table)
+            as_json, _print_table)
 
 
-def _report(compute, format_error: type[Exception], as_json: bool, print_table) -> None:
-    """Run the evaluation; a malformed file or an unusable collection is a clean CLI error."""
+def _report(compute, as_json: bool, print_table) -> None:
+    """Run the evaluation; a malformed file (any line-oriented input) or an unusable collection is a
+    clean CLI error."""
+    from app.rag.jsonl import LineFormatError
     from app.services.evaluation import EvaluationError
 
     try:
         results = compute()
-    except format_error as exc:
+    except LineFormatError as exc:
         raise click.ClickException(f"malformed input: {exc}") from None
     except EvaluationError as exc:
         raise click.ClickException(str(exc)) from None
@@ -104,13 +105,12 @@ def _print_table(results: dict[str, dict]) -> None:
 
 
 def _golden(env: CliEnv, path: Path, modes: list[str], as_json: bool) -> None:
-    from app.rag.golden import GoldenFormatError
     from app.services import golden_eval
 
     embedder = getattr(env.engine, "embedder", None) if env.engine is not None else None
     _report(lambda: golden_eval.evaluate_golden(golden_eval.load_golden(path), modes, embedder=embedder,
                                                 progress=_bar, base=env.get_settings()),
-            GoldenFormatError, as_json, _print_golden)
+            as_json, _print_golden)
 
 
 def _print_golden(results: dict) -> None:

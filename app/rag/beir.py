@@ -6,17 +6,14 @@ name the file and the 1-based line (``BeirFormatError``) without this module doi
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from app.rag.jsonl import LineFormatError, json_object
 
-class BeirFormatError(ValueError):
-    """A malformed line: ``str(exc)`` reads ``<file>:<line>: <what is wrong>``."""
 
-    def __init__(self, source: str, line: int, problem: str) -> None:
-        super().__init__(f"{source}:{line}: {problem}")
-        self.source, self.line, self.problem = source, line, problem
+class BeirFormatError(LineFormatError):
+    """A malformed line of a BEIR file: ``str(exc)`` reads ``<file>:<line>: <what is wrong>``."""
 
 
 @dataclass(frozen=True)
@@ -24,16 +21,6 @@ class CorpusDoc:
     doc_id: str
     title: str
     text: str
-
-
-def _json_object(raw: str, source: str, line: int) -> dict:
-    try:
-        value = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise BeirFormatError(source, line, f"not valid JSON ({exc.msg})") from None
-    if not isinstance(value, dict):
-        raise BeirFormatError(source, line, "expected a JSON object")
-    return value
 
 
 def _field(obj: dict, name: str, source: str, line: int, required: bool = True) -> str:
@@ -58,7 +45,7 @@ def parse_corpus(lines: Iterable[str], source: str) -> list[CorpusDoc]:
     docs: list[CorpusDoc] = []
     seen: set[str] = set()
     for number, raw in _numbered(lines):
-        obj = _json_object(raw, source, number)
+        obj = json_object(raw, source, number, BeirFormatError)
         doc_id = _field(obj, "_id", source, number)
         title = _field(obj, "title", source, number, required=False)
         text = _field(obj, "text", source, number)
@@ -75,7 +62,7 @@ def parse_queries(lines: Iterable[str], source: str) -> dict[str, str]:
     """``{"_id", "text"}`` per line → {query id: text}; an empty query text is an error."""
     queries: dict[str, str] = {}
     for number, raw in _numbered(lines):
-        obj = _json_object(raw, source, number)
+        obj = json_object(raw, source, number, BeirFormatError)
         query_id = _field(obj, "_id", source, number)
         text = _field(obj, "text", source, number)
         if not query_id or query_id in queries:

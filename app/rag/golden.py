@@ -28,6 +28,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from app.domain import SOURCE_TYPES
+from app.rag.jsonl import LineFormatError, json_object
 
 LANGS = ("en", "es")
 KINDS = ("answerable", "comment_only", "unanswerable")
@@ -36,12 +37,8 @@ _ASKER = re.compile(r"[a-z]{1,40}")
 Anchor = tuple[str, int]
 
 
-class GoldenFormatError(ValueError):
-    """A malformed line: ``str(exc)`` reads ``<file>:<line>: <what is wrong>``."""
-
-    def __init__(self, source: str, line: int, problem: str) -> None:
-        super().__init__(f"{source}:{line}: {problem}")
-        self.source, self.line, self.problem = source, line, problem
+class GoldenFormatError(LineFormatError):
+    """A malformed line of the golden set: ``str(exc)`` reads ``<file>:<line>: <what is wrong>``."""
 
 
 @dataclass(frozen=True)
@@ -77,12 +74,7 @@ def _question(raw: str, source: str, line: int) -> GoldenQuestion:
     def fail(problem: str) -> GoldenFormatError:
         return GoldenFormatError(source, line, problem)
 
-    try:
-        obj = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise fail(f"not valid JSON ({exc.msg})") from None
-    if not isinstance(obj, dict):
-        raise fail("expected a JSON object")
+    obj = json_object(raw, source, line, GoldenFormatError)
     for name in ("id", "question"):
         if not isinstance(obj.get(name), str) or not obj[name].strip():
             raise fail(f'"{name}" must be a non-empty string')

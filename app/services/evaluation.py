@@ -17,7 +17,8 @@ from typing import Any, Protocol
 from app.config import Settings
 from app.domain import Caller, Role, Scope, SearchMode
 from app.entities import DOCUMENTS
-from app.rag.beir import BeirFormatError, CorpusDoc, parse_corpus, parse_qrels, parse_queries
+from app.rag.beir import CorpusDoc, parse_corpus, parse_qrels, parse_queries
+from app.rag.jsonl import LineFormatError
 from app.rag.retrieval_metrics import document_ranking, mrr_at_k, ndcg_at_k, percentile, recall_at_k
 
 # The modes the engines offer.
@@ -64,7 +65,7 @@ def read_lines(path: Path) -> Iterator[str]:
                 try:
                     yield raw.decode("utf-8-sig" if number == 1 else "utf-8")
                 except UnicodeDecodeError:
-                    raise BeirFormatError(str(path), number, "not UTF-8 text") from None
+                    raise LineFormatError(str(path), number, "not UTF-8 text") from None
     except OSError as exc:
         raise EvaluationError(f"cannot read {path}: {exc.strerror or exc}") from None
 

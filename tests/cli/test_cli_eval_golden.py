@@ -67,3 +67,11 @@ def test_a_malformed_golden_file_names_its_line(run, tmp_path):
     path.write_text(GOLDEN.read_text().splitlines()[0] + "\n" + '{"id": "x", "question": "q", "lang": "fr"}\n')
     result = run("--golden", str(path))
     assert result.exit_code == 1 and f"malformed input: {path}:2: \"lang\" must be one of en, es" in result.output
+
+
+def test_a_golden_file_that_is_not_utf8_is_a_clean_error_naming_its_line(tmp_path):
+    bad = tmp_path / "g.jsonl"
+    bad.write_bytes(b'{"id": "q1", "question": "\xff"}\n')
+    result = CliRunner().invoke(cli, ["eval", "--golden", str(bad)])
+    assert result.exit_code == 1 and f"{bad}:1: not UTF-8 text" in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
