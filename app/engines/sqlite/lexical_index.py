@@ -33,7 +33,7 @@ import numpy as np
 from app.domain import Scope
 from app.engines.sqlite import statements as sql
 from app.engines.sqlite.change_log import FollowsChangeLog
-from app.engines.sqlite.vector_index import DOC_CODE, NULL_ID, TYPE_CODE
+from app.engines.sqlite.vector_index import NULL_ID, TYPE_CODE, ScopeCodes, best_k
 from app.rag.fts_tokens import query_terms, tokenize
 
 K1, B = 1.2, 0.75  # fts5_aux.c's constants
@@ -237,26 +237,16 @@ class LexicalIndex(FollowsChangeLog):
         rows = rows[self._visible(rows, audiences, scope)]
         if not len(rows) or k <= 0:
             return LexicalHits(np.zeros(0, np.int64), np.zeros(0))
-        ids, bm25 = self.ids[rows], -scores[rows]
-        if len(rows) > k:
-            kth = np.partition(bm25, k - 1)[k - 1]
-            pick = np.flatnonzero(bm25 <= kth)
-            ids, bm25 = ids[pick], bm25[pick]
-        order = np.lexsort((ids, bm25))[:k]
-        return LexicalHits(ids[order], bm25[order])
+        best = best_k(self.ids[rows], -scores[rows], k)
+        return LexicalHits(best.chunk_ids, best.distances)
 
     def _visible(self, rows: np.ndarray, audiences: Iterable[int] | None, scope: Scope) -> np.ndarray:
         """The access rule and the scope as a mask over ``rows`` (before any top-k)."""
         mask = np.ones(len(rows), bool)
         if audiences is not None:
             mask &= np.isin(self.audience[rows], np.fromiter(audiences, np.int64))
-        if scope.project != "all":
-            mask &= self.projects[rows] == (NULL_ID if scope.project == "none" else int(scope.project))
-        if scope.sprint_id is not None:
-            mask &= self.sprints[rows] == int(scope.sprint_id)
-        if scope.source_types is not None:
-            mask &= np.isin(self.types[rows], [TYPE_CODE[t] for t in scope.source_types])
-        if scope.doc_types is not None:  # narrows document chunks only
-            codes = [self.doc_type_codes[t] for t in scope.doc_types if t in self.doc_type_codes]
-            mask &= (self.types[rows] != DOC_CODE) | np.isin(self.doc_types[rows], codes)
+        scoped = ScopeCodes.of(scope, self.doc_type_codes).mask(
+            self.types[rows], self.projects[rows], self.sprints[rows], self.doc_types[rows])
+        if scoped is not None:
+            mask &= scoped
         return mask

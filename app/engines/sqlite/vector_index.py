@@ -41,6 +41,39 @@ class Candidates:
     distances: np.ndarray
 
 
+@dataclass(frozen=True)
+class ScopeCodes:
+    """A scope with its source and doc types as the small integer codes the in-memory columns hold;
+    shared by the vector and the lexical index so both narrow a search by the same rule."""
+
+    scope: Scope
+    types: np.ndarray | None
+    doc_types: np.ndarray | None
+
+    @classmethod
+    def of(cls, scope: Scope, doc_type_codes: dict[str, int]) -> ScopeCodes:
+        types = None if scope.source_types is None else np.array([TYPE_CODE[t] for t in scope.source_types], np.int8)
+        # A doc type no chunk has yet has no code: it matches nothing (an empty list keeps non-doc chunks).
+        doc_types = (None if scope.doc_types is None
+                     else np.array([doc_type_codes[t] for t in scope.doc_types if t in doc_type_codes], np.int32))
+        return cls(scope, types, doc_types)
+
+    def mask(self, types: np.ndarray, projects: np.ndarray, sprints: np.ndarray,
+             doc_types: np.ndarray) -> np.ndarray | None:
+        """The scope over parallel columns of chunk attributes; None when it sets no condition."""
+        mask = None
+        if self.scope.project != "all":
+            wanted = NULL_ID if self.scope.project == "none" else int(self.scope.project)
+            mask = _and(mask, projects == wanted)
+        if self.scope.sprint_id is not None:
+            mask = _and(mask, sprints == int(self.scope.sprint_id))
+        if self.types is not None:
+            mask = _and(mask, np.isin(types, self.types))
+        if self.doc_types is not None:  # narrows document chunks only
+            mask = _and(mask, (types != DOC_CODE) | np.isin(doc_types, self.doc_types))
+        return mask
+
+
 class _Partition:
     """The vectors of one audience, appended in place; deletes are tombstones until compaction."""
 
@@ -95,21 +128,14 @@ class _Partition:
         self.n, self.dead = len(keep), 0
         return {int(cid): row for row, cid in enumerate(self.ids[: self.n])}
 
-    def top(self, query: np.ndarray, k: int, scope: Scope, type_codes: np.ndarray | None,
-            doc_type_codes: np.ndarray | None) -> Candidates | None:
+    def top(self, query: np.ndarray, k: int, codes: ScopeCodes) -> Candidates | None:
         n = self.n
         if n == self.dead:
             return None
         mask = self.alive[:n] if self.dead else None
-        if scope.project != "all":
-            wanted = NULL_ID if scope.project == "none" else int(scope.project)
-            mask = _and(mask, self.projects[:n] == wanted)
-        if scope.sprint_id is not None:
-            mask = _and(mask, self.sprints[:n] == scope.sprint_id)
-        if type_codes is not None:
-            mask = _and(mask, np.isin(self.types[:n], type_codes))
-        if doc_type_codes is not None:  # narrows document chunks only
-            mask = _and(mask, (self.types[:n] != DOC_CODE) | np.isin(self.doc_types[:n], doc_type_codes))
+        scoped = codes.mask(self.types[:n], self.projects[:n], self.sprints[:n], self.doc_types[:n])
+        if scoped is not None:
+            mask = _and(mask, scoped)
         if mask is None:
             rows = None
             distances = 1.0 - self.vecs[:n] @ query
@@ -123,15 +149,16 @@ class _Partition:
             else:
                 distances = (1.0 - self.vecs[:n] @ query)[rows]
         ids = self.ids[:n] if rows is None else self.ids[rows]
-        return _best(ids, distances, k)
+        return best_k(ids, distances, k)
 
 
 def _and(mask: np.ndarray | None, other: np.ndarray) -> np.ndarray:
     return other if mask is None else mask & other
 
 
-def _best(ids: np.ndarray, distances: np.ndarray, k: int) -> Candidates:
-    """Exact top-k by (distance, chunk id): every row tied with the k-th distance competes on id."""
+def best_k(ids: np.ndarray, distances: np.ndarray, k: int) -> Candidates:
+    """Exact top-k by (distance, chunk id): every row tied with the k-th distance competes on id.
+    (Any lower-is-better key: the lexical index ranks FTS5's negative bm25 with it.)"""
     if len(distances) > k:
         kth = np.partition(distances, k - 1)[k - 1]
         pick = np.flatnonzero(distances <= kth)
@@ -210,24 +237,16 @@ class VectorIndex(FollowsChangeLog):
         query = np.ascontiguousarray(query, dtype=np.float32).reshape(-1)
         if query.shape[0] != self.dim:
             raise ValueError(f"query vector has {query.shape[0]} dimensions, the index {self.dim}")
-        type_codes = (
-            None if scope.source_types is None
-            else np.array([TYPE_CODE[t] for t in scope.source_types], np.int8)
-        )
-        # A doc type no chunk has yet has no code: it matches nothing (an empty list keeps non-doc chunks).
-        doc_type_codes = (
-            None if scope.doc_types is None
-            else np.array([self.doc_type_codes[t] for t in scope.doc_types if t in self.doc_type_codes], np.int32)
-        )
+        codes = ScopeCodes.of(scope, self.doc_type_codes)
         keys = self.partitions.keys() if audiences is None else audiences
-        parts = [p.top(query, k, scope, type_codes, doc_type_codes)
+        parts = [p.top(query, k, codes)
                  for a in keys if (p := self.partitions.get(a)) is not None]
         parts = [c for c in parts if c is not None]
         if not parts:
             return Candidates(np.zeros(0, np.int64), np.zeros(0, np.float32))
         if len(parts) == 1:
             return parts[0]
-        return _best(np.concatenate([c.chunk_ids for c in parts]), np.concatenate([c.distances for c in parts]), k)
+        return best_k(np.concatenate([c.chunk_ids for c in parts]), np.concatenate([c.distances for c in parts]), k)
 
     def distances(self, query: np.ndarray, chunk_ids: Iterable[int]) -> dict[int, float]:
         """True cosine distances of specific chunks (the lexical arm's hits)."""
