@@ -87,10 +87,13 @@ def after_write(conn: apsw.Connection, model: str) -> None:
         conn.execute(_CLEAR, (TARGET,))
 
 
+def _is_swap(mark: str | None, target: str | None, model: str) -> bool:
+    return not (mark is None or (mark == model and target in (None, model)))
+
+
 def swap_needed(conn: apsw.Connection, model: str) -> bool:
     """Whether a forced backfill by ``model`` is (or continues) a swap: the index is another model's."""
-    mark, target = read(conn)
-    return not (mark is None or (mark == model and target in (None, model)))
+    return _is_swap(*read(conn), model)
 
 
 def begin_swap(conn: apsw.Connection, model: str) -> str | None:
@@ -98,9 +101,9 @@ def begin_swap(conn: apsw.Connection, model: str) -> str | None:
 
     Returns the model the stored vectors came from when a swap starts (or goes on), else None.
     """
-    if not swap_needed(conn, model):
-        return None
     mark, target = read(conn)
+    if not _is_swap(mark, target, model):
+        return None
     if target != model:
         conn.execute(_SET, (TARGET, model))
     after_write(conn, model)  # nothing left to re-embed (no chunks) ends it at once
