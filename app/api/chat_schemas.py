@@ -1,4 +1,5 @@
-"""Schemas of the bot's chat surface: chat (plain and streamed) and conversations."""
+"""Schemas of the bot's chat surface: chat (plain and streamed), conversations, and what a chat client
+looks up around them (who it answers as, the projects to scope to, its own token)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pydantic import AfterValidator, BaseModel, Field, StrictBool
 
 from app.api.schemas import CallerPublic, Hit, WriteModel, _WhoAsks
 from app.api.types import Id, Question, TopK
+from app.domain import Role
 
 # A project id as a number or as the text the responses carry it in (a client echoes what it got).
 ProjectIdText = Annotated[str, Field(pattern=r"^[1-9][0-9]{0,14}$")]
@@ -103,3 +105,23 @@ class ConversationDetail(ConversationPublic):
 
 class ScopePatch(WriteModel):
     rag_scope: ScopeValue
+
+
+class ChatCallerPublic(CallerPublic):
+    """Who a chat for this person answers as (a client's greeting)."""
+
+    first_name: str = Field(description="their first name, from EMPLOYEES")
+
+
+class ProjectChoicePublic(BaseModel):
+    project_id: int = Field(description="the id a rag_scope takes")
+    name: str
+    score: float | None = Field(description="with a query: how well it matched, 0..1, higher is better (ranked as "
+                                            "the model's search_projects tool ranks); null in the plain listing")
+
+
+class TokenPublic(BaseModel):
+    name: str = Field(description="the token's name in RAG_API_TOKEN_SCOPES (or RAG_API_TOKENS[i])")
+    scope: Literal["admin", "bot"]
+    employee_ids: list[int] | None = Field(description="a bot token limited to these employees; null: any")
+    roles: list[Role] | None = Field(description="a bot token limited to employees with these roles; null: any")

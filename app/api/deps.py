@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Depends, HTTPException, Request, status
+from fastapi import Depends, HTTPException, Query, Request, status
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
+from app.api.types import JSON_MAX_ID, TELEGRAM_PATTERN
 from app.auth import Permission, TokenGrant
 from app.config import Settings
 from app.domain import Caller
@@ -74,6 +75,21 @@ def caller_for(engine: Engine, grant: TokenGrant, employee_id: int | None, teleg
     if not grant.may_act_as(caller.employee_id, caller.role):
         raise _forbidden(f"employee {caller.employee_id}")
     return caller
+
+
+def who(engine: EngineDep, grant: GrantDep,
+        employee_id: Annotated[int | None, Query(gt=0, le=JSON_MAX_ID, description="the person's "
+                                                 "EMPLOYEES.EMPLOYEE_ID")] = None,
+        telegram_id: Annotated[str | None, Query(max_length=64, pattern=TELEGRAM_PATTERN,
+                                                 description="or their EMPLOYEES.TELEGRAM_ID")] = None) -> Caller:
+    """The person a GET/PATCH/DELETE acts for, named in the query (exactly one of the two ids)."""
+    if (employee_id is None) == (telegram_id is None):
+        raise HTTPException(422, [{
+            "type": "value_error", "loc": ["query"], "msg": "give exactly one of employee_id or telegram_id"}])
+    return caller_for(engine, grant, employee_id, telegram_id)
+
+
+WhoDep = Annotated[Caller, Depends(who)]
 
 
 def _forbidden(employee: str) -> HTTPException:

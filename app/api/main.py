@@ -14,7 +14,7 @@ from app.api import errors
 from app.api.deps import require_scope
 from app.api.middleware import BodyLimit, TokenGate
 from app.api.request_context import RequestContext
-from app.api.routes import chat, conversations, health, rag, records, search
+from app.api.routes import chat, chat_context, conversations, health, rag, records, search, token
 from app.api.routes import metrics as metrics_route
 from app.api.schemas import error_response
 from app.api.slots import Slots
@@ -61,8 +61,8 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     app.include_router(health.router)
     app.include_router(metrics_route.router)
     # Scoping is decided per router group: bots may search and chat; everything else is admin.
-    for router, needed in ((search.router, "bot"), (chat.router, "bot"),
-                           (conversations.router, "bot"), (rag.router, "admin"),
+    for router, needed in ((search.router, "bot"), (chat.router, "bot"), (chat_context.router, "bot"),
+                           (conversations.router, "bot"), (token.router, "bot"), (rag.router, "admin"),
                            *((r, "admin") for r in records.routers())):
         app.include_router(router, prefix=API_PREFIX, dependencies=[Depends(require_scope(needed))],
                            responses=COMMON_RESPONSES)

@@ -19,6 +19,9 @@ DATA_ENDPOINTS = [
     ("GET", "/api/v1/conversations/1?employee_id=1", None),
     ("PATCH", "/api/v1/conversations/1?employee_id=1", {"rag_scope": "all"}),
     ("DELETE", "/api/v1/conversations/1?employee_id=1", None),
+    ("GET", "/api/v1/chat/caller?employee_id=1", None),
+    ("GET", "/api/v1/chat/projects?employee_id=1", None),
+    ("GET", "/api/v1/token", None),
     ("GET", "/api/v1/rag/status", None),
     ("POST", "/api/v1/rag/reindex", {}),
 ] + [

@@ -21,7 +21,9 @@ from .test_auth_health import DATA_ENDPOINTS
 
 BOT_ROUTES = {("POST", "/api/v1/search"), ("POST", "/api/v1/chat"), ("POST", "/api/v1/chat/stream"),
               ("GET", "/api/v1/conversations?employee_id=1"), ("GET", "/api/v1/conversations/1?employee_id=1"),
-              ("PATCH", "/api/v1/conversations/1?employee_id=1"), ("DELETE", "/api/v1/conversations/1?employee_id=1")}
+              ("PATCH", "/api/v1/conversations/1?employee_id=1"), ("DELETE", "/api/v1/conversations/1?employee_id=1"),
+              ("GET", "/api/v1/chat/caller?employee_id=1"), ("GET", "/api/v1/chat/projects?employee_id=1"),
+              ("GET", "/api/v1/token")}
 
 
 def bearer(token):

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, HTTPException, Path, Query, Response, status
+from fastapi import APIRouter, Depends, Path, Query, Response, status
 from fastapi.concurrency import run_in_threadpool
 
 from app.api.chat_schemas import ConversationDetail, ConversationPublic, MessagePublic, ScopePatch
-from app.api.deps import EngineDep, GrantDep, caller_for, only_query
+from app.api.deps import EngineDep, WhoDep, only_query
 from app.api.schemas import error_response
-from app.api.types import JSON_MAX_ID, TELEGRAM_PATTERN
-from app.domain import Caller, Conversation
+from app.api.types import JSON_MAX_ID
+from app.domain import Conversation
 from app.engines.base import Engine
 from app.services import conversations
 
@@ -25,20 +25,6 @@ NOT_FOUND = {404: error_response("unknown employee or Telegram id, or no such co
 BAD_INPUT: dict = {}  # 422 (FastAPI's validation-error shape): not exactly one of employee_id / telegram_id,
 # an unknown query parameter, or an invalid rag_scope
 ConversationId = Annotated[int, Path(gt=0, le=JSON_MAX_ID, description="the conversation's id")]
-
-
-def who(engine: EngineDep, grant: GrantDep,
-        employee_id: Annotated[int | None, Query(gt=0, le=JSON_MAX_ID, description="the conversation owner's "
-                                                 "EMPLOYEES.EMPLOYEE_ID")] = None,
-        telegram_id: Annotated[str | None, Query(max_length=64, pattern=TELEGRAM_PATTERN,
-                                                 description="or their EMPLOYEES.TELEGRAM_ID")] = None) -> Caller:
-    if (employee_id is None) == (telegram_id is None):
-        raise HTTPException(422, [{
-            "type": "value_error", "loc": ["query"], "msg": "give exactly one of employee_id or telegram_id"}])
-    return caller_for(engine, grant, employee_id, telegram_id)
-
-
-WhoDep = Annotated[Caller, Depends(who)]
 Limit = Annotated[int, Query(ge=1, le=MAX_PAGE, description="page size")]
 Offset = Annotated[int, Query(ge=0, le=JSON_MAX_ID, description="rows to skip")]
 
