@@ -13,6 +13,7 @@ import logging
 import re
 import sys
 import uuid
+from collections.abc import Iterable
 from contextvars import ContextVar
 from typing import IO, Literal
 
@@ -67,21 +68,45 @@ class JsonFormatter(logging.Formatter):
 
 
 TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s [%(request_id)s]: %(message)s"
+REDACTED = "[redacted]"
 
 
-def handler(log_format: Literal["json", "text"], stream: IO[str] | None = None) -> logging.Handler:
+def redact(text: str, secrets: Iterable[str]) -> str:
+    """``text`` with every secret replaced, as written and as JSON escapes it."""
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, REDACTED).replace(json.dumps(secret, ensure_ascii=False)[1:-1], REDACTED)
+    return text
+
+
+class RedactingFormatter(logging.Formatter):
+    """Another formatter's lines, with secrets removed: a token can hide in a URL a library logs (the
+    Telegram Bot API's URLs hold the bot token) or in an exception's message."""
+
+    def __init__(self, inner: logging.Formatter, secrets: Iterable[str]) -> None:
+        super().__init__()
+        self.inner, self.secrets = inner, tuple(s for s in secrets if s)
+
+    def format(self, record: logging.LogRecord) -> str:
+        return redact(self.inner.format(record), self.secrets)
+
+
+def handler(log_format: Literal["json", "text"], stream: IO[str] | None = None,
+            secrets: Iterable[str] = ()) -> logging.Handler:
     out = logging.StreamHandler(stream or sys.stderr)
     out.addFilter(RequestIdFilter())
-    out.setFormatter(JsonFormatter() if log_format == "json" else logging.Formatter(TEXT_FORMAT))
+    formatter = JsonFormatter() if log_format == "json" else logging.Formatter(TEXT_FORMAT)
+    out.setFormatter(RedactingFormatter(formatter, secrets) if secrets else formatter)
     return out
 
 
-def configure(log_format: Literal["json", "text"], level: int = logging.INFO) -> None:
-    """Replace the root handlers with one of ours (uvicorn's loggers propagate to it)."""
+def configure(log_format: Literal["json", "text"], level: int = logging.INFO, secrets: Iterable[str] = ()) -> None:
+    """Replace the root handlers with one of ours (uvicorn's loggers propagate to it); ``secrets`` never
+    appear in a line."""
     root = logging.getLogger()
     for old in list(root.handlers):
         root.removeHandler(old)
-    root.addHandler(handler(log_format))
+    root.addHandler(handler(log_format, secrets=secrets))
     root.setLevel(level)
     # APScheduler logs two INFO lines per run of the drain job; the worker logs what a run did itself.
     logging.getLogger("apscheduler").setLevel(logging.WARNING)

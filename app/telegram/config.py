@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
-from pydantic import Field, SecretStr, field_validator
+import re
+from typing import Literal
+from urllib.parse import urlsplit
+
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+# What Telegram accepts as a webhook's secret_token (Bot API, setWebhook).
+_WEBHOOK_SECRET = re.compile(r"^[A-Za-z0-9_-]{1,256}$")
 
 
 class TelegramSettings(BaseSettings):
@@ -26,10 +33,41 @@ class TelegramSettings(BaseSettings):
     edit_interval_s: float = Field(1.0, ge=0)
     # Long-polling wait of one getUpdates call.
     poll_timeout_s: int = Field(30, ge=0, le=60)
+    # Updates handled at once (different chats; one chat's run one at a time). One more is told "busy,
+    # try again in a moment". Keep it at or below the API's RAG_CHAT_MAX_CONCURRENCY.
+    max_concurrent_answers: int = Field(16, ge=1, le=1000)
+    # Webhook mode instead of long polling: the public HTTPS URL Telegram posts updates to (usually a
+    # reverse proxy in front of webhook_listen:webhook_port, forwarding the URL's path unchanged).
+    webhook_url: str | None = None
+    webhook_listen: str = "127.0.0.1"
+    webhook_port: int = Field(8443, ge=1, le=65535)
+    # Telegram sends it in X-Telegram-Bot-Api-Secret-Token with every update; a request without it is
+    # refused (403). Required in webhook mode: the URL alone would let anyone post fake updates.
+    webhook_secret: SecretStr | None = None
+    log_format: Literal["json", "text"] = "json"  # as the API's RAG_LOG_FORMAT
 
-    @field_validator("api_url", "api_file_url", "backend_url")
+    @field_validator("api_url", "api_file_url", "backend_url", "webhook_url")
     @classmethod
-    def _http_url(cls, value: str) -> str:
-        if not value.startswith(("http://", "https://")):
+    def _http_url(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith(("http://", "https://")):
             raise ValueError("must be an http:// or https:// URL")
         return value
+
+    @field_validator("webhook_secret")
+    @classmethod
+    def _telegram_secret(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None and not _WEBHOOK_SECRET.match(value.get_secret_value()):
+            raise ValueError("must be 1-256 characters, each a letter, a digit, '_' or '-' (Telegram's rule)")
+        return value
+
+    @model_validator(mode="after")
+    def _webhook_needs_a_secret(self) -> TelegramSettings:
+        if self.webhook_url is not None and self.webhook_secret is None:
+            raise ValueError("webhook mode needs RAG_TELEGRAM_WEBHOOK_SECRET (1-256 of A-Z a-z 0-9 _ -): without "
+                             "it anyone who learns the URL can post updates as any user")
+        return self
+
+    @property
+    def webhook_path(self) -> str:
+        """The path the webhook server answers on: the public URL's (a reverse proxy forwards it as is)."""
+        return urlsplit(self.webhook_url or "").path or "/"

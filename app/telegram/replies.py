@@ -2,7 +2,9 @@
 
 Telegram rate-limits edits of a message (roughly one a second), so the growing text is shown at most
 once per ``interval_s``; an interim edit that fails is skipped (the next one, or the final text, catches
-up). The final text is split at the message limit: its first part replaces the thinking message, the
+up). When our API starts the answer over (an SSE ``reset``: the LLM failed mid-answer and the extractive
+answer follows), the text so far is dropped and the message goes back to "thinking…" at the next allowed
+edit. The final text is split at the message limit: its first part replaces the thinking message, the
 rest follow as new messages.
 """
 
@@ -16,29 +18,39 @@ from datetime import timedelta
 from telegram import Bot
 from telegram.error import RetryAfter, TelegramError
 
-from app.telegram.text import THINKING, preview, split_message
+from app.telegram.text import preview, split_message
 
 log = logging.getLogger(__name__)
 
 
 class StreamedReply:
-    def __init__(self, bot: Bot, chat_id: int, interval_s: float) -> None:
-        self.bot, self.chat_id, self.interval_s = bot, chat_id, interval_s
+    def __init__(self, bot: Bot, chat_id: int, interval_s: float, thinking: str) -> None:
+        self.bot, self.chat_id, self.interval_s, self.thinking = bot, chat_id, interval_s, thinking
         self.message_id: int | None = None
-        self.text = ""  # the tokens so far
-        self._shown = THINKING
+        self.text = ""  # the tokens since the start (or the last reset)
+        self.shown_any = False  # whether any answer text reached the user (then a retry would repeat it)
+        self._shown = thinking
         self._last_edit = 0.0
 
     async def start(self) -> None:
-        message = await self.bot.send_message(self.chat_id, THINKING)
+        message = await self.bot.send_message(self.chat_id, self.thinking)
         self.message_id = message.message_id
         self._last_edit = time.monotonic()
 
     async def add(self, token: str) -> None:
         self.text += token
+        self.shown_any = self.shown_any or bool(token)
+        await self._show(preview(self.text))
+
+    async def reset(self) -> None:
+        """Drop the text so far: what follows is the answer from its start."""
+        self.text = ""
+        await self._show(self.thinking)
+
+    async def _show(self, shown: str) -> None:
+        """An interim edit, if the interval allows it and it changes something."""
         if time.monotonic() - self._last_edit < self.interval_s:
             return
-        shown = preview(self.text)
         if not shown.strip() or shown == self._shown:
             return  # Telegram refuses an edit that changes nothing
         try:

@@ -2,8 +2,10 @@
 
 A restarted bot that forgot the map would start every chat afresh, losing the conversation's memory and
 its scope, so the map is written on each change (a few bytes per chat; each write replaces the file
-atomically, so a crash leaves the old or the new map, never half of one). Handlers run one update at a
-time, so there is one writer.
+atomically, so a crash leaves the old or the new map, never half of one). Every handler runs on the one
+event loop and a chat's updates run one at a time (app/telegram/concurrency.py), so a chat's state has
+one writer and each write of the file is whole (it does not await). One bot process owns the file: two
+bots sharing it would each overwrite the other's chats.
 """
 
 from __future__ import annotations

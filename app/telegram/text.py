@@ -1,62 +1,40 @@
-"""What the bot says, and splitting an answer at Telegram's message limit. Pure: no I/O."""
+"""Formatting what the bot says (the words are in ``catalogue``) and splitting it at Telegram's message
+limit. Pure: no I/O."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from app.telegram.catalogue import Texts
+
 # Telegram's limit on one message's text, counted in UTF-16 code units (an emoji counts two).
 TELEGRAM_LIMIT = 4096
-
-THINKING = "thinking…"
-HELP = (
-    "Ask me about your team's tasks, sprints, projects and documents; I answer from what you may see.\n\n"
-    "/new: start a new conversation (I forget the previous one's context)\n"
-    "/scope: show what I search\n"
-    "/scope all: search every project you may see\n"
-    "/scope none: only documents outside any project\n"
-    "/scope <project id>: only that project\n"
-    "/help: this message"
-)
-UNKNOWN_USER = ("Sorry, I don't know you yet: your Telegram account is not linked to an employee. "
-                "Please ask an administrator to add your Telegram id ({telegram_id}).")
-PRIVATE_ONLY = "Sorry, I only answer in a private chat, so nobody else reads what you may see."
-BUSY = "Sorry, I'm busy right now. Please try again in a moment."
-UNAVAILABLE = "Sorry, I can't reach the knowledge base right now. Please try again later."
-FAILED = "Sorry, something went wrong while answering. Please try again."
-MISCONFIGURED = "Sorry, I'm not set up correctly. Please tell an administrator."
-TOO_LONG = "Sorry, that message is too long: please keep it under {limit} characters."
-BAD_SCOPE = "Sorry, I can't use scope {scope!r}: {detail}. Try /scope all, /scope none or /scope <project id>."
-SCOPE_USAGE = "Use /scope all, /scope none or /scope <project id>."
-LLM_FALLBACK = "(The language model was unavailable, so this answer quotes the records directly.)"
 
 
 def utf16_len(text: str) -> int:
     return len(text.encode("utf-16-le")) // 2
 
 
-def parse_scope(arg: str) -> str | None:
-    """``all``, ``none`` or a positive project id, as our API spells them; None if it is none of those."""
-    value = arg.strip().lower()
-    if value in ("all", "none"):
-        return value
-    if value.isascii() and value.isdigit() and int(value) > 0:
-        return str(int(value))
-    return None
+def scope_name(texts: Texts, scope: str | None, label: str | None) -> str:
+    """All, none and the default in the user's language; a project by the name our API gave it."""
+    fixed = {None: texts.all_default, "all": texts.all_projects, "none": texts.no_project}
+    if scope in fixed:
+        return fixed[scope]
+    return label or texts.project_n.format(id=scope)
 
 
-def scope_name(scope: str | None, label: str | None) -> str:
-    if label:
-        return label
-    return {None: "All projects (default)", "all": "All projects", "none": "No project"}.get(scope, f"project {scope}")
-
-
-def format_answer(answer: str, citations: Sequence[str], llm_error: str | None = None) -> str:
-    parts = [answer.strip() or "I don't know."]
+def format_answer(texts: Texts, answer: str, citations: Sequence[str], llm_error: str | None = None) -> str:
+    parts = [answer.strip() or texts.dont_know]
     if citations:
-        parts.append("Sources: " + ", ".join(citations))
+        parts.append(texts.sources.format(citations=", ".join(citations)))
     if llm_error:
-        parts.append(LLM_FALLBACK)
+        parts.append(texts.llm_fallback)
     return "\n\n".join(parts)
+
+
+def project_lines(projects: Sequence[dict]) -> str:
+    """One line per project: its name and the command that chooses it."""
+    return "\n".join(f"• {p['name']}: /scope {p['project_id']}" for p in projects)
 
 
 def preview(text: str, limit: int = TELEGRAM_LIMIT) -> str:

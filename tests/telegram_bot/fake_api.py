@@ -6,10 +6,18 @@ Implements what the bot uses, with the contract's rules:
   creating)} → ``text/event-stream``: ``event: token`` {"text"} …, then one ``event: done`` with the
   POST /chat fields; before the stream: 401 bad token, 404 unknown telegram id or a conversation that is
   unknown or someone else's, 422 bad body or scope, or a scripted status (503, 502); a scripted failure
-  after the stream began is ``event: error`` {"detail"} and nothing is stored.
+  after the stream began is ``event: error`` {"detail"} and nothing is stored; a scripted LLM failure
+  mid-answer is ``event: reset`` {"reason": "llm_error", "llm_error"}, then the tokens of the answer
+  from its start.
 * ``PATCH /api/v1/conversations/{id}?telegram_id=…`` {rag_scope} → the conversation; 404 / 422 as above.
+* ``GET /api/v1/chat/caller?telegram_id=…`` → {employee_id, role, first_name}; 404 unknown.
+* ``GET /api/v1/chat/projects?telegram_id=…[&query=…]`` → [{project_id, name, score}]: by name, or ranked
+  by a stand-in for search_projects' score (1.0 the exact name, 0.8 every query word in the name, else
+  0.1; the real ranking is the real API's, tests/telegram_bot/test_against_the_real_api.py).
+* ``GET /api/v1/token`` → the token's {name, scope, employee_ids, roles}.
 
-Each chat takes the next scripted ``ChatReply`` (the last one repeats); every request is recorded.
+Each chat takes the next scripted ``ChatReply`` (the last one repeats); every request is recorded, with
+its ``X-Request-ID``.
 """
 
 from __future__ import annotations
@@ -18,6 +26,7 @@ import json
 import re
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -36,6 +45,10 @@ class ChatReply:
     fail_after: int | None = None  # send `event: error` after this many tokens
     new_rag_scope: str | None = None  # as if a model tool had switched the scope
     llm_error: str | None = None
+    reset_after: int | None = None  # send `event: reset` after this many tokens, then `after_reset`
+    after_reset: tuple[str, ...] = ()
+    hold_after: int | None = None  # after this many tokens, wait (up to 10 s) until `hold_until()` holds
+    hold_until: Callable[[], bool] | None = None
 
 
 @dataclass
@@ -48,9 +61,11 @@ class Conversation:
 
 class FakeAPI:
     def __init__(self, *replies: ChatReply, employees: dict[str, int] | None = None,
-                 projects: dict[int, str] | None = None, token: str = BACKEND_TOKEN) -> None:
+                 projects: dict[int, str] | None = None, token: str = BACKEND_TOKEN,
+                 people: dict[int, tuple[str, str]] | None = None) -> None:
         self.script = list(replies) or [ChatReply()]
         self.employees = employees if employees is not None else {"7": 1}  # telegram id -> employee id
+        self.people = people if people is not None else {1: ("Ana", "DEVELOPER")}  # employee id -> name, role
         self.projects = projects if projects is not None else {3: "Login revamp"}
         self.token = token
         self.conversations: dict[int, Conversation] = {}
@@ -69,6 +84,10 @@ class FakeAPI:
         self.server.shutdown()
         self.server.server_close()
 
+    def asked(self) -> list[dict[str, Any]]:
+        """The requests besides the bot's start-up check of its token."""
+        return [r for r in self.requests if r["path"] != "/api/v1/token"]
+
     def chats(self) -> list[dict[str, Any]]:
         return [r["body"] for r in self.requests if r["path"] == "/api/v1/chat/stream"]
 
@@ -86,6 +105,15 @@ class FakeAPI:
         return {"conversation_id": c.id, "title": c.messages[0][1][:60] if c.messages else "",
                 "rag_scope": c.rag_scope, "rag_scope_label": self.label(c.rag_scope), "pinned_project_id": None,
                 "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z"}
+
+    def _ranked(self, query: str) -> list[dict[str, Any]]:
+        def score(name: str) -> float:
+            if name.casefold() == query.casefold():
+                return 1.0
+            return 0.8 if set(query.casefold().split()) <= set(name.casefold().split()) else 0.1
+
+        found = [{"project_id": i, "name": n, "score": score(n)} for i, n in self.projects.items()]
+        return sorted(found, key=lambda p: (-p["score"], p["project_id"]))[:5]
 
     def _conversation(self, conversation_id: Any, employee_id: int) -> Conversation | None:
         c = self.conversations.get(conversation_id) if isinstance(conversation_id, int) else None
@@ -119,7 +147,8 @@ class FakeAPI:
                 url = urlsplit(self.path)
                 body = self._body()
                 fake.requests.append({"method": self.command, "path": url.path, "query": url.query, "body": body,
-                                      "authorization": self.headers.get("Authorization")})
+                                      "authorization": self.headers.get("Authorization"),
+                                      "request_id": self.headers.get("X-Request-ID")})
                 if self.headers.get("Authorization") != f"Bearer {fake.token}":
                     self._json(401, {"detail": "missing or invalid bearer token"})
                     return None
@@ -133,6 +162,26 @@ class FakeAPI:
                 if path != "/api/v1/chat/stream":
                     return self._json(404, {"detail": "Not Found"})
                 self._chat(body if isinstance(body, dict) else {})
+
+            def do_GET(self) -> None:
+                started = self._start()
+                if started is None:
+                    return
+                path, query, _ = started
+                if path == "/api/v1/token":
+                    return self._json(200, {"name": "telegram", "scope": "bot", "employee_ids": None, "roles": None})
+                employee = fake.employees.get((query.get("telegram_id") or [""])[0])
+                if path not in ("/api/v1/chat/caller", "/api/v1/chat/projects"):
+                    return self._json(404, {"detail": "Not Found"})
+                if employee is None:
+                    return self._json(404, {"detail": "employee not found"})
+                if path == "/api/v1/chat/caller":
+                    first_name, role = fake.people[employee]
+                    return self._json(200, {"employee_id": employee, "role": role, "first_name": first_name})
+                if "query" in query:
+                    return self._json(200, fake._ranked(query["query"][0]))
+                listed = sorted(fake.projects.items(), key=lambda p: p[1].casefold())
+                self._json(200, [{"project_id": i, "name": n, "score": None} for i, n in listed])
 
             def do_PATCH(self) -> None:
                 started = self._start()
@@ -182,12 +231,25 @@ class FakeAPI:
                 self.send_header("Content-Type", "text/event-stream; charset=utf-8")
                 self.send_header("Cache-Control", "no-cache")
                 self.end_headers()
-                for i, token in enumerate(reply.tokens):
-                    if reply.fail_after is not None and i == reply.fail_after:
+                for i in range(len(reply.tokens) + 1):  # i: how many tokens were sent
+                    if i == reply.fail_after:
                         return self._event("error", {"detail": "the language model failed"})  # nothing stored
+                    if i == reply.hold_after:
+                        deadline = time.monotonic() + 10
+                        while not reply.hold_until() and time.monotonic() < deadline:
+                            time.sleep(0.01)
+                    if i == reply.reset_after:
+                        self._event("reset", {"reason": "llm_error", "llm_error": reply.llm_error or "timeout"})
+                        break
+                    if i == len(reply.tokens):
+                        break
+                    self._event("token", {"text": reply.tokens[i]})
+                    time.sleep(reply.delay_s)
+                for token in reply.after_reset:
                     self._event("token", {"text": token})
                     time.sleep(reply.delay_s)
-                answer = reply.answer if reply.answer is not None else "".join(reply.tokens)
+                streamed = reply.after_reset if reply.reset_after is not None else reply.tokens
+                answer = reply.answer if reply.answer is not None else "".join(streamed)
                 with fake._lock:  # both turns stored only now that the answer exists
                     if conversation is None:
                         fake._next_id += 1

@@ -1,22 +1,38 @@
 """The bot against the REAL API (uvicorn on 127.0.0.1, SQLite, a bot-scoped token) and a loopback fake of
 Telegram: the contract the bot relies on (chat/stream events, 404 for an unknown person, PATCH of a
-conversation's scope by telegram_id under the bot scope) is the one the routes serve."""
+conversation's scope by telegram_id under the bot scope, the asker, the projects matched by name) is the
+one the routes serve; and four people asking at once over a slow LLM are answered at once."""
 
 from __future__ import annotations
 
 import json
+import time
 
 from pydantic import SecretStr
 
 from app.api.main import create_app
-from app.telegram import text as say
+from app.telegram.catalogue import EN
 from app.telegram.config import TelegramSettings
 from tests.api.servers import serve
+from tests.fake_llm import FakeLLM, Reply
 from tests.support import drain_all, employee, project, task
-from tests.telegram_bot.conftest import drive
-from tests.telegram_bot.fake_telegram import TOKEN
+from tests.telegram_bot.conftest import drive, transport_settings
+from tests.telegram_bot.fake_telegram import TOKEN, FakeTelegram
 
 BOT_TOKEN = "bot-scoped-token"
+
+
+def api_settings(sqlite_settings, **update):
+    return sqlite_settings.model_copy(update={
+        "run_worker": False, "backfill_on_startup": False,
+        "api_token_scopes": SecretStr(json.dumps([{"token": BOT_TOKEN, "scope": "bot", "name": "telegram"}])),
+        **update})
+
+
+def bot_settings(tg: FakeTelegram, url: str, tmp_path, **extra) -> TelegramSettings:
+    return TelegramSettings(_env_file=None, bot_token=TOKEN, api_url=tg.url, backend_url=url, backend_token=BOT_TOKEN,
+                            state_path=str(tmp_path / "state.json"), poll_timeout_s=1, edit_interval_s=0.0,
+                            **transport_settings(tg), **extra)
 
 
 def test_a_known_user_gets_a_streamed_answer_and_can_scope_the_conversation(telegram, tmp_path, sqlite_settings,
@@ -26,20 +42,103 @@ def test_a_known_user_gets_a_streamed_answer_and_can_scope_the_conversation(tele
     task(sqlite_engine, "Fix the login redirect bug", "Users land on the wrong page after login",
          assignee_id=ana, project_id=apollo)
     drain_all(sqlite_engine)
-    settings = sqlite_settings.model_copy(update={
-        "run_worker": False, "backfill_on_startup": False,
-        "api_token_scopes": SecretStr(json.dumps([{"token": BOT_TOKEN, "scope": "bot", "name": "telegram"}]))})
-    with serve(create_app(settings, engine=sqlite_engine)) as url:
+    with serve(create_app(api_settings(sqlite_settings), engine=sqlite_engine)) as url:
         telegram.push(telegram.text_update(7, "what is wrong with the login?"),
                       telegram.text_update(7, f"/scope {apollo}"),
                       telegram.text_update(8, "hello?"))
-        bot = TelegramSettings(bot_token=TOKEN, api_url=telegram.url, backend_url=url, backend_token=BOT_TOKEN,
-                               state_path=str(tmp_path / "state.json"), poll_timeout_s=1, edit_interval_s=0.0)
-        refusal = say.UNKNOWN_USER.format(telegram_id="8")
-        drive(bot, lambda: len(telegram.sent_to(7)) >= 2 and telegram.sent_to(8) == [refusal], timeout_s=20)
+        refusal = EN.unknown_user.format(telegram_id="8")
+        drive(bot_settings(telegram, url, tmp_path),
+              lambda: len(telegram.sent_to(7)) >= 2 and telegram.sent_to(8) == [refusal], timeout_s=20)
     answer, scoped = telegram.sent_to(7)[:2]
     assert "[TASK #" in answer and "login" in answer.lower()  # the extractive answer, with its anchor
     assert scoped == "Scope set: Apollo."
     conversation = sqlite_engine.list_conversations(ana, 10, 0)[0]
     assert conversation.rag_scope == str(apollo)
     assert [m.role for m in sqlite_engine.list_messages(conversation.conversation_id, 10, 0)] == ["user", "assistant"]
+
+
+def test_start_greets_by_name_and_scope_payments_sets_the_payments_project(polling_telegram, tmp_path,
+                                                                          sqlite_settings, sqlite_engine):
+    tg = polling_telegram
+    ana = employee(sqlite_engine, "Ana", "Garcia", telegram_id="7")
+    mobile = project(sqlite_engine, "Mobile App Relaunch", "Rebuild the customer mobile app")
+    payments = project(sqlite_engine, "Payments Platform", "Move card and bank payments to the new PSP")
+    project(sqlite_engine, "Payments Reconciliation", "Month-end payment reports for finance")
+    task(sqlite_engine, "Refund flow times out", "Refunds time out after 30 s", assignee_id=ana, project_id=payments)
+    drain_all(sqlite_engine)
+    with serve(create_app(api_settings(sqlite_settings), engine=sqlite_engine)) as url:
+        tg.push(*(tg.text_update(7, text) for text in (
+            "/start", "/projects", "/scope payments", "/scope payments platform", "why does the refund flow time out?")))
+        drive(bot_settings(tg, url, tmp_path), lambda: len(tg.sent_to(7)) == 5, timeout_s=20)
+    greeting, listed, choice, scoped, answer = tg.sent_to(7)
+    assert greeting.startswith(f"Hello, Ana! {EN.sees_own}")
+    assert listed.splitlines()[1:] == [f"• Mobile App Relaunch: /scope {mobile}",
+                                       f"• Payments Platform: /scope {payments}",
+                                       f"• Payments Reconciliation: /scope {payments + 1}"]
+    assert choice.splitlines() == [EN.choose_project.format(query="payments"),  # two projects match: asked
+                                   f"• Payments Platform: /scope {payments}",
+                                   f"• Payments Reconciliation: /scope {payments + 1}"]
+    assert scoped == "Scope set: Payments Platform."
+    assert "Refund flow times out" in answer
+    [conversation] = sqlite_engine.list_conversations(ana, 10, 0)
+    assert conversation.rag_scope == str(payments)  # the question started the conversation in that scope
+
+
+def test_demo_style_payments_is_one_match(polling_telegram, tmp_path, sqlite_settings, sqlite_engine):
+    """With the demo's projects (one of them about payments), `/scope payments` picks it without asking."""
+    tg = polling_telegram
+    employee(sqlite_engine, "Ana", "Garcia", telegram_id="7")
+    for name, description in (("Mobile App Relaunch", "Rebuild the customer mobile app"),
+                              ("Payments Platform", "Move card and bank payments to the new PSP"),
+                              ("Data Warehouse Migration", "Migrate nightly ETL jobs and dashboards"),
+                              ("Portal de Clientes LATAM", "Portal de autoservicio: facturas y pagos")):
+        project(sqlite_engine, name, description)
+    with serve(create_app(api_settings(sqlite_settings), engine=sqlite_engine)) as url:
+        tg.push(tg.text_update(7, "/scope payments"))
+        drive(bot_settings(tg, url, tmp_path), lambda: bool(tg.sent_to(7)), timeout_s=20)
+    assert tg.sent_to(7) == ["Scope set: Payments Platform."]
+
+
+def answered_at(tg: FakeTelegram, chat: int, text: str) -> float | None:
+    """When the chat's message first showed ``text`` (sent or edited into it)."""
+    return next((c.at for c in tg.of("sendMessage", "editMessageText")
+                 if c.params["chat_id"] == str(chat) and c.params["text"] == text), None)
+
+
+def test_four_people_asking_at_once_are_each_answered_within_one_and_a_half_llm_latencies(
+        telegram, tmp_path, sqlite_settings, sqlite_engine):
+    """The LLM takes LLM_S to answer. One person alone sets the yardstick in this very run (one LLM
+    latency plus everything around it, on this machine, now); then four ask in one batch. Answered one
+    after another they would finish near 1, 2, 3 and 4 yardsticks; at once, each within 1.5. And every
+    one of the four sees "thinking…" before any of them has an answer."""
+    llm_s = 2.0
+    text = "The login work waits for the auth service deploy."
+    people = [employee(sqlite_engine, f"P{i}", "Tester", telegram_id=str(100 + i)) for i in range(6)]
+    task(sqlite_engine, "Fix the login redirect bug", "Blocked by the auth service deploy", assignee_id=people[0])
+    drain_all(sqlite_engine)
+    warm, alone, four = 100, 101, (102, 103, 104, 105)
+    timings: dict[int, float] = {}
+    with FakeLLM(Reply.stream(text), Reply.stream(text, delay_s=llm_s)) as llm:
+        settings = api_settings(sqlite_settings, llm_url=llm.url, llm_model="tiny", llm_timeout_s=30.0,
+                                chat_max_tool_rounds=0)
+        with serve(create_app(settings, engine=sqlite_engine)) as url:
+
+            def scenario() -> bool:
+                """Advance one step whenever the previous one is done (called by `drive` every 20 ms)."""
+                for step in ((warm,), (alone,), four):
+                    if all(answered_at(telegram, u, text) for u in step):
+                        continue
+                    if step[0] not in timings:
+                        timings.update({u: time.monotonic() for u in step})
+                        telegram.push(*(telegram.text_update(u, "what is blocking the login work?") for u in step))
+                    return False
+                return True
+
+            drive(bot_settings(telegram, url, tmp_path), scenario, timeout_s=60)
+    took = {u: answered_at(telegram, u, text) - timings[u] for u in (alone, *four)}
+    yardstick = took[alone]
+    report = f"alone {yardstick:.2f} s, four at once {sorted(round(took[u], 2) for u in four)} s (LLM {llm_s} s)"
+    assert yardstick >= llm_s, report
+    assert all(took[u] <= 1.5 * yardstick for u in four), report
+    thinking = [next(c.at for c in telegram.of("sendMessage") if c.params["chat_id"] == str(u)) for u in four]
+    assert max(thinking) < min(answered_at(telegram, u, text) for u in four), report

@@ -1,5 +1,6 @@
-"""The Telegram bot end to end: the real bot (python-telegram-bot, long polling) between a loopback fake
-of the Telegram Bot API and a loopback fake of our API. Real sockets, nothing patched."""
+"""The Telegram bot end to end: the real bot (python-telegram-bot) between a loopback fake of the Telegram
+Bot API and a loopback fake of our API. Real sockets, nothing patched. Every test that takes the
+``telegram`` fixture runs twice: long polling, and behind a webhook."""
 
 from __future__ import annotations
 
@@ -7,12 +8,13 @@ import json
 
 import pytest
 
-from app.telegram import text as say
+from app.telegram.catalogue import EN, ES
+from app.telegram.concurrency import CHAT_QUEUE
 from tests.telegram_bot.conftest import drive, settings_for
 from tests.telegram_bot.fake_api import ChatReply, FakeAPI
 from tests.telegram_bot.fake_telegram import FakeTelegram
 
-ME = 7  # a Telegram user our fake API knows (employee 1)
+ME = 7  # a Telegram user our fake API knows (employee 1, Ana, a developer)
 
 
 def shows(tg: FakeTelegram, *texts: str, chat: int = ME):
@@ -23,7 +25,7 @@ def shows(tg: FakeTelegram, *texts: str, chat: int = ME):
 def test_unknown_user_is_refused_politely(telegram, tmp_path):
     with FakeAPI() as api:
         telegram.push(telegram.text_update(user_id=8, text="what is blocking the login work?"))
-        refusal = say.UNKNOWN_USER.format(telegram_id="8")
+        refusal = EN.unknown_user.format(telegram_id="8")
         drive(settings_for(telegram, api, tmp_path / "state.json"), shows(telegram, refusal, chat=8))
         assert api.chats() == [{"telegram_id": "8", "message": "what is blocking the login work?"}]
         assert api.conversations == {}
@@ -33,27 +35,65 @@ def test_unknown_user_is_refused_politely(telegram, tmp_path):
 def test_help_lists_the_commands_without_asking_our_api(telegram, tmp_path):
     with FakeAPI() as api:
         telegram.push(telegram.text_update(ME, "/help"))
-        drive(settings_for(telegram, api, tmp_path / "state.json"), shows(telegram, say.HELP))
-        assert all(command in say.HELP for command in ("/new", "/scope all", "/scope none", "/scope <project id>"))
-        assert api.requests == []
+        drive(settings_for(telegram, api, tmp_path / "state.json"), shows(telegram, EN.help))
+        assert all(command in EN.help for command in ("/new", "/projects", "/scope all", "/scope none"))
+        assert api.asked() == []
+
+
+def test_start_greets_a_known_user_by_name_and_says_what_they_may_ask(telegram, tmp_path):
+    with FakeAPI(employees={"7": 1, "9": 2}, people={1: ("Ana", "DEVELOPER"), 2: ("Maria", "MANAGER")}) as api:
+        telegram.push(telegram.text_update(ME, "/start"), telegram.text_update(9, "/start"),
+                      telegram.text_update(8, "/start"))
+        ana = f"Hello, Ana! {EN.sees_own}\n\n{EN.examples}\n\n{EN.help}"
+        maria = f"Hello, Maria! {EN.sees_everything}\n\n{EN.examples}\n\n{EN.help}"
+        drive(settings_for(telegram, api, tmp_path / "state.json"),
+              lambda: telegram.sent_to(ME) == [ana] and telegram.sent_to(9) == [maria]
+              and telegram.sent_to(8) == [EN.unknown_user.format(telegram_id="8")])
+        assert sorted(r["query"] for r in api.asked()) == [f"telegram_id={i}" for i in (7, 8, 9)]
+
+
+def test_a_spanish_speaking_user_gets_spanish_texts(telegram, tmp_path):
+    with FakeAPI(ChatReply(("La tarea ", "está bloqueada [TASK #12]."), citations=("[TASK #12]",))) as api:
+        telegram.push(*(telegram.text_update(ME, text, language_code="es-419")
+                        for text in ("/start", "/help", "/scope", "¿qué bloquea el login?", "/new")),
+                      telegram.text_update(8, "hola", language_code="es"))
+        expected = [f"¡Hola, Ana! {ES.sees_own}\n\n{ES.examples}\n\n{ES.help}", ES.help,
+                    f"Ámbito: Todos los proyectos (por defecto).\n{ES.scope_usage}",
+                    "La tarea está bloqueada [TASK #12].\n\nFuentes: [TASK #12]",
+                    "Conversación nueva. Ámbito: Todos los proyectos (por defecto)."]
+        drive(settings_for(telegram, api, tmp_path / "state.json"),
+              lambda: telegram.sent_to(ME) == expected and telegram.sent_to(8) == [ES.unknown_user.format(
+                  telegram_id="8")])
+    thinking = [c.params["text"] for c in telegram.of("sendMessage") if c.params["chat_id"] in ("7", "8")]
+    assert thinking.count(ES.thinking) == 2 and EN.thinking not in thinking
+
+
+def test_the_command_menu_is_set_in_english_and_spanish_at_start(telegram, tmp_path):
+    with FakeAPI() as api:
+        drive(settings_for(telegram, api, tmp_path / "state.json"), lambda: len(telegram.of("setMyCommands")) == 2)
+    menus = {c.params.get("language_code"): json.loads(c.params["commands"]) for c in telegram.of("setMyCommands")}
+    assert set(menus) == {None, "es"}
+    for language, texts in ((None, EN), ("es", ES)):
+        assert [(c["command"], c["description"]) for c in menus[language]] == [
+            ("start", texts.cmd_start), ("help", texts.cmd_help), ("new", texts.cmd_new),
+            ("scope", texts.cmd_scope), ("projects", texts.cmd_projects)]
 
 
 def test_group_chats_are_refused_so_nobody_reads_anothers_answer(telegram, tmp_path):
     with FakeAPI() as api:
         telegram.push(telegram.text_update(ME, "who is assigned to the login bug?", chat_type="group", chat_id=-5))
-        drive(settings_for(telegram, api, tmp_path / "state.json"), shows(telegram, say.PRIVATE_ONLY, chat=-5))
-        assert api.requests == []
+        drive(settings_for(telegram, api, tmp_path / "state.json"), shows(telegram, EN.private_only, chat=-5))
+        assert api.asked() == []
 
 
 def test_scope_is_remembered_then_patched_all_none_and_a_project(telegram, tmp_path):
     with FakeAPI(ChatReply(("Fine.",))) as api:
         telegram.push(telegram.text_update(ME, "/scope 3"), telegram.text_update(ME, "status?"),
                       telegram.text_update(ME, "/scope none"), telegram.text_update(ME, "/scope all"),
-                      telegram.text_update(ME, "/scope 77"), telegram.text_update(ME, "/scope bogus"),
-                      telegram.text_update(ME, "/scope"))
-        bad = say.BAD_SCOPE.format(scope="77", detail="unknown project")
+                      telegram.text_update(ME, "/scope 77"), telegram.text_update(ME, "/scope"))
+        bad = EN.bad_scope.format(scope="77", detail="unknown project")
         expected = ["Scope set: project 3.", "Fine.", "Scope set: No project.", "Scope set: All projects.", bad,
-                    say.SCOPE_USAGE, f"Scope: All projects.\n{say.SCOPE_USAGE}"]
+                    f"Scope: All projects.\n{EN.scope_usage}"]
         drive(settings_for(telegram, api, tmp_path / "state.json"), shows(telegram, *expected))
 
         # No conversation yet: the scope went with the first question, which created the conversation.
@@ -65,24 +105,113 @@ def test_scope_is_remembered_then_patched_all_none_and_a_project(telegram, tmp_p
         assert all(r["authorization"] == "Bearer bot-token-for-tests" for r in api.requests)
 
 
+def test_projects_are_listed_and_chosen_by_name(telegram, tmp_path):
+    projects = {3: "Login revamp", 5: "Payments Platform", 6: "Payments Reconciliation"}
+    with FakeAPI(ChatReply(("Fine.",)), projects=projects) as api:
+        telegram.push(*(telegram.text_update(ME, text) for text in (
+            "/projects", "/scope payments", "/scope nothing like it", "/scope payments platform", "status?",
+            "/scope LOGIN  revamp")))
+        expected = [
+            f"{EN.projects_header}\n• Login revamp: /scope 3\n• Payments Platform: /scope 5\n"
+            "• Payments Reconciliation: /scope 6",
+            f"{EN.choose_project.format(query='payments')}\n• Payments Platform: /scope 5\n"
+            "• Payments Reconciliation: /scope 6",
+            EN.no_project_match.format(query="nothing like it"),
+            "Scope set: Payments Platform.", "Fine.", "Scope set: Login revamp."]
+        drive(settings_for(telegram, api, tmp_path / "state.json"), shows(telegram, *expected))
+        assert api.chats() == [{"telegram_id": "7", "message": "status?", "rag_scope": "5"}]
+        assert api.conversations[41].rag_scope == "3"  # the last one was PATCHed into the conversation
+
+
 def test_streamed_answer_is_edited_into_the_thinking_message_at_most_once_per_interval(telegram, tmp_path):
+    """Order and throttling, whatever the machine's speed: the stream starts only after "thinking…" was
+    sent, and the second token comes one interval after the first, so the bot's clock has passed the
+    interval when it arrives (an interim edit is due); the rest waits until that edit is seen, so it
+    shows a part of the answer. Every edit's spacing is measured on Telegram's side."""
+    interval = 0.2
     tokens = ("The ", "login ", "bug ", "is ", "blocked ", "by ", "the ", "SSO work [TASK #12].")
     answer = "".join(tokens)
     final = f"{answer}\n\nSources: [TASK #12]"
-    with FakeAPI(ChatReply(tokens, citations=("[TASK #12]",), delay_s=0.1)) as api:
+    edited = lambda: bool(telegram.of("editMessageText"))  # noqa: E731
+    with FakeAPI(ChatReply(tokens, citations=("[TASK #12]",), delay_s=interval, hold_after=2,
+                           hold_until=edited)) as api:
         telegram.push(telegram.text_update(ME, "what is blocking the login work?"))
-        settings = settings_for(telegram, api, tmp_path / "state.json", edit_interval_s=0.25)
+        settings = settings_for(telegram, api, tmp_path / "state.json", edit_interval_s=interval)
         drive(settings, shows(telegram, final))
 
     [thinking] = telegram.of("sendMessage")
-    assert thinking.params["text"] == say.THINKING
+    assert thinking.params["text"] == EN.thinking
     edits = telegram.of("editMessageText")
     assert {e.params["message_id"] for e in edits} == {"101"}  # the thinking message, nothing else
     interim = [e.params["text"] for e in edits[:-1]]
-    assert interim and all(answer.startswith(t) and t != answer for t in interim)  # partial text as it streamed
+    assert interim and interim[0] in ("The ", "The login ")  # a part of the answer, shown as it streamed
+    assert all(later.startswith(earlier) and answer.startswith(later) for earlier, later in zip(interim, interim[1:]))
     assert edits[-1].params["text"] == final
     moments = [thinking.at] + [e.at for e in edits[:-1]]
-    assert all(b - a >= 0.24 for a, b in zip(moments, moments[1:]))  # throttled
+    assert all(b - a >= interval for a, b in zip(moments, moments[1:]))  # throttled
+
+
+def test_a_reset_drops_the_text_shown_so_far_and_the_answer_continues_from_its_start(telegram, tmp_path):
+    """Our API's `event: reset` (the LLM failed mid-answer; the extractive answer follows): the text shown
+    so far is dropped, never glued to what follows."""
+    interval = 0.2
+    edited = lambda: bool(telegram.of("editMessageText"))  # noqa: E731
+    reply = ChatReply(("Wrong ", "start "), reset_after=2, after_reset=("Quoted ", "answer [TASK #3]."),
+                      citations=("[TASK #3]",), llm_error="timeout", delay_s=interval, hold_after=2, hold_until=edited)
+    final = f"Quoted answer [TASK #3].\n\nSources: [TASK #3]\n\n{EN.llm_fallback}"
+    with FakeAPI(reply, ChatReply(("Next.",))) as api:
+        telegram.push(telegram.text_update(ME, "what is blocking the login work?"), telegram.text_update(ME, "and?"))
+        drive(settings_for(telegram, api, tmp_path / "state.json", edit_interval_s=interval),
+              shows(telegram, final, "Next."))
+        assert api.chats()[1]["conversation_id"] == 41  # the answer after the reset was stored, and continued
+    texts = [e.params["text"] for e in telegram.of("editMessageText") if e.params["message_id"] == "101"]
+    assert texts[0] == "Wrong start "  # shown before the reset
+    after = texts[1:]
+    assert "Quoted answer [TASK #3]." in after  # an interim edit of the new text alone
+    assert all("Wrong" not in t for t in after) and after[-1] == final
+
+
+def test_chats_are_answered_at_once_and_one_chats_messages_in_order(telegram, tmp_path):
+    """Chat 7's first answer is slow and holds its stream until chat 8 has its whole answer: only a bot
+    that answers chats at once can get there. Chat 7's second message waits for its first (it carries
+    the conversation the first created) and is answered after it."""
+    first = ChatReply(("Slow ", "first."), delay_s=0.05, hold_after=1,
+                      hold_until=lambda: telegram.sent_to(8) == ["Quick."])
+    with FakeAPI(first, ChatReply(("Quick.",)), ChatReply(("Second.",)), employees={"7": 1, "8": 2}) as api:
+        telegram.push(telegram.text_update(ME, "first"), telegram.text_update(ME, "second"),
+                      telegram.text_update(8, "other"))
+        drive(settings_for(telegram, api, tmp_path / "state.json"),
+              lambda: telegram.sent_to(ME) == ["Slow first.", "Second."] and telegram.sent_to(8) == ["Quick."])
+        [mine] = [c.id for c in api.conversations.values() if c.employee_id == 1]
+        assert [(c["message"], c.get("conversation_id")) for c in api.chats()] == [
+            ("first", None), ("other", None), ("second", mine)]
+        assert mine == 42  # chat 8's conversation was stored first, while chat 7's answer waited
+    finished = {e.params["chat_id"]: e.at for e in telegram.of("editMessageText")}
+    assert finished["8"] < finished["7"]
+
+
+def test_past_the_bound_on_answers_in_hand_a_user_is_told_to_try_again_in_their_language(telegram, tmp_path):
+    held = ChatReply(("Done.",), hold_after=0, hold_until=lambda: telegram.sent_to(8) == [ES.busy])
+    with FakeAPI(held, ChatReply(("Later.",)), employees={"7": 1, "8": 2}) as api:
+        telegram.push(telegram.text_update(ME, "first"), telegram.text_update(8, "hola", language_code="es"))
+        settings = settings_for(telegram, api, tmp_path / "state.json", max_concurrent_answers=1)
+        drive(settings, lambda: telegram.sent_to(ME) == ["Done."] and telegram.sent_to(8) == [ES.busy])
+        telegram.push(telegram.text_update(8, "hola otra vez", language_code="es"))
+        drive(settings_for(telegram, api, tmp_path / "state.json", max_concurrent_answers=1),
+              shows(telegram, ES.busy, "Later.", chat=8))
+        assert [c["message"] for c in api.chats()] == ["first", "hola otra vez"]  # the refused one never asked
+
+
+def test_one_chat_may_queue_only_so_many_messages_behind_its_answer(telegram, tmp_path):
+    """A burst of messages: the first is answered while CHAT_QUEUE wait; the two past the queue are told
+    "busy" at once (not after the first answer); the waiting ones then follow in order."""
+    waiting = [f"A{i}" for i in range(2, CHAT_QUEUE + 2)]
+    held = ChatReply(("A1",), hold_after=0, hold_until=lambda: telegram.sent_to(ME).count(EN.busy) == 2)
+    with FakeAPI(held, *(ChatReply((a,)) for a in waiting)) as api:
+        telegram.push(*(telegram.text_update(ME, f"q{i}") for i in range(1, CHAT_QUEUE + 4)))
+        drive(settings_for(telegram, api, tmp_path / "state.json"),
+              shows(telegram, "A1", EN.busy, EN.busy, *waiting))
+        assert [c["message"] for c in api.chats()] == [f"q{i}" for i in range(1, CHAT_QUEUE + 2)]
 
 
 def test_a_6000_character_answer_is_split_in_two_messages(telegram, tmp_path):
@@ -97,7 +226,7 @@ def test_a_6000_character_answer_is_split_in_two_messages(telegram, tmp_path):
     assert len(first) <= 4096 and len(second) <= 4096
     assert f"{first} {second}" == words  # cut at a space, nothing lost
     thinking, rest = telegram.of("sendMessage")
-    assert thinking.params["text"] == say.THINKING and rest.params["text"] == second
+    assert thinking.params["text"] == EN.thinking and rest.params["text"] == second
     assert telegram.messages[ME][101] == first  # the first part replaced the thinking message
 
 
@@ -144,24 +273,32 @@ def test_a_failure_mid_stream_becomes_an_apology_and_the_bot_keeps_answering(tel
     with FakeAPI(ChatReply(("Partial ", "answer ", "never ", "finished"), fail_after=2, delay_s=0.05),
                  ChatReply(("Recovered.",))) as api:
         telegram.push(telegram.text_update(ME, "first"), telegram.text_update(ME, "again"))
-        drive(settings_for(telegram, api, state), shows(telegram, say.FAILED, "Recovered."))
+        drive(settings_for(telegram, api, state), shows(telegram, EN.failed, "Recovered."))
         assert [c.get("conversation_id") for c in api.chats()] == [None, None]  # the failed turn stored nothing
         assert sorted(api.conversations) == [41]
 
 
-@pytest.mark.parametrize(("status", "apology"), [(503, say.BUSY), (502, say.FAILED), (401, say.MISCONFIGURED)])
+@pytest.mark.parametrize(("status", "apology"), [(503, EN.busy), (502, EN.failed), (401, EN.misconfigured)])
 def test_an_error_status_from_our_api_becomes_a_short_apology(telegram, tmp_path, status, apology):
     with FakeAPI(ChatReply(status=status), ChatReply(("Fine.",))) as api:
         telegram.push(telegram.text_update(ME, "first"), telegram.text_update(ME, "second"))
         drive(settings_for(telegram, api, tmp_path / "state.json"), shows(telegram, apology, "Fine."))
 
 
-def test_our_api_unreachable_becomes_an_apology(telegram, tmp_path):
-    with FakeAPI() as api:
-        closed = api.url  # nothing listens there once the fake stops
-    telegram.push(telegram.text_update(ME, "first"))
-    settings = settings_for(telegram, api, tmp_path / "state.json").model_copy(update={"backend_url": closed})
-    drive(settings, shows(telegram, say.UNAVAILABLE))
+def test_our_api_going_away_becomes_an_apology(telegram, tmp_path):
+    gone: list[bool] = []
+    with FakeAPI(ChatReply(("One.",))) as api:
+
+        def first_answered_then_api_gone() -> bool:
+            if telegram.sent_to(ME) == ["One."] and not gone:
+                api.server.shutdown()  # nothing answers there any more
+                api.server.server_close()
+                gone.append(True)
+                telegram.push(telegram.text_update(ME, "second"))
+            return telegram.sent_to(ME) == ["One.", EN.unavailable]
+
+        telegram.push(telegram.text_update(ME, "first"))
+        drive(settings_for(telegram, api, tmp_path / "state.json"), first_answered_then_api_gone)
 
 
 def test_a_scope_switched_by_the_model_is_announced_and_kept(telegram, tmp_path):
@@ -178,5 +315,5 @@ def test_an_extractive_fallback_says_so_and_a_long_question_is_refused(telegram,
     with FakeAPI(ChatReply(("Quoted.",), llm_error="timeout")) as api:
         telegram.push(telegram.text_update(ME, "x" * 2001), telegram.text_update(ME, "status?"))
         drive(settings_for(telegram, api, tmp_path / "state.json"),
-              shows(telegram, say.TOO_LONG.format(limit=2000), f"Quoted.\n\n{say.LLM_FALLBACK}"))
+              shows(telegram, EN.too_long.format(limit=2000), f"Quoted.\n\n{EN.llm_fallback}"))
         assert [c["message"] for c in api.chats()] == ["status?"]
