@@ -1,8 +1,9 @@
 """API tokens and what each may do (pure: no I/O).
 
 A token identifies a client, not a person. ``admin`` tokens may use every endpoint; ``bot`` tokens
-may only search and chat, optionally only on behalf of some employees (by id) or of employees
-whose role, read from EMPLOYEES at request time, is in a set.
+may search, chat and keep the conversations of the employees they act for (list, read, re-scope,
+delete), optionally only on behalf of some employees (by id) or of employees whose role, read from
+EMPLOYEES at request time, is in a set.
 
 Tokens are kept only as SHA-256 digests, and an offered token is hashed and compared with every
 digest in constant time, so neither the environment (``sha256:<hex>`` entries) nor timing needs

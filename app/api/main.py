@@ -60,7 +60,8 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     app.add_middleware(RequestContext)
     app.include_router(health.router)
     app.include_router(metrics_route.router)
-    # Scoping is decided per router group: bots may search and chat; everything else is admin.
+    # Scoping is decided per router group: bots may search, chat and keep their users' conversations;
+    # everything else is admin.
     for router, needed in ((search.router, "bot"), (chat.router, "bot"), (chat_context.router, "bot"),
                            (conversations.router, "bot"), (token.router, "bot"), (rag.router, "admin"),
                            *((r, "admin") for r in records.routers())):

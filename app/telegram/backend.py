@@ -21,7 +21,7 @@ from app.logs import current_request_id
 
 log = logging.getLogger(__name__)
 
-Kind = Literal["not_found", "invalid", "busy", "unauthorized", "failed", "unavailable"]
+Kind = Literal["not_found", "invalid", "busy", "unauthorized", "forbidden", "failed", "unavailable"]
 T = TypeVar("T", dict, list)
 PROJECTS_PAGE = 200  # the API's largest page: a chat lists at most this many projects
 
@@ -60,8 +60,10 @@ def _kind_of(status: int) -> Kind:
         return "invalid"
     if status in (429, 503):
         return "busy"
-    if status in (401, 403):
+    if status == 401:
         return "unauthorized"
+    if status == 403:  # a token limited to some employees or roles, asked for someone else
+        return "forbidden"
     return "failed"
 
 

@@ -180,6 +180,9 @@ class ChatBot:
         if exc.kind == "unauthorized":
             log.error("our API refused the bot's token (%s): check RAG_TELEGRAM_BACKEND_TOKEN", exc.status)
             return texts.misconfigured
+        if exc.kind == "forbidden":  # the token's employee_ids or roles leave this person out
+            log.warning("our API may not answer Telegram user %s with this token: %s", _telegram_id(update), exc.detail)
+            return texts.not_allowed
         return {"busy": texts.busy, "unavailable": texts.unavailable}.get(exc.kind, texts.failed)
 
 

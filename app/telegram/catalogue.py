@@ -21,6 +21,7 @@ class Texts:
     sees_own: str
     examples: str
     unknown_user: str  # {telegram_id}
+    not_allowed: str
     private_only: str
     busy: str
     unavailable: str
@@ -74,6 +75,7 @@ EN = Texts(
               "• Who is working on task 12?"),
     unknown_user=("Sorry, I don't know you yet: your Telegram account is not linked to an employee. "
                   "Please ask an administrator to add your Telegram id ({telegram_id})."),
+    not_allowed="Sorry, I'm not allowed to answer for you. Please ask an administrator.",
     private_only="Sorry, I only answer in a private chat, so nobody else reads what you may see.",
     busy="Sorry, I'm busy right now. Please try again in a moment.",
     unavailable="Sorry, I can't reach the knowledge base right now. Please try again later.",
@@ -127,6 +129,7 @@ ES = Texts(
               "• ¿Quién trabaja en la tarea 12?"),
     unknown_user=("Lo siento, todavía no te conozco: tu cuenta de Telegram no está vinculada a ningún empleado. "
                   "Pide a un administrador que añada tu id de Telegram ({telegram_id})."),
+    not_allowed="Lo siento, no tengo permiso para responderte. Pide ayuda a un administrador.",
     private_only="Lo siento, solo respondo en un chat privado, para que nadie más lea lo que tú puedes ver.",
     busy="Lo siento, ahora estoy ocupado. Inténtalo de nuevo en un momento.",
     unavailable="Lo siento, ahora no puedo acceder a la base de conocimiento. Inténtalo más tarde.",

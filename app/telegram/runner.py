@@ -64,12 +64,17 @@ async def check_backend(backend: Backend) -> None:
 
 
 async def set_commands(application: Application) -> None:
-    """The command menu, in every language of the catalogue (Telegram picks by the user's language)."""
+    """The command menu, in every language of the catalogue (Telegram picks by the user's language). A menu
+    Telegram refuses is worth a warning, not a bot that does not start: the commands work without it."""
     for language, texts in CATALOGUE.items():
         commands = [BotCommand("start", texts.cmd_start), BotCommand("help", texts.cmd_help),
                     BotCommand("new", texts.cmd_new), BotCommand("scope", texts.cmd_scope),
                     BotCommand("projects", texts.cmd_projects)]
-        await application.bot.set_my_commands(commands, language_code=None if language == DEFAULT_LANGUAGE else language)
+        try:
+            await application.bot.set_my_commands(commands,
+                                                  language_code=None if language == DEFAULT_LANGUAGE else language)
+        except TelegramError as exc:
+            log.warning("Telegram refused the %s command menu: %s", language, exc.message)
 
 
 async def _receive_updates(application: Application, settings: TelegramSettings) -> None:

@@ -142,3 +142,19 @@ def test_four_people_asking_at_once_are_each_answered_within_one_and_a_half_llm_
     assert all(took[u] <= 1.5 * yardstick for u in four), report
     thinking = [next(c.at for c in telegram.of("sendMessage") if c.params["chat_id"] == str(u)) for u in four]
     assert max(thinking) < min(answered_at(telegram, u, text) for u in four), report
+
+
+def test_a_person_the_token_may_not_act_for_is_told_so(polling_telegram, tmp_path, sqlite_settings, sqlite_engine):
+    """A bot token limited to developers: a manager's question is a 403 from our API, said as such (not
+    as a misconfigured bot), while a developer is answered."""
+    tg = polling_telegram
+    employee(sqlite_engine, "Maria", "Lopez", role="MANAGER", telegram_id="9")
+    employee(sqlite_engine, "Ana", "Garcia", telegram_id="7")
+    scopes = [{"token": BOT_TOKEN, "scope": "bot", "name": "telegram", "roles": ["DEVELOPER"]}]
+    settings = api_settings(sqlite_settings, api_token_scopes=SecretStr(json.dumps(scopes)))
+    with serve(create_app(settings, engine=sqlite_engine)) as url:
+        tg.push(tg.text_update(9, "/start"), tg.text_update(9, "status?"), tg.text_update(7, "/start"))
+        drive(bot_settings(tg, url, tmp_path), lambda: len(tg.sent_to(9)) == 2 and len(tg.sent_to(7)) == 1,
+              timeout_s=20)
+    assert tg.sent_to(9) == [EN.not_allowed, EN.not_allowed]
+    assert tg.sent_to(7)[0].startswith("Hello, Ana!")

@@ -278,7 +278,8 @@ def test_a_failure_mid_stream_becomes_an_apology_and_the_bot_keeps_answering(tel
         assert sorted(api.conversations) == [41]
 
 
-@pytest.mark.parametrize(("status", "apology"), [(503, EN.busy), (502, EN.failed), (401, EN.misconfigured)])
+@pytest.mark.parametrize(("status", "apology"), [(503, EN.busy), (502, EN.failed), (401, EN.misconfigured),
+                                               (403, EN.not_allowed)])
 def test_an_error_status_from_our_api_becomes_a_short_apology(telegram, tmp_path, status, apology):
     with FakeAPI(ChatReply(status=status), ChatReply(("Fine.",))) as api:
         telegram.push(telegram.text_update(ME, "first"), telegram.text_update(ME, "second"))
