@@ -8,7 +8,8 @@ chats run at once; one chat's run one at a time, in order (app/telegram/concurre
 from __future__ import annotations
 
 import logging
-from typing import Any
+from collections.abc import Awaitable
+from typing import Any, TypeVar
 
 from telegram import Update
 from telegram.ext import CommandHandler, ContextTypes, MessageHandler, filters
@@ -23,6 +24,7 @@ from app.telegram.text import format_answer, project_lines, scope_name, split_me
 
 log = logging.getLogger(__name__)
 
+T = TypeVar("T")
 MAX_QUESTION = 2000  # our API's limit on a chat message (a longer one is a 422)
 SEES_EVERYTHING = ("MANAGER", "ADMIN")
 
@@ -59,10 +61,8 @@ class ChatBot:
     async def start(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """Greet a known user by name and say what they may ask (what they see depends on their role)."""
         texts = _texts(update)
-        try:
-            me = await self.backend.caller(_telegram_id(update))
-        except BackendError as exc:
-            await update.effective_message.reply_text(self._apology(exc, update, None))
+        me = await self._or_apology(update, self.backend.caller(_telegram_id(update)))
+        if me is None:
             return
         sees = texts.sees_everything if me.get("role") in SEES_EVERYTHING else texts.sees_own
         greeting = texts.greeting.format(name=me.get("first_name") or update.effective_user.first_name)
@@ -79,10 +79,8 @@ class ChatBot:
 
     async def projects(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         texts = _texts(update)
-        try:
-            found = await self.backend.projects(_telegram_id(update))
-        except BackendError as exc:
-            await update.effective_message.reply_text(self._apology(exc, update, None))
+        found = await self._or_apology(update, self.backend.projects(_telegram_id(update)))
+        if found is None:
             return
         listing = f"{texts.projects_header}\n{project_lines(found)}" if found else texts.projects_none
         for part in split_message(listing):
@@ -98,11 +96,10 @@ class ChatBot:
             return
         scope, label = fixed_scope(arg), None
         if scope is None:  # a project's name
-            try:
-                chosen, candidates = choose(arg, await self.backend.projects(_telegram_id(update), query=arg))
-            except BackendError as exc:
-                await message.reply_text(self._apology(exc, update, None))
+            ranked = await self._or_apology(update, self.backend.projects(_telegram_id(update), query=arg))
+            if ranked is None:
                 return
+            chosen, candidates = choose(arg, ranked)
             if chosen is None:
                 offer = texts.choose_project if candidates else texts.no_project_match
                 await message.reply_text("\n".join((offer.format(query=arg), project_lines(candidates))).strip())
@@ -169,6 +166,14 @@ class ChatBot:
             elif isinstance(event, Done):
                 return event.fields
         raise BackendError("failed", "no done event")
+
+    async def _or_apology(self, update: Update, answer: Awaitable[T]) -> T | None:
+        """Our API's answer; or None, once the user has been told why there is none."""
+        try:
+            return await answer
+        except BackendError as exc:
+            await update.effective_message.reply_text(self._apology(exc, update, None))
+            return None
 
     def _apology(self, exc: BackendError, update: Update, scope: str | None) -> str:
         texts = _texts(update)
