@@ -66,8 +66,10 @@ def settings_for(tg: FakeTelegram, api: FakeAPI, state: Path, **extra: object) -
     return TelegramSettings(_env_file=None, **(fields | extra))
 
 
-def drive(settings: TelegramSettings, until: Callable[[], bool], timeout_s: float = 8.0) -> None:
-    """Run the bot until ``until()`` holds (checked every 20 ms), then stop it as SIGINT would."""
+def drive(settings: TelegramSettings, until: Callable[[], bool], timeout_s: float = 30.0) -> None:
+    """Run the bot until ``until()`` holds (checked every 20 ms), then stop it as SIGINT would. The
+    timeout only bounds a failing test: a passing one ends as soon as the state is reached, however
+    busy the machine."""
     async def main() -> None:
         stop = asyncio.Event()
 

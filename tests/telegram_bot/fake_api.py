@@ -16,8 +16,9 @@ Implements what the bot uses, with the contract's rules:
   0.1; the real ranking is the real API's, tests/telegram_bot/test_against_the_real_api.py).
 * ``GET /api/v1/token`` → the token's {name, scope, employee_ids, roles}.
 
-Each chat takes the next scripted ``ChatReply`` (the last one repeats); every request is recorded, with
-its ``X-Request-ID``.
+Each chat takes the next scripted ``ChatReply`` (the last one repeats), from the asker's own script when
+``per_user`` gives one (chats run at once, so which chat asks first is not scripted); every request is
+recorded, with its ``X-Request-ID``.
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ class ChatReply:
     llm_error: str | None = None
     reset_after: int | None = None  # send `event: reset` after this many tokens, then `after_reset`
     after_reset: tuple[str, ...] = ()
-    hold_after: int | None = None  # after this many tokens, wait (up to 10 s) until `hold_until()` holds
+    hold_after: int | None = None  # after this many tokens, wait (up to 30 s) until `hold_until()` holds
     hold_until: Callable[[], bool] | None = None
 
 
@@ -62,8 +63,10 @@ class Conversation:
 class FakeAPI:
     def __init__(self, *replies: ChatReply, employees: dict[str, int] | None = None,
                  projects: dict[int, str] | None = None, token: str = BACKEND_TOKEN,
-                 people: dict[int, tuple[str, str]] | None = None) -> None:
+                 people: dict[int, tuple[str, str]] | None = None,
+                 per_user: dict[str, list[ChatReply]] | None = None) -> None:
         self.script = list(replies) or [ChatReply()]
+        self.per_user = per_user or {}  # telegram id -> that person's own script
         self.employees = employees if employees is not None else {"7": 1}  # telegram id -> employee id
         self.people = people if people is not None else {1: ("Ana", "DEVELOPER")}  # employee id -> name, role
         self.projects = projects if projects is not None else {3: "Login revamp"}
@@ -97,9 +100,10 @@ class FakeAPI:
     def _valid_scope(self, scope: Any) -> bool:
         return scope in ("all", "none") or (isinstance(scope, str) and scope.isdigit() and int(scope) in self.projects)
 
-    def _next_reply(self) -> ChatReply:
+    def _next_reply(self, telegram_id: str) -> ChatReply:
         with self._lock:
-            return self.script.pop(0) if len(self.script) > 1 else self.script[0]
+            script = self.per_user.get(telegram_id, self.script)
+            return script.pop(0) if len(script) > 1 else script[0]
 
     def _describe(self, c: Conversation) -> dict[str, Any]:
         return {"conversation_id": c.id, "title": c.messages[0][1][:60] if c.messages else "",
@@ -216,7 +220,7 @@ class FakeAPI:
                 scope = body.get("rag_scope", "all")
                 if not fake._valid_scope(scope):
                     return self._json(422, {"detail": [{"loc": ["body", "rag_scope"], "msg": "unknown project"}]})
-                reply = fake._next_reply()
+                reply = fake._next_reply(body["telegram_id"])
                 if reply.status is not None:
                     return self._json(reply.status, {"detail": f"scripted {reply.status}"})
                 self._stream(reply, employee, message, conversation, scope)
@@ -235,7 +239,7 @@ class FakeAPI:
                     if i == reply.fail_after:
                         return self._event("error", {"detail": "the language model failed"})  # nothing stored
                     if i == reply.hold_after:
-                        deadline = time.monotonic() + 10
+                        deadline = time.monotonic() + 30  # only a failing test waits this long
                         while not reply.hold_until() and time.monotonic() < deadline:
                             time.sleep(0.01)
                     if i == reply.reset_after:

@@ -48,7 +48,7 @@ def test_a_known_user_gets_a_streamed_answer_and_can_scope_the_conversation(tele
                       telegram.text_update(8, "hello?"))
         refusal = EN.unknown_user.format(telegram_id="8")
         drive(bot_settings(telegram, url, tmp_path),
-              lambda: len(telegram.sent_to(7)) >= 2 and telegram.sent_to(8) == [refusal], timeout_s=20)
+              lambda: len(telegram.sent_to(7)) >= 2 and telegram.sent_to(8) == [refusal])
     answer, scoped = telegram.sent_to(7)[:2]
     assert "[TASK #" in answer and "login" in answer.lower()  # the extractive answer, with its anchor
     assert scoped == "Scope set: Apollo."
@@ -69,7 +69,7 @@ def test_start_greets_by_name_and_scope_payments_sets_the_payments_project(polli
     with serve(create_app(api_settings(sqlite_settings), engine=sqlite_engine)) as url:
         tg.push(*(tg.text_update(7, text) for text in (
             "/start", "/projects", "/scope payments", "/scope payments platform", "why does the refund flow time out?")))
-        drive(bot_settings(tg, url, tmp_path), lambda: len(tg.sent_to(7)) == 5, timeout_s=20)
+        drive(bot_settings(tg, url, tmp_path), lambda: len(tg.sent_to(7)) == 5)
     greeting, listed, choice, scoped, answer = tg.sent_to(7)
     assert greeting.startswith(f"Hello, Ana! {EN.sees_own}")
     assert listed.splitlines()[1:] == [f"• Mobile App Relaunch: /scope {mobile}",
@@ -95,7 +95,7 @@ def test_demo_style_payments_is_one_match(polling_telegram, tmp_path, sqlite_set
         project(sqlite_engine, name, description)
     with serve(create_app(api_settings(sqlite_settings), engine=sqlite_engine)) as url:
         tg.push(tg.text_update(7, "/scope payments"))
-        drive(bot_settings(tg, url, tmp_path), lambda: bool(tg.sent_to(7)), timeout_s=20)
+        drive(bot_settings(tg, url, tmp_path), lambda: bool(tg.sent_to(7)))
     assert tg.sent_to(7) == ["Scope set: Payments Platform."]
 
 
@@ -111,7 +111,7 @@ def test_four_people_asking_at_once_are_each_answered_within_one_and_a_half_llm_
     latency plus everything around it, on this machine, now); then four ask in one batch. Answered one
     after another they would finish near 1, 2, 3 and 4 yardsticks; at once, each within 1.5. And every
     one of the four sees "thinking…" before any of them has an answer."""
-    llm_s = 2.0
+    llm_s = 3.0  # long beside the CPU an answer costs, so a loaded machine still tells the two apart
     text = "The login work waits for the auth service deploy."
     people = [employee(sqlite_engine, f"P{i}", "Tester", telegram_id=str(100 + i)) for i in range(6)]
     task(sqlite_engine, "Fix the login redirect bug", "Blocked by the auth service deploy", assignee_id=people[0])
@@ -134,7 +134,7 @@ def test_four_people_asking_at_once_are_each_answered_within_one_and_a_half_llm_
                     return False
                 return True
 
-            drive(bot_settings(telegram, url, tmp_path), scenario, timeout_s=60)
+            drive(bot_settings(telegram, url, tmp_path), scenario, timeout_s=90)
     took = {u: answered_at(telegram, u, text) - timings[u] for u in (alone, *four)}
     yardstick = took[alone]
     report = f"alone {yardstick:.2f} s, four at once {sorted(round(took[u], 2) for u in four)} s (LLM {llm_s} s)"
@@ -154,7 +154,6 @@ def test_a_person_the_token_may_not_act_for_is_told_so(polling_telegram, tmp_pat
     settings = api_settings(sqlite_settings, api_token_scopes=SecretStr(json.dumps(scopes)))
     with serve(create_app(settings, engine=sqlite_engine)) as url:
         tg.push(tg.text_update(9, "/start"), tg.text_update(9, "status?"), tg.text_update(7, "/start"))
-        drive(bot_settings(tg, url, tmp_path), lambda: len(tg.sent_to(9)) == 2 and len(tg.sent_to(7)) == 1,
-              timeout_s=20)
+        drive(bot_settings(tg, url, tmp_path), lambda: len(tg.sent_to(9)) == 2 and len(tg.sent_to(7)) == 1)
     assert tg.sent_to(9) == [EN.not_allowed, EN.not_allowed]
     assert tg.sent_to(7)[0].startswith("Hello, Ana!")

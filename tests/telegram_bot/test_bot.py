@@ -153,22 +153,17 @@ def test_streamed_answer_is_edited_into_the_thinking_message_at_most_once_per_in
 
 def test_a_reset_drops_the_text_shown_so_far_and_the_answer_continues_from_its_start(telegram, tmp_path):
     """Our API's `event: reset` (the LLM failed mid-answer; the extractive answer follows): the text shown
-    so far is dropped, never glued to what follows."""
-    interval = 0.2
-    edited = lambda: bool(telegram.of("editMessageText"))  # noqa: E731
+    so far is dropped, never glued to what follows. With no edit interval every change is shown, so the
+    whole sequence the user sees is known."""
     reply = ChatReply(("Wrong ", "start "), reset_after=2, after_reset=("Quoted ", "answer [TASK #3]."),
-                      citations=("[TASK #3]",), llm_error="timeout", delay_s=interval, hold_after=2, hold_until=edited)
+                      citations=("[TASK #3]",), llm_error="timeout")
     final = f"Quoted answer [TASK #3].\n\nSources: [TASK #3]\n\n{EN.llm_fallback}"
     with FakeAPI(reply, ChatReply(("Next.",))) as api:
         telegram.push(telegram.text_update(ME, "what is blocking the login work?"), telegram.text_update(ME, "and?"))
-        drive(settings_for(telegram, api, tmp_path / "state.json", edit_interval_s=interval),
-              shows(telegram, final, "Next."))
+        drive(settings_for(telegram, api, tmp_path / "state.json"), shows(telegram, final, "Next."))
         assert api.chats()[1]["conversation_id"] == 41  # the answer after the reset was stored, and continued
-    texts = [e.params["text"] for e in telegram.of("editMessageText") if e.params["message_id"] == "101"]
-    assert texts[0] == "Wrong start "  # shown before the reset
-    after = texts[1:]
-    assert "Quoted answer [TASK #3]." in after  # an interim edit of the new text alone
-    assert all("Wrong" not in t for t in after) and after[-1] == final
+    shown = [e.params["text"] for e in telegram.of("editMessageText") if e.params["message_id"] == "101"]
+    assert shown == ["Wrong ", "Wrong start ", EN.thinking, "Quoted ", "Quoted answer [TASK #3].", final]
 
 
 def test_chats_are_answered_at_once_and_one_chats_messages_in_order(telegram, tmp_path):
@@ -177,15 +172,17 @@ def test_chats_are_answered_at_once_and_one_chats_messages_in_order(telegram, tm
     the conversation the first created) and is answered after it."""
     first = ChatReply(("Slow ", "first."), delay_s=0.05, hold_after=1,
                       hold_until=lambda: telegram.sent_to(8) == ["Quick."])
-    with FakeAPI(first, ChatReply(("Quick.",)), ChatReply(("Second.",)), employees={"7": 1, "8": 2}) as api:
+    with FakeAPI(employees={"7": 1, "8": 2},
+                 per_user={"7": [first, ChatReply(("Second.",))], "8": [ChatReply(("Quick.",))]}) as api:
         telegram.push(telegram.text_update(ME, "first"), telegram.text_update(ME, "second"),
                       telegram.text_update(8, "other"))
         drive(settings_for(telegram, api, tmp_path / "state.json"),
               lambda: telegram.sent_to(ME) == ["Slow first.", "Second."] and telegram.sent_to(8) == ["Quick."])
         [mine] = [c.id for c in api.conversations.values() if c.employee_id == 1]
-        assert [(c["message"], c.get("conversation_id")) for c in api.chats()] == [
-            ("first", None), ("other", None), ("second", mine)]
-        assert mine == 42  # chat 8's conversation was stored first, while chat 7's answer waited
+        [theirs] = [c.id for c in api.conversations.values() if c.employee_id == 2]
+        asked = [(c["message"], c.get("conversation_id")) for c in api.chats()]
+        assert asked[-1] == ("second", mine) and sorted(asked[:2]) == [("first", None), ("other", None)]
+        assert theirs < mine  # chat 8's conversation was stored first, while chat 7's answer waited
     finished = {e.params["chat_id"]: e.at for e in telegram.of("editMessageText")}
     assert finished["8"] < finished["7"]
 
@@ -207,10 +204,12 @@ def test_one_chat_may_queue_only_so_many_messages_behind_its_answer(telegram, tm
     "busy" at once (not after the first answer); the waiting ones then follow in order."""
     waiting = [f"A{i}" for i in range(2, CHAT_QUEUE + 2)]
     held = ChatReply(("A1",), hold_after=0, hold_until=lambda: telegram.sent_to(ME).count(EN.busy) == 2)
+    answers = lambda: [t for t in telegram.sent_to(ME) if t != EN.busy]  # noqa: E731
     with FakeAPI(held, *(ChatReply((a,)) for a in waiting)) as api:
         telegram.push(*(telegram.text_update(ME, f"q{i}") for i in range(1, CHAT_QUEUE + 4)))
+        # (The two refusals and q1's "thinking…" race to Telegram: their order among them is not fixed.)
         drive(settings_for(telegram, api, tmp_path / "state.json"),
-              shows(telegram, "A1", EN.busy, EN.busy, *waiting))
+              lambda: answers() == ["A1", *waiting] and telegram.sent_to(ME).count(EN.busy) == 2)
         assert [c["message"] for c in api.chats()] == [f"q{i}" for i in range(1, CHAT_QUEUE + 2)]
 
 
