@@ -55,8 +55,8 @@ def connector(settings: Settings) -> Connect:
     return lambda: oracledb.connect(user=user, password=password, dsn=dsn)
 
 
-def run(settings: Settings, connect: Connect | None = None) -> tuple[list[CheckResult], int]:
-    """All checks, in order, and the exit status (doctor.EXIT_*)."""
+def run(settings: Settings, connect: Connect | None = None, strict: bool = False) -> tuple[list[CheckResult], int]:
+    """All checks, in order, and the exit status (doctor.EXIT_*; ``strict``: a skipped needed check fails too)."""
     from app.services import oracle_doctor_checks as more
 
     try:
@@ -79,7 +79,7 @@ def run(settings: Settings, connect: Connect | None = None) -> tuple[list[CheckR
                 _quietly(conn.rollback)
     finally:
         _quietly(conn.close)
-    return results, doctor.exit_code(results)
+    return results, doctor.exit_code(results, strict)
 
 
 def _quietly(action: Callable[[], Any]) -> None:
@@ -139,23 +139,31 @@ def check_model(p: Probe) -> list[CheckResult]:
 
 
 def check_indexes(p: Probe) -> list[CheckResult]:
-    """The IVF vector index and the Oracle Text search index exist (a -slim image has no Oracle Text)."""
-    out = []
-    for index, name, proves, wanted in (
-        (sql.VECTOR_INDEX, "ivf index", "FACTS.md §4 (USER_INDEXES: VECTOR / NEIGHBOR_PARTITIONS_IVF)",
-         "NEIGHBOR_PARTITIONS_IVF"),
-        (sql.TEXT_INDEX, "oracle text", "FACTS.md §8B (CREATE SEARCH INDEX; -slim images drop Oracle Text)", None),
-    ):
-        with p.conn.cursor() as cur:
-            cur.execute(sql.VECTOR_INDEX_INFO, index_name=index)
-            row = cur.fetchone()
-        if row is None:
-            out.append(failed(name, proves, f"{index} is missing: run `ragctl oracle bootstrap` (Oracle Text installed?)"))
-        elif (wanted and row[1] != wanted) or row[2] != "VALID":
-            out.append(failed(name, proves, f"{index} is {row[0]}/{row[1]}, status {row[2]}"))
-        else:
-            out.append(passed(name, proves, f"{index} {row[0]}/{row[1] or '-'} {row[2]}"))
-    return out
+    """The IVF vector index and the Oracle Text search index exist and are usable (a -slim image has no Oracle Text)."""
+    name, proves = "ivf index", "FACTS.md §4 (USER_INDEXES: VECTOR / NEIGHBOR_PARTITIONS_IVF)"
+    with p.conn.cursor() as cur:
+        cur.execute(sql.VECTOR_INDEX_INFO, index_name=sql.VECTOR_INDEX)
+        row = cur.fetchone()
+    if row is None:
+        out = [failed(name, proves, f"{sql.VECTOR_INDEX} is missing: run `ragctl oracle bootstrap`")]
+    elif row[1] != "NEIGHBOR_PARTITIONS_IVF" or row[2] != "VALID":
+        out = [failed(name, proves, f"{sql.VECTOR_INDEX} is {row[0]}/{row[1]}, status {row[2]}")]
+    else:
+        out = [passed(name, proves, f"{sql.VECTOR_INDEX} {row[0]}/{row[1]} {row[2]}")]
+    name = "oracle text"
+    proves = "FACTS.md §8B (CREATE SEARCH INDEX; -slim images drop Oracle Text) + REVIEW-2 W10 (DOMIDX_OPSTATUS)"
+    with p.conn.cursor() as cur:
+        cur.execute(sql.TEXT_INDEX_INFO, index_name=sql.TEXT_INDEX)
+        row = cur.fetchone()
+    if row is None:
+        return out + [failed(name, proves, f"{sql.TEXT_INDEX} is missing: run `ragctl oracle bootstrap` "
+                                           "(Oracle Text installed? -slim images drop it)")]
+    index_type, status, domidx_status, domidx_opstatus = row
+    detail = f"{sql.TEXT_INDEX} {index_type}: status {status}, domain index {domidx_status}, last operation {domidx_opstatus}"
+    if (status, domidx_status, domidx_opstatus) != ("VALID", "VALID", "VALID"):
+        # A failed build keeps STATUS VALID with DOMIDX_OPSTATUS FAILED; CONTAINS then raises ORA-29861.
+        return out + [failed(name, proves, detail + ": drop and recreate it (migrations/oracle/V7), see ORA-29861")]
+    return out + [passed(name, proves, detail)]
 
 
 # --- the upsert form -------------------------------------------------------------------------------
@@ -224,11 +232,13 @@ def check_claims(p: Probe) -> list[CheckResult]:
     batch = p.settings.batch_size
     with p.conn.cursor() as cur:
         cur.execute(sql.DOCTOR_DELETE_SCRATCH_DIRTY)
-        cur.execute(sql.QUEUE_STATUS, max_attempts=p.settings.max_attempts)
-        queued = int(cur.fetchone()[0])
-        if queued:
+        # Only rows a claim could take now would be claimed before the scratch rows (stuck rows and rows in
+        # backoff are outside every claim window: they cannot interfere).
+        cur.execute(sql.CLAIMABLE_COUNT, max_attempts=p.settings.max_attempts)
+        claimable = int(cur.fetchone()[0])
+        if claimable:
             p.conn.commit()
-            return [doctor.claim_skipped(queued)]
+            return [doctor.claim_skipped(claimable)]
         cur.executemany(sql.ENQUEUE, [{"source_type": "task", "source_id": -(i + 1)} for i in range(2 * batch)])
     p.conn.commit()
     try:

@@ -12,17 +12,19 @@ from app.engines.oracle import statements as sql
 from app.engines.oracle.records import returned_id
 from app.engines.oracle.search import text_query
 from app.engines.oracle.status import ACCURACY_TARGET, ACCURACY_TOP_K
-from app.rag.doctor import CheckResult, failed, passed, warned
+from app.rag.doctor import CheckResult, failed, passed, plan_unreadable, warned
 
 # Oracle Text operators and reserved words (FACTS.md §12.4): the engine's query builder must make them terms.
 # Reserved words, operators, and letters or digits Python keeps but BASIC_LEXER may not (superscripts,
 # fractions, Roman numerals, half-width kana): each must be a plain braced term, never a DRG error.
 RESERVED_WORDS_QUERY = "NEAR about AND OR NOT ACCUM WITHIN fuzzy MINUS {braces} 50% login_bug ² ½ Ⅻ ｶﾀｶﾅ"
 IVF_PLAN_MARK = "IVF_FLAT_CENTROID"  # the IVF index's internal tables in a plan (FACTS.md §3, DOC)
+# DISPLAY_CURSOR runs with the caller's rights (DOC arpls DBMS_XPLAN "Security Model"); docker/oracle-init grants these.
+PLAN_GRANTS = "DISPLAY_CURSOR needs SELECT on V_$SQL, V_$SQL_PLAN, V_$SESSION, V_$SQL_PLAN_STATISTICS_ALL"
 
 
-def _skipped(name: str, proves: str, why: str) -> CheckResult:
-    return CheckResult(name, proves, "SKIP", why, needed=False)
+def _skipped(name: str, proves: str, why: str, needed: bool = False) -> CheckResult:
+    return CheckResult(name, proves, "SKIP", why, needed=needed)
 
 
 # --- filtered FETCH APPROX for a developer ------------------------------------------------------------
@@ -67,7 +69,10 @@ def _plan(cur: Any, name: str, proves: str) -> CheckResult:
         cur.execute(sql.DOCTOR_PLAN)
         lines = [str(r[0]) for r in cur.fetchall()]
     except Exception as exc:
-        return warned(name, proves, "plan not readable (DISPLAY_CURSOR needs SELECT_CATALOG_ROLE)", exc)
+        return warned(name, proves, f"plan not readable ({PLAN_GRANTS})", exc)
+    # Without the V$ grants DISPLAY_CURSOR answers with rows that say so, not with an error (REVIEW-2 W2).
+    if (why := plan_unreadable(lines)) is not None:
+        return warned(name, proves, f"plan not readable: {why!r} ({PLAN_GRANTS})")
     if any(IVF_PLAN_MARK in line or sql.VECTOR_INDEX in line for line in lines):
         return passed(name, proves, "the IVF index is in the plan of the filtered FETCH APPROX", needed=False)
     return warned(name, proves, "the plan does not use the IVF index: exact scans (rebuild-index? metric?)",
@@ -99,7 +104,7 @@ def check_text(p: Any) -> list[CheckResult]:
     text, binds = sql.text_search(Caller(0, Role.MANAGER), Scope())
     with p.conn.cursor() as cur:
         if p.qv is None:
-            out.append(_skipped(name, proves, "no probe vector (see the model check)"))
+            out.append(_skipped(name, proves, "no probe vector (see the model check)", needed=True))
         else:
             try:
                 cur.execute(text, {**binds, "tq": tq, "qv": p.qv, "n": p.settings.top_k})

@@ -47,10 +47,10 @@ def healthy() -> tuple[FakeConnection, list[FakeConnection]]:
         (is_sql("doctor_embedding_column"), Reply(description=[SimpleNamespace(vector_dimensions=384)])),
         ("USER_MINING_MODELS", Reply(rows=[(1,)])),
         (is_embed, Reply(rows=[(vec(),)])),
-        ("FROM USER_INDEXES", Reply(rows=[("VECTOR", "NEIGHBOR_PARTITIONS_IVF", "VALID")])),
-        ("FROM USER_INDEXES", Reply(rows=[("DOMAIN", None, "VALID")])),
+        (is_sql("vector_index_info"), Reply(rows=[("VECTOR", "NEIGHBOR_PARTITIONS_IVF", "VALID")])),
+        (is_sql("text_index_info"), Reply(rows=[("DOMAIN", "VALID", "VALID", "VALID")])),
         (is_sql("doctor_scratch_chunk"), Reply(rows=[(vec(),)])),
-        (is_sql("queue_status"), Reply(rows=[(0, None, None, 0, 0)])),  # an idle queue: the claim check runs
+        (is_sql("claimable_count"), Reply(rows=[(0,)])),  # nothing claimable: the claim check runs
         (is_sql("doctor_scratch_dirty"), Reply(rows=[(i,) for i in range(1, 2 * BATCH + 1)])),
         (is_sql("doctor_developer"), Reply(rows=[(7,)])),
         ("FETCH APPROX", Reply(rows=[("task", i, 0, "x", 0.1) for i in range(TOP_K)])),
@@ -98,8 +98,8 @@ def test_a_healthy_database_passes_every_check_and_each_statement_is_the_golden_
         "access cascade delete"]
     assert all(r.proves.startswith("FACTS.md §") for r in results)
     sent = main.sqls
-    for name in ("doctor_embedding_column", "model_exists", "vector_index_info", "upsert_chunk", "doctor_scratch_chunk",
-                 "write_setting", "doctor_delete_scratch_dirty", "queue_status", "enqueue", "doctor_scratch_dirty", "doctor_developer",
+    for name in ("doctor_embedding_column", "model_exists", "vector_index_info", "text_index_info", "upsert_chunk", "doctor_scratch_chunk",
+                 "write_setting", "doctor_delete_scratch_dirty", "claimable_count", "enqueue", "doctor_scratch_dirty", "doctor_developer",
                  "doctor_vector_search_developer", "doctor_plan", "text_search_manager_unscoped", "index_accuracy", "sync_text_index",
                  "doctor_insert_project", "doctor_insert_employee", "doctor_insert_task", "doctor_insert_chunk",
                  "doctor_update_task", "doctor_insert_comment", "doctor_rename_project", "doctor_reassign_task",
@@ -207,6 +207,19 @@ def test_a_short_filtered_approx_selects_the_exact_fallback_and_an_unreadable_pl
     assert golden("doctor_vector_search_developer_exact") in main.sqls
 
 
+@pytest.mark.parametrize("line", ["User has no SELECT privilege on V$SESSION",
+                                  "SQL_ID: 9babjv8yq8ru3, child number: 0 cannot be found"])
+def test_a_plan_display_cursor_cannot_read_is_not_mistaken_for_an_exact_scan(doctor_settings, line):
+    """REVIEW-2 W2: without the V$ grants DISPLAY_CURSOR answers with rows saying so instead of raising; that is
+    'plan not readable' (with the grants to give), not 'the IVF index is not used'."""
+    main, extra = healthy()
+    main.replies.insert(0, (is_sql("doctor_plan"), Reply(rows=[(line,)])))
+    results, code = run(doctor_settings, main, extra)
+    plan = by_name(results)["ivf plan"]
+    assert code == EXIT_OK and plan.status == "WARN" and plan.detail.startswith("plan not readable")
+    assert "V_$SESSION" in plan.detail and "exact scans" not in plan.detail
+
+
 def test_a_plan_without_the_ivf_index_is_a_warning(doctor_settings):
     main, extra = healthy()
     main.replies.insert(0, (is_sql("doctor_plan"), Reply(rows=[("|  TABLE ACCESS FULL | RAG_CHUNK |",)])))
@@ -276,12 +289,42 @@ def test_no_connection_is_exit_status_2(doctor_settings):
     assert results[0].error.startswith("ORA-12541")
 
 
-def test_a_busy_queue_skips_the_claim_check_without_touching_real_rows(doctor_settings):
-    """Claims take the oldest rows first: with real rows queued (or live workers) the doctor would lock
-    production rows and count wrongly, so it says to drain first and enqueues nothing."""
+def test_a_busy_queue_skips_the_claim_check_without_touching_real_rows_and_strict_fails_on_it(doctor_settings):
+    """Claims take the oldest claimable rows first: with such rows queued (or live workers) the doctor would lock
+    production rows and count wrongly, so it says to drain first and enqueues nothing. The claim is needed, so the
+    skip leaves it unproven: `--strict` (make test-oracle) exits 1 (REVIEW-2 W6)."""
     main, extra = healthy()
-    main.replies.insert(0, (is_sql("queue_status"), Reply(rows=[(12, None, None, 0, 0)])))
+    main.replies.insert(0, (is_sql("claimable_count"), Reply(rows=[(12,)])))
     results, code = run(doctor_settings, main, extra)
     claim = by_name(results)["claim (2 workers)"]
-    assert claim.status == "SKIP" and "holds 12 row(s)" in claim.detail and code == EXIT_OK
+    assert claim.status == "SKIP" and claim.needed and "holds 12 claimable row(s)" in claim.detail and code == EXIT_OK
     assert golden("enqueue") not in main.sqls and all(not c.sqls for c in extra)
+    assert main.calls[[c.sql for c in main.calls].index(golden("claimable_count"))].binds == {"max_attempts": 5}
+    main, extra = healthy()
+    main.replies.insert(0, (is_sql("claimable_count"), Reply(rows=[(12,)])))
+    _, strict = oracle_doctor.run(doctor_settings, connect=lambda c=iter([main, *extra]): next(c), strict=True)
+    assert strict == EXIT_FAILED
+
+
+def test_stuck_and_backed_off_rows_do_not_skip_the_claim_check(doctor_settings):
+    """Only claimable rows are counted (the CLAIM subquery's own predicate): stuck rows and rows waiting out their
+    backoff are outside every claim window, so the check runs with them queued."""
+    text = golden("claimable_count")
+    assert "ATTEMPTS < :max_attempts" in text and "NEXT_ATTEMPT_AT <= SYS_EXTRACT_UTC(SYSTIMESTAMP)" in text
+    assert text.split("WHERE ")[1] in " ".join(golden("claim").split()).replace("d.", "")
+    main, extra = healthy()
+    results, code = run(doctor_settings, main, extra)
+    assert by_name(results)["claim (2 workers)"].status == "PASS" and code == EXIT_OK
+
+
+def test_a_failed_text_index_build_fails_although_its_status_is_valid(doctor_settings):
+    """REVIEW-2 W10: a domain index whose build failed keeps USER_INDEXES.STATUS VALID with DOMIDX_OPSTATUS FAILED."""
+    main, extra = healthy()
+    main.replies.insert(0, (is_sql("text_index_info"), Reply(rows=[("DOMAIN", "VALID", "VALID", "FAILED")])))
+    results, code = run(doctor_settings, main, extra)
+    text = by_name(results)["oracle text"]
+    assert text.status == "FAIL" and "last operation FAILED" in text.detail and code == EXIT_FAILED
+    main, extra = healthy()
+    main.replies.insert(0, (is_sql("text_index_info"), Reply(rows=[])))
+    results, _ = run(doctor_settings, main, extra)
+    assert by_name(results)["oracle text"].status == "FAIL" and "missing" in by_name(results)["oracle text"].detail

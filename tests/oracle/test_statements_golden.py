@@ -18,7 +18,7 @@ from app.engines.oracle.search import text_query
 from app.entities import COMMENTS, PROJECTS, TASKS
 from .fakes import GOLDEN, Reply, golden, ora_error
 
-NOT_STATEMENTS = {"VECTOR_INDEX", "TEXT_INDEX", "VERSION_TABLE", "ACCESS_PREDICATE", "_UPSERT_TAIL"}
+NOT_STATEMENTS = {"VECTOR_INDEX", "TEXT_INDEX", "VERSION_TABLE", "ACCESS_PREDICATE", "_UPSERT_TAIL", "_METADATA_EMBEDDING"}
 DEV = Caller(7, Role.DEVELOPER)
 MANAGER = Caller(1, Role.MANAGER)
 
@@ -440,6 +440,8 @@ def test_model_is_loaded_once_from_the_directory_object(fake_engine, conn):
     check, load = conn.calls
     assert check.sql == golden("model_exists") and check.binds == {"model_name": "ALL_MINILM_L12_V2"}
     assert load.sql == golden("load_model_directory")
+    # REVIEW-2 W5: 23ai's LOAD_ONNX_MODEL has no default for metadata (PLS-00306 without it on 23.4-23.x).
+    assert 'metadata => JSON(\'{"function" : "embedding", "embeddingOutput" : "embedding"' in load.sql
     assert load.binds == {"dir_name": "MODEL_DIR", "file_name": "all_MiniLM_L12_v2.onnx",
                           "model_name": "ALL_MINILM_L12_V2"}
     conn.calls.clear()
@@ -458,7 +460,7 @@ def test_model_is_loaded_from_the_pre_authenticated_url(conn, settings):
     conn.replies.append(("USER_MINING_MODELS", Reply(rows=[(0,)])))
     engine.ensure_model()
     load = conn.calls[1]
-    assert load.sql == golden("load_model_cloud")
+    assert load.sql == golden("load_model_cloud") and "metadata => JSON(" in load.sql
     assert load.binds == {"model_name": "ALL_MINILM_L12_V2", "model_uri": par}
 
 

@@ -9,6 +9,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from app.engines.base import ConflictError, ModelMissingError, UnavailableError, ValueTooLongError
+from app.engines.oracle.statements import LOB_COLUMNS  # any str fits them: ORA-01461 is blamed on a VARCHAR2 value
 from app.entities import EntitySpec
 
 # ORA codes that mean "this write broke a constraint".
@@ -37,10 +38,6 @@ VALUE_TOO_LARGE, LONG_BIND = 12899, 1461
 _TOO_LARGE = re.compile(r'column (?:"[^"]*"\.)*"(?P<column>[^"]+)"'
                         r'(?: \(actual: (?P<actual>\d+), maximum: (?P<maximum>\d+)\))?')
 VARCHAR2_MAX_BYTES = 4000
-# The tracker's CLOB columns (V1): any str fits them. tests/oracle/test_column_limits.py checks this
-# against the DDL, so ORA-01461 is blamed only on values bound into a VARCHAR2.
-LOB_COLUMNS = frozenset({("PROJECTS", "DESCRIPTION"), ("TASKS", "DESCRIPTION"), ("COMMENTS", "BODY"),
-                         ("DOCUMENTS", "BODY")})
 MODEL_MISSING = 40284  # ORA-40284: model does not exist (FACTS.md §2)
 MODEL_EXISTS = 40204  # ORA-40204: model already exists (FACTS.md §2)
 
