@@ -69,6 +69,12 @@ def ora_error(code: int, message: str) -> oracledb.DatabaseError:
     return oracledb.DatabaseError(SimpleNamespace(code=code, full_code=full, message=f"{full}: {message}"))
 
 
+def dpy_error(number: int, message: str) -> oracledb.DatabaseError:
+    """A python-oracledb driver error (DPY-nnnn), shaped like ``ora_error``."""
+    full = f"DPY-{number:04d}"
+    return oracledb.DatabaseError(SimpleNamespace(code=number, full_code=full, message=f"{full}: {message}"))
+
+
 @dataclass
 class Reply:
     rows: list[tuple] = field(default_factory=list)
@@ -200,12 +206,15 @@ class FakeConnection:
 
 
 class FakePool:
-    def __init__(self, conn: FakeConnection) -> None:
+    def __init__(self, conn: FakeConnection, acquire_error: BaseException | None = None) -> None:
         self.conn = conn
         self.acquired = 0
         self.released = 0
+        self.acquire_error = acquire_error  # what acquire() raises (e.g. DPY-4005: the pool stayed saturated)
 
     def acquire(self) -> FakeConnection:
+        if self.acquire_error is not None:
+            raise self.acquire_error
         self.acquired += 1
         return self.conn
 

@@ -77,6 +77,11 @@ class OracleEngine:
             min=settings.oracle_pool_min,
             max=max(settings.oracle_pool_max, settings.oracle_pool_min),
             increment=1,
+            # The default POOL_GETMODE_WAIT waits forever for a free connection; wait_timeout applies to TIMEDWAIT
+            # only, and its expiry raises DPY-4005 [CODE python-oracledb pool_params.py, impl/thin/pool.pyx;
+            # tests/test_2400_pool.py 2438] (REVIEW-2 W3).
+            getmode=oracledb.POOL_GETMODE_TIMEDWAIT,
+            wait_timeout=settings.oracle_pool_wait_timeout_ms,
         )
         return cls(pool, settings)
 
@@ -89,6 +94,11 @@ class OracleEngine:
         try:
             conn = self._pool.acquire()
         except Exception as exc:  # listener down, network gone, pool exhausted past its timeout
+            if errors.pool_saturated(exc):
+                raise UnavailableError(
+                    f"every pooled Oracle connection stayed busy for RAG_ORACLE_POOL_WAIT_TIMEOUT_MS="
+                    f"{self._settings.oracle_pool_wait_timeout_ms} (RAG_ORACLE_POOL_MAX={self._settings.oracle_pool_max}):"
+                    f" {exc}", errors.POOL_SATURATED_RETRY_S) from exc
             raise UnavailableError(f"cannot get an Oracle connection: {exc}", 10) from exc
         try:
             yield conn

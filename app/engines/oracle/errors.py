@@ -58,6 +58,16 @@ def unavailable(exc: BaseException) -> UnavailableError | None:
     return UnavailableError(f"{what} (ORA-{code:05d}): {exc}", retry_after_s)
 
 
+POOL_SATURATED = "DPY-4005"  # timed out waiting for the connection pool to return a connection (TIMEDWAIT)
+POOL_SATURATED_RETRY_S = 2  # connections come back as requests finish: a client may retry soon
+
+
+def pool_saturated(exc: BaseException) -> bool:
+    """python-oracledb's DPY-4005: every pooled connection stayed busy for the pool's wait_timeout."""
+    err = exc.args[0] if getattr(exc, "args", None) else None
+    return getattr(err, "full_code", None) == POOL_SATURATED
+
+
 NETWORK_ACL_DENIED = 24247  # ORA-24247: network access denied by access control list (ACL)
 
 
