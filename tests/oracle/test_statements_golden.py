@@ -124,9 +124,10 @@ def test_write_chunks_merges_with_in_database_embedding_and_syncs_text_after_com
         tx.write_chunks([chunk(0), chunk(1, owner=7), doc])
     # No stale write wins: each source's row is locked and re-read before the MERGE (never loaded
     # here, so "absent" is what the re-read must find: the fake returns no rows).
-    assert [c.sql for c in conn.calls[:4]] == [golden("lock_sources_doc"), sql.load_sources("doc", [12]).sql,
-                                               golden("lock_sources_task"), sql.load_sources("task", [11]).sql]
-    assert conn.calls[2].binds == {"id0": 11}
+    # Parents first (REVIEW-2 W8): a task before a document, as a project delete locks its children.
+    assert [c.sql for c in conn.calls[:4]] == [golden("lock_sources_task"), sql.load_sources("task", [11]).sql,
+                                               golden("lock_sources_doc"), sql.load_sources("doc", [12]).sql]
+    assert conn.calls[0].binds == {"id0": 11}
     # The stored upsert form (V12 RAG_SETTINGS; no row: this MERGE), read once per batch that writes.
     assert conn.calls[4].sql == golden("read_setting") and conn.calls[4].binds == {"setting_key": "UPSERT_FORM"}
     merge = conn.calls[5]
@@ -140,6 +141,18 @@ def test_write_chunks_merges_with_in_database_embedding_and_syncs_text_after_com
     assert conn.events == ["commit"]
     sync = conn.calls[6]
     assert sync.sql == golden("sync_text_index") and sync.binds == {"idx_name": "RAG_CHUNK_TEXT_IDX"}
+
+
+def test_a_unit_locks_its_sources_parents_first_then_by_id(fake_engine, conn):
+    """REVIEW-2 W8: DELETE FROM PROJECTS locks the project, then (ON DELETE SET NULL) its sprints, tasks and
+    documents; a unit that locked a document before its project could deadlock with it (ORA-00060)."""
+    writes = [ChunkWrite(t, i, 0, None, None, None, f"[{t}] {i}", "h") for t, i in
+              (("doc", 2), ("task", 9), ("sprint", 4), ("task", 3), ("project", 7), ("doc", 1))]
+    with fake_engine.indexing() as tx:
+        tx.write_chunks(writes)
+    locks = [c for c in conn.calls if c.sql.endswith("FOR UPDATE")]
+    assert [(c.sql.split()[3], list(c.binds.values())) for c in locks] == [
+        ("PROJECTS", [7]), ("SPRINTS", [4]), ("TASKS", [3, 9]), ("DOCUMENTS", [1, 2])]
 
 
 def test_missing_model_while_indexing_is_a_model_missing_error(fake_engine, conn):

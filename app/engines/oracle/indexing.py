@@ -24,6 +24,11 @@ UPSERT_TWO_STEP = "two_step"
 TABLE_MISSING = 942  # ORA-00942: RAG_SETTINGS not migrated yet
 
 IN_LIST_MAX = records.IN_LIST_MAX
+# The order a unit of work locks its sources in: parents first, as a DELETE of a project (then its sprints, tasks
+# and documents through ON DELETE SET NULL) or of a sprint (then its tasks) locks them (REVIEW-2 W8). Single-row API
+# writes then never deadlock with the worker; docs/ORACLE.md lists the multi-row writes that still can (ORA-00060,
+# retried).
+LOCK_ORDER: dict[SourceType, int] = {"project": 0, "sprint": 1, "task": 2, "doc": 3}
 ERROR_TEXT_MAX_BYTES = 3900  # RAG_DIRTY.LAST_ERROR is VARCHAR2(4000 BYTE)
 SourceKey = tuple[SourceType, int]
 
@@ -40,7 +45,7 @@ class OracleIndexingTx:
         self._loaded: dict[SourceKey, SourceRecord | None] = {}
         self._current: dict[SourceKey, bool] = {}
         # Chunk writes and deletes wait for ``apply`` (the engine calls it before the commit), so every
-        # source the unit touches is locked in one sorted pass: two workers lock in the same order.
+        # source the unit touches is locked in one pass in LOCK_ORDER: two workers lock in the same order.
         self._ops: list[tuple] = []
 
     def claim(self, limit: int, max_attempts: int) -> list[DirtyRow]:
@@ -159,7 +164,7 @@ class OracleIndexingTx:
         locked: a change to them that commits after this re-read has queued the task, and that
         later drain writes the newer text.)
         """
-        unchecked = sorted({k for k in keys if k not in self._current})
+        unchecked = sorted({k for k in keys if k not in self._current}, key=lambda k: (LOCK_ORDER[k[0]], k[1]))
         by_type: dict[SourceType, list[int]] = {}
         for source_type, source_id in unchecked:
             by_type.setdefault(source_type, []).append(source_id)
