@@ -20,15 +20,16 @@ from typing import Any
 import numpy as np
 
 from app.config import Settings
-from app.engines.oracle import indexing
+from app.engines.oracle import model_mark, upsert
 from app.engines.oracle import statements as sql
 from app.engines.oracle.indexing import OracleIndexingTx
 from app.engines.oracle.search import DIMENSIONS, vector_bind
 from app.rag import doctor
 from app.rag.doctor import CheckResult, failed, passed, warned
+from app.rag.model_mark import search_refusal
 
 Connect = Callable[[], Any]
-SCRATCH_SOURCE_ID = -1  # negative: never an identity id (statements.py, doctor section)
+SCRATCH_SOURCE_ID = upsert.SCRATCH_SOURCE_ID  # negative: never an identity id (statements.py, doctor section)
 PROBE_TEXT = "doctor probe: sprint planning for the login bug"
 
 
@@ -65,8 +66,9 @@ def run(settings: Settings, connect: Connect | None = None, strict: bool = False
     except Exception as exc:
         return [doctor.connection_failed(exc)], doctor.EXIT_NO_CONNECTION
     probe = Probe(conn, connect, settings, sql.checked_model(settings.oracle_model_name))
-    checks = [check_version, check_embedding_column, check_model, check_indexes, check_upsert, check_claims,
-              more.check_filtered_search, more.check_index_accuracy, more.check_text, more.check_triggers]
+    checks = [check_version, check_embedding_column, check_model, check_model_mark, check_indexes, check_upsert,
+              check_claims, more.check_filtered_search, more.check_index_accuracy, more.check_text,
+              more.check_clob_returning, more.check_triggers]
     results: list[CheckResult] = []
     try:
         for check in checks:
@@ -135,7 +137,28 @@ def check_model(p: Probe) -> list[CheckResult]:
     if dims != column:
         return [failed(name, proves, f"model {p.model} makes {dims} dimensions, RAG_CHUNK.EMBEDDING holds {column}")]
     p.qv = vector_bind(np.asarray(vector, dtype=np.float32))
-    return [passed(name, proves, f"model {p.model} loaded; {dims} dimensions, as RAG_CHUNK.EMBEDDING")]
+    long_text = upsert.PROBE_CHUNK_TEXT  # a chunk-sized input, as the two-step upsert and long questions bind it
+    try:
+        with p.conn.cursor() as cur:
+            cur.execute(sql.embed_query(p.model), q=long_text)
+            cur.fetchone()
+    except Exception as exc:
+        return [failed(name, proves, f"model {p.model} embeds a short text but not a "
+                                     f"{len(long_text.encode()):,}-byte one", exc)]
+    return [passed(name, proves, f"model {p.model} loaded; {dims} dimensions, as RAG_CHUNK.EMBEDDING; a "
+                                 f"{len(long_text.encode()):,}-byte input embeds too")]
+
+
+def check_model_mark(p: Probe) -> list[CheckResult]:
+    """Which model made the stored vectors (RAG_SETTINGS + RAG_CHUNK.EMBEDDING_MODEL): the service searches only
+    when it is this process's model and no swap is under way (app/engines/oracle/model_mark.py)."""
+    name, proves = "model mark", "FACTS.md §10 (RAG_SETTINGS rows, V15 EMBEDDING_MODEL); app/rag/model_mark.py"
+    with p.conn.cursor() as cur:
+        mark, target = model_mark.read(cur)
+    why = search_refusal(mark, target, p.model, model_mark.SETTING)
+    if why is not None:
+        return [failed(name, proves, f"searches answer 503: {why}")]
+    return [passed(name, proves, f"the stored vectors are {mark}'s" if mark else "no vectors stored yet")]
 
 
 def check_indexes(p: Probe) -> list[CheckResult]:
@@ -169,59 +192,30 @@ def check_indexes(p: Probe) -> list[CheckResult]:
 # --- the upsert form -------------------------------------------------------------------------------
 
 def check_upsert(p: Probe) -> list[CheckResult]:
-    """The MERGE with VECTOR_EMBEDDING in its USING select; when refused, the two-step form. The form that
-    works is stored in RAG_SETTINGS, so the worker uses it without probing (indexing.upsert_form)."""
+    """The MERGE with VECTOR_EMBEDDING in its USING select; when refused, the two-step form. The form that works is
+    stored in RAG_SETTINGS, so the worker uses it without probing (upsert.stored_form). The probe's chunk is as long
+    as real chunks get, so :content binds as the worker's does."""
     name = "upsert"
-    proves = "FACTS.md §7 + §2, 'Could NOT confirm': VECTOR_EMBEDDING in a MERGE"
-    using_error = _try_upsert(p, two_step=False)
-    if using_error is None:
-        choice, result = indexing.UPSERT_IN_USING, passed(name, proves, "MERGE with VECTOR_EMBEDDING in USING works")
+    proves = "FACTS.md §7 + §2, 'Could NOT confirm': VECTOR_EMBEDDING in a MERGE (a chunk-sized :content)"
+    choice, using_error, two_step_error = upsert.decide(p.conn, p.model, p.column_dims or DIMENSIONS)
+    if choice is None:
+        return [failed(name, proves, f"both forms fail; two-step: {doctor.first_line(two_step_error)}", using_error)]
+    if choice == upsert.UPSERT_IN_USING:
+        result = passed(name, proves, "MERGE with VECTOR_EMBEDDING in USING works")
     else:
-        two_step_error = _try_upsert(p, two_step=True)
-        if two_step_error is not None:
-            return [failed(name, proves, f"both forms fail; two-step: {doctor.first_line(two_step_error)}",
-                           using_error)]
-        choice = indexing.UPSERT_TWO_STEP
         result = warned(name, proves, "MERGE with VECTOR_EMBEDDING in USING refused; the two-step form works",
                         using_error, "two-step (SELECT VECTOR_EMBEDDING FROM dual, MERGE with array('f'))")
     try:
         with p.conn.cursor() as cur:
-            cur.execute(sql.WRITE_SETTING, setting_key=indexing.UPSERT_FORM_KEY, setting_value=choice)
+            upsert.store_form(cur, choice)
         p.conn.commit()
     except Exception as exc:
-        if choice == indexing.UPSERT_TWO_STEP:  # the worker would keep using the refused form
+        if choice == upsert.UPSERT_TWO_STEP:  # the worker would keep using the refused form
             return [failed(name, proves, "the two-step form could not be stored (V12 applied?)", exc,
                            result.fallback)]
         return [warned(name, proves, f"{result.detail}; not stored (V12 applied?): the default is this form", exc)]
     return [CheckResult(result.name, result.proves, result.status, f"{result.detail}; stored {choice}",
                         result.error, result.fallback, result.needed)]
-
-
-def _try_upsert(p: Probe, two_step: bool) -> BaseException | None:
-    """Upsert one scratch chunk with the engine's statement, read its vector back, roll back."""
-    import oracledb
-
-    row = {"source_type": "task", "source_id": SCRATCH_SOURCE_ID, "chunk_ix": 0, "owner_employee_id": None,
-           "project_id": None, "sprint_id": None, "doc_type": None, "content": PROBE_TEXT,
-           "content_hash": "doctor"}
-    try:
-        with p.conn.cursor() as cur:
-            if two_step:
-                cur.execute(sql.embed_query(p.model), q=PROBE_TEXT)
-                row["embedding"] = cur.fetchone()[0]
-            cur.setinputsizes(owner_employee_id=oracledb.DB_TYPE_NUMBER, project_id=oracledb.DB_TYPE_NUMBER,
-                              sprint_id=oracledb.DB_TYPE_NUMBER,
-                              **({"embedding": oracledb.DB_TYPE_VECTOR} if two_step else {}))
-            cur.executemany(sql.upsert_chunk_bound() if two_step else sql.upsert_chunk(p.model), [row])
-            cur.execute(sql.DOCTOR_SCRATCH_CHUNK, source_type="task", source_id=SCRATCH_SOURCE_ID)
-            stored = cur.fetchone()
-        if stored is None or stored[0] is None or len(stored[0]) != p.column_dims:
-            return RuntimeError(f"the scratch chunk came back {'without a vector' if stored else 'missing'}")
-        return None
-    except Exception as exc:
-        return exc
-    finally:
-        _quietly(p.conn.rollback)
 
 
 # --- two workers claiming at once -----------------------------------------------------------------

@@ -135,6 +135,7 @@ def test_write_chunks_merges_with_in_database_embedding_and_syncs_text_after_com
     assert merge.binds[1] == {
         "source_type": "task", "source_id": 11, "chunk_ix": 1, "owner_employee_id": 7, "project_id": 3,
         "sprint_id": None, "doc_type": None, "content": "[TASK #11] text 1", "content_hash": "hash1",
+        "embedding_model": "ALL_MINILM_L12_V2",  # RAG_CHUNK.EMBEDDING_MODEL (V15): the model mark's per-chunk half
     }
     assert merge.binds[2]["doc_type"] == "WIKI" and merge.binds[2]["source_type"] == "doc"
     assert set(merge.inputsizes) == {"owner_employee_id", "project_id", "sprint_id"}
@@ -533,7 +534,9 @@ def test_bootstrap_migrates_then_loads_the_model(monkeypatch, fake_engine, setti
     monkeypatch.setattr(OracleEngine, "open", classmethod(lambda cls, s: fake_engine))
     monkeypatch.setattr(fake_engine, "migrate", lambda: ["1", "5"])
     monkeypatch.setattr(fake_engine, "ensure_model", lambda: "model ALL_MINILM_L12_V2 loaded from x")
-    assert oracle_admin.bootstrap(settings) == "applied migrations 1, 5; model ALL_MINILM_L12_V2 loaded from x"
+    monkeypatch.setattr(fake_engine, "choose_upsert_form", lambda: "upsert form merge_using")
+    assert oracle_admin.bootstrap(settings) == (
+        "applied migrations 1, 5; model ALL_MINILM_L12_V2 loaded from x; upsert form merge_using")
 
 
 # --- binds vs placeholders, every branch of every builder ---------------------------------------

@@ -16,10 +16,11 @@ from urllib.parse import unquote, urlsplit
 import numpy as np
 
 from app.config import Settings
-from app.domain import (SEARCH_MODES, Caller, Conversation, Message, ProjectCard, RagStatus, Scope, SearchMode, SearchResult,
-                        SourceType, SummarySource, TaskQuery)
-from app.engines.base import EngineError, UnavailableError
-from app.engines.oracle import conversations, erasure, errors, indexing, records, search, status, summaries
+from app.domain import (SEARCH_MODES, SOURCE_TYPES, Caller, Conversation, Message, ProjectCard, RagStatus, Scope,
+                        SearchMode, SearchResult, SourceType, SummarySource, TaskQuery)
+from app.engines.base import ConflictError, EngineError, UnavailableError
+from app.engines.oracle import (conversations, erasure, errors, indexing, model_mark, records, search, status,
+                                summaries, upsert)
 from app.engines.oracle import migrate as migrations
 from app.engines.oracle import statements as sql
 from app.engines.oracle.errors import (MODEL_EXISTS, conflicts, model_missing, network_acl_denied,
@@ -27,6 +28,7 @@ from app.engines.oracle.errors import (MODEL_EXISTS, conflicts, model_missing, n
 from app.engines.oracle.indexing import OracleIndexingTx
 from app.engines.oracle.search import DIMENSIONS
 from app.entities import CONVERSATIONS, EMPLOYEES, MESSAGES, PROJECTS, EntitySpec
+from app.rag.doctor import first_line
 from app.rag.erasure import DocumentsPolicy, ErasedText, ErasureReport, ProofLine, PurgeStep
 
 log = logging.getLogger(__name__)
@@ -117,7 +119,12 @@ class OracleEngine:
     # --- schema and model -------------------------------------------------------------------
     def migrate(self) -> list[str]:
         with self._connection() as conn:
-            return migrations.migrate(conn)
+            applied = migrations.migrate(conn)
+            with conn.cursor() as cur:
+                if model_mark.adopt(cur, self.model_name):  # chunks from before the mark: this deployment's model
+                    log.info("marked the stored vectors as %s's (they predate the model mark)", self.model_name)
+            conn.commit()
+            return applied
 
     def ping(self) -> None:
         try:
@@ -183,6 +190,20 @@ class OracleEngine:
                 ) from exc
             conn.commit()
             return f"model {self.model_name} loaded from {source}"
+
+    def choose_upsert_form(self) -> str:
+        """Probe both upsert forms on a rolled-back scratch chunk and store the one that works (REVIEW-2 W4), so a
+        database that refuses VECTOR_EMBEDDING inside the MERGE source never fails a worker's batch."""
+        with self._connection() as conn:
+            form, using_error, two_step_error = upsert.decide(conn, self.model_name, self.dimensions)
+            if form is None:
+                raise EngineError(f"neither chunk upsert form works on this database (MERGE: {first_line(using_error)}; "
+                                  f"two-step: {first_line(two_step_error)}): run `ragctl oracle doctor` for details")
+            with conn.cursor() as cur:
+                upsert.store_form(cur, form)
+            conn.commit()
+        refused = f" (the MERGE with VECTOR_EMBEDDING is refused: {first_line(using_error)})" if using_error else ""
+        return f"upsert form {form}{refused}"
 
     def rebuild_vector_index(self) -> str:
         """Recompute the IVF centroids from the data (FACTS.md §4): run after bulk loads."""
@@ -268,6 +289,14 @@ class OracleEngine:
         dry_run: bool = False,
     ) -> int:
         with self._connection() as conn, conn.cursor() as cur:
+            if force and not dry_run:  # re-index everything: with another model, that is the swap
+                partial = set(source_types) != set(SOURCE_TYPES) or project_id is not None or limit is not None
+                if partial and model_mark.swap_needed(cur, self.model_name):
+                    # A subset could never finish the swap, and every search waits for it to finish.
+                    raise ConflictError(
+                        f"the stored vectors are not {self.model_name}'s: a forced reindex under this model is the "
+                        "model swap and must cover everything (no source types, project or limit)")
+                model_mark.begin_swap(cur, self.model_name)
             total = indexing.enqueue_backfill(cur, source_types, project_id, force, limit, dry_run)
             if dry_run:
                 conn.rollback()
@@ -299,11 +328,20 @@ class OracleEngine:
             raise ValueError(f"unknown search mode {mode!r}")
         qv = search.vector_bind(query_vector)  # a malformed vector fails before a connection is taken
         with self._connection() as conn, conn.cursor() as cur:
+            model_mark.check_search(cur, self.model_name)  # vectors of two models are never compared
             return search.search(cur, qv, query_text, caller, k, scope, mode)
 
     def status(self, max_attempts: int) -> RagStatus:
         with self._connection() as conn, conn.cursor() as cur:
-            return status.status(cur, max_attempts, self.model_name, self.dimensions)
+            result = status.status(cur, max_attempts, self.model_name, self.dimensions)
+            # the model that made the stored vectors, and the one a swap re-embeds them with
+            result.index["vectors_model"], result.index["swap_target"] = model_mark.read(cur)
+            return result
+
+    def stored_model(self) -> tuple[str | None, str | None]:
+        """(the model that made the stored vectors, the model a swap is re-embedding them with)."""
+        with self._connection() as conn, conn.cursor() as cur:
+            return model_mark.read(cur)
 
     # --- conversations (app/engines/oracle/conversations.py) ------------------------------------
     def create_conversation(self, employee_id: int, rag_scope: str, pinned_project_id: int | None,

@@ -49,6 +49,27 @@ def ora_code(exc: BaseException) -> int | None:
     return code if isinstance(code, int) else None
 
 
+def ora_error_number(exc: BaseException) -> int | None:
+    """The number of an ORA-nnnnn error only (a python-oracledb DPY-nnnn driver error has a number too)."""
+    err = exc.args[0] if getattr(exc, "args", None) else None
+    full_code = getattr(err, "full_code", None)
+    if isinstance(full_code, str) and not full_code.startswith("ORA-"):
+        return None
+    return ora_code(exc)
+
+
+# ORA codes a chunk upsert raises about its rows or the model, whatever the MERGE's form: a failure with one of
+# these never makes the worker switch forms (upsert.form_refused; REVIEW-2 W4). The "not now" codes above are
+# excluded as well.
+UPSERT_DATA_ERRORS = frozenset({
+    1, 1400, 1407, 2290, 2291,  # a constraint: unique key, NOT NULL, CHECK, a missing parent
+    1461, 12899,  # a value too long for its column or its bind (FACTS.md §12.1)
+    22835,  # buffer too small for CLOB to CHAR conversion: a text too long for VECTOR_EMBEDDING (FACTS.md §2)
+    40284,  # the model does not exist (FACTS.md §2): ModelMissingError, not a form
+    51803, 51805, 51812,  # a vector of the wrong dimensions, malformed, or of another format (FACTS.md §1, §11)
+})
+
+
 def unavailable(exc: BaseException) -> UnavailableError | None:
     """The contract error for an ORA code that means "not now", or None for anything else."""
     code = ora_code(exc)

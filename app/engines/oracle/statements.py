@@ -199,23 +199,25 @@ DELETE_CHUNKS = (
 )
 
 
-# The upsert's match, update and insert, shared by both source forms (FACTS.md §7).
+# The upsert's match, update and insert, shared by both source forms (FACTS.md §7). EMBEDDING_MODEL (V15) records
+# which model made the vector, for the model mark (model_mark.py).
 _UPSERT_TAIL = (
     "ON (t.SOURCE_TYPE = s.SOURCE_TYPE AND t.SOURCE_ID = s.SOURCE_ID AND t.CHUNK_IX = s.CHUNK_IX)\n"
     "WHEN MATCHED THEN UPDATE SET\n"
     "    t.OWNER_EMPLOYEE_ID = s.OWNER_EMPLOYEE_ID, t.PROJECT_ID = s.PROJECT_ID, t.SPRINT_ID = s.SPRINT_ID,\n"
     "    t.DOC_TYPE = s.DOC_TYPE, t.CONTENT = s.CONTENT, t.CONTENT_HASH = s.CONTENT_HASH, t.EMBEDDING = s.EMBEDDING,\n"
-    "    t.UPDATED_AT = SYS_EXTRACT_UTC(SYSTIMESTAMP)\n"
+    "    t.EMBEDDING_MODEL = s.EMBEDDING_MODEL, t.UPDATED_AT = SYS_EXTRACT_UTC(SYSTIMESTAMP)\n"
     "  WHERE t.CONTENT_HASH <> s.CONTENT_HASH OR t.EMBEDDING IS NULL\n"
     "     OR DECODE(t.OWNER_EMPLOYEE_ID, s.OWNER_EMPLOYEE_ID, 0, 1) = 1\n"
     "     OR DECODE(t.PROJECT_ID, s.PROJECT_ID, 0, 1) = 1\n"
     "     OR DECODE(t.SPRINT_ID, s.SPRINT_ID, 0, 1) = 1\n"
     "     OR DECODE(t.DOC_TYPE, s.DOC_TYPE, 0, 1) = 1\n"
+    "     OR DECODE(t.EMBEDDING_MODEL, s.EMBEDDING_MODEL, 0, 1) = 1\n"
     "WHEN NOT MATCHED THEN INSERT\n"
     "    (SOURCE_TYPE, SOURCE_ID, CHUNK_IX, OWNER_EMPLOYEE_ID, PROJECT_ID, SPRINT_ID, DOC_TYPE, CONTENT, CONTENT_HASH,\n"
-    "     EMBEDDING)\n"
+    "     EMBEDDING, EMBEDDING_MODEL)\n"
     "    VALUES (s.SOURCE_TYPE, s.SOURCE_ID, s.CHUNK_IX, s.OWNER_EMPLOYEE_ID, s.PROJECT_ID, s.SPRINT_ID, s.DOC_TYPE,\n"
-    "            s.CONTENT, s.CONTENT_HASH, s.EMBEDDING)"
+    "            s.CONTENT, s.CONTENT_HASH, s.EMBEDDING, s.EMBEDDING_MODEL)"
 )
 
 
@@ -236,7 +238,8 @@ def upsert_chunk(model_name: str) -> str:
         "USING (SELECT :source_type AS SOURCE_TYPE, :source_id AS SOURCE_ID, :chunk_ix AS CHUNK_IX,\n"
         "              :owner_employee_id AS OWNER_EMPLOYEE_ID, :project_id AS PROJECT_ID, :sprint_id AS SPRINT_ID,\n"
         "              :doc_type AS DOC_TYPE, :content AS CONTENT, :content_hash AS CONTENT_HASH,\n"
-        f"              VECTOR_EMBEDDING({model} USING :content AS data) AS EMBEDDING\n"
+        f"              VECTOR_EMBEDDING({model} USING :content AS data) AS EMBEDDING,\n"
+        "              :embedding_model AS EMBEDDING_MODEL\n"
         "       FROM dual) s\n"
         + _UPSERT_TAIL
     )
@@ -736,6 +739,23 @@ PROOF_CONTAINS = "SELECT COUNT(*) FROM RAG_CHUNK WHERE CONTAINS(CONTENT, :tq) > 
 
 
 # --- settings proved by `ragctl oracle doctor` (V12 RAG_SETTINGS) ---------------------------------
+# --- and the model mark (model_mark.py: RAG_SETTINGS rows + RAG_CHUNK.EMBEDDING_MODEL, V15) --------------
+
+# source: FACTS.md §10 (plain SELECT) + scalar subqueries in a SELECT list [DOC sqlrf "Scalar Subquery Expressions"]
+#         — the mark, the swap target and whether any chunk is stored, in one round trip
+READ_MODEL_MARK = (
+    "SELECT (SELECT SETTING_VALUE FROM RAG_SETTINGS WHERE SETTING_KEY = :mark_key),\n"
+    "       (SELECT SETTING_VALUE FROM RAG_SETTINGS WHERE SETTING_KEY = :target_key),\n"
+    "       (SELECT COUNT(*) FROM RAG_CHUNK WHERE ROWNUM = 1)\n"
+    "FROM dual"
+)
+# source: FACTS.md §10 (plain SELECT; ROWNUM = 1 stops at the first row) — is a chunk left that another model made?
+#         NULL: written before V15, by the legacy model
+OTHER_MODEL_CHUNK = (
+    "SELECT COUNT(*) FROM RAG_CHUNK WHERE NVL(EMBEDDING_MODEL, :legacy_model) <> :embedding_model AND ROWNUM = 1"
+)
+# source: FACTS.md §10 (plain DELETE by key) — the swap target, once the swap ends
+DELETE_SETTING = "DELETE FROM RAG_SETTINGS WHERE SETTING_KEY = :setting_key"
 
 # source: FACTS.md §10 (plain SELECT by key)
 READ_SETTING = "SELECT SETTING_VALUE FROM RAG_SETTINGS WHERE SETTING_KEY = :setting_key"
@@ -761,9 +781,9 @@ def upsert_chunk_bound() -> str:
     return (
         "MERGE INTO RAG_CHUNK t\n"
         "USING (VALUES (:source_type, :source_id, :chunk_ix, :owner_employee_id, :project_id, :sprint_id, :doc_type,\n"
-        "               :content, :content_hash, :embedding))\n"
+        "               :content, :content_hash, :embedding, :embedding_model))\n"
         "      s (SOURCE_TYPE, SOURCE_ID, CHUNK_IX, OWNER_EMPLOYEE_ID, PROJECT_ID, SPRINT_ID, DOC_TYPE, CONTENT,\n"
-        "         CONTENT_HASH, EMBEDDING)\n"
+        "         CONTENT_HASH, EMBEDDING, EMBEDDING_MODEL)\n"
         + _UPSERT_TAIL
     )
 
@@ -799,15 +819,20 @@ DOCTOR_PLAN = "SELECT PLAN_TABLE_OUTPUT FROM TABLE(DBMS_XPLAN.DISPLAY_CURSOR())"
 DOCTOR_INSERT_PROJECT = "INSERT INTO PROJECTS (NAME) VALUES (:project_name) RETURNING PROJECT_ID INTO :new_id"
 # source: FACTS.md §10 (identity key; RETURNING INTO)
 DOCTOR_INSERT_EMPLOYEE = "INSERT INTO EMPLOYEES (FIRST_NAME) VALUES (:first_name) RETURNING EMPLOYEE_ID INTO :new_id"
-# source: FACTS.md §10 (identity key; RETURNING INTO)
+# source: FACTS.md §10 (identity key; RETURNING INTO) — a nullable sprint, as CRUD binds None into a NUMBER column
 DOCTOR_INSERT_TASK = (
-    "INSERT INTO TASKS (TITLE, PROJECT_ID, ASSIGNEE_ID) VALUES (:title, :project_id, :assignee_id)\n"
+    "INSERT INTO TASKS (TITLE, PROJECT_ID, SPRINT_ID, ASSIGNEE_ID) VALUES (:title, :project_id, :sprint_id, :assignee_id)\n"
     "RETURNING TASK_ID INTO :new_id"
 )
-# source: FACTS.md §10 (plain INSERT; EMBEDDING left NULL) — the task's chunk, for the V9 access triggers
+# source: FACTS.md §10 (identity key; RETURNING INTO) — a scratch sprint for the sprint-delete cascade (REVIEW-2 U3)
+DOCTOR_INSERT_SPRINT = (
+    "INSERT INTO SPRINTS (NAME, PROJECT_ID) VALUES (:sprint_name, :project_id) RETURNING SPRINT_ID INTO :new_id"
+)
+# source: FACTS.md §10 (plain INSERT; EMBEDDING left NULL) — a scratch source's chunk, for the V9 access triggers
 DOCTOR_INSERT_CHUNK = (
-    "INSERT INTO RAG_CHUNK (SOURCE_TYPE, SOURCE_ID, CHUNK_IX, OWNER_EMPLOYEE_ID, PROJECT_ID, CONTENT, CONTENT_HASH)\n"
-    "VALUES ('task', :source_id, 0, :owner_employee_id, :project_id, :content, :content_hash)"
+    "INSERT INTO RAG_CHUNK (SOURCE_TYPE, SOURCE_ID, CHUNK_IX, OWNER_EMPLOYEE_ID, PROJECT_ID, SPRINT_ID, CONTENT,\n"
+    "                       CONTENT_HASH)\n"
+    "VALUES (:source_type, :source_id, 0, :owner_employee_id, :project_id, :sprint_id, :content, :content_hash)"
 )
 # source: FACTS.md §10 (plain UPDATE; fires TASKS_RAG_DIRTY_TRG)
 DOCTOR_UPDATE_TASK = "UPDATE TASKS SET TITLE = :title WHERE TASK_ID = :task_id"
@@ -819,7 +844,15 @@ DOCTOR_RENAME_PROJECT = "UPDATE PROJECTS SET NAME = :project_name WHERE PROJECT_
 DOCTOR_REASSIGN_TASK = "UPDATE TASKS SET ASSIGNEE_ID = :assignee_id WHERE TASK_ID = :task_id"
 # source: FACTS.md §10 (plain aggregate; the transaction's own uncommitted rows are visible to it)
 DOCTOR_DIRTY_COUNT = (
-    "SELECT COUNT(*) FROM RAG_DIRTY WHERE SOURCE_TYPE = :source_type AND SOURCE_ID = :source_id AND ACTION = 'UPSERT'"
+    "SELECT COUNT(*) FROM RAG_DIRTY\n"
+    "WHERE SOURCE_TYPE = :source_type AND SOURCE_ID = :source_id AND ACTION = :dirty_action"
 )
-# source: FACTS.md §10 (plain SELECT) — who may see the scratch task's chunk now
-DOCTOR_CHUNK_OWNER = "SELECT OWNER_EMPLOYEE_ID FROM RAG_CHUNK WHERE SOURCE_TYPE = 'task' AND SOURCE_ID = :source_id"
+# source: FACTS.md §10 (plain SELECT) — who may see a scratch source's chunk now, and its scope columns
+DOCTOR_CHUNK_STATE = (
+    "SELECT OWNER_EMPLOYEE_ID, PROJECT_ID, SPRINT_ID FROM RAG_CHUNK WHERE SOURCE_TYPE = :source_type AND SOURCE_ID = :source_id"
+)
+# source: FACTS.md §8B + REVIEW-2 U4 (CTX_DDL.OPTIMIZE_INDEX(idx_name, optlevel, maxtime), "When you specify 0 for
+#         maxtime, Oracle performs minimal optimization" [DOC ccref 8.1.6]) — the purge's call, kept short
+DOCTOR_OPTIMIZE_TEXT_INDEX = (
+    "BEGIN\n    CTX_DDL.OPTIMIZE_INDEX(idx_name => :idx_name, optlevel => 'FULL', maxtime => 0);\nEND;"
+)
