@@ -661,3 +661,62 @@ def test_writes_without_a_timestamp_set_no_input_sizes(fake_engine, conn):
                      ("FROM COMMENTS WHERE", Reply(rows=[(5, 11, None, "hi", None)]))]
     fake_engine.create(COMMENTS, {"TASK_ID": 11, "BODY": "hi"})
     assert conn.calls[0].inputsizes == {}
+
+
+# --- docs/ORACLE.md's statement table -----------------------------------------------------------
+
+# Helpers of statements.py that build no statement of their own (their output is part of one that is listed).
+NOT_LISTED = {"VECTOR_INDEX", "TEXT_INDEX", "ACCESS_PREDICATE", "checked_model", "crud_binds"}
+
+
+def _statement_table() -> str:
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "ORACLE.md").read_text(encoding="utf-8")
+    start = text.index("## Every Oracle statement: its source and the doctor check that proves it")
+    return text[start:text.index("\n### ", start)]
+
+
+def test_every_statement_is_in_the_docs_table_with_its_source_and_what_proves_it(doctor_check_names):
+    """docs/ORACLE.md lists every statement of statements.py with its source and the doctor check that proves it
+    (or "conformance": a confirmed plain shape the Oracle leg runs); a check it names must exist."""
+    import inspect
+
+    table = _statement_table()
+    names = {n for n, v in vars(sql).items() if not n.startswith("_") and (
+        (n.isupper() and isinstance(v, str)) or n == "WIPE"
+        or (inspect.isfunction(v) and v.__module__ == sql.__name__))} - NOT_LISTED
+    missing = sorted(n for n in names if not any(f"`{n}{end}" in table for end in ("`", " ", "(")))
+    assert not missing, f"statements missing from docs/ORACLE.md's table: {missing}"
+    rows = [line for line in table.splitlines() if line.startswith("| ") and not line.startswith("| Statement")]
+    assert len(rows) > 40
+    for row in rows:
+        _statement, source, proved = (cell.strip() for cell in row.strip("|").split(" | "))
+        assert source, row
+        checks = proved.split("`")[1::2]  # backticked: doctor checks, or the statements/tests they name
+        assert checks or proved.startswith(("conformance", "—")), row
+        unknown = [c for c in checks if c not in doctor_check_names and c.split("(")[0].split(" ")[0] not in names
+                   and not c.startswith("test_") and not c.endswith(".py")]
+        assert not unknown, f"{unknown} are not doctor checks: {row}"
+
+
+@pytest.fixture
+def doctor_check_names():
+    from app.config import Settings
+    from app.services import oracle_doctor
+
+    from .test_doctor_golden import BATCH, TOP_K, healthy
+
+    main, extra = healthy()
+    conns = iter([main, *extra])
+    settings = Settings(database_url="oracle://app:apppw@localhost:1521/FREEPDB1", batch_size=BATCH, top_k=TOP_K)
+    results, _ = oracle_doctor.run(settings, connect=lambda: next(conns))
+    return {r.name for r in results}
+
+
+def test_every_doctor_check_is_in_the_docs_doctor_table(doctor_check_names):
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "ORACLE.md").read_text(encoding="utf-8")
+    section = text[text.index("## `ragctl oracle doctor`"):text.index("## Every Oracle statement")]
+    assert sorted(n for n in doctor_check_names if f"`{n}`" not in section) == []
