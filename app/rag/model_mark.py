@@ -9,7 +9,10 @@ swap is under way (the index then holds vectors of both).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+
+from app.domain import SOURCE_TYPES
 
 
 @dataclass(frozen=True)
@@ -59,3 +62,14 @@ def mismatch(stored: str, model: str, setting: str) -> str:
     return (f"the stored vectors were made by the embedding model {stored}, but this process runs {model} "
             f"({setting}): run `ragctl backfill --force` with {setting}={model} to re-embed "
             f"everything, or set {setting}={stored} to keep them")
+
+
+def forced_reindex_refusal(model: str, source_types: Sequence[str], project_id: int | None, limit: int | None,
+                           swap_needed: Callable[[], bool]) -> str | None:
+    """Why a forced reindex by ``model`` may not start (None: it may). With another model it is the swap, and a
+    subset (source types, a project, a limit) could never finish it, while every search waits for it to finish."""
+    partial = set(source_types) != set(SOURCE_TYPES) or project_id is not None or limit is not None
+    if partial and swap_needed():
+        return (f"the stored vectors are not {model}'s: a forced reindex under this model is the "
+                "model swap and must cover everything (no source types, project or limit)")
+    return None

@@ -16,7 +16,7 @@ from urllib.parse import unquote, urlsplit
 import numpy as np
 
 from app.config import Settings
-from app.domain import (SEARCH_MODES, SOURCE_TYPES, Caller, Conversation, Message, ProjectCard, RagStatus, Scope,
+from app.domain import (SEARCH_MODES, Caller, Conversation, Message, ProjectCard, RagStatus, Scope,
                         SearchMode, SearchResult, SourceType, SummarySource, TaskQuery)
 from app.engines.base import ConflictError, EngineError, UnavailableError
 from app.engines.oracle import (conversations, erasure, errors, indexing, model_mark, records, search, status,
@@ -29,6 +29,7 @@ from app.engines.oracle.indexing import OracleIndexingTx
 from app.engines.oracle.search import DIMENSIONS
 from app.entities import CONVERSATIONS, EMPLOYEES, MESSAGES, PROJECTS, EntitySpec
 from app.rag.doctor import first_line
+from app.rag.model_mark import forced_reindex_refusal
 from app.rag.erasure import DocumentsPolicy, ErasedText, ErasureReport, ProofLine, PurgeStep
 
 log = logging.getLogger(__name__)
@@ -290,12 +291,10 @@ class OracleEngine:
     ) -> int:
         with self._connection() as conn, conn.cursor() as cur:
             if force and not dry_run:  # re-index everything: with another model, that is the swap
-                partial = set(source_types) != set(SOURCE_TYPES) or project_id is not None or limit is not None
-                if partial and model_mark.swap_needed(cur, self.model_name):
-                    # A subset could never finish the swap, and every search waits for it to finish.
-                    raise ConflictError(
-                        f"the stored vectors are not {self.model_name}'s: a forced reindex under this model is the "
-                        "model swap and must cover everything (no source types, project or limit)")
+                refusal = forced_reindex_refusal(self.model_name, source_types, project_id, limit,
+                                                 lambda: model_mark.swap_needed(cur, self.model_name))
+                if refusal is not None:
+                    raise ConflictError(refusal)
                 model_mark.begin_swap(cur, self.model_name)
             total = indexing.enqueue_backfill(cur, source_types, project_id, force, limit, dry_run)
             if dry_run:
