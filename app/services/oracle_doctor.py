@@ -4,8 +4,8 @@ The runner opens its own connections (the claim check needs three), runs the che
 rolls back after each one, so nothing a check wrote survives it. Two things are committed on purpose:
 the upsert form the doctor selected (RAG_SETTINGS, read by the worker without re-probing) and the
 claim check's scratch queue rows, which other connections must see; those are deleted again (also
-a crashed run's, on the next run). CTX_DDL.SYNC_INDEX commits implicitly (FACTS.md §8B), so it runs
-only right after a rollback, with nothing pending.
+a crashed run's, on the next run). CTX_DDL.SYNC_INDEX and OPTIMIZE_INDEX commit implicitly (FACTS.md
+§8B), so they run only right after a rollback, with nothing pending.
 
 Checks of the search, text and trigger paths are in oracle_doctor_checks.py.
 """

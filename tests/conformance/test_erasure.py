@@ -85,8 +85,8 @@ def test_an_employee_who_wrote_a_5000_character_comment_is_erased_and_proven(eng
     """REVIEW-2 W1: on Oracle the whole comment cannot be a LIKE pattern (a LONG bind, ORA-01461 after the erase
     committed): the proof searches it by its pieces, and the request still ends with a proof."""
     s = seed(engine)
-    long_body = " ".join(f"Paragraph {i}: the Snollygoster ledger reconciliation stalled on Zorbalina's review."
-                         for i in range(64))
+    long_body = " ".join(f"Paragraph {i}: the Snollygoster ledger reconciliation stalled on Zorbalina's review "
+                         "while the quarterly close waited for the auditors and the treasury desk." for i in range(34))
     assert len(long_body) > 5000
     long_comment = comment(engine, s["theirs"], long_body, author_id=s["ana"])
     drain_all(engine)
