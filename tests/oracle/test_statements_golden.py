@@ -291,6 +291,8 @@ def test_hybrid_fuses_vector_and_oracle_text_arms(fake_engine, conn):
     assert ("doc", 9) in keys  # lexical-only hit keeps its distance from the text arm
     assert next(h for h in result.hits if h.source_id == 9).distance == pytest.approx(0.7)
     assert [h.score for h in result.hits] == sorted((h.score for h in result.hits), reverse=True)
+    ranks = {(h.source_type, h.source_id): (h.vector_rank, h.lexical_rank) for h in result.hits}
+    assert ranks[("task", 2)] == (2, 2) and ranks[("doc", 9)] == (None, 1)  # each arm's own 1-based rank
 
 
 def test_hybrid_unscoped_manager_text_arm(fake_engine, conn):
