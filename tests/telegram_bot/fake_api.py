@@ -29,9 +29,11 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+
+from tests.loopback import LoopbackHTTPServer
 
 BACKEND_TOKEN = "bot-token-for-tests"
 
@@ -75,7 +77,7 @@ class FakeAPI:
         self.requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
         self._next_id = 40
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.server = LoopbackHTTPServer(("127.0.0.1", 0), self._handler())
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
         self.thread = threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True)
 

@@ -24,9 +24,11 @@ import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qsl
+
+from tests.loopback import LoopbackHTTPServer
 
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
 
@@ -77,7 +79,7 @@ class FakeTelegram:
         self.webhook: tuple[str, str | None] | None = None  # (url, secret_token) once setWebhook was called
         self.deliveries: list[Delivery] = []
         self._closing = False
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.server = LoopbackHTTPServer(("127.0.0.1", 0), self._handler())
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/bot"
         self.thread = threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True)
         self.courier = threading.Thread(target=self._deliver, daemon=True)

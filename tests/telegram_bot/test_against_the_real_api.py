@@ -110,14 +110,34 @@ def test_four_people_asking_at_once_are_each_answered_within_one_and_a_half_llm_
     """The LLM takes LLM_S to answer. One person alone sets the yardstick in this very run (one LLM
     latency plus everything around it, on this machine, now); then four ask in one batch. Answered one
     after another they would finish near 1, 2, 3 and 4 yardsticks; at once, each within 1.5. And every
-    one of the four sees "thinking…" before any of them has an answer."""
+    one of the four sees "thinking…" before any of them has an answer.
+
+    Each step starts once the previous one is stored, so nothing of it overlaps the next. A machine
+    shared with other work can stall a process for seconds now and then; such a stall is not the bot's,
+    so up to ROUNDS rounds of four fresh people are asked and one round within the bound passes. A bot
+    answering one update at a time fails every round (4 yardsticks for the last person)."""
     llm_s = 3.0  # long beside the CPU an answer costs, so a loaded machine still tells the two apart
+    rounds_at_most = 3
     text = "The login work waits for the auth service deploy."
-    people = [employee(sqlite_engine, f"P{i}", "Tester", telegram_id=str(100 + i)) for i in range(6)]
-    task(sqlite_engine, "Fix the login redirect bug", "Blocked by the auth service deploy", assignee_id=people[0])
+    people = {100 + i: employee(sqlite_engine, f"P{i}", "Tester", telegram_id=str(100 + i))
+              for i in range(2 + 4 * rounds_at_most)}
+    task(sqlite_engine, "Fix the login redirect bug", "Blocked by the auth service deploy", assignee_id=people[100])
     drain_all(sqlite_engine)
-    warm, alone, four = 100, 101, (102, 103, 104, 105)
-    timings: dict[int, float] = {}
+    warm, alone = 100, 101
+    rounds = [tuple(range(102 + 4 * r, 106 + 4 * r)) for r in range(rounds_at_most)]
+    pushed: dict[int, float] = {}
+
+    def took(user: int) -> float:
+        return answered_at(telegram, user, text) - pushed[user]
+
+    def done(step: tuple[int, ...]) -> bool:
+        """Every answer shown, and both turns stored (the API's last write of the step)."""
+        return all(answered_at(telegram, u, text) and (c := sqlite_engine.list_conversations(people[u], 1, 0))
+                   and len(sqlite_engine.list_messages(c[0].conversation_id, 2, 0)) == 2 for u in step)
+
+    def within(step: tuple[int, ...]) -> bool:
+        return all(took(u) <= 1.5 * took(alone) for u in step)
+
     with FakeLLM(Reply.stream(text), Reply.stream(text, delay_s=llm_s)) as llm:
         settings = api_settings(sqlite_settings, llm_url=llm.url, llm_model="tiny", llm_timeout_s=30.0,
                                 chat_max_tool_rounds=0)
@@ -125,23 +145,25 @@ def test_four_people_asking_at_once_are_each_answered_within_one_and_a_half_llm_
 
             def scenario() -> bool:
                 """Advance one step whenever the previous one is done (called by `drive` every 20 ms)."""
-                for step in ((warm,), (alone,), four):
-                    if all(answered_at(telegram, u, text) for u in step):
-                        continue
-                    if step[0] not in timings:
-                        timings.update({u: time.monotonic() for u in step})
+                for step in ((warm,), (alone,), *rounds):
+                    if step[0] not in pushed:
+                        pushed.update({u: time.monotonic() for u in step})
                         telegram.push(*(telegram.text_update(u, "what is blocking the login work?") for u in step))
-                    return False
+                        return False
+                    if not done(step):
+                        return False
+                    if step in rounds and within(step):
+                        return True
                 return True
 
-            drive(bot_settings(telegram, url, tmp_path), scenario, timeout_s=90)
-    took = {u: answered_at(telegram, u, text) - timings[u] for u in (alone, *four)}
-    yardstick = took[alone]
-    report = f"alone {yardstick:.2f} s, four at once {sorted(round(took[u], 2) for u in four)} s (LLM {llm_s} s)"
-    assert yardstick >= llm_s, report
-    assert all(took[u] <= 1.5 * yardstick for u in four), report
-    thinking = [next(c.at for c in telegram.of("sendMessage") if c.params["chat_id"] == str(u)) for u in four]
-    assert max(thinking) < min(answered_at(telegram, u, text) for u in four), report
+            drive(bot_settings(telegram, url, tmp_path), scenario, timeout_s=60 * rounds_at_most)
+    asked = [r for r in rounds if r[0] in pushed]
+    report = f"alone {took(alone):.2f} s, four at once " + ", then ".join(
+        str(sorted(round(took(u), 2) for u in r)) for r in asked) + f" s (LLM {llm_s} s)"
+    assert took(alone) >= llm_s, report
+    assert within(asked[-1]), report
+    thinking = [next(c.at for c in telegram.of("sendMessage") if c.params["chat_id"] == str(u)) for u in asked[-1]]
+    assert max(thinking) < min(answered_at(telegram, u, text) for u in asked[-1]), report
 
 
 def test_a_person_the_token_may_not_act_for_is_told_so(polling_telegram, tmp_path, sqlite_settings, sqlite_engine):
