@@ -142,6 +142,10 @@ class SearchHit:
     content: str
     distance: float  # cosine distance of the chunk to the question (0 = same direction)
     score: float  # ranking score: RRF in hybrid and lexical modes, 1 - distance in vector mode
+    # Where each arm ranked the chunk among the caller's visible candidates (1 = best; None: that arm did
+    # not rank it, or did not run in this mode). Explains the fused score: sum of 1 / (RRF_K + rank).
+    vector_rank: int | None = None
+    lexical_rank: int | None = None
 
 
 @dataclass(frozen=True)

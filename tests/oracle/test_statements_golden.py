@@ -16,6 +16,7 @@ from app.engines.base import ConflictError, ModelMissingError, UnavailableError
 from app.engines.oracle import statements as sql
 from app.engines.oracle.search import text_query
 from app.entities import COMMENTS, PROJECTS, TASKS
+from app.rag.fusion import RRF_K
 from .fakes import GOLDEN, Reply, golden, ora_error
 
 NOT_STATEMENTS = {"VECTOR_INDEX", "TEXT_INDEX", "VERSION_TABLE", "ACCESS_PREDICATE", "_UPSERT_TAIL"}
@@ -277,6 +278,17 @@ def test_hybrid_fuses_vector_and_oracle_text_arms(fake_engine, conn):
     assert ("doc", 9) in keys  # lexical-only hit keeps its distance from the text arm
     assert next(h for h in result.hits if h.source_id == 9).distance == pytest.approx(0.7)
     assert [h.score for h in result.hits] == sorted((h.score for h in result.hits), reverse=True)
+    # each arm's rank of each hit (the console's explainer shows them), and the fused score they make
+    ranked = {(h.source_type, h.source_id): (h.vector_rank, h.lexical_rank) for h in result.hits}
+    assert ranked[("task", 2)] == (2, 2) and ranked[("doc", 9)] == (None, 1) and ranked[("task", 1)] == (1, None)
+    for h in result.hits:
+        assert h.score == pytest.approx(sum(1 / (RRF_K + r) for r in (h.vector_rank, h.lexical_rank) if r))
+
+
+def test_vector_mode_ranks_are_the_order_and_lexical_ranks_are_none(fake_engine, conn):
+    conn.replies.append(("FETCH APPROX", Reply(rows=rows(3))))
+    result = fake_engine.search(vec(), "q", MANAGER, 3, Scope(), "vector")
+    assert [(h.vector_rank, h.lexical_rank) for h in result.hits] == [(1, None), (2, None), (3, None)]
 
 
 def test_hybrid_unscoped_manager_text_arm(fake_engine, conn):

@@ -14,7 +14,7 @@ from app.domain import Caller, Scope, SearchHit, SearchMode, SearchResult
 from app.engines.oracle import statements as sql
 from app.engines.base import UnavailableError
 from app.engines.oracle.errors import model_required, unavailable
-from app.rag.fusion import candidate_depth, reciprocal_rank_fusion
+from app.rag.fusion import candidate_depth, ranks, reciprocal_rank_fusion
 from app.rag.lexical import query_terms
 
 log = logging.getLogger(__name__)
@@ -43,18 +43,21 @@ def search(
     """``qv`` is the question's vector as ``vector_bind`` makes it."""
     if mode == "vector":
         vector_rows, answered_by = _vector_arm(cur, caller, scope, qv, k)
-        return SearchResult([_hit(row, 1.0 - _distance(row)) for row in vector_rows[:k]], mode, answered_by)
+        return SearchResult([_hit(row, 1.0 - _distance(row), vector_rank=rank)
+                             for rank, row in enumerate(vector_rows[:k], start=1)], mode, answered_by)
     pool = candidate_depth(k)
-    arms: list[list] = []
+    arms: dict[str, list] = {}
     answered_by = "text"
     if mode == "hybrid":
-        vector_rows, answered_by = _vector_arm(cur, caller, scope, qv, pool)
-        arms.append(vector_rows)
+        arms["vector"], answered_by = _vector_arm(cur, caller, scope, qv, pool)
     # Hybrid survives an Oracle Text failure on its vector arm; lexical mode has nothing else to answer with.
-    arms.append(_text_arm(cur, caller, scope, qv, query_text, pool, tolerate_errors=mode == "hybrid"))
-    by_key = {_key(row): row for arm in reversed(arms) for row in arm}
-    fused = reciprocal_rank_fusion(*[[_key(row) for row in arm] for arm in arms])
-    return SearchResult([_hit(by_key[key], score) for key, score in fused[:k]], mode, answered_by)
+    arms["lexical"] = _text_arm(cur, caller, scope, qv, query_text, pool, tolerate_errors=mode == "hybrid")
+    by_key = {_key(row): row for arm in reversed(arms.values()) for row in arm}
+    keys = {name: [_key(row) for row in arm] for name, arm in arms.items()}
+    arm_ranks = {name: ranks(ranking) for name, ranking in keys.items()}
+    fused = reciprocal_rank_fusion(*keys.values())
+    return SearchResult([_hit(by_key[key], score, arm_ranks.get("vector", {}).get(key),
+                              arm_ranks["lexical"].get(key)) for key, score in fused[:k]], mode, answered_by)
 
 
 def _vector_arm(cur: Any, caller: Caller, scope: Scope, qv: array, k: int) -> tuple[list, str]:
@@ -122,7 +125,8 @@ def _distance(row: Sequence[Any]) -> float:
     return 2.0 if row[4] is None else float(row[4])  # NULL only for a chunk without a vector
 
 
-def _hit(row: Sequence[Any], score: float) -> SearchHit:
+def _hit(row: Sequence[Any], score: float, vector_rank: int | None = None,
+         lexical_rank: int | None = None) -> SearchHit:
     return SearchHit(
         source_type=row[0],
         source_id=int(row[1]),
@@ -130,4 +134,6 @@ def _hit(row: Sequence[Any], score: float) -> SearchHit:
         content=row[3],
         distance=_distance(row),
         score=float(score),
+        vector_rank=vector_rank,
+        lexical_rank=lexical_rank,
     )
