@@ -20,7 +20,7 @@ from collections.abc import Callable
 from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.interval import IntervalTrigger
 
-from app import metrics
+from app import metrics, metrics_history
 from app.config import Settings
 from app.domain import SOURCE_TYPES
 from app.embedding.tokens import count_tokens
@@ -181,6 +181,7 @@ def _timed(on_batch: Callable[[DrainResult], None] | None) -> Callable[[DrainRes
         if result.claimed:  # an empty claim is a poll, not a batch
             metrics.DRAIN_BATCHES.labels("failed" if result.failed else "indexed").inc()
             metrics.DRAIN_BATCH_SECONDS.observe(now - last)
+            metrics_history.record_batch(result, now - last)
         last = now
         if on_batch is not None:
             on_batch(result)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -22,6 +24,7 @@ from app.auth import TokenGrant
 from app.config import Settings
 from app.engines import open_engine
 from app.engines.base import Engine
+from app.metrics_history import MetricsHistory, run_sampler
 from app.services.llm import llm_client
 from app.summaries_job import start_summary_job
 from app.worker import Worker
@@ -78,6 +81,8 @@ def _lifespan(settings: Settings, engine: Engine | None, grants: tuple[TokenGran
         app.state.engine = await run_in_threadpool(open_engine, settings) if own_engine else engine
         app.state.worker = None
         app.state.metrics = metrics.registry_for(app.state.engine, settings.max_attempts)
+        app.state.history = MetricsHistory(app.state.metrics, settings.console_sample_s)
+        sampler = asyncio.create_task(run_sampler(app.state.history, settings.console_sample_s))
         app.state.llm_client = llm_client(settings)
         app.state.summaries = None
         try:
@@ -91,6 +96,9 @@ def _lifespan(settings: Settings, engine: Engine | None, grants: tuple[TokenGran
             _warn_about_tokens(grants)
             yield
         finally:
+            sampler.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await sampler
             await app.state.llm_client.aclose()
             if app.state.summaries is not None:
                 await run_in_threadpool(app.state.summaries.stop)

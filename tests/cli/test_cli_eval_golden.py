@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from app.services import eval_results
+
 import pytest
 from click.testing import CliRunner
 
@@ -31,7 +33,7 @@ def subset(tmp_path, *ids: str) -> Path:
     return path
 
 
-def test_golden_json_scores_every_eval_mode_by_role_and_language(run, tmp_path, capsys):
+def test_golden_json_scores_every_eval_mode_by_role_and_language(run, tmp_path, capsys, sqlite_settings):
     path = subset(tmp_path, "en-task-ios-crash", "es-doc-tuteo", "en-none-wifi")
     result = run("--golden", str(path), "--json")
     assert result.exit_code == 0, result.output
@@ -49,6 +51,8 @@ def test_golden_json_scores_every_eval_mode_by_role_and_language(run, tmp_path, 
     table = capsys.readouterr().out
     assert "3 questions (2 en, 1 es), 9 question x asker pairs" in table
     assert f"{EVAL_MODES[0]:<8} developer/es" in table and "unanswerable answered" in table
+    kept = eval_results.load(sqlite_settings.eval_results_dir)["golden"]  # for the console's Quality page
+    assert kept["results"] == figures and kept["source"] == {"golden": str(path)} and kept["finished_at"]
 
 
 @pytest.mark.parametrize("extra", [["--corpus", "{g}"], ["--qrels", "{g}"], ["--limit-docs", "5"]])
