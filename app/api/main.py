@@ -21,6 +21,7 @@ from app.api.routes import metrics as metrics_route
 from app.api.schemas import error_response
 from app.api.slots import Slots
 from app.auth import TokenGrant
+from app.console import routes as console
 from app.config import Settings
 from app.engines import open_engine
 from app.engines.base import Engine
@@ -54,6 +55,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
         lifespan=_lifespan(settings, engine, grants),
     )
     app.state.settings = settings
+    app.state.grants = grants
     app.state.chat_slots = Slots(settings.chat_max_concurrency, "chats")
     errors.install(app)
     # The last added runs first: give the request its id (so every answer and log line carries it),
@@ -63,6 +65,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     app.add_middleware(RequestContext)
     app.include_router(health.router)
     app.include_router(metrics_route.router)
+    console.install(app)
     # Scoping is decided per router group: bots may search and chat; everything else is admin.
     for router, needed in ((search.router, "bot"), (chat.router, "bot"),
                            (conversations.router, "bot"), (rag.router, "admin"),

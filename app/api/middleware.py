@@ -3,6 +3,9 @@
 ``TokenGate`` authenticates every /api/ request from its headers alone, so a client without a
 valid token costs no body read, no parsing and no memory (401 first, whatever the body). The
 token's grant goes into the request state; what it may do is decided per router (app.api.deps).
+The token comes from ``Authorization: Bearer``, or from the operator console's session cookie when
+the request also carries that session's CSRF value (app.auth.CONSOLE_COOKIE): the console's chat
+playground calls the API like any client, and the cookie alone never authenticates a request.
 
 ``BodyLimit`` refuses a body over the limit: at once when Content-Length says so, and while
 streaming otherwise (chunked bodies have no length), so no request can make the server buffer
@@ -12,10 +15,11 @@ more than the limit.
 from __future__ import annotations
 
 from starlette.exceptions import HTTPException
+from starlette.requests import cookie_parser
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.auth import TokenGrant, match
+from app.auth import CONSOLE_COOKIE, CSRF_HEADER, TokenGrant, csrf_matches, match
 
 PROTECTED_PREFIX = "/api/"
 
@@ -24,13 +28,22 @@ def unauthorized(detail: str) -> JSONResponse:
     return JSONResponse({"detail": detail}, status_code=401, headers={"WWW-Authenticate": "Bearer"})
 
 
-def bearer_token(scope: Scope) -> str | None:
+def offered_token(scope: Scope) -> str | None:
+    """The bearer token, else the console session's (see console_token)."""
     for name, value in scope["headers"]:
         if name == b"authorization":
             scheme, _, token = value.decode("latin-1").partition(" ")
             token = token.strip()
             return token if scheme.lower() == "bearer" and token else None
-    return None
+    return console_token(scope)
+
+
+def console_token(scope: Scope) -> str | None:
+    """The console session's token, only when the request carries the session's CSRF value too."""
+    cookies = "; ".join(value.decode("latin-1") for name, value in scope["headers"] if name == b"cookie")
+    token = cookie_parser(cookies).get(CONSOLE_COOKIE)
+    csrf = next((value.decode("latin-1") for name, value in scope["headers"] if name == CSRF_HEADER.encode()), None)
+    return token if token and csrf_matches(token, csrf) else None
 
 
 class TokenGate:
@@ -41,7 +54,7 @@ class TokenGate:
         if scope["type"] != "http" or not scope["path"].startswith(PROTECTED_PREFIX):
             await self.app(scope, receive, send)
             return
-        token = bearer_token(scope)
+        token = offered_token(scope)
         grant = match(self.grants, token) if token is not None else None
         if grant is None:
             detail = ("missing or invalid bearer token" if self.grants
