@@ -38,6 +38,15 @@ class LineChart:
     width: int = WIDTH
     height: int = HEIGHT
 
+    @property
+    def legend(self) -> tuple[tuple[str, str], ...]:
+        return tuple((line.name, line.css) for line in self.lines)
+
+    @property
+    def note(self) -> str:
+        """Shown under the chart: the latest values (a bar chart's bars are in the table beside it)."""
+        return self.summary
+
 
 @dataclass(frozen=True)
 class Bar:
@@ -53,12 +62,13 @@ class Bar:
 class BarChart:
     title: str
     bars: tuple[Bar, ...]
-    groups: tuple[Tick, ...]  # group labels along x
+    x_ticks: tuple[Tick, ...]  # the group labels
     y_ticks: tuple[Tick, ...]
     legend: tuple[tuple[str, str], ...]  # (name, css)
     summary: str
     width: int = WIDTH
     height: int = HEIGHT
+    note: str = ""
 
 
 def _y(value: float, top: float) -> float:
@@ -78,9 +88,13 @@ def _y_ticks(top: float, unit: str) -> tuple[Tick, ...]:
 
 
 def time_series(title: str, series: Sequence[tuple[str, str, Sequence[tuple[float, float | None]]]], now: float,
-                window_s: float = 3600.0, unit: str = "") -> LineChart:
-    """Lines over the last ``window_s`` seconds; a None value (or an infinite one) breaks its line."""
-    start = now - window_s
+                window_s: float = 3600.0, unit: str = "", min_span_s: float = 60.0) -> LineChart:
+    """Lines over the time the samples cover, at most ``window_s`` back and at least ``min_span_s`` (a process
+    that started a minute ago fills the chart instead of a sliver at its right edge); a None or infinite value
+    breaks its line."""
+    earliest = min((t for _, _, points in series for t, _ in points), default=now - window_s)
+    span = min(window_s, max(min_span_s, now - earliest))
+    start = now - span
     plot_w = WIDTH - LEFT - RIGHT
     finite = [v for _, _, points in series for t, v in points if v is not None and math.isfinite(v) and t >= start]
     top = _nice_top(max(finite, default=0.0))
@@ -91,18 +105,21 @@ def time_series(title: str, series: Sequence[tuple[str, str, Sequence[tuple[floa
             if t < start or v is None or not math.isfinite(v):
                 runs.append([])
                 continue
-            runs[-1].append((LEFT + plot_w * (t - start) / window_s, _y(v, top)))
+            runs[-1].append((LEFT + plot_w * (t - start) / span, _y(v, top)))
         runs = [r for r in runs if r]
         lines.append(Line(name, css, tuple(" ".join(f"{x:.1f},{y:.1f}" for x, y in r) for r in runs if len(r) > 1),
                           tuple((round(r[0][0], 1), round(r[0][1], 1)) for r in runs if len(r) == 1)))
-    minutes = round(window_s / 60)
-    x_ticks = tuple(Tick(LEFT + plot_w * f, "now" if f == 1 else f"-{round(minutes * (1 - f))} min")
+    x_ticks = tuple(Tick(LEFT + plot_w * f, "now" if f == 1 else f"-{_duration(span * (1 - f))}")
                     for f in (0, 0.25, 0.5, 0.75, 1))
-    latest = {name: next((v for _, v in reversed(points) if v is not None), None) for name, _, points in series}
-    summary = f"{title}, last {minutes} minutes; " + ("no samples yet" if not finite else "latest " + ", ".join(
-        f"{name} {v:g}{unit}" if v is not None and math.isfinite(v) else f"{name} none"
-        for name, v in latest.items()))
+    latest = {name: next((v for _, v in reversed(points) if v is not None and math.isfinite(v)), None)
+              for name, _, points in series}
+    summary = f"{title}, last {_duration(span)}; " + ("no samples yet" if not finite else "latest " + ", ".join(
+        f"{name} {'none' if v is None else f'{v:.3g}{unit}'}" for name, v in latest.items()))
     return LineChart(title, tuple(lines), x_ticks, _y_ticks(top, unit), summary)
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min"
 
 
 def grouped_bars(title: str, groups: Sequence[str], series: Sequence[tuple[str, str, Sequence[float | None]]],

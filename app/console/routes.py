@@ -42,7 +42,8 @@ SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
                                "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
     "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
+    # same-origin, not no-referrer: with no-referrer a browser sends "Origin: null" on the console's own posts
+    "Referrer-Policy": "same-origin",
     "Cache-Control": "no-store",  # pages show chunk text: no shared or back-button cache keeps it
 }
 NAV = (("access", "Access"), ("queue", "Queue"), ("conversations", "Conversations"), ("playground", "Playground"),

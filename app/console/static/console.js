@@ -147,7 +147,7 @@
     const answer = element("div", "msg assistant streaming");
     const answerText = element("p", "text");
     const user = element("p", "msg user");
-    user.append(element("span", "who", "Question"), question);
+    user.append(element("span", "who", "Question"), element("span", "text", question));
     answer.append(element("span", "who", "Answer"), answerText);
     turn.append(user, answer);
     transcript.append(turn);
