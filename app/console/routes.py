@@ -10,16 +10,18 @@ from __future__ import annotations
 
 import datetime as dt
 import time
-from pathlib import Path
+from pathlib import Path as FilePath
 from typing import Annotated, Any
+from urllib.parse import quote
 
-from fastapi import APIRouter, Depends, FastAPI, Request
+from fastapi import APIRouter, Depends, FastAPI, Path, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 
 from app.api.deps import EngineDep, SettingsDep, WorkerDep, nudge
+from app.api.types import JSON_MAX_ID
 from app.auth import match
 from app.console import charts, views
 from app.console.params import MAX_TOP_K, Params, anchor_target
@@ -32,7 +34,7 @@ from app.services import conversations, eval_results
 from app.services.access_explainer import explain_entity, explain_search
 from app.services.search import UnknownCallerError, resolve_caller
 
-HERE = Path(__file__).parent
+HERE = FilePath(__file__).parent
 TEMPLATES = Jinja2Templates(directory=HERE / "templates")
 TEMPLATES.env.globals["anchor_target"] = anchor_target
 TEMPLATES.env.filters["utc"] = lambda seconds: dt.datetime.fromtimestamp(seconds, dt.timezone.utc).strftime("%H:%M:%S")
@@ -76,7 +78,8 @@ def page(request: Request, template: str, http_status: int = 200, **context: Any
 
 
 async def _to_login(request: Request, exc: Exception) -> Response:
-    return RedirectResponse(f"/console/login?next={request.url.path}", status_code=303)
+    here = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+    return RedirectResponse(f"/console/login?next={quote(here, safe='/')}", status_code=303)
 
 
 async def _error_page(request: Request, exc: Exception) -> Response:
@@ -195,7 +198,8 @@ def conversations_page(request: Request, engine: EngineDep, q: Query) -> Respons
 
 
 @router.get("/conversations/{conversation_id}")
-def conversation_page(request: Request, conversation_id: int, engine: EngineDep, q: Query) -> Response:
+def conversation_page(request: Request, conversation_id: Annotated[int, Path(gt=0, le=JSON_MAX_ID)], engine: EngineDep,
+                      q: Query) -> Response:
     employee_id = q.id("employee_id")
     if employee_id is None:
         raise ConsoleError(422, "employee_id is required: a conversation is read as its owner")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from urllib.parse import quote
 
 import pytest
 from pydantic import SecretStr
@@ -51,13 +52,13 @@ def test_every_page_needs_an_admin_session(console):
              "/console/quality", "/console/conversations/1?employee_id=1"]
     for path in pages:
         answer = console.get(path, follow_redirects=False)
-        assert answer.status_code == 303 and answer.headers["location"] == f"/console/login?next={path.split('?')[0]}"
+        assert answer.status_code == 303 and answer.headers["location"] == f"/console/login?next={quote(path, safe='/')}"
     assert console.post("/console/queue/retry", follow_redirects=False).headers["location"].startswith("/console/login")
     wrong, bot = login(console, "nope"), login(console, BOT)
     assert wrong.status_code == 401 and "not a configured API token" in wrong.text and CONSOLE_COOKIE not in wrong.cookies
     assert bot.status_code == 403 and "needs an admin token" in bot.text and CONSOLE_COOKIE not in bot.cookies
-    ok = login(console, next="/console/queue")
-    assert ok.status_code == 303 and ok.headers["location"] == "/console/queue"
+    ok = login(console, next="/console/access?employee_id=2&question=login")  # back where the browser was going
+    assert ok.status_code == 303 and ok.headers["location"] == "/console/access?employee_id=2&question=login"
     cookie = ok.headers["set-cookie"]
     assert "HttpOnly" in cookie and "SameSite=strict" in cookie and "Path=/" in cookie and "Max-Age=43200" in cookie
     for path in pages[:-1]:
