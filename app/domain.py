@@ -142,8 +142,8 @@ class SearchHit:
     content: str
     distance: float  # cosine distance of the chunk to the question (0 = same direction)
     score: float  # ranking score: RRF in hybrid and lexical modes, 1 - distance in vector mode
-    # Where each arm ranked the chunk among the caller's visible candidates (1 = best; None: that arm did
-    # not rank it, or did not run in this mode). Explains the fused score: sum of 1 / (RRF_K + rank).
+    # 1-based rank of the chunk in each arm's own candidate list (None: that arm did not rank it, or
+    # did not run). The answer gate reads the lexical rank; the console shows both.
     vector_rank: int | None = None
     lexical_rank: int | None = None
 

@@ -20,14 +20,6 @@ def candidate_depth(k: int) -> int:
     return max(50, 4 * k)
 
 
-def ranks(ranking: Sequence[Hashable]) -> dict[Hashable, int]:
-    """Each item's 1-based rank in one arm's ranking (best first), as fusion counts it."""
-    out: dict[Hashable, int] = {}
-    for rank, item in enumerate(ranking, start=1):
-        out.setdefault(item, rank)
-    return out
-
-
 def reciprocal_rank_fusion(*rankings: Sequence[Hashable], k: int = RRF_K) -> list[tuple[Hashable, float]]:
     """Fuse rankings (best first) into (id, score) pairs, best first; ties keep first-seen order."""
     scores: dict[Hashable, float] = {}
@@ -35,3 +27,11 @@ def reciprocal_rank_fusion(*rankings: Sequence[Hashable], k: int = RRF_K) -> lis
         for rank, item in enumerate(ranking, start=1):
             scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank)
     return sorted(scores.items(), key=lambda pair: -pair[1])
+
+
+def ranks(ranking: Sequence[Hashable]) -> dict[Hashable, int]:
+    """Each item's 1-based rank in one arm's ranking (its first position)."""
+    out: dict[Hashable, int] = {}
+    for rank, item in enumerate(ranking, start=1):
+        out.setdefault(item, rank)
+    return out

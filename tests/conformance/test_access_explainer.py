@@ -5,18 +5,15 @@ the writer's transaction, text waits for the worker). After each step a random e
 question in a random mode and scope, and the explainer's verdicts are checked against what the engine's
 search returns for that employee: every hit they get is explained as visible, every withheld hit is one
 they can never get, and over the whole index (k above the chunk count) the hits the explainer calls
-visible are exactly the employee's results. Each hit's per-arm ranks make its fused score.
+visible are exactly the employee's results.
 """
 
 from __future__ import annotations
 
 import random
 
-import pytest
-
 from app.domain import Caller, Role, Scope
 from app.entities import DOCUMENTS, EMPLOYEES, PROJECTS, SPRINTS, TASKS
-from app.rag.fusion import RRF_K
 from app.services.access_explainer import explain_entity, explain_search
 from app.services.records import iter_records
 from app.services.search import resolve_caller
@@ -89,23 +86,6 @@ def test_explainer_verdicts_agree_with_what_search_returns(engine):
                         entities_checked += 1
         checked += 1
     assert checked == 24 and withheld_seen > 0 and entities_checked > 50  # the checks really ran
-
-
-def test_each_hit_carries_the_arm_ranks_its_fused_score_is_made_of(engine):
-    world, rng = random_world(engine, seed=5)
-    for _ in range(6):
-        caller, question, scope = random_question(world, rng)
-        vector = engine.embed_query(question)
-        for mode in MODES:
-            hits = engine.search(vector, question, caller, 10, scope, mode).hits
-            for position, hit in enumerate(hits, start=1):
-                if mode == "vector":
-                    assert (hit.vector_rank, hit.lexical_rank) == (position, None)
-                    continue
-                if mode == "lexical":
-                    assert hit.vector_rank is None and hit.lexical_rank is not None
-                arms = [r for r in (hit.vector_rank, hit.lexical_rank) if r is not None]
-                assert arms and hit.score == pytest.approx(sum(1 / (RRF_K + r) for r in arms))
 
 
 def test_an_entity_that_does_not_exist_has_no_verdict(engine):

@@ -43,21 +43,21 @@ def search(
     """``qv`` is the question's vector as ``vector_bind`` makes it."""
     if mode == "vector":
         vector_rows, answered_by = _vector_arm(cur, caller, scope, qv, k)
-        return SearchResult([_hit(row, 1.0 - _distance(row), vector_rank=rank)
-                             for rank, row in enumerate(vector_rows[:k], start=1)], mode, answered_by)
+        return SearchResult([_hit(row, 1.0 - _distance(row), vector_rank=i)
+                             for i, row in enumerate(vector_rows[:k], start=1)], mode, answered_by)
     pool = candidate_depth(k)
-    arms: dict[str, list] = {}
+    vector_rows: list = []
     answered_by = "text"
     if mode == "hybrid":
-        arms["vector"], answered_by = _vector_arm(cur, caller, scope, qv, pool)
+        vector_rows, answered_by = _vector_arm(cur, caller, scope, qv, pool)
     # Hybrid survives an Oracle Text failure on its vector arm; lexical mode has nothing else to answer with.
-    arms["lexical"] = _text_arm(cur, caller, scope, qv, query_text, pool, tolerate_errors=mode == "hybrid")
-    by_key = {_key(row): row for arm in reversed(arms.values()) for row in arm}
-    keys = {name: [_key(row) for row in arm] for name, arm in arms.items()}
-    arm_ranks = {name: ranks(ranking) for name, ranking in keys.items()}
-    fused = reciprocal_rank_fusion(*keys.values())
-    return SearchResult([_hit(by_key[key], score, arm_ranks.get("vector", {}).get(key),
-                              arm_ranks["lexical"].get(key)) for key, score in fused[:k]], mode, answered_by)
+    text_rows = _text_arm(cur, caller, scope, qv, query_text, pool, tolerate_errors=mode == "hybrid")
+    arms = [[_key(row) for row in arm] for arm in ([vector_rows] if mode == "hybrid" else []) + [text_rows]]
+    by_key = {_key(row): row for row in [*text_rows, *vector_rows]}
+    vector_ranks, text_ranks = ranks(arms[0]) if mode == "hybrid" else {}, ranks(arms[-1])
+    fused = reciprocal_rank_fusion(*arms)
+    return SearchResult([_hit(by_key[key], score, vector_ranks.get(key), text_ranks.get(key))
+                         for key, score in fused[:k]], mode, answered_by)
 
 
 def _vector_arm(cur: Any, caller: Caller, scope: Scope, qv: array, k: int) -> tuple[list, str]:

@@ -34,26 +34,17 @@ def search(
     audiences = visible_audiences(caller)
     if mode == "vector":
         best = index.search(query_vector, k, audiences, scope)
-        ids = [int(c) for c in best.chunk_ids]
-        ranked = [(c, 1.0 - float(d)) for c, d in zip(ids, best.distances)]
+        ranked = [(int(c), 1.0 - float(d)) for c, d in zip(best.chunk_ids, best.distances)]
         distances = {c: 1.0 - s for c, s in ranked}
-        return SearchResult(_hits(conn, ranked, distances, {"vector": ranks(ids)}), mode, "memory")
-    ranked, arm_ranks = _fused(index, lexical, query_vector, query_text, audiences, k, scope, mode)
+        return SearchResult(_hits(conn, ranked, distances, ranks([c for c, _ in ranked]), {}), mode, "memory")
+    vector_arm = [int(c) for c in index.search(query_vector, candidate_depth(k), audiences, scope).chunk_ids] \
+        if mode == "hybrid" else []
+    lexical_arm = _lexical(lexical, query_text, audiences, scope, candidate_depth(k))
+    # Each arm ranks its own visible candidates; reciprocal rank fusion merges them (one arm: its order).
+    fused = reciprocal_rank_fusion(*([vector_arm] if mode == "hybrid" else []), lexical_arm)[:k]
+    ranked = [(int(c), float(s)) for c, s in fused]
     distances = index.distances(query_vector, [c for c, _ in ranked])
-    return SearchResult(_hits(conn, ranked, distances, arm_ranks), mode, "memory")
-
-
-def _fused(index, lexical, query_vector, query_text, audiences, k, scope,
-           mode) -> tuple[list[tuple[int, float]], dict[str, dict]]:
-    """Each arm ranks its own visible candidates; reciprocal rank fusion merges them (one arm: its order).
-    Also returns each arm's ranks, by arm name."""
-    depth = candidate_depth(k)
-    arms: dict[str, list[int]] = {}
-    if mode == "hybrid":
-        arms["vector"] = [int(c) for c in index.search(query_vector, depth, audiences, scope).chunk_ids]
-    arms["lexical"] = _lexical(lexical, query_text, audiences, scope, depth)
-    fused = [(int(c), float(s)) for c, s in reciprocal_rank_fusion(*arms.values())[:k]]
-    return fused, {name: ranks(ids) for name, ids in arms.items()}
+    return SearchResult(_hits(conn, ranked, distances, ranks(vector_arm), ranks(lexical_arm)), mode, "memory")
 
 
 def _lexical(lexical: LexicalIndex, text: str, audiences, scope: Scope, limit: int) -> list[int]:
@@ -63,8 +54,8 @@ def _lexical(lexical: LexicalIndex, text: str, audiences, scope: Scope, limit: i
     return [int(c) for c in lexical.search(terms, limit, audiences, scope).chunk_ids]
 
 
-def _hits(conn, ranked: list[tuple[int, float]], distances: dict[int, float],
-          arm_ranks: dict[str, dict]) -> list[SearchHit]:
+def _hits(conn, ranked: list[tuple[int, float]], distances: dict[int, float], vector_ranks: dict,
+          lexical_ranks: dict) -> list[SearchHit]:
     if not ranked:
         return []
     ids = [c for c, _ in ranked]
@@ -74,6 +65,6 @@ def _hits(conn, ranked: list[tuple[int, float]], distances: dict[int, float],
         source_type, source_id, chunk_ix, content = rows[chunk_id]
         distance = distances.get(chunk_id, NO_VECTOR_DISTANCE)
         hits.append(SearchHit(source_type, source_id, chunk_ix, content, distance, score,
-                              arm_ranks.get("vector", {}).get(chunk_id), arm_ranks.get("lexical", {}).get(chunk_id)))
+                              vector_ranks.get(chunk_id), lexical_ranks.get(chunk_id)))
     return hits
 
