@@ -104,19 +104,35 @@ def browser():
         chromium.close()
 
 
-@pytest.fixture
-def page(browser, stack):
-    """A fresh browser context (no cookie), logged in through the form."""
-    url = stack.url
-    context = browser.new_context(base_url=url, viewport={"width": 1280, "height": 900})
+def new_tab(browser, stack, height: int = 900):
+    """A fresh browser context (no cookie) and its page, which records every script error, failed load and
+    Content-Security-Policy violation (the console has no inline script or style: the policy forbids both)."""
+    context = browser.new_context(base_url=stack.url, viewport={"width": 1280, "height": height})
     context.set_default_timeout(10_000)
     tab = context.new_page()
+    tab.problems = []
+    tab.on("pageerror", lambda error: tab.problems.append(f"script error: {error}"))
+    tab.on("console", lambda message: message.type == "error" and tab.problems.append(message.text))
+    return context, tab
+
+
+def close(context, tab, expected: tuple[str, ...] = ()) -> None:
+    """Close the context; every problem the page met must be one the test provoked (``expected`` substrings)."""
+    context.close()
+    unexpected = [p for p in tab.problems if not any(e in p for e in expected)]
+    assert not unexpected, unexpected
+
+
+@pytest.fixture
+def page(browser, stack):
+    """Logged in through the form."""
+    context, tab = new_tab(browser, stack)
     tab.goto("/console/login")
     tab.get_by_label("Admin token").fill(TOKEN)
     tab.get_by_role("button", name="Log in").click()
     tab.wait_for_url("**/console/access")
     yield tab
-    context.close()
+    close(context, tab)
 
 
 def expect(locator):
@@ -137,9 +153,7 @@ def project_id(engine, name: str) -> int:
 # --- the tests --------------------------------------------------------------------------------------------
 
 def test_token_login_keeps_the_token_out_of_reach_of_scripts(browser, stack, shots):
-    url = stack.url
-    context = browser.new_context(base_url=url, viewport={"width": 1280, "height": 720})
-    tab = context.new_page()
+    context, tab = new_tab(browser, stack, height=720)
     tab.goto("/console/queue")  # not logged in: sent to the login, which comes back here
     expect(tab).to_have_url(re.compile(r"/console/login\?next=/console/queue$"))
     tab.get_by_label("Admin token").fill("not-a-token")
@@ -157,7 +171,7 @@ def test_token_login_keeps_the_token_out_of_reach_of_scripts(browser, stack, sho
     expect(tab).to_have_url(re.compile(r"/console/login$"))
     tab.goto("/console/access")
     expect(tab).to_have_url(re.compile(r"/console/login\?next=/console/access$"))
-    context.close()
+    close(context, tab, expected=("status of 401", "status of 403"))  # the refused logins
 
 
 def test_the_explainer_for_a_developer_and_a_manager(page, stack, shots):
@@ -304,10 +318,9 @@ def test_quality_shows_the_last_eval(page, stack, shots, tmp_path):
 
 
 def test_keyboard_only_use_of_the_main_controls(browser, stack, shots):
-    url, engine = stack.url, stack.engine
+    engine = stack.engine
     ben, maria = person(engine, "Ben"), person(engine, "Maria")
-    context = browser.new_context(base_url=url, viewport={"width": 1280, "height": 900})
-    tab = context.new_page()
+    context, tab = new_tab(browser, stack)
     keys = tab.keyboard
 
     def tab_to(selector: str, limit: int = 60) -> None:
@@ -348,4 +361,4 @@ def test_keyboard_only_use_of_the_main_controls(browser, stack, shots):
     keys.press("Enter")
     expect(tab).to_have_url(re.compile(r"/console/conversations$"))
     tab.screenshot(path=shots / "keyboard-focus.png")
-    context.close()
+    close(context, tab)

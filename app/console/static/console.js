@@ -178,6 +178,10 @@
         if (started) {
           state.pinned = pinning;
           history.replaceState(null, "", `/console/playground?employee_id=${employeeId}&conversation_id=${conversationId}`);
+          const picker = $("conversation_id"), option = element("option", null, question);
+          option.value = String(conversationId);
+          picker.append(option);
+          picker.value = option.value;
         }
         if (data.new_rag_scope) {
           Object.assign(state, { scope: data.new_rag_scope, label: data.new_rag_scope_label });
