@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -236,6 +237,49 @@ class Conversation:
     updated_at: dt.datetime  # UTC, naive; bumped by every stored turn and scope change
 
 
+ChunkRef = tuple[str, int, int]  # (source_type, source_id, chunk_ix)
+# MESSAGES.RETRIEVED keeps a turn's best 64 chunk refs: 64 x 53 ASCII characters at most ('["project",<19
+# digits>,<19 digits>]' and a comma) is 3,392 bytes of compact JSON, inside Oracle's VARCHAR2(4000 BYTE).
+MAX_RETRIEVED = 64
+ANCHOR_TEXT = re.compile(r"\[(TASK|SPRINT|PROJECT|DOC) #([1-9][0-9]{0,18})\]")
+LLM_ERRORS = ("timeout", "unreachable", "bad_response", "ungrounded")
+
+
+@dataclass(frozen=True)
+class TurnFacts:
+    """What an assistant turn rested on, stored with it (MESSAGES.FOCUS, RETRIEVED, RAG_SCOPE, LLM_ERROR):
+    the conversation's focus after the turn (an anchor), the chunks it was given, the scope retrieval
+    applied and why the LLM's answer was not used. Validated here so both engines store the same."""
+
+    focus: str | None = None
+    retrieved: tuple[ChunkRef, ...] = ()
+    rag_scope: str | None = None
+    llm_error: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.focus is not None and (not isinstance(self.focus, str) or not ANCHOR_TEXT.fullmatch(self.focus)):
+            raise ValueError(f"focus must be an anchor such as [TASK #12], got {self.focus!r}")
+        if len(self.retrieved) > MAX_RETRIEVED:
+            raise ValueError(f"at most {MAX_RETRIEVED} retrieved chunks are stored, got {len(self.retrieved)}")
+        for ref in self.retrieved:
+            ok = (isinstance(ref, tuple) and len(ref) == 3 and ref[0] in SOURCE_TYPES
+                  and all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= MAX_ID for v in ref[1:]))
+            if not ok:
+                raise ValueError(f"a retrieved chunk is (source_type, source_id, chunk_ix), got {ref!r}")
+        if self.rag_scope is not None:
+            check_rag_scope(self.rag_scope)
+        if self.llm_error is not None and self.llm_error not in LLM_ERRORS:
+            raise ValueError(f"llm_error must be one of {', '.join(LLM_ERRORS)}, got {self.llm_error!r}")
+
+    def retrieved_json(self) -> str | None:
+        return json.dumps([list(r) for r in self.retrieved], separators=(",", ":")) if self.retrieved else None
+
+
+def retrieved_of(stored: str | None) -> tuple[ChunkRef, ...]:
+    """MESSAGES.RETRIEVED as refs (NULL: none recorded)."""
+    return tuple((str(t), int(i), int(x)) for t, i, x in json.loads(stored)) if stored else ()
+
+
 @dataclass(frozen=True)
 class Message:
     message_id: int
@@ -244,6 +288,7 @@ class Message:
     content: str
     citations: tuple[str, ...]  # anchors such as "[TASK #12]", in the order cited
     created_at: dt.datetime  # UTC, naive
+    facts: TurnFacts = TurnFacts()  # assistant turns: what the answer rested on (user turns: empty)
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from app.domain import (
     SourceType,
     SummarySource,
     TaskQuery,
+    TurnFacts,
 )
 from app.entities import EntitySpec
 from app.rag.erasure import DocumentsPolicy, ErasedText, ErasureReport, ProofLine, PurgeStep
@@ -204,10 +205,12 @@ class Engine(Protocol):
         ...
 
     def append_turn(self, conversation_id: int, user_text: str, assistant_text: str,
-                    citations: Sequence[str], rag_scope: str | None = None) -> tuple[Message, Message]:
+                    citations: Sequence[str], rag_scope: str | None = None,
+                    facts: TurnFacts = TurnFacts()) -> tuple[Message, Message]:
         """Store the user's message and the answer in ONE transaction and bump UPDATED_AT: both or
         neither. ``rag_scope`` (a scope the model's tool chose this turn) is stored in the same
-        transaction. ConflictError if the conversation does not exist (or a row is refused)."""
+        transaction; ``facts`` (what the answer rested on) with the answer. ConflictError if the
+        conversation does not exist (or a row is refused)."""
         ...
 
     def list_messages(self, conversation_id: int, limit: int, offset: int) -> list[Message]:

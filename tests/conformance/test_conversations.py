@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from app.domain import TASK_FIELDS, TaskQuery
+from app.domain import TASK_FIELDS, TaskQuery, TurnFacts
 from app.engines.base import ConflictError
 from app.entities import EMPLOYEES, PROJECTS
 from app.rag.access import is_visible
@@ -35,6 +35,27 @@ def test_create_get_and_list_newest_updated_first_with_paging(engine):
         first.conversation_id, second.conversation_id]
     assert [c.conversation_id for c in engine.list_conversations(ana, 1, 1)] == [second.conversation_id]
     assert engine.list_conversations(ana, 10, 2) == []
+
+
+def test_an_answer_keeps_what_it_rested_on_and_bad_facts_store_nothing(engine):
+    """FOCUS, RETRIEVED, RAG_SCOPE and LLM_ERROR (V9 / V13) round-trip on the assistant row only; a
+    turn whose facts are malformed is refused before anything is written."""
+    ana = employee(engine, "Ana", "Ruiz")
+    conv = engine.create_conversation(ana, "all", None, None)
+    facts = TurnFacts(focus="[TASK #107]", retrieved=(("task", 107, 0), ("doc", 6, 2)), rag_scope="none",
+                      llm_error="ungrounded")
+    user, answer = engine.append_turn(conv.conversation_id, "q", "a [TASK #107]", ["[TASK #107]"], facts=facts)
+    assert (answer.facts, user.facts) == (facts, TurnFacts())
+    assert [m.facts for m in engine.recent_messages(conv.conversation_id, 2)] == [TurnFacts(), facts]
+    for bad in ({"focus": "TASK 107"}, {"retrieved": (("task", -1, 0),)}, {"llm_error": "oops"},
+                {"rag_scope": "0"}, {"retrieved": tuple(("task", i, 0) for i in range(1, 66))}):
+        with pytest.raises(ValueError):
+            TurnFacts(**bad)
+    widest = TurnFacts(focus=f"[PROJECT #{2**63 - 1}]",
+                       retrieved=tuple(("project", 2**63 - 1 - i, 2**63 - 1) for i in range(64)))
+    assert len(widest.retrieved_json().encode()) <= 4000  # Oracle's VARCHAR2(4000 BYTE)
+    engine.append_turn(conv.conversation_id, "q2", "a2", [], facts=widest)
+    assert engine.recent_messages(conv.conversation_id, 1)[0].facts == widest
 
 
 def test_scope_is_stored_and_a_malformed_one_changes_nothing(engine):

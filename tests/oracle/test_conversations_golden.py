@@ -8,7 +8,7 @@ import datetime as dt
 
 import pytest
 
-from app.domain import Caller, Role, TaskQuery
+from app.domain import Caller, Role, TaskQuery, TurnFacts
 from app.engines.base import ConflictError
 from app.engines.oracle import statements as sql
 
@@ -76,23 +76,28 @@ def test_list_scope_and_delete(fake_engine, conn):
 def test_append_turn_bumps_inserts_both_then_commits_once(fake_engine, conn):
     conn.replies += [("UPDATE CONVERSATIONS SET UPDATED_AT", Reply(rowcount=1)),
                      ("INSERT INTO MESSAGES", returning([41])), ("INSERT INTO MESSAGES", returning([42])),
-                     ("MESSAGE_ID IN", Reply(rows=[(41, 5, "user", "who?", "[]", NOW),
-                                                   (42, 5, "assistant", "Ana [TASK #3]", '["[TASK #3]"]', NOW)]))]
-    user, answer = fake_engine.append_turn(5, "who?", "Ana [TASK #3]", ["[TASK #3]"])
+                     ("MESSAGE_ID IN", Reply(rows=[(41, 5, "user", "who?", "[]", NOW, None, None, None, None),
+                                                   (42, 5, "assistant", "Ana [TASK #3]", '["[TASK #3]"]', NOW,
+                                                    "[TASK #3]", '[["task",3,0]]', "all", None)]))]
+    facts = TurnFacts(focus="[TASK #3]", retrieved=(("task", 3, 0),), rag_scope="all")
+    user, answer = fake_engine.append_turn(5, "who?", "Ana [TASK #3]", ["[TASK #3]"], facts=facts)
     touch, first, second, read = conn.calls
     assert touch.sql == golden("touch_conversation") and touch.binds == {"conversation_id": 5}
     assert first.sql == second.sql == golden("insert_message")
     assert [(c.binds["message_role"], c.binds["content"], c.binds["citations"]) for c in (first, second)] == [
         ("user", "who?", "[]"), ("assistant", "Ana [TASK #3]", '["[TASK #3]"]')]
+    assert [(c.binds["focus"], c.binds["retrieved"], c.binds["used_scope"], c.binds["llm_error"])
+            for c in (first, second)] == [(None, None, None, None), ("[TASK #3]", '[["task",3,0]]', "all", None)]
     assert read.sql == golden("get_turn") and read.binds == {"user_id": 41, "answer_id": 42}
     assert conn.events == ["commit"]
     assert (user.role, answer.citations) == ("user", ("[TASK #3]",))
+    assert answer.facts == facts and user.facts == TurnFacts()
 
 
 def test_a_scope_chosen_during_the_turn_is_set_before_the_one_commit(fake_engine, conn):
     conn.replies += [("UPDATE CONVERSATIONS SET UPDATED_AT", Reply(rowcount=1)),
                      ("INSERT INTO MESSAGES", returning([41])), ("INSERT INTO MESSAGES", returning([42])),
-                     ("MESSAGE_ID IN", Reply(rows=[(41, 5, "user", "q", "[]", NOW), (42, 5, "assistant", "a", "[]", NOW)]))]
+                     ("MESSAGE_ID IN", Reply(rows=[(41, 5, "user", "q", "[]", NOW, None, None, None, None), (42, 5, "assistant", "a", "[]", NOW, None, None, None, None)]))]
     fake_engine.append_turn(5, "q", "a", [], rag_scope="none")
     scope = conn.calls[3]
     assert scope.sql == golden("set_conversation_scope")
@@ -116,7 +121,7 @@ def test_append_turn_to_an_unknown_conversation_inserts_nothing(fake_engine, con
 
 
 def test_messages_pages_and_the_recent_window(fake_engine, conn):
-    rows = [(i, 5, "user", f"m{i}", "[]", NOW) for i in (3, 2)]
+    rows = [(i, 5, "user", f"m{i}", "[]", NOW, None, None, None, None) for i in (3, 2)]
     conn.replies.append(("ORDER BY MESSAGE_ID DESC", Reply(rows=rows)))
     assert [m.message_id for m in fake_engine.recent_messages(5, 2)] == [2, 3]  # oldest first
     assert conn.calls[0].sql == golden("recent_messages") and conn.calls[0].binds == {"conversation_id": 5, "max_rows": 2}

@@ -17,8 +17,10 @@ from app.domain import (
     Message,
     ProjectCard,
     TaskQuery,
+    TurnFacts,
     check_rag_scope,
     citations_json,
+    retrieved_of,
 )
 from app.engines.base import ConflictError
 from app.engines.oracle import statements as sql
@@ -59,17 +61,21 @@ def delete_conversation(cur: Any, conversation_id: int) -> bool:
 
 
 def append_turn(cur: Any, conversation_id: int, user_text: str, assistant_text: str,
-                citations: Sequence[str]) -> tuple[int, int]:
+                citations: Sequence[str], facts: TurnFacts) -> tuple[int, int]:
     """Both inserts and the bump, uncommitted: the engine commits them together or rolls back."""
     cited = citations_json(citations)
     cur.execute(sql.TOUCH_CONVERSATION, conversation_id=int(conversation_id))
     if cur.rowcount == 0:  # also locks the conversation row until the commit
         raise ConflictError(f"conversation {conversation_id} does not exist")
     ids = []
-    for role, content, cites in (("user", user_text, "[]"), ("assistant", assistant_text, cited)):
+    for role, content, cites, turn_facts in (("user", user_text, "[]", TurnFacts()),
+                                             ("assistant", assistant_text, cited, facts)):
         new_id = cur.var(int)
         cur.execute(sql.INSERT_MESSAGE, {"conversation_id": int(conversation_id), "message_role": role,
-                                         "content": content, "citations": cites, "new_id": new_id})
+                                         "content": content, "citations": cites, "focus": turn_facts.focus,
+                                         "retrieved": turn_facts.retrieved_json(),
+                                         "used_scope": turn_facts.rag_scope, "llm_error": turn_facts.llm_error,
+                                         "new_id": new_id})
         ids.append(returned_id(new_id))
     return ids[0], ids[1]
 
@@ -132,5 +138,6 @@ def _conversation(row: Sequence[Any]) -> Conversation:
 
 
 def _message(row: Sequence[Any]) -> Message:
-    mid, cid, role, content, citations, created = row
-    return Message(int(mid), int(cid), role, content, tuple(json.loads(citations or "[]")), created)
+    mid, cid, role, content, citations, created, focus, retrieved, rag_scope, llm_error = row
+    return Message(int(mid), int(cid), role, content, tuple(json.loads(citations or "[]")), created,
+                   TurnFacts(focus, retrieved_of(retrieved), rag_scope, llm_error))

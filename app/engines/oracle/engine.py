@@ -16,7 +16,7 @@ from urllib.parse import unquote, urlsplit
 import numpy as np
 
 from app.config import Settings
-from app.domain import (SEARCH_MODES, Caller, Conversation, Message, ProjectCard, RagStatus, Scope, SearchMode, SearchResult,
+from app.domain import (SEARCH_MODES, TurnFacts, Caller, Conversation, Message, ProjectCard, RagStatus, Scope, SearchMode, SearchResult,
                         SourceType, SummarySource, TaskQuery)
 from app.engines.base import EngineError, UnavailableError
 from app.engines.oracle import conversations, erasure, errors, indexing, records, search, status, summaries
@@ -328,11 +328,12 @@ class OracleEngine:
             return deleted
 
     def append_turn(self, conversation_id: int, user_text: str, assistant_text: str,
-                    citations: Sequence[str], rag_scope: str | None = None) -> tuple[Message, Message]:
+                    citations: Sequence[str], rag_scope: str | None = None,
+                    facts: TurnFacts = TurnFacts()) -> tuple[Message, Message]:
         with self._connection() as conn, conn.cursor() as cur:
             with conflicts(MESSAGES):
                 user_id, answer_id = conversations.append_turn(cur, conversation_id, user_text, assistant_text,
-                                                               citations)
+                                                               citations, facts)
                 if rag_scope is not None:
                     conversations.set_conversation_scope(cur, conversation_id, rag_scope)
             conn.commit()  # both rows, the bump and the scope, or (any exception above: rollback) none

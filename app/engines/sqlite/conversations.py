@@ -19,8 +19,10 @@ from app.domain import (
     Message,
     ProjectCard,
     TaskQuery,
+    TurnFacts,
     check_rag_scope,
     citations_json,
+    retrieved_of,
 )
 from app.engines.base import ConflictError
 from app.engines.sqlite import statements as sql
@@ -54,13 +56,14 @@ def delete_conversation(conn: apsw.Connection, conversation_id: int) -> bool:
 
 
 def append_turn(conn: apsw.Connection, conversation_id: int, user_text: str, assistant_text: str,
-                citations: Sequence[str]) -> tuple[Message, Message]:
+                citations: Sequence[str], facts: TurnFacts) -> tuple[Message, Message]:
     """Both inserts and the bump, inside the engine's write transaction: an error rolls back all three."""
     if conn.execute(sql.GET_CONVERSATION, (conversation_id,)).fetchone() is None:
         raise ConflictError(f"conversation {conversation_id} does not exist")
-    user = conn.execute(sql.INSERT_MESSAGE, (conversation_id, "user", user_text, "[]")).fetchone()
-    answer = conn.execute(sql.INSERT_MESSAGE,
-                          (conversation_id, "assistant", assistant_text, citations_json(citations))).fetchone()
+    user = conn.execute(sql.INSERT_MESSAGE, (conversation_id, "user", user_text, "[]", None, None, None, None)).fetchone()
+    answer = conn.execute(sql.INSERT_MESSAGE, (conversation_id, "assistant", assistant_text, citations_json(citations),
+                                               facts.focus, facts.retrieved_json(), facts.rag_scope,
+                                               facts.llm_error)).fetchone()
     conn.execute(sql.TOUCH_CONVERSATION, (conversation_id,))
     return _message(user), _message(answer)
 
@@ -120,5 +123,6 @@ def _conversation(row: Sequence[Any]) -> Conversation:
 
 
 def _message(row: Sequence[Any]) -> Message:
-    mid, cid, role, content, citations, created = row
-    return Message(mid, cid, role, content, tuple(json.loads(citations or "[]")), _timestamp(created))
+    mid, cid, role, content, citations, created, focus, retrieved, rag_scope, llm_error = row
+    return Message(mid, cid, role, content, tuple(json.loads(citations or "[]")), _timestamp(created),
+                   TurnFacts(focus, retrieved_of(retrieved), rag_scope, llm_error))

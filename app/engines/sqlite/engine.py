@@ -26,7 +26,7 @@ import sqlite_vec
 from app.config import Settings
 from app.embedding import load_embedder
 from app.embedding.models import DEFAULT_MODEL, SQLITE_VECTOR_DIMENSIONS, model_spec
-from app.domain import (SEARCH_MODES, SOURCE_TYPES, Caller, Conversation, Message, ProjectCard, RagStatus, Scope, SearchMode,
+from app.domain import (SEARCH_MODES, TurnFacts, SOURCE_TYPES, Caller, Conversation, Message, ProjectCard, RagStatus, Scope, SearchMode,
                         SearchResult,
                         SourceType, SummarySource, TaskQuery)
 from app.engines.base import ConflictError, EmbeddingModelError, EngineError
@@ -334,9 +334,10 @@ class SQLiteEngine:
             return conversations.delete_conversation(conn, conversation_id)
 
     def append_turn(self, conversation_id: int, user_text: str, assistant_text: str,
-                    citations: Sequence[str], rag_scope: str | None = None) -> tuple[Message, Message]:
+                    citations: Sequence[str], rag_scope: str | None = None,
+                    facts: TurnFacts = TurnFacts()) -> tuple[Message, Message]:
         with errors.conflicts(MESSAGES), self._write() as conn:
-            turn = conversations.append_turn(conn, conversation_id, user_text, assistant_text, citations)
+            turn = conversations.append_turn(conn, conversation_id, user_text, assistant_text, citations, facts)
             if rag_scope is not None:
                 conversations.set_conversation_scope(conn, conversation_id, rag_scope)
             return turn
