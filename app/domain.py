@@ -314,9 +314,42 @@ class SummarySource:
     summary_inputs: str | None  # the fingerprint stored with the summary (app/rag/summaries.py)
 
 
-# Task statuses that are finished: a finished task is never overdue.
+# --- names a question may use (people, projects, sprints) ------------------------------------
+
+@dataclass(frozen=True)
+class Person:
+    employee_id: int
+    first_name: str | None
+    last_name: str | None
+
+    @property
+    def name(self) -> str:
+        return " ".join(p for p in (self.first_name, self.last_name) if p) or f"employee {self.employee_id}"
+
+
+@dataclass(frozen=True)
+class Named:
+    """A project or sprint the question may name (``project_id``: a sprint's project)."""
+
+    id: int
+    name: str
+    project_id: int | None = None
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """The names a question may use, read from the database (names are not access-controlled: every
+    employee sees every project and sprint, and people's names are the team's directory)."""
+
+    people: tuple[Person, ...] = ()
+    projects: tuple[Named, ...] = ()
+    sprints: tuple[Named, ...] = ()
+
+
+
+# Task statuses that are finished: a finished task is never overdue, and never "open".
 DONE_STATUSES = ("DONE", "CLOSED", "CANCELLED", "RESOLVED")
-MAX_FIND_TASKS = 100
+MAX_FIND_TASKS = 500  # the model's tool asks for at most 100; counts and sums read up to this many
 
 
 @dataclass(frozen=True)
@@ -324,7 +357,8 @@ class TaskQuery:
     """Structured task search (the model's find_tasks tool); every value is bound by the engines.
 
     ``status`` and ``priority`` match case-insensitively; ``overdue_on``: due before that date and
-    not finished (DONE_STATUSES); ``unassigned``: no assignee (only managers and admins see those).
+    not finished (DONE_STATUSES); ``unassigned``: no assignee (only managers and admins see those);
+    ``open_only``: not finished; ``due_after`` / ``due_before``: due on or after / strictly before.
     """
 
     status: str | None = None
@@ -335,6 +369,9 @@ class TaskQuery:
     overdue_on: dt.date | None = None
     unassigned: bool = False
     limit: int = 20
+    open_only: bool = False
+    due_after: dt.date | None = None
+    due_before: dt.date | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.limit, bool) or not isinstance(self.limit, int) or not 1 <= self.limit <= MAX_FIND_TASKS:
@@ -347,9 +384,10 @@ class TaskQuery:
             value = getattr(self, name)
             if value is not None and (not isinstance(value, str) or not 0 < len(value) <= 40):
                 raise ValueError(f"{name} must be 1..40 characters, got {value!r}")
-        if self.overdue_on is not None and (not isinstance(self.overdue_on, dt.date)
-                                            or isinstance(self.overdue_on, dt.datetime)):
-            raise ValueError(f"overdue_on must be a date, got {self.overdue_on!r}")
+        for name in ("overdue_on", "due_after", "due_before"):
+            value = getattr(self, name)
+            if value is not None and (not isinstance(value, dt.date) or isinstance(value, dt.datetime)):
+                raise ValueError(f"{name} must be a date, got {value!r}")
 
 
 # The columns find_tasks returns, in order (dict keys of each result).

@@ -24,6 +24,7 @@ from app.domain import (
     SummarySource,
     TaskQuery,
     TurnFacts,
+    Vocabulary,
 )
 from app.entities import EntitySpec
 from app.rag.erasure import DocumentsPolicy, ErasedText, ErasureReport, ProofLine, PurgeStep
@@ -244,6 +245,17 @@ class Engine(Protocol):
 
     def employees_by_telegram(self, telegram_id: str) -> list[dict[str, Any]]:
         """The EMPLOYEES rows with this TELEGRAM_ID (zero or one: it is unique), as ``get`` returns them."""
+        ...
+
+    def vocabulary(self) -> Vocabulary:
+        """Every employee's id and name, every project's and sprint's id and name (by id): the names a
+        question may use (app/rag/task_questions.py)."""
+        ...
+
+    # --- one entity by id (the service applies the access rule: app/services/entities.py) -------
+    def load_records(self, source_type: SourceType, ids: Sequence[int]) -> dict[int, SourceRecord]:
+        """The current source rows of these ids, as the worker loads them for the chunk templates
+        (missing ids are absent)."""
         ...
 
     # --- erasure (the order of steps, the drain and the verdict: app/services/erasure.py) ----

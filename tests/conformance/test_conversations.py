@@ -203,6 +203,9 @@ def expected(caller, tasks, q: TaskQuery) -> list[int]:
             q.assignee_id is None or t["assignee_id"] == q.assignee_id,
             q.overdue_on is None or (t["due"] < q.overdue_on and t["status"].upper() != "DONE"),
             not q.unassigned or t["assignee_id"] is None,
+            not q.open_only or t["status"].upper() != "DONE",
+            q.due_after is None or t["due"] >= q.due_after,
+            q.due_before is None or t["due"] < q.due_before,
         ])
     return sorted(tid for tid, t in tasks.items() if keep(t))[: q.limit]
 
@@ -224,6 +227,24 @@ def test_find_tasks_never_returns_a_task_the_caller_may_not_see_under_any_filter
     assert checked == 3 * 2 * 3 * 2 * 2 * 3 * 2 * 2
 
 
+def test_find_tasks_open_and_due_window_under_the_access_rule(engine):
+    """The filters the structured questions add ("still open", "due this week"): exact day bounds, the
+    upper one exclusive, under the access rule for every caller."""
+    ids, tasks = seed_tasks(engine)
+    windows = [(None, None), (dt.date(2025, 5, 1), None), (None, dt.date(2025, 5, 1)),
+               (dt.date(2025, 5, 1), dt.date(2025, 5, 2)), (dt.date(2025, 6, 1), dt.date(2025, 8, 1))]
+    for who in ("ana", "ben", "boss"):
+        caller = engine.caller(ids[who])
+        for open_only in (False, True):
+            for after, before in windows:
+                q = TaskQuery(open_only=open_only, due_after=after, due_before=before, limit=500)
+                assert [t["task_id"] for t in engine.find_tasks(caller, q)] == expected(caller, tasks, q), (who, q)
+    boss = engine.caller(ids["boss"])
+    assert len(engine.find_tasks(boss, TaskQuery(open_only=True, limit=500))) == 5  # all but the DONE one
+    day = engine.find_tasks(boss, TaskQuery(due_after=dt.date(2025, 5, 1), due_before=dt.date(2025, 5, 2)))
+    assert len(day) == 4  # the four tasks due on 2025-05-01, the bound day included
+
+
 def test_find_tasks_rows_limit_and_who_sees_unassigned(engine):
     ids, tasks = seed_tasks(engine)
     boss, ana = engine.caller(ids["boss"]), engine.caller(ids["ana"])
@@ -236,7 +257,7 @@ def test_find_tasks_rows_limit_and_who_sees_unassigned(engine):
     overdue = engine.find_tasks(ana, TaskQuery(overdue_on=TODAY))
     assert [(t["title"], t["assignee_name"]) for t in overdue] == [("Fix login", "Ana Ruiz")]
     assert len(engine.find_tasks(boss, TaskQuery(limit=2))) == 2
-    for bad in (dict(limit=0), dict(limit=101), dict(sprint_id=-1), dict(status=""), dict(overdue_on="2025-01-01")):
+    for bad in (dict(limit=0), dict(limit=501), dict(due_after="2025-01-01"), dict(sprint_id=-1), dict(status=""), dict(overdue_on="2025-01-01")):
         with pytest.raises(ValueError):
             TaskQuery(**bad)
 

@@ -8,7 +8,7 @@ import datetime as dt
 
 import pytest
 
-from app.domain import Caller, Role, TaskQuery, TurnFacts
+from app.domain import Caller, Named, Person, Role, TaskQuery, TurnFacts, Vocabulary
 from app.engines.base import ConflictError
 from app.engines.oracle import statements as sql
 
@@ -132,7 +132,8 @@ def test_messages_pages_and_the_recent_window(fake_engine, conn):
 
 def test_find_tasks_binds_every_filter_and_the_access_rule(fake_engine, conn):
     query = TaskQuery(status="todo", priority="HIGH", sprint_id=3, project_id=2, assignee_id=7,
-                      overdue_on=dt.date(2025, 3, 1), unassigned=True, limit=5)
+                      overdue_on=dt.date(2025, 3, 1), unassigned=True, limit=5, open_only=True,
+                      due_after=dt.date(2025, 1, 27), due_before=dt.date(2025, 2, 3))
     conn.replies.append(("FROM TASKS t", Reply(rows=[(11, "Fix", "TODO", "HIGH", 3, "S3", 2, "Apollo", 7, "Ana Ruiz",
                                                       dt.datetime(2025, 2, 1), 3)])))
     [task] = fake_engine.find_tasks(Caller(7, Role.DEVELOPER), query)
@@ -141,7 +142,8 @@ def test_find_tasks_binds_every_filter_and_the_access_rule(fake_engine, conn):
     assert call.binds == {"caller_id": 7, "task_status": "todo", "task_priority": "HIGH", "sprint_id": 3,
                           "project_id": 2, "assignee_id": 7, "overdue_on": dt.date(2025, 3, 1),
                           **{f"done{i}": s for i, s in enumerate(("DONE", "CLOSED", "CANCELLED", "RESOLVED"))},
-                          "max_rows": 5}
+                          **{f"open{i}": s for i, s in enumerate(("DONE", "CLOSED", "CANCELLED", "RESOLVED"))},
+                          "due_after": dt.date(2025, 1, 27), "due_before": dt.date(2025, 2, 3), "max_rows": 5}
     assert task["expected_end_date"] == dt.date(2025, 2, 1) and task["assignee_name"] == "Ana Ruiz"
     fake_engine.find_tasks(Caller(1, Role.MANAGER), TaskQuery())
     assert conn.calls[1].sql == golden("find_tasks_manager_plain") and conn.calls[1].binds == {"max_rows": 20}
@@ -159,6 +161,27 @@ def test_projects_summaries_and_employees_by_telegram(fake_engine, conn):
     conn.replies.append(("WHERE TELEGRAM_ID", Reply(rows=[(7, "Ana", "Ruiz", "a@x", "DEVELOPER", "tg-1")])))
     assert fake_engine.employees_by_telegram("tg-1")[0]["employee_id"] == 7
     assert conn.calls[-1].sql == golden("employees_by_telegram") and conn.calls[-1].binds == {"telegram_id": "tg-1"}
+
+
+def test_vocabulary_reads_people_projects_and_sprints_by_id(fake_engine, conn):
+    conn.replies += [("FROM EMPLOYEES ORDER BY", Reply(rows=[(7, "Ana", "Ruiz"), (8, None, "Ode")])),
+                     ("FROM PROJECTS ORDER BY", Reply(rows=[(2, "Apollo")])),
+                     ("FROM SPRINTS ORDER BY", Reply(rows=[(5, "Apollo Sprint 1", 2), (6, "Loose", None)]))]
+    names = fake_engine.vocabulary()
+    assert [c.sql for c in conn.calls] == [golden("vocabulary_people"), golden("vocabulary_projects"),
+                                            golden("vocabulary_sprints")]
+    assert all(c.binds in ({}, None) for c in conn.calls)
+    assert names == Vocabulary((Person(7, "Ana", "Ruiz"), Person(8, None, "Ode")), (Named(2, "Apollo"),),
+                               (Named(5, "Apollo Sprint 1", 2), Named(6, "Loose", None)))
+
+
+def test_load_records_reads_sources_as_the_worker_does(fake_engine, conn):
+    conn.replies.append(("FROM DOCUMENTS", Reply(rows=[(6, "1:1 notes", "Agreed: pair.", None, 2, "MEETING_NOTES")])))
+    docs = fake_engine.load_records("doc", [6])
+    assert conn.calls[0].sql == golden("load_sources_doc") and conn.calls[0].binds == {"id0": 6}
+    assert list(docs) == [6] and docs[6].owner_employee_id == 2 and docs[6].body == "Agreed: pair."
+    conn.replies.append(("FROM DOCUMENTS", Reply(rows=[])))
+    assert fake_engine.load_records("doc", [9]) == {}  # missing: absent
 
 
 def test_the_proof_lists_the_conversation_tables():

@@ -15,9 +15,12 @@ from app.domain import (
     Caller,
     Conversation,
     Message,
+    Named,
+    Person,
     ProjectCard,
     TaskQuery,
     TurnFacts,
+    Vocabulary,
     check_rag_scope,
     citations_json,
     retrieved_of,
@@ -121,6 +124,16 @@ def projects_for_matching(cur: Any) -> list[ProjectCard]:
     return [ProjectCard(int(pid), name, description, summary) for pid, name, description, summary in cur.fetchall()]
 
 
+
+
+def vocabulary(cur: Any) -> Vocabulary:
+    cur.execute(sql.VOCABULARY_PEOPLE)
+    people = tuple(Person(int(eid), first, last) for eid, first, last in cur.fetchall())
+    cur.execute(sql.VOCABULARY_PROJECTS)
+    projects = tuple(Named(int(pid), name or "") for pid, name in cur.fetchall())
+    cur.execute(sql.VOCABULARY_SPRINTS)
+    sprints = tuple(Named(int(sid), name or "", None if pid is None else int(pid)) for sid, name, pid in cur.fetchall())
+    return Vocabulary(people, projects, sprints)
 
 
 def employees_by_telegram(cur: Any, telegram_id: str) -> list[dict[str, Any]]:

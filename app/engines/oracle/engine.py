@@ -16,7 +16,7 @@ from urllib.parse import unquote, urlsplit
 import numpy as np
 
 from app.config import Settings
-from app.domain import (SEARCH_MODES, TurnFacts, Caller, Conversation, Message, ProjectCard, RagStatus, Scope, SearchMode, SearchResult,
+from app.domain import (SEARCH_MODES, TurnFacts, Vocabulary, SourceRecord, Caller, Conversation, Message, ProjectCard, RagStatus, Scope, SearchMode, SearchResult,
                         SourceType, SummarySource, TaskQuery)
 from app.engines.base import EngineError, UnavailableError
 from app.engines.oracle import conversations, erasure, errors, indexing, records, search, status, summaries
@@ -369,6 +369,14 @@ class OracleEngine:
     def employees_by_telegram(self, telegram_id: str) -> list[dict[str, Any]]:
         with self._connection() as conn, conn.cursor() as cur:
             return conversations.employees_by_telegram(cur, telegram_id)
+
+    def vocabulary(self) -> Vocabulary:
+        with self._connection() as conn, conn.cursor() as cur:
+            return conversations.vocabulary(cur)
+
+    def load_records(self, source_type: SourceType, ids: Sequence[int]) -> dict[int, SourceRecord]:
+        with self._connection() as conn, conn.cursor() as cur:
+            return records.load_sources(cur, source_type, ids)
 
     # --- erasure --------------------------------------------------------------------------------
     def erase_employee(self, employee_id: int, documents: DocumentsPolicy | None,

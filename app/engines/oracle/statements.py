@@ -540,6 +540,12 @@ SUMMARY_TASKS = (
     "  FROM TASKS WHERE PROJECT_ID IS NOT NULL)\n"
     "WHERE RN <= :max_tasks ORDER BY PROJECT_ID, TASK_ID DESC"
 )
+# source: FACTS.md §10 (plain SELECT) — the names a question may use (app/rag/task_questions.py)
+VOCABULARY_PEOPLE = "SELECT EMPLOYEE_ID, FIRST_NAME, LAST_NAME FROM EMPLOYEES ORDER BY EMPLOYEE_ID"
+# source: FACTS.md §10 (plain SELECT)
+VOCABULARY_PROJECTS = "SELECT PROJECT_ID, NAME FROM PROJECTS ORDER BY PROJECT_ID"
+# source: FACTS.md §10 (plain SELECT)
+VOCABULARY_SPRINTS = "SELECT SPRINT_ID, NAME, PROJECT_ID FROM SPRINTS ORDER BY SPRINT_ID"
 # source: FACTS.md §10 (plain SELECT by unique key)
 EMPLOYEES_BY_TELEGRAM = (
     "SELECT EMPLOYEE_ID, FIRST_NAME, LAST_NAME, EMAIL, ROLE, TELEGRAM_ID FROM EMPLOYEES\n"
@@ -571,6 +577,16 @@ def find_tasks(caller_id: int | None, query: TaskQuery) -> Statement:
         binds.update({"overdue_on": query.overdue_on, **done})
     if query.unassigned:
         where.append("t.ASSIGNEE_ID IS NULL")
+    if query.open_only:
+        in_sql, done = _in_list("open", DONE_STATUSES)
+        where.append(f"(t.STATUS IS NULL OR UPPER(t.STATUS) NOT IN {in_sql})")
+        binds.update(done)
+    # a Python date binds as DATE (FACTS.md §12.2), compared as overdue_on is; the upper bound is exclusive
+    # so a DATE carrying a time of day on the last day still counts
+    for op, name, value in ((">=", "due_after", query.due_after), ("<", "due_before", query.due_before)):
+        if value is not None:
+            where.append(f"t.EXPECTED_END_DATE {op} :{name}")
+            binds[name] = value
     binds["max_rows"] = query.limit
     # source: FACTS.md §10 (plain joins, values as named binds) + §3 (FETCH FIRST n ROWS ONLY)
     sql = (

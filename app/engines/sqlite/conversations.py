@@ -17,9 +17,12 @@ from app.domain import (
     Caller,
     Conversation,
     Message,
+    Named,
+    Person,
     ProjectCard,
     TaskQuery,
     TurnFacts,
+    Vocabulary,
     check_rag_scope,
     citations_json,
     retrieved_of,
@@ -95,6 +98,13 @@ def projects_for_matching(conn: apsw.Connection) -> list[ProjectCard]:
     return [ProjectCard(*row) for row in conn.execute(sql.PROJECTS_FOR_MATCHING)]
 
 
+
+
+def vocabulary(conn: apsw.Connection) -> Vocabulary:
+    return Vocabulary(
+        tuple(Person(*row) for row in conn.execute(sql.VOCABULARY_PEOPLE)),
+        tuple(Named(pid, name or "") for pid, name in conn.execute(sql.VOCABULARY_PROJECTS)),
+        tuple(Named(sid, name or "", pid) for sid, name, pid in conn.execute(sql.VOCABULARY_SPRINTS)))
 
 
 def employees_by_telegram(conn: apsw.Connection, telegram_id: str) -> list[dict[str, Any]]:

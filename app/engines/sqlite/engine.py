@@ -26,7 +26,7 @@ import sqlite_vec
 from app.config import Settings
 from app.embedding import load_embedder
 from app.embedding.models import DEFAULT_MODEL, SQLITE_VECTOR_DIMENSIONS, model_spec
-from app.domain import (SEARCH_MODES, TurnFacts, SOURCE_TYPES, Caller, Conversation, Message, ProjectCard, RagStatus, Scope, SearchMode,
+from app.domain import (SEARCH_MODES, TurnFacts, Vocabulary, SourceRecord, SOURCE_TYPES, Caller, Conversation, Message, ProjectCard, RagStatus, Scope, SearchMode,
                         SearchResult,
                         SourceType, SummarySource, TaskQuery)
 from app.engines.base import ConflictError, EmbeddingModelError, EngineError
@@ -363,6 +363,12 @@ class SQLiteEngine:
 
     def employees_by_telegram(self, telegram_id: str) -> list[dict[str, Any]]:
         return conversations.employees_by_telegram(self.conn, telegram_id)
+
+    def vocabulary(self) -> Vocabulary:
+        return conversations.vocabulary(self.conn)
+
+    def load_records(self, source_type: SourceType, ids: Sequence[int]) -> dict[int, SourceRecord]:
+        return records.load_sources(self.conn, source_type, ids)
 
     # --- erasure --------------------------------------------------------------------------------
     def erase_employee(self, employee_id: int, documents: DocumentsPolicy | None,

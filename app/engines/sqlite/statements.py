@@ -274,6 +274,10 @@ SUMMARY_TASKS = (
     "ROW_NUMBER() OVER (PARTITION BY PROJECT_ID ORDER BY TASK_ID DESC) AS RN FROM TASKS WHERE PROJECT_ID IS NOT NULL) "
     "WHERE RN <= ? ORDER BY PROJECT_ID, TASK_ID DESC"
 )
+# The names a question may use (app/rag/task_questions.py): people, projects, sprints.
+VOCABULARY_PEOPLE = "SELECT EMPLOYEE_ID, FIRST_NAME, LAST_NAME FROM EMPLOYEES ORDER BY EMPLOYEE_ID"
+VOCABULARY_PROJECTS = "SELECT PROJECT_ID, NAME FROM PROJECTS ORDER BY PROJECT_ID"
+VOCABULARY_SPRINTS = "SELECT SPRINT_ID, NAME, PROJECT_ID FROM SPRINTS ORDER BY SPRINT_ID"
 EMPLOYEES_BY_TELEGRAM = ("SELECT EMPLOYEE_ID, FIRST_NAME, LAST_NAME, EMAIL, ROLE, TELEGRAM_ID FROM EMPLOYEES "
                          "WHERE TELEGRAM_ID = ? ORDER BY EMPLOYEE_ID")
 
@@ -301,6 +305,15 @@ def find_tasks(caller_id: int | None, query: TaskQuery) -> tuple[str, list[Any]]
         binds += [query.overdue_on.isoformat(), *DONE_STATUSES]
     if query.unassigned:
         where.append("t.ASSIGNEE_ID IS NULL")
+    if query.open_only:
+        where.append(f"(t.STATUS IS NULL OR UPPER(t.STATUS) NOT IN ({marks(DONE_STATUSES)}))")
+        binds += DONE_STATUSES
+    if query.due_after is not None:
+        where.append("t.EXPECTED_END_DATE >= ?")
+        binds.append(query.due_after.isoformat())
+    if query.due_before is not None:
+        where.append("t.EXPECTED_END_DATE < ?")
+        binds.append(query.due_before.isoformat())
     sql = (
         "SELECT t.TASK_ID, t.TITLE, t.STATUS, t.PRIORITY, t.SPRINT_ID, s.NAME, t.PROJECT_ID, p.NAME, t.ASSIGNEE_ID,"
         " TRIM(COALESCE(e.FIRST_NAME, '') || ' ' || COALESCE(e.LAST_NAME, '')), t.EXPECTED_END_DATE, t.STORY_POINTS"
