@@ -101,12 +101,23 @@ class ConversationPublic(BaseModel):
     updated_at: Utc = Field(description="UTC; bumped by every stored turn and scope change")
 
 
+WITHDRAWN_TEXT = "(withdrawn: this answer rested on something you can no longer see)"
+
+
 class MessagePublic(BaseModel):
     message_id: int
     role: Literal["user", "assistant"] = Field(description="who wrote it")
-    content: str
+    content: str = Field(description=f"the text; for a withdrawn answer only {WITHDRAWN_TEXT!r}")
     citations: list[str] = Field(description="anchors the assistant's answer cited (empty for user messages)")
     created_at: Utc = Field(description="UTC")
+    withdrawn: bool = Field(False, description="an answer that rested on an entity the employee may no longer see "
+                                               "(reassigned, deleted, a role change): its text is not shown, it no "
+                                               "longer reaches the model, and it no longer sets the focus")
+    focus: str | None = Field(None, description="assistant: the anchor the conversation was about after this turn")
+    retrieved: list[tuple[str, int, int]] = Field(default_factory=list, description="assistant: what the turn was "
+                                                  "given, best first, as [source_type, source_id, chunk_ix]")
+    rag_scope: str | None = Field(None, description="assistant: the scope retrieval applied this turn")
+    llm_error: LLM_ERROR | None = Field(None, description="assistant: why the LLM's answer was not used")
 
 
 class ConversationDetail(ConversationPublic):
@@ -115,3 +126,6 @@ class ConversationDetail(ConversationPublic):
 
 class ScopePatch(WriteModel):
     rag_scope: ScopeValue
+    pinned: StrictBool | None = Field(None, description="omit to keep the pin (a pinned conversation then accepts "
+                                                        "only its own project: any other scope is a 409); false "
+                                                        "unpins it; true pins it to the project rag_scope names")

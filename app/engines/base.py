@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
@@ -201,6 +202,12 @@ class Engine(Protocol):
         """Store a new scope (and bump UPDATED_AT); None if there is no such conversation."""
         ...
 
+    def set_conversation_pin(self, conversation_id: int, rag_scope: str,
+                             pinned_project_id: int | None) -> Conversation | None:
+        """Store a new scope and pin (a project id, or None to unpin) together; None if there is no such
+        conversation, ConflictError if the pinned project does not exist."""
+        ...
+
     def delete_conversation(self, conversation_id: int) -> bool:
         """Delete it with its messages; False if there was none."""
         ...
@@ -236,6 +243,10 @@ class Engine(Protocol):
     def set_project_summary(self, project_id: int, summary: str | None, inputs: str | None = None) -> bool:
         """Store a project's auto-summary, AUTO_SUMMARY_AT and the fingerprint of what it was made from
         (AUTO_SUMMARY_INPUTS; None: unknown, the summary job remakes it); False if there is no such project."""
+        ...
+
+    def project_summary(self, project_id: int) -> tuple[str | None, dt.datetime | None] | None:
+        """(AUTO_SUMMARY, AUTO_SUMMARY_AT) of one project; None if there is no such project."""
         ...
 
     def summary_sources(self, max_tasks: int) -> list[SummarySource]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.domain import Caller, Conversation, Message, ProjectScope, SourceRecord, check_rag_scope, scope_project
-from app.engines.base import Engine
+from app.engines.base import ConflictError, Engine
 from app.entities import PROJECTS
 from app.rag import refs
 from app.rag.refs import EntityRef
@@ -32,6 +32,10 @@ class ConversationNotFoundError(LookupError):
 
 class InvalidScopeError(ValueError):
     """A scope that is not a project id, "none" or "all", or names no existing project."""
+
+
+class PinnedScopeError(ConflictError):
+    """A pinned conversation asked to leave its project without being unpinned (409)."""
 
 
 @dataclass(frozen=True)
@@ -134,11 +138,22 @@ def messages(engine: Engine, caller: Caller, conversation_id: int, limit: int,
     return conversation, engine.list_messages(conversation_id, limit, offset)
 
 
-def set_scope(engine: Engine, caller: Caller, conversation_id: int, value: object) -> Conversation:
-    """The client's PATCH: allowed on a pinned conversation too (only the model is refused)."""
-    owned(engine, caller, conversation_id)
+def set_scope(engine: Engine, caller: Caller, conversation_id: int, value: object,
+              pinned: bool | None = None) -> Conversation:
+    """The client's PATCH. ``pinned``: None keeps the pin (a pinned conversation may then only keep its
+    project: anything else is a PinnedScopeError, so it never reports a pin its scope contradicts),
+    False unpins, True pins to the project the scope names."""
+    conv = owned(engine, caller, conversation_id)
     stored = valid_scope(engine, value)
-    updated = engine.set_conversation_scope(conversation_id, stored)
+    if pinned is None and conv.pinned_project_id is not None and stored != str(conv.pinned_project_id):
+        raise PinnedScopeError(f"conversation {conversation_id} is pinned to project {conv.pinned_project_id}: "
+                               "send \"pinned\": false with the new rag_scope to unpin it")
+    if pinned is None:
+        updated = engine.set_conversation_scope(conversation_id, stored)
+    else:
+        if pinned and stored in ("none", "all"):
+            raise InvalidScopeError("a pinned conversation needs rag_scope to be a project id")
+        updated = engine.set_conversation_pin(conversation_id, stored, int(stored) if pinned else None)
     if updated is None:  # deleted in between
         raise ConversationNotFoundError(f"conversation {conversation_id} does not exist")
     return updated

@@ -58,6 +58,13 @@ def set_conversation_scope(cur: Any, conversation_id: int, rag_scope: str) -> in
     return cur.rowcount
 
 
+def set_conversation_pin(cur: Any, conversation_id: int, rag_scope: str, pinned_project_id: int | None) -> int:
+    """UPDATE of the scope and the pin; the number of rows changed (the caller commits, then reads it back)."""
+    cur.execute(sql.SET_CONVERSATION_PIN, rag_scope=check_rag_scope(rag_scope), pinned_project_id=pinned_project_id,
+                conversation_id=int(conversation_id))
+    return cur.rowcount
+
+
 def delete_conversation(cur: Any, conversation_id: int) -> bool:
     cur.execute(sql.DELETE_CONVERSATION, conversation_id=int(conversation_id))
     return cur.rowcount > 0
@@ -124,6 +131,12 @@ def projects_for_matching(cur: Any) -> list[ProjectCard]:
     return [ProjectCard(int(pid), name, description, summary) for pid, name, description, summary in cur.fetchall()]
 
 
+
+
+def project_summary(cur: Any, project_id: int) -> tuple[str | None, dt.datetime | None] | None:
+    cur.execute(sql.PROJECT_SUMMARY, project_id=int(project_id))
+    row = cur.fetchone()
+    return None if row is None else (row[0], row[1])
 
 
 def vocabulary(cur: Any) -> Vocabulary:

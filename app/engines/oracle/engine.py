@@ -7,6 +7,7 @@ and status. All SQL text lives in ``statements.py``; errors are mapped in ``erro
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -321,6 +322,14 @@ class OracleEngine:
             conn.commit()
             return conversations.get_conversation(cur, conversation_id) if changed else None
 
+    def set_conversation_pin(self, conversation_id: int, rag_scope: str,
+                             pinned_project_id: int | None) -> Conversation | None:
+        with self._connection() as conn, conn.cursor() as cur:
+            with conflicts(CONVERSATIONS):
+                changed = conversations.set_conversation_pin(cur, conversation_id, rag_scope, pinned_project_id)
+            conn.commit()
+            return conversations.get_conversation(cur, conversation_id) if changed else None
+
     def delete_conversation(self, conversation_id: int) -> bool:
         with self._connection() as conn, conn.cursor() as cur:
             deleted = conversations.delete_conversation(cur, conversation_id)
@@ -369,6 +378,10 @@ class OracleEngine:
     def employees_by_telegram(self, telegram_id: str) -> list[dict[str, Any]]:
         with self._connection() as conn, conn.cursor() as cur:
             return conversations.employees_by_telegram(cur, telegram_id)
+
+    def project_summary(self, project_id: int) -> tuple[str | None, dt.datetime | None] | None:
+        with self._connection() as conn, conn.cursor() as cur:
+            return conversations.project_summary(cur, project_id)
 
     def vocabulary(self) -> Vocabulary:
         with self._connection() as conn, conn.cursor() as cur:

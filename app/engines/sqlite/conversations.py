@@ -53,6 +53,13 @@ def set_conversation_scope(conn: apsw.Connection, conversation_id: int, rag_scop
     return _conversation(row) if row else None
 
 
+def set_conversation_pin(conn: apsw.Connection, conversation_id: int, rag_scope: str,
+                         pinned_project_id: int | None) -> Conversation | None:
+    row = conn.execute(sql.SET_CONVERSATION_PIN, (check_rag_scope(rag_scope), pinned_project_id,
+                                                  conversation_id)).fetchone()
+    return _conversation(row) if row else None
+
+
 def delete_conversation(conn: apsw.Connection, conversation_id: int) -> bool:
     conn.execute(sql.DELETE_CONVERSATION, (conversation_id,))
     return conn.changes() > 0
@@ -98,6 +105,11 @@ def projects_for_matching(conn: apsw.Connection) -> list[ProjectCard]:
     return [ProjectCard(*row) for row in conn.execute(sql.PROJECTS_FOR_MATCHING)]
 
 
+
+
+def project_summary(conn: apsw.Connection, project_id: int) -> tuple[str | None, dt.datetime | None] | None:
+    row = conn.execute(sql.PROJECT_SUMMARY, (project_id,)).fetchone()
+    return None if row is None else (row[0], _timestamp(row[1]) if row[1] else None)
 
 
 def vocabulary(conn: apsw.Connection) -> Vocabulary:

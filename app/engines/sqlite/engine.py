@@ -12,6 +12,7 @@ with BEGIN IMMEDIATE so two writers queue on busy_timeout instead of failing on 
 
 from __future__ import annotations
 
+import datetime as dt
 import importlib.util
 import threading
 from collections.abc import Iterator, Mapping, Sequence
@@ -329,6 +330,11 @@ class SQLiteEngine:
         with errors.conflicts(CONVERSATIONS), self._write() as conn:
             return conversations.set_conversation_scope(conn, conversation_id, rag_scope)
 
+    def set_conversation_pin(self, conversation_id: int, rag_scope: str,
+                             pinned_project_id: int | None) -> Conversation | None:
+        with errors.conflicts(CONVERSATIONS), self._write() as conn:
+            return conversations.set_conversation_pin(conn, conversation_id, rag_scope, pinned_project_id)
+
     def delete_conversation(self, conversation_id: int) -> bool:
         with self._write() as conn:
             return conversations.delete_conversation(conn, conversation_id)
@@ -363,6 +369,9 @@ class SQLiteEngine:
 
     def employees_by_telegram(self, telegram_id: str) -> list[dict[str, Any]]:
         return conversations.employees_by_telegram(self.conn, telegram_id)
+
+    def project_summary(self, project_id: int) -> tuple[str | None, dt.datetime | None] | None:
+        return conversations.project_summary(self.conn, project_id)
 
     def vocabulary(self) -> Vocabulary:
         return conversations.vocabulary(self.conn)
