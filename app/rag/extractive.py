@@ -36,17 +36,29 @@ def language(question: str) -> str:
     return "es" if terms.is_spanish(question) else "en"
 
 
+NO_EVIDENCE = 2.0  # the largest cosine distance: what the gate says of a hit sharing no topic word
+
+
 def relevant(question: str, hits: Sequence[SearchHit], max_distance: float) -> list[SearchHit]:
     """Hits to answer from (best first, as ranked): sharing a topic word with the question (MiniLM puts
     short off-topic Spanish questions close to Spanish chunks; a shared word rules them out, README
     "Honest answers"), and close by cosine distance or the lexical arm's first hit holding every topic word."""
     topic = terms.topic_stems(question)
-    return [h for h in hits if shares_topic(h.content, topic)
-            and (h.distance <= max_distance or _lexical_top(h, topic))]
+    return [h for h in hits if _gate_distance(h, topic) <= max_distance]
 
 
-def _lexical_top(hit: SearchHit, topic: set[str]) -> bool:
-    return hit.lexical_rank == 1 and bool(topic) and topic <= {terms.stem(w) for w in terms.words(hit.content)}
+def gate_distance(question: str, hits: Sequence[SearchHit]) -> float:
+    """The smallest distance the gate sees among the hits: 0 for the lexical arm's first hit holding every
+    topic word (answered at any threshold), NO_EVIDENCE when none shares a topic word. Calibration reads it."""
+    topic = terms.topic_stems(question)
+    return min((_gate_distance(h, topic) for h in hits), default=NO_EVIDENCE)
+
+
+def _gate_distance(hit: SearchHit, topic: set[str]) -> float:
+    stems = {terms.stem(w) for w in terms.words(hit.content)}
+    if topic.isdisjoint(stems):
+        return NO_EVIDENCE
+    return 0.0 if hit.lexical_rank == 1 and topic and topic <= stems else hit.distance
 
 
 def shares_topic(content: str, topic: set[str]) -> bool:

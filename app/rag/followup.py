@@ -21,9 +21,11 @@ _POINTING = frozenset(terms.fold(w) for w in """
 it its it's that this those these them they one ones there same
 lo la los las le les eso esa ese esas esos esto esta este ello alli ahi mismo misma
 """.split())
-# Stems of the words that ask for a field of an entity rather than name a topic ("blocking", "vence").
+# Stems of the words that ask for a field of an entity rather than name a topic ("blocking", "vence"),
+# and of the verbs a question about "it" is made with ("what do the comments say?", "¿qué dice?").
+_ASKING = "say says said mean means happen happened happening going stand stands look looks dice dicen pasa paso"
 _FIELD_STEMS = frozenset(terms.stem(w) for words in terms.FIELD_HINTS.values() for w in words) | \
-    terms.TEMPLATE_STEMS
+    terms.TEMPLATE_STEMS | frozenset(terms.stem(w) for w in _ASKING.split())
 
 CONDENSE_PROMPT = (
     "Rewrite the user's last question as one standalone search query for a team's task tracker "

@@ -32,13 +32,16 @@ class Route:
 
 
 def route(question: str, focus: EntityRef | None, vocabulary: Vocabulary, today: dt.date) -> Route:
-    asked = task_questions.parse(question, vocabulary, today)
-    if asked is not None:
-        return Route("tasks", tasks=asked)
     # Folded text (as the name spans are), so a sprint named "... Sprint 2" is not read as SPRINT #2.
     ids = refs.mentions(terms.fold(question), masked=task_questions.name_spans(question, vocabulary))
+    follow_up = focus is not None and not ids and followup.is_follow_up(question)
+    if follow_up and followup.points_back(question):  # "is it overdue?" is about the focus, not a list
+        return Route("follow_up", refs=(focus,))  # type: ignore[arg-type]
+    asked = task_questions.parse(question, vocabulary, today)  # "overdue in sprint 3" before SPRINT #3
+    if asked is not None:
+        return Route("tasks", tasks=asked)
     if ids:
         return Route("lookup", refs=tuple(ids))
-    if focus is not None and followup.is_follow_up(question):
-        return Route("follow_up", refs=(focus,))
+    if follow_up:
+        return Route("follow_up", refs=(focus,))  # type: ignore[arg-type]
     return Route("retrieve")
