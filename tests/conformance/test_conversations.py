@@ -285,3 +285,53 @@ def test_employees_by_telegram(engine):
     [row] = engine.employees_by_telegram("tg-123")
     assert row == engine.get(EMPLOYEES, ana)
     assert engine.employees_by_telegram("tg-999") == [] and engine.employees_by_telegram("' OR 1=1 --") == []
+
+
+# --- entities by id, names, pins, summaries (issue 15) -----------------------------------------------
+
+def test_an_entity_by_id_follows_the_search_rule_and_hidden_reads_as_missing(engine):
+    """entities.visible (ids in questions, the focus, memory, get_entity) against the rule search applies,
+    for every caller and every kind of entity; a missing id and a hidden one are equally absent."""
+    from app.domain import Scope
+    from app.services import entities
+    from tests.support import document
+
+    ids, tasks = seed_tasks(engine)
+    docs = [document(engine, "Org guide", "for everyone"), document(engine, "Ana's notes", "mine", owner_id=ids["ana"]),
+            document(engine, "Ben's notes", "his", owner_id=ids["ben"])]
+    drain_all(engine)
+    wanted = [("task", t) for t in tasks] + [("doc", d) for d in docs] + [("project", ids["p1"]),
+              ("sprint", ids["s1"]), ("task", 987_654), ("doc", 987_654), ("sprint", 987_654)]
+    for who in ("ana", "ben", "boss"):
+        caller = engine.caller(ids[who])
+        searched = {(h.source_type, h.source_id) for h in engine.search(
+            engine.embed_query("notes login"), "notes login", caller, 100, Scope(), "vector").hits}
+        found = entities.visible(engine, caller, wanted)
+        assert set(found) == {r for r in wanted if r in searched}, who
+        assert list(found) == [r for r in wanted if r in found]  # in the order asked
+        for ref, record in found.items():
+            assert entities.ref_of(record) == ref and entities.text_of(record).startswith(
+                f"[{ref[0].upper() if ref[0] != 'doc' else 'DOC'} #{ref[1]}]")
+
+
+def test_vocabulary_pin_and_project_summary(engine):
+    ana = employee(engine, "Ana", "Ruiz")
+    apollo, zeus = project(engine, "Apollo"), project(engine, "Zeus")
+    s1 = sprint(engine, apollo, "Apollo Sprint 1")
+    names = engine.vocabulary()
+    assert [(p.employee_id, p.first_name, p.last_name) for p in names.people] == [(ana, "Ana", "Ruiz")]
+    assert [(n.id, n.name) for n in names.projects] == [(apollo, "Apollo"), (zeus, "Zeus")]
+    assert [(n.id, n.name, n.project_id) for n in names.sprints] == [(s1, "Apollo Sprint 1", apollo)]
+    conv = engine.create_conversation(ana, str(apollo), apollo, None)
+    moved = engine.set_conversation_pin(conv.conversation_id, str(zeus), zeus)
+    assert (moved.rag_scope, moved.pinned_project_id) == (str(zeus), zeus)
+    free = engine.set_conversation_pin(conv.conversation_id, "all", None)
+    assert (free.rag_scope, free.pinned_project_id) == ("all", None) and free.updated_at >= moved.updated_at
+    with pytest.raises(ConflictError):
+        engine.set_conversation_pin(conv.conversation_id, str(zeus + 1000), zeus + 1000)
+    assert engine.get_conversation(conv.conversation_id).pinned_project_id is None  # nothing changed
+    assert engine.set_conversation_pin(conv.conversation_id + 1000, "all", None) is None
+    assert engine.project_summary(apollo) == (None, None) and engine.project_summary(zeus + 1000) is None
+    engine.set_project_summary(apollo, "Apollo ships the launch.")
+    text, at = engine.project_summary(apollo)
+    assert text == "Apollo ships the launch." and isinstance(at, dt.datetime)

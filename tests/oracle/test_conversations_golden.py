@@ -175,6 +175,26 @@ def test_vocabulary_reads_people_projects_and_sprints_by_id(fake_engine, conn):
                                (Named(5, "Apollo Sprint 1", 2), Named(6, "Loose", None)))
 
 
+def test_a_pin_change_updates_scope_and_pin_then_commits_and_reads_back(fake_engine, conn):
+    conn.replies += [("PINNED_PROJECT_ID = :pinned_project_id", Reply(rowcount=1)),
+                     ("FROM CONVERSATIONS WHERE CONVERSATION_ID", Reply(rows=[(5, 7, "t", "all", None, NOW, NOW)]))]
+    conv = fake_engine.set_conversation_pin(5, "all", None)
+    update, read = conn.calls
+    assert update.sql == golden("set_conversation_pin")
+    assert update.binds == {"rag_scope": "all", "pinned_project_id": None, "conversation_id": 5}
+    assert read.sql == golden("get_conversation") and conn.events == ["commit"] and conv.pinned_project_id is None
+    conn.replies.append(("PINNED_PROJECT_ID = :pinned_project_id", Reply(rowcount=0)))
+    assert fake_engine.set_conversation_pin(6, "3", 3) is None
+
+
+def test_project_summary_reads_the_clob_and_its_time(fake_engine, conn):
+    conn.replies += [("AUTO_SUMMARY, AUTO_SUMMARY_AT FROM PROJECTS", Reply(rows=[("Ships it.", NOW)])),
+                     ("AUTO_SUMMARY, AUTO_SUMMARY_AT FROM PROJECTS", Reply(rows=[]))]
+    assert fake_engine.project_summary(2) == ("Ships it.", NOW)
+    assert conn.calls[0].sql == golden("project_summary") and conn.calls[0].binds == {"project_id": 2}
+    assert fake_engine.project_summary(3) is None
+
+
 def test_load_records_reads_sources_as_the_worker_does(fake_engine, conn):
     conn.replies.append(("FROM DOCUMENTS", Reply(rows=[(6, "1:1 notes", "Agreed: pair.", None, 2, "MEETING_NOTES")])))
     docs = fake_engine.load_records("doc", [6])
