@@ -25,6 +25,7 @@ import logging
 import time
 from contextlib import aclosing
 from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 import anyio
@@ -79,6 +80,7 @@ class Prepared:
     history: list[Message]
     title: str
     top_k: int
+    persist: bool = True  # False: a conversation the client keeps (prepare_stateless); nothing is stored
 
 
 @dataclass
@@ -102,8 +104,8 @@ class ChatAnswer:
     search: TimedSearch
     llm_used: bool
     llm_error: str | None
-    conversation_id: int
-    message_id: int
+    conversation_id: int | None  # None: a stateless turn (prepare_stateless), not stored
+    message_id: int | None
     scope: EffectiveScope
     new_scope: EffectiveScope | None
     timings_ms: dict[str, float] = field(default_factory=dict)
@@ -133,6 +135,25 @@ def prepare(engine: Engine, settings: Settings, caller: Caller, inp: ChatInput) 
                     inp.top_k or settings.top_k)
 
 
+def prepare_stateless(engine: Engine, settings: Settings, caller: Caller, turns: Sequence[tuple[str, str]],
+                      question: str, rag_scope: object = None, top_k: int | None = None) -> Prepared:
+    """A conversation the client keeps (an OpenAI-style message list): its earlier (role, content) turns are
+    the memory — an assistant turn was grounded in the anchors it cites, the first of them its focus — and
+    the same rules apply to them (memory under the access rule, focus, routing). Nothing is stored.
+    InvalidScopeError for a bad scope."""
+    scope = conversations.valid_scope(engine, rag_scope if rag_scope is not None else settings.chat_default_scope)
+    now = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
+    keep = turns[-max(2 * settings.chat_history_turns, 2):]
+    history = []
+    for ix, (role, content) in enumerate(keep):
+        cited = tuple(refs.anchor(r) for r in refs.anchors_in(content)) if role == "assistant" else ()
+        facts = TurnFacts(focus=cited[0] if cited else None)
+        history.append(Message(-(ix + 1), 0, role, content, cited, now, facts))  # type: ignore[arg-type]
+    state = tools.ToolState(engine, caller, scope, None, None)
+    return Prepared(caller, question.strip(), state, history, conversations.title_of(question),
+                    top_k or settings.top_k, persist=False)
+
+
 async def chat(engine: Engine, settings: Settings, prep: Prepared, client: httpx.AsyncClient,
                sink: Stream | None = None) -> ChatAnswer:
     started = time.perf_counter()
@@ -160,10 +181,13 @@ async def chat(engine: Engine, settings: Settings, prep: Prepared, client: httpx
     llm_ms = (time.perf_counter() - llm_started) * 1000
     scope_used = await anyio.to_thread.run_sync(conversations.effective, engine, prep.state.scope)
     facts = TurnFacts(_focus_after(cited, focus), _retrieved(evidence, prep.state), scope_used.value, llm_error)
-    conv, message_id = await anyio.to_thread.run_sync(_store, engine, prep, answer, cited[:MAX_CITATIONS], facts)
+    conversation_id = message_id = None
+    if prep.persist:
+        conv, message_id = await anyio.to_thread.run_sync(_store, engine, prep, answer, cited[:MAX_CITATIONS], facts)
+        conversation_id = conv.conversation_id
     timings = {"embed": evidence.found.embed_ms, "search": evidence.found.search_ms, "llm": llm_ms,
                "total": (time.perf_counter() - started) * 1000}
-    return ChatAnswer(answer, cited, evidence.found, llm_used, llm_error, conv.conversation_id, message_id,
+    return ChatAnswer(answer, cited, evidence.found, llm_used, llm_error, conversation_id, message_id,
                       scope_used, scope_used if prep.state.scope_changed else None, timings,
                       _entity_results(evidence, prep.state, cited), route.kind)
 

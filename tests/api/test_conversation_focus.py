@@ -270,3 +270,29 @@ def test_a_summary_is_checked_like_an_answer_and_readable(demo):
         project = c.get("/api/v1/projects/2", headers=AUTH).json()
     assert project["auto_summary"] == "Payments moves to the new PSP [PROJECT #2]." and project["auto_summary_at"]
     assert engine.get(PROJECTS, 2)["name"] == "Payments Platform"
+
+
+def test_a_conversation_the_client_keeps_gets_the_same_focus_and_rule_and_stores_nothing(demo):
+    """What an OpenAI-style face calls: the message list is the memory, nothing is written."""
+    import anyio
+    import httpx
+
+    from app.services import chat
+    from app.services.search import resolve_caller
+
+    engine, settings = demo
+    turns = [("user", "what is wrong with the login bug on the refund flow?"),
+             ("assistant", "Users are logged out after a password reset [TASK #107] [TASK #92].")]
+    before = len(engine.list_conversations(MARIA, 500, 0))
+
+    async def turn(caller, question):
+        async with httpx.AsyncClient() as unused:
+            prep = chat.prepare_stateless(engine, settings, caller, turns, question)
+            return await chat.chat(engine, settings, prep, unused)
+
+    answer = anyio.run(turn, resolve_caller(engine, MARIA), "who is assigned to it?")
+    assert answer.citations == [REFUND_LOGIN] and answer.route == "follow_up" and answer.conversation_id is None
+    assert "Assignee: Diego Hernandez" in answer.answer
+    assert len(engine.list_conversations(MARIA, 500, 0)) == before
+    hidden = anyio.run(turn, resolve_caller(engine, ANA), "who is assigned to it?")  # not hers: no focus
+    assert REFUND_LOGIN not in hidden.answer and hidden.route != "follow_up"
