@@ -154,7 +154,7 @@ def test_tracker_questions_offline(offline):
     assert points["answer"].startswith("Story points left (in Payments Sprint 2): 10, from 4 task(s)")
     assert points["citations"] == ["[TASK #20]", "[TASK #107]", "[TASK #122]", "[TASK #131]"]
     spanish = ask(offline, DIEGO, "¿cuántas tareas tengo por hacer?")
-    assert spanish["answer"].startswith("Tareas que coinciden con asignadas a ti, por hacer: 4")
+    assert spanish["answer"].startswith("Tareas (asignadas a ti, por hacer): 4")
     nobody = ask(offline, ANA, "which critical tasks are unassigned?")  # unassigned tasks: managers only
     assert nobody["citations"] == [] and nobody["answer"] == "No task you can see matches: critical, unassigned."
 
@@ -162,7 +162,7 @@ def test_tracker_questions_offline(offline):
 def test_a_person_by_name_offline_and_through_the_models_find_tasks(demo, offline):
     chen = ask(offline, CHEN, "what is Chen working on?")
     assert chen["route"] == "tasks" and len(chen["citations"]) == 15  # listed; the rest counted:
-    assert "Tasks matching assigned to Chen Wei, not done (22):" in chen["answer"] and "…and 7 more." in chen["answer"]
+    assert "Tasks (assigned to Chen Wei, not done) — 22:" in chen["answer"] and "…and 7 more." in chen["answer"]
     assert ask(offline, ANA, "what is Chen working on?")["citations"] == []  # not hers to see
     script = [Reply.tools(("c1", "find_tasks", json.dumps({"assignee_name": "chen", "open": True, "limit": 100})),
                           ("c2", "find_tasks", json.dumps({"mine": True, "status": "IN_PROGRESS"}))),

@@ -105,11 +105,11 @@ def test_tracker_answers_list_count_and_sum_with_their_anchors():
             {"task_id": 30, "title": "Docs", "status": "TODO", "priority": "LOW", "sprint_name": None,
              "assignee_name": None, "expected_end_date": None, "story_points": None}]
     listed = task_answers.answer(task_questions.parse("which tasks are in progress?", NAMES, TODAY), rows)
-    assert listed.splitlines() == ["Tasks matching in progress (2):",
+    assert listed.splitlines() == ["Tasks (in progress) — 2:",
                                    "- [TASK #12] Fix login — IN_PROGRESS, HIGH, due 2026-12-09, S2, Ana Garcia",
                                    "- [TASK #30] Docs — TODO, LOW, unassigned"]
     count = task_answers.answer(task_questions.parse("¿cuántas tareas críticas hay?", NAMES, TODAY), rows)
-    assert count == "Tareas que coinciden con críticas: 2 — [TASK #12], [TASK #30]."
+    assert count == "Tareas (críticas): 2 — [TASK #12], [TASK #30]."
     points = task_answers.answer(task_questions.parse("how many story points are left in Payments Sprint 2?",
                                                       NAMES, TODAY), rows)
     assert points == ("Story points left (in Payments Sprint 2): 5, from 2 task(s): [TASK #12] 5, [TASK #30] -. "
