@@ -104,7 +104,14 @@ def text_query(text: str) -> str:
     no brace, wildcard (``%``, ``_``) or operator character can reach the query. ACCUM ranks rows
     by how many terms they contain (FACTS.md §8B).
     """
-    return " ACCUM ".join(f"{{{term}}}" for term in query_terms(text))
+    return " ACCUM ".join(braced(term) for term in query_terms(text))
+
+
+def braced(term: str) -> str:
+    """One Oracle Text term in braces, its documented escape (FACTS.md §12.4): letters and digits only."""
+    if not term or not all(c.isalnum() for c in term):
+        raise ValueError(f"an Oracle Text term holds letters and digits only, got {term!r}")
+    return f"{{{term}}}"
 
 
 def vector_bind(vector: np.ndarray) -> array:
