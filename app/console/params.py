@@ -3,7 +3,6 @@ naming the field, and nothing is asked of the database first. Pure: no I/O."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 
 from app.api.types import JSON_MAX_ID
@@ -13,7 +12,6 @@ from app.rag.scope import ScopeError, build_scope
 
 MAX_QUESTION_CHARS = 2000  # as the API's search and chat
 MAX_TOP_K = 50
-ANCHOR = re.compile(r"\[(TASK|SPRINT|PROJECT|DOC) #(\d{1,19})\]")
 
 
 class Params:
@@ -55,12 +53,3 @@ class Params:
             return build_scope(project=self._query.get("project") or "all")
         except ScopeError as exc:
             raise ConsoleError(422, str(exc)) from None
-
-
-def anchor_target(anchor: str) -> tuple[SourceType, int] | None:
-    """The entity an anchor such as "[TASK #12]" names (the explainer's entity check links to it)."""
-    found = ANCHOR.fullmatch(anchor)
-    if found is None:
-        return None
-    kind = found.group(1).lower()
-    return kind, int(found.group(2))  # type: ignore[return-value]

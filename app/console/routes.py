@@ -24,19 +24,20 @@ from app.api.deps import EngineDep, SettingsDep, WorkerDep, nudge
 from app.api.types import JSON_MAX_ID
 from app.auth import match
 from app.console import charts, views
-from app.console.params import MAX_TOP_K, Params, anchor_target
+from app.console.params import MAX_TOP_K, Params
 from app.console.session import (ConsoleError, LoginRequired, csrf_for, end_session, posted_form, require_session,
                                  session_grant, start_session)
 from app.domain import Caller
 from app.engines.base import Engine
 from app.metrics_history import RECENT_BATCHES
+from app.rag import refs
 from app.services import conversations, eval_results
 from app.services.access_explainer import explain_entity, explain_search
 from app.services.search import UnknownCallerError, resolve_caller
 
 HERE = FilePath(__file__).parent
 TEMPLATES = Jinja2Templates(directory=HERE / "templates")
-TEMPLATES.env.globals["anchor_target"] = anchor_target
+TEMPLATES.env.globals["ref_of"] = refs.ref_of  # an anchor's entity, for the explainer's links
 TEMPLATES.env.filters["utc"] = lambda seconds: dt.datetime.fromtimestamp(seconds, dt.timezone.utc).strftime("%H:%M:%S")
 HOME = "/console/access"
 # No inline script or style anywhere in the console: the policy can forbid both.
@@ -210,7 +211,7 @@ def conversation_page(request: Request, conversation_id: Annotated[int, Path(gt=
         raise ConsoleError(404, str(exc)) from None
     return page(request, "conversation.html", conversation=views.conversation(engine, conv),
                 employee=views.employee_label(engine, employee_id), employee_id=employee_id,
-                turns=views.turns(messages))
+                turns=views.turns(engine, caller, messages, as_employee=False), as_employee=False)
 
 
 # --- chat playground --------------------------------------------------------------------------------
@@ -225,11 +226,11 @@ def playground_page(request: Request, engine: EngineDep, settings: SettingsDep, 
             conv, messages = conversations.messages(engine, caller, conversation_id, 200, 0)
         except conversations.ConversationNotFoundError as exc:
             raise ConsoleError(404, str(exc)) from None
-        chosen, turns = views.conversation(engine, conv), views.turns(messages)
+        chosen, turns = views.conversation(engine, conv), views.turns(engine, caller, messages, as_employee=True)
     default = conversations.effective(engine, settings.chat_default_scope)
     return page(request, "playground.html", employees=views.employees(engine), employee_id=employee_id,
                 conversations=[views.conversation(engine, c) for c in conversations.list_for(engine, caller, 200, 0)]
-                if caller else [], chosen=chosen, turns=turns, projects=views.projects(engine),
+                if caller else [], chosen=chosen, turns=turns, as_employee=True, projects=views.projects(engine),
                 default_scope={"value": default.stored, "label": default.label})
 
 

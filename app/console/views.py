@@ -6,9 +6,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.console import charts
-from app.domain import Conversation, Message
+from app.domain import Caller, ChunkRef, Conversation, Message
 from app.engines.base import Engine
 from app.entities import EMPLOYEES, PROJECTS
+from app.rag import refs
 from app.services import conversations
 from app.services.records import iter_records
 
@@ -41,18 +42,45 @@ def conversation(engine: Engine, conv: Conversation) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class Turn:
+    """One question and its answer, with what the answer rested on (MESSAGES: scope, retrieved chunks, focus,
+    llm_error) and whether it is withdrawn (it rests on something the employee may no longer see)."""
+
     question: Message | None
     answer: Message | None
+    withdrawn: bool = False
+    hidden: bool = False  # withdrawn, in a view as the employee: neither its text nor its grounds are shown
+    scope_label: str | None = None  # the scope retrieval applied in this turn
+    retrieved: tuple[tuple[str, ChunkRef], ...] = ()  # (anchor, chunk) the answer was given, best first
 
 
-def turns(messages: list[Message]) -> list[Turn]:
-    """Messages (oldest first) paired as question and answer; a lone message (a page cut) stands alone."""
+def turns(engine: Engine, caller: Caller, messages: list[Message], as_employee: bool) -> list[Turn]:
+    """Messages (oldest first) paired as question and answer; a lone message (a page cut) stands alone.
+
+    ``as_employee`` is the playground's view: a withdrawn answer is shown as withdrawn, never its text nor
+    what it rested on (as the API's conversation read shows it). The operator's Conversations page shows
+    it, marked, since "why did the bot tell them that?" is the question it is there for.
+    """
+    gone = conversations.withdrawn(engine, caller, messages)
+    labels: dict[str, str] = {}
+
+    def label(stored: str | None) -> str | None:
+        if stored is not None and stored not in labels:
+            labels[stored] = conversations.effective(engine, stored).label
+        return labels.get(stored) if stored is not None else None
+
+    def answered(question: Message | None, answer: Message) -> Turn:
+        withdrawn = answer.message_id in gone
+        return Turn(question, answer, withdrawn, withdrawn and as_employee, label(answer.facts.rag_scope),
+                    tuple((refs.anchor((t, i)), (t, i, x)) for t, i, x in answer.facts.retrieved))
+
     out: list[Turn] = []
     for message in messages:
         if message.role == "assistant" and out and out[-1].answer is None and out[-1].question is not None:
-            out[-1] = Turn(out[-1].question, message)
+            out[-1] = answered(out[-1].question, message)
+        elif message.role == "assistant":
+            out.append(answered(None, message))
         else:
-            out.append(Turn(message, None) if message.role == "user" else Turn(None, message))
+            out.append(Turn(message, None))
     return out
 
 

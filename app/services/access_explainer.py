@@ -11,15 +11,16 @@ data that every verdict agrees with what the employee's search returns.
 
 from __future__ import annotations
 
+from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from app.domain import Caller, Role, Scope, SearchHit, SearchMode, SourceType
 from app.engines.base import Engine
-from app.entities import DOCUMENTS, EMPLOYEES, PROJECTS, SPRINTS, TASKS
+from app.entities import EMPLOYEES
 from app.rag.access import Verdict, explain
-
-_SOURCE_ENTITY = {"task": TASKS, "doc": DOCUMENTS, "sprint": SPRINTS, "project": PROJECTS}
-_OWNER_COLUMN = {"task": "assignee_id", "doc": "owner_employee_id"}
+from app.rag.chunking import identity
+from app.rag.refs import EntityRef
 
 
 @dataclass(frozen=True)
@@ -62,14 +63,20 @@ class Names:
         return self._cache[employee_id]
 
 
-def verdict_for(engine: Engine, caller: Caller, source_type: SourceType, source_id: int,
-                names: Names) -> Verdict | None:
-    """The rule's verdict on one entity for the caller; None if the entity does not exist."""
-    row = engine.get(_SOURCE_ENTITY[source_type], source_id)
-    if row is None:
-        return None
-    column = _OWNER_COLUMN.get(source_type)
-    return explain(caller, source_type, row[column] if column else None, names)
+def owners(engine: Engine, wanted: Iterable[EntityRef]) -> dict[EntityRef, int | None]:
+    """The owner each existing entity's chunks carry (None: no owner); a missing entity is absent."""
+    by_type: dict[str, list[int]] = defaultdict(list)
+    for source_type, source_id in dict.fromkeys(wanted):
+        by_type[source_type].append(source_id)
+    found: dict[EntityRef, int | None] = {}
+    for source_type, ids in by_type.items():
+        for source_id, record in engine.load_records(source_type, ids).items():  # type: ignore[arg-type]
+            found[(source_type, source_id)] = identity(record)[2]  # type: ignore[index]
+    return found
+
+
+def _verdict(caller: Caller, ref: EntityRef, owner_of: dict[EntityRef, int | None], names: Names) -> Verdict | None:
+    return explain(caller, ref[0], owner_of[ref], names) if ref in owner_of else None
 
 
 def explain_search(engine: Engine, caller: Caller, question: str, k: int, scope: Scope,
@@ -83,8 +90,10 @@ def explain_search(engine: Engine, caller: Caller, question: str, k: int, scope:
     # The rule off: an admin sees every chunk (the employee id only names who is being explained).
     everyone = engine.search(vector, question, Caller(caller.employee_id, Role.ADMIN), k, scope, mode)
 
+    owner_of = owners(engine, [(h.source_type, h.source_id) for h in [*own.hits, *everyone.hits]])
+
     def explained(hit: SearchHit) -> ExplainedHit:
-        verdict = verdict_for(engine, caller, hit.source_type, hit.source_id, names)
+        verdict = _verdict(caller, (hit.source_type, hit.source_id), owner_of, names)
         return ExplainedHit(hit, verdict or Verdict(False, f"{hit.source_type} #{hit.source_id} no longer exists"))
 
     withheld = [e for e in map(explained, everyone.hits) if not e.verdict.visible]
@@ -94,5 +103,6 @@ def explain_search(engine: Engine, caller: Caller, question: str, k: int, scope:
 
 def explain_entity(engine: Engine, caller: Caller, source_type: SourceType, source_id: int) -> EntityExplanation:
     names = Names(engine)
-    verdict = verdict_for(engine, caller, source_type, source_id, names)
+    ref = (source_type, source_id)
+    verdict = _verdict(caller, ref, owners(engine, [ref]), names)
     return EntityExplanation(caller, names(caller.employee_id), source_type, source_id, verdict is not None, verdict)

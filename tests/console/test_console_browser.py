@@ -253,18 +253,44 @@ def test_a_streamed_chat_whose_chip_follows_set_rag_scope(page, stack, llm, shot
     expect(chip).to_be_hidden()  # fixed: nothing to click
 
 
-def test_conversations_list_and_turns(page, stack, shots):
+def test_a_stream_reset_replaces_what_was_shown_with_the_extractive_answer(page, stack, llm):
+    engine = stack.engine
+    maria = person(engine, "Maria")
+    llm.requests.clear()
+    llm.script[:] = [Reply.stream("Maria ", "thinks ", "that ", delay_s=0.4, done=False)]  # breaks mid-answer
+    page.goto(f"/console/playground?employee_id={maria}")
+    page.get_by_label("Message").fill("monitoring alerts for the refund flow")
+    page.get_by_role("button", name="Send").click()
+    expect(page.locator(".msg.assistant.streaming .text")).to_contain_text("Maria")  # the model's first token
+    expect(page.locator(".msg.assistant.streaming")).to_have_count(0)
+    answer = page.locator(".msg.assistant").last
+    expect(answer.locator(".note")).to_have_text(re.compile(r"not used \(the model's reply was unusable\)"))
+    conversation_id = int(re.search(r"conversation_id=(\d+)", page.url).group(1))
+    stored = engine.list_messages(conversation_id, 10, 0)[-1]
+    assert stored.facts.llm_error == "bad_response" and not stored.content.startswith("Maria")
+    expect(answer.locator(".text")).to_have_text(stored.content)  # what was shown before the reset is gone
+    expect(answer.locator("details.retrieved li")).to_have_count(len(stored.facts.retrieved))
+
+
+def test_conversations_list_and_turns(page, stack, llm, shots):
     engine = stack.engine
     ana = person(engine, "Ana")
     task_row = next(r for r in iter_records(engine, TASKS) if r["assignee_id"] == ana)
     anchor = f"[TASK #{task_row['task_id']}]"
-    conv = conversations.create(engine, resolve_caller(engine, ana), "all", False, "what am I working on?")
-    engine.append_turn(conv.conversation_id, "what am I working on?", f"{task_row['title']} {anchor}.", [anchor])
+    llm.requests.clear()
+    llm.script[:] = [Reply.plain(f"It is {task_row['status']}: {task_row['title']} {anchor}.")]
+    with httpx.Client(base_url=stack.url, headers={"Authorization": f"Bearer {TOKEN}"}, timeout=20) as api:
+        asked = api.post("/api/v1/chat", json={"employee_id": ana, "message": f"what is the status of task "
+                                                                              f"{task_row['task_id']}?"}).json()
+    assert asked["citations"] == [anchor]
     page.goto(f"/console/conversations?employee_id={ana}")
-    page.get_by_role("link", name="what am I working on?").click()
-    expect(page.locator("#turns .msg.user")).to_have_text(re.compile("what am I working on?"))
+    page.get_by_role("link", name=re.compile("what is the status of task")).click()
+    turn = page.locator("#turns .turn").last
+    expect(turn.locator(".msg.user")).to_contain_text(f"task {task_row['task_id']}")
+    expect(turn.locator(".who").last).to_contain_text("scope All projects")
+    expect(turn.locator("details.retrieved li")).to_have_count(len(asked["results"]))
     page.screenshot(path=shots / "conversation.png", full_page=True)
-    page.get_by_role("link", name=anchor).click()  # why could she see it?
+    turn.locator(".cites").get_by_role("link", name=anchor).click()  # why could she see it?
     expect(page.locator("#entity-verdict")).to_contain_text(f"can see task #{task_row['task_id']}: assigned to Ana")
 
 

@@ -18,7 +18,9 @@ from app.domain import Scope
 from app.services import conversations
 from app.services.access_explainer import explain_search
 from app.services.search import resolve_caller
-from tests.api.chat_data import seed
+from app.entities import TASKS
+from tests.api.chat_data import AUTH, client_for, llm_settings, seed
+from tests.fake_llm import FakeLLM, Reply
 from tests.support import task
 
 ADMIN, BOT = "test-token", "bot-token"
@@ -197,3 +199,32 @@ def test_the_playground_page_sets_the_stage_for_its_script(console, sqlite_engin
     assert f'data-scope-label="Payments Platform"' in opened
     assert console.get("/console/playground", params={"employee_id": ids["ana"],  # not Ana's
                                                      "conversation_id": pinned.conversation_id}).status_code == 404
+
+
+def test_each_turn_shows_its_scope_chunks_citations_and_llm_error_and_a_withdrawn_one_only_to_the_operator(
+        sqlite_settings, sqlite_engine, ids):
+    """A real chat (the LLM answers 500: the extractive answer stands in, llm_error bad_response) stores what the
+    answer rested on; reassigning the task it cited withdraws it for Ana."""
+    with FakeLLM(Reply.status(500)) as llm, client_for(sqlite_settings, sqlite_engine, **llm_settings(llm)) as c:
+        answer = c.post("/api/v1/chat", headers=AUTH, json={"employee_id": ids["ana"], "message": "login bug",
+                                                              "rag_scope": ids["mobile"]}).json()
+        login(c)
+        where = {"employee_id": ids["ana"], "conversation_id": answer["conversation_id"]}
+        detail = console_text(c.get(f"/console/conversations/{answer['conversation_id']}",
+                                    params={"employee_id": ids["ana"]}).text)
+        assert answer["llm_error"] == "bad_response" and answer["citations"]
+        assert "scope Mobile App" in detail and "LLM not used: bad_response" in detail
+        assert f"Cited: {answer['citations'][0]}" in detail and f"Given {len(answer['results'])} chunk" in detail
+        assert "withdrawn" not in detail
+        sqlite_engine.update(TASKS, ids["login"], {"ASSIGNEE_ID": ids["luis"]})  # Ana may no longer see it
+        operator = console_text(c.get(f"/console/conversations/{answer['conversation_id']}",
+                                      params={"employee_id": ids["ana"]}).text)
+        as_ana = console_text(c.get("/console/playground", params=where).text)
+    quoted = " ".join(next(line for line in answer["answer"].splitlines() if answer["citations"][0] in line).split())
+    assert "withdrawn" in operator and quoted in operator  # the operator sees what was said, marked
+    assert "Withdrawn: this answer rested on something this employee can no longer see." in as_ana
+    assert quoted not in as_ana and "Given " not in as_ana and "Cited:" not in as_ana
+
+
+def console_text(html: str) -> str:
+    return " ".join(text_of(html).split())

@@ -102,17 +102,45 @@
     } catch { return `HTTP ${response.status}`; }
   }
 
+  const PREFIX = { task: "TASK", sprint: "SPRINT", project: "PROJECT", doc: "DOC" };
+  const WHY = { timeout: "the model did not answer in time", unreachable: "the model could not be reached",
+                bad_response: "the model's reply was unusable", ungrounded: "the model's answer cited nothing it was given" };
+
+  // An entity's anchor as a link to the explainer's answer: can this employee see it, and why?
+  function entityLink(sourceType, sourceId) {
+    const link = element("a", null, `[${PREFIX[sourceType]} #${sourceId}]`);
+    link.href = `/console/access?employee_id=${employeeId}&source_type=${sourceType}&source_id=${sourceId}`;
+    link.title = "Why can they see it?";
+    return link;
+  }
+
   function citationLinks(citations) {
     const line = element("p", "cites", "Cited: ");
     for (const anchor of citations) {
       const found = /^\[(TASK|SPRINT|PROJECT|DOC) #(\d+)\]$/.exec(anchor);
-      if (!found) { line.append(anchor, " "); continue; }
-      const link = element("a", null, anchor);
-      link.href = `/console/access?employee_id=${employeeId}&source_type=${found[1].toLowerCase()}&source_id=${found[2]}`;
-      link.title = "Why can they see it?";
-      line.append(link, " ");
+      line.append(found ? entityLink(found[1].toLowerCase(), found[2]) : anchor, " ");
     }
     return line;
+  }
+
+  // What the answer was given (the done event's results: the employee's own, visible chunks).
+  function givenList(results) {
+    const box = element("details", "retrieved");
+    box.append(element("summary", null, `Given ${results.length} chunk${results.length === 1 ? "" : "s"}`));
+    const list = element("ol");
+    for (const r of results) {
+      const item = element("li");
+      item.append(entityLink(r.source_type, r.source_id));
+      if (r.chunk_ix) item.append(` (part ${r.chunk_ix + 1})`);
+      list.append(item);
+    }
+    box.append(list);
+    return box;
+  }
+
+  function failureNote(llmError) {
+    return element("p", "note", `The model's answer was not used (${WHY[llmError] || llmError}): ` +
+                                "the answer is quoted from the chunks.");
   }
 
   // Server-Sent Events from a fetch body: blocks end at a blank line; sse-starlette ends lines with CRLF.
@@ -165,14 +193,13 @@
       // The LLM failed mid-answer: what was shown is discarded; the extractive answer follows from its start.
       reset: (data) => {
         answerText.textContent = "";
-        answer.append(element("p", "note", `The model failed (${data.llm_error}): the answer is quoted from the chunks.`));
+        answer.append(failureNote(data.llm_error));
       },
       done: (data) => {
         answerText.textContent = data.answer;
+        if (data.llm_error && !answer.querySelector(".note")) answer.append(failureNote(data.llm_error));
         if (data.citations.length) answer.append(citationLinks(data.citations));
-        if (data.llm_error && !answer.querySelector(".note")) {
-          answer.append(element("p", "note", `The model failed (${data.llm_error}): the answer is quoted from the chunks.`));
-        }
+        if (data.results.length) answer.append(givenList(data.results));
         const started = conversationId === null;
         conversationId = data.conversation_id;
         if (started) {
