@@ -12,7 +12,7 @@ from fastapi.concurrency import run_in_threadpool
 from app import metrics
 from app.api import errors
 from app.api.deps import require_scope
-from app.api.middleware import BodyLimit, TokenGate
+from app.api.middleware import BodyLimit, SchemaGate, TokenGate
 from app.api.request_context import RequestContext
 from app.api.routes import chat, conversations, health, rag, records, search
 from app.api.routes import metrics as metrics_route
@@ -54,8 +54,9 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     app.state.chat_slots = Slots(settings.chat_max_concurrency, "chats")
     errors.install(app)
     # The last added runs first: give the request its id (so every answer and log line carries it),
-    # authenticate, then limit the body, before any route reads it.
+    # authenticate, refuse while the schema is not migrated, then limit the body, before any route reads it.
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
+    app.add_middleware(SchemaGate)
     app.add_middleware(TokenGate, grants=grants)
     app.add_middleware(RequestContext)
     app.include_router(health.router)

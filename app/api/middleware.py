@@ -4,6 +4,10 @@
 valid token costs no body read, no parsing and no memory (401 first, whatever the body). The
 token's grant goes into the request state; what it may do is decided per router (app.api.deps).
 
+``SchemaGate`` answers every /api/ request 503 (naming ``ragctl migrate``) while the database schema
+is not migrated, instead of letting each route fail on a missing table; once the schema is there it
+costs nothing (the engine remembers it).
+
 ``BodyLimit`` refuses a body over the limit: at once when Content-Length says so, and while
 streaming otherwise (chunked bodies have no length), so no request can make the server buffer
 more than the limit.
@@ -11,11 +15,13 @@ more than the limit.
 
 from __future__ import annotations
 
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.auth import TokenGrant, match
+from app.engines.base import SchemaNotMigratedError
 
 PROTECTED_PREFIX = "/api/"
 
@@ -49,6 +55,29 @@ class TokenGate:
             await unauthorized(detail)(scope, receive, send)
             return
         scope.setdefault("state", {})["grant"] = grant
+        await self.app(scope, receive, send)
+
+
+MIGRATE_RETRY_AFTER_S = 30
+
+
+class SchemaGate:
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+        self.migrated = False
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if not self.migrated and scope["type"] == "http" and scope["path"].startswith(PROTECTED_PREFIX):
+            try:
+                await run_in_threadpool(scope["app"].state.engine.check_schema)
+                self.migrated = True
+            except SchemaNotMigratedError as exc:
+                await JSONResponse({"detail": str(exc)}, status_code=503,
+                                   headers={"Retry-After": str(MIGRATE_RETRY_AFTER_S)})(scope, receive, send)
+                return
+            # Any other failure (the database is down) is the route's to answer, as at any other time.
+            except Exception:  # noqa: BLE001
+                pass
         await self.app(scope, receive, send)
 
 

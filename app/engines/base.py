@@ -41,6 +41,12 @@ class EmbeddingModelError(EngineError):
     were made by another model (never compared with this one's); the message says what to do."""
 
 
+class SchemaNotMigratedError(EngineError):
+    """The database schema is behind this code (migrations pending, or none applied yet): every data
+    call would fail on a missing table or column. The message names the pending versions and says to
+    run ``ragctl migrate``; nothing is changed until then."""
+
+
 class ConflictError(EngineError):
     """A write broke a constraint (unknown foreign key, duplicate unique value)."""
 
@@ -123,7 +129,13 @@ class Engine(Protocol):
         ...
 
     def ping(self) -> None:
-        """Raise EngineError unless the database answers and the schema is migrated."""
+        """Raise EngineError unless the database answers, its schema is migrated (SchemaNotMigratedError
+        otherwise) and it takes writes now (UnavailableError: a write was tried and failed)."""
+        ...
+
+    def check_schema(self) -> None:
+        """Raise SchemaNotMigratedError while migrations are pending; cheap once they are not (a migrated
+        schema stays migrated, so the first success is remembered). Writes nothing."""
         ...
 
     # --- people ---------------------------------------------------------------------------

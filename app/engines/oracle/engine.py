@@ -8,6 +8,7 @@ and status. All SQL text lives in ``statements.py``; errors are mapped in ``erro
 from __future__ import annotations
 
 import logging
+import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -18,7 +19,7 @@ import numpy as np
 from app.config import Settings
 from app.domain import (SEARCH_MODES, Caller, Conversation, Message, ProjectCard, RagStatus, Scope, SearchMode, SearchResult,
                         SourceType, SummarySource, TaskQuery)
-from app.engines.base import EngineError, UnavailableError
+from app.engines.base import EngineError, SchemaNotMigratedError, UnavailableError
 from app.engines.oracle import conversations, erasure, errors, indexing, records, search, status, summaries
 from app.engines.oracle import migrate as migrations
 from app.engines.oracle import statements as sql
@@ -61,6 +62,7 @@ class OracleEngine:
         self._pool = pool
         self._settings = settings
         self.model_name = sql.checked_model(settings.oracle_model_name)
+        self._schema_ok = False  # remembered once true: a migrated schema stays migrated
 
     @classmethod
     def open(cls, settings: Settings) -> OracleEngine:
@@ -110,30 +112,43 @@ class OracleEngine:
             return migrations.migrate(conn)
 
     def ping(self) -> None:
+        self.check_schema()
         try:
             with self._connection() as conn, conn.cursor() as cur:
-                cur.execute(sql.PING)
-                cur.fetchone()
+                cur.execute(sql.MODEL_EXISTS, model_name=self.model_name)
+                (models,) = cur.fetchone()
+                if not models:
+                    raise model_missing(self.model_name)
+                # Ready means writes work too: a read-only database or tablespace, or a full one, refuses
+                # this row (ORA-16000, ORA-00372, ORA-01653: UnavailableError through _connection).
+                cur.execute(sql.READY_PROBE, setting_key=f"ready-probe:{uuid.uuid4().hex}")
+                conn.rollback()
+        except EngineError:
+            raise
+        except Exception as exc:
+            raise EngineError(f"Oracle does not answer or refuses a write: {exc}") from exc
+
+    def check_schema(self) -> None:
+        if self._schema_ok:
+            return
+        try:
+            with self._connection() as conn, conn.cursor() as cur:
                 cur.execute(sql.VERSION_TABLE_EXISTS)
                 (exists,) = cur.fetchone()
                 done: set[int] = set()
                 if exists:
                     cur.execute(sql.APPLIED_VERSIONS)
                     done = {int(v) for (v,) in cur.fetchall()}
-                missing = [m.version for m in migrations.discover() if m.version not in done]
-                if missing:
-                    raise EngineError(
-                        f"the Oracle schema is not migrated (pending: {', '.join(f'V{v}' for v in missing)}); "
-                        "run `ragctl oracle bootstrap`"
-                    )
-                cur.execute(sql.MODEL_EXISTS, model_name=self.model_name)
-                (models,) = cur.fetchone()
-                if not models:
-                    raise model_missing(self.model_name)
         except EngineError:
             raise
         except Exception as exc:
             raise EngineError(f"Oracle does not answer: {exc}") from exc
+        missing = [m.version for m in migrations.discover() if m.version not in done]
+        if missing:
+            raise SchemaNotMigratedError(
+                f"the Oracle schema is not migrated (pending: {', '.join(f'V{v}' for v in missing)}): run "
+                "`ragctl migrate` (or `ragctl oracle bootstrap`, which also loads the embedding model)")
+        self._schema_ok = True
 
     def ensure_model(self) -> str:
         """Load the ONNX model once, guarded by USER_MINING_MODELS (FACTS.md §5)."""

@@ -98,8 +98,8 @@ COUNT_VECTORS = "SELECT COUNT(*) FROM RAG_CHUNK WHERE EMBEDDING IS NOT NULL"
 
 # --- health ---------------------------------------------------------------------------------
 
-# source: FACTS.md §9 (connect check; plain SELECT FROM dual)
-PING = "SELECT 1 FROM dual"
+# source: FACTS.md §10 (plain INSERT with binds; rolled back at once) — readiness: the schema takes a write now
+READY_PROBE = "INSERT INTO RAG_SETTINGS (SETTING_KEY, SETTING_VALUE) VALUES (:setting_key, 'probe')"
 
 # --- people ---------------------------------------------------------------------------------
 

@@ -29,7 +29,7 @@ from app.embedding.models import DEFAULT_MODEL, SQLITE_VECTOR_DIMENSIONS, model_
 from app.domain import (SEARCH_MODES, SOURCE_TYPES, Caller, Conversation, Message, ProjectCard, RagStatus, Scope, SearchMode,
                         SearchResult,
                         SourceType, SummarySource, TaskQuery)
-from app.engines.base import ConflictError, EmbeddingModelError, EngineError
+from app.engines.base import ConflictError, EmbeddingModelError, EngineError, SchemaNotMigratedError
 from app.engines.sqlite import conversations, erasure, errors, indexing, model_mark, records, search, status, summaries
 from app.engines.sqlite import migrate as migrations
 from app.engines.sqlite import statements as sql
@@ -69,6 +69,7 @@ class SQLiteEngine:
         self._inflight: set[int] = set()
         self._inflight_lock = threading.Lock()
         self._closed = False
+        self._schema_ok = False  # remembered once true: a migrated schema stays migrated
 
     @classmethod
     def open(cls, settings: Settings, embedder: Any | None = None) -> SQLiteEngine:
@@ -176,14 +177,22 @@ class SQLiteEngine:
         return migrations.migrate(self.conn)
 
     def ping(self) -> None:
+        self.check_schema()
+        errors.check_writable(self.conn, self.path)  # ready means writes work too
+
+    def check_schema(self) -> None:
+        if self._schema_ok:
+            return
         try:
             pending = migrations.verify(self.conn, migrations.discover())
         except apsw.Error as exc:
-            raise EngineError(f"SQLite database {self.path!r} does not answer: {exc}") from exc
+            raise errors.unavailable(exc, self.path) or EngineError(
+                f"SQLite database {self.path!r} does not answer: {exc}") from exc
         if pending:
-            names = ", ".join(m.path.name for m in pending)
-            raise EngineError(f"SQLite schema is not migrated (pending: {names}); run `ragctl migrate`")
-        errors.check_writable(self.conn, self.path)  # ready means writes work too
+            names = ", ".join(f"V{m.version}" for m in pending)
+            raise SchemaNotMigratedError(f"the SQLite database {self.path!r} is not migrated (pending: {names}): "
+                                         "run `ragctl migrate`")
+        self._schema_ok = True
 
     def wipe(self) -> None:
         with self._write() as conn:
