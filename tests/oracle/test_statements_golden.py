@@ -18,7 +18,7 @@ from app.engines.oracle.search import text_query
 from app.entities import COMMENTS, PROJECTS, TASKS
 from .fakes import GOLDEN, Reply, golden, ora_error
 
-NOT_STATEMENTS = {"VECTOR_INDEX", "TEXT_INDEX", "VERSION_TABLE", "ACCESS_PREDICATE", "_UPSERT_TAIL"}
+NOT_STATEMENTS = {"VECTOR_INDEX", "TEXT_INDEX", "VERSION_TABLE", "ACCESS_PREDICATE", "_UPSERT_TAIL", "ERASURE_COLUMNS"}
 DEV = Caller(7, Role.DEVELOPER)
 MANAGER = Caller(1, Role.MANAGER)
 

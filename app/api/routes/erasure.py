@@ -20,10 +20,13 @@ RowId = Annotated[int, Path(gt=0, le=JSON_MAX_ID, description="the employee's id
 @router.delete(
     "/{row_id}", name="delete_employee", status_code=status.HTTP_204_NO_CONTENT,
     responses={
-        200: {"description": "erase=true: erased, re-indexed and proven (the proof in the body)"},
-        404: {"description": "unknown employee id"},
+        200: {"description": "erase=true: erased, re-indexed, quoted copies redacted and proven (the job and its "
+                             "proof in the body). Repeating the DELETE for an erased employee finishes a stopped "
+                             "erasure, re-proves one whose proof failed, or reports a finished one"},
+        404: {"description": "unknown employee id (and no erasure of it was ever started)"},
         409: {"description": "the employee owns documents: reassign them first, or erase with a document flag"},
-        500: {"description": "erase=true: an erased string is still found (the proof in the body says where)"},
+        500: {"description": "erase=true: a string of the person is still found (the proof in the body says where);"
+                             " the job keeps its place: repeat the DELETE once the cause is fixed"},
     },
 )
 def delete_employee(
@@ -41,5 +44,8 @@ def delete_employee(
     # The running worker's run_once holds its drain lock, so no scheduled drain races the proof.
     drain_queue = worker.run_once if worker is not None else (
         lambda: drain(engine, count_tokens, settings.batch_size, settings.max_attempts))
-    result = erasure.erase_employee(engine, row_id, drain_queue, delete_documents, reassign_documents_to)
+    if engine.erasure_job(row_id) is not None:  # started before: finish, re-prove or report it
+        result = erasure.resume_erasure(engine, row_id, drain_queue)
+    else:
+        result = erasure.erase_employee(engine, row_id, drain_queue, delete_documents, reassign_documents_to)
     return JSONResponse(result.to_dict(), status_code=status.HTTP_200_OK if result.ok else 500)

@@ -7,6 +7,7 @@ and status. All SQL text lives in ``statements.py``; errors are mapped in ``erro
 
 from __future__ import annotations
 
+import json
 import logging
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
@@ -28,7 +29,8 @@ from app.engines.oracle.errors import (MODEL_EXISTS, conflicts, model_missing, n
 from app.engines.oracle.indexing import OracleIndexingTx
 from app.engines.oracle.search import DIMENSIONS
 from app.entities import CONVERSATIONS, EMPLOYEES, MESSAGES, PROJECTS, EntitySpec
-from app.rag.erasure import DocumentsPolicy, ErasedText, ErasureReport, ProofLine, PurgeStep
+from app.rag.erasure import (DocumentsPolicy, ErasureJob, PersonString, ProofLine, PurgeStep, Redaction, Step,
+                             job_from_row)
 
 log = logging.getLogger(__name__)
 
@@ -385,18 +387,50 @@ class OracleEngine:
             return conversations.employees_by_telegram(cur, telegram_id)
 
     # --- erasure --------------------------------------------------------------------------------
-    def erase_employee(self, employee_id: int, documents: DocumentsPolicy | None,
-                       reassign_to: int | None) -> ErasureReport | None:
+    def erase_employee(self, employee_id: int, documents: DocumentsPolicy | None, reassign_to: int | None,
+                       seal_key: bytes) -> ErasureJob | None:
         with self._connection() as conn, conn.cursor() as cur:
             with conflicts(EMPLOYEES):
-                report = erasure.erase_employee(cur, employee_id, documents, reassign_to)
+                job = erasure.erase_employee(cur, employee_id, documents, reassign_to, seal_key)
             conn.commit()
-            return report
+            return job
 
-    def purge_deleted(self) -> list[PurgeStep]:
-        with self._connection() as conn:
-            return erasure.purge(conn)
-
-    def erasure_proof(self, texts: Sequence[ErasedText]) -> list[ProofLine]:
+    def erasure_job(self, employee_id: int) -> ErasureJob | None:
         with self._connection() as conn, conn.cursor() as cur:
-            return erasure.proof(cur, texts)
+            return erasure.job(cur, employee_id)
+
+    def unfinished_erasures(self) -> list[ErasureJob]:
+        with self._connection() as conn, conn.cursor() as cur:
+            cur.execute(sql.ERASURE_UNFINISHED)
+            return [job_from_row(row) for row in cur.fetchall()]
+
+    def record_erasure_step(self, employee_id: int, step: Step, outcome: dict, verdict: str | None) -> None:
+        with self._connection() as conn, conn.cursor() as cur:
+            cur.execute(sql.ERASURE_RECORD_STEP, step=step, outcome=json.dumps(outcome), verdict=verdict,
+                        employee_id=int(employee_id))
+            conn.commit()
+
+    def redact_copies(self, strings: Sequence[PersonString]) -> list[Redaction]:
+        with self._connection() as conn, conn.cursor() as cur:
+            done = erasure.redact_copies(cur, strings)
+            conn.commit()
+            return done
+
+    def purge_indexes(self) -> list[PurgeStep]:
+        with self._connection() as conn:
+            return erasure.purge_indexes(conn)
+
+    def compact(self) -> list[PurgeStep]:
+        return [PurgeStep("compact", True, "nothing the schema can reach: undo, redo, archived logs, flashback "
+                                           "and backups keep old row versions (README, Erasure)")]
+
+    def erasure_proof(self, strings: Sequence[PersonString]) -> list[ProofLine]:
+        with self._connection() as conn, conn.cursor() as cur:
+            return erasure.proof(cur, strings)
+
+    def forget_held_strings(self, employee_id: int, held: bytes | None) -> list[PurgeStep]:
+        with self._connection() as conn, conn.cursor() as cur:
+            cur.execute(sql.ERASURE_FORGET, employee_id=int(employee_id))
+            conn.commit()
+        return [PurgeStep("held strings dropped from the job row", True,
+                          "the old LOB version stays in undo until it is overwritten (README, Erasure)")]

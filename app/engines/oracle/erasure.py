@@ -1,5 +1,5 @@
-"""Erasure of an employee on the Oracle engine: the deletes (one transaction, the engine commits),
-the Oracle Text clean-up, and the proof by query.
+"""Erasure of an employee on the Oracle engine: the deletes and the job row (one transaction, the engine
+commits), the redaction of quoted copies, the Oracle Text clean-up, and the proof by query.
 
 What a query cannot see is out of reach here and said so in README: undo, redo and archived logs,
 flashback data, backups, and the text index's own tables between a delete and its FULL optimize.
@@ -15,13 +15,20 @@ from typing import Any
 from app.engines.base import OwnedDocumentsError
 from app.engines.oracle import statements as sql
 from app.rag.erasure import (
+    REDACT_PLACES,
     DocumentsPolicy,
-    ErasedText,
-    ErasureReport,
+    ErasureJob,
+    PersonString,
     ProofLine,
     PurgeStep,
+    Redaction,
     build_report,
+    first_outcome,
+    job_from_row,
     like_pattern,
+    person_strings,
+    redact,
+    seal,
     words,
 )
 
@@ -29,7 +36,7 @@ log = logging.getLogger(__name__)
 
 
 def erase_employee(cur: Any, employee_id: int, documents: DocumentsPolicy | None,
-                   reassign_to: int | None) -> ErasureReport | None:
+                   reassign_to: int | None, seal_key: bytes) -> ErasureJob | None:
     binds = {"employee_id": int(employee_id)}
     cur.execute(sql.ERASE_EMPLOYEE_ROW, binds)
     row = cur.fetchone()
@@ -49,8 +56,11 @@ def erase_employee(cur: Any, employee_id: int, documents: DocumentsPolicy | None
     user_messages = cur.fetchall()
     cur.execute(sql.ERASE_COUNT_MESSAGES, binds)
     (messages,) = cur.fetchone() or (0,)
-    report = build_report(int(employee_id), row, comments, docs, tasks, documents, reassign_to,
-                          conversations, user_messages, int(messages))
+    report = build_report(int(employee_id), comments, docs, tasks, documents, reassign_to, len(conversations),
+                          int(messages))
+    strings, skipped = person_strings(row, comments, docs, documents, conversations, user_messages)
+    cur.execute(sql.ERASURE_INSERT, {**binds, "documents": documents, "report": report.to_json(),
+                                     "outcome": first_outcome(strings, skipped), "held": seal(strings, seal_key)})
 
     cur.execute(sql.ERASE_DELETE_CONVERSATIONS, binds)  # their messages go with them (ON DELETE CASCADE)
     cur.execute(sql.ERASE_DELETE_COMMENTS, binds)
@@ -60,10 +70,35 @@ def erase_employee(cur: Any, employee_id: int, documents: DocumentsPolicy | None
         cur.execute(sql.ERASE_REASSIGN_DOCUMENTS, {**binds, "reassign_to": int(reassign_to)})
     cur.execute(sql.ERASE_UNASSIGN_TASKS, binds)
     cur.execute(sql.ERASE_DELETE_EMPLOYEE, binds)
-    return report
+    return job(cur, employee_id)
 
 
-def purge(conn: Any) -> list[PurgeStep]:
+def job(cur: Any, employee_id: int) -> ErasureJob | None:
+    cur.execute(sql.ERASURE_SELECT, employee_id=int(employee_id))
+    row = cur.fetchone()
+    return job_from_row(row) if row else None
+
+
+def redact_copies(cur: Any, strings: Sequence[PersonString]) -> list[Redaction]:
+    """Replace every copy of the strings where other people's data quotes a person (REDACT_PLACES); the
+    engine commits. A row is a candidate when it holds a string's needle; the string's pattern decides."""
+    out = []
+    for table, key, column, max_chars in REDACT_PLACES:
+        candidates: dict[int, str] = {}
+        for s in strings:
+            cur.execute(sql.redact_candidates(table, key, column), pattern=like_pattern(s.needle))
+            candidates.update((int(row_id), value) for row_id, value in cur.fetchall())
+        rows = copies = 0
+        for row_id, value in candidates.items():
+            text, n = redact(value, list(strings), max_chars)
+            if n:
+                cur.execute(sql.redact_update(table, key, column), redacted=text, row_id=row_id)
+                rows, copies = rows + 1, copies + n
+        out.append(Redaction(f"{table}.{column}", rows, copies))
+    return out
+
+
+def purge_indexes(conn: Any) -> list[PurgeStep]:
     """Sync the text index (the drain's deletes reach it), then FULL-optimize it: deleted rows'
     tokens stay in the index tables until then (garbage collection, DOC ccref optimize_index).
     Both commit implicitly, so they run after the erasure has committed."""
@@ -80,11 +115,11 @@ def purge(conn: Any) -> list[PurgeStep]:
     return steps
 
 
-def proof(cur: Any, texts: Sequence[ErasedText]) -> list[ProofLine]:
+def proof(cur: Any, strings: Sequence[PersonString]) -> list[ProofLine]:
     lines: list[ProofLine] = []
-    for text in texts:
-        lines += _table_lines(cur, text)
-        lines.append(_contains_line(cur, text))
+    for s in strings:
+        lines += _table_lines(cur, s)
+        lines.append(_contains_line(cur, s))
     return lines
 
 
@@ -92,27 +127,32 @@ def _place(table: str, source: bool) -> str:
     if source:
         return "source tables"
     return {"RAG_CHUNK": "chunk table RAG_CHUNK", "RAG_DIRTY": "queue RAG_DIRTY", "CONVERSATIONS": "conversation tables",
-            "MESSAGES": "conversation tables"}.get(table, table)
+            "MESSAGES": "conversation tables", "PROJECTS": "project auto-summaries"}.get(table, table)
 
 
-def _table_lines(cur: Any, text: ErasedText) -> list[ProofLine]:
-    pattern = like_pattern(text.value)
+def _table_lines(cur: Any, s: PersonString) -> list[ProofLine]:
+    pattern = like_pattern(s.value)
     hits: dict[tuple[str, bool], list[str]] = {}
     for table, columns, source in sql.PROOF_TABLES:
         cur.execute(sql.proof_count(table, columns), pattern=pattern)
         counts = cur.fetchone() or (0,) * len(columns)
         found = hits.setdefault((_place(table, source), source), [])
-        found += [f"{table}.{c}: {int(n)} row(s)" for c, n in zip(columns, counts) if n]
-    return [ProofLine(text.label, text.fingerprint, where, bool(found), source, "; ".join(found))
+        for column, n in zip(columns, counts):
+            if n and s.bounded:  # a name counts as whole words only: "Ana Silva" is not in "Ana Silvana"
+                cur.execute(sql.proof_values(table, column), pattern=pattern)
+                n = sum(s.count_in(value) > 0 for (value,) in cur.fetchall())
+            if n:
+                found.append(f"{table}.{column}: {int(n)} row(s)")
+    return [ProofLine(s.label, s.fingerprint, where, bool(found), source, "; ".join(found))
             for (where, source), found in hits.items()]
 
 
-def _contains_line(cur: Any, text: ErasedText) -> ProofLine:
+def _contains_line(cur: Any, s: PersonString) -> ProofLine:
     where = "Oracle Text index (CONTAINS)"
-    terms = words(text.value)
+    terms = words(s.value)
     if not terms:
-        return ProofLine(text.label, text.fingerprint, where, False, detail="no indexable words")
+        return ProofLine(s.label, s.fingerprint, where, False, detail="no indexable words")
     query = " AND ".join(f'"{t}"' for t in terms)  # letters and digits only: nothing to escape
-    cur.execute(sql.PROOF_CONTAINS, tq=query, pattern=like_pattern(text.value))
+    cur.execute(sql.PROOF_CONTAINS, tq=query, pattern=like_pattern(s.value))
     (count,) = cur.fetchone() or (0,)
-    return ProofLine(text.label, text.fingerprint, where, bool(count), detail=f"{int(count)} chunk(s)" if count else "")
+    return ProofLine(s.label, s.fingerprint, where, bool(count), detail=f"{int(count)} chunk(s)" if count else "")

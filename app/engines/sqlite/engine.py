@@ -13,6 +13,7 @@ with BEGIN IMMEDIATE so two writers queue on busy_timeout instead of failing on 
 from __future__ import annotations
 
 import importlib.util
+import json
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
@@ -37,7 +38,8 @@ from app.engines.sqlite.indexing import SQLiteIndexingTx
 from app.engines.sqlite.lexical_index import LexicalIndex
 from app.engines.sqlite.vector_index import VectorIndex
 from app.entities import CONVERSATIONS, EMPLOYEES, MESSAGES, PROJECTS, EntitySpec
-from app.rag.erasure import DocumentsPolicy, ErasedText, ErasureReport, ProofLine, PurgeStep
+from app.rag.erasure import (DocumentsPolicy, ErasureJob, PersonString, ProofLine, PurgeStep, Redaction, Step,
+                             job_from_row)
 
 BUSY_TIMEOUT_MS = 10_000
 
@@ -373,14 +375,35 @@ class SQLiteEngine:
         return conversations.employees_by_telegram(self.conn, telegram_id)
 
     # --- erasure --------------------------------------------------------------------------------
-    def erase_employee(self, employee_id: int, documents: DocumentsPolicy | None,
-                       reassign_to: int | None) -> ErasureReport | None:
+    def erase_employee(self, employee_id: int, documents: DocumentsPolicy | None, reassign_to: int | None,
+                       seal_key: bytes) -> ErasureJob | None:
         with errors.conflicts(EMPLOYEES), self._write() as conn:
-            return erasure.erase_employee(conn, employee_id, documents, reassign_to)
+            return erasure.erase_employee(conn, employee_id, documents, reassign_to, seal_key)
 
-    def purge_deleted(self) -> list[PurgeStep]:
-        return erasure.purge(self.conn)
+    def erasure_job(self, employee_id: int) -> ErasureJob | None:
+        return erasure.job(self.conn, employee_id)
 
-    def erasure_proof(self, texts: Sequence[ErasedText]) -> list[ProofLine]:
-        return erasure.proof(self.conn, self.path, texts)
+    def unfinished_erasures(self) -> list[ErasureJob]:
+        return [job_from_row(row) for row in self.conn.execute(sql.ERASURE_UNFINISHED)]
 
+    def record_erasure_step(self, employee_id: int, step: Step, outcome: dict, verdict: str | None) -> None:
+        with self._write() as conn:
+            conn.execute(sql.ERASURE_RECORD_STEP, (step, json.dumps(outcome), verdict, employee_id))
+
+    def redact_copies(self, strings: Sequence[PersonString]) -> list[Redaction]:
+        with self._write() as conn:
+            return erasure.redact_copies(conn, strings)
+
+    def purge_indexes(self) -> list[PurgeStep]:
+        return erasure.purge_indexes(self.conn)
+
+    def compact(self) -> list[PurgeStep]:
+        return erasure.compact(self.conn)
+
+    def erasure_proof(self, strings: Sequence[PersonString]) -> list[ProofLine]:
+        return erasure.proof(self.conn, self.path, strings)
+
+    def forget_held_strings(self, employee_id: int, held: bytes | None) -> list[PurgeStep]:
+        with self._write() as conn:
+            conn.execute(sql.ERASURE_FORGET, (employee_id,))
+        return erasure.forget(self.conn, self.path, held)
