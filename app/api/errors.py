@@ -13,7 +13,7 @@ from fastapi import FastAPI, Request, status
 from fastapi.encoders import jsonable_encoder
 from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException
 
@@ -90,6 +90,15 @@ def _utf8_safe(value: Any) -> Any:
     return value
 
 
+class ClientGone(Exception):
+    """The client hung up before its answer was ready; the route stopped and stored nothing."""
+
+
+async def _client_gone(request: Request, exc: Exception) -> Response:
+    log.info("%s %s: the client hung up; stopped, nothing stored", request.method, request.url.path)
+    return Response(status_code=499)  # nginx's "client closed request": nobody is left to read it
+
+
 async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
     log.exception("%s %s failed", request.method, request.url.path)
     return JSONResponse({"detail": "internal error (see the server log)"}, status_code=500)
@@ -109,4 +118,16 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(RequestValidationError, _invalid_request)
     app.add_exception_handler(HTTPException, _http_error)
     app.add_exception_handler(ValueError, _invalid_value)
+    app.add_exception_handler(ClientGone, _client_gone)
     app.add_exception_handler(Exception, _unexpected)
+
+
+async def http_answer(request: Request, exc: Exception) -> Response:
+    """The answer this app's exception handlers give ``exc`` on this request, as if the route had raised
+    it: the chat stream reports a failure after its first event with the same status, detail and
+    Retry-After as the plain POST /chat would."""
+    handlers = request.app.exception_handlers
+    for cls in type(exc).__mro__:
+        if cls in handlers:
+            return await handlers[cls](request, exc)
+    return await _unexpected(request, exc)

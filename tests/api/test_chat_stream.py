@@ -124,3 +124,32 @@ def test_a_disconnect_mid_stream_stops_the_chat_and_stores_nothing(sqlite_engine
             listed = c.get("/api/v1/conversations", params={"employee_id": ids["boss"]}).json()
     assert app.state.chat_slots.in_use == 0  # the chat ended within 3 s, long before the LLM would have
     assert listed == [] and len(llm.requests) == 1
+
+
+def test_a_plain_chat_whose_client_hangs_up_stops_frees_its_slot_and_stores_nothing(sqlite_engine, sqlite_settings,
+                                                                                    ids):
+    """The same for POST /chat (issue 20, point 8): a real client closes its socket while the loopback LLM
+    is still thinking; the chat is cancelled at once, not when the LLM answers 10 s later."""
+    import socket
+
+    with FakeLLM(Reply.plain("Ana fixes it.", delay_s=10)) as llm:
+        app = app_for(sqlite_settings, sqlite_engine, **llm_settings(llm, chat_max_tool_rounds=0, llm_timeout_s=30))
+        with serve(app) as url, httpx.Client(base_url=url, headers=AUTH, timeout=10) as c:
+            host, port = url.removeprefix("http://").split(":")
+            body = json.dumps({"employee_id": ids["boss"], "message": "who fixes the login bug?"}).encode()
+            with socket.create_connection((host, int(port)), timeout=10) as raw:
+                raw.sendall(b"POST /api/v1/chat HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
+                            + f"Authorization: {AUTH['Authorization']}\r\nContent-Length: {len(body)}\r\n\r\n".encode()
+                            + body)
+                deadline = time.monotonic() + 10
+                while not llm.requests:  # the chat is waiting for the LLM
+                    assert time.monotonic() < deadline, "the chat never reached the LLM"
+                    time.sleep(0.05)
+                assert app.state.chat_slots.in_use == 1
+            hung_up = time.monotonic()
+            while app.state.chat_slots.in_use and time.monotonic() < hung_up + 3:
+                time.sleep(0.05)
+            freed_after = time.monotonic() - hung_up
+            listed = c.get("/api/v1/conversations", params={"employee_id": ids["boss"]}).json()
+    assert app.state.chat_slots.in_use == 0 and freed_after < 3  # long before the LLM's 10 s
+    assert listed == [] and len(llm.requests) == 1

@@ -228,3 +228,51 @@ def test_a_device_returning_io_errors_is_not_ready(ext4_fs, embedder):
     image = ext4_fs[2]
     _not_ready_after(lambda: subprocess.run(["chattr", "+i", str(image)], check=True), ext4_fs, embedder,
                      "failed", writes_fail=False)
+
+
+def _events(response: httpx.Response) -> list[tuple[str, dict]]:
+    import json
+
+    out, name = [], None
+    for line in response.iter_lines():
+        if line.startswith("event:"):
+            name = line.split(":", 1)[1].strip()
+        elif line.startswith("data:") and name:
+            out.append((name, json.loads(line.split(":", 1)[1])))
+            name = None
+    return out
+
+
+def test_a_stream_whose_turn_cannot_be_stored_ends_with_the_same_503_as_post_chat(tiny_fs, embedder):
+    """Issue 20, point 6: the tokens were shown, then the disk was full when the turn was stored. The
+    `error` event carries the code, detail and retry hint POST /chat answers (and the client learns the
+    shown text was not kept: an `error` after tokens means the turn was not stored)."""
+    from tests.fake_llm import FakeLLM, Reply
+
+    long_answer = [f"Part {n} of an answer long enough to need new pages in the database file. " * 40
+                   for n in range(100)]  # ~300 KB: more than the WAL already on disk
+    with FakeLLM(Reply.stream(*long_answer), Reply.plain("".join(long_answer))) as llm:
+        settings = Settings(database_url=f"sqlite:///{tiny_fs}/rag.db", api_tokens="test-token", run_worker=False,
+                            backfill_on_startup=False, llm_url=llm.url, llm_model="tiny", llm_timeout_s=30,
+                            chat_max_tool_rounds=0)
+        engine = SQLiteEngine.open(settings, embedder=embedder)
+        try:
+            engine.migrate()
+            boss = employee(engine, "Maria", "Lopez", role="MANAGER")
+            question = {"employee_id": boss, "message": "what is going on?"}
+            with live_server(create_app(settings, engine=engine)) as base, \
+                    httpx.Client(base_url=base, timeout=30, headers=AUTH) as c:
+                filler = fill(tiny_fs)
+                with c.stream("POST", "/api/v1/chat/stream", json=question) as r:
+                    got = _events(r)
+                plain = c.post("/api/v1/chat", json=question)
+                listed = c.get("/api/v1/conversations", params={"employee_id": boss}).json()
+                filler.unlink()
+        finally:
+            engine.close()
+    names = [name for name, _ in got]
+    assert names == ["token"] * len(long_answer) + ["error"], names[-3:]
+    assert plain.status_code == 503 and "full" in plain.json()["detail"]
+    assert got[-1][1] == {"detail": plain.json()["detail"], "code": 503,
+                          "retry_after_s": int(plain.headers["Retry-After"])}
+    assert listed == []  # neither turn was kept
