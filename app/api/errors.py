@@ -6,6 +6,7 @@ a service or the UTF-8 check found the problem, so clients parse one format.
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
@@ -42,8 +43,28 @@ async def _unavailable(request: Request, exc: Exception) -> JSONResponse:
     return JSONResponse({"detail": str(exc)}, status_code=503, headers={"Retry-After": str(retry_after)})
 
 
+MAX_ECHO_CHARS = 100  # of a rejected input echoed back in a 422 (a 100 KB body must not come back)
+MAX_MESSAGE_CHARS = 300  # of a message, which may quote the input
+
+
 def _unprocessable(errors: list[dict[str, Any]]) -> JSONResponse:
-    return JSONResponse({"detail": _utf8_safe(jsonable_encoder(errors))}, status_code=422)
+    return JSONResponse({"detail": _utf8_safe([_short(e) for e in jsonable_encoder(errors)])}, status_code=422)
+
+
+def _short(error: Any) -> Any:
+    """One validation error with its echoed input cut to a prefix (as JSON text when it was a list or an
+    object) and its message to MAX_MESSAGE_CHARS."""
+    if not isinstance(error, dict):
+        return error
+    out = dict(error)
+    if "input" in out:
+        value = out["input"]
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+        if len(text) > MAX_ECHO_CHARS:
+            out["input"] = text[:MAX_ECHO_CHARS] + "…"
+    if isinstance(out.get("msg"), str) and len(out["msg"]) > MAX_MESSAGE_CHARS:
+        out["msg"] = out["msg"][:MAX_MESSAGE_CHARS] + "…"
+    return out
 
 
 async def _invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:

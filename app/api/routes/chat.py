@@ -15,7 +15,7 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 from app.api.chat_schemas import ChatRequest, ChatResponse
 from app.api.deps import EngineDep, GrantDep, SettingsDep, caller_for
 from app.api.errors import ClientGone, http_answer
-from app.api.schemas import error_response
+from app.api.schemas import PROJECT_EXISTS, beyond_schema, error_response
 from app.services.chat import ChatAnswer, ChatInput, Prepared, chat, prepare
 
 router = APIRouter(tags=["chat"])
@@ -67,7 +67,8 @@ def response_of(answer: ChatAnswer, prep: Prepared) -> ChatResponse:
     )
 
 
-@router.post("/chat", response_model=ChatResponse, response_model_exclude_none=False, responses=CHAT_ERRORS)
+@router.post("/chat", response_model=ChatResponse, response_model_exclude_none=False, responses=CHAT_ERRORS,
+             openapi_extra=beyond_schema(PROJECT_EXISTS))
 async def chat_message(body: ChatRequest, request: Request, engine: EngineDep, settings: SettingsDep,
                        grant: GrantDep) -> ChatResponse:
     """Answer from what the caller may see, citing [TASK #id]-style anchors, and store both turns.
@@ -115,7 +116,7 @@ async def until_disconnect(request: Request, work: Awaitable[T]) -> T:
 
 @router.post("/chat/stream", response_class=EventSourceResponse, responses={
     200: {"description": STREAM_DOC, "content": {"text/event-stream": {"schema": SSE_EVENT}}},
-    **CHAT_ERRORS})
+    **CHAT_ERRORS}, openapi_extra=beyond_schema(PROJECT_EXISTS))
 async def chat_stream(body: ChatRequest, request: Request, engine: EngineDep, settings: SettingsDep,
                       grant: GrantDep) -> EventSourceResponse:
     """The same chat, streamed. Input errors are answered as JSON before the stream starts; a client

@@ -7,6 +7,7 @@ from fastapi import APIRouter, Path, Query, Response, status
 from fastapi.responses import JSONResponse
 
 from app.api.deps import EngineDep, SettingsDep, WorkerDep, nudge
+from app.api.schemas import beyond_schema
 from app.api.types import JSON_MAX_ID
 from app.embedding.tokens import count_tokens
 from app.entities import EMPLOYEES
@@ -28,6 +29,8 @@ RowId = Annotated[int, Path(gt=0, le=JSON_MAX_ID, description="the employee's id
         500: {"description": "erase=true: a string of the person is still found (the proof in the body says where);"
                              " the job keeps its place: repeat the DELETE once the cause is fixed"},
     },
+    openapi_extra=beyond_schema("delete_documents and reassign_documents_to apply only with erase=true, and not "
+                                "together; the new owner exists (rules across query parameters, and the database)"),
 )
 def delete_employee(
     row_id: RowId, engine: EngineDep, worker: WorkerDep, settings: SettingsDep,
