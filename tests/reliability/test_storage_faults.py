@@ -230,23 +230,11 @@ def test_a_device_returning_io_errors_is_not_ready(ext4_fs, embedder):
                      "failed", writes_fail=False)
 
 
-def _events(response: httpx.Response) -> list[tuple[str, dict]]:
-    import json
-
-    out, name = [], None
-    for line in response.iter_lines():
-        if line.startswith("event:"):
-            name = line.split(":", 1)[1].strip()
-        elif line.startswith("data:") and name:
-            out.append((name, json.loads(line.split(":", 1)[1])))
-            name = None
-    return out
-
-
 def test_a_stream_whose_turn_cannot_be_stored_ends_with_the_same_503_as_post_chat(tiny_fs, embedder):
     """Issue 20, point 6: the tokens were shown, then the disk was full when the turn was stored. The
     `error` event carries the code, detail and retry hint POST /chat answers (and the client learns the
     shown text was not kept: an `error` after tokens means the turn was not stored)."""
+    from tests.api.servers import sse_events
     from tests.fake_llm import FakeLLM, Reply
 
     long_answer = [f"Part {n} of an answer long enough to need new pages in the database file. " * 40
@@ -264,7 +252,7 @@ def test_a_stream_whose_turn_cannot_be_stored_ends_with_the_same_503_as_post_cha
                     httpx.Client(base_url=base, timeout=30, headers=AUTH) as c:
                 filler = fill(tiny_fs)
                 with c.stream("POST", "/api/v1/chat/stream", json=question) as r:
-                    got = _events(r)
+                    got = sse_events(r)
                 plain = c.post("/api/v1/chat", json=question)
                 listed = c.get("/api/v1/conversations", params={"employee_id": boss}).json()
                 filler.unlink()
