@@ -73,6 +73,19 @@ def test_tracker_questions_parse(question, expected):
             assert getattr(parsed, field) == expected.get(field, value), (question, field)
 
 
+def test_names_with_punctuation_accents_and_possessives_are_found():
+    """Names are searched for only when each of their words is in the question (the directory can be
+    10,000 people); a hyphen, an apostrophe, accents or brackets in a name must not hide it."""
+    names = Vocabulary(people=(Person(10, "Jean-Luc", "O'Brien"), Person(11, "José", "Núñez")),
+                       projects=(Named(5, "Checkout v2.0 (EU)"),), sprints=(Named(9, "Checkout v2.0 (EU) Sprint 1", 5),))
+    jean_luc, jose = names.people
+    assert task_questions.parse("what is Jean-Luc working on?", names, TODAY).people == (jean_luc,)
+    assert task_questions.parse("O'Brien's tasks", names, TODAY).people == (jean_luc,)
+    assert task_questions.parse("tareas de jose nunez", names, TODAY).people == (jose,)
+    assert task_questions.parse("tasks in Checkout v2.0 (EU)", names, TODAY).project == names.projects[0]
+    assert task_questions.parse("overdue tasks in checkout v2.0 (eu) sprint 1", names, TODAY).sprint == names.sprints[0]
+
+
 @pytest.mark.parametrize("question", [
     "fix the login bug on the refund flow", "who is assigned to the payroll export failure?",
     "what is the status of task 107?", "which tasks are about the refund flow?", "tasks",
