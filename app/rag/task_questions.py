@@ -53,6 +53,16 @@ STATUS_PHRASES = {
     "done": "DONE", "finished": "DONE", "completed": "DONE", "complete": "DONE", "terminadas": "DONE",
     "terminados": "DONE", "hechas": "DONE", "completadas": "DONE", "completados": "DONE", "finalizadas": "DONE",
 }
+# "Not finished", said with a negation: taken before STATUS_PHRASES would read "done" in "not done".
+OPEN_NEGATED = ("not done", "not finished", "not completed", "not complete", "not closed", "aren't done",
+                "isn't done", "aren't finished", "isn't finished", "no terminadas", "no terminados",
+                "no estan terminadas", "no estan terminados", "no hechas", "no estan hechas", "no completadas",
+                "no estan completadas", "no cerradas", "no estan cerradas")
+# Negations no filter expresses ("not critical", "not assigned to me"): left anywhere in the question,
+# it is not a tracker question (dropping one, a stop word elsewhere, would answer the opposite).
+NEGATIONS = frozenset(("not", "no", "non", "never", "nunca", "ni", "without", "sin"))
+NOT_MINE = ("not assigned to me", "not mine", "no asignadas a mi", "no asignados a mi", "no son mias",
+            "no son mios")
 OPEN_PHRASES = ("not done", "not finished", "unfinished", "open", "left", "remaining", "pending", "outstanding",
                 "still open", "sin terminar", "abiertas", "abiertos", "pendientes", "pendiente", "restantes",
                 "quedan", "faltan", "por terminar", "working on", "trabajando en", "esta trabajando", "trabajando",
@@ -120,6 +130,10 @@ def parse(question: str, vocabulary: Vocabulary, today: dt.date) -> TaskQuestion
             sprint = sprint or _by_id(vocabulary.sprints, source_id) or Named(source_id, f"sprint {source_id}")
         elif source_type == "project":
             project = project or _by_id(vocabulary.projects, source_id) or Named(source_id, f"project {source_id}")
+    take(NOT_MINE, "not_mine")
+    if "not_mine" in found:
+        return None  # other people's tasks and unassigned ones: no filter says that
+    take(OPEN_NEGATED, "open")
     take(COUNT_PHRASES, "count")
     take(POINTS_PHRASES, "points")
     take(UNASSIGNED_PHRASES, "unassigned")
@@ -264,11 +278,14 @@ def _people(text: str, vocabulary: Vocabulary, taken: list[tuple[int, int]]) -> 
 
 
 def _leftover(text: str, taken: list[tuple[int, int]]) -> bool:
-    """Whether a word outside the understood spans carries meaning (then the question is not ours)."""
+    """Whether a word outside the understood spans carries meaning (then the question is not ours); a
+    negation always does."""
     rest = list(text)
     for start, end in taken:
         rest[start:end] = " " * (end - start)
     for word in terms.words("".join(rest)):
+        if word in NEGATIONS:
+            return True
         if word in terms.STOP or word in FILLER or len(word) < 2 and not word.isdigit():
             continue
         return True

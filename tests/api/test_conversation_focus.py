@@ -159,6 +159,17 @@ def test_tracker_questions_offline(offline):
     assert nobody["citations"] == [] and nobody["answer"] == "No task you can see matches: critical, unassigned."
 
 
+def test_a_negated_tracker_question_is_never_answered_with_its_opposite(offline, demo):
+    """Review: "not" is a stop word, so "which of my tasks are not done?" listed Ben's DONE tasks."""
+    engine, _ = demo
+    open_tasks = ask(offline, BEN, "which of my tasks are not done?")
+    assert open_tasks["route"] == "tasks" and open_tasks["citations"]
+    assert open_tasks["answer"].startswith("Tasks (assigned to you, not done)")
+    cited = [int(a.split("#")[1].rstrip("]")) for a in open_tasks["citations"]]
+    assert all(engine.get(TASKS, t)["status"] != "DONE" and engine.get(TASKS, t)["assignee_id"] == BEN for t in cited)
+    assert ask(offline, MARIA, "which tasks are not critical?")["route"] == "retrieve"
+
+
 def test_a_person_by_name_offline_and_through_the_models_find_tasks(demo, offline):
     chen = ask(offline, CHEN, "what is Chen working on?")
     assert chen["route"] == "tasks" and len(chen["citations"]) == 15  # listed; the rest counted:

@@ -63,6 +63,10 @@ def test_a_sprint_name_ending_in_a_number_is_not_an_id():
                                                                      project=Named(2, "Payments Platform"))),
     ("which tasks does Ana have?", dict(people=(Person(2, "Ana", "Garcia"), Person(9, "Ana", "Ruiz")))),
     ("which tasks does Ana Ruiz have?", dict(people=(Person(9, "Ana", "Ruiz"),))),
+    # A negation that means "open" is understood, never dropped ("not done" is not DONE).
+    ("which of my tasks are not done?", dict(mine=True, open_only=True)),
+    ("which tasks aren't finished?", dict(open_only=True)),
+    ("¿qué tareas no están terminadas?", dict(open_only=True, lang="es")),
 ])
 def test_tracker_questions_parse(question, expected):
     parsed = task_questions.parse(question, NAMES, TODAY)
@@ -91,6 +95,9 @@ def test_names_with_punctuation_accents_and_possessives_are_found():
     "what is the status of task 107?", "which tasks are about the refund flow?", "tasks",
     "what did we agree in my 1:1 with Maria?", "how many approvals does payments code need in code review?",
     "¿cuántos días de vacaciones me quedan este año?", "what is the goal of Payments Sprint 2?",
+    # Negations no filter expresses: retrieval reads them, a task list would answer the opposite.
+    "which tasks are not critical?", "which tasks are not overdue?", "tasks that are not in progress",
+    "my tasks that are not in review", "tasks not assigned to me", "¿qué tareas no son críticas?",
 ])
 def test_anything_else_is_left_to_retrieval(question):
     assert task_questions.parse(question, NAMES, TODAY) is None
