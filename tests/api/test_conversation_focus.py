@@ -88,6 +88,14 @@ def test_a_question_that_names_its_own_topic_moves_the_focus(offline):
     assert moved["citations"][0] == "[TASK #55]" and follow["citations"] == ["[TASK #55]"]
 
 
+def test_a_tracker_question_mid_conversation_is_not_read_as_about_the_focus(offline):
+    """Review: "this" in "this week" and "there" in "are there" pointed back at the focus."""
+    _, week, open_tasks = converse(offline, MARIA, "what is wrong with the login bug on the refund flow?",
+                                   "which tasks are due this week?", "are there any open tasks?")
+    assert week["route"] == open_tasks["route"] == "tasks"
+    assert week["answer"].startswith("Tasks (due this week") and len(open_tasks["citations"]) > 1
+
+
 def test_follow_ups_keep_the_topic_when_the_llms_rewrite_fails(demo):
     with FakeLLM(Reply.status(500)) as llm, TestClient(_app(demo, **llm_settings(llm))) as c:
         first, blocking = converse(c, MARIA, "what is wrong with the login bug on the refund flow?",

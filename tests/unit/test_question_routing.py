@@ -114,6 +114,13 @@ def test_anything_else_is_left_to_retrieval(question):
     ("what about the checkout page?", ("task", 55), "retrieve"),
     ("when is it due?", None, "retrieve"),
     ("what is the goal of Payments Sprint 2?", None, "retrieve"),
+    # "there" and "this" that point at no earlier answer do not make a tracker question about the focus.
+    ("which tasks are due this week?", ("task", 55), "tasks"),
+    ("how many tasks are there?", ("task", 55), "tasks"),
+    ("are there any open tasks?", ("task", 55), "tasks"),
+    ("is there any task due today?", ("task", 55), "tasks"),
+    ("is that task overdue?", ("task", 55), "follow_up"),
+    ("is there a blocker?", ("task", 55), "follow_up"),
 ])
 def test_routes(question, focus, kind):
     route = routing.route(question, focus, NAMES, TODAY)
