@@ -102,14 +102,14 @@ def withdrawn(engine: Engine, caller: Caller, messages: list[Message]) -> set[in
 def memory(engine: Engine, caller: Caller, history: list[Message]) -> tuple[list[Message], SourceRecord | None]:
     """The recent turns under the access rule *now*: a question and its answer are left out when the
     answer rested on anything the caller can no longer see. And the conversation's focus (the last
-    answer's), when the caller may still see it."""
+    answer's that was not left out), when the caller may still see it."""
     gone = withdrawn(engine, caller, history)
     kept: list[Message] = []
     for ix, message in enumerate(history):
         answer = message if message.role == "assistant" else (history[ix + 1] if ix + 1 < len(history) else None)
         if answer is None or answer.role != "assistant" or answer.message_id not in gone:
             kept.append(message)
-    last = next((m for m in reversed(history) if m.role == "assistant"), None)
+    last = next((m for m in reversed(kept) if m.role == "assistant"), None)
     focus_ref = refs.ref_of(last.facts.focus) if last is not None and last.facts.focus else None
     focus = entities.lookup(engine, caller, focus_ref) if focus_ref is not None else None
     return kept, focus
