@@ -143,19 +143,20 @@ def set_scope(engine: Engine, caller: Caller, conversation_id: int, value: objec
     """The client's PATCH. ``pinned``: None keeps the pin (a pinned conversation may then only keep its
     project: anything else is a PinnedScopeError, so it never reports a pin its scope contradicts),
     False unpins, True pins to the project the scope names."""
-    conv = owned(engine, caller, conversation_id)
+    owned(engine, caller, conversation_id)
     stored = valid_scope(engine, value)
-    if pinned is None and conv.pinned_project_id is not None and stored != str(conv.pinned_project_id):
-        raise PinnedScopeError(f"conversation {conversation_id} is pinned to project {conv.pinned_project_id}: "
-                               "send \"pinned\": false with the new rag_scope to unpin it")
     if pinned is None:
         updated = engine.set_conversation_scope(conversation_id, stored)
     else:
         if pinned and stored in ("none", "all"):
             raise InvalidScopeError("a pinned conversation needs rag_scope to be a project id")
         updated = engine.set_conversation_pin(conversation_id, stored, int(stored) if pinned else None)
-    if updated is None:  # deleted in between
-        raise ConversationNotFoundError(f"conversation {conversation_id} does not exist")
+    if updated is None:  # deleted in between, or pinned in between (the write checks the pin itself)
+        now = engine.get_conversation(conversation_id)
+        if now is None:
+            raise ConversationNotFoundError(f"conversation {conversation_id} does not exist")
+        raise PinnedScopeError(f"conversation {conversation_id} is pinned to project {now.pinned_project_id}: "
+                               "send \"pinned\": false with the new rag_scope to unpin it")
     return updated
 
 
