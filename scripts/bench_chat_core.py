@@ -120,10 +120,23 @@ def measure_cleaning(chars: int, repeat: int) -> dict:
             "worst_to_plain": round(max(statistics.median(s) for s in seconds.values()) / plain, 2)}
 
 
+def markdown_rows(result: dict) -> list[str]:
+    """One docs/BENCHMARKS.md row per directory size and per reply length."""
+    label = f" {result['label']}" if result["label"] else ""
+    return [f"| {result['date']} | chat routing{label} (vocabulary read + route) | {r['size']} people, "
+            f"projects, sprints | median ms: vocabulary / route (max) | {r['vocabulary_ms']} / "
+            f"{r['route_ms']} ({r['route_max_ms']}) | query embedding {r['embed_ms']} ms | "
+            f"{r['ratio_to_embedding']}× |" for r in result["routing"]] + [
+        f"| {result['date']} | citation cleaning{label} (app/rag/citations.clean) | {c['chars']} chars | "
+        f"median ms: comma runs / whitespace run / dangling conjunctions | {c['comma runs_ms']} / "
+        f"{c['whitespace run_ms']} / {c['dangling conjunctions_ms']} | plain prose {c['plain prose_ms']} ms | "
+        f"{c['worst_to_plain']}× |" for c in result["cleaning"]]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="100,1000,10000")
-    parser.add_argument("--reply-chars", default="10000,40000")
+    parser.add_argument("--reply-chars", default="2000,10000")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--out", default=str(ROOT / "docs" / "bench" / "bench_chat_core.json"))
     parser.add_argument("--label", default="", help="a note for the markdown rows (e.g. 'before')")
@@ -140,15 +153,7 @@ def main() -> None:
     for row in [*rows, *cleaning]:
         print(row)
     if not args.no_markdown:
-        label = f" {args.label}" if args.label else ""
-        append_rows([f"| {result['date']} | chat routing{label} (vocabulary read + route) | {r['size']} people, "
-                     f"projects, sprints | median ms: vocabulary / route (max) | {r['vocabulary_ms']} / "
-                     f"{r['route_ms']} ({r['route_max_ms']}) | query embedding {r['embed_ms']} ms | "
-                     f"{r['ratio_to_embedding']}× |" for r in rows]
-                    + [f"| {result['date']} | citation cleaning{label} (app/rag/citations.clean) | {c['chars']} chars | "
-                       f"median ms: comma runs / whitespace run / dangling conjunctions | {c['comma runs_ms']} / "
-                       f"{c['whitespace run_ms']} / {c['dangling conjunctions_ms']} | plain prose "
-                       f"{c['plain prose_ms']} ms | {c['worst_to_plain']}× |" for c in cleaning])
+        append_rows(markdown_rows(result))
 
 
 if __name__ == "__main__":
