@@ -315,3 +315,31 @@ def test_a_conversation_the_client_keeps_gets_the_same_focus_and_rule_and_stores
     assert len(engine.list_conversations(MARIA, 500, 0)) == before
     hidden = anyio.run(turn, resolve_caller(engine, ANA), "who is assigned to it?")  # not hers: no focus
     assert REFUND_LOGIN not in hidden.answer and hidden.route != "follow_up"
+
+
+def test_a_client_kept_answer_citing_more_than_an_answer_can_is_not_memory(demo):
+    """Review: every anchor of a client-kept assistant turn was looked up (memory under the access rule), so
+    one 2 MB message list could make a turn load 100,000 entities. No answer of ours cites more than
+    MAX_CITATIONS: a turn that does is left out with its question, and nothing of it is looked up."""
+    import anyio
+    import httpx
+
+    from app.domain import MAX_CITATIONS
+    from app.services import chat
+    from app.services.search import resolve_caller
+
+    engine, settings = demo
+    cited = " ".join(f"[TASK #{i}]" for i in range(1, MAX_CITATIONS + 21))  # all of them Maria may see
+    turns = [("user", "list everything you know"), ("assistant", f"Marker-7Q {cited}.")]
+
+    async def turn():
+        with FakeLLM(Reply.plain("The refund login bug is Diego's [TASK #107].")) as llm:
+            async with httpx.AsyncClient() as client:
+                prep = chat.prepare_stateless(engine, settings.model_copy(update=llm_settings(llm)),
+                                              resolve_caller(engine, MARIA), turns, "who fixes the refund login bug?")
+                answer = await chat.chat(engine, settings.model_copy(update=llm_settings(llm)), prep, client)
+        return answer, json.dumps(llm.requests[-1]["body"]["messages"])
+
+    answer, prompt = anyio.run(turn)
+    assert answer.llm_used is True and "Marker-7Q" not in prompt and "list everything you know" not in prompt
+    assert chat.prepare_stateless(engine, settings, resolve_caller(engine, MARIA), turns, "hi").history == []
