@@ -37,6 +37,11 @@ class TokenGrant:
     roles: frozenset[Role] | None = None  # None: any role
     plain: bool = False  # configured as plain text (not a hash)
 
+    @property
+    def limited(self) -> bool:
+        """Limited to some employees (by id or by role): then it must not learn who exists or who is what."""
+        return self.employee_ids is not None or self.roles is not None
+
     def allows(self, needed: Permission) -> bool:
         return self.scope == "admin" or needed == "bot"
 

@@ -13,7 +13,7 @@ from fastapi.concurrency import run_in_threadpool
 
 from app.api.chat_schemas import WITHDRAWN_TEXT, ConversationDetail, ConversationPublic, MessagePublic, ScopePatch
 from app.api.deps import EngineDep, GrantDep, caller_for, only_query
-from app.api.schemas import error_response
+from app.api.schemas import EXACTLY_ONE_ASKER, PROJECT_EXISTS, beyond_schema, error_response
 from app.api.types import JSON_MAX_ID, TELEGRAM_PATTERN
 from app.domain import Caller, Conversation
 from app.engines.base import Engine
@@ -51,14 +51,16 @@ def public(engine: Engine, conv: Conversation) -> dict:
 
 
 @router.get("", response_model=list[ConversationPublic], responses={**NOT_FOUND, **BAD_INPUT},
-            dependencies=[Depends(only_query("employee_id", "telegram_id", "limit", "offset"))])
+            dependencies=[Depends(only_query("employee_id", "telegram_id", "limit", "offset"))],
+            openapi_extra=beyond_schema(EXACTLY_ONE_ASKER))
 def list_conversations(caller: WhoDep, engine: EngineDep, limit: Limit = 50, offset: Offset = 0):
     """The employee's conversations, most recently updated first."""
     return [public(engine, c) for c in conversations.list_for(engine, caller, limit, offset)]
 
 
 @router.get("/{conversation_id}", response_model=ConversationDetail, responses={**NOT_FOUND, **BAD_INPUT},
-            dependencies=[Depends(only_query("employee_id", "telegram_id", "limit", "offset"))])
+            dependencies=[Depends(only_query("employee_id", "telegram_id", "limit", "offset"))],
+            openapi_extra=beyond_schema(EXACTLY_ONE_ASKER))
 def read_conversation(conversation_id: ConversationId, caller: WhoDep, engine: EngineDep,
                       limit: Limit = 50, offset: Offset = 0):
     """One conversation with a page of its messages, oldest first. An answer that rested on something the
@@ -77,13 +79,15 @@ def read_conversation(conversation_id: ConversationId, caller: WhoDep, engine: E
 
 @router.patch("/{conversation_id}", response_model=ConversationPublic, responses={
     **NOT_FOUND, **BAD_INPUT, 409: error_response("the conversation is pinned to another project: send "
-                                                  "\"pinned\": false to unpin it with the new scope")})
+                                                  "\"pinned\": false to unpin it with the new scope")},
+              openapi_extra=beyond_schema(EXACTLY_ONE_ASKER, PROJECT_EXISTS))
 def patch_conversation(conversation_id: ConversationId, body: ScopePatch, caller: WhoDep, engine: EngineDep):
     """Change the retrieval scope, and pin or unpin (the model's set_rag_scope never changes a pinned one)."""
     return public(engine, conversations.set_scope(engine, caller, conversation_id, body.rag_scope, body.pinned))
 
 
-@router.delete("/{conversation_id}", status_code=status.HTTP_204_NO_CONTENT, responses={**NOT_FOUND, **BAD_INPUT})
+@router.delete("/{conversation_id}", status_code=status.HTTP_204_NO_CONTENT, responses={**NOT_FOUND, **BAD_INPUT},
+               openapi_extra=beyond_schema(EXACTLY_ONE_ASKER))
 async def delete_conversation(conversation_id: ConversationId, caller: WhoDep, engine: EngineDep) -> Response:
     """Delete it with its messages."""
     await run_in_threadpool(conversations.delete, engine, caller, conversation_id)
