@@ -224,6 +224,11 @@ def scope_project(rag_scope: str) -> ProjectScope:
     return rag_scope if rag_scope in RAG_SCOPE_WORDS else int(rag_scope)  # type: ignore[return-value]
 
 
+def scope_project_id(rag_scope: str) -> int | None:
+    """The project a stored scope names (None for "none" and "all"): the one a pinned conversation may keep."""
+    return None if rag_scope in RAG_SCOPE_WORDS else int(rag_scope)
+
+
 @dataclass(frozen=True)
 class Conversation:
     """One employee's conversation. Ownership is checked by the service (``employee_id``)."""

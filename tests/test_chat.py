@@ -12,7 +12,7 @@ from pydantic import SecretStr
 
 from app.api.main import create_app
 from app.domain import SearchHit
-from app.rag import prompting
+from app.rag import citations, prompting
 from app.rag import extractive
 from app.worker import Worker
 from tests.fake_llm import FakeLLM, Reply
@@ -130,4 +130,5 @@ def test_anchors_and_citations():
     hits = [hit("task", 1, "[TASK #1] A\nStatus: TODO\nMore"), hit("task", 1, "[TASK #1] A\n- a comment"),
             hit("doc", 2, "no anchor here")]
     assert prompting.unique_anchors(hits) == ["[TASK #1]", "[DOC #2]"]
-    assert prompting.cited_anchors("see [DOC #2] and [TASK #7] and [DOC #2]", hits) == ["[DOC #2]"]
+    cleaned = citations.clean("See [DOC #2] and [TASK #7] and [DOC #2].", prompting.unique_anchors(hits))
+    assert (cleaned.text, cleaned.cited, cleaned.removed) == ("See [DOC #2] and [DOC #2].", ["[DOC #2]"], ["[TASK #7]"])

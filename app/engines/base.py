@@ -211,7 +211,8 @@ class Engine(Protocol):
         ...
 
     def set_conversation_scope(self, conversation_id: int, rag_scope: str) -> Conversation | None:
-        """Store a new scope (and bump UPDATED_AT); None if there is no such conversation."""
+        """Store a new scope (and bump UPDATED_AT); None if there is no such conversation, or it is pinned to
+        another project than ``rag_scope`` names (the write itself checks the pin, so a concurrent pin wins)."""
         ...
 
     def set_conversation_pin(self, conversation_id: int, rag_scope: str,
@@ -230,7 +231,8 @@ class Engine(Protocol):
         """Store the user's message and the answer in ONE transaction and bump UPDATED_AT: both or
         neither. ``rag_scope`` (a scope the model's tool chose this turn) is stored in the same
         transaction; ``facts`` (what the answer rested on) with the answer. ConflictError if the
-        conversation does not exist (or a row is refused)."""
+        conversation does not exist, a row is refused, or ``rag_scope`` would move it off the project it
+        was pinned to meanwhile (nothing is stored)."""
         ...
 
     def list_messages(self, conversation_id: int, limit: int, offset: int) -> list[Message]:

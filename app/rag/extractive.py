@@ -61,10 +61,6 @@ def _gate_distance(hit: SearchHit, topic: set[str]) -> float:
     return 0.0 if hit.lexical_rank == 1 and topic and topic <= stems else hit.distance
 
 
-def shares_topic(content: str, topic: set[str]) -> bool:
-    return not topic.isdisjoint(terms.stem(w) for w in terms.words(content))
-
-
 def extractive_answer(question: str, hits: Sequence[SearchHit], max_distance: float,
                       max_items: int = 3, units_per_item: int = 3) -> str:
     """Quotes from the best relevant entities, or "I don't know" in the question's language."""

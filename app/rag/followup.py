@@ -9,6 +9,7 @@ as a standalone search query, and tells it what the conversation is about.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 
 from app.rag import terms
@@ -21,6 +22,11 @@ _POINTING = frozenset(terms.fold(w) for w in """
 it its it's that this those these them they one ones there same
 lo la los las le les eso esa ese esas esos esto esta este ello alli ahi mismo misma
 """.split())
+# "there" and "this"/"esta" that point at nothing said before: "are there any open tasks?", "due this week".
+_NOT_POINTING = re.compile(
+    r"\b(?:is|are|was|were|any|anything)\s+there\b|\bthere\s+(?:is|are|was|were)\b"
+    r"|\b(?:this|that|next|last)\s+(?:week|month|year|sprint|iteration|morning|afternoon)\b"
+    r"|\b(?:esta|este|la\s+proxima|el\s+proximo)\s+(?:semana|mes|ano|sprint|iteracion|manana|tarde)\b")
 # Stems of the words that ask for a field of an entity rather than name a topic ("blocking", "vence"),
 # and of the verbs a question about "it" is made with ("what do the comments say?", "¿qué dice?").
 _ASKING = "say says said mean means happen happened happening going stand stands look looks dice dicen pasa paso"
@@ -41,7 +47,8 @@ def own_topic(question: str) -> set[str]:
 
 
 def points_back(question: str) -> bool:
-    return any(terms.fold(w) in _POINTING for w in terms.words(question))
+    """Whether the question uses a word that points at something already said ("it", "that task", "lo")."""
+    return any(w in _POINTING for w in terms.words(_NOT_POINTING.sub(" ", terms.fold(question))))
 
 
 def is_follow_up(question: str) -> bool:

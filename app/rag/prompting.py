@@ -1,4 +1,4 @@
-"""Prompt building and citation checking. Pure: no I/O (the offline answer is in extractive.py).
+"""Prompt building. Pure: no I/O (the offline answer is in extractive.py, the citation check in citations.py).
 
 Every chunk starts with its anchor (``[TASK #12] Title``, see templates.py); the model is told to
 cite those anchors, and citations are only accepted when they name a chunk we actually gave it.
@@ -100,10 +100,3 @@ def build_messages(question: str, hits: Sequence[SearchHit], max_chars: int = MA
         *({"role": turn["role"], "content": turn["content"]} for turn in history),
         {"role": "user", "content": f"Context:\n\n{context}\n\nQuestion: {question.strip()}"},
     ]
-
-
-def cited_anchors(answer: str, hits: Sequence[SearchHit]) -> list[str]:
-    """Anchors the answer cites that name a chunk in the context, in order of first citation."""
-    known = set(unique_anchors(hits))
-    cited = [m.group(0) for m in ANCHOR.finditer(answer)]
-    return [a for a in dict.fromkeys(cited) if a in known]

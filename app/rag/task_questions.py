@@ -14,6 +14,7 @@ the refund flow?") is not a tracker question and goes to retrieval, which reads 
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Literal
@@ -52,6 +53,16 @@ STATUS_PHRASES = {
     "done": "DONE", "finished": "DONE", "completed": "DONE", "complete": "DONE", "terminadas": "DONE",
     "terminados": "DONE", "hechas": "DONE", "completadas": "DONE", "completados": "DONE", "finalizadas": "DONE",
 }
+# "Not finished", said with a negation: taken before STATUS_PHRASES would read "done" in "not done".
+OPEN_NEGATED = ("not done", "not finished", "not completed", "not complete", "not closed", "aren't done",
+                "isn't done", "aren't finished", "isn't finished", "no terminadas", "no terminados",
+                "no estan terminadas", "no estan terminados", "no hechas", "no estan hechas", "no completadas",
+                "no estan completadas", "no cerradas", "no estan cerradas")
+# Negations no filter expresses ("not critical", "not assigned to me"): left anywhere in the question,
+# it is not a tracker question (dropping one, a stop word elsewhere, would answer the opposite).
+NEGATIONS = frozenset(("not", "no", "non", "never", "nunca", "ni", "without", "sin"))
+NOT_MINE = ("not assigned to me", "not mine", "no asignadas a mi", "no asignados a mi", "no son mias",
+            "no son mios")
 OPEN_PHRASES = ("not done", "not finished", "unfinished", "open", "left", "remaining", "pending", "outstanding",
                 "still open", "sin terminar", "abiertas", "abiertos", "pendientes", "pendiente", "restantes",
                 "quedan", "faltan", "por terminar", "working on", "trabajando en", "esta trabajando", "trabajando",
@@ -119,6 +130,10 @@ def parse(question: str, vocabulary: Vocabulary, today: dt.date) -> TaskQuestion
             sprint = sprint or _by_id(vocabulary.sprints, source_id) or Named(source_id, f"sprint {source_id}")
         elif source_type == "project":
             project = project or _by_id(vocabulary.projects, source_id) or Named(source_id, f"project {source_id}")
+    take(NOT_MINE, "not_mine")
+    if "not_mine" in found:
+        return None  # other people's tasks and unassigned ones: no filter says that
+    take(OPEN_NEGATED, "open")
     take(COUNT_PHRASES, "count")
     take(POINTS_PHRASES, "points")
     take(UNASSIGNED_PHRASES, "unassigned")
@@ -184,9 +199,12 @@ def _free(taken: list[tuple[int, int]], span: tuple[int, int]) -> bool:
 
 def _named(text: str, vocabulary: Vocabulary, taken: list[tuple[int, int]]) -> tuple[Named | None, Named | None]:
     """A sprint or project named in full ("Payments Sprint 2"), or a project by a word of its name that
-    no other project shares ("payments", "LATAM"); longest names first so a sprint wins over its project."""
-    candidates = [("sprint", s, terms.fold(s.name)) for s in vocabulary.sprints] + \
-                 [("project", p, terms.fold(p.name)) for p in vocabulary.projects]
+    no other project shares ("payments", "LATAM"); longest names first so a sprint wins over its project.
+    Only names whose every word is in the question are searched for (a directory of 10,000 projects
+    cost seconds per question when each name was a regex of its own)."""
+    present = _tokens(text)
+    candidates = [(kind, named, name) for kind, items in (("sprint", vocabulary.sprints), ("project", vocabulary.projects))
+                  for named in items for name, words in [_folded(named.name)] if words <= present]
     sprint = project = None
     for kind, named, name in sorted(candidates, key=lambda c: -len(c[2])):
         match = re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text) if name.strip() else None
@@ -202,9 +220,10 @@ def _named(text: str, vocabulary: Vocabulary, taken: list[tuple[int, int]]) -> t
 
 
 def _project_by_word(text: str, vocabulary: Vocabulary, taken: list[tuple[int, int]]) -> Named | None:
+    present = _tokens(text)
     owners: dict[str, list[Named]] = {}
     for p in vocabulary.projects:
-        for word in set(terms.words(terms.fold(p.name))):
+        for word in _folded(p.name)[1] & present:  # a word the question does not use names no project here
             if len(word) >= 4 and word not in terms.STOP and word not in FILLER:
                 owners.setdefault(word, []).append(p)
     for word, projects in owners.items():
@@ -217,18 +236,34 @@ def _project_by_word(text: str, vocabulary: Vocabulary, taken: list[tuple[int, i
     return None
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def _folded(name: str) -> tuple[str, frozenset[str]]:
+    """A name folded (terms.fold) and the words in it: each name is folded once, not once per question."""
+    folded = terms.fold(name)
+    return folded, _tokens(folded)
+
+
+def _tokens(folded: str) -> frozenset[str]:
+    """The runs of letters and digits: a name found in the question has each of its runs there too."""
+    return frozenset(re.findall(r"[^\W_]+", folded))
+
+
 def _by_id(items: tuple[Named, ...], item_id: int) -> Named | None:
     return next((n for n in items if n.id == item_id), None)
 
 
 def _people(text: str, vocabulary: Vocabulary, taken: list[tuple[int, int]]) -> list[Person]:
     """People named by full name, or by a first or last name ("Chen's tasks"): all who share it."""
+    present = _tokens(text)
     for full in (True, False):
         matches: dict[int, Person] = {}
         spans = []
         for person in vocabulary.people:
-            names = [" ".join(terms.fold(p) for p in (person.first_name, person.last_name) if p)] if full else \
-                [terms.fold(p) for p in (person.first_name, person.last_name) if p]
+            parts = [_folded(p) for p in (person.first_name, person.last_name) if p]
+            if not all(words <= present for _, words in parts) if full else \
+                    not any(words <= present for _, words in parts):
+                continue
+            names = [" ".join(name for name, _ in parts)] if full else [name for name, _ in parts]
             for name in names:
                 if len(name) < 2:
                     continue
@@ -243,11 +278,14 @@ def _people(text: str, vocabulary: Vocabulary, taken: list[tuple[int, int]]) -> 
 
 
 def _leftover(text: str, taken: list[tuple[int, int]]) -> bool:
-    """Whether a word outside the understood spans carries meaning (then the question is not ours)."""
+    """Whether a word outside the understood spans carries meaning (then the question is not ours); a
+    negation always does."""
     rest = list(text)
     for start, end in taken:
         rest[start:end] = " " * (end - start)
     for word in terms.words("".join(rest)):
+        if word in NEGATIONS:
+            return True
         if word in terms.STOP or word in FILLER or len(word) < 2 and not word.isdigit():
             continue
         return True

@@ -139,14 +139,20 @@ def prepare_stateless(engine: Engine, settings: Settings, caller: Caller, turns:
                       question: str, rag_scope: object = None, top_k: int | None = None) -> Prepared:
     """A conversation the client keeps (an OpenAI-style message list): its earlier (role, content) turns are
     the memory — an assistant turn was grounded in the anchors it cites, the first of them its focus — and
-    the same rules apply to them (memory under the access rule, focus, routing). Nothing is stored.
+    the same rules apply to them (memory under the access rule, focus, routing). An assistant turn citing
+    more than any answer of ours does (MAX_CITATIONS) is left out with its question: each anchor is looked
+    up, and a message list must not make one turn load thousands of entities. Nothing is stored.
     InvalidScopeError for a bad scope."""
     scope = conversations.valid_scope(engine, rag_scope if rag_scope is not None else settings.chat_default_scope)
     now = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
     keep = turns[-max(2 * settings.chat_history_turns, 2):]
-    history = []
+    history: list[Message] = []
     for ix, (role, content) in enumerate(keep):
         cited = tuple(refs.anchor(r) for r in refs.anchors_in(content)) if role == "assistant" else ()
+        if len(cited) > MAX_CITATIONS:
+            if history and history[-1].role == "user":
+                history.pop()
+            continue
         facts = TurnFacts(focus=cited[0] if cited else None)
         history.append(Message(-(ix + 1), 0, role, content, cited, now, facts))  # type: ignore[arg-type]
     state = tools.ToolState(engine, caller, scope, None, None)

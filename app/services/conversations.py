@@ -102,14 +102,14 @@ def withdrawn(engine: Engine, caller: Caller, messages: list[Message]) -> set[in
 def memory(engine: Engine, caller: Caller, history: list[Message]) -> tuple[list[Message], SourceRecord | None]:
     """The recent turns under the access rule *now*: a question and its answer are left out when the
     answer rested on anything the caller can no longer see. And the conversation's focus (the last
-    answer's), when the caller may still see it."""
+    answer's that was not left out), when the caller may still see it."""
     gone = withdrawn(engine, caller, history)
     kept: list[Message] = []
     for ix, message in enumerate(history):
         answer = message if message.role == "assistant" else (history[ix + 1] if ix + 1 < len(history) else None)
         if answer is None or answer.role != "assistant" or answer.message_id not in gone:
             kept.append(message)
-    last = next((m for m in reversed(history) if m.role == "assistant"), None)
+    last = next((m for m in reversed(kept) if m.role == "assistant"), None)
     focus_ref = refs.ref_of(last.facts.focus) if last is not None and last.facts.focus else None
     focus = entities.lookup(engine, caller, focus_ref) if focus_ref is not None else None
     return kept, focus
@@ -143,19 +143,20 @@ def set_scope(engine: Engine, caller: Caller, conversation_id: int, value: objec
     """The client's PATCH. ``pinned``: None keeps the pin (a pinned conversation may then only keep its
     project: anything else is a PinnedScopeError, so it never reports a pin its scope contradicts),
     False unpins, True pins to the project the scope names."""
-    conv = owned(engine, caller, conversation_id)
+    owned(engine, caller, conversation_id)
     stored = valid_scope(engine, value)
-    if pinned is None and conv.pinned_project_id is not None and stored != str(conv.pinned_project_id):
-        raise PinnedScopeError(f"conversation {conversation_id} is pinned to project {conv.pinned_project_id}: "
-                               "send \"pinned\": false with the new rag_scope to unpin it")
     if pinned is None:
         updated = engine.set_conversation_scope(conversation_id, stored)
     else:
         if pinned and stored in ("none", "all"):
             raise InvalidScopeError("a pinned conversation needs rag_scope to be a project id")
         updated = engine.set_conversation_pin(conversation_id, stored, int(stored) if pinned else None)
-    if updated is None:  # deleted in between
-        raise ConversationNotFoundError(f"conversation {conversation_id} does not exist")
+    if updated is None:  # deleted in between, or pinned in between (the write checks the pin itself)
+        now = engine.get_conversation(conversation_id)
+        if now is None:
+            raise ConversationNotFoundError(f"conversation {conversation_id} does not exist")
+        raise PinnedScopeError(f"conversation {conversation_id} is pinned to project {now.pinned_project_id}: "
+                               "send \"pinned\": false with the new rag_scope to unpin it")
     return updated
 
 

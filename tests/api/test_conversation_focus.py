@@ -88,6 +88,14 @@ def test_a_question_that_names_its_own_topic_moves_the_focus(offline):
     assert moved["citations"][0] == "[TASK #55]" and follow["citations"] == ["[TASK #55]"]
 
 
+def test_a_tracker_question_mid_conversation_is_not_read_as_about_the_focus(offline):
+    """Review: "this" in "this week" and "there" in "are there" pointed back at the focus."""
+    _, week, open_tasks = converse(offline, MARIA, "what is wrong with the login bug on the refund flow?",
+                                   "which tasks are due this week?", "are there any open tasks?")
+    assert week["route"] == open_tasks["route"] == "tasks"
+    assert week["answer"].startswith("Tasks (due this week") and len(open_tasks["citations"]) > 1
+
+
 def test_follow_ups_keep_the_topic_when_the_llms_rewrite_fails(demo):
     with FakeLLM(Reply.status(500)) as llm, TestClient(_app(demo, **llm_settings(llm))) as c:
         first, blocking = converse(c, MARIA, "what is wrong with the login bug on the refund flow?",
@@ -157,6 +165,17 @@ def test_tracker_questions_offline(offline):
     assert spanish["answer"].startswith("Tareas (asignadas a ti, por hacer): 4")
     nobody = ask(offline, ANA, "which critical tasks are unassigned?")  # unassigned tasks: managers only
     assert nobody["citations"] == [] and nobody["answer"] == "No task you can see matches: critical, unassigned."
+
+
+def test_a_negated_tracker_question_is_never_answered_with_its_opposite(offline, demo):
+    """Review: "not" is a stop word, so "which of my tasks are not done?" listed Ben's DONE tasks."""
+    engine, _ = demo
+    open_tasks = ask(offline, BEN, "which of my tasks are not done?")
+    assert open_tasks["route"] == "tasks" and open_tasks["citations"]
+    assert open_tasks["answer"].startswith("Tasks (assigned to you, not done)")
+    cited = [int(a.split("#")[1].rstrip("]")) for a in open_tasks["citations"]]
+    assert all(engine.get(TASKS, t)["status"] != "DONE" and engine.get(TASKS, t)["assignee_id"] == BEN for t in cited)
+    assert ask(offline, MARIA, "which tasks are not critical?")["route"] == "retrieve"
 
 
 def test_a_person_by_name_offline_and_through_the_models_find_tasks(demo, offline):
@@ -296,3 +315,31 @@ def test_a_conversation_the_client_keeps_gets_the_same_focus_and_rule_and_stores
     assert len(engine.list_conversations(MARIA, 500, 0)) == before
     hidden = anyio.run(turn, resolve_caller(engine, ANA), "who is assigned to it?")  # not hers: no focus
     assert REFUND_LOGIN not in hidden.answer and hidden.route != "follow_up"
+
+
+def test_a_client_kept_answer_citing_more_than_an_answer_can_is_not_memory(demo):
+    """Review: every anchor of a client-kept assistant turn was looked up (memory under the access rule), so
+    one 2 MB message list could make a turn load 100,000 entities. No answer of ours cites more than
+    MAX_CITATIONS: a turn that does is left out with its question, and nothing of it is looked up."""
+    import anyio
+    import httpx
+
+    from app.domain import MAX_CITATIONS
+    from app.services import chat
+    from app.services.search import resolve_caller
+
+    engine, settings = demo
+    cited = " ".join(f"[TASK #{i}]" for i in range(1, MAX_CITATIONS + 21))  # all of them Maria may see
+    turns = [("user", "list everything you know"), ("assistant", f"Marker-7Q {cited}.")]
+
+    async def turn():
+        with FakeLLM(Reply.plain("The refund login bug is Diego's [TASK #107].")) as llm:
+            async with httpx.AsyncClient() as client:
+                prep = chat.prepare_stateless(engine, settings.model_copy(update=llm_settings(llm)),
+                                              resolve_caller(engine, MARIA), turns, "who fixes the refund login bug?")
+                answer = await chat.chat(engine, settings.model_copy(update=llm_settings(llm)), prep, client)
+        return answer, json.dumps(llm.requests[-1]["body"]["messages"])
+
+    answer, prompt = anyio.run(turn)
+    assert answer.llm_used is True and "Marker-7Q" not in prompt and "list everything you know" not in prompt
+    assert chat.prepare_stateless(engine, settings, resolve_caller(engine, MARIA), turns, "hi").history == []

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from app.api.chat_schemas import WITHDRAWN_TEXT
-from app.entities import EMPLOYEES, TASKS
+from app.entities import DOCUMENTS, EMPLOYEES, TASKS
 from app.worker import Worker
 from tests.fake_llm import FakeLLM, Reply
 
@@ -92,3 +92,23 @@ def test_a_withdrawn_focus_is_not_followed(sqlite_engine, sqlite_settings, ids):
     assert follow["route"] != "follow_up" and f"[TASK #{ids['refund']}]" not in follow["answer"]
     assert "Ana Garcia" not in follow["answer"]
     Worker(sqlite_engine, sqlite_settings).run_once()  # the queue drains without trouble afterwards
+
+
+def test_a_withdrawn_answer_no_longer_sets_the_focus(sqlite_engine, sqlite_settings, ids):
+    """Review: the docs say a withdrawn answer is left out of everything that follows, the focus included,
+    but the focus was read from the last answer whether withdrawn or not. Luis's answer cited his refund
+    task first and the vacation policy; once the policy is someone else's document the answer is
+    withdrawn, and "it" no longer resolves to the task that answer was about."""
+    refund, policy = f"[TASK #{ids['refund']}]", f"[DOC #{ids['policy']}]"
+    reply = f"The refund flow times out {refund}. Everyone gets 25 vacation days {policy}."
+    with FakeLLM(Reply.plain(reply)) as llm, \
+            client_for(sqlite_settings, sqlite_engine, **llm_settings(llm, chat_max_tool_rounds=0)) as c:
+        first = ask(c, ids["luis"], "why does the refund flow time out, and how many vacation days do we get?")
+        assert first["citations"] == [refund, policy]
+    sqlite_engine.update(DOCUMENTS, ids["policy"], {"OWNER_EMPLOYEE_ID": ids["ana"]})
+    with client_for(sqlite_settings, sqlite_engine) as c:
+        follow = ask(c, ids["luis"], "who is assigned to it?", first["conversation_id"])
+        detail = c.get(f"/api/v1/conversations/{first['conversation_id']}?employee_id={ids['luis']}",
+                       headers=AUTH).json()
+    assert detail["messages"][1]["withdrawn"] is True
+    assert follow["route"] != "follow_up" and refund not in follow["citations"]

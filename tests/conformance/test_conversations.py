@@ -74,6 +74,26 @@ def test_scope_is_stored_and_a_malformed_one_changes_nothing(engine):
     assert engine.set_conversation_scope(conv.conversation_id + 1000, "all") is None
 
 
+def test_a_pinned_conversation_never_leaves_its_project_by_a_scope_write(engine):
+    """The pin is checked by the write itself, not by a read before it: a PATCH that read the conversation
+    unpinned, or a model's set_rag_scope chosen before the user pinned it, must not move it off the project
+    it was pinned to meanwhile (a pin its scope contradicts). The service tells 404 from 409 afterwards."""
+    ana = employee(engine, "Ana", "Ruiz")
+    p, q = project(engine, "Apollo"), project(engine, "Hermes")
+    conv = engine.create_conversation(ana, "all", None, None)
+    engine.set_conversation_pin(conv.conversation_id, str(p), p)  # pinned by someone else's request meanwhile
+    for scope in ("all", "none", str(q)):
+        assert engine.set_conversation_scope(conv.conversation_id, scope) is None
+        with pytest.raises(ConflictError):
+            engine.append_turn(conv.conversation_id, "q", "a", [], rag_scope=scope)
+    assert engine.set_conversation_scope(conv.conversation_id, str(p)).rag_scope == str(p)  # its own: fine
+    kept = engine.get_conversation(conv.conversation_id)
+    assert (kept.rag_scope, kept.pinned_project_id) == (str(p), p)
+    assert engine.list_messages(conv.conversation_id, 10, 0) == []  # the refused turns stored nothing
+    engine.append_turn(conv.conversation_id, "q", "a", [], rag_scope=str(p))
+    assert len(engine.list_messages(conv.conversation_id, 10, 0)) == 2
+
+
 def test_unknown_employee_or_pinned_project_is_a_conflict(engine):
     ana = employee(engine, "Ana", "Ruiz")
     with pytest.raises(ConflictError):

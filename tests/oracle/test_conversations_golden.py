@@ -63,8 +63,9 @@ def test_list_scope_and_delete(fake_engine, conn):
                      ("FROM CONVERSATIONS WHERE", Reply(rows=[(*CONV_ROW[:3], "12", *CONV_ROW[4:])]))]
     assert fake_engine.set_conversation_scope(5, 12).rag_scope == "12"
     assert conn.calls[0].sql == golden("set_conversation_scope")
-    assert conn.calls[0].binds == {"rag_scope": "12", "conversation_id": 5}
-    assert fake_engine.set_conversation_scope(6, "none") is None  # rowcount 0: no such conversation
+    assert conn.calls[0].binds == {"rag_scope": "12", "conversation_id": 5, "scope_project_id": 12}
+    assert fake_engine.set_conversation_scope(6, "none") is None  # rowcount 0: no such conversation (or pinned)
+    assert conn.calls[-1].binds == {"rag_scope": "none", "conversation_id": 6, "scope_project_id": None}
 
     conn.calls.clear()
     conn.replies.append(("DELETE FROM CONVERSATIONS", Reply(rowcount=1)))
@@ -97,12 +98,23 @@ def test_append_turn_bumps_inserts_both_then_commits_once(fake_engine, conn):
 def test_a_scope_chosen_during_the_turn_is_set_before_the_one_commit(fake_engine, conn):
     conn.replies += [("UPDATE CONVERSATIONS SET UPDATED_AT", Reply(rowcount=1)),
                      ("INSERT INTO MESSAGES", returning([41])), ("INSERT INTO MESSAGES", returning([42])),
+                     ("UPDATE CONVERSATIONS SET RAG_SCOPE", Reply(rowcount=1)),
                      ("MESSAGE_ID IN", Reply(rows=[(41, 5, "user", "q", "[]", NOW, None, None, None, None), (42, 5, "assistant", "a", "[]", NOW, None, None, None, None)]))]
     fake_engine.append_turn(5, "q", "a", [], rag_scope="none")
     scope = conn.calls[3]
     assert scope.sql == golden("set_conversation_scope")
-    assert scope.binds == {"rag_scope": "none", "conversation_id": 5}
+    assert scope.binds == {"rag_scope": "none", "conversation_id": 5, "scope_project_id": None}
     assert conn.events == ["commit"] and conn.calls[4].sql == golden("get_turn")
+
+
+def test_a_scope_the_pin_refuses_rolls_the_turn_back(fake_engine, conn):
+    """The scope write changes no row (the conversation was pinned meanwhile): nothing of the turn stays."""
+    conn.replies += [("UPDATE CONVERSATIONS SET UPDATED_AT", Reply(rowcount=1)),
+                     ("INSERT INTO MESSAGES", returning([41])), ("INSERT INTO MESSAGES", returning([42])),
+                     ("UPDATE CONVERSATIONS SET RAG_SCOPE", Reply(rowcount=0))]
+    with pytest.raises(ConflictError, match="pinned"):
+        fake_engine.append_turn(5, "q", "a", [], rag_scope="all")
+    assert conn.calls[3].sql == golden("set_conversation_scope") and conn.events == ["rollback"]
 
 
 def test_append_turn_failing_second_insert_rolls_everything_back(fake_engine, conn):

@@ -4,6 +4,9 @@ routed, the answer to a tracker question, clean citations, and demo dates relati
 from __future__ import annotations
 
 import datetime as dt
+import re
+import signal
+from contextlib import contextmanager
 
 import pytest
 
@@ -60,6 +63,10 @@ def test_a_sprint_name_ending_in_a_number_is_not_an_id():
                                                                      project=Named(2, "Payments Platform"))),
     ("which tasks does Ana have?", dict(people=(Person(2, "Ana", "Garcia"), Person(9, "Ana", "Ruiz")))),
     ("which tasks does Ana Ruiz have?", dict(people=(Person(9, "Ana", "Ruiz"),))),
+    # A negation that means "open" is understood, never dropped ("not done" is not DONE).
+    ("which of my tasks are not done?", dict(mine=True, open_only=True)),
+    ("which tasks aren't finished?", dict(open_only=True)),
+    ("¿qué tareas no están terminadas?", dict(open_only=True, lang="es")),
 ])
 def test_tracker_questions_parse(question, expected):
     parsed = task_questions.parse(question, NAMES, TODAY)
@@ -70,11 +77,27 @@ def test_tracker_questions_parse(question, expected):
             assert getattr(parsed, field) == expected.get(field, value), (question, field)
 
 
+def test_names_with_punctuation_accents_and_possessives_are_found():
+    """Names are searched for only when each of their words is in the question (the directory can be
+    10,000 people); a hyphen, an apostrophe, accents or brackets in a name must not hide it."""
+    names = Vocabulary(people=(Person(10, "Jean-Luc", "O'Brien"), Person(11, "José", "Núñez")),
+                       projects=(Named(5, "Checkout v2.0 (EU)"),), sprints=(Named(9, "Checkout v2.0 (EU) Sprint 1", 5),))
+    jean_luc, jose = names.people
+    assert task_questions.parse("what is Jean-Luc working on?", names, TODAY).people == (jean_luc,)
+    assert task_questions.parse("O'Brien's tasks", names, TODAY).people == (jean_luc,)
+    assert task_questions.parse("tareas de jose nunez", names, TODAY).people == (jose,)
+    assert task_questions.parse("tasks in Checkout v2.0 (EU)", names, TODAY).project == names.projects[0]
+    assert task_questions.parse("overdue tasks in checkout v2.0 (eu) sprint 1", names, TODAY).sprint == names.sprints[0]
+
+
 @pytest.mark.parametrize("question", [
     "fix the login bug on the refund flow", "who is assigned to the payroll export failure?",
     "what is the status of task 107?", "which tasks are about the refund flow?", "tasks",
     "what did we agree in my 1:1 with Maria?", "how many approvals does payments code need in code review?",
     "¿cuántos días de vacaciones me quedan este año?", "what is the goal of Payments Sprint 2?",
+    # Negations no filter expresses: retrieval reads them, a task list would answer the opposite.
+    "which tasks are not critical?", "which tasks are not overdue?", "tasks that are not in progress",
+    "my tasks that are not in review", "tasks not assigned to me", "¿qué tareas no son críticas?",
 ])
 def test_anything_else_is_left_to_retrieval(question):
     assert task_questions.parse(question, NAMES, TODAY) is None
@@ -91,6 +114,13 @@ def test_anything_else_is_left_to_retrieval(question):
     ("what about the checkout page?", ("task", 55), "retrieve"),
     ("when is it due?", None, "retrieve"),
     ("what is the goal of Payments Sprint 2?", None, "retrieve"),
+    # "there" and "this" that point at no earlier answer do not make a tracker question about the focus.
+    ("which tasks are due this week?", ("task", 55), "tasks"),
+    ("how many tasks are there?", ("task", 55), "tasks"),
+    ("are there any open tasks?", ("task", 55), "tasks"),
+    ("is there any task due today?", ("task", 55), "tasks"),
+    ("is that task overdue?", ("task", 55), "follow_up"),
+    ("is there a blocker?", ("task", 55), "follow_up"),
 ])
 def test_routes(question, focus, kind):
     route = routing.route(question, focus, NAMES, TODAY)
@@ -133,11 +163,71 @@ def test_tracker_answers_list_count_and_sum_with_their_anchors():
     ("Hello!\n- first [TASK #2]\n- second [TASK #3]", {"[TASK #3]"}, "Hello!\n- second [TASK #3]", True),
     ("I don't know.", set(), "I don't know.", True),
     ("It is due soon (see [TASK #4]). Ask Ana.", set(), "Ask Ana.", False),
+    # A period inside a number or after an abbreviation does not end the sentence whose claim goes.
+    ("Version 1.2 is out [TASK #5]. Known [TASK #1].", {"[TASK #1]"}, "Known [TASK #1].", True),
+    ("Dr. Smith said it is blocked [TASK #5]. Known [TASK #1].", {"[TASK #1]"}, "Known [TASK #1].", True),
+    ("Known [TASK #1]. Some tools, e.g. the linter, fail [DOC #9].", {"[TASK #1]"}, "Known [TASK #1].", True),
+    ("1. uno [TASK #1]\n2. dos [TASK #5]", {"[TASK #1]"}, "1. uno [TASK #1]", True),  # no dangling "2."
+    ("Diego owns it [TASK #1] (see [DOC #5]).", {"[TASK #1]"}, "Diego owns it [TASK #1].", True),
+    ("[TASK #1] is done, [TASK #5] is not.", {"[TASK #1]"}, "[TASK #1] is done.", True),
 ])
 def test_a_removed_citation_takes_its_claim_with_it(answer, citable, cleaned, grounded):
     result = citations.clean(answer, citable)
     assert (result.text, result.grounded) == (cleaned, grounded)
     assert set(result.cited) <= citable and not set(result.removed) & citable
+
+
+LOOSE_ANCHOR = re.compile(r"\[\s*(?:task|sprint|project|doc)\s*#", re.IGNORECASE)
+
+
+@pytest.mark.parametrize("answer, citable, cleaned", [
+    ("See [TASK  #5] for it. Known [TASK #1].", {"[TASK #1]"}, "Known [TASK #1]."),  # not tidied into [TASK #5]
+    ("Hidden [task #5] here. Known [TASK #1].", {"[TASK #1]"}, "Known [TASK #1]."),
+    ("It is done [task #1].", {"[TASK #1]"}, "It is done [TASK #1]."),
+    ("Late [ TASK #007 ].", {"[TASK #7]"}, "Late [TASK #7]."),
+    ("It is blocked [TASK #1, TASK #5].", {"[TASK #1]"}, "It is blocked [TASK #1]."),
+    ("Both are late [TASK #1; #2].", {"[TASK #1]", "[TASK #2]"}, "Both are late [TASK #1] [TASK #2]."),
+])
+def test_an_anchor_in_any_spelling_is_checked_like_one(answer, citable, cleaned):
+    """Every anchor the answer keeps names something citable, however the model spelled it: a spelling
+    the check did not recognise must not reach the reader (nor be tidied into a real-looking anchor)."""
+    result = citations.clean(answer, citable)
+    assert result.text == cleaned
+    left = [m.start() for m in LOOSE_ANCHOR.finditer(result.text)]
+    assert len(left) == len(re.findall(r"\[(?:TASK|DOC) #\d+\]", result.text))
+    assert set(re.findall(r"\[(?:TASK|DOC) #\d+\]", result.text)) <= citable
+
+
+@contextmanager
+def at_most(seconds: int):
+    """A generous bound for input that used to take minutes (catastrophic regex backtracking): the suite
+    fails with a clear message instead of hanging. Speed itself is scripts/bench_chat_core.py's job."""
+    def expired(*_):
+        raise AssertionError(f"took over {seconds} s: the cleaner is not linear in its input")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+@pytest.mark.parametrize("hostile, kept", [
+    ("x [TASK #1] y [TASK #5]" + " ," * 20_000 + " z", "x [TASK #1], z"),  # was 4.6 minutes
+    ("[TASK #5]" + " " * 40_000 + "x. Known [TASK #1].", "Known [TASK #1]."),
+    ("Known [TASK #1] and" + " and" * 20_000 + " [TASK #5].", "Known [TASK #1]."),
+    ("Known [TASK #1]." + " e.g." * 10_000 + " [TASK #5].", "Known [TASK #1]."),
+    ("Known [TASK #1] " + "[TASK #5] " * 5_000 + ".", "Known [TASK #1]."),
+    ("Known [TASK #1]" + " " * 40_000 + "x [TASK #5].", "Known [TASK #1] x."),
+])
+def test_cleaning_a_hostile_reply_is_linear(hostile, kept):
+    """The model's reply is not trusted text (prompt injection can shape it) and the chat cleans it on the
+    event loop: 40,000 characters must not hold it for minutes."""
+    with at_most(60):
+        result = citations.clean(hostile, {"[TASK #1]"})
+    assert result.text == kept and result.cited == ["[TASK #1]"]
 
 
 def test_demo_dates_follow_the_day_seeded_and_nothing_else_does():

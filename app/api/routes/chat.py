@@ -24,7 +24,8 @@ T = TypeVar("T")
 CHAT_ERRORS = {
     404: error_response("unknown employee or Telegram id; unknown conversation, or one that belongs to "
                         "another employee (the same answer, whatever the token)"),
-    409: error_response("the conversation was deleted while the answer was being written (nothing stored)"),
+    409: error_response("the conversation was deleted, or pinned to a project the model's scope change would "
+                        "leave, while the answer was being written (nothing stored)"),
     503: error_response("too many chats in progress (see Retry-After), or the database is unavailable"),
 }
 STREAM_DOC = (

@@ -24,6 +24,7 @@ from app.domain import (
     check_rag_scope,
     citations_json,
     retrieved_of,
+    scope_project_id,
 )
 from app.engines.base import ConflictError
 from app.engines.oracle import statements as sql
@@ -53,8 +54,11 @@ def list_conversations(cur: Any, employee_id: int, limit: int, offset: int) -> l
 
 
 def set_conversation_scope(cur: Any, conversation_id: int, rag_scope: str) -> int:
-    """UPDATE; the number of rows changed (the caller commits, then reads it back)."""
-    cur.execute(sql.SET_CONVERSATION_SCOPE, rag_scope=check_rag_scope(rag_scope), conversation_id=int(conversation_id))
+    """UPDATE; the number of rows changed (the caller commits, then reads it back): 0 for no such
+    conversation, or one pinned to another project than the scope names."""
+    stored = check_rag_scope(rag_scope)
+    cur.execute(sql.SET_CONVERSATION_SCOPE, rag_scope=stored, conversation_id=int(conversation_id),
+                scope_project_id=scope_project_id(stored))
     return cur.rowcount
 
 

@@ -407,8 +407,9 @@ class OracleEngine:
             with conflicts(MESSAGES):
                 user_id, answer_id = conversations.append_turn(cur, conversation_id, user_text, assistant_text,
                                                                citations, facts)
-                if rag_scope is not None:
-                    conversations.set_conversation_scope(cur, conversation_id, rag_scope)
+                if rag_scope is not None and not conversations.set_conversation_scope(cur, conversation_id, rag_scope):
+                    raise ConflictError(f"conversation {conversation_id} was pinned to a project while the answer "
+                                        "was being written: its scope was not changed and nothing was stored")
             conn.commit()  # both rows, the bump and the scope, or (any exception above: rollback) none
             return conversations.turn(cur, user_id, answer_id)
 

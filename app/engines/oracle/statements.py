@@ -527,10 +527,12 @@ LIST_CONVERSATIONS = (
     f"SELECT {_conversation_columns} FROM CONVERSATIONS WHERE EMPLOYEE_ID = :employee_id\n"
     "ORDER BY UPDATED_AT DESC, CONVERSATION_ID DESC OFFSET :skip_rows ROWS FETCH NEXT :max_rows ROWS ONLY"
 )
-# source: FACTS.md §10 (plain UPDATE by key; UTC timestamp from SYSTIMESTAMP)
+# source: FACTS.md §10 (plain UPDATE by key; UTC timestamp from SYSTIMESTAMP); the pin is checked by the write
+# itself: a pinned row changes only to its own project (a None bind, for "none"/"all", is NULL and matches none)
 SET_CONVERSATION_SCOPE = (
     "UPDATE CONVERSATIONS SET RAG_SCOPE = :rag_scope, UPDATED_AT = SYS_EXTRACT_UTC(SYSTIMESTAMP)\n"
-    "WHERE CONVERSATION_ID = :conversation_id"
+    "WHERE CONVERSATION_ID = :conversation_id\n"
+    "AND (PINNED_PROJECT_ID IS NULL OR PINNED_PROJECT_ID = :scope_project_id)"
 )
 # source: FACTS.md §10 (plain UPDATE by key; UTC timestamp from SYSTIMESTAMP) — a PATCH that pins or unpins
 SET_CONVERSATION_PIN = (

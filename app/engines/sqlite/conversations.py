@@ -26,6 +26,7 @@ from app.domain import (
     check_rag_scope,
     citations_json,
     retrieved_of,
+    scope_project_id,
 )
 from app.engines.base import ConflictError
 from app.engines.sqlite import statements as sql
@@ -49,7 +50,9 @@ def list_conversations(conn: apsw.Connection, employee_id: int, limit: int, offs
 
 
 def set_conversation_scope(conn: apsw.Connection, conversation_id: int, rag_scope: str) -> Conversation | None:
-    row = conn.execute(sql.SET_CONVERSATION_SCOPE, (check_rag_scope(rag_scope), conversation_id)).fetchone()
+    """None: no such conversation, or one pinned to another project than the scope names."""
+    stored = check_rag_scope(rag_scope)
+    row = conn.execute(sql.SET_CONVERSATION_SCOPE, (stored, conversation_id, scope_project_id(stored))).fetchone()
     return _conversation(row) if row else None
 
 

@@ -353,8 +353,9 @@ class SQLiteEngine:
                     facts: TurnFacts = TurnFacts()) -> tuple[Message, Message]:
         with errors.conflicts(MESSAGES), self._write() as conn:
             turn = conversations.append_turn(conn, conversation_id, user_text, assistant_text, citations, facts)
-            if rag_scope is not None:
-                conversations.set_conversation_scope(conn, conversation_id, rag_scope)
+            if rag_scope is not None and conversations.set_conversation_scope(conn, conversation_id, rag_scope) is None:
+                raise ConflictError(f"conversation {conversation_id} was pinned to a project while the answer was "
+                                    "being written: its scope was not changed and nothing was stored")
             return turn
 
     def list_messages(self, conversation_id: int, limit: int, offset: int) -> list[Message]:
