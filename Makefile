@@ -8,7 +8,7 @@ TOKEN_FILE := $(DATA)/dev-token
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test venv bench clean test-oracle
+.PHONY: run test venv bench clean test-oracle screenshots
 
 venv: $(STAMP)
 
@@ -27,6 +27,7 @@ run: $(STAMP)
 	$(BIN)/ragctl demo
 	@echo ""
 	@echo "  API:        http://$(HOST):$(PORT)/docs"
+	@echo "  Console:    http://$(HOST):$(PORT)/console   (log in with the token below)"
 	@if [ -n "$${RAG_API_TOKENS:-}" ]; then echo "  Token:      one of your RAG_API_TOKENS (put it in the curl line below instead of the dev token)"; \
 	 else echo "  Dev token:  $$(cat $(TOKEN_FILE))"; fi
 	@echo "  Try:        curl -s -H \"Authorization: Bearer $$(cat $(TOKEN_FILE))\" -H 'Content-Type: application/json' \\"
@@ -51,6 +52,10 @@ test-oracle: $(STAMP)
 	RAG_DATABASE_URL=$(ORACLE_DSN) $(BIN)/ragctl worker --once
 	RAG_DATABASE_URL=$(ORACLE_DSN) $(BIN)/ragctl oracle doctor --strict
 	RAG_TEST_ORACLE_DSN=$(ORACLE_DSN) $(BIN)/python -m pytest
+
+# The console's pictures in docs/console/, taken by its browser tests (needs Debian's chromium).
+screenshots: $(STAMP)
+	RAG_CONSOLE_SCREENSHOTS=docs/console $(BIN)/python -m pytest tests/console/test_console_browser.py -q
 
 bench: $(STAMP)
 	$(BIN)/python scripts/bench_search.py

@@ -24,6 +24,11 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError,
 from app.domain import MAX_ID, Role
 
 HASH_PREFIX = "sha256:"
+# The operator console's session (app/console): the admin token in an HttpOnly, SameSite=Strict cookie.
+# On /api/ the cookie counts only beside CSRF_HEADER carrying csrf_token(token): a cross-site page can
+# neither read that value nor send a custom header without a CORS preflight, which this API never grants.
+CONSOLE_COOKIE = "rag_console"
+CSRF_HEADER = "x-csrf-token"
 _HEX_DIGEST = re.compile(r"^[0-9a-fA-F]{64}$")
 
 Permission = Literal["admin", "bot"]
@@ -37,6 +42,11 @@ class TokenGrant:
     employee_ids: frozenset[int] | None = None  # None: any employee
     roles: frozenset[Role] | None = None  # None: any role
     plain: bool = False  # configured as plain text (not a hash)
+
+    @property
+    def limited(self) -> bool:
+        """Limited to some employees (by id or by role): then it must not learn who exists or who is what."""
+        return self.employee_ids is not None or self.roles is not None
 
     def allows(self, needed: Permission) -> bool:
         return self.scope == "admin" or needed == "bot"
@@ -120,6 +130,16 @@ def _safe_reason(exc: Exception) -> str:
     if isinstance(exc, ValidationError):
         return "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors(include_input=False))
     return type(exc).__name__
+
+
+def csrf_token(token: str) -> str:
+    """The anti-CSRF value of a console session: only the console's pages, served to the token's holder,
+    carry it. Keyed by the token itself, so neither a configured digest nor the value reveals the token."""
+    return hmac.new(token.encode("utf-8", "surrogatepass"), b"rag-console-csrf", hashlib.sha256).hexdigest()
+
+
+def csrf_matches(token: str, offered: str | None) -> bool:
+    return offered is not None and hmac.compare_digest(csrf_token(token).encode(), offered.encode("utf-8", "replace"))
 
 
 def match(grants: tuple[TokenGrant, ...], offered: str) -> TokenGrant | None:

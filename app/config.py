@@ -81,6 +81,13 @@ class Settings(BaseSettings):
     chat_default_scope: str = "all"
     chat_max_tool_rounds: int = Field(3, ge=0, le=10)
 
+    # The operator console (/console): how often its charts sample queue depth and search latency from the
+    # service's own metrics (one hour is kept in memory). Each sample reads the status /metrics serves (one
+    # status query, cached 5 s and shared with scrapes; on Oracle it includes the IVF accuracy probe).
+    console_sample_s: float = Field(60.0, ge=0.05, le=600)
+    # Where `ragctl eval` writes its last results (golden.json, beir.json) and the console's Quality page reads them.
+    eval_results_dir: str = "./data/eval"
+
     # Largest request body accepted (413 beyond). 2 MiB admits the largest legitimate body: a
     # 100,000-character document text even when every character is a JSON-escaped surrogate pair.
     max_body_bytes: int = Field(2 * 1024 * 1024, ge=1024)

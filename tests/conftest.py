@@ -25,7 +25,8 @@ def embedder():
 
 @pytest.fixture
 def sqlite_settings(tmp_path) -> Settings:
-    return Settings(database_url=f"sqlite:///{tmp_path}/rag.db", api_tokens="test-token")
+    return Settings(database_url=f"sqlite:///{tmp_path}/rag.db", api_tokens="test-token",
+                    eval_results_dir=str(tmp_path / "eval"))
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from app.config import Settings
 from app.domain import Caller
 from app.engines.base import Engine
 from app.logs import current_request_id
-from app.services.search import resolve_caller
+from app.services.search import UnknownCallerError, resolve_caller
 from app.worker import Worker
 
 # auto_error=False: TokenGate has already authenticated; this only puts the scheme in OpenAPI.
@@ -53,27 +53,38 @@ GrantDep = Annotated[TokenGrant, Depends(current_grant)]
 
 
 def require_scope(needed: Permission):
-    """A router dependency: the token must carry `needed` (admin covers bot)."""
+    """A router dependency: the token must carry `needed` (admin covers bot). app.api.middleware.ScopeGate
+    applies the same rule before the body is read; this one is the route's own (and puts 403 in OpenAPI)."""
 
     def check(grant: GrantDep) -> None:
         if not grant.allows(needed):
-            raise HTTPException(status.HTTP_403_FORBIDDEN, f"this token's scope ({grant.scope}) does not "
-                                f"allow this endpoint (it needs {needed})")
+            raise HTTPException(status.HTTP_403_FORBIDDEN, scope_refusal(grant, needed))
 
     return check
+
+
+def scope_refusal(grant: TokenGrant, needed: Permission) -> str:
+    return f"this token's scope ({grant.scope}) does not allow this endpoint (it needs {needed})"
 
 
 def caller_for(engine: Engine, grant: TokenGrant, employee_id: int | None, telegram_id: str | None) -> Caller:
     """Who asks, from EMPLOYEES, if this token may act for them (403 otherwise).
 
-    An id outside the token's list is refused before the lookup, so such a token cannot probe
-    which employee ids exist; a role limit needs the row, so it is checked after it.
-    """
+    A token limited to some employees (by id or role) gets the same 403, naming what it asked for, for
+    anyone outside its reach, whether that person exists or not: it cannot probe which ids or Telegram
+    ids exist, which are managers, or which employee a Telegram id is. An id outside its list is refused
+    before the lookup; a role limit needs the row."""
+    asked = f"employee {employee_id}" if employee_id is not None else f"Telegram user {telegram_id}"
     if employee_id is not None and not grant.may_act_as(employee_id):
-        raise _forbidden(f"employee {employee_id}")
-    caller = resolve_caller(engine, employee_id, telegram_id)
+        raise _forbidden(asked)
+    try:
+        caller = resolve_caller(engine, employee_id, telegram_id)
+    except UnknownCallerError:
+        if grant.limited:
+            raise _forbidden(asked) from None
+        raise
     if not grant.may_act_as(caller.employee_id, caller.role):
-        raise _forbidden(f"employee {caller.employee_id}")
+        raise _forbidden(asked)
     return caller
 
 

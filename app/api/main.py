@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -12,16 +14,18 @@ from fastapi.concurrency import run_in_threadpool
 from app import metrics
 from app.api import errors
 from app.api.deps import require_scope
-from app.api.middleware import BodyLimit, TokenGate
+from app.api.middleware import BodyLimit, JsonDepthLimit, RouteScope, SchemaGate, ScopeGate, TokenGate, scopes_of
 from app.api.request_context import RequestContext
 from app.api.routes import chat, chat_context, conversations, health, rag, records, search, token
 from app.api.routes import metrics as metrics_route
 from app.api.schemas import error_response
 from app.api.slots import Slots
 from app.auth import TokenGrant
+from app.console import routes as console
 from app.config import Settings
 from app.engines import open_engine
 from app.engines.base import Engine
+from app.metrics_history import MetricsHistory, run_sampler
 from app.services.llm import llm_client
 from app.summaries_job import start_summary_job
 from app.worker import Worker
@@ -51,15 +55,22 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
         lifespan=_lifespan(settings, engine, grants),
     )
     app.state.settings = settings
+    app.state.grants = grants
     app.state.chat_slots = Slots(settings.chat_max_concurrency, "chats")
     errors.install(app)
     # The last added runs first: give the request its id (so every answer and log line carries it),
-    # authenticate, then limit the body, before any route reads it.
+    # authenticate, check the token's scope against the route, refuse while the schema is not migrated,
+    # then limit the body and its nesting: all before any route reads it.
+    app.add_middleware(JsonDepthLimit)
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
+    app.add_middleware(SchemaGate)
+    route_scopes: list[RouteScope] = []
+    app.add_middleware(ScopeGate, scopes=route_scopes)
     app.add_middleware(TokenGate, grants=grants)
     app.add_middleware(RequestContext)
     app.include_router(health.router)
     app.include_router(metrics_route.router)
+    console.install(app)
     # Scoping is decided per router group: bots may search, chat and keep their users' conversations;
     # everything else is admin.
     for router, needed in ((search.router, "bot"), (chat.router, "bot"), (chat_context.router, "bot"),
@@ -67,6 +78,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
                            *((r, "admin") for r in records.routers())):
         app.include_router(router, prefix=API_PREFIX, dependencies=[Depends(require_scope(needed))],
                            responses=COMMON_RESPONSES)
+        route_scopes += scopes_of(router, API_PREFIX, needed)
     return app
 
 
@@ -79,6 +91,8 @@ def _lifespan(settings: Settings, engine: Engine | None, grants: tuple[TokenGran
         app.state.engine = await run_in_threadpool(open_engine, settings) if own_engine else engine
         app.state.worker = None
         app.state.metrics = metrics.registry_for(app.state.engine, settings.max_attempts)
+        app.state.history = MetricsHistory(app.state.metrics, settings.console_sample_s)
+        sampler = asyncio.create_task(run_sampler(app.state.history, settings.console_sample_s))
         app.state.llm_client = llm_client(settings)
         app.state.summaries = None
         try:
@@ -92,6 +106,9 @@ def _lifespan(settings: Settings, engine: Engine | None, grants: tuple[TokenGran
             _warn_about_tokens(grants)
             yield
         finally:
+            sampler.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await sampler
             await app.state.llm_client.aclose()
             if app.state.summaries is not None:
                 await run_in_threadpool(app.state.summaries.stop)

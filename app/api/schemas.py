@@ -117,6 +117,10 @@ class ProjectPublic(BaseModel):
     description: str | None = None
     start_date: dt.date | None = None
     end_date: dt.date | None = None
+    auto_summary: str | None = Field(None, description="read one project: the LLM-written summary project matching "
+                                                       "uses (RAG_SUMMARY_*), its citations checked; null until "
+                                                       "written, and in lists")
+    auto_summary_at: dt.datetime | None = Field(None, description="read one project: when it was written (UTC)")
 
 
 # --- sprints ---------------------------------------------------------------------------------
@@ -338,6 +342,21 @@ class ReindexResponse(BaseModel):
 
 class ErrorMessage(BaseModel):
     detail: str
+
+
+BEYOND_SCHEMA = "x-rules-beyond-schema"
+
+
+def beyond_schema(*rules: str) -> dict[str, Any]:
+    """An operation's ``openapi_extra`` naming the rules its 422 may enforce that JSON Schema cannot state:
+    across query parameters, comparisons between two fields, or what the database holds now. Every other
+    rule is in the schema itself (tests/api/test_schemathesis.py allows a schema-valid 422 only here)."""
+    return {BEYOND_SCHEMA: list(rules)}
+
+
+DATE_ORDER = "end_date is not before start_date (a comparison of two fields)"
+PROJECT_EXISTS = "a rag_scope that is a project id names a project that exists now (the database's state)"
+EXACTLY_ONE_ASKER = "exactly one of the query parameters employee_id and telegram_id (a rule across query parameters)"
 
 
 def error_response(description: str) -> dict[str, Any]:

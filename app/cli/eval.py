@@ -40,7 +40,8 @@ def eval_command(env: CliEnv, corpus: Path | None, queries: Path | None, qrels: 
     (with --db: into that file, kept; the next run on it only scores, which takes seconds);
     every query with a relevant judgment is asked as a manager and scored at document level (a
     document counts at its best chunk). Also reports indexing docs/s and query p50/p95 ms
-    (embedding + search). Progress goes to stderr.
+    (embedding + search). Progress goes to stderr. The results are also kept in
+    RAG_EVAL_RESULTS_DIR (beir.json / golden.json), where the console's Quality page reads them.
 
     With --golden, the demo data is seeded the same way and every question is asked by each
     asker the file names (developers expect only what they may see): recall@5 and MRR@10 per mode,
@@ -67,14 +68,15 @@ def eval_command(env: CliEnv, corpus: Path | None, queries: Path | None, qrels: 
         raise click.UsageError("give --corpus, --queries and --qrels (a BEIR collection), or --golden FILE")
     # An injected engine (tests) lends its already-loaded model; otherwise the eval loads its own.
     embedder = getattr(env.engine, "embedder", None) if env.engine is not None else None
+    source = {"corpus": str(corpus), "queries": str(queries), "qrels": str(qrels), "limit_docs": limit_docs}
     _report(lambda: evaluation.evaluate(evaluation.load_collection(corpus, queries, qrels, limit_docs), modes,
                                         embedder=embedder, progress=_bar, base=settings, db_path=db_path),
-            as_json, _print_table)
+            as_json, _print_table, settings.eval_results_dir, "beir", source)
 
 
-def _report(compute, as_json: bool, print_table) -> None:
-    """Run the evaluation; a malformed file (any line-oriented input) or an unusable collection is a
-    clean CLI error."""
+def _report(compute, as_json: bool, print_table, results_dir: str, kind: str, source: dict) -> None:
+    """Run the evaluation and keep its results in RAG_EVAL_RESULTS_DIR (the console's Quality page); a
+    malformed file (any line-oriented input) or an unusable collection is a clean CLI error."""
     from app.rag.jsonl import LineFormatError
     from app.services.evaluation import EvaluationError
 
@@ -84,6 +86,12 @@ def _report(compute, as_json: bool, print_table) -> None:
         raise click.ClickException(f"malformed input: {exc}") from None
     except EvaluationError as exc:
         raise click.ClickException(str(exc)) from None
+    from app.services import eval_results
+
+    try:
+        eval_results.save(results_dir, kind, source, results)  # type: ignore[arg-type]
+    except OSError as exc:  # the figures are still printed: saving them is a convenience
+        click.echo(f"warning: could not keep the results for the console in {results_dir}: {exc}", err=True)
     if as_json:
         click.echo(json.dumps(results))
         return
@@ -96,8 +104,10 @@ def _bar(desc: str, total: int) -> tqdm:
 
 def _print_table(results: dict[str, dict]) -> None:
     first = next(iter(results.values()))
+    skipped = first.get("skipped_empty_documents", 0)
     click.echo(f"{first['documents']} documents, {first['chunks']} chunks, indexed at "
-               f"{first['indexing_docs_per_s']:.1f} docs/s; {first['queries']} judged queries")
+               f"{first['indexing_docs_per_s']:.1f} docs/s; {first['queries']} judged queries"
+               + (f"; {skipped} empty document(s) skipped (neither title nor text)" if skipped else ""))
     click.echo(f"{'mode':<8} {'nDCG@10':>8} {'R@10':>7} {'R@100':>7} {'MRR@10':>7} {'p50 ms':>8} {'p95 ms':>8}")
     for name, r in results.items():
         click.echo(f"{name:<8} {r['ndcg@10']:>8.4f} {r['recall@10']:>7.4f} {r['recall@100']:>7.4f} "
@@ -110,7 +120,7 @@ def _golden(env: CliEnv, path: Path, modes: list[str], as_json: bool) -> None:
     embedder = getattr(env.engine, "embedder", None) if env.engine is not None else None
     _report(lambda: golden_eval.evaluate_golden(golden_eval.load_golden(path), modes, embedder=embedder,
                                                 progress=_bar, base=env.get_settings()),
-            as_json, _print_golden)
+            as_json, _print_golden, env.get_settings().eval_results_dir, "golden", {"golden": str(path)})
 
 
 def _print_golden(results: dict) -> None:

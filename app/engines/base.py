@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
@@ -23,9 +24,11 @@ from app.domain import (
     SourceType,
     SummarySource,
     TaskQuery,
+    TurnFacts,
+    Vocabulary,
 )
 from app.entities import EntitySpec
-from app.rag.erasure import DocumentsPolicy, ErasedText, ErasureReport, ProofLine, PurgeStep
+from app.rag.erasure import DocumentsPolicy, ErasureJob, PersonString, ProofLine, PurgeStep, Redaction, Step
 
 
 class EngineError(RuntimeError):
@@ -39,6 +42,12 @@ class ModelMissingError(EngineError):
 class EmbeddingModelError(EngineError):
     """The configured embedding model cannot serve this index: not installed, or the stored vectors
     were made by another model (never compared with this one's); the message says what to do."""
+
+
+class SchemaNotMigratedError(EngineError):
+    """The database schema is behind this code (migrations pending, or none applied yet): every data
+    call would fail on a missing table or column. The message names the pending versions and says to
+    run ``ragctl migrate``; nothing is changed until then."""
 
 
 class ConflictError(EngineError):
@@ -123,7 +132,13 @@ class Engine(Protocol):
         ...
 
     def ping(self) -> None:
-        """Raise EngineError unless the database answers and the schema is migrated."""
+        """Raise EngineError unless the database answers, its schema is migrated (SchemaNotMigratedError
+        otherwise) and it takes writes now (UnavailableError: a write was tried and failed)."""
+        ...
+
+    def check_schema(self) -> None:
+        """Raise SchemaNotMigratedError while migrations are pending; cheap once they are not (a migrated
+        schema stays migrated, so the first success is remembered). Writes nothing."""
         ...
 
     # --- people ---------------------------------------------------------------------------
@@ -196,7 +211,14 @@ class Engine(Protocol):
         ...
 
     def set_conversation_scope(self, conversation_id: int, rag_scope: str) -> Conversation | None:
-        """Store a new scope (and bump UPDATED_AT); None if there is no such conversation."""
+        """Store a new scope (and bump UPDATED_AT); None if there is no such conversation, or it is pinned to
+        another project than ``rag_scope`` names (the write itself checks the pin, so a concurrent pin wins)."""
+        ...
+
+    def set_conversation_pin(self, conversation_id: int, rag_scope: str,
+                             pinned_project_id: int | None) -> Conversation | None:
+        """Store a new scope and pin (a project id, or None to unpin) together; None if there is no such
+        conversation, ConflictError if the pinned project does not exist."""
         ...
 
     def delete_conversation(self, conversation_id: int) -> bool:
@@ -204,10 +226,13 @@ class Engine(Protocol):
         ...
 
     def append_turn(self, conversation_id: int, user_text: str, assistant_text: str,
-                    citations: Sequence[str], rag_scope: str | None = None) -> tuple[Message, Message]:
+                    citations: Sequence[str], rag_scope: str | None = None,
+                    facts: TurnFacts = TurnFacts()) -> tuple[Message, Message]:
         """Store the user's message and the answer in ONE transaction and bump UPDATED_AT: both or
         neither. ``rag_scope`` (a scope the model's tool chose this turn) is stored in the same
-        transaction. ConflictError if the conversation does not exist (or a row is refused)."""
+        transaction; ``facts`` (what the answer rested on) with the answer. ConflictError if the
+        conversation does not exist, a row is refused, or ``rag_scope`` would move it off the project it
+        was pinned to meanwhile (nothing is stored)."""
         ...
 
     def list_messages(self, conversation_id: int, limit: int, offset: int) -> list[Message]:
@@ -234,6 +259,10 @@ class Engine(Protocol):
         (AUTO_SUMMARY_INPUTS; None: unknown, the summary job remakes it); False if there is no such project."""
         ...
 
+    def project_summary(self, project_id: int) -> tuple[str | None, dt.datetime | None] | None:
+        """(AUTO_SUMMARY, AUTO_SUMMARY_AT) of one project; None if there is no such project."""
+        ...
+
     def summary_sources(self, max_tasks: int) -> list[SummarySource]:
         """Every project, by PROJECT_ID, with its ``max_tasks`` most recent tasks (highest TASK_ID first)
         and its stored summary, time and fingerprint (the summary job's input)."""
@@ -243,23 +272,61 @@ class Engine(Protocol):
         """The EMPLOYEES rows with this TELEGRAM_ID (zero or one: it is unique), as ``get`` returns them."""
         ...
 
-    # --- erasure (the order of steps, the drain and the verdict: app/services/erasure.py) ----
-    def erase_employee(
-        self, employee_id: int, documents: DocumentsPolicy | None, reassign_to: int | None
-    ) -> ErasureReport | None:
-        """In one transaction: read what will be erased, delete the employee's comments, delete or
-        reassign their documents, unassign their tasks, delete the employee. None if there is no
-        such employee; OwnedDocumentsError (nothing changed) if they own documents and
-        ``documents`` is None. The triggers queue the affected chunks as for any other write."""
+    def vocabulary(self) -> Vocabulary:
+        """Every employee's id and name, every project's and sprint's id and name (by id): the names a
+        question may use (app/rag/task_questions.py)."""
         ...
 
-    def purge_deleted(self) -> list[PurgeStep]:
-        """Make deleted rows unrecoverable from the engine's own storage where it can (SQLite: FTS5
-        optimize, WAL checkpoint, VACUUM; Oracle: text index sync and full optimize)."""
+    # --- one entity by id (the service applies the access rule: app/services/entities.py) -------
+    def load_records(self, source_type: SourceType, ids: Sequence[int]) -> dict[int, SourceRecord]:
+        """The current source rows of these ids, as the worker loads them for the chunk templates
+        (missing ids are absent)."""
         ...
 
-    def erasure_proof(self, texts: Sequence[ErasedText]) -> list[ProofLine]:
+    # --- erasure (the job's steps, the drain and the verdict: app/services/erasure.py) -----------
+    def erase_employee(self, employee_id: int, documents: DocumentsPolicy | None, reassign_to: int | None,
+                       seal_key: bytes) -> ErasureJob | None:
+        """The job's first step, in one transaction: read the person's strings (app.rag.erasure.person_strings)
+        and write the job row (ERASURE_JOBS, step "delete", the strings sealed with ``seal_key``), delete the
+        employee's conversations and comments, delete or reassign their documents, unassign their tasks,
+        delete the employee. None if there is no such employee; OwnedDocumentsError (nothing changed) if they
+        own documents and ``documents`` is None. The triggers queue the affected chunks as for any write."""
+        ...
+
+    def erasure_job(self, employee_id: int) -> ErasureJob | None:
+        """The job row of this employee's erasure, if one was ever started (it outlives the employee)."""
+        ...
+
+    def unfinished_erasures(self) -> list[ErasureJob]:
+        """Jobs not at their last step, by employee id (stopped, or not proven)."""
+        ...
+
+    def record_erasure_step(self, employee_id: int, step: Step, outcome: dict, verdict: str | None) -> None:
+        """Record the last step done, what the steps found so far and the verdict, in a transaction of its own."""
+        ...
+
+    def redact_copies(self, strings: Sequence[PersonString]) -> list[Redaction]:
+        """In one transaction, replace every copy of the strings with app.rag.erasure.REDACTED where other
+        people's data quotes a person (messages, conversation titles, project auto-summaries, queue errors);
+        never in the tracker's own tables. Idempotent."""
+        ...
+
+    def purge_indexes(self) -> list[PurgeStep]:
+        """Drop deleted rows from the lexical index (SQLite: FTS5 optimize; Oracle: text index sync and
+        FULL optimize)."""
+        ...
+
+    def compact(self) -> list[PurgeStep]:
+        """Make deleted rows unrecoverable from the engine's files where it can (SQLite: WAL checkpoint,
+        VACUUM; Oracle: nothing it can reach, said in the step)."""
+        ...
+
+    def erasure_proof(self, strings: Sequence[PersonString]) -> list[ProofLine]:
         """Search every place the engine keeps data for each string; one line per string and place."""
+        ...
+
+    def forget_held_strings(self, employee_id: int, held: bytes | None) -> list[PurgeStep]:
+        """Drop the job row's held strings (``held``: what it held, to check it is gone from the files)."""
         ...
 
 

@@ -3,9 +3,15 @@
 Managers and admins see every chunk. Developers see sprint, project and organisation-wide
 document chunks (no owner), plus task chunks they are assigned and documents they own.
 An unassigned task is visible to managers and admins only.
+
+``explain`` says which of these branches decides a verdict; it computes the verdict itself with
+``is_visible``, so an explanation can never disagree with what a search returns.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from app.domain import Caller
 
@@ -34,3 +40,32 @@ def visible_audiences(caller: Caller) -> tuple[int, ...] | None:
 def is_visible(caller: Caller, source_type: str, owner_employee_id: int | None) -> bool:
     allowed = visible_audiences(caller)
     return allowed is None or audience(source_type, owner_employee_id) in allowed
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Whether a caller sees a chunk, and why, in the rule's words (the operator console shows it)."""
+
+    visible: bool
+    reason: str
+
+
+def explain(caller: Caller, source_type: str, owner_employee_id: int | None,
+            name_of: Callable[[int], str] = lambda employee_id: f"employee #{employee_id}") -> Verdict:
+    """The verdict ``is_visible`` gives, with the branch of the rule that decides it.
+
+    ``visible`` is computed exactly as the engines filter (the chunk's audience in the caller's
+    visible audiences); the reason only names which audience that was. ``name_of`` turns an
+    employee id into a name (the caller's or the owner's).
+    """
+    visible = is_visible(caller, source_type, owner_employee_id)
+    aud = audience(source_type, owner_employee_id)
+    if caller.sees_everything:
+        reason = f"{caller.role.value.lower()} sees all"
+    elif aud == PUBLIC:
+        reason = "organisation-wide document" if source_type == "doc" else f"every employee sees {source_type}s"
+    elif aud == NOBODY:
+        reason = "unassigned task: managers and admins only"
+    else:
+        reason = f"{'assigned to' if source_type == 'task' else 'owned by'} {name_of(aud)}"
+    return Verdict(visible, reason)

@@ -79,13 +79,14 @@ def _detail(body: bytes) -> str:
 
 
 def _stream_error(data: str) -> BackendError:
-    """An ``error`` event: busy when it says when to retry (a chat slot, the database), else a failure."""
+    """An ``error`` event: its ``code`` is the status POST /chat would have answered (503: busy, retry)."""
     try:
-        fields = json.loads(data)
-    except ValueError:
-        fields = {}
-    busy = isinstance(fields, dict) and fields.get("retry_after_s") is not None
-    return BackendError("busy" if busy else "failed", _detail(data.encode()))
+        code = json.loads(data).get("code")
+    except (ValueError, AttributeError):
+        code = None
+    if isinstance(code, int) and not isinstance(code, bool):
+        return BackendError(_kind_of(code), _detail(data.encode()), code)
+    return BackendError("failed", _detail(data.encode()))
 
 
 async def _stamp_request_id(request: httpx.Request) -> None:
@@ -130,7 +131,7 @@ class Backend:
                     elif event.event == "done":
                         yield Done(dict(event.json()))
                         return
-                    elif event.event == "error":
+                    elif event.event == "error":  # nothing was stored; `code` is what POST /chat would answer
                         raise _stream_error(event.data)
             raise BackendError("failed", "the stream ended without a done event")
         except httpx.TransportError as exc:

@@ -8,6 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from app.cli import CliEnv, cli
+from app.services import eval_results
 
 DOCS = {
     "d1": ("Volcanoes", "Basaltic lava flows cool into columnar joints on the island's northern coast."),
@@ -40,7 +41,7 @@ def run(sqlite_settings, sqlite_engine):
     return invoke
 
 
-def test_eval_json_scores_every_mode_through_the_real_write_path(run, tmp_path):
+def test_eval_json_scores_every_mode_through_the_real_write_path(run, tmp_path, sqlite_settings):
     result = run(*write_collection(tmp_path), "--json")
     assert result.exit_code == 0, result.output
     figures = json.loads(result.stdout)
@@ -53,6 +54,26 @@ def test_eval_json_scores_every_mode_through_the_real_write_path(run, tmp_path):
         assert 0 < f["query_ms_p50"] <= f["query_ms_p95"] and f["indexing_docs_per_s"] > 0
         assert 0.5 <= f["ndcg@10"] <= 1.0 and 0.5 <= f["mrr@10"] <= 1.0
     assert "querying (vector)" in result.stderr  # the progress bar goes to stderr, not into the JSON
+    kept = eval_results.load(sqlite_settings.eval_results_dir)  # for the console's Quality page
+    assert list(kept) == ["beir"] and kept["beir"]["results"] == figures
+    assert kept["beir"]["source"]["corpus"].endswith("corpus.jsonl") and kept["beir"]["source"]["limit_docs"] is None
+
+
+def test_results_that_cannot_be_kept_are_still_printed_with_a_warning(sqlite_settings, sqlite_engine, tmp_path):
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a directory")
+    settings = sqlite_settings.model_copy(update={"eval_results_dir": str(blocked / "eval")})
+    result = CliRunner().invoke(cli, ["eval", *write_collection(tmp_path), "--mode", "vector", "--json"],
+                                obj=CliEnv(settings, sqlite_engine))
+    assert result.exit_code == 0 and json.loads(result.stdout)["vector"]["queries"] == 3
+    assert "warning: could not keep the results" in result.stderr
+
+
+def test_an_unreadable_results_file_is_reported_not_raised(tmp_path):
+    (tmp_path / "golden.json").write_text("{not json")
+    (tmp_path / "beir.json").write_text(json.dumps({"kind": "beir", "results": [1]}))
+    kept = eval_results.load(tmp_path)
+    assert set(kept) == {"golden", "beir"} and all("error" in record for record in kept.values())
 
 
 def test_a_query_that_copies_its_document_scores_ndcg_1_in_vector_mode(run, tmp_path):
@@ -109,3 +130,15 @@ def test_a_kept_database_is_reused_and_a_different_corpus_is_refused(run, tmp_pa
 def test_no_judged_query_is_a_clear_error(run, tmp_path):
     result = run(*write_collection(tmp_path, qrels=[("q1", "d2", 0)]))
     assert result.exit_code == 1 and "no query in" in result.stderr
+
+
+def test_an_empty_document_is_skipped_and_counted_not_an_abort(run, tmp_path):
+    """Cranfield's document 471 has neither title nor text: the evaluation runs without it and says so."""
+    empty = json.dumps({"_id": "471", "title": "", "text": " "}) + "\n"
+    args = write_collection(tmp_path, corpus_extra=empty)
+    result = run(*args, "--mode", "lexical", "--json")
+    assert result.exit_code == 0, result.output
+    figures = json.loads(result.stdout)["lexical"]
+    assert figures["documents"] == 5 and figures["skipped_empty_documents"] == 1
+    table = run(*args, "--mode", "lexical")
+    assert table.exit_code == 0 and "1 empty document(s) skipped (neither title nor text)" in table.output

@@ -5,6 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from fastapi.testclient import TestClient
+
+from app.api.main import create_app
+from app.services import eval_results
+
 import pytest
 from click.testing import CliRunner
 
@@ -31,7 +36,8 @@ def subset(tmp_path, *ids: str) -> Path:
     return path
 
 
-def test_golden_json_scores_every_eval_mode_by_role_and_language(run, tmp_path, capsys):
+def test_golden_json_scores_every_eval_mode_by_role_and_language(run, tmp_path, capsys, sqlite_settings,
+                                                                 sqlite_engine):
     path = subset(tmp_path, "en-task-ios-crash", "es-doc-tuteo", "en-none-wifi")
     result = run("--golden", str(path), "--json")
     assert result.exit_code == 0, result.output
@@ -49,6 +55,17 @@ def test_golden_json_scores_every_eval_mode_by_role_and_language(run, tmp_path, 
     table = capsys.readouterr().out
     assert "3 questions (2 en, 1 es), 9 question x asker pairs" in table
     assert f"{EVAL_MODES[0]:<8} developer/es" in table and "unanswerable answered" in table
+    kept = eval_results.load(sqlite_settings.eval_results_dir)["golden"]  # for the console's Quality page
+    assert kept["results"] == figures and kept["source"] == {"golden": str(path)} and kept["finished_at"]
+    # ... which shows it (this run is the suite's only golden one; tests/console drives the page in a browser)
+    settings = sqlite_settings.model_copy(update={"run_worker": False, "backfill_on_startup": False})
+    with TestClient(create_app(settings, engine=sqlite_engine)) as console:
+        console.post("/console/login", data={"token": "test-token"})
+        html = console.get("/console/quality").text
+    hybrid = figures["modes"]["hybrid"]
+    assert 'id="golden-table"' in html and 'id="golden-chart"' in html
+    assert f'{hybrid["all"]["recall@5"]:.3f}' in html and f'{hybrid["by_lang"]["es"]["mrr@10"]:.3f}' in html
+    assert "role &amp; lang: developer/es" in html and "3 questions, 9 question × asker pairs" in html
 
 
 @pytest.mark.parametrize("extra", [["--corpus", "{g}"], ["--qrels", "{g}"], ["--limit-docs", "5"]])

@@ -13,7 +13,7 @@ from fastapi.concurrency import run_in_threadpool
 
 from app.api.chat_schemas import ChatCallerPublic, ProjectChoicePublic
 from app.api.deps import EngineDep, WhoDep, only_query
-from app.api.schemas import error_response
+from app.api.schemas import EXACTLY_ONE_ASKER, beyond_schema, error_response
 from app.api.types import JSON_MAX_ID, Name
 from app.entities import EMPLOYEES
 from app.services import projects
@@ -24,7 +24,8 @@ MAX_PAGE = 200
 
 
 @router.get("/caller", response_model=ChatCallerPublic, responses=UNKNOWN,
-            dependencies=[Depends(only_query("employee_id", "telegram_id"))])
+            dependencies=[Depends(only_query("employee_id", "telegram_id"))],
+            openapi_extra=beyond_schema(EXACTLY_ONE_ASKER))
 async def read_caller(caller: WhoDep, engine: EngineDep):
     """Who a chat for this person answers as: their first name and role, read from EMPLOYEES now."""
     row = await run_in_threadpool(engine.get, EMPLOYEES, caller.employee_id) or {}
@@ -32,7 +33,8 @@ async def read_caller(caller: WhoDep, engine: EngineDep):
 
 
 @router.get("/projects", response_model=list[ProjectChoicePublic], responses=UNKNOWN,
-            dependencies=[Depends(only_query("employee_id", "telegram_id", "query", "limit", "offset"))])
+            dependencies=[Depends(only_query("employee_id", "telegram_id", "query", "limit", "offset"))],
+            openapi_extra=beyond_schema(EXACTLY_ONE_ASKER))
 async def list_projects(
     caller: WhoDep, engine: EngineDep,
     query: Annotated[Name | None, Query(description="words naming or describing a project: then the 5 best "

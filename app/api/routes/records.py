@@ -9,7 +9,7 @@ from pydantic import BaseModel, create_model
 
 from app.api.deps import EngineDep, WorkerDep, nudge, only_query
 from app.api.routes import erasure
-from app.api.schemas import ENTITY_SCHEMAS, error_response
+from app.api.schemas import DATE_ORDER, ENTITY_SCHEMAS, beyond_schema, error_response
 from app.api.types import JSON_MAX_ID, TELEGRAM_PATTERN
 from app.entities import ENTITIES, EntitySpec
 from app.services import records
@@ -47,9 +47,11 @@ def crud_router(spec: EntitySpec, create_model_: type[BaseModel], update_model: 
     singular = spec.name[:-1]
     page = create_model(f"{public.__name__.removesuffix('Public')}sPublic", data=(list[public], ...), count=(int, ...))
     not_found = {404: error_response(f"unknown {singular} id")}
+    dated = beyond_schema(DATE_ORDER) if "end_date" in create_model_.model_fields else None
     conflict = {409: error_response("constraint violated (a referenced row is missing, or rows still refer to this one)")}
 
-    @router.post("", name=f"create_{singular}", response_model=public, status_code=status.HTTP_201_CREATED, responses=conflict)
+    @router.post("", name=f"create_{singular}", response_model=public, status_code=status.HTTP_201_CREATED, responses=conflict,
+                 openapi_extra=dated)
     def create(body: create_model_, engine: EngineDep, worker: WorkerDep):  # type: ignore[valid-type]
         row = records.create_record(engine, spec, body.model_dump(mode="python"))
         nudge(worker)
@@ -69,7 +71,8 @@ def crud_router(spec: EntitySpec, create_model_: type[BaseModel], update_model: 
     def read_one(row_id: RowId, engine: EngineDep):
         return records.get_record(engine, spec, row_id)
 
-    @router.patch("/{row_id}", name=f"update_{singular}", response_model=public, responses={**not_found, **conflict})
+    @router.patch("/{row_id}", name=f"update_{singular}", response_model=public, responses={**not_found, **conflict},
+                  openapi_extra=dated)
     def update(row_id: RowId, body: update_model, engine: EngineDep, worker: WorkerDep):  # type: ignore[valid-type]
         row = records.update_record(engine, spec, row_id, body.model_dump(mode="python", exclude_unset=True))
         nudge(worker)

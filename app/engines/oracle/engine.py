@@ -7,7 +7,10 @@ and status. All SQL text lives in ``statements.py``; errors are mapped in ``erro
 
 from __future__ import annotations
 
+import datetime as dt
+import json
 import logging
+import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -16,9 +19,9 @@ from urllib.parse import unquote, urlsplit
 import numpy as np
 
 from app.config import Settings
-from app.domain import (SEARCH_MODES, Caller, Conversation, Message, ProjectCard, RagStatus, Scope,
-                        SearchMode, SearchResult, SourceType, SummarySource, TaskQuery)
-from app.engines.base import ConflictError, EngineError, UnavailableError
+from app.domain import (SEARCH_MODES, Caller, Conversation, Message, ProjectCard, RagStatus, Scope, SearchMode,
+                        SearchResult, SourceRecord, SourceType, SummarySource, TaskQuery, TurnFacts, Vocabulary)
+from app.engines.base import ConflictError, EngineError, SchemaNotMigratedError, UnavailableError
 from app.engines.oracle import (conversations, erasure, errors, indexing, model_mark, records, search, status,
                                 summaries, upsert)
 from app.engines.oracle import migrate as migrations
@@ -29,8 +32,9 @@ from app.engines.oracle.indexing import OracleIndexingTx
 from app.engines.oracle.search import DIMENSIONS
 from app.entities import CONVERSATIONS, EMPLOYEES, MESSAGES, PROJECTS, EntitySpec
 from app.rag.doctor import first_line
+from app.rag.erasure import (DocumentsPolicy, ErasureJob, PersonString, ProofLine, PurgeStep, Redaction, Step,
+                             job_from_row)
 from app.rag.model_mark import forced_reindex_refusal
-from app.rag.erasure import DocumentsPolicy, ErasedText, ErasureReport, ProofLine, PurgeStep
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +68,7 @@ class OracleEngine:
         self._pool = pool
         self._settings = settings
         self.model_name = sql.checked_model(settings.oracle_model_name)
+        self._schema_ok = False  # remembered once true: a migrated schema stays migrated
 
     @classmethod
     def open(cls, settings: Settings) -> OracleEngine:
@@ -128,30 +133,43 @@ class OracleEngine:
             return applied
 
     def ping(self) -> None:
+        self.check_schema()
         try:
             with self._connection() as conn, conn.cursor() as cur:
-                cur.execute(sql.PING)
-                cur.fetchone()
+                cur.execute(sql.MODEL_EXISTS, model_name=self.model_name)
+                (models,) = cur.fetchone()
+                if not models:
+                    raise model_missing(self.model_name)
+                # Ready means writes work too: a read-only database or tablespace, or a full one, refuses
+                # this row (ORA-16000, ORA-00372, ORA-01653: UnavailableError through _connection).
+                cur.execute(sql.READY_PROBE, setting_key=f"ready-probe:{uuid.uuid4().hex}")
+                conn.rollback()
+        except EngineError:
+            raise
+        except Exception as exc:
+            raise EngineError(f"Oracle does not answer or refuses a write: {exc}") from exc
+
+    def check_schema(self) -> None:
+        if self._schema_ok:
+            return
+        try:
+            with self._connection() as conn, conn.cursor() as cur:
                 cur.execute(sql.VERSION_TABLE_EXISTS)
                 (exists,) = cur.fetchone()
                 done: set[int] = set()
                 if exists:
                     cur.execute(sql.APPLIED_VERSIONS)
                     done = {int(v) for (v,) in cur.fetchall()}
-                missing = [m.version for m in migrations.discover() if m.version not in done]
-                if missing:
-                    raise EngineError(
-                        f"the Oracle schema is not migrated (pending: {', '.join(f'V{v}' for v in missing)}); "
-                        "run `ragctl oracle bootstrap`"
-                    )
-                cur.execute(sql.MODEL_EXISTS, model_name=self.model_name)
-                (models,) = cur.fetchone()
-                if not models:
-                    raise model_missing(self.model_name)
         except EngineError:
             raise
         except Exception as exc:
             raise EngineError(f"Oracle does not answer: {exc}") from exc
+        missing = [m.version for m in migrations.discover() if m.version not in done]
+        if missing:
+            raise SchemaNotMigratedError(
+                f"the Oracle schema is not migrated (pending: {', '.join(f'V{v}' for v in missing)}): run "
+                "`ragctl migrate` (or `ragctl oracle bootstrap`, which also loads the embedding model)")
+        self._schema_ok = True
 
     def ensure_model(self) -> str:
         """Load the ONNX model once, guarded by USER_MINING_MODELS (FACTS.md §5)."""
@@ -368,6 +386,14 @@ class OracleEngine:
             conn.commit()
             return conversations.get_conversation(cur, conversation_id) if changed else None
 
+    def set_conversation_pin(self, conversation_id: int, rag_scope: str,
+                             pinned_project_id: int | None) -> Conversation | None:
+        with self._connection() as conn, conn.cursor() as cur:
+            with conflicts(CONVERSATIONS):
+                changed = conversations.set_conversation_pin(cur, conversation_id, rag_scope, pinned_project_id)
+            conn.commit()
+            return conversations.get_conversation(cur, conversation_id) if changed else None
+
     def delete_conversation(self, conversation_id: int) -> bool:
         with self._connection() as conn, conn.cursor() as cur:
             deleted = conversations.delete_conversation(cur, conversation_id)
@@ -375,13 +401,15 @@ class OracleEngine:
             return deleted
 
     def append_turn(self, conversation_id: int, user_text: str, assistant_text: str,
-                    citations: Sequence[str], rag_scope: str | None = None) -> tuple[Message, Message]:
+                    citations: Sequence[str], rag_scope: str | None = None,
+                    facts: TurnFacts = TurnFacts()) -> tuple[Message, Message]:
         with self._connection() as conn, conn.cursor() as cur:
             with conflicts(MESSAGES):
                 user_id, answer_id = conversations.append_turn(cur, conversation_id, user_text, assistant_text,
-                                                               citations)
-                if rag_scope is not None:
-                    conversations.set_conversation_scope(cur, conversation_id, rag_scope)
+                                                               citations, facts)
+                if rag_scope is not None and not conversations.set_conversation_scope(cur, conversation_id, rag_scope):
+                    raise ConflictError(f"conversation {conversation_id} was pinned to a project while the answer "
+                                        "was being written: its scope was not changed and nothing was stored")
             conn.commit()  # both rows, the bump and the scope, or (any exception above: rollback) none
             return conversations.turn(cur, user_id, answer_id)
 
@@ -416,19 +444,64 @@ class OracleEngine:
         with self._connection() as conn, conn.cursor() as cur:
             return conversations.employees_by_telegram(cur, telegram_id)
 
+    def project_summary(self, project_id: int) -> tuple[str | None, dt.datetime | None] | None:
+        with self._connection() as conn, conn.cursor() as cur:
+            return conversations.project_summary(cur, project_id)
+
+    def vocabulary(self) -> Vocabulary:
+        with self._connection() as conn, conn.cursor() as cur:
+            return conversations.vocabulary(cur)
+
+    def load_records(self, source_type: SourceType, ids: Sequence[int]) -> dict[int, SourceRecord]:
+        with self._connection() as conn, conn.cursor() as cur:
+            return records.load_sources(cur, source_type, ids)
+
     # --- erasure --------------------------------------------------------------------------------
-    def erase_employee(self, employee_id: int, documents: DocumentsPolicy | None,
-                       reassign_to: int | None) -> ErasureReport | None:
+    def erase_employee(self, employee_id: int, documents: DocumentsPolicy | None, reassign_to: int | None,
+                       seal_key: bytes) -> ErasureJob | None:
         with self._connection() as conn, conn.cursor() as cur:
             with conflicts(EMPLOYEES):
-                report = erasure.erase_employee(cur, employee_id, documents, reassign_to)
+                job = erasure.erase_employee(cur, employee_id, documents, reassign_to, seal_key)
             conn.commit()
-            return report
+            return job
 
-    def purge_deleted(self) -> list[PurgeStep]:
-        with self._connection() as conn:
-            return erasure.purge(conn)
-
-    def erasure_proof(self, texts: Sequence[ErasedText]) -> list[ProofLine]:
+    def erasure_job(self, employee_id: int) -> ErasureJob | None:
         with self._connection() as conn, conn.cursor() as cur:
-            return erasure.proof(cur, texts)
+            return erasure.job(cur, employee_id)
+
+    def unfinished_erasures(self) -> list[ErasureJob]:
+        with self._connection() as conn, conn.cursor() as cur:
+            cur.execute(sql.ERASURE_UNFINISHED)
+            return [job_from_row(row) for row in cur.fetchall()]
+
+    def record_erasure_step(self, employee_id: int, step: Step, outcome: dict, verdict: str | None) -> None:
+        binds = {"step": step, "outcome": json.dumps(outcome), "verdict": verdict, "employee_id": int(employee_id)}
+        with self._connection() as conn, conn.cursor() as cur:
+            cur.setinputsizes(**erasure.lob_input_sizes(binds, clobs=("outcome",)))
+            cur.execute(sql.ERASURE_RECORD_STEP, binds)
+            conn.commit()
+
+    def redact_copies(self, strings: Sequence[PersonString]) -> list[Redaction]:
+        with self._connection() as conn, conn.cursor() as cur:
+            done = erasure.redact_copies(cur, strings)
+            conn.commit()
+            return done
+
+    def purge_indexes(self) -> list[PurgeStep]:
+        with self._connection() as conn:
+            return erasure.purge_indexes(conn)
+
+    def compact(self) -> list[PurgeStep]:
+        return [PurgeStep("compact", True, "nothing the schema can reach: undo, redo, archived logs, flashback "
+                                           "and backups keep old row versions (README, Erasure)")]
+
+    def erasure_proof(self, strings: Sequence[PersonString]) -> list[ProofLine]:
+        with self._connection() as conn, conn.cursor() as cur:
+            return erasure.proof(cur, strings)
+
+    def forget_held_strings(self, employee_id: int, held: bytes | None) -> list[PurgeStep]:
+        with self._connection() as conn, conn.cursor() as cur:
+            cur.execute(sql.ERASURE_FORGET, employee_id=int(employee_id))
+            conn.commit()
+        return [PurgeStep("held strings dropped from the job row", True,
+                          "the old LOB version stays in undo until it is overwritten (README, Erasure)")]

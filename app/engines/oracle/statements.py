@@ -117,8 +117,8 @@ COUNT_VECTORS = "SELECT COUNT(*) FROM RAG_CHUNK WHERE EMBEDDING IS NOT NULL"
 
 # --- health ---------------------------------------------------------------------------------
 
-# source: FACTS.md §9 (connect check; plain SELECT FROM dual)
-PING = "SELECT 1 FROM dual"
+# source: FACTS.md §10 (plain INSERT with binds; rolled back at once) — readiness: the schema takes a write now
+READY_PROBE = "INSERT INTO RAG_SETTINGS (SETTING_KEY, SETTING_VALUE) VALUES (:setting_key, 'probe')"
 
 # --- people ---------------------------------------------------------------------------------
 
@@ -437,7 +437,7 @@ def crud_lob_binds(entity: EntitySpec, columns: Sequence[str]) -> tuple[str, ...
 WIPE = tuple(
     f"DELETE FROM {table}"
     for table in ("MESSAGES", "CONVERSATIONS", "COMMENTS", "TASKS", "DOCUMENTS", "SPRINTS", "PROJECTS", "EMPLOYEES",
-                  "RAG_CHUNK", "RAG_DIRTY")
+                  "RAG_CHUNK", "RAG_DIRTY", "ERASURE_JOBS")
 )
 
 # --- search -----------------------------------------------------------------------------------
@@ -513,7 +513,7 @@ def text_search(caller: Caller, scope: Scope) -> tuple[str, dict[str, object]]:
 # --- conversations (app/engines/oracle/conversations.py) ----------------------------------------
 
 _conversation_columns = "CONVERSATION_ID, EMPLOYEE_ID, TITLE, RAG_SCOPE, PINNED_PROJECT_ID, CREATED_AT, UPDATED_AT"
-_message_columns = "MESSAGE_ID, CONVERSATION_ID, ROLE, CONTENT, CITATIONS, CREATED_AT"
+_message_columns = "MESSAGE_ID, CONVERSATION_ID, ROLE, CONTENT, CITATIONS, CREATED_AT, FOCUS, RETRIEVED, RAG_SCOPE, LLM_ERROR"
 
 # source: FACTS.md §10 (identity key, defaults for the UTC timestamps) + RETURNING INTO an out variable, as crud_insert
 INSERT_CONVERSATION = (
@@ -527,10 +527,17 @@ LIST_CONVERSATIONS = (
     f"SELECT {_conversation_columns} FROM CONVERSATIONS WHERE EMPLOYEE_ID = :employee_id\n"
     "ORDER BY UPDATED_AT DESC, CONVERSATION_ID DESC OFFSET :skip_rows ROWS FETCH NEXT :max_rows ROWS ONLY"
 )
-# source: FACTS.md §10 (plain UPDATE by key; UTC timestamp from SYSTIMESTAMP)
+# source: FACTS.md §10 (plain UPDATE by key; UTC timestamp from SYSTIMESTAMP); the pin is checked by the write
+# itself: a pinned row changes only to its own project (a None bind, for "none"/"all", is NULL and matches none)
 SET_CONVERSATION_SCOPE = (
     "UPDATE CONVERSATIONS SET RAG_SCOPE = :rag_scope, UPDATED_AT = SYS_EXTRACT_UTC(SYSTIMESTAMP)\n"
-    "WHERE CONVERSATION_ID = :conversation_id"
+    "WHERE CONVERSATION_ID = :conversation_id\n"
+    "AND (PINNED_PROJECT_ID IS NULL OR PINNED_PROJECT_ID = :scope_project_id)"
+)
+# source: FACTS.md §10 (plain UPDATE by key; UTC timestamp from SYSTIMESTAMP) — a PATCH that pins or unpins
+SET_CONVERSATION_PIN = (
+    "UPDATE CONVERSATIONS SET RAG_SCOPE = :rag_scope, PINNED_PROJECT_ID = :pinned_project_id,\n"
+    "UPDATED_AT = SYS_EXTRACT_UTC(SYSTIMESTAMP) WHERE CONVERSATION_ID = :conversation_id"
 )
 # source: FACTS.md §10 (plain UPDATE by key; UTC timestamp from SYSTIMESTAMP)
 TOUCH_CONVERSATION = (
@@ -538,10 +545,12 @@ TOUCH_CONVERSATION = (
 )
 # source: FACTS.md §10 (plain DELETE by key; the messages go by ON DELETE CASCADE, as COMMENTS in V1)
 DELETE_CONVERSATION = "DELETE FROM CONVERSATIONS WHERE CONVERSATION_ID = :conversation_id"
-# source: FACTS.md §10 (identity key) + §11.6/§12.1 (a str binds straight into the CLOB CONTENT)
+# source: FACTS.md §10 (identity key) + §11.6/§12.1 (a str binds straight into the CLOB CONTENT); the V13
+# columns are short VARCHAR2 values (None binds as NULL)
 INSERT_MESSAGE = (
-    "INSERT INTO MESSAGES (CONVERSATION_ID, ROLE, CONTENT, CITATIONS)\n"
-    "VALUES (:conversation_id, :message_role, :content, :citations) RETURNING MESSAGE_ID INTO :new_id"
+    "INSERT INTO MESSAGES (CONVERSATION_ID, ROLE, CONTENT, CITATIONS, FOCUS, RETRIEVED, RAG_SCOPE, LLM_ERROR)\n"
+    "VALUES (:conversation_id, :message_role, :content, :citations, :focus, :retrieved, :used_scope, :llm_error)"
+    " RETURNING MESSAGE_ID INTO :new_id"
 )
 # source: FACTS.md §10 (plain SELECT by key) + §11.6 (CLOB fetched as str: fetch_lobs = False)
 GET_TURN = f"SELECT {_message_columns} FROM MESSAGES WHERE MESSAGE_ID IN (:user_id, :answer_id) ORDER BY MESSAGE_ID"
@@ -560,6 +569,8 @@ RECENT_MESSAGES = (
 
 # source: FACTS.md §10 (plain SELECT) + §11.6 (DESCRIPTION and AUTO_SUMMARY CLOBs fetched as str)
 PROJECTS_FOR_MATCHING = "SELECT PROJECT_ID, NAME, DESCRIPTION, AUTO_SUMMARY FROM PROJECTS ORDER BY PROJECT_ID"
+# source: FACTS.md §10 (plain SELECT by key; TIMESTAMP fetched naive) + §11.6 (the AUTO_SUMMARY CLOB as str)
+PROJECT_SUMMARY = "SELECT AUTO_SUMMARY, AUTO_SUMMARY_AT FROM PROJECTS WHERE PROJECT_ID = :project_id"
 # source: FACTS.md §10 (plain UPDATE by key; UTC timestamp) + §12.1 (a str binds into the CLOB)
 SET_PROJECT_SUMMARY = (
     "UPDATE PROJECTS SET AUTO_SUMMARY = :summary, AUTO_SUMMARY_AT = SYS_EXTRACT_UTC(SYSTIMESTAMP),\n"
@@ -578,6 +589,12 @@ SUMMARY_TASKS = (
     "  FROM TASKS WHERE PROJECT_ID IS NOT NULL)\n"
     "WHERE RN <= :max_tasks ORDER BY PROJECT_ID, TASK_ID DESC"
 )
+# source: FACTS.md §10 (plain SELECT) — the names a question may use (app/rag/task_questions.py)
+VOCABULARY_PEOPLE = "SELECT EMPLOYEE_ID, FIRST_NAME, LAST_NAME FROM EMPLOYEES ORDER BY EMPLOYEE_ID"
+# source: FACTS.md §10 (plain SELECT)
+VOCABULARY_PROJECTS = "SELECT PROJECT_ID, NAME FROM PROJECTS ORDER BY PROJECT_ID"
+# source: FACTS.md §10 (plain SELECT)
+VOCABULARY_SPRINTS = "SELECT SPRINT_ID, NAME, PROJECT_ID FROM SPRINTS ORDER BY SPRINT_ID"
 # source: FACTS.md §10 (plain SELECT by unique key)
 EMPLOYEES_BY_TELEGRAM = (
     "SELECT EMPLOYEE_ID, FIRST_NAME, LAST_NAME, EMAIL, ROLE, TELEGRAM_ID FROM EMPLOYEES\n"
@@ -609,6 +626,16 @@ def find_tasks(caller_id: int | None, query: TaskQuery) -> Statement:
         binds.update({"overdue_on": query.overdue_on, **done})
     if query.unassigned:
         where.append("t.ASSIGNEE_ID IS NULL")
+    if query.open_only:
+        in_sql, done = _in_list("open", DONE_STATUSES)
+        where.append(f"(t.STATUS IS NULL OR UPPER(t.STATUS) NOT IN {in_sql})")
+        binds.update(done)
+    # a Python date binds as DATE (FACTS.md §12.2), compared as overdue_on is; the upper bound is exclusive
+    # so a DATE carrying a time of day on the last day still counts
+    for op, name, value in ((">=", "due_after", query.due_after), ("<", "due_before", query.due_before)):
+        if value is not None:
+            where.append(f"t.EXPECTED_END_DATE {op} :{name}")
+            binds[name] = value
     binds["max_rows"] = query.limit
     # source: FACTS.md §10 (plain joins, values as named binds) + §3 (FETCH FIRST n ROWS ONLY)
     sql = (
@@ -668,6 +695,43 @@ ERASE_COUNT_MESSAGES = (
 # source: FACTS.md §10 (plain DELETE; their messages go by ON DELETE CASCADE, V10)
 ERASE_DELETE_CONVERSATIONS = "DELETE FROM CONVERSATIONS WHERE EMPLOYEE_ID = :employee_id"
 
+# --- the erasure job row (V14 ERASURE_JOBS), written with the deletes, advanced step by step ---------
+
+ERASURE_COLUMNS = "EMPLOYEE_ID, STEP, DOCUMENTS, REPORT, OUTCOME, VERDICT, HELD, STARTED_AT, UPDATED_AT"
+# source: FACTS.md §11.6 (str binds straight into CLOB columns, bytes into BLOB ones, up to 1 GB, for INSERT
+#         [PYDOC lob_data.rst: "LOB data can be inserted in the table by binding strings or bytes"]) + §10
+ERASURE_INSERT = (
+    "INSERT INTO ERASURE_JOBS (EMPLOYEE_ID, STEP, DOCUMENTS, REPORT, OUTCOME, HELD)\n"
+    "VALUES (:employee_id, 'delete', :documents, :report, :outcome, :held)"
+)
+# source: FACTS.md §10 (plain SELECT by key) + §11.6 (CLOB fetched as str and BLOB as bytes with fetch_lobs False)
+ERASURE_SELECT = f"SELECT {ERASURE_COLUMNS}\nFROM ERASURE_JOBS WHERE EMPLOYEE_ID = :employee_id"
+# source: FACTS.md §10 (plain SELECT) + §11.6
+ERASURE_UNFINISHED = f"SELECT {ERASURE_COLUMNS}\nFROM ERASURE_JOBS WHERE STEP <> 'forget' ORDER BY EMPLOYEE_ID"
+# source: FACTS.md §11.6 (str into a CLOB by UPDATE) + §10 (SYS_EXTRACT_UTC(SYSTIMESTAMP) as every UPDATED_AT)
+ERASURE_RECORD_STEP = (
+    "UPDATE ERASURE_JOBS SET STEP = :step, OUTCOME = :outcome, VERDICT = :verdict,\n"
+    "       UPDATED_AT = SYS_EXTRACT_UTC(SYSTIMESTAMP)\n"
+    "WHERE EMPLOYEE_ID = :employee_id"
+)
+# source: FACTS.md §10 (plain UPDATE by key)
+ERASURE_FORGET = (
+    "UPDATE ERASURE_JOBS SET HELD = NULL, UPDATED_AT = SYS_EXTRACT_UTC(SYSTIMESTAMP) WHERE EMPLOYEE_ID = :employee_id"
+)
+
+
+def redact_candidates(table: str, key: str, column: str) -> str:
+    """Rows whose column holds the bound pattern, a needle of at most 160 characters (so well inside a
+    VARCHAR2 bind); identifiers from app.rag.erasure.REDACT_PLACES only."""
+    # source: FACTS.md §10 (plain SELECT) + the UPPER(col) LIKE UPPER(:pattern) ESCAPE '\' shape of proof_count
+    #         (REVIEW-2 U8: LIKE on a CLOB, run by the conformance suite's Oracle leg)
+    return f"SELECT {key}, {column} FROM {table}\nWHERE UPPER({column}) LIKE UPPER(:pattern) ESCAPE '\\'"
+
+
+def redact_update(table: str, key: str, column: str) -> str:
+    # source: FACTS.md §11.6 (str into a CLOB or VARCHAR2 column by UPDATE) + §10 (by key)
+    return f"UPDATE {table} SET {column} = :redacted WHERE {key} = :row_id"
+
 # source: FACTS.md §8B (CTX_DDL procedures on the search index; implicit commit like SYNC_INDEX: run
 #         outside a unit of work) + DOC 26/ccref/optimize_index.html ("Full mode compacts data and removes
 #         rows"; optimize after sync). The named parameters idx_name/optlevel are from the ccref
@@ -689,6 +753,7 @@ PROOF_TABLES: tuple[tuple[str, tuple[str, ...], bool], ...] = (
     ("RAG_DIRTY", ("LAST_ERROR",), False),
     ("CONVERSATIONS", ("TITLE",), False),
     ("MESSAGES", ("CONTENT", "CITATIONS"), False),
+    ("PROJECTS", ("AUTO_SUMMARY",), False),  # written by the LLM, not the tracker's own data
 )
 
 
@@ -706,6 +771,13 @@ def proof_count(table: str, columns: Sequence[str]) -> str:
     # source: FACTS.md §10 (plain SELECT; COUNT(CASE WHEN ... THEN 1 END) as in QUEUE_STATUS) + REVIEW-2 W1 (the
     #         bound pattern stays within PROOF_PATTERN_MAX_BYTES)
     return f"SELECT {counts}\nFROM {table}"
+
+
+def proof_values(table: str, column: str) -> str:
+    """The values of one column that hold the bound pattern: a name found by proof_count is then judged
+    as whole words in Python (app.rag.erasure.PersonString), so "Ana Silvana" is not "Ana Silva"."""
+    # source: FACTS.md §10 (plain SELECT) + the UPPER(col) LIKE UPPER(:pattern) ESCAPE '\' shape of proof_count
+    return f"SELECT {column} FROM {table}\nWHERE UPPER({column}) LIKE UPPER(:pattern) ESCAPE '\\'"
 
 
 # The Text index's token tables: $I (the inverted list) and, when the index stages new rows (STAGE_ITAB), $G, which

@@ -41,7 +41,7 @@ RECORD_VERSION = "INSERT INTO SCHEMA_VERSION (VERSION, NAME, CHECKSUM) VALUES (?
 FOREIGN_KEY_CHECK = "PRAGMA foreign_key_check"
 
 WIPE_TABLES = ("MESSAGES", "CONVERSATIONS", "COMMENTS", "TASKS", "SPRINTS", "DOCUMENTS", "PROJECTS", "EMPLOYEES",
-               "RAG_CHUNK", "RAG_VEC", "RAG_DIRTY", "RAG_CHUNK_CHANGES")
+               "RAG_CHUNK", "RAG_VEC", "RAG_DIRTY", "RAG_CHUNK_CHANGES", "ERASURE_JOBS")
 WIPE = tuple(f"DELETE FROM {table}" for table in WIPE_TABLES)
 # A new epoch tells every process's vector index to reload from scratch.
 BUMP_EPOCH = "UPDATE RAG_META SET VALUE = VALUE + 1 WHERE KEY = 'epoch'"
@@ -244,18 +244,21 @@ CHUNKS_BY_TYPE = "SELECT SOURCE_TYPE, COUNT(*) FROM RAG_CHUNK GROUP BY SOURCE_TY
 
 CONVERSATION_COLUMNS = ("CONVERSATION_ID, EMPLOYEE_ID, TITLE, RAG_SCOPE, PINNED_PROJECT_ID, CREATED_AT,"
                         " UPDATED_AT")
-MESSAGE_COLUMNS = "MESSAGE_ID, CONVERSATION_ID, ROLE, CONTENT, CITATIONS, CREATED_AT"
+MESSAGE_COLUMNS = "MESSAGE_ID, CONVERSATION_ID, ROLE, CONTENT, CITATIONS, CREATED_AT, FOCUS, RETRIEVED, RAG_SCOPE, LLM_ERROR"
 INSERT_CONVERSATION = ("INSERT INTO CONVERSATIONS (EMPLOYEE_ID, TITLE, RAG_SCOPE, PINNED_PROJECT_ID) "
                        f"VALUES (?, ?, ?, ?) RETURNING {CONVERSATION_COLUMNS}")
 GET_CONVERSATION = f"SELECT {CONVERSATION_COLUMNS} FROM CONVERSATIONS WHERE CONVERSATION_ID = ?"
 LIST_CONVERSATIONS = (f"SELECT {CONVERSATION_COLUMNS} FROM CONVERSATIONS WHERE EMPLOYEE_ID = ? "
                       "ORDER BY UPDATED_AT DESC, CONVERSATION_ID DESC LIMIT ? OFFSET ?")
+# A pinned conversation keeps its project: the write itself checks the pin (a read before it could be stale).
 SET_CONVERSATION_SCOPE = (f"UPDATE CONVERSATIONS SET RAG_SCOPE = ?, UPDATED_AT = {NOW} WHERE CONVERSATION_ID = ? "
-                          f"RETURNING {CONVERSATION_COLUMNS}")
+                          f"AND (PINNED_PROJECT_ID IS NULL OR PINNED_PROJECT_ID = ?) RETURNING {CONVERSATION_COLUMNS}")
+SET_CONVERSATION_PIN = (f"UPDATE CONVERSATIONS SET RAG_SCOPE = ?, PINNED_PROJECT_ID = ?, UPDATED_AT = {NOW} "
+                        f"WHERE CONVERSATION_ID = ? RETURNING {CONVERSATION_COLUMNS}")
 TOUCH_CONVERSATION = f"UPDATE CONVERSATIONS SET UPDATED_AT = {NOW} WHERE CONVERSATION_ID = ?"
 DELETE_CONVERSATION = "DELETE FROM CONVERSATIONS WHERE CONVERSATION_ID = ?"  # messages: ON DELETE CASCADE
-INSERT_MESSAGE = ("INSERT INTO MESSAGES (CONVERSATION_ID, ROLE, CONTENT, CITATIONS) VALUES (?, ?, ?, ?) "
-                  f"RETURNING {MESSAGE_COLUMNS}")
+INSERT_MESSAGE = ("INSERT INTO MESSAGES (CONVERSATION_ID, ROLE, CONTENT, CITATIONS, FOCUS, RETRIEVED, RAG_SCOPE,"
+                  f" LLM_ERROR) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING {MESSAGE_COLUMNS}")
 LIST_MESSAGES = (f"SELECT {MESSAGE_COLUMNS} FROM MESSAGES WHERE CONVERSATION_ID = ? "
                  "ORDER BY MESSAGE_ID LIMIT ? OFFSET ?")
 # The newest n, newest first (reversed in Python): MESSAGES_CONVERSATION_IDX serves both orders.
@@ -264,6 +267,7 @@ RECENT_MESSAGES = f"SELECT {MESSAGE_COLUMNS} FROM MESSAGES WHERE CONVERSATION_ID
 # --- what the model's tools read ----------------------------------------------------------------
 
 PROJECTS_FOR_MATCHING = "SELECT PROJECT_ID, NAME, DESCRIPTION, AUTO_SUMMARY FROM PROJECTS ORDER BY PROJECT_ID"
+PROJECT_SUMMARY = "SELECT AUTO_SUMMARY, AUTO_SUMMARY_AT FROM PROJECTS WHERE PROJECT_ID = ?"
 SET_PROJECT_SUMMARY = (f"UPDATE PROJECTS SET AUTO_SUMMARY = ?, AUTO_SUMMARY_AT = {NOW}, AUTO_SUMMARY_INPUTS = ? "
                        "WHERE PROJECT_ID = ?")
 # The summary job's input: every project with its stored summary, and each project's newest tasks.
@@ -274,6 +278,10 @@ SUMMARY_TASKS = (
     "ROW_NUMBER() OVER (PARTITION BY PROJECT_ID ORDER BY TASK_ID DESC) AS RN FROM TASKS WHERE PROJECT_ID IS NOT NULL) "
     "WHERE RN <= ? ORDER BY PROJECT_ID, TASK_ID DESC"
 )
+# The names a question may use (app/rag/task_questions.py): people, projects, sprints.
+VOCABULARY_PEOPLE = "SELECT EMPLOYEE_ID, FIRST_NAME, LAST_NAME FROM EMPLOYEES ORDER BY EMPLOYEE_ID"
+VOCABULARY_PROJECTS = "SELECT PROJECT_ID, NAME FROM PROJECTS ORDER BY PROJECT_ID"
+VOCABULARY_SPRINTS = "SELECT SPRINT_ID, NAME, PROJECT_ID FROM SPRINTS ORDER BY SPRINT_ID"
 EMPLOYEES_BY_TELEGRAM = ("SELECT EMPLOYEE_ID, FIRST_NAME, LAST_NAME, EMAIL, ROLE, TELEGRAM_ID FROM EMPLOYEES "
                          "WHERE TELEGRAM_ID = ? ORDER BY EMPLOYEE_ID")
 
@@ -301,6 +309,15 @@ def find_tasks(caller_id: int | None, query: TaskQuery) -> tuple[str, list[Any]]
         binds += [query.overdue_on.isoformat(), *DONE_STATUSES]
     if query.unassigned:
         where.append("t.ASSIGNEE_ID IS NULL")
+    if query.open_only:
+        where.append(f"(t.STATUS IS NULL OR UPPER(t.STATUS) NOT IN ({marks(DONE_STATUSES)}))")
+        binds += DONE_STATUSES
+    if query.due_after is not None:
+        where.append("t.EXPECTED_END_DATE >= ?")
+        binds.append(query.due_after.isoformat())
+    if query.due_before is not None:
+        where.append("t.EXPECTED_END_DATE < ?")
+        binds.append(query.due_before.isoformat())
     sql = (
         "SELECT t.TASK_ID, t.TITLE, t.STATUS, t.PRIORITY, t.SPRINT_ID, s.NAME, t.PROJECT_ID, p.NAME, t.ASSIGNEE_ID,"
         " TRIM(COALESCE(e.FIRST_NAME, '') || ' ' || COALESCE(e.LAST_NAME, '')), t.EXPECTED_END_DATE, t.STORY_POINTS"
@@ -344,16 +361,37 @@ FTS_OPTIMIZE = "INSERT INTO RAG_FTS (RAG_FTS) VALUES ('optimize')"
 WAL_CHECKPOINT_TRUNCATE = "PRAGMA wal_checkpoint(TRUNCATE)"
 VACUUM = "VACUUM"
 
+# The job row (V10): written with the deletes, advanced step by step, its held strings forgotten last.
+ERASURE_COLUMNS = "EMPLOYEE_ID, STEP, DOCUMENTS, REPORT, OUTCOME, VERDICT, HELD, STARTED_AT, UPDATED_AT"
+ERASURE_INSERT = ("INSERT INTO ERASURE_JOBS (EMPLOYEE_ID, STEP, DOCUMENTS, REPORT, OUTCOME, HELD) "
+                  "VALUES (?, 'delete', ?, ?, ?, ?)")
+ERASURE_SELECT = f"SELECT {ERASURE_COLUMNS} FROM ERASURE_JOBS WHERE EMPLOYEE_ID = ?"
+ERASURE_UNFINISHED = f"SELECT {ERASURE_COLUMNS} FROM ERASURE_JOBS WHERE STEP <> 'forget' ORDER BY EMPLOYEE_ID"
+ERASURE_RECORD_STEP = (f"UPDATE ERASURE_JOBS SET STEP = ?, OUTCOME = ?, VERDICT = ?, UPDATED_AT = {NOW} "
+                       "WHERE EMPLOYEE_ID = ?")
+ERASURE_FORGET = f"UPDATE ERASURE_JOBS SET HELD = NULL, UPDATED_AT = {NOW} WHERE EMPLOYEE_ID = ?"
+
+
+
+def redact_candidates(table: str, key: str, column: str) -> str:
+    """Rows whose column holds the bound LIKE pattern (identifiers from app.rag.erasure.REDACT_PLACES only)."""
+    return f"SELECT {key}, {column} FROM {table} WHERE {column} LIKE ? ESCAPE '\\'"
+
+
+def redact_update(table: str, key: str, column: str) -> str:
+    return f"UPDATE {table} SET {column} = ? WHERE {key} = ?"
+
+
 # The proof. Table and column names come from the database's own catalogue and are quoted by
-# quote_identifier; the searched values are always bound.
+# quote_identifier; the searched values are always bound. LIKE patterns are a string's short needle
+# (SQLite refuses patterns over 50,000 bytes); the rows found are then judged by the string's own pattern.
 PROOF_TABLES = "SELECT name FROM sqlite_schema WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL TABLE%' ORDER BY name"
 PROOF_COLUMNS = "SELECT name FROM pragma_table_info(?) ORDER BY cid"
-PROOF_SCHEMA = "SELECT COUNT(*) FROM sqlite_schema WHERE sql LIKE ? ESCAPE '\\'"
-# An index entry counts when its chunk is gone (a stale entry) or still holds the string; a chunk
-# that merely shares the words (the MATCH is on words) is not a copy of the string.
+PROOF_SCHEMA = "SELECT sql FROM sqlite_schema WHERE sql LIKE ? ESCAPE '\\'"
+# Index entries holding the string's words, with their chunk's text (NULL: the chunk is gone, a stale entry).
 PROOF_FTS_MATCH = (
-    "SELECT COUNT(*) FROM RAG_FTS LEFT JOIN RAG_CHUNK c ON c.CHUNK_ID = RAG_FTS.rowid "
-    "WHERE RAG_FTS MATCH ? AND (c.CHUNK_ID IS NULL OR c.CONTENT LIKE ? ESCAPE '\\')"
+    "SELECT c.CHUNK_ID, c.CONTENT FROM RAG_FTS LEFT JOIN RAG_CHUNK c ON c.CHUNK_ID = RAG_FTS.rowid "
+    "WHERE RAG_FTS MATCH ?"
 )
 
 
@@ -361,8 +399,9 @@ def quote_identifier(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def proof_column_count(table: str, column: str) -> str:
-    """Rows whose column holds the value: as text (LIKE, ASCII case-insensitive) or as bytes (a BLOB)."""
-    col = quote_identifier(column)
-    return (f"SELECT COUNT(*) FROM {quote_identifier(table)} "
-            f"WHERE {col} LIKE ? ESCAPE '\\' OR instr(CAST({col} AS BLOB), ?) > 0")
+def proof_table_rows(table: str, columns: Sequence[str]) -> str:
+    """The rows of which any column holds the needle (bound as ?1 for LIKE, ASCII case-insensitive, and ?2
+    as bytes for a BLOB): one scan of the table per string, not one per column."""
+    cols = [quote_identifier(c) for c in columns]
+    where = " OR ".join(f"{c} LIKE ?1 ESCAPE '\\' OR instr(CAST({c} AS BLOB), ?2) > 0" for c in cols)
+    return f"SELECT {', '.join(cols)} FROM {quote_identifier(table)} WHERE {where}"

@@ -1,0 +1,244 @@
+"""Pure conversation logic: ids in text, tracker questions (English and Spanish), where a question is
+routed, the answer to a tracker question, clean citations, and demo dates relative to the day seeded."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import signal
+from contextlib import contextmanager
+
+import pytest
+
+from app import demo_data
+from app.domain import Named, Person, Vocabulary
+from app.rag import citations, refs, routing, task_answers, task_questions
+
+TODAY = dt.date(2026, 12, 2)  # a Wednesday
+NAMES = Vocabulary(
+    people=(Person(1, "Maria", "Lopez"), Person(2, "Ana", "Garcia"), Person(4, "Chen", "Wei"),
+            Person(9, "Ana", "Ruiz")),
+    projects=(Named(1, "Mobile App Relaunch"), Named(2, "Payments Platform"), Named(4, "Portal de Clientes LATAM")),
+    sprints=(Named(3, "Payments Sprint 1", 2), Named(4, "Payments Sprint 2", 2), Named(7, "Portal Iteración 1", 4)))
+
+
+@pytest.mark.parametrize("text, found", [
+    ("what is the status of task 107?", [("task", 107)]),
+    ("status of TASK #107 and [DOC #6]", [("task", 107), ("doc", 6)]),
+    ("#107?", [("task", 107)]),
+    ("¿cuál es el estado de la tarea 107?", [("task", 107)]),
+    ("documento 6 y doc 6", [("doc", 6)]),
+    ("sprint 3 and project no. 2", [("sprint", 3), ("project", 2)]),
+    ("my 1:1 with Maria, p95 of 2.3 s", []),
+    ("task 0 and task 99999999999999999999", []),  # not an id: zero, or past 64 bits
+    ("issue#12 and &#35;", [("task", 12)]),
+])
+def test_ids_in_text(text, found):
+    assert refs.mentions(text) == found
+
+
+def test_a_sprint_name_ending_in_a_number_is_not_an_id():
+    text = "how many story points are left in payments sprint 2?"
+    assert refs.mentions(text) == [("sprint", 2)]
+    assert refs.mentions(text, masked=task_questions.name_spans(text, NAMES)) == []
+
+
+@pytest.mark.parametrize("question, expected", [
+    ("which of my tasks are still in progress?", dict(mine=True, status="IN_PROGRESS")),
+    ("¿cuáles de mis tareas siguen en progreso?", dict(mine=True, status="IN_PROGRESS", lang="es")),
+    ("which tasks are overdue in sprint 3?", dict(overdue=True, sprint=Named(3, "Payments Sprint 1", 2))),
+    ("which critical tasks are unassigned?", dict(priority="CRITICAL", unassigned=True)),
+    ("how many story points are left in Payments Sprint 2?",
+     dict(aggregate="points", open_only=True, sprint=Named(4, "Payments Sprint 2", 2))),
+    ("what is Chen working on?", dict(people=(Person(4, "Chen", "Wei"),), open_only=True)),
+    ("¿en qué está trabajando Chen?", dict(people=(Person(4, "Chen", "Wei"),), open_only=True, lang="es")),
+    ("¿cuántas tareas críticas hay sin asignar?", dict(aggregate="count", priority="CRITICAL", unassigned=True,
+                                                       lang="es")),
+    ("tareas vencidas del proyecto Portal de Clientes LATAM",
+     dict(overdue=True, project=Named(4, "Portal de Clientes LATAM"), lang="es")),
+    ("what tasks are due this week?", dict(due=(dt.date(2026, 11, 30), dt.date(2026, 12, 7)), due_label="this week")),
+    ("¿qué tareas vencen mañana?", dict(due=(dt.date(2026, 12, 3), dt.date(2026, 12, 4)), due_label="mañana",
+                                        lang="es")),
+    ("show me the high priority tasks in the payments project", dict(priority="HIGH",
+                                                                     project=Named(2, "Payments Platform"))),
+    ("which tasks does Ana have?", dict(people=(Person(2, "Ana", "Garcia"), Person(9, "Ana", "Ruiz")))),
+    ("which tasks does Ana Ruiz have?", dict(people=(Person(9, "Ana", "Ruiz"),))),
+    # A negation that means "open" is understood, never dropped ("not done" is not DONE).
+    ("which of my tasks are not done?", dict(mine=True, open_only=True)),
+    ("which tasks aren't finished?", dict(open_only=True)),
+    ("¿qué tareas no están terminadas?", dict(open_only=True, lang="es")),
+])
+def test_tracker_questions_parse(question, expected):
+    parsed = task_questions.parse(question, NAMES, TODAY)
+    assert parsed is not None, question
+    defaults = task_questions.TaskQuestion(lang=expected.get("lang", "en"))
+    for field, value in vars(defaults).items():
+        if field != "words":
+            assert getattr(parsed, field) == expected.get(field, value), (question, field)
+
+
+def test_names_with_punctuation_accents_and_possessives_are_found():
+    """Names are searched for only when each of their words is in the question (the directory can be
+    10,000 people); a hyphen, an apostrophe, accents or brackets in a name must not hide it."""
+    names = Vocabulary(people=(Person(10, "Jean-Luc", "O'Brien"), Person(11, "José", "Núñez")),
+                       projects=(Named(5, "Checkout v2.0 (EU)"),), sprints=(Named(9, "Checkout v2.0 (EU) Sprint 1", 5),))
+    jean_luc, jose = names.people
+    assert task_questions.parse("what is Jean-Luc working on?", names, TODAY).people == (jean_luc,)
+    assert task_questions.parse("O'Brien's tasks", names, TODAY).people == (jean_luc,)
+    assert task_questions.parse("tareas de jose nunez", names, TODAY).people == (jose,)
+    assert task_questions.parse("tasks in Checkout v2.0 (EU)", names, TODAY).project == names.projects[0]
+    assert task_questions.parse("overdue tasks in checkout v2.0 (eu) sprint 1", names, TODAY).sprint == names.sprints[0]
+
+
+@pytest.mark.parametrize("question", [
+    "fix the login bug on the refund flow", "who is assigned to the payroll export failure?",
+    "what is the status of task 107?", "which tasks are about the refund flow?", "tasks",
+    "what did we agree in my 1:1 with Maria?", "how many approvals does payments code need in code review?",
+    "¿cuántos días de vacaciones me quedan este año?", "what is the goal of Payments Sprint 2?",
+    # Negations no filter expresses: retrieval reads them, a task list would answer the opposite.
+    "which tasks are not critical?", "which tasks are not overdue?", "tasks that are not in progress",
+    "my tasks that are not in review", "tasks not assigned to me", "¿qué tareas no son críticas?",
+])
+def test_anything_else_is_left_to_retrieval(question):
+    assert task_questions.parse(question, NAMES, TODAY) is None
+
+
+@pytest.mark.parametrize("question, focus, kind", [
+    ("what is the status of task 107?", ("task", 55), "lookup"),
+    ("which tasks are overdue in sprint 3?", ("task", 55), "tasks"),
+    ("is it overdue?", ("task", 55), "follow_up"),
+    ("is it overdue?", None, "tasks"),
+    ("when is it due?", ("task", 55), "follow_up"),
+    ("¿y quién lo tiene?", ("task", 55), "follow_up"),
+    ("list my tasks", ("task", 55), "tasks"),
+    ("what about the checkout page?", ("task", 55), "retrieve"),
+    ("when is it due?", None, "retrieve"),
+    ("what is the goal of Payments Sprint 2?", None, "retrieve"),
+    # "there" and "this" that point at no earlier answer do not make a tracker question about the focus.
+    ("which tasks are due this week?", ("task", 55), "tasks"),
+    ("how many tasks are there?", ("task", 55), "tasks"),
+    ("are there any open tasks?", ("task", 55), "tasks"),
+    ("is there any task due today?", ("task", 55), "tasks"),
+    ("is that task overdue?", ("task", 55), "follow_up"),
+    ("is there a blocker?", ("task", 55), "follow_up"),
+])
+def test_routes(question, focus, kind):
+    route = routing.route(question, focus, NAMES, TODAY)
+    assert route.kind == kind
+    if kind == "follow_up":
+        assert route.refs == (focus,)
+
+
+def test_tracker_answers_list_count_and_sum_with_their_anchors():
+    rows = [{"task_id": 12, "title": "Fix login", "status": "IN_PROGRESS", "priority": "HIGH", "sprint_name": "S2",
+             "assignee_name": "Ana Garcia", "expected_end_date": dt.date(2026, 12, 9), "story_points": 5.0},
+            {"task_id": 30, "title": "Docs", "status": "TODO", "priority": "LOW", "sprint_name": None,
+             "assignee_name": None, "expected_end_date": None, "story_points": None}]
+    listed = task_answers.answer(task_questions.parse("which tasks are in progress?", NAMES, TODAY), rows)
+    assert listed.splitlines() == ["Tasks (in progress) — 2:",
+                                   "- [TASK #12] Fix login — IN_PROGRESS, HIGH, due 2026-12-09, S2, Ana Garcia",
+                                   "- [TASK #30] Docs — TODO, LOW, unassigned"]
+    count = task_answers.answer(task_questions.parse("¿cuántas tareas críticas hay?", NAMES, TODAY), rows)
+    assert count == "Tareas (críticas): 2 — [TASK #12], [TASK #30]."
+    points = task_answers.answer(task_questions.parse("how many story points are left in Payments Sprint 2?",
+                                                      NAMES, TODAY), rows)
+    assert points == ("Story points left (in Payments Sprint 2): 5, from 2 task(s): [TASK #12] 5, [TASK #30] -. "
+                      "(1 of them have no estimate)")
+    none = task_answers.answer(task_questions.parse("which critical tasks are unassigned?", NAMES, TODAY), [])
+    assert none == "No task you can see matches: critical, unassigned."
+    two_anas = task_questions.parse("which tasks does Ana have?", NAMES, TODAY)
+    assert task_answers.ambiguous_person(two_anas) == (
+        "Which one do you mean: Ana Garcia (#2) / Ana Ruiz (#9)? Ask again with the full name.")
+
+
+@pytest.mark.parametrize("answer, citable, cleaned, grounded", [
+    ("task [TASK #107] is blocked; see [DOC #5] and [DOC #7].", {"[TASK #107]"}, "task [TASK #107] is blocked.", True),
+    ("task [TASK #107] is blocked; see [DOC #5] and [DOC #7].", {"[TASK #107]", "[DOC #5]"},
+     "task [TASK #107] is blocked; see [DOC #5].", True),
+    ("task [TASK #107] is blocked; see [DOC #5] and [DOC #7].", set(), "", False),
+    ("Diego owns it [TASK #107]. Also see [TASK #99999].", {"[TASK #107]"}, "Diego owns it [TASK #107].", True),
+    ("Ana owns the login fix [TASK #107], and Ben is on the iOS build [TASK #55].", {"[TASK #55]"},
+     "Ben is on the iOS build [TASK #55].", True),
+    ("[TASK #1] and [TASK #2] are late.", {"[TASK #1]"}, "[TASK #1] are late.", True),
+    ("Hello!\n- first [TASK #2]\n- second [TASK #3]", {"[TASK #3]"}, "Hello!\n- second [TASK #3]", True),
+    ("I don't know.", set(), "I don't know.", True),
+    ("It is due soon (see [TASK #4]). Ask Ana.", set(), "Ask Ana.", False),
+    # A period inside a number or after an abbreviation does not end the sentence whose claim goes.
+    ("Version 1.2 is out [TASK #5]. Known [TASK #1].", {"[TASK #1]"}, "Known [TASK #1].", True),
+    ("Dr. Smith said it is blocked [TASK #5]. Known [TASK #1].", {"[TASK #1]"}, "Known [TASK #1].", True),
+    ("Known [TASK #1]. Some tools, e.g. the linter, fail [DOC #9].", {"[TASK #1]"}, "Known [TASK #1].", True),
+    ("1. uno [TASK #1]\n2. dos [TASK #5]", {"[TASK #1]"}, "1. uno [TASK #1]", True),  # no dangling "2."
+    ("Diego owns it [TASK #1] (see [DOC #5]).", {"[TASK #1]"}, "Diego owns it [TASK #1].", True),
+    ("[TASK #1] is done, [TASK #5] is not.", {"[TASK #1]"}, "[TASK #1] is done.", True),
+])
+def test_a_removed_citation_takes_its_claim_with_it(answer, citable, cleaned, grounded):
+    result = citations.clean(answer, citable)
+    assert (result.text, result.grounded) == (cleaned, grounded)
+    assert set(result.cited) <= citable and not set(result.removed) & citable
+
+
+LOOSE_ANCHOR = re.compile(r"\[\s*(?:task|sprint|project|doc)\s*#", re.IGNORECASE)
+
+
+@pytest.mark.parametrize("answer, citable, cleaned", [
+    ("See [TASK  #5] for it. Known [TASK #1].", {"[TASK #1]"}, "Known [TASK #1]."),  # not tidied into [TASK #5]
+    ("Hidden [task #5] here. Known [TASK #1].", {"[TASK #1]"}, "Known [TASK #1]."),
+    ("It is done [task #1].", {"[TASK #1]"}, "It is done [TASK #1]."),
+    ("Late [ TASK #007 ].", {"[TASK #7]"}, "Late [TASK #7]."),
+    ("It is blocked [TASK #1, TASK #5].", {"[TASK #1]"}, "It is blocked [TASK #1]."),
+    ("Both are late [TASK #1; #2].", {"[TASK #1]", "[TASK #2]"}, "Both are late [TASK #1] [TASK #2]."),
+])
+def test_an_anchor_in_any_spelling_is_checked_like_one(answer, citable, cleaned):
+    """Every anchor the answer keeps names something citable, however the model spelled it: a spelling
+    the check did not recognise must not reach the reader (nor be tidied into a real-looking anchor)."""
+    result = citations.clean(answer, citable)
+    assert result.text == cleaned
+    left = [m.start() for m in LOOSE_ANCHOR.finditer(result.text)]
+    assert len(left) == len(re.findall(r"\[(?:TASK|DOC) #\d+\]", result.text))
+    assert set(re.findall(r"\[(?:TASK|DOC) #\d+\]", result.text)) <= citable
+
+
+@contextmanager
+def at_most(seconds: int):
+    """A generous bound for input that used to take minutes (catastrophic regex backtracking): the suite
+    fails with a clear message instead of hanging. Speed itself is scripts/bench_chat_core.py's job."""
+    def expired(*_):
+        raise AssertionError(f"took over {seconds} s: the cleaner is not linear in its input")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+@pytest.mark.parametrize("hostile, kept", [
+    ("x [TASK #1] y [TASK #5]" + " ," * 20_000 + " z", "x [TASK #1], z"),  # was 4.6 minutes
+    ("[TASK #5]" + " " * 40_000 + "x. Known [TASK #1].", "Known [TASK #1]."),
+    ("Known [TASK #1] and" + " and" * 20_000 + " [TASK #5].", "Known [TASK #1]."),
+    ("Known [TASK #1]." + " e.g." * 10_000 + " [TASK #5].", "Known [TASK #1]."),
+    ("Known [TASK #1] " + "[TASK #5] " * 5_000 + ".", "Known [TASK #1]."),
+    ("Known [TASK #1]" + " " * 40_000 + "x [TASK #5].", "Known [TASK #1] x."),
+])
+def test_cleaning_a_hostile_reply_is_linear(hostile, kept):
+    """The model's reply is not trusted text (prompt injection can shape it) and the chat cleans it on the
+    event loop: 40,000 characters must not hold it for minutes."""
+    with at_most(60):
+        result = citations.clean(hostile, {"[TASK #1]"})
+    assert result.text == kept and result.cited == ["[TASK #1]"]
+
+
+def test_demo_dates_follow_the_day_seeded_and_nothing_else_does():
+    today = dt.date(2027, 3, 10)
+    data = demo_data.build(today=today)
+    assert data == demo_data.build(today=today)  # deterministic for a given day
+    running = [s for s in data.sprints if s["status"] == "ACTIVE"]
+    assert running and all(s["start_date"] <= today <= s["end_date"] for s in running)
+    assert all(s["end_date"] < today for s in data.sprints if s["status"] == "CLOSED")
+    dues = [t["expected_end_date"] for t in data.tasks]
+    assert min(dues) >= today - dt.timedelta(days=20) and max(dues) < today + dt.timedelta(days=60)
+    other = demo_data.build(today=dt.date(2025, 1, 1))
+    strip = lambda rows: [{k: v for k, v in r.items() if not isinstance(v, dt.date)} for r in rows]  # noqa: E731
+    assert strip(other.tasks) == strip(data.tasks) and strip(other.sprints) == strip(data.sprints)
