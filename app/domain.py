@@ -7,7 +7,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Literal, Union
+from typing import Generic, Literal, TypeVar, Union
 
 SourceType = Literal["task", "sprint", "project", "doc"]
 SOURCE_TYPES: tuple[SourceType, ...] = ("task", "sprint", "project", "doc")
@@ -232,6 +232,10 @@ class Conversation:
     updated_at: dt.datetime  # UTC, naive; bumped by every stored turn and scope change
 
 
+# Where a page of conversations ends: (UPDATED_AT, CONVERSATION_ID) of its last one.
+ConversationKey = tuple[dt.datetime, int]
+
+
 @dataclass(frozen=True)
 class Message:
     message_id: int
@@ -240,6 +244,19 @@ class Message:
     content: str
     citations: tuple[str, ...]  # anchors such as "[TASK #12]", in the order cited
     created_at: dt.datetime  # UTC, naive
+
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Page(Generic[T]):
+    """One page of a keyset-paged list: the rows after a key, how many rows match in all, and whether a
+    row follows the last one (the engines read one row past the page to know)."""
+
+    items: list[T]
+    total: int
+    more: bool
 
 
 @dataclass(frozen=True)

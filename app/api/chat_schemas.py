@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, Field, StrictBool
+from pydantic import AfterValidator, BaseModel, Field, StrictBool, model_validator
 
 from app.api.schemas import CallerPublic, Hit, WriteModel, _WhoAsks
 from app.api.types import Id, Question, TopK
@@ -27,7 +27,8 @@ LLM_ERROR = Literal["timeout", "unreachable", "bad_response"]
 
 class ChatRequest(_WhoAsks):
     message: Question = Field(description="the question, in the caller's words (English or Spanish), "
-                                          "1-2000 characters")
+                                          "1-2000 characters. `question` (the name /search uses) is accepted "
+                                          "as an alias of this field; sending both is a 422")
     conversation_id: Id | None = Field(None, description="continue this conversation (it must belong to the "
                                                          "caller: anyone else's is a 404); omit to start one")
     rag_scope: ScopeValue | None = Field(None, description="only when starting a conversation: its retrieval "
@@ -37,6 +38,16 @@ class ChatRequest(_WhoAsks):
                                                   "pin it to that project (a workspace view), so the model's "
                                                   "set_rag_scope tool cannot change it (a client PATCH still can)")
     top_k: TopK | None = Field(None, description="chunks to retrieve; default: RAG_TOP_K")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _question_means_message(cls, data: Any) -> Any:
+        """``question`` is the alias of ``message`` (one canonical name in the schema)."""
+        if isinstance(data, dict) and "question" in data:
+            if "message" in data:
+                raise ValueError("give message or question (its alias), not both")
+            data = {("message" if key == "question" else key): value for key, value in data.items()}
+        return data
 
 
 class ChatTimings(BaseModel):
@@ -95,10 +106,6 @@ class MessagePublic(BaseModel):
     content: str
     citations: list[str] = Field(description="anchors the assistant's answer cited (empty for user messages)")
     created_at: Utc = Field(description="UTC")
-
-
-class ConversationDetail(ConversationPublic):
-    messages: list[MessagePublic] = Field(description="one page of messages, oldest first")
 
 
 class ScopePatch(WriteModel):

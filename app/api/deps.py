@@ -12,7 +12,7 @@ from app.config import Settings
 from app.domain import Caller
 from app.engines.base import Engine
 from app.logs import current_request_id
-from app.services.search import resolve_caller
+from app.services.askers import resolve_asker
 from app.worker import Worker
 
 # auto_error=False: TokenGate has already authenticated; this only puts the scheme in OpenAPI.
@@ -52,7 +52,7 @@ GrantDep = Annotated[TokenGrant, Depends(current_grant)]
 
 
 def require_scope(needed: Permission):
-    """A router dependency: the token must carry `needed` (admin covers bot)."""
+    """A router dependency: the token must carry `needed` or more (admin > bot > user)."""
 
     def check(grant: GrantDep) -> None:
         if not grant.allows(needed):
@@ -63,21 +63,9 @@ def require_scope(needed: Permission):
 
 
 def caller_for(engine: Engine, grant: TokenGrant, employee_id: int | None, telegram_id: str | None) -> Caller:
-    """Who asks, from EMPLOYEES, if this token may act for them (403 otherwise).
-
-    An id outside the token's list is refused before the lookup, so such a token cannot probe
-    which employee ids exist; a role limit needs the row, so it is checked after it.
-    """
-    if employee_id is not None and not grant.may_act_as(employee_id):
-        raise _forbidden(f"employee {employee_id}")
-    caller = resolve_caller(engine, employee_id, telegram_id)
-    if not grant.may_act_as(caller.employee_id, caller.role):
-        raise _forbidden(f"employee {caller.employee_id}")
-    return caller
-
-
-def _forbidden(employee: str) -> HTTPException:
-    return HTTPException(status.HTTP_403_FORBIDDEN, f"this token may not act on behalf of {employee}")
+    """Who asks, from EMPLOYEES, if this token may act for them (app.services.askers: 403 otherwise; a token
+    bound to one employee is that employee)."""
+    return resolve_asker(engine, grant, employee_id, telegram_id)
 
 
 def nudge(worker: Worker | None) -> None:
@@ -86,15 +74,3 @@ def nudge(worker: Worker | None) -> None:
         worker.nudge(request_id=current_request_id())
 
 
-def only_query(*allowed: str):
-    """A dependency refusing query parameters the endpoint does not define (422, not silently ignored:
-    a misspelt filter such as ?telegramid= must not return the whole list)."""
-
-    def check(request: Request) -> None:
-        unknown = sorted(set(request.query_params) - set(allowed))
-        if unknown:
-            raise HTTPException(422, [
-                {"type": "extra_forbidden", "loc": ["query", name], "msg": "unknown query parameter"}
-                for name in unknown])
-
-    return check

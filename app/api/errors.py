@@ -19,6 +19,8 @@ from starlette.exceptions import HTTPException
 
 from app.embedding import EmbeddingError
 from app.engines.base import ConflictError, EngineError, ModelMissingError, UnavailableError, ValueTooLongError
+from app.paging import CursorError
+from app.services.askers import ForbiddenAskerError
 from app.services.conversations import ConversationNotFoundError
 from app.services.records import RecordNotFoundError
 from app.services.search import UnknownCallerError
@@ -47,7 +49,32 @@ def _unprocessable(errors: list[dict[str, Any]]) -> JSONResponse:
 
 
 async def _invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:
-    return _unprocessable(list(exc.errors()))
+    errors = list(exc.errors())
+    for error in errors:
+        if error.get("type") == "extra_forbidden" and error.get("loc", ())[:1] == ("query",):
+            error["msg"] = f"unknown query parameter (this endpoint takes: {', '.join(_query_names(request))})"
+    return _unprocessable(errors)
+
+
+def _query_names(request: Request) -> list[str]:
+    route = request.scope.get("route")
+    dependant = getattr(route, "dependant", None)
+    if dependant is None:
+        return []
+    names: list[str] = []
+    for param in _all_query_params(dependant):
+        annotation = getattr(param.field_info, "annotation", None)
+        fields = getattr(annotation, "model_fields", None)  # a query model: its fields are the parameters
+        names += list(fields) if fields else [param.alias]
+    return sorted(set(names))
+
+
+def _all_query_params(dependant: Any) -> list[Any]:
+    return [*dependant.query_params, *(p for d in dependant.dependencies for p in _all_query_params(d))]
+
+
+async def _bad_cursor(request: Request, exc: Exception) -> JSONResponse:
+    return _unprocessable([{"type": "value_error", "loc": ["query", "cursor"], "msg": str(exc)}])
 
 
 async def _invalid_value(request: Request, exc: Exception) -> JSONResponse:
@@ -101,6 +128,8 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(UnknownCallerError, _answer(status.HTTP_404_NOT_FOUND))
     app.add_exception_handler(ConversationNotFoundError, _answer(status.HTTP_404_NOT_FOUND))
     app.add_exception_handler(ConflictError, _answer(status.HTTP_409_CONFLICT))
+    app.add_exception_handler(CursorError, _bad_cursor)
+    app.add_exception_handler(ForbiddenAskerError, _answer(status.HTTP_403_FORBIDDEN))
     app.add_exception_handler(UnavailableError, _unavailable)
     app.add_exception_handler(ValueTooLongError, _too_long)
     app.add_exception_handler(ModelMissingError, _answer(status.HTTP_503_SERVICE_UNAVAILABLE))

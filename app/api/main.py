@@ -60,9 +60,10 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     app.add_middleware(RequestContext)
     app.include_router(health.router)
     app.include_router(metrics_route.router)
-    # Scoping is decided per router group: bots may search and chat; everything else is admin.
-    for router, needed in ((search.router, "bot"), (chat.router, "bot"),
-                           (conversations.router, "bot"), (rag.router, "admin"),
+    # Scoping is decided per router group: user-bound tokens and bots may search, chat and read the asker's
+    # conversations; everything else is admin.
+    for router, needed in ((search.router, "user"), (chat.router, "user"),
+                           (conversations.router, "user"), (rag.router, "admin"),
                            *((r, "admin") for r in records.routers())):
         app.include_router(router, prefix=API_PREFIX, dependencies=[Depends(require_scope(needed))],
                            responses=COMMON_RESPONSES)

@@ -34,9 +34,17 @@ CONFIG = {
             "expected-statuses": ["2xx", "3xx", "401", "403", "404", "409", "422", "429", "5xx"]}},
     }, {
         # A chat's or a conversation's rag_scope must name a project that exists *now* (database state),
-        # and rag_scope/pinned apply only without a conversation_id (a rule across fields): a
-        # schema-valid body may still get its 422.
-        "include-path-regex": "^/api/v1/(chat|conversations)",
+        # and rag_scope/pinned apply only without a conversation_id (a rule across fields); who asks
+        # (employee_id or telegram_id) is required unless the token is bound to one employee, a rule
+        # across the token and the request: a schema-valid request may still get its 422.
+        "include-path-regex": "^/api/v1/(chat|conversations|search)",
+        "checks": {"positive_data_acceptance": {
+            "expected-statuses": ["2xx", "3xx", "401", "403", "404", "409", "422", "429", "5xx"]}},
+    }, {
+        # A list's cursor is opaque: only one this server issued for the same list and filters is valid,
+        # which no pattern can say (a well-formed but invented cursor is a 422).
+        "include-path-regex": "^/api/v1/[a-z]+$",
+        "include-method": "GET",
         "checks": {"positive_data_acceptance": {
             "expected-statuses": ["2xx", "3xx", "401", "403", "404", "409", "422", "429", "5xx"]}},
     }, {

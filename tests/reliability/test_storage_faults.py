@@ -100,7 +100,7 @@ def test_a_full_disk_answers_503_with_retry_after_and_keeps_serving_reads(tiny_f
             ready = c.get("/readyz")
             assert ready.status_code == 503 and "full" in ready.json()["detail"] and "Retry-After" in ready.headers
             # Reads still work on a full disk, and the failed writes changed nothing.
-            assert c.get("/api/v1/documents", headers=AUTH).json()["count"] == 0
+            assert c.get("/api/v1/documents", headers=AUTH).json()["total"] == 0
             hits = c.post("/api/v1/search", json={"question": "gateway certificates", "employee_id": boss},
                           headers=AUTH)
             assert hits.status_code == 200

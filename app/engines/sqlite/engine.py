@@ -26,9 +26,8 @@ import sqlite_vec
 from app.config import Settings
 from app.embedding import load_embedder
 from app.embedding.models import DEFAULT_MODEL, SQLITE_VECTOR_DIMENSIONS, model_spec
-from app.domain import (SEARCH_MODES, SOURCE_TYPES, Caller, Conversation, Message, ProjectCard, RagStatus, Scope, SearchMode,
-                        SearchResult,
-                        SourceType, SummarySource, TaskQuery)
+from app.domain import (SEARCH_MODES, SOURCE_TYPES, Caller, Conversation, ConversationKey, Message, Page, ProjectCard,
+                        RagStatus, Scope, SearchMode, SearchResult, SourceType, SummarySource, TaskQuery)
 from app.engines.base import ConflictError, EmbeddingModelError, EngineError
 from app.engines.sqlite import conversations, erasure, errors, indexing, model_mark, records, search, status, summaries
 from app.engines.sqlite import migrate as migrations
@@ -36,7 +35,7 @@ from app.engines.sqlite import statements as sql
 from app.engines.sqlite.indexing import SQLiteIndexingTx
 from app.engines.sqlite.lexical_index import LexicalIndex
 from app.engines.sqlite.vector_index import VectorIndex
-from app.entities import CONVERSATIONS, EMPLOYEES, MESSAGES, PROJECTS, EntitySpec
+from app.entities import CONVERSATIONS, EMPLOYEES, MESSAGES, PROJECTS, Condition, EntitySpec
 from app.rag.erasure import DocumentsPolicy, ErasedText, ErasureReport, ProofLine, PurgeStep
 
 BUSY_TIMEOUT_MS = 10_000
@@ -163,6 +162,17 @@ class SQLiteEngine:
                 raise
             raise fault from exc
 
+    @contextmanager
+    def _read(self) -> Iterator[apsw.Connection]:
+        """One read transaction: every statement in it sees the same snapshot (WAL: writers go on)."""
+        conn = self.conn
+        conn.execute("BEGIN")
+        try:
+            yield conn
+        finally:
+            if not conn.getautocommit():
+                conn.execute("COMMIT")
+
     def close(self) -> None:
         self._closed = True
         with self._connections_lock:
@@ -205,8 +215,10 @@ class SQLiteEngine:
     def get(self, entity: EntitySpec, row_id: int) -> dict[str, Any] | None:
         return records.get(self.conn, entity, row_id)
 
-    def list(self, entity: EntitySpec, limit: int, offset: int) -> list[dict[str, Any]]:
-        return records.list_rows(self.conn, entity, limit, offset)
+    def list_records(self, entity: EntitySpec, where: Sequence[Condition], after: int | None,
+                     limit: int) -> Page[dict[str, Any]]:
+        with self._read() as conn:
+            return records.list_page(conn, entity, where, after, limit)
 
     def update(self, entity: EntitySpec, row_id: int, values: dict[str, Any]) -> dict[str, Any] | None:
         entity.check_columns(values)
@@ -322,8 +334,10 @@ class SQLiteEngine:
     def get_conversation(self, conversation_id: int) -> Conversation | None:
         return conversations.get_conversation(self.conn, conversation_id)
 
-    def list_conversations(self, employee_id: int, limit: int, offset: int) -> list[Conversation]:
-        return conversations.list_conversations(self.conn, employee_id, limit, offset)
+    def list_conversations(self, employee_id: int, after: ConversationKey | None,
+                           limit: int) -> Page[Conversation]:
+        with self._read() as conn:
+            return conversations.list_conversations(conn, employee_id, after, limit)
 
     def set_conversation_scope(self, conversation_id: int, rag_scope: str) -> Conversation | None:
         with errors.conflicts(CONVERSATIONS), self._write() as conn:
@@ -341,8 +355,9 @@ class SQLiteEngine:
                 conversations.set_conversation_scope(conn, conversation_id, rag_scope)
             return turn
 
-    def list_messages(self, conversation_id: int, limit: int, offset: int) -> list[Message]:
-        return conversations.list_messages(self.conn, conversation_id, limit, offset)
+    def list_messages(self, conversation_id: int, after: int | None, limit: int) -> Page[Message]:
+        with self._read() as conn:
+            return conversations.list_messages(conn, conversation_id, after, limit)
 
     def recent_messages(self, conversation_id: int, n: int) -> list[Message]:
         return conversations.recent_messages(self.conn, conversation_id, n)
@@ -359,9 +374,6 @@ class SQLiteEngine:
 
     def summary_sources(self, max_tasks: int) -> list[SummarySource]:
         return summaries.summary_sources(self.conn, max_tasks)
-
-    def employees_by_telegram(self, telegram_id: str) -> list[dict[str, Any]]:
-        return conversations.employees_by_telegram(self.conn, telegram_id)
 
     # --- erasure --------------------------------------------------------------------------------
     def erase_employee(self, employee_id: int, documents: DocumentsPolicy | None,
