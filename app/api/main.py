@@ -8,6 +8,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import Depends, FastAPI
 from fastapi.concurrency import run_in_threadpool
+from fastapi_offline import FastAPIOffline
 
 from app import metrics
 from app.api import errors
@@ -44,11 +45,15 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     """Build the app. An injected engine stays open after shutdown (its owner closes it)."""
     settings = settings or Settings()
     grants = settings.token_grants()
-    app = FastAPI(
+    # FastAPIOffline: /docs and /redoc load Swagger UI and ReDoc from assets the app serves itself
+    # (/static-offline-docs), so the documentation works on a network without internet access.
+    app = FastAPIOffline(
         title="RAG backend",
         version="0.1.0",
         summary="Role-scoped search and chat over a team's tasks, sprints, projects and documents.",
         lifespan=_lifespan(settings, engine, grants),
+        # No validator badge: Swagger UI would fetch it from validator.swagger.io.
+        swagger_ui_parameters={"validatorUrl": None},
     )
     app.state.settings = settings
     app.state.chat_slots = Slots(settings.chat_max_concurrency, "chats")
