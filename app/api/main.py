@@ -9,11 +9,12 @@ from contextlib import asynccontextmanager
 from fastapi import Depends, FastAPI
 from fastapi.concurrency import run_in_threadpool
 from fastapi_offline import FastAPIOffline
+from starlette.routing import Route
 
 from app import metrics
 from app.api import errors
 from app.api.deps import require_scope
-from app.api.middleware import BodyLimit, TokenGate
+from app.api.middleware import MCP_PATH, BodyLimit, TokenGate
 from app.api.request_context import RequestContext
 from app.api.routes import chat, conversations, health, rag, records, search
 from app.api.routes import metrics as metrics_route
@@ -23,6 +24,7 @@ from app.auth import TokenGrant
 from app.config import Settings
 from app.engines import open_engine
 from app.engines.base import Engine
+from app.mcp.server import McpHttp
 from app.services.llm import llm_client
 from app.summaries_job import start_summary_job
 from app.worker import Worker
@@ -65,6 +67,10 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     app.add_middleware(RequestContext)
     app.include_router(health.router)
     app.include_router(metrics_route.router)
+    # MCP over streamable HTTP (app/mcp/server.py): behind the same TokenGate as /api/, out of the OpenAPI
+    # schema (it speaks JSON-RPC, described by the MCP specification).
+    app.state.mcp = McpHttp(lambda: app.state.engine, settings)
+    app.router.routes.append(Route(MCP_PATH, endpoint=app.state.mcp, methods=["GET", "POST", "DELETE"]))
     # Scoping is decided per router group: user-bound tokens and bots may search, chat and read the asker's
     # conversations; everything else is admin.
     for router, needed in ((search.router, "user"), (chat.router, "user"),
@@ -95,7 +101,8 @@ def _lifespan(settings: Settings, engine: Engine | None, grants: tuple[TokenGran
                 app.state.worker = worker
                 app.state.summaries = start_summary_job(app.state.engine, settings)
             _warn_about_tokens(grants)
-            yield
+            async with app.state.mcp.running():
+                yield
         finally:
             await app.state.llm_client.aclose()
             if app.state.summaries is not None:

@@ -1,8 +1,9 @@
 """Pure ASGI guards that run before any route reads a byte of the body.
 
-``TokenGate`` authenticates every /api/ request from its headers alone, so a client without a
+``TokenGate`` authenticates every /api/ and /mcp request from its headers alone, so a client without a
 valid token costs no body read, no parsing and no memory (401 first, whatever the body). The
-token's grant goes into the request state; what it may do is decided per router (app.api.deps).
+token's grant goes into the request state; what it may do is decided per router (app.api.deps) or
+per MCP call (app/mcp/server.py).
 
 ``BodyLimit`` refuses a body over the limit: at once when Content-Length says so, and while
 streaming otherwise (chunked bodies have no length), so no request can make the server buffer
@@ -18,6 +19,11 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from app.auth import TokenGrant, match
 
 PROTECTED_PREFIX = "/api/"
+MCP_PATH = "/mcp"
+
+
+def protected(path: str) -> bool:
+    return path.startswith(PROTECTED_PREFIX) or path == MCP_PATH or path.startswith(MCP_PATH + "/")
 
 
 def unauthorized(detail: str) -> JSONResponse:
@@ -38,7 +44,7 @@ class TokenGate:
         self.app, self.grants = app, grants
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or not scope["path"].startswith(PROTECTED_PREFIX):
+        if scope["type"] != "http" or not protected(scope["path"]):
             await self.app(scope, receive, send)
             return
         token = bearer_token(scope)
