@@ -21,7 +21,7 @@ def mcp(env: CliEnv) -> None:
     Nothing but the protocol is written to stdout; logs go to stderr. The index is kept by the API's
     worker or `ragctl worker`: this process only reads.
 
-    Example (a client's server entry runs this command):
+    Example:
 
         RAG_MCP_EMPLOYEE_ID=2 ragctl mcp
     """
