@@ -1,0 +1,45 @@
+"""The service's faces as the randomized access test asks them (scripts/bench_access.py, ``Face``): each one
+a real protocol client speaking to the real face, asked as one employee through a token bound to them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from anyio.from_thread import start_blocking_portal
+from mcp import Client
+
+from app.auth import TokenGrant
+from app.config import Settings
+from app.domain import Caller, Scope
+from app.mcp.server import build_server
+from scripts.bench_access import Seen
+
+
+class McpFace:
+    """The MCP ``search`` tool through the SDK's client, JSON-RPC framed (the in-memory transport), as a
+    user-bound grant of the asking employee: a developer's own token."""
+
+    name = "mcp"
+
+    def __init__(self, portal: Any, client: Client, asking: dict[str, TokenGrant]) -> None:
+        self._portal, self._client, self._asking = portal, client, asking
+
+    def ask(self, caller: Caller, question: str, k: int, scope: Scope, mode: str) -> Seen:
+        self._asking["grant"] = TokenGrant(f"user-{caller.employee_id}", "user", b"", employee_id=caller.employee_id)
+        project = scope.project if scope.project in ("all", "none") else int(scope.project)
+        result = self._portal.call(self._client.call_tool, "search",
+                                   {"question": question, "top_k": k, "scope": project, "mode": mode})
+        assert not result.is_error, result.content
+        hits = result.structured_content["results"]
+        assert result.structured_content["asker"]["employee_id"] == caller.employee_id
+        return Seen([(h["source_type"], h["source_id"]) for h in hits], complete=True)
+
+
+@contextmanager
+def mcp_face(engine: Any, settings: Settings) -> Iterator[McpFace]:
+    asking: dict[str, TokenGrant] = {}
+    server = build_server(lambda: engine, settings, lambda ctx: asking["grant"], bound=True)
+    with start_blocking_portal() as portal, portal.wrap_async_context_manager(Client(server, mode="legacy")) as client:
+        yield McpFace(portal, client, asking)
