@@ -16,7 +16,8 @@ from app.api import errors
 from app.api.deps import require_scope
 from app.api.middleware import MCP_PATH, BodyLimit, TokenGate
 from app.api.request_context import RequestContext
-from app.api.routes import chat, conversations, health, rag, records, search
+from app.api.openai_schemas import error_responses
+from app.api.routes import chat, conversations, health, openai, rag, records, search
 from app.api.routes import metrics as metrics_route
 from app.api.schemas import error_response
 from app.api.slots import Slots
@@ -78,6 +79,9 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
                            *((r, "admin") for r in records.routers())):
         app.include_router(router, prefix=API_PREFIX, dependencies=[Depends(require_scope(needed))],
                            responses=COMMON_RESPONSES)
+    # The OpenAI-compatible face (/v1/...): any token that may chat; errors in OpenAI's shape.
+    app.include_router(openai.router, dependencies=[Depends(require_scope("user"))],
+                       responses=error_responses(401, 403, 413, 503))
     return app
 
 

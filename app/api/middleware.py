@@ -1,6 +1,6 @@
 """Pure ASGI guards that run before any route reads a byte of the body.
 
-``TokenGate`` authenticates every /api/ and /mcp request from its headers alone, so a client without a
+``TokenGate`` authenticates every /api/, /v1/ (OpenAI-compatible) and /mcp request from its headers alone, so a client without a
 valid token costs no body read, no parsing and no memory (401 first, whatever the body). The
 token's grant goes into the request state; what it may do is decided per router (app.api.deps) or
 per MCP call (app/mcp/server.py).
@@ -16,6 +16,7 @@ from starlette.exceptions import HTTPException
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.api.openai_schemas import OPENAI_PREFIX, error_body
 from app.auth import TokenGrant, match
 
 PROTECTED_PREFIX = "/api/"
@@ -23,11 +24,18 @@ MCP_PATH = "/mcp"
 
 
 def protected(path: str) -> bool:
-    return path.startswith(PROTECTED_PREFIX) or path == MCP_PATH or path.startswith(MCP_PATH + "/")
+    return (path.startswith((PROTECTED_PREFIX, OPENAI_PREFIX)) or path == MCP_PATH
+            or path.startswith(MCP_PATH + "/"))
 
 
-def unauthorized(detail: str) -> JSONResponse:
-    return JSONResponse({"detail": detail}, status_code=401, headers={"WWW-Authenticate": "Bearer"})
+def _error(path: str, status: int, detail: str, headers: dict[str, str]) -> JSONResponse:
+    """``{"detail"}``, or OpenAI's error object under its prefix (what an OpenAI client parses)."""
+    body = error_body(detail, status) if path.startswith(OPENAI_PREFIX) else {"detail": detail}
+    return JSONResponse(body, status_code=status, headers=headers)
+
+
+def unauthorized(detail: str, path: str = "") -> JSONResponse:
+    return _error(path, 401, detail, {"WWW-Authenticate": "Bearer"})
 
 
 def bearer_token(scope: Scope) -> str | None:
@@ -52,7 +60,7 @@ class TokenGate:
         if grant is None:
             detail = ("missing or invalid bearer token" if self.grants
                       else "no API tokens are configured (set RAG_API_TOKENS or RAG_API_TOKEN_SCOPES)")
-            await unauthorized(detail)(scope, receive, send)
+            await unauthorized(detail, scope["path"])(scope, receive, send)
             return
         scope.setdefault("state", {})["grant"] = grant
         await self.app(scope, receive, send)
@@ -75,7 +83,7 @@ class BodyLimit:
             return
         declared = _content_length(scope)
         if declared is not None and declared > self.max_bytes:
-            await _too_large(self.max_bytes)(scope, receive, send)
+            await _too_large(self.max_bytes, scope["path"])(scope, receive, send)
             return
         received = 0
         started = False
@@ -99,13 +107,12 @@ class BodyLimit:
         except BodyTooLarge:
             if started:
                 raise
-            await _too_large(self.max_bytes)(scope, receive, send)
+            await _too_large(self.max_bytes, scope["path"])(scope, receive, send)
 
 
-def _too_large(limit: int) -> JSONResponse:
+def _too_large(limit: int, path: str) -> JSONResponse:
     # Close the connection: the rest of the body is never read.
-    return JSONResponse({"detail": f"request body larger than {limit} bytes"}, status_code=413,
-                        headers={"Connection": "close"})
+    return _error(path, 413, f"request body larger than {limit} bytes", {"Connection": "close"})
 
 
 def _content_length(scope: Scope) -> int | None:
