@@ -27,6 +27,9 @@ class Settings(BaseSettings):
     oracle_password: SecretStr | None = None
     oracle_pool_min: int = Field(1, ge=1)
     oracle_pool_max: int = Field(4, ge=1)
+    # How long a request waits for a free pooled connection (POOL_GETMODE_TIMEDWAIT) before it is answered 503 with
+    # Retry-After: a saturated pool (worker + long Text optimize + requests) must not hang callers.
+    oracle_pool_wait_timeout_ms: int = Field(5000, ge=1)
     oracle_model_name: str = "ALL_MINILM_L12_V2"
     onnx_model_url: SecretStr | None = None  # pre-authenticated URL from Terraform
     onnx_model_directory: str = "MODEL_DIR"  # directory object for local LOAD_ONNX_MODEL

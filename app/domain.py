@@ -142,6 +142,10 @@ class SearchHit:
     content: str
     distance: float  # cosine distance of the chunk to the question (0 = same direction)
     score: float  # ranking score: RRF in hybrid and lexical modes, 1 - distance in vector mode
+    # 1-based rank of the chunk in each arm's own candidate list (None: that arm did not rank it, or
+    # did not run). The answer gate reads the lexical rank; the console shows both.
+    vector_rank: int | None = None
+    lexical_rank: int | None = None
 
 
 @dataclass(frozen=True)

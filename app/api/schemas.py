@@ -296,6 +296,10 @@ class Hit(BaseModel):
                                         "direction, LOWER is closer (range 0-2)")
     score: float = Field(description="ranking score, HIGHER is better: reciprocal-rank fusion in hybrid and "
                                      "lexical modes, 1 - distance in vector mode; results are sorted by it")
+    vector_rank: int | None = Field(None, description="1-based rank of the chunk in the vector arm's candidates "
+                                                      "(null: that arm did not rank it or did not run)")
+    lexical_rank: int | None = Field(None, description="1-based rank of the chunk in the lexical arm's candidates "
+                                                       "(null: that arm did not rank it or did not run)")
 
 
 class CallerPublic(BaseModel):

@@ -45,18 +45,22 @@ def rebuild_index(env: CliEnv) -> None:
 
 @oracle.command()
 @click.option("--json", "as_json", is_flag=True, help="One JSON document instead of one line per check.")
+@click.option("--strict", is_flag=True,
+              help="Also exit 1 when a needed check was skipped (unproven), as `make test-oracle` runs it.")
 @pass_env
-def doctor(env: CliEnv, as_json: bool) -> None:
-    """Prove on this database each statement shape the engine relies on (PASS/WARN/FAIL per line).
+def doctor(env: CliEnv, as_json: bool, strict: bool) -> None:
+    """Prove on this database each statement shape the engine relies on (PASS/WARN/FAIL/SKIP per line).
 
     Checks run in scratch rows and rolled-back transactions; the upsert form that works is stored
     (RAG_SETTINGS) for the worker. Exit status: 0 everything the service needs passed (warnings,
-    such as a selected fallback, do not fail), 1 a needed check failed, 2 cannot connect.
+    such as a selected fallback, do not fail), 1 a needed check failed (with --strict: or was
+    skipped), 2 cannot connect.
 
     \b
     Example:
         RAG_DATABASE_URL=oracle://app@dbhost:1521/FREEPDB1 ragctl oracle doctor
         ragctl oracle doctor --json
+        ragctl oracle doctor --strict
     """
     settings = env.get_settings()
     if settings.engine != "oracle":
@@ -64,8 +68,8 @@ def doctor(env: CliEnv, as_json: bool) -> None:
     from app.rag.doctor import render_json, render_text
     from app.services import oracle_doctor  # lazy: python-oracledb is only needed here
 
-    results, code = oracle_doctor.run(settings)
-    click.echo(render_json(results, code) if as_json else render_text(results))
+    results, code = oracle_doctor.run(settings, strict=strict)
+    click.echo(render_json(results, code, strict) if as_json else render_text(results, strict))
     raise SystemExit(code)
 
 

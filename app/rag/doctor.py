@@ -53,8 +53,14 @@ def first_line(error: BaseException | str | None) -> str | None:
     return text.splitlines()[0] if text else type(error).__name__
 
 
-def exit_code(results: Sequence[CheckResult]) -> int:
-    return EXIT_FAILED if any(r.status == "FAIL" and r.needed for r in results) else EXIT_OK
+def blocking(result: CheckResult, strict: bool = False) -> bool:
+    """A needed check that failed; with ``strict`` (``--strict``, `make test-oracle`) also one that was skipped,
+    so a run that proved less than it should cannot pass."""
+    return result.needed and (result.status == "FAIL" or (strict and result.status == "SKIP"))
+
+
+def exit_code(results: Sequence[CheckResult], strict: bool = False) -> int:
+    return EXIT_FAILED if any(blocking(r, strict) for r in results) else EXIT_OK
 
 
 def parse_version(version: str | None) -> tuple[int, ...] | None:
@@ -80,7 +86,7 @@ def connection_failed(error: BaseException | str) -> CheckResult:
     return failed("connect", "FACTS.md §9 (connect: host:port/service)", "cannot connect to Oracle", error)
 
 
-def render_text(results: Sequence[CheckResult]) -> str:
+def render_text(results: Sequence[CheckResult], strict: bool = False) -> str:
     """One line per check: STATUS name — detail [proves] (fallback: …) (error: …)."""
     lines = []
     for r in results:
@@ -91,16 +97,20 @@ def render_text(results: Sequence[CheckResult]) -> str:
             line += f"  error: {r.error}"
         if r.status == "FAIL" and not r.needed:
             line += "  (not needed by the service)"
+        if r.status == "SKIP" and r.needed:
+            line += "  (needed: unproven" + (", fails --strict)" if not strict else ")")
         lines.append(line)
-    code = exit_code(results)
+    code = exit_code(results, strict)
     failures = sum(r.status == "FAIL" and r.needed for r in results)
+    skipped = sum(r.status == "SKIP" and r.needed for r in results)
     warnings = sum(r.status == "WARN" or (r.status == "FAIL" and not r.needed) for r in results)
-    lines.append(f"doctor: {len(results)} checks, {failures} needed failed, {warnings} warnings; exit {code}")
+    lines.append(f"doctor: {len(results)} checks, {failures} needed failed, {skipped} needed skipped, "
+                 f"{warnings} warnings; exit {code}" + (" (--strict)" if strict else ""))
     return "\n".join(lines)
 
 
-def render_json(results: Sequence[CheckResult], code: int | None = None) -> str:
-    return json.dumps({"exit_code": exit_code(results) if code is None else code,
+def render_json(results: Sequence[CheckResult], code: int | None = None, strict: bool = False) -> str:
+    return json.dumps({"exit_code": exit_code(results, strict) if code is None else code, "strict": strict,
                        "checks": [asdict(r) for r in results]}, indent=2)
 
 
@@ -108,11 +118,23 @@ CLAIM_CHECK = "claim (2 workers)"
 CLAIM_PROVES = "FACTS.md §6 (ROWID window + SKIP LOCKED; prefetch locks as it fetches), 'Could NOT confirm'"
 
 
-def claim_skipped(queued: int) -> CheckResult:
-    """Claims take the oldest rows first: with a queue, real rows would be locked and the counts would lie."""
+def claim_skipped(claimable: int) -> CheckResult:
+    """Claims take the oldest claimable rows first: with such rows queued, real rows would be locked and the counts
+    would lie. Stuck rows and rows in backoff are outside every claim window, so they do not count. The claim is
+    needed by the service: the skip leaves it unproven (``--strict`` fails on it)."""
     return CheckResult(CLAIM_CHECK, CLAIM_PROVES, "SKIP",
-                       f"the queue holds {queued} row(s): stop the workers and let it drain, then run the doctor "
-                       "again (it claims from its own scratch rows only)", needed=False)
+                       f"the queue holds {claimable} claimable row(s): stop the workers and let it drain, then run "
+                       "the doctor again (it claims from its own scratch rows only)")
+
+
+# What DBMS_XPLAN.DISPLAY_CURSOR prints as rows, instead of raising, when it cannot show the plan: the caller lacks
+# SELECT on the V$ views it reads (DOC arpls DBMS_XPLAN "Security Model"; REVIEW-2 W2), or the cursor is gone.
+_PLAN_UNREADABLE = ("User has no SELECT privilege", "cannot be found", "cannot fetch plan")
+
+
+def plan_unreadable(lines: Sequence[str]) -> str | None:
+    """The line of DISPLAY_CURSOR's output that says it could not read the plan, if any."""
+    return next((line.strip() for line in lines if any(mark in line for mark in _PLAN_UNREADABLE)), None)
 
 
 def claim_result(batch: int, got_a: Sequence[int], got_b: Sequence[int], locked_a: set[int], locked_b: set[int],

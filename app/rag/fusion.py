@@ -27,3 +27,11 @@ def reciprocal_rank_fusion(*rankings: Sequence[Hashable], k: int = RRF_K) -> lis
         for rank, item in enumerate(ranking, start=1):
             scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank)
     return sorted(scores.items(), key=lambda pair: -pair[1])
+
+
+def ranks(ranking: Sequence[Hashable]) -> dict[Hashable, int]:
+    """Each item's 1-based rank in one arm's ranking (its first position)."""
+    out: dict[Hashable, int] = {}
+    for rank, item in enumerate(ranking, start=1):
+        out.setdefault(item, rank)
+    return out

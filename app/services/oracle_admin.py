@@ -38,16 +38,18 @@ def _driver_errors_as_engine_errors(what: str):
 
 
 def bootstrap(settings: Settings) -> str:
-    """Apply pending migrations, then load the ONNX embedding model once (guarded by USER_MINING_MODELS)."""
+    """Apply pending migrations, load the ONNX embedding model once (guarded by USER_MINING_MODELS), then probe
+    the chunk upsert's two forms on a rolled-back scratch chunk and store the one that works."""
     with _driver_errors_as_engine_errors("oracle bootstrap"):
         engine = _open(settings)
         try:
             applied = engine.migrate()
             model = engine.ensure_model()
+            form = engine.choose_upsert_form()  # `bootstrap && serve` must not start on a refused form
         finally:
             engine.close()
     migrated = f"applied migrations {', '.join(applied)}" if applied else "schema already up to date"
-    return f"{migrated}; {model}"
+    return f"{migrated}; {model}; {form}"
 
 
 def rebuild_index(settings: Settings) -> str:

@@ -4,8 +4,8 @@ The runner opens its own connections (the claim check needs three), runs the che
 rolls back after each one, so nothing a check wrote survives it. Two things are committed on purpose:
 the upsert form the doctor selected (RAG_SETTINGS, read by the worker without re-probing) and the
 claim check's scratch queue rows, which other connections must see; those are deleted again (also
-a crashed run's, on the next run). CTX_DDL.SYNC_INDEX commits implicitly (FACTS.md §8B), so it runs
-only right after a rollback, with nothing pending.
+a crashed run's, on the next run). CTX_DDL.SYNC_INDEX and OPTIMIZE_INDEX commit implicitly (FACTS.md
+§8B), so they run only right after a rollback, with nothing pending.
 
 Checks of the search, text and trigger paths are in oracle_doctor_checks.py.
 """
@@ -20,15 +20,16 @@ from typing import Any
 import numpy as np
 
 from app.config import Settings
-from app.engines.oracle import indexing
+from app.engines.oracle import model_mark, upsert
 from app.engines.oracle import statements as sql
 from app.engines.oracle.indexing import OracleIndexingTx
 from app.engines.oracle.search import DIMENSIONS, vector_bind
 from app.rag import doctor
 from app.rag.doctor import CheckResult, failed, passed, warned
+from app.rag.model_mark import search_refusal
 
 Connect = Callable[[], Any]
-SCRATCH_SOURCE_ID = -1  # negative: never an identity id (statements.py, doctor section)
+SCRATCH_SOURCE_ID = upsert.SCRATCH_SOURCE_ID  # negative: never an identity id (statements.py, doctor section)
 PROBE_TEXT = "doctor probe: sprint planning for the login bug"
 
 
@@ -55,8 +56,8 @@ def connector(settings: Settings) -> Connect:
     return lambda: oracledb.connect(user=user, password=password, dsn=dsn)
 
 
-def run(settings: Settings, connect: Connect | None = None) -> tuple[list[CheckResult], int]:
-    """All checks, in order, and the exit status (doctor.EXIT_*)."""
+def run(settings: Settings, connect: Connect | None = None, strict: bool = False) -> tuple[list[CheckResult], int]:
+    """All checks, in order, and the exit status (doctor.EXIT_*; ``strict``: a skipped needed check fails too)."""
     from app.services import oracle_doctor_checks as more
 
     try:
@@ -65,8 +66,9 @@ def run(settings: Settings, connect: Connect | None = None) -> tuple[list[CheckR
     except Exception as exc:
         return [doctor.connection_failed(exc)], doctor.EXIT_NO_CONNECTION
     probe = Probe(conn, connect, settings, sql.checked_model(settings.oracle_model_name))
-    checks = [check_version, check_embedding_column, check_model, check_indexes, check_upsert, check_claims,
-              more.check_filtered_search, more.check_index_accuracy, more.check_text, more.check_triggers]
+    checks = [check_version, check_embedding_column, check_model, check_model_mark, check_indexes, check_upsert,
+              check_claims, more.check_filtered_search, more.check_index_accuracy, more.check_text,
+              more.check_clob_returning, more.check_triggers]
     results: list[CheckResult] = []
     try:
         for check in checks:
@@ -79,7 +81,7 @@ def run(settings: Settings, connect: Connect | None = None) -> tuple[list[CheckR
                 _quietly(conn.rollback)
     finally:
         _quietly(conn.close)
-    return results, doctor.exit_code(results)
+    return results, doctor.exit_code(results, strict)
 
 
 def _quietly(action: Callable[[], Any]) -> None:
@@ -135,85 +137,85 @@ def check_model(p: Probe) -> list[CheckResult]:
     if dims != column:
         return [failed(name, proves, f"model {p.model} makes {dims} dimensions, RAG_CHUNK.EMBEDDING holds {column}")]
     p.qv = vector_bind(np.asarray(vector, dtype=np.float32))
-    return [passed(name, proves, f"model {p.model} loaded; {dims} dimensions, as RAG_CHUNK.EMBEDDING")]
+    long_text = upsert.PROBE_CHUNK_TEXT  # a chunk-sized input, as the two-step upsert and long questions bind it
+    try:
+        with p.conn.cursor() as cur:
+            cur.execute(sql.embed_query(p.model), q=long_text)
+            cur.fetchone()
+    except Exception as exc:
+        return [failed(name, proves, f"model {p.model} embeds a short text but not a "
+                                     f"{len(long_text.encode()):,}-byte one", exc)]
+    return [passed(name, proves, f"model {p.model} loaded; {dims} dimensions, as RAG_CHUNK.EMBEDDING; a "
+                                 f"{len(long_text.encode()):,}-byte input embeds too")]
+
+
+def check_model_mark(p: Probe) -> list[CheckResult]:
+    """Which model made the stored vectors (RAG_SETTINGS + RAG_CHUNK.EMBEDDING_MODEL): the service searches only
+    when it is this process's model and no swap is under way (app/engines/oracle/model_mark.py)."""
+    name, proves = "model mark", "FACTS.md §10 (RAG_SETTINGS rows, V15 EMBEDDING_MODEL); app/rag/model_mark.py"
+    with p.conn.cursor() as cur:
+        mark, target = model_mark.read(cur)
+    why = search_refusal(mark, target, p.model, model_mark.SETTING)
+    if why is not None:
+        return [failed(name, proves, f"searches answer 503: {why}")]
+    return [passed(name, proves, f"the stored vectors are {mark}'s" if mark else "no vectors stored yet")]
 
 
 def check_indexes(p: Probe) -> list[CheckResult]:
-    """The IVF vector index and the Oracle Text search index exist (a -slim image has no Oracle Text)."""
-    out = []
-    for index, name, proves, wanted in (
-        (sql.VECTOR_INDEX, "ivf index", "FACTS.md §4 (USER_INDEXES: VECTOR / NEIGHBOR_PARTITIONS_IVF)",
-         "NEIGHBOR_PARTITIONS_IVF"),
-        (sql.TEXT_INDEX, "oracle text", "FACTS.md §8B (CREATE SEARCH INDEX; -slim images drop Oracle Text)", None),
-    ):
-        with p.conn.cursor() as cur:
-            cur.execute(sql.VECTOR_INDEX_INFO, index_name=index)
-            row = cur.fetchone()
-        if row is None:
-            out.append(failed(name, proves, f"{index} is missing: run `ragctl oracle bootstrap` (Oracle Text installed?)"))
-        elif (wanted and row[1] != wanted) or row[2] != "VALID":
-            out.append(failed(name, proves, f"{index} is {row[0]}/{row[1]}, status {row[2]}"))
-        else:
-            out.append(passed(name, proves, f"{index} {row[0]}/{row[1] or '-'} {row[2]}"))
-    return out
+    """The IVF vector index and the Oracle Text search index exist and are usable (a -slim image has no Oracle Text)."""
+    name, proves = "ivf index", "FACTS.md §4 (USER_INDEXES: VECTOR / NEIGHBOR_PARTITIONS_IVF)"
+    with p.conn.cursor() as cur:
+        cur.execute(sql.VECTOR_INDEX_INFO, index_name=sql.VECTOR_INDEX)
+        row = cur.fetchone()
+    if row is None:
+        out = [failed(name, proves, f"{sql.VECTOR_INDEX} is missing: run `ragctl oracle bootstrap`")]
+    elif row[1] != "NEIGHBOR_PARTITIONS_IVF" or row[2] != "VALID":
+        out = [failed(name, proves, f"{sql.VECTOR_INDEX} is {row[0]}/{row[1]}, status {row[2]}")]
+    else:
+        out = [passed(name, proves, f"{sql.VECTOR_INDEX} {row[0]}/{row[1]} {row[2]}")]
+    name = "oracle text"
+    proves = "FACTS.md §8B (CREATE SEARCH INDEX; -slim images drop Oracle Text) + REVIEW-2 W10 (DOMIDX_OPSTATUS)"
+    with p.conn.cursor() as cur:
+        cur.execute(sql.TEXT_INDEX_INFO, index_name=sql.TEXT_INDEX)
+        row = cur.fetchone()
+    if row is None:
+        return out + [failed(name, proves, f"{sql.TEXT_INDEX} is missing: run `ragctl oracle bootstrap` "
+                                           "(Oracle Text installed? -slim images drop it)")]
+    index_type, status, domidx_status, domidx_opstatus = row
+    detail = f"{sql.TEXT_INDEX} {index_type}: status {status}, domain index {domidx_status}, last operation {domidx_opstatus}"
+    if (status, domidx_status, domidx_opstatus) != ("VALID", "VALID", "VALID"):
+        # A failed build keeps STATUS VALID with DOMIDX_OPSTATUS FAILED; CONTAINS then raises ORA-29861.
+        return out + [failed(name, proves, detail + ": drop and recreate it (migrations/oracle/V7), see ORA-29861")]
+    return out + [passed(name, proves, detail)]
 
 
 # --- the upsert form -------------------------------------------------------------------------------
 
 def check_upsert(p: Probe) -> list[CheckResult]:
-    """The MERGE with VECTOR_EMBEDDING in its USING select; when refused, the two-step form. The form that
-    works is stored in RAG_SETTINGS, so the worker uses it without probing (indexing.upsert_form)."""
+    """The MERGE with VECTOR_EMBEDDING in its USING select; when refused, the two-step form. The form that works is
+    stored in RAG_SETTINGS, so the worker uses it without probing (upsert.stored_form). The probe's chunk is as long
+    as real chunks get, so :content binds as the worker's does."""
     name = "upsert"
-    proves = "FACTS.md §7 + §2, 'Could NOT confirm': VECTOR_EMBEDDING in a MERGE"
-    using_error = _try_upsert(p, two_step=False)
-    if using_error is None:
-        choice, result = indexing.UPSERT_IN_USING, passed(name, proves, "MERGE with VECTOR_EMBEDDING in USING works")
+    proves = "FACTS.md §7 + §2, 'Could NOT confirm': VECTOR_EMBEDDING in a MERGE (a chunk-sized :content)"
+    choice, using_error, two_step_error = upsert.decide(p.conn, p.model, p.column_dims or DIMENSIONS)
+    if choice is None:
+        return [failed(name, proves, f"both forms fail; two-step: {doctor.first_line(two_step_error)}", using_error)]
+    if choice == upsert.UPSERT_IN_USING:
+        result = passed(name, proves, "MERGE with VECTOR_EMBEDDING in USING works")
     else:
-        two_step_error = _try_upsert(p, two_step=True)
-        if two_step_error is not None:
-            return [failed(name, proves, f"both forms fail; two-step: {doctor.first_line(two_step_error)}",
-                           using_error)]
-        choice = indexing.UPSERT_TWO_STEP
         result = warned(name, proves, "MERGE with VECTOR_EMBEDDING in USING refused; the two-step form works",
                         using_error, "two-step (SELECT VECTOR_EMBEDDING FROM dual, MERGE with array('f'))")
     try:
         with p.conn.cursor() as cur:
-            cur.execute(sql.WRITE_SETTING, setting_key=indexing.UPSERT_FORM_KEY, setting_value=choice)
+            upsert.store_form(cur, choice)
         p.conn.commit()
     except Exception as exc:
-        if choice == indexing.UPSERT_TWO_STEP:  # the worker would keep using the refused form
+        if choice == upsert.UPSERT_TWO_STEP:  # the worker would keep using the refused form
             return [failed(name, proves, "the two-step form could not be stored (V12 applied?)", exc,
                            result.fallback)]
         return [warned(name, proves, f"{result.detail}; not stored (V12 applied?): the default is this form", exc)]
     return [CheckResult(result.name, result.proves, result.status, f"{result.detail}; stored {choice}",
                         result.error, result.fallback, result.needed)]
-
-
-def _try_upsert(p: Probe, two_step: bool) -> BaseException | None:
-    """Upsert one scratch chunk with the engine's statement, read its vector back, roll back."""
-    import oracledb
-
-    row = {"source_type": "task", "source_id": SCRATCH_SOURCE_ID, "chunk_ix": 0, "owner_employee_id": None,
-           "project_id": None, "sprint_id": None, "doc_type": None, "content": PROBE_TEXT,
-           "content_hash": "doctor"}
-    try:
-        with p.conn.cursor() as cur:
-            if two_step:
-                cur.execute(sql.embed_query(p.model), q=PROBE_TEXT)
-                row["embedding"] = cur.fetchone()[0]
-            cur.setinputsizes(owner_employee_id=oracledb.DB_TYPE_NUMBER, project_id=oracledb.DB_TYPE_NUMBER,
-                              sprint_id=oracledb.DB_TYPE_NUMBER,
-                              **({"embedding": oracledb.DB_TYPE_VECTOR} if two_step else {}))
-            cur.executemany(sql.upsert_chunk_bound() if two_step else sql.upsert_chunk(p.model), [row])
-            cur.execute(sql.DOCTOR_SCRATCH_CHUNK, source_type="task", source_id=SCRATCH_SOURCE_ID)
-            stored = cur.fetchone()
-        if stored is None or stored[0] is None or len(stored[0]) != p.column_dims:
-            return RuntimeError(f"the scratch chunk came back {'without a vector' if stored else 'missing'}")
-        return None
-    except Exception as exc:
-        return exc
-    finally:
-        _quietly(p.conn.rollback)
 
 
 # --- two workers claiming at once -----------------------------------------------------------------
@@ -224,11 +226,13 @@ def check_claims(p: Probe) -> list[CheckResult]:
     batch = p.settings.batch_size
     with p.conn.cursor() as cur:
         cur.execute(sql.DOCTOR_DELETE_SCRATCH_DIRTY)
-        cur.execute(sql.QUEUE_STATUS, max_attempts=p.settings.max_attempts)
-        queued = int(cur.fetchone()[0])
-        if queued:
+        # Only rows a claim could take now would be claimed before the scratch rows (stuck rows and rows in
+        # backoff are outside every claim window: they cannot interfere).
+        cur.execute(sql.CLAIMABLE_COUNT, max_attempts=p.settings.max_attempts)
+        claimable = int(cur.fetchone()[0])
+        if claimable:
             p.conn.commit()
-            return [doctor.claim_skipped(queued)]
+            return [doctor.claim_skipped(claimable)]
         cur.executemany(sql.ENQUEUE, [{"source_type": "task", "source_id": -(i + 1)} for i in range(2 * batch)])
     p.conn.commit()
     try:

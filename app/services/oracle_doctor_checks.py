@@ -9,20 +9,24 @@ from typing import Any
 
 from app.domain import Caller, Role, Scope
 from app.engines.oracle import statements as sql
+from app.engines.oracle import records
 from app.engines.oracle.records import returned_id
 from app.engines.oracle.search import text_query
 from app.engines.oracle.status import ACCURACY_TARGET, ACCURACY_TOP_K
-from app.rag.doctor import CheckResult, failed, passed, warned
+from app.entities import DOCUMENTS, PROJECTS, SPRINTS, TASKS
+from app.rag.doctor import CheckResult, failed, passed, plan_unreadable, warned
 
 # Oracle Text operators and reserved words (FACTS.md §12.4): the engine's query builder must make them terms.
 # Reserved words, operators, and letters or digits Python keeps but BASIC_LEXER may not (superscripts,
 # fractions, Roman numerals, half-width kana): each must be a plain braced term, never a DRG error.
 RESERVED_WORDS_QUERY = "NEAR about AND OR NOT ACCUM WITHIN fuzzy MINUS {braces} 50% login_bug ² ½ Ⅻ ｶﾀｶﾅ"
 IVF_PLAN_MARK = "IVF_FLAT_CENTROID"  # the IVF index's internal tables in a plan (FACTS.md §3, DOC)
+# DISPLAY_CURSOR runs with the caller's rights (DOC arpls DBMS_XPLAN "Security Model"); docker/oracle-init grants these.
+PLAN_GRANTS = "DISPLAY_CURSOR needs SELECT on V_$SQL, V_$SQL_PLAN, V_$SESSION, V_$SQL_PLAN_STATISTICS_ALL"
 
 
-def _skipped(name: str, proves: str, why: str) -> CheckResult:
-    return CheckResult(name, proves, "SKIP", why, needed=False)
+def _skipped(name: str, proves: str, why: str, needed: bool = False) -> CheckResult:
+    return CheckResult(name, proves, "SKIP", why, needed=needed)
 
 
 # --- filtered FETCH APPROX for a developer ------------------------------------------------------------
@@ -67,7 +71,10 @@ def _plan(cur: Any, name: str, proves: str) -> CheckResult:
         cur.execute(sql.DOCTOR_PLAN)
         lines = [str(r[0]) for r in cur.fetchall()]
     except Exception as exc:
-        return warned(name, proves, "plan not readable (DISPLAY_CURSOR needs SELECT_CATALOG_ROLE)", exc)
+        return warned(name, proves, f"plan not readable ({PLAN_GRANTS})", exc)
+    # Without the V$ grants DISPLAY_CURSOR answers with rows that say so, not with an error (REVIEW-2 W2).
+    if (why := plan_unreadable(lines)) is not None:
+        return warned(name, proves, f"plan not readable: {why!r} ({PLAN_GRANTS})")
     if any(IVF_PLAN_MARK in line or sql.VECTOR_INDEX in line for line in lines):
         return passed(name, proves, "the IVF index is in the plan of the filtered FETCH APPROX", needed=False)
     return warned(name, proves, "the plan does not use the IVF index: exact scans (rebuild-index? metric?)",
@@ -99,7 +106,7 @@ def check_text(p: Any) -> list[CheckResult]:
     text, binds = sql.text_search(Caller(0, Role.MANAGER), Scope())
     with p.conn.cursor() as cur:
         if p.qv is None:
-            out.append(_skipped(name, proves, "no probe vector (see the model check)"))
+            out.append(_skipped(name, proves, "no probe vector (see the model check)", needed=True))
         else:
             try:
                 cur.execute(text, {**binds, "tq": tq, "qv": p.qv, "n": p.settings.top_k})
@@ -117,7 +124,63 @@ def check_text(p: Any) -> list[CheckResult]:
         except Exception as exc:
             out.append(warned(name, proves, "manual sync refused", exc,
                               "automatic maintenance only (fresh chunks reach CONTAINS later)"))
-    return out
+    return out + [_text_optimize(p), _text_tokens(p)]
+
+
+def _text_optimize(p: Any) -> CheckResult:
+    """The erasure purge's FULL optimize on the automatically maintained SEARCH index (REVIEW-2 U4), with maxtime 0
+    (minimal optimization). Like the sync, it commits implicitly: nothing is pending (rolled back above)."""
+    name, proves = "text optimize", "FACTS.md §8B + REVIEW-2 U4 (CTX_DDL.OPTIMIZE_INDEX idx_name/optlevel FULL/maxtime)"
+    p.conn.rollback()
+    with p.conn.cursor() as cur:
+        try:
+            cur.execute(sql.DOCTOR_OPTIMIZE_TEXT_INDEX, idx_name=sql.TEXT_INDEX)
+        except Exception as exc:
+            return failed(name, proves, "the FULL optimize an erasure runs is refused: erasures cannot be proven", exc)
+    return passed(name, proves, f"CTX_DDL.OPTIMIZE_INDEX({sql.TEXT_INDEX}, FULL, maxtime 0) accepted")
+
+
+def _text_tokens(p: Any) -> CheckResult:
+    """The token table the erasure proof reads exists under the name it uses, and answers (REVIEW-2 W9)."""
+    name, proves = "text tokens", "FACTS.md §8B + REVIEW-2 W9 (the index's DR$...$I token table, read by the proof)"
+    with p.conn.cursor() as cur:
+        cur.execute(sql.TEXT_TOKEN_TABLES_PRESENT, g_table=sql.TEXT_TOKEN_TABLES[0], i_table=sql.TEXT_TOKEN_TABLES[1])
+        tables = [str(t) for (t,) in cur.fetchall()]
+        if sql.TEXT_TOKEN_TABLES[1] not in tables:
+            return failed(name, proves, f"{sql.TEXT_TOKEN_TABLES[1]} is not in USER_TABLES: the erasure proof cannot "
+                                        "read the index's tokens, so no erasure is proven")
+        try:
+            for table in tables:
+                statement = sql.text_tokens(table, ["login"])
+                cur.execute(statement.sql, statement.binds)
+                cur.fetchall()
+        except Exception as exc:
+            return failed(name, proves, "the token table cannot be read", exc)
+    return passed(name, proves, f"{', '.join(tables)} readable")
+
+
+# --- long text into a CLOB beside RETURNING INTO (REVIEW-2 U1) ------------------------------------------
+
+CLOB_PROBE_TEXT = "doctor probe body: é " * 2000  # 44,000 UTF-8 bytes: past the 32 KB of an extended VARCHAR2
+
+
+def check_clob_returning(p: Any) -> list[CheckResult]:
+    """A 40 KB document body through the engine's own CRUD insert (INSERT ... RETURNING INTO, the long value bound
+    as a temporary CLOB), read back whole, rolled back."""
+    name, proves = "clob returning", "FACTS.md §11.6/§12.1 + REVIEW-2 U1 (INSERT ... RETURNING with a 40 KB CLOB)"
+    with p.conn.cursor() as cur:
+        try:
+            new_id = records.create(cur, DOCUMENTS, {"TITLE": "doctor probe document", "BODY": CLOB_PROBE_TEXT})
+            row = records.get(cur, DOCUMENTS, new_id)
+        except Exception as exc:  # the Oracle error itself, not the 422 the CRUD path would make of ORA-01461
+            return [failed(name, proves, "a long body cannot be written with RETURNING INTO", exc.__cause__ or exc)]
+        finally:
+            p.conn.rollback()
+    if row is None or row["body"] != CLOB_PROBE_TEXT:
+        got = None if row is None else len(row["body"] or "")
+        return [failed(name, proves, f"the body came back {'missing' if got is None else f'as {got} characters'}")]
+    size = len(CLOB_PROBE_TEXT.encode())
+    return [passed(name, proves, f"{size:,}-byte body inserted as a CLOB with RETURNING INTO and read back whole")]
 
 
 # --- enqueue and access triggers (one transaction, rolled back) ----------------------------------------
@@ -128,6 +191,9 @@ TRIGGER_CHECKS = (
     ("trigger project rename", "FACTS.md §10 (V6: a rename queues the project and its tasks)"),
     ("access reassignment", "FACTS.md §10 (V9 access trigger: the chunk's owner at once)"),
     ("access cascade delete", "FACTS.md §12.9 (ON DELETE SET NULL fires child triggers; no ORA-04091)"),
+    ("access sprint delete", "FACTS.md §12.9 + REVIEW-2 U3 (SPRINTS delete: SET NULL into TASKS, V9 triggers)"),
+    ("access project delete", "FACTS.md §12.9 + REVIEW-2 U3 (PROJECTS delete: SET NULL into SPRINTS, TASKS, DOCUMENTS)"),
+    ("access task delete", "FACTS.md §12.9 + REVIEW-2 U3 (TASKS delete: its chunks go, COMMENTS cascade)"),
 )
 
 
@@ -137,7 +203,8 @@ def check_triggers(p: Any) -> list[CheckResult]:
             ids = _scratch_sources(cur)
         except Exception as exc:
             return [failed(n, pr, "could not create the scratch rows (rolled back)", exc) for n, pr in TRIGGER_CHECKS]
-        steps = (_task_update, _comment_insert, _project_rename, _reassignment, _cascade_delete)
+        steps = (_task_update, _comment_insert, _project_rename, _reassignment, _cascade_delete, _sprint_delete,
+                 _project_delete, _task_delete)
         out = []
         for (name, proves), step in zip(TRIGGER_CHECKS, steps):
             try:
@@ -150,6 +217,8 @@ def check_triggers(p: Any) -> list[CheckResult]:
 
 
 def _scratch_sources(cur: Any) -> dict[str, int]:
+    """A project with a sprint, two employees, a task assigned to one of them, a second task in the sprint, and a
+    chunk for each source the access triggers touch (uncommitted, like everything this check writes)."""
     def insert(statement: str, **binds: Any) -> int:
         new_id = cur.var(int)
         cur.execute(statement, {**binds, "new_id": new_id})
@@ -158,22 +227,30 @@ def _scratch_sources(cur: Any) -> dict[str, int]:
     ids = {"project": insert(sql.DOCTOR_INSERT_PROJECT, project_name="doctor probe project"),
            "owner": insert(sql.DOCTOR_INSERT_EMPLOYEE, first_name="doctor probe owner"),
            "other": insert(sql.DOCTOR_INSERT_EMPLOYEE, first_name="doctor probe other")}
-    ids["task"] = insert(sql.DOCTOR_INSERT_TASK, title="doctor probe task", project_id=ids["project"],
+    ids["sprint"] = insert(sql.DOCTOR_INSERT_SPRINT, sprint_name="doctor probe sprint", project_id=ids["project"])
+    ids["task"] = insert(sql.DOCTOR_INSERT_TASK, title="doctor probe task", project_id=ids["project"], sprint_id=None,
                          assignee_id=ids["owner"])
-    cur.execute(sql.DOCTOR_INSERT_CHUNK, source_id=ids["task"], owner_employee_id=ids["owner"],
-                project_id=ids["project"], content="[TASK #0] doctor probe", content_hash="doctor")
+    ids["sprint_task"] = insert(sql.DOCTOR_INSERT_TASK, title="doctor probe sprint task", project_id=ids["project"],
+                                sprint_id=ids["sprint"], assignee_id=None)
+    for source_type, key, owner, sprint in (("task", "task", ids["owner"], None),
+                                            ("task", "sprint_task", None, ids["sprint"]),
+                                            ("sprint", "sprint", None, None), ("project", "project", None, None)):
+        cur.execute(sql.DOCTOR_INSERT_CHUNK, source_type=source_type, source_id=ids[key], owner_employee_id=owner,
+                    project_id=ids["project"], sprint_id=sprint, content=f"[{source_type.upper()} #0] doctor probe",
+                    content_hash="doctor")
     return ids
 
 
-def _queued(cur: Any, source_type: str, source_id: int) -> int:
-    cur.execute(sql.DOCTOR_DIRTY_COUNT, source_type=source_type, source_id=source_id)
+def _queued(cur: Any, source_type: str, source_id: int, action: str = "UPSERT") -> int:
+    cur.execute(sql.DOCTOR_DIRTY_COUNT, source_type=source_type, source_id=source_id, dirty_action=action)
     return int(cur.fetchone()[0])
 
 
-def _chunk_owner(cur: Any, task_id: int) -> int | None:
-    cur.execute(sql.DOCTOR_CHUNK_OWNER, source_id=task_id)
+def _chunk(cur: Any, source_type: str, source_id: int) -> tuple[int | None, int | None, int | None] | None:
+    """(owner, project, sprint) of the scratch source's chunk, or None when it is gone."""
+    cur.execute(sql.DOCTOR_CHUNK_STATE, source_type=source_type, source_id=source_id)
     row = cur.fetchone()
-    return None if row is None or row[0] is None else int(row[0])
+    return None if row is None else tuple(None if v is None else int(v) for v in row)
 
 
 def _task_update(cur: Any, ids: dict[str, int]) -> tuple[bool, str]:
@@ -200,13 +277,44 @@ def _project_rename(cur: Any, ids: dict[str, int]) -> tuple[bool, str]:
 
 def _reassignment(cur: Any, ids: dict[str, int]) -> tuple[bool, str]:
     cur.execute(sql.DOCTOR_REASSIGN_TASK, assignee_id=ids["other"], task_id=ids["task"])
-    owner = _chunk_owner(cur, ids["task"])
+    owner = (_chunk(cur, "task", ids["task"]) or (None,))[0]
     return owner == ids["other"], f"chunk owner #{owner} right after the UPDATE (expected #{ids['other']})"
 
 
 def _cascade_delete(cur: Any, ids: dict[str, int]) -> tuple[bool, str]:
     before = _queued(cur, "task", ids["task"])
     cur.execute(sql.ERASE_DELETE_EMPLOYEE, employee_id=ids["other"])  # SET NULL on TASKS and COMMENTS
-    owner = _chunk_owner(cur, ids["task"])
+    chunk = _chunk(cur, "task", ids["task"])
     added = _queued(cur, "task", ids["task"]) - before
-    return owner is None and added >= 1, f"chunk owner {owner} after the delete, +{added} task UPSERT row(s)"
+    owner = None if chunk is None else chunk[0]
+    return chunk is not None and owner is None and added >= 1, (
+        f"chunk owner {owner} after the delete, +{added} task UPSERT row(s)")
+
+
+def _sprint_delete(cur: Any, ids: dict[str, int]) -> tuple[bool, str]:
+    before = _queued(cur, "task", ids["sprint_task"])
+    cur.execute(sql.crud_delete(SPRINTS), row_id=ids["sprint"])  # SET NULL on TASKS.SPRINT_ID
+    sprint_chunk, task_chunk = _chunk(cur, "sprint", ids["sprint"]), _chunk(cur, "task", ids["sprint_task"])
+    added = _queued(cur, "task", ids["sprint_task"]) - before
+    ok = sprint_chunk is None and task_chunk is not None and task_chunk[2] is None and added >= 1
+    return ok, (f"sprint chunk {'gone' if sprint_chunk is None else 'still there'}, task chunk sprint "
+                f"{None if task_chunk is None else task_chunk[2]}, +{added} task UPSERT row(s)")
+
+
+def _project_delete(cur: Any, ids: dict[str, int]) -> tuple[bool, str]:
+    before = _queued(cur, "task", ids["task"])
+    cur.execute(sql.crud_delete(PROJECTS), row_id=ids["project"])  # SET NULL on SPRINTS, TASKS, DOCUMENTS
+    project_chunk = _chunk(cur, "project", ids["project"])
+    task_projects = [(_chunk(cur, "task", ids[key]) or (None, "gone"))[1] for key in ("task", "sprint_task")]
+    added = _queued(cur, "task", ids["task"]) - before
+    ok = project_chunk is None and task_projects == [None, None] and added >= 1
+    return ok, (f"project chunk {'gone' if project_chunk is None else 'still there'}, task chunks' project "
+                f"{task_projects}, +{added} task UPSERT row(s)")
+
+
+def _task_delete(cur: Any, ids: dict[str, int]) -> tuple[bool, str]:
+    cur.execute(sql.crud_delete(TASKS), row_id=ids["task"])  # its comment goes by ON DELETE CASCADE
+    chunk = _chunk(cur, "task", ids["task"])
+    deletes = _queued(cur, "task", ids["task"], "DELETE")
+    return chunk is None and deletes >= 1, (
+        f"task chunk {'gone' if chunk is None else 'still there'}, {deletes} task DELETE row(s)")

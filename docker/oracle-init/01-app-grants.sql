@@ -16,3 +16,12 @@ GRANT READ, WRITE ON DIRECTORY MODEL_DIR TO app;
 -- example, FACTS.md §5); CTXAPP lets the app sync its Oracle Text index (CTX_DDL, FACTS.md §8B).
 GRANT CREATE MINING MODEL TO app;
 GRANT CTXAPP TO app;
+
+-- `ragctl oracle doctor` reads the plan of its filtered FETCH APPROX with DBMS_XPLAN.DISPLAY_CURSOR, which runs with
+-- the caller's rights and needs SELECT on these fixed views (DOC arpls DBMS_XPLAN "Security Model"); without them it
+-- prints "User has no SELECT privilege on V$SESSION" as its output. V$ names are public synonyms: the grants go on
+-- the SYS.V_$ views (ORA-02030 otherwise). Development only: production DBAs decide whether to give them.
+GRANT SELECT ON V_$SQL TO app;
+GRANT SELECT ON V_$SQL_PLAN TO app;
+GRANT SELECT ON V_$SESSION TO app;
+GRANT SELECT ON V_$SQL_PLAN_STATISTICS_ALL TO app;

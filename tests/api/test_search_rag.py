@@ -44,7 +44,8 @@ def test_search_returns_results_with_caller_and_timings(client, team, api_settin
     assert set(body["timings_ms"]) == {"embed", "search"}
     assert len(body["results"]) == 5  # all 5 chunks (2 tasks, sprint, project, doc): top_k 8 > 5
     first = body["results"][0]
-    assert set(first) == {"source_type", "source_id", "chunk_ix", "content", "distance", "score"}
+    assert set(first) == {"source_type", "source_id", "chunk_ix", "content", "distance", "score", "vector_rank",
+                          "lexical_rank"}
     assert task_ids(response) == {team["ana_task"], team["ben_task"]}
 
 

@@ -81,6 +81,24 @@ def test_a_shared_first_name_is_still_present_legitimately(engine):
     assert verdict["last name"].verdict == "erased"
 
 
+def test_an_employee_who_wrote_a_5000_character_comment_is_erased_and_proven(engine):
+    """REVIEW-2 W1: on Oracle the whole comment cannot be a LIKE pattern (a LONG bind, ORA-01461 after the erase
+    committed): the proof searches it by its pieces, and the request still ends with a proof."""
+    s = seed(engine)
+    long_body = " ".join(f"Paragraph {i}: the Snollygoster ledger reconciliation stalled on Zorbalina's review "
+                         "while the quarterly close waited for the auditors and the treasury desk." for i in range(34))
+    assert len(long_body) > 5000
+    long_comment = comment(engine, s["theirs"], long_body, author_id=s["ana"])
+    drain_all(engine)
+    result = erase_employee(engine, s["ana"], lambda: drain_all(engine), delete_documents=True)
+    assert result.ok, result.failures
+    verdict = {v.label: v.verdict for v in result.verdicts}
+    label = f"comment #{long_comment} body"
+    assert verdict[label] == "erased" and verdict[f"{label} (part 1)"] == "erased"
+    assert engine.get(COMMENTS, long_comment) is None
+    assert "Snollygoster" not in "\n".join(chunk_texts(engine, s["boss"]))
+
+
 def test_bad_requests_change_nothing(engine):
     s = seed(engine)
     for kwargs, error in (({"delete_documents": True, "reassign_documents_to": s["boss"]}, ValueError),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.engines.oracle import indexing
+from app.engines.oracle import upsert as upsert_form
 from app.engines.oracle import statements as sql
 from app.rag.doctor import EXIT_OK, render_text
 from app.services import oracle_doctor
@@ -21,9 +21,9 @@ def test_doctor_passes_every_needed_check_and_leaves_nothing_behind(oracle_engin
         task(oracle_engine, f"login bug {i}", project_id=p, assignee_id=dev if i % 2 else None)
     drain_all(oracle_engine)
 
-    results, code = oracle_doctor.run(oracle_settings)
-    assert code == EXIT_OK, render_text(results)
-    assert not [r for r in results if r.status == "FAIL" and r.needed], render_text(results)
+    results, code = oracle_doctor.run(oracle_settings, strict=True)  # a skipped needed check fails too
+    assert code == EXIT_OK, render_text(results, strict=True)
+    assert not [r for r in results if r.status in ("FAIL", "SKIP") and r.needed], render_text(results, strict=True)
 
     conn = oracle_doctor.connector(oracle_settings)()
     try:
@@ -33,7 +33,7 @@ def test_doctor_passes_every_needed_check_and_leaves_nothing_behind(oracle_engin
             cur.execute(sql.DOCTOR_SCRATCH_CHUNK, source_type="task", source_id=oracle_doctor.SCRATCH_SOURCE_ID)
             assert cur.fetchone() is None
         upsert = next(r for r in results if r.name == "upsert")
-        stored = indexing.upsert_form(conn)
-        assert stored == (indexing.UPSERT_TWO_STEP if upsert.fallback else indexing.UPSERT_IN_USING)
+        stored = upsert_form.stored_form(conn)
+        assert stored == (upsert_form.UPSERT_TWO_STEP if upsert.fallback else upsert_form.UPSERT_IN_USING)
     finally:
         conn.close()

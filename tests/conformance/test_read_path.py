@@ -259,3 +259,25 @@ def test_retyping_a_document_moves_it_between_doc_type_scopes(engine, library):
     engine.update(DOCUMENTS, library["adr"], {"DOC_TYPE": "wiki"})  # stored as typed; scoped case-insensitively
     drain_all(engine)
     assert in_scope("WIKI") and not in_scope("ADR")
+
+
+@pytest.mark.parametrize("mode", ["vector", "lexical", "hybrid"])
+def test_each_hit_says_where_each_arm_ranked_it(engine, team, mode):
+    """The ranks the answer gate and the console read: a mode's own arms only, 1-based, and in
+    hybrid and lexical modes exactly the ranks the fused score was computed from."""
+    from app.rag.fusion import RRF_K
+
+    manager = resolve_caller(engine, team["manager"])
+    hits = search(engine, "login invoice rounding", manager, 10, mode=mode).result.hits
+    assert hits
+    for position, hit in enumerate(hits, start=1):
+        if mode == "vector":
+            assert (hit.vector_rank, hit.lexical_rank) == (position, None)
+            continue
+        if mode == "lexical":
+            assert hit.vector_rank is None and hit.lexical_rank == position
+        arms = [r for r in (hit.vector_rank, hit.lexical_rank) if r is not None]
+        assert arms and all(r >= 1 for r in arms)
+        assert hit.score == pytest.approx(sum(1.0 / (RRF_K + r) for r in arms))
+    if mode == "hybrid":
+        assert any(h.vector_rank and h.lexical_rank for h in hits)

@@ -5,9 +5,12 @@ from __future__ import annotations
 import pytest
 
 from app.config import Settings
+from app.engines.oracle import statements as sql
 from app.engines.oracle.engine import OracleEngine
 
-from .fakes import FakeConnection, FakePool
+from .fakes import FakeConnection, FakePool, Reply
+
+MODEL = "ALL_MINILM_L12_V2"  # the engine's RAG_ORACLE_MODEL_NAME in these tests
 
 
 @pytest.fixture
@@ -17,7 +20,11 @@ def settings() -> Settings:
 
 @pytest.fixture
 def conn() -> FakeConnection:
-    return FakeConnection()
+    """A database whose vectors are marked as the engine's model (app/engines/oracle/model_mark.py): the mark is read
+    before every search and unit of work, and those reads are not what these tests are about, so they are answered
+    and not recorded. tests/oracle/test_model_mark_golden.py records them."""
+    return FakeConnection(defaults={sql.READ_MODEL_MARK: Reply(rows=[(MODEL, None, 1)])},
+                          hidden=frozenset({sql.READ_MODEL_MARK}))
 
 
 @pytest.fixture

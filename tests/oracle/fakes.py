@@ -69,6 +69,12 @@ def ora_error(code: int, message: str) -> oracledb.DatabaseError:
     return oracledb.DatabaseError(SimpleNamespace(code=code, full_code=full, message=f"{full}: {message}"))
 
 
+def dpy_error(number: int, message: str) -> oracledb.DatabaseError:
+    """A python-oracledb driver error (DPY-nnnn), shaped like ``ora_error``."""
+    full = f"DPY-{number:04d}"
+    return oracledb.DatabaseError(SimpleNamespace(code=number, full_code=full, message=f"{full}: {message}"))
+
+
 @dataclass
 class Reply:
     rows: list[tuple] = field(default_factory=list)
@@ -131,10 +137,12 @@ class FakeCursor:
         assert not sql.rstrip().endswith("/"), f"a '/' terminator is SQL*Plus syntax, not SQL:\n{sql}"
         for row in (binds if kind == "executemany" else [binds]):
             check_binds(sql, row)
-        self.conn.calls.append(Call(kind, sql, binds, self.prefetchrows, self.arraysize, self.inputsizes))
+        call = Call(kind, sql, binds, self.prefetchrows, self.arraysize, self.inputsizes)
+        if sql not in self.conn.hidden:
+            self.conn.calls.append(call)
         # python-oracledb applies input sizes to the next execute only (_prepare_for_execute resets them).
         self.inputsizes = {}
-        unknown = {n.lower() for n in self.conn.calls[-1].inputsizes} - {n.lower() for n in placeholders(sql)}
+        unknown = {n.lower() for n in call.inputsizes} - {n.lower() for n in placeholders(sql)}
         assert not unknown, f"input sizes for binds the statement does not have: {sorted(unknown)}\n{sql}"
         reply = self.conn.reply_for(sql)
         if reply.error is not None:
@@ -168,9 +176,15 @@ class FakeCursor:
         return rows
 
 
+Match = str | Callable[[str], bool]
+
+
 class FakeConnection:
-    def __init__(self, replies: list[tuple[str | Callable[[str], bool], Reply]] | None = None) -> None:
+    def __init__(self, replies: list[tuple[Match, Reply]] | None = None,
+                 defaults: dict[str, Reply] | None = None, hidden: frozenset[str] = frozenset()) -> None:
         self.replies = list(replies or [])  # (substring or predicate, reply); first match is used once
+        self.defaults = dict(defaults or {})  # exact statement text -> the reply it gets every time no one-shot matches
+        self.hidden = hidden  # statements answered but not recorded in ``calls`` (what a test is not about)
         self.calls: list[Call] = []
         self.events: list[str] = []
         self.version = "23.26.0.0.0"  # python-oracledb's Connection.version
@@ -180,7 +194,7 @@ class FakeConnection:
             if (match(sql) if callable(match) else match in sql):
                 del self.replies[index]
                 return reply
-        return Reply()
+        return self.defaults.get(sql, Reply())
 
     def cursor(self) -> FakeCursor:
         return FakeCursor(self)
@@ -200,12 +214,15 @@ class FakeConnection:
 
 
 class FakePool:
-    def __init__(self, conn: FakeConnection) -> None:
+    def __init__(self, conn: FakeConnection, acquire_error: BaseException | None = None) -> None:
         self.conn = conn
         self.acquired = 0
         self.released = 0
+        self.acquire_error = acquire_error  # what acquire() raises (e.g. DPY-4005: the pool stayed saturated)
 
     def acquire(self) -> FakeConnection:
+        if self.acquire_error is not None:
+            raise self.acquire_error
         self.acquired += 1
         return self.conn
 

@@ -22,7 +22,6 @@ from pydantic import TypeAdapter, ValidationError
 from app.api.schemas import ENTITY_SCHEMAS
 from app.api.types import MaxUtf8Bytes
 from app.engines.oracle import statements as sql
-from app.engines.oracle.errors import LOB_COLUMNS
 from app.entities import ENTITIES
 
 MIGRATIONS = Path(__file__).resolve().parents[2] / "migrations" / "oracle"
@@ -219,7 +218,7 @@ def test_the_engine_knows_every_clob_column_of_the_tracker():
     tables = {e.table: e for e in ENTITIES.values()}
     clobs = {(t, c) for (t, c), col in COLUMNS.items() if col.kind == "CLOB" and t in tables
              and c in tables[t].columns}
-    assert clobs == LOB_COLUMNS
+    assert clobs == sql.LOB_COLUMNS
 
 
 def test_every_timestamp_column_crud_writes_is_bound_as_a_timestamp():

@@ -41,35 +41,53 @@ def is_embed(sent: str) -> bool:
     return sent == sql.embed_query(MODEL)
 
 
+I_TABLE = "DR$RAG_CHUNK_TEXT_IDX$I"
+NO_ROW = Reply(rows=[])
+# The trigger check's scratch ids: project, owner, other employee, sprint, task, task in the sprint.
+PROJECT, OWNER, OTHER, SPRINT, TASK, SPRINT_TASK = 101, 201, 202, 151, 301, 302
+# RAG_DIRTY counts the trigger steps read, in order: task update (before, after), comment insert, project rename
+# (project, task; then both again), employee delete, sprint delete (its task), project delete, task delete (DELETE).
+DIRTY_COUNTS = (1, 2, 2, 3, 1, 3, 2, 4, 4, 5, 1, 2, 5, 6, 1)
+# (owner, project, sprint) of a scratch chunk, or gone, in the order the trigger steps read them.
+CHUNK_STATES = ((OTHER, PROJECT, None),  # reassignment: the task's chunk
+                (None, PROJECT, None),  # employee delete: the task's chunk lost its owner
+                None, (None, PROJECT, None),  # sprint delete: the sprint's chunk, the sprint task's chunk
+                None, (None, None, None), (None, None, None),  # project delete: its chunk, both tasks' chunks
+                None)  # task delete: its chunk
+
+
 def healthy() -> tuple[FakeConnection, list[FakeConnection]]:
     """A main connection scripted as a healthy 26ai answers, and the claim check's three connections."""
+    from app.services.oracle_doctor_checks import CLOB_PROBE_TEXT
+
     main = FakeConnection([
         (is_sql("doctor_embedding_column"), Reply(description=[SimpleNamespace(vector_dimensions=384)])),
         ("USER_MINING_MODELS", Reply(rows=[(1,)])),
-        (is_embed, Reply(rows=[(vec(),)])),
-        ("FROM USER_INDEXES", Reply(rows=[("VECTOR", "NEIGHBOR_PARTITIONS_IVF", "VALID")])),
-        ("FROM USER_INDEXES", Reply(rows=[("DOMAIN", None, "VALID")])),
+        (is_embed, Reply(rows=[(vec(),)])),  # the probe question
+        (is_embed, Reply(rows=[(vec(),)])),  # a chunk-sized input
+        (is_sql("read_model_mark"), Reply(rows=[(MODEL, None, 1)])),
+        (is_sql("vector_index_info"), Reply(rows=[("VECTOR", "NEIGHBOR_PARTITIONS_IVF", "VALID")])),
+        (is_sql("text_index_info"), Reply(rows=[("DOMAIN", "VALID", "VALID", "VALID")])),
         (is_sql("doctor_scratch_chunk"), Reply(rows=[(vec(),)])),
-        (is_sql("queue_status"), Reply(rows=[(0, None, None, 0, 0)])),  # an idle queue: the claim check runs
+        (is_sql("claimable_count"), Reply(rows=[(0,)])),  # nothing claimable: the claim check runs
         (is_sql("doctor_scratch_dirty"), Reply(rows=[(i,) for i in range(1, 2 * BATCH + 1)])),
         (is_sql("doctor_developer"), Reply(rows=[(7,)])),
         ("FETCH APPROX", Reply(rows=[("task", i, 0, "x", 0.1) for i in range(TOP_K)])),
         (is_sql("doctor_plan"), Reply(rows=[("|  VECTOR$RAG_CHUNK$73521_73530_0$IVF_FLAT_CENTROIDS |",)])),
         (is_sql("index_accuracy"), Reply(out={"report": "Accuracy achieved (100%) is 10% higher"})),
-        ("INTO :new_id", Reply(out={"new_id": [101]})),  # project
-        ("INTO :new_id", Reply(out={"new_id": [201]})),  # owner
-        ("INTO :new_id", Reply(out={"new_id": [202]})),  # other employee
-        ("INTO :new_id", Reply(out={"new_id": [301]})),  # task
-        *[(is_sql("doctor_dirty_count"), Reply(rows=[(n,)])) for n in (1, 2, 2, 3, 1, 3, 2, 4)],
-        (is_sql("doctor_chunk_owner"), Reply(rows=[(202,)])),
-        (is_sql("doctor_dirty_count"), Reply(rows=[(4,)])),
-        (is_sql("doctor_chunk_owner"), Reply(rows=[(None,)])),
-        (is_sql("doctor_dirty_count"), Reply(rows=[(5,)])),
+        (is_sql("text_token_tables_present"), Reply(rows=[(I_TABLE,)])),
+        ("INTO :new_id", Reply(out={"new_id": [401]})),  # the 40 KB document
+        ("FROM DOCUMENTS WHERE", Reply(rows=[(401, "doctor probe document", CLOB_PROBE_TEXT, None, None, None)])),
+        *[("INTO :new_id", Reply(out={"new_id": [i]})) for i in (PROJECT, OWNER, OTHER, SPRINT, TASK, SPRINT_TASK)],
+        *[(is_sql("doctor_dirty_count"), Reply(rows=[(n,)])) for n in DIRTY_COUNTS],
+        *[(is_sql("doctor_chunk_state"), Reply(rows=[state] if state else [])) for state in CHUNK_STATES],
     ])
     claim = [("task", 0, "UPSERT", 0)]
-    first = FakeConnection([("FOR UPDATE SKIP LOCKED", Reply(rows=[(i, *claim[0]) for i in range(1, BATCH + 1)]))])
+    hide = {"hidden": frozenset({sql.READ_MODEL_MARK})}  # each worker's claim reads the mark first
+    first = FakeConnection([("FOR UPDATE SKIP LOCKED", Reply(rows=[(i, *claim[0]) for i in range(1, BATCH + 1)]))],
+                           **hide)
     second = FakeConnection([("FOR UPDATE SKIP LOCKED",
-                              Reply(rows=[(i, *claim[0]) for i in range(BATCH + 1, 2 * BATCH + 1)]))])
+                              Reply(rows=[(i, *claim[0]) for i in range(BATCH + 1, 2 * BATCH + 1)]))], **hide)
     counter = FakeConnection([
         (is_sql("doctor_unlocked_scratch"), Reply(rows=[(i,) for i in range(BATCH + 1, 2 * BATCH + 1)])),
         (is_sql("doctor_unlocked_scratch"), Reply(rows=[])),
@@ -90,20 +108,23 @@ def test_a_healthy_database_passes_every_check_and_each_statement_is_the_golden_
     main, extra = healthy()
     results, code = run(doctor_settings, main, extra)
     assert code == EXIT_OK, [r for r in results if r.status != "PASS"]
-    assert [r.status for r in results] == ["PASS"] * len(results)
+    assert [r.status for r in results] == ["PASS"] * len(results), [r for r in results if r.status != "PASS"]
     assert [r.name for r in results] == [
-        "version", "embedding column", "model", "ivf index", "oracle text", "upsert", "claim (2 workers)",
-        "ivf plan", "filtered approx", "index accuracy", "lexical reserved words", "text sync",
-        "trigger task update", "trigger comment insert", "trigger project rename", "access reassignment",
-        "access cascade delete"]
+        "version", "embedding column", "model", "model mark", "ivf index", "oracle text", "upsert",
+        "claim (2 workers)", "ivf plan", "filtered approx", "index accuracy", "lexical reserved words", "text sync",
+        "text optimize", "text tokens", "clob returning", "trigger task update", "trigger comment insert",
+        "trigger project rename", "access reassignment", "access cascade delete", "access sprint delete",
+        "access project delete", "access task delete"]
     assert all(r.proves.startswith("FACTS.md §") for r in results)
     sent = main.sqls
-    for name in ("doctor_embedding_column", "model_exists", "vector_index_info", "upsert_chunk", "doctor_scratch_chunk",
-                 "write_setting", "doctor_delete_scratch_dirty", "queue_status", "enqueue", "doctor_scratch_dirty", "doctor_developer",
-                 "doctor_vector_search_developer", "doctor_plan", "text_search_manager_unscoped", "index_accuracy", "sync_text_index",
-                 "doctor_insert_project", "doctor_insert_employee", "doctor_insert_task", "doctor_insert_chunk",
-                 "doctor_update_task", "doctor_insert_comment", "doctor_rename_project", "doctor_reassign_task",
-                 "erase_delete_employee", "doctor_dirty_count", "doctor_chunk_owner"):
+    for name in ("doctor_embedding_column", "model_exists", "read_model_mark", "vector_index_info", "text_index_info",
+                 "upsert_chunk", "doctor_scratch_chunk", "write_setting", "doctor_delete_scratch_dirty",
+                 "claimable_count", "enqueue", "doctor_scratch_dirty", "doctor_developer",
+                 "doctor_vector_search_developer", "doctor_plan", "text_search_manager_unscoped", "index_accuracy",
+                 "sync_text_index", "doctor_optimize_text_index", "text_token_tables_present",
+                 "doctor_insert_project", "doctor_insert_employee", "doctor_insert_sprint", "doctor_insert_task",
+                 "doctor_insert_chunk", "doctor_update_task", "doctor_insert_comment", "doctor_rename_project",
+                 "doctor_reassign_task", "erase_delete_employee", "doctor_dirty_count", "doctor_chunk_state"):
         assert golden(name) in sent, name
     # DISPLAY_CURSOR shows the session's last cursor: it must come right after the filtered APPROX query.
     approx = sent.index(golden("doctor_vector_search_developer"))
@@ -112,6 +133,19 @@ def test_a_healthy_database_passes_every_check_and_each_statement_is_the_golden_
     # The lexical query's reserved words reach Oracle Text as quoted terms only.
     text = next(c for c in main.calls if "CONTAINS(CONTENT, :tq, 1)" in c.sql)
     assert text.binds["tq"].startswith("{NEAR} ACCUM {ACCUM} ACCUM {WITHIN}") and '"' not in text.binds["tq"]
+
+
+def test_the_model_check_embeds_a_chunk_sized_text_and_the_upsert_probe_binds_one(doctor_settings):
+    """REVIEW-2 (python-oracledb declares a str bind at 4 bytes per byte): the database decides whether a 3.5 KB
+    :content/:q works, in the MERGE and in VECTOR_EMBEDDING, as the worker and long questions bind them."""
+    from app.engines.oracle.records import LONG_BIND_BYTES
+
+    main, extra = healthy()
+    run(doctor_settings, main, extra)
+    embeds = [c.binds["q"] for c in main.calls if is_embed(c.sql)]
+    assert len(embeds) == 2 and LONG_BIND_BYTES < len(embeds[1].encode()) < 4000  # RAG_CHUNK.CONTENT holds it
+    merge = next(c for c in main.calls if c.sql == golden("upsert_chunk"))
+    assert merge.binds[0]["content"] == embeds[1] and merge.binds[0]["embedding_model"] == MODEL
 
 
 def test_the_merge_form_is_stored_and_every_write_is_rolled_back_or_cleaned_up(doctor_settings):
@@ -126,7 +160,8 @@ def test_the_merge_form_is_stored_and_every_write_is_rolled_back_or_cleaned_up(d
     enqueue = next(i for i, c in enumerate(main.calls) if c.sql == golden("enqueue"))
     assert deletes[0] < enqueue < deletes[1]
     assert all(row["source_id"] < 0 for row in main.calls[enqueue].binds)
-    assert main.events.count("commit") == 3 and main.events[-1] == "close"  # setting, scratch rows in, out
+    # The upsert form, the claim's scratch rows in, and out; the Text optimize commits implicitly on its own.
+    assert main.events.count("commit") == 3 and main.events[-1] == "close"
     assert main.events[-2] == "rollback"  # the triggers' scratch rows
     for conn in extra:
         assert conn.events[-2:] == ["rollback", "close"]
@@ -137,7 +172,7 @@ def test_claims_set_the_batch_as_prefetch_and_arraysize_and_are_judged_disjoint(
     results, _ = run(doctor_settings, main, extra)
     first, second, counter = extra
     for conn in (first, second):
-        (claim,) = conn.calls
+        (claim,) = conn.calls  # after the (unrecorded) read of the model mark
         assert claim.sql == golden("claim") and (claim.prefetchrows, claim.arraysize) == (BATCH, BATCH)
     assert counter.sqls == [golden("doctor_unlocked_scratch")] * 2 and counter.events[:2] == ["rollback"] * 2
     assert by_name(results)["claim (2 workers)"].detail.startswith(
@@ -148,7 +183,7 @@ def test_a_refused_merge_selects_and_stores_the_two_step_form(doctor_settings):
     main, extra = healthy()
     refused = ora_error(932, "inconsistent datatypes: expected - got -")  # VECTOR_EMBEDDING refused in a MERGE
     main.replies.insert(0, (is_sql("upsert_chunk"), Reply(error=refused)))
-    main.replies.append((is_embed, Reply(rows=[(vec(),)])))
+    main.replies.insert(3, (is_embed, Reply(rows=[(vec(),)])))  # the two-step probe embeds the chunk first
     results, code = run(doctor_settings, main, extra)
     upsert = by_name(results)["upsert"]
     assert code == EXIT_OK and upsert.status == "WARN" and upsert.error.startswith("ORA-00932")
@@ -163,7 +198,7 @@ def test_both_upsert_forms_failing_is_a_needed_failure_and_nothing_is_stored(doc
     main, extra = healthy()
     main.replies.insert(0, (is_sql("upsert_chunk"), Reply(error=ora_error(932, "inconsistent datatypes"))))
     main.replies.insert(0, (is_sql("upsert_chunk_bound"), Reply(error=ora_error(51803, "dimension mismatch"))))
-    main.replies.append((is_embed, Reply(rows=[(vec(),)])))
+    main.replies.insert(3, (is_embed, Reply(rows=[(vec(),)])))
     results, code = run(doctor_settings, main, extra)
     upsert = by_name(results)["upsert"]
     assert code == EXIT_FAILED and upsert.status == "FAIL" and "ORA-51803" in upsert.detail
@@ -205,6 +240,19 @@ def test_a_short_filtered_approx_selects_the_exact_fallback_and_an_unreadable_pl
     assert "FETCH APPROX returned 1/4, FETCH EXACT 3" in found["filtered approx"].detail
     assert found["ivf plan"].status == "WARN" and found["ivf plan"].error.startswith("ORA-00942")
     assert golden("doctor_vector_search_developer_exact") in main.sqls
+
+
+@pytest.mark.parametrize("line", ["User has no SELECT privilege on V$SESSION",
+                                  "SQL_ID: 9babjv8yq8ru3, child number: 0 cannot be found"])
+def test_a_plan_display_cursor_cannot_read_is_not_mistaken_for_an_exact_scan(doctor_settings, line):
+    """REVIEW-2 W2: without the V$ grants DISPLAY_CURSOR answers with rows saying so instead of raising; that is
+    'plan not readable' (with the grants to give), not 'the IVF index is not used'."""
+    main, extra = healthy()
+    main.replies.insert(0, (is_sql("doctor_plan"), Reply(rows=[(line,)])))
+    results, code = run(doctor_settings, main, extra)
+    plan = by_name(results)["ivf plan"]
+    assert code == EXIT_OK and plan.status == "WARN" and plan.detail.startswith("plan not readable")
+    assert "V_$SESSION" in plan.detail and "exact scans" not in plan.detail
 
 
 def test_a_plan_without_the_ivf_index_is_a_warning(doctor_settings):
@@ -276,12 +324,153 @@ def test_no_connection_is_exit_status_2(doctor_settings):
     assert results[0].error.startswith("ORA-12541")
 
 
-def test_a_busy_queue_skips_the_claim_check_without_touching_real_rows(doctor_settings):
-    """Claims take the oldest rows first: with real rows queued (or live workers) the doctor would lock
-    production rows and count wrongly, so it says to drain first and enqueues nothing."""
+def test_a_busy_queue_skips_the_claim_check_without_touching_real_rows_and_strict_fails_on_it(doctor_settings):
+    """Claims take the oldest claimable rows first: with such rows queued (or live workers) the doctor would lock
+    production rows and count wrongly, so it says to drain first and enqueues nothing. The claim is needed, so the
+    skip leaves it unproven: `--strict` (make test-oracle) exits 1 (REVIEW-2 W6)."""
     main, extra = healthy()
-    main.replies.insert(0, (is_sql("queue_status"), Reply(rows=[(12, None, None, 0, 0)])))
+    main.replies.insert(0, (is_sql("claimable_count"), Reply(rows=[(12,)])))
     results, code = run(doctor_settings, main, extra)
     claim = by_name(results)["claim (2 workers)"]
-    assert claim.status == "SKIP" and "holds 12 row(s)" in claim.detail and code == EXIT_OK
+    assert claim.status == "SKIP" and claim.needed and "holds 12 claimable row(s)" in claim.detail and code == EXIT_OK
     assert golden("enqueue") not in main.sqls and all(not c.sqls for c in extra)
+    assert main.calls[[c.sql for c in main.calls].index(golden("claimable_count"))].binds == {"max_attempts": 5}
+    main, extra = healthy()
+    main.replies.insert(0, (is_sql("claimable_count"), Reply(rows=[(12,)])))
+    _, strict = oracle_doctor.run(doctor_settings, connect=lambda c=iter([main, *extra]): next(c), strict=True)
+    assert strict == EXIT_FAILED
+
+
+def test_stuck_and_backed_off_rows_do_not_skip_the_claim_check(doctor_settings):
+    """Only claimable rows are counted (the CLAIM subquery's own predicate): stuck rows and rows waiting out their
+    backoff are outside every claim window, so the check runs with them queued."""
+    text = golden("claimable_count")
+    assert "ATTEMPTS < :max_attempts" in text and "NEXT_ATTEMPT_AT <= SYS_EXTRACT_UTC(SYSTIMESTAMP)" in text
+    assert text.split("WHERE ")[1] in " ".join(golden("claim").split()).replace("d.", "")
+    main, extra = healthy()
+    results, code = run(doctor_settings, main, extra)
+    assert by_name(results)["claim (2 workers)"].status == "PASS" and code == EXIT_OK
+
+
+def test_a_failed_text_index_build_fails_although_its_status_is_valid(doctor_settings):
+    """REVIEW-2 W10: a domain index whose build failed keeps USER_INDEXES.STATUS VALID with DOMIDX_OPSTATUS FAILED."""
+    main, extra = healthy()
+    main.replies.insert(0, (is_sql("text_index_info"), Reply(rows=[("DOMAIN", "VALID", "VALID", "FAILED")])))
+    results, code = run(doctor_settings, main, extra)
+    text = by_name(results)["oracle text"]
+    assert text.status == "FAIL" and "last operation FAILED" in text.detail and code == EXIT_FAILED
+    main, extra = healthy()
+    main.replies.insert(0, (is_sql("text_index_info"), Reply(rows=[])))
+    results, _ = run(doctor_settings, main, extra)
+    assert by_name(results)["oracle text"].status == "FAIL" and "missing" in by_name(results)["oracle text"].detail
+
+
+def replace_reply(conn, name, nth, reply):
+    """Swap the reply the ``nth`` statement named ``name`` gets (0-based among that statement's replies)."""
+    indexes = [i for i, (match, _) in enumerate(conn.replies) if callable(match) and match(golden(name))]
+    conn.replies[indexes[nth]] = (conn.replies[indexes[nth]][0], reply)
+
+
+def test_deletes_of_a_sprint_a_project_and_a_task_fire_the_access_triggers_in_one_rolled_back_transaction(
+        doctor_settings):
+    """REVIEW-2 U3: ON DELETE SET NULL from SPRINTS and PROJECTS into their children fires the V9 triggers (the
+    children's chunks lose the sprint/project at once, the parent's chunks go), and a task delete removes its
+    chunks and cascades its comments, all without ORA-04091."""
+    main, extra = healthy()
+    results, _ = run(doctor_settings, main, extra)
+    found = by_name(results)
+    assert found["access sprint delete"].detail == "sprint chunk gone, task chunk sprint None, +1 task UPSERT row(s)"
+    assert found["access project delete"].detail == (
+        "project chunk gone, task chunks' project [None, None], +1 task UPSERT row(s)")
+    assert found["access task delete"].detail == "task chunk gone, 1 task DELETE row(s)"
+    deletes = [c for c in main.calls if c.sql.startswith("DELETE FROM") and "WHERE" in c.sql and ":row_id" in c.sql]
+    assert [(c.sql, c.binds) for c in deletes] == [
+        ("DELETE FROM SPRINTS WHERE SPRINT_ID = :row_id", {"row_id": SPRINT}),
+        (golden("crud_delete_projects"), {"row_id": PROJECT}),
+        ("DELETE FROM TASKS WHERE TASK_ID = :row_id", {"row_id": TASK})]
+    chunk_inserts = [c.binds for c in main.calls if c.sql == golden("doctor_insert_chunk")]
+    assert [(b["source_type"], b["source_id"], b["sprint_id"]) for b in chunk_inserts] == [
+        ("task", TASK, None), ("task", SPRINT_TASK, SPRINT), ("sprint", SPRINT, None), ("project", PROJECT, None)]
+    task_delete_count = [c.binds for c in main.calls if c.sql == golden("doctor_dirty_count")][-1]
+    assert task_delete_count == {"source_type": "task", "source_id": TASK, "dirty_action": "DELETE"}
+    assert main.events[-2:] == ["rollback", "close"]
+
+
+def test_a_sprint_chunk_left_behind_or_a_mutating_project_delete_fails(doctor_settings):
+    main, extra = healthy()
+    replace_reply(main, "doctor_chunk_state", 2, Reply(rows=[(None, PROJECT, None)]))  # the sprint chunk stayed
+    results, code = run(doctor_settings, main, extra)
+    assert by_name(results)["access sprint delete"].status == "FAIL" and code == EXIT_FAILED
+    main, extra = healthy()
+    main.replies.insert(0, (is_sql("crud_delete_projects"),
+                            Reply(error=ora_error(4091, "table APP.SPRINTS is mutating, trigger/function may not see it"))))
+    results, code = run(doctor_settings, main, extra)
+    project = by_name(results)["access project delete"]
+    assert project.status == "FAIL" and project.error.startswith("ORA-04091") and code == EXIT_FAILED
+
+
+def test_a_refused_full_optimize_fails_because_erasures_could_not_be_proven(doctor_settings):
+    """REVIEW-2 U4: OPTIMIZE_INDEX(FULL) on the automatically maintained SEARCH index, run with maxtime 0."""
+    main, extra = healthy()
+    main.replies.insert(0, (is_sql("doctor_optimize_text_index"), Reply(error=ora_error(20000, "DRG-10599"))))
+    results, code = run(doctor_settings, main, extra)
+    optimize = by_name(results)["text optimize"]
+    assert optimize.status == "FAIL" and optimize.needed and code == EXIT_FAILED
+    call = next(c for c in main.calls if c.sql == golden("doctor_optimize_text_index"))
+    assert call.binds == {"idx_name": "RAG_CHUNK_TEXT_IDX"} and "maxtime => 0" in call.sql
+    # Like the sync it commits implicitly, so it runs right after a rollback.
+    assert main.sqls.index(golden("doctor_optimize_text_index")) == main.sqls.index(golden("sync_text_index")) + 1
+
+
+def test_a_token_table_under_another_name_fails_the_text_tokens_check(doctor_settings):
+    """REVIEW-2 W9: the erasure proof reads DR$RAG_CHUNK_TEXT_IDX$I; the doctor proves the name on the database."""
+    main, extra = healthy()
+    main.replies.insert(0, (is_sql("text_token_tables_present"), Reply(rows=[])))
+    results, code = run(doctor_settings, main, extra)
+    tokens = by_name(results)["text tokens"]
+    assert tokens.status == "FAIL" and I_TABLE in tokens.detail and code == EXIT_FAILED
+    main, extra = healthy()
+    run(doctor_settings, main, extra)
+    lookup = next(c for c in main.calls if c.sql.startswith("SELECT DISTINCT TOKEN_TEXT"))
+    assert lookup.sql == sql.text_tokens(I_TABLE, ["login"]).sql and lookup.binds == {"w0": "login"}
+
+
+def test_a_40kb_body_goes_through_insert_returning_as_a_clob_and_must_come_back_whole(doctor_settings):
+    """REVIEW-2 U1: no source proves a long text beside RETURNING INTO; the doctor inserts 44,000 bytes through
+    the engine's CRUD path (bound as a temporary CLOB), reads it back and rolls back."""
+    import oracledb
+
+    main, extra = healthy()
+    run(doctor_settings, main, extra)
+    insert = next(c for c in main.calls if c.sql.startswith("INSERT INTO DOCUMENTS"))
+    assert insert.sql.endswith("RETURNING DOCUMENT_ID INTO :new_id") and insert.inputsizes == {
+        "v_body": oracledb.DB_TYPE_CLOB}
+    assert len(insert.binds["v_body"].encode()) > 40_000
+    main, extra = healthy()
+    main.replies.insert(0, ("FROM DOCUMENTS WHERE", Reply(rows=[(401, "t", "doctor probe body", None, None, None)])))
+    results, code = run(doctor_settings, main, extra)
+    assert by_name(results)["clob returning"].status == "FAIL" and code == EXIT_FAILED
+    main, extra = healthy()
+    main.replies.insert(0, ("INSERT INTO DOCUMENTS", Reply(error=ora_error(1461, "can bind a LONG value only"))))
+    results, _ = run(doctor_settings, main, extra)
+    assert by_name(results)["clob returning"].error.startswith("ORA-01461")
+
+
+@pytest.mark.parametrize("stored, expected", [
+    (("OTHER_MODEL", None, 1), "made by the embedding model OTHER_MODEL"),
+    ((MODEL, "NEXT_MODEL", 1), "being re-embedded with NEXT_MODEL"),
+])
+def test_vectors_of_another_model_or_a_swap_under_way_fail_the_model_mark_check(doctor_settings, stored, expected):
+    main, extra = healthy()
+    main.replies.insert(0, (is_sql("read_model_mark"), Reply(rows=[stored])))
+    results, code = run(doctor_settings, main, extra)
+    mark = by_name(results)["model mark"]
+    assert mark.status == "FAIL" and expected in mark.detail and "503" in mark.detail and code == EXIT_FAILED
+
+
+def test_a_model_that_cannot_embed_a_chunk_sized_text_fails(doctor_settings):
+    main, extra = healthy()
+    main.replies.insert(3, (is_embed, Reply(error=ora_error(1461, "can bind a LONG value only"))))
+    results, code = run(doctor_settings, main, extra)
+    model = by_name(results)["model"]
+    assert model.status == "FAIL" and "3,480-byte" in model.detail and code == EXIT_FAILED

@@ -80,10 +80,13 @@ def test_unknown_employee_is_none(fake_engine, conn):
     assert conn.sqls == [golden("erase_employee_row")]
 
 
-def test_purge_syncs_then_fully_optimizes_the_text_index(fake_engine, conn):
+def test_purge_syncs_waiting_for_a_running_sync_then_fully_optimizes_the_text_index(fake_engine, conn):
     steps = fake_engine.purge_deleted()
-    assert conn.sqls == [golden("sync_text_index"), golden("optimize_text_index")]
-    assert all(c.binds == {"idx_name": "RAG_CHUNK_TEXT_IDX"} for c in conn.calls)
+    assert conn.sqls == [golden("purge_sync_text_index"), golden("optimize_text_index")]
+    # REVIEW-2 W7: unlike the worker's LOCK_NOWAIT sync, the purge must really sync: default LOCK_WAIT, bounded work.
+    assert "LOCK_NOWAIT" not in conn.sqls[0]
+    assert conn.calls[0].binds == {"idx_name": "RAG_CHUNK_TEXT_IDX", "maxtime_min": 10}
+    assert conn.calls[1].binds == {"idx_name": "RAG_CHUNK_TEXT_IDX"}
     assert [s.ok for s in steps] == [True, True]
     conn.calls.clear()
     conn.replies.append(("OPTIMIZE_INDEX", Reply(error=ora_error(20000, "DRG-10502: index does not exist"))))
@@ -91,24 +94,82 @@ def test_purge_syncs_then_fully_optimizes_the_text_index(fake_engine, conn):
     assert [s.ok for s in steps] == [True, False] and "DRG-10502" in steps[1].detail
 
 
-def test_proof_searches_every_text_column_and_the_text_index_with_bound_patterns(fake_engine, conn):
-    conn.replies += [("FROM EMPLOYEES", Reply(rows=[(1, 0, 0, 0)])),  # another employee shares the name
-                     ("FROM RAG_CHUNK\nWHERE CONTAINS", Reply(rows=[(0,)]))]
+I_TABLE, G_TABLE = "DR$RAG_CHUNK_TEXT_IDX$I", "DR$RAG_CHUNK_TEXT_IDX$G"
+
+
+def test_proof_searches_every_text_column_and_the_text_index_tokens_with_bound_values(fake_engine, conn):
+    conn.replies += [("FROM USER_TABLES", Reply(rows=[(I_TABLE,)])),
+                     ("FROM EMPLOYEES", Reply(rows=[(1, 0, 0, 0)])),  # another employee shares the name
+                     ("FROM DR$", Reply(rows=[("ANA",)])),
+                     ("CONTAINS(CONTENT, :tq)", Reply(rows=[(2,)]))]  # ...and her chunks hold the word
     lines = fake_engine.erasure_proof([ErasedText("first name", "Ana_50%")])
-    assert conn.sqls == [golden(n) for n in PROOF_COUNTS] + [golden("proof_contains")]
-    assert all(c.binds["pattern"] == "%Ana\\_50\\%%" for c in conn.calls)
-    assert conn.calls[-1].binds["tq"] == '"Ana"'  # words only: "_" and "%" never reach CONTAINS
+    tokens = sql.text_tokens(I_TABLE, ["Ana"])
+    assert sql.text_tokens(I_TABLE, ["Zorbalina", "Quixotewick"]).sql == golden("text_tokens_i")
+    assert conn.sqls == ([golden("text_token_tables_present")] + [golden(n) for n in PROOF_COUNTS]
+                         + [tokens.sql, golden("proof_contains")])
+    assert conn.calls[0].binds == {"g_table": G_TABLE, "i_table": I_TABLE}
+    assert all(c.binds["pattern"] == "%Ana\\_50\\%%" for c in conn.calls[1:-2])
+    assert conn.calls[-2].binds == {"w0": "Ana"}  # words only: "_" and "%" never reach Oracle Text
+    assert conn.calls[-1].binds == {"tq": "{ANA}"}  # REVIEW-2 U2: a braced term, not a quoted one
     by_place = {line.where: line for line in lines}
     assert by_place["source tables"].found and by_place["source tables"].source
     assert by_place["source tables"].detail == "EMPLOYEES.FIRST_NAME: 1 row(s)"
     assert not by_place["chunk table RAG_CHUNK"].found and not by_place["queue RAG_DIRTY"].found
-    assert not by_place["Oracle Text index (CONTAINS)"].found
+    index = by_place[f"Oracle Text index tables ({I_TABLE})"]
+    assert not index.found and "1 of its 1 longest word(s) indexed, each from a live chunk" in index.detail
+
+
+def test_a_token_no_live_chunk_holds_is_found_in_the_index_tables(fake_engine, conn):
+    conn.replies += [("FROM USER_TABLES", Reply(rows=[(G_TABLE,), (I_TABLE,)])),
+                     (lambda q: q.startswith(f"SELECT DISTINCT TOKEN_TEXT FROM {G_TABLE}"), Reply(rows=[])),
+                     (lambda q: q.startswith(f"SELECT DISTINCT TOKEN_TEXT FROM {I_TABLE}"),
+                      Reply(rows=[("FLIBBERTIGIBBET",), ("INCIDENT",)])),
+                     ("CONTAINS(CONTENT, :tq)", Reply(rows=[(0,)])),  # FLIBBERTIGIBBET: a deleted row's token
+                     ("CONTAINS(CONTENT, :tq)", Reply(rows=[(3,)]))]  # INCIDENT: other live chunks say it too
+    [*_, index] = fake_engine.erasure_proof([ErasedText("comment #5 body", "Flibbertigibbet incident")])
+    token_lookups = [c for c in conn.calls if c.sql.startswith("SELECT DISTINCT TOKEN_TEXT")]
+    assert [c.sql.split(" WHERE")[0].rsplit(" ", 1)[1] for c in token_lookups] == [G_TABLE, I_TABLE]
+    assert [c.binds["tq"] for c in conn.calls if c.sql == golden("proof_contains")] == [
+        "{FLIBBERTIGIBBET}", "{INCIDENT}"]
+    assert index.found and index.detail == "1 of its 2 longest word(s) remain as tokens no live chunk holds"
+    assert "Flibbertigibbet" not in index.detail.lower().title()  # the erased words are never printed
+
+
+def test_without_the_token_table_the_index_is_not_proven(fake_engine, conn):
+    [*_, index] = fake_engine.erasure_proof([ErasedText("last name", "Quixotewick")])
+    assert index.found and "not searched" in index.detail
+    assert not any("TOKEN_TEXT" in q or "CONTAINS" in q for q in conn.sqls)
+
+
+def test_a_text_too_long_to_bind_as_a_like_pattern_is_searched_by_its_pieces_only(fake_engine, conn):
+    """REVIEW-2 W1: a 5,000-character comment bound whole into UPPER(col) LIKE UPPER(:pattern) travels as a LONG bind
+    (ORA-01461, after the erasure has committed). Every pattern sent stays an ordinary VARCHAR2 bind."""
+    from app.rag.erasure import proof_texts
+
+    body = " ".join(f"Sentence {i} of the Snollygoster quarterly retrospective, written by Zorbalina." for i in range(70))
+    assert len(body) > 5000
+    texts = proof_texts([ErasedText("comment #5 body", body)])
+    lines = fake_engine.erasure_proof(texts)
+    patterns = [c.binds["pattern"] for c in conn.calls if "pattern" in c.binds]
+    assert patterns and max(len(p.encode()) for p in patterns) <= sql.PROOF_PATTERN_MAX_BYTES
+    assert body not in "".join(patterns)
+    whole = [line for line in lines if line.label == "comment #5 body" and line.where == "every text column"]
+    assert len(whole) == 1 and not whole[0].found and "searched by its parts" in whole[0].detail
+    assert {line.label for line in lines} >= {"comment #5 body (part 1)", "comment #5 body (part 70)"}
+
+
+def test_the_proof_pattern_limit_counts_utf8_bytes_of_the_escaped_pattern():
+    from app.engines.oracle.erasure import bindable_pattern
+
+    assert bindable_pattern("a" * 998) == "%" + "a" * 998 + "%"  # 1,000 bytes: an ordinary bind
+    assert bindable_pattern("a" * 999) is None
+    assert bindable_pattern("é" * 499) is not None and bindable_pattern("é" * 500) is None  # 2 bytes each
+    assert bindable_pattern("%" * 499) is not None and bindable_pattern("%" * 500) is None  # escaping doubles it
 
 
 def test_the_service_erases_drains_purges_and_fails_the_proof_when_a_chunk_still_holds_a_string(fake_engine, conn):
     script(conn, documents=())
     drained = []
-    conn.replies.append(("FROM RAG_CHUNK\nWHERE CONTAINS", Reply(rows=[(0,)])))
     conn.replies.append(("COUNT(CASE WHEN UPPER(CONTENT)", Reply(rows=[(1,)])))  # a stale chunk
     runs = iter([DrainResult(claimed=3), DrainResult()])  # the service drains until a run claims nothing
     result = erase_employee(fake_engine, 7, lambda: drained.append(1) or next(runs))
@@ -117,7 +178,7 @@ def test_the_service_erases_drains_purges_and_fails_the_proof_when_a_chunk_still
     # the order: deletes, then (after the drain) sync + optimize, then the proof
     sqls = conn.sqls
     assert sqls.index(golden("erase_delete_employee")) < sqls.index(golden("optimize_text_index")) < sqls.index(
-        golden("proof_count_employees"))
+        golden("text_token_tables_present")) < sqls.index(golden("proof_count_employees"))
 
 
 def test_the_service_refuses_owned_documents_naming_the_flags(fake_engine, conn):

@@ -28,6 +28,9 @@ def test_compose_uses_a_26ai_image_with_oracle_text_and_the_init_script():
     assert init.startswith("--") and "ALTER SESSION SET CONTAINER=FREEPDB1;" in init
     assert "GRANT CREATE MINING MODEL TO app;" in init and "GRANT READ, WRITE ON DIRECTORY MODEL_DIR TO app;" in init
     assert "ragctl oracle bootstrap" in text and "ragctl serve" in text
+    # DISPLAY_CURSOR (the doctor's `ivf plan`) reads these fixed views with the caller's rights (REVIEW-2 W2).
+    for view in ("V_$SQL", "V_$SQL_PLAN", "V_$SESSION", "V_$SQL_PLAN_STATISTICS_ALL"):
+        assert f"GRANT SELECT ON {view} TO app;" in init
 
 
 def test_scripts_are_executable_shell():

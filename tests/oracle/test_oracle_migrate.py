@@ -79,7 +79,7 @@ def test_split_rejects_malformed_scripts(script, message):
 
 def test_shipped_migrations_split_cleanly():
     found = migrate.discover()
-    assert [m.version for m in found] == [1, 5, 6, 7, 8, 9, 10, 11, 12]
+    assert [m.version for m in found] == [1, 5, 6, 7, 8, 9, 10, 11, 12, 15]
     by_version = {m.version: m.statements() for m in found}
     triggers = by_version[6]
     assert len(triggers) == 6 and all(t.startswith("CREATE OR REPLACE TRIGGER") and t.endswith("END;")
@@ -110,6 +110,7 @@ def test_shipped_migrations_split_cleanly():
     assert conv_idx.startswith("CREATE INDEX CONVERSATIONS_EMPLOYEE_IDX") and pinned_idx.startswith("CREATE INDEX")
     assert summary_ddl == "ALTER TABLE PROJECTS ADD (AUTO_SUMMARY CLOB, AUTO_SUMMARY_AT TIMESTAMP)"
     assert by_version[11] == ["ALTER TABLE PROJECTS ADD (AUTO_SUMMARY_INPUTS VARCHAR2(100))"]
+    assert by_version[15] == ["ALTER TABLE RAG_CHUNK ADD (EMBEDDING_MODEL VARCHAR2(128))"]  # the model mark
     (settings_ddl,) = by_version[12]
     assert settings_ddl.startswith("CREATE TABLE RAG_SETTINGS (") and "CONSTRAINT RAG_SETTINGS_PK PRIMARY KEY" in settings_ddl
 

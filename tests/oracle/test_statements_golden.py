@@ -18,7 +18,7 @@ from app.engines.oracle.search import text_query
 from app.entities import COMMENTS, PROJECTS, TASKS, Condition
 from .fakes import GOLDEN, Reply, golden, ora_error
 
-NOT_STATEMENTS = {"VECTOR_INDEX", "TEXT_INDEX", "VERSION_TABLE", "ACCESS_PREDICATE", "_UPSERT_TAIL"}
+NOT_STATEMENTS = {"VECTOR_INDEX", "TEXT_INDEX", "VERSION_TABLE", "ACCESS_PREDICATE", "_UPSERT_TAIL", "_METADATA_EMBEDDING"}
 DEV = Caller(7, Role.DEVELOPER)
 MANAGER = Caller(1, Role.MANAGER)
 
@@ -124,9 +124,10 @@ def test_write_chunks_merges_with_in_database_embedding_and_syncs_text_after_com
         tx.write_chunks([chunk(0), chunk(1, owner=7), doc])
     # No stale write wins: each source's row is locked and re-read before the MERGE (never loaded
     # here, so "absent" is what the re-read must find: the fake returns no rows).
-    assert [c.sql for c in conn.calls[:4]] == [golden("lock_sources_doc"), sql.load_sources("doc", [12]).sql,
-                                               golden("lock_sources_task"), sql.load_sources("task", [11]).sql]
-    assert conn.calls[2].binds == {"id0": 11}
+    # Parents first (REVIEW-2 W8): a task before a document, as a project delete locks its children.
+    assert [c.sql for c in conn.calls[:4]] == [golden("lock_sources_task"), sql.load_sources("task", [11]).sql,
+                                               golden("lock_sources_doc"), sql.load_sources("doc", [12]).sql]
+    assert conn.calls[0].binds == {"id0": 11}
     # The stored upsert form (V12 RAG_SETTINGS; no row: this MERGE), read once per batch that writes.
     assert conn.calls[4].sql == golden("read_setting") and conn.calls[4].binds == {"setting_key": "UPSERT_FORM"}
     merge = conn.calls[5]
@@ -134,12 +135,25 @@ def test_write_chunks_merges_with_in_database_embedding_and_syncs_text_after_com
     assert merge.binds[1] == {
         "source_type": "task", "source_id": 11, "chunk_ix": 1, "owner_employee_id": 7, "project_id": 3,
         "sprint_id": None, "doc_type": None, "content": "[TASK #11] text 1", "content_hash": "hash1",
+        "embedding_model": "ALL_MINILM_L12_V2",  # RAG_CHUNK.EMBEDDING_MODEL (V15): the model mark's per-chunk half
     }
     assert merge.binds[2]["doc_type"] == "WIKI" and merge.binds[2]["source_type"] == "doc"
     assert set(merge.inputsizes) == {"owner_employee_id", "project_id", "sprint_id"}
     assert conn.events == ["commit"]
     sync = conn.calls[6]
     assert sync.sql == golden("sync_text_index") and sync.binds == {"idx_name": "RAG_CHUNK_TEXT_IDX"}
+
+
+def test_a_unit_locks_its_sources_parents_first_then_by_id(fake_engine, conn):
+    """REVIEW-2 W8: DELETE FROM PROJECTS locks the project, then (ON DELETE SET NULL) its sprints, tasks and
+    documents; a unit that locked a document before its project could deadlock with it (ORA-00060)."""
+    writes = [ChunkWrite(t, i, 0, None, None, None, f"[{t}] {i}", "h") for t, i in
+              (("doc", 2), ("task", 9), ("sprint", 4), ("task", 3), ("project", 7), ("doc", 1))]
+    with fake_engine.indexing() as tx:
+        tx.write_chunks(writes)
+    locks = [c for c in conn.calls if c.sql.endswith("FOR UPDATE")]
+    assert [(c.sql.split()[3], list(c.binds.values())) for c in locks] == [
+        ("PROJECTS", [7]), ("SPRINTS", [4]), ("TASKS", [3, 9]), ("DOCUMENTS", [1, 2])]
 
 
 def test_missing_model_while_indexing_is_a_model_missing_error(fake_engine, conn):
@@ -277,6 +291,8 @@ def test_hybrid_fuses_vector_and_oracle_text_arms(fake_engine, conn):
     assert ("doc", 9) in keys  # lexical-only hit keeps its distance from the text arm
     assert next(h for h in result.hits if h.source_id == 9).distance == pytest.approx(0.7)
     assert [h.score for h in result.hits] == sorted((h.score for h in result.hits), reverse=True)
+    ranks = {(h.source_type, h.source_id): (h.vector_rank, h.lexical_rank) for h in result.hits}
+    assert ranks[("task", 2)] == (2, 2) and ranks[("doc", 9)] == (None, 1)  # each arm's own 1-based rank
 
 
 def test_hybrid_unscoped_manager_text_arm(fake_engine, conn):
@@ -440,6 +456,8 @@ def test_model_is_loaded_once_from_the_directory_object(fake_engine, conn):
     check, load = conn.calls
     assert check.sql == golden("model_exists") and check.binds == {"model_name": "ALL_MINILM_L12_V2"}
     assert load.sql == golden("load_model_directory")
+    # REVIEW-2 W5: 23ai's LOAD_ONNX_MODEL has no default for metadata (PLS-00306 without it on 23.4-23.x).
+    assert 'metadata => JSON(\'{"function" : "embedding", "embeddingOutput" : "embedding"' in load.sql
     assert load.binds == {"dir_name": "MODEL_DIR", "file_name": "all_MiniLM_L12_v2.onnx",
                           "model_name": "ALL_MINILM_L12_V2"}
     conn.calls.clear()
@@ -458,7 +476,7 @@ def test_model_is_loaded_from_the_pre_authenticated_url(conn, settings):
     conn.replies.append(("USER_MINING_MODELS", Reply(rows=[(0,)])))
     engine.ensure_model()
     load = conn.calls[1]
-    assert load.sql == golden("load_model_cloud")
+    assert load.sql == golden("load_model_cloud") and "metadata => JSON(" in load.sql
     assert load.binds == {"model_name": "ALL_MINILM_L12_V2", "model_uri": par}
 
 
@@ -518,7 +536,9 @@ def test_bootstrap_migrates_then_loads_the_model(monkeypatch, fake_engine, setti
     monkeypatch.setattr(OracleEngine, "open", classmethod(lambda cls, s: fake_engine))
     monkeypatch.setattr(fake_engine, "migrate", lambda: ["1", "5"])
     monkeypatch.setattr(fake_engine, "ensure_model", lambda: "model ALL_MINILM_L12_V2 loaded from x")
-    assert oracle_admin.bootstrap(settings) == "applied migrations 1, 5; model ALL_MINILM_L12_V2 loaded from x"
+    monkeypatch.setattr(fake_engine, "choose_upsert_form", lambda: "upsert form merge_using")
+    assert oracle_admin.bootstrap(settings) == (
+        "applied migrations 1, 5; model ALL_MINILM_L12_V2 loaded from x; upsert form merge_using")
 
 
 # --- binds vs placeholders, every branch of every builder ---------------------------------------
@@ -674,3 +694,62 @@ def test_writes_without_a_timestamp_set_no_input_sizes(fake_engine, conn):
                      ("FROM COMMENTS WHERE", Reply(rows=[(5, 11, None, "hi", None)]))]
     fake_engine.create(COMMENTS, {"TASK_ID": 11, "BODY": "hi"})
     assert conn.calls[0].inputsizes == {}
+
+
+# --- docs/ORACLE.md's statement table -----------------------------------------------------------
+
+# Helpers of statements.py that build no statement of their own (their output is part of one that is listed).
+NOT_LISTED = {"VECTOR_INDEX", "TEXT_INDEX", "ACCESS_PREDICATE", "checked_model", "crud_binds"}
+
+
+def _statement_table() -> str:
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "ORACLE.md").read_text(encoding="utf-8")
+    start = text.index("## Every Oracle statement: its source and the doctor check that proves it")
+    return text[start:text.index("\n### ", start)]
+
+
+def test_every_statement_is_in_the_docs_table_with_its_source_and_what_proves_it(doctor_check_names):
+    """docs/ORACLE.md lists every statement of statements.py with its source and the doctor check that proves it
+    (or "conformance": a confirmed plain shape the Oracle leg runs); a check it names must exist."""
+    import inspect
+
+    table = _statement_table()
+    names = {n for n, v in vars(sql).items() if not n.startswith("_") and (
+        (n.isupper() and isinstance(v, str)) or n == "WIPE"
+        or (inspect.isfunction(v) and v.__module__ == sql.__name__))} - NOT_LISTED
+    missing = sorted(n for n in names if not any(f"`{n}{end}" in table for end in ("`", " ", "(")))
+    assert not missing, f"statements missing from docs/ORACLE.md's table: {missing}"
+    rows = [line for line in table.splitlines() if line.startswith("| ") and not line.startswith("| Statement")]
+    assert len(rows) > 40
+    for row in rows:
+        _statement, source, proved = (cell.strip() for cell in row.strip("|").split(" | "))
+        assert source, row
+        checks = proved.split("`")[1::2]  # backticked: doctor checks, or the statements/tests they name
+        assert checks or proved.startswith(("conformance", "—")), row
+        unknown = [c for c in checks if c not in doctor_check_names and c.split("(")[0].split(" ")[0] not in names
+                   and not c.startswith("test_") and not c.endswith(".py")]
+        assert not unknown, f"{unknown} are not doctor checks: {row}"
+
+
+@pytest.fixture
+def doctor_check_names():
+    from app.config import Settings
+    from app.services import oracle_doctor
+
+    from .test_doctor_golden import BATCH, TOP_K, healthy
+
+    main, extra = healthy()
+    conns = iter([main, *extra])
+    settings = Settings(database_url="oracle://app:apppw@localhost:1521/FREEPDB1", batch_size=BATCH, top_k=TOP_K)
+    results, _ = oracle_doctor.run(settings, connect=lambda: next(conns))
+    return {r.name for r in results}
+
+
+def test_every_doctor_check_is_in_the_docs_doctor_table(doctor_check_names):
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "ORACLE.md").read_text(encoding="utf-8")
+    section = text[text.index("## `ragctl oracle doctor`"):text.index("## Every Oracle statement")]
+    assert sorted(n for n in doctor_check_names if f"`{n}`" not in section) == []

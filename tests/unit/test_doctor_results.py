@@ -71,7 +71,29 @@ def test_text_has_one_line_per_check_with_its_section_error_and_fallback():
     assert lines[0].startswith("PASS  version") and "[FACTS.md §1]" in lines[0]
     assert lines[1].startswith("WARN  upsert") and "fallback: two-step" in lines[1]
     assert lines[1].endswith("error: ORA-00932: inconsistent datatypes")  # first line only
-    assert lines[2] == "doctor: 2 checks, 0 needed failed, 1 warnings; exit 0"
+    assert lines[2] == "doctor: 2 checks, 0 needed failed, 0 needed skipped, 1 warnings; exit 0"
+
+
+def test_strict_fails_on_a_skipped_needed_check_only():
+    """`make test-oracle` runs `ragctl oracle doctor --strict`: a needed check that was skipped proved nothing."""
+    ok = CheckResult("a", "FACTS.md §1", "PASS", "fine")
+    skipped_optional = CheckResult("b", "FACTS.md §2", "SKIP", "no data", needed=False)
+    skipped_needed = doctor.claim_skipped(3)
+    assert exit_code([ok, skipped_optional, skipped_needed]) == doctor.EXIT_OK
+    assert exit_code([ok, skipped_optional], strict=True) == doctor.EXIT_OK
+    assert exit_code([ok, skipped_optional, skipped_needed], strict=True) == doctor.EXIT_FAILED
+    lines = render_text([ok, skipped_needed], strict=True).splitlines()
+    assert "(needed: unproven)" in lines[1]
+    assert lines[-1] == "doctor: 2 checks, 0 needed failed, 1 needed skipped, 0 warnings; exit 1 (--strict)"
+    assert "fails --strict" in render_text([ok, skipped_needed]).splitlines()[1]
+    assert json.loads(render_json([ok, skipped_needed], strict=True))["exit_code"] == doctor.EXIT_FAILED
+
+
+def test_display_cursor_text_that_says_the_plan_is_unreadable_is_recognised():
+    assert doctor.plan_unreadable(["User has no SELECT privilege on V$SESSION"]) == (
+        "User has no SELECT privilege on V$SESSION")
+    assert doctor.plan_unreadable(["SQL_ID: 0w2qpuc6u2zsp, child number: 0 cannot be found "]).endswith("cannot be found")
+    assert doctor.plan_unreadable(["| 2 |  TABLE ACCESS FULL | RAG_CHUNK |", "Plan hash value: 1234"]) is None
 
 
 def test_json_carries_every_field_and_the_exit_status():

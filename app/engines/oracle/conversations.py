@@ -24,7 +24,7 @@ from app.domain import (
 )
 from app.engines.base import ConflictError
 from app.engines.oracle import statements as sql
-from app.engines.oracle.records import returned_id
+from app.engines.oracle.records import clob_input_sizes, returned_id
 
 
 def create_conversation(cur: Any, employee_id: int, rag_scope: str, pinned_project_id: int | None,
@@ -82,8 +82,11 @@ def append_turn(cur: Any, conversation_id: int, user_text: str, assistant_text: 
     ids = []
     for role, content, cites in (("user", user_text, "[]"), ("assistant", assistant_text, cited)):
         new_id = cur.var(int)
-        cur.execute(sql.INSERT_MESSAGE, {"conversation_id": int(conversation_id), "message_role": role,
-                                         "content": content, "citations": cites, "new_id": new_id})
+        binds = {"conversation_id": int(conversation_id), "message_role": role, "content": content,
+                 "citations": cites, "new_id": new_id}
+        if sizes := clob_input_sizes(binds, ("content",)):  # MESSAGES.CONTENT is a CLOB
+            cur.setinputsizes(**sizes)
+        cur.execute(sql.INSERT_MESSAGE, binds)
         ids.append(returned_id(new_id))
     return ids[0], ids[1]
 

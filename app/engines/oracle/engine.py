@@ -18,8 +18,9 @@ import numpy as np
 from app.config import Settings
 from app.domain import (SEARCH_MODES, Caller, Conversation, ConversationKey, Message, Page, ProjectCard, RagStatus, Scope,
                         SearchMode, SearchResult, SourceType, SummarySource, TaskQuery)
-from app.engines.base import EngineError, UnavailableError
-from app.engines.oracle import conversations, erasure, errors, indexing, records, search, status, summaries
+from app.engines.base import ConflictError, EngineError, UnavailableError
+from app.engines.oracle import (conversations, erasure, errors, indexing, model_mark, records, search, status,
+                                summaries, upsert)
 from app.engines.oracle import migrate as migrations
 from app.engines.oracle import statements as sql
 from app.engines.oracle.errors import (MODEL_EXISTS, conflicts, model_missing, network_acl_denied,
@@ -27,6 +28,8 @@ from app.engines.oracle.errors import (MODEL_EXISTS, conflicts, model_missing, n
 from app.engines.oracle.indexing import OracleIndexingTx
 from app.engines.oracle.search import DIMENSIONS
 from app.entities import CONVERSATIONS, EMPLOYEES, MESSAGES, PROJECTS, Condition, EntitySpec
+from app.rag.doctor import first_line
+from app.rag.model_mark import forced_reindex_refusal
 from app.rag.erasure import DocumentsPolicy, ErasedText, ErasureReport, ProofLine, PurgeStep
 
 log = logging.getLogger(__name__)
@@ -77,6 +80,11 @@ class OracleEngine:
             min=settings.oracle_pool_min,
             max=max(settings.oracle_pool_max, settings.oracle_pool_min),
             increment=1,
+            # The default POOL_GETMODE_WAIT waits forever for a free connection; wait_timeout applies to TIMEDWAIT
+            # only, and its expiry raises DPY-4005 [CODE python-oracledb pool_params.py, impl/thin/pool.pyx;
+            # tests/test_2400_pool.py 2438] (REVIEW-2 W3).
+            getmode=oracledb.POOL_GETMODE_TIMEDWAIT,
+            wait_timeout=settings.oracle_pool_wait_timeout_ms,
         )
         return cls(pool, settings)
 
@@ -89,6 +97,11 @@ class OracleEngine:
         try:
             conn = self._pool.acquire()
         except Exception as exc:  # listener down, network gone, pool exhausted past its timeout
+            if errors.pool_saturated(exc):
+                raise UnavailableError(
+                    f"every pooled Oracle connection stayed busy for RAG_ORACLE_POOL_WAIT_TIMEOUT_MS="
+                    f"{self._settings.oracle_pool_wait_timeout_ms} (RAG_ORACLE_POOL_MAX={self._settings.oracle_pool_max}):"
+                    f" {exc}", errors.POOL_SATURATED_RETRY_S) from exc
             raise UnavailableError(f"cannot get an Oracle connection: {exc}", 10) from exc
         try:
             yield conn
@@ -107,7 +120,12 @@ class OracleEngine:
     # --- schema and model -------------------------------------------------------------------
     def migrate(self) -> list[str]:
         with self._connection() as conn:
-            return migrations.migrate(conn)
+            applied = migrations.migrate(conn)
+            with conn.cursor() as cur:
+                if model_mark.adopt(cur, self.model_name):  # chunks from before the mark: this deployment's model
+                    log.info("marked the stored vectors as %s's (they predate the model mark)", self.model_name)
+            conn.commit()
+            return applied
 
     def ping(self) -> None:
         try:
@@ -173,6 +191,20 @@ class OracleEngine:
                 ) from exc
             conn.commit()
             return f"model {self.model_name} loaded from {source}"
+
+    def choose_upsert_form(self) -> str:
+        """Probe both upsert forms on a rolled-back scratch chunk and store the one that works (REVIEW-2 W4), so a
+        database that refuses VECTOR_EMBEDDING inside the MERGE source never fails a worker's batch."""
+        with self._connection() as conn:
+            form, using_error, two_step_error = upsert.decide(conn, self.model_name, self.dimensions)
+            if form is None:
+                raise EngineError(f"neither chunk upsert form works on this database (MERGE: {first_line(using_error)}; "
+                                  f"two-step: {first_line(two_step_error)}): run `ragctl oracle doctor` for details")
+            with conn.cursor() as cur:
+                upsert.store_form(cur, form)
+            conn.commit()
+        refused = f" (the MERGE with VECTOR_EMBEDDING is refused: {first_line(using_error)})" if using_error else ""
+        return f"upsert form {form}{refused}"
 
     def rebuild_vector_index(self) -> str:
         """Recompute the IVF centroids from the data (FACTS.md §4): run after bulk loads."""
@@ -259,6 +291,12 @@ class OracleEngine:
         dry_run: bool = False,
     ) -> int:
         with self._connection() as conn, conn.cursor() as cur:
+            if force and not dry_run:  # re-index everything: with another model, that is the swap
+                refusal = forced_reindex_refusal(self.model_name, source_types, project_id, limit,
+                                                 lambda: model_mark.swap_needed(cur, self.model_name))
+                if refusal is not None:
+                    raise ConflictError(refusal)
+                model_mark.begin_swap(cur, self.model_name)
             total = indexing.enqueue_backfill(cur, source_types, project_id, force, limit, dry_run)
             if dry_run:
                 conn.rollback()
@@ -290,11 +328,20 @@ class OracleEngine:
             raise ValueError(f"unknown search mode {mode!r}")
         qv = search.vector_bind(query_vector)  # a malformed vector fails before a connection is taken
         with self._connection() as conn, conn.cursor() as cur:
+            model_mark.check_search(cur, self.model_name)  # vectors of two models are never compared
             return search.search(cur, qv, query_text, caller, k, scope, mode)
 
     def status(self, max_attempts: int) -> RagStatus:
         with self._connection() as conn, conn.cursor() as cur:
-            return status.status(cur, max_attempts, self.model_name, self.dimensions)
+            result = status.status(cur, max_attempts, self.model_name, self.dimensions)
+            # the model that made the stored vectors, and the one a swap re-embeds them with
+            result.index["vectors_model"], result.index["swap_target"] = model_mark.read(cur)
+            return result
+
+    def stored_model(self) -> tuple[str | None, str | None]:
+        """(the model that made the stored vectors, the model a swap is re-embedding them with)."""
+        with self._connection() as conn, conn.cursor() as cur:
+            return model_mark.read(cur)
 
     # --- conversations (app/engines/oracle/conversations.py) ------------------------------------
     def create_conversation(self, employee_id: int, rag_scope: str, pinned_project_id: int | None,

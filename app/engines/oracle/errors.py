@@ -9,6 +9,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from app.engines.base import ConflictError, ModelMissingError, UnavailableError, ValueTooLongError
+from app.engines.oracle.statements import LOB_COLUMNS  # any str fits them: ORA-01461 is blamed on a VARCHAR2 value
 from app.entities import EntitySpec
 
 # ORA codes that mean "this write broke a constraint".
@@ -37,10 +38,6 @@ VALUE_TOO_LARGE, LONG_BIND = 12899, 1461
 _TOO_LARGE = re.compile(r'column (?:"[^"]*"\.)*"(?P<column>[^"]+)"'
                         r'(?: \(actual: (?P<actual>\d+), maximum: (?P<maximum>\d+)\))?')
 VARCHAR2_MAX_BYTES = 4000
-# The tracker's CLOB columns (V1): any str fits them. tests/oracle/test_column_limits.py checks this
-# against the DDL, so ORA-01461 is blamed only on values bound into a VARCHAR2.
-LOB_COLUMNS = frozenset({("PROJECTS", "DESCRIPTION"), ("TASKS", "DESCRIPTION"), ("COMMENTS", "BODY"),
-                         ("DOCUMENTS", "BODY")})
 MODEL_MISSING = 40284  # ORA-40284: model does not exist (FACTS.md §2)
 MODEL_EXISTS = 40204  # ORA-40204: model already exists (FACTS.md §2)
 
@@ -52,6 +49,27 @@ def ora_code(exc: BaseException) -> int | None:
     return code if isinstance(code, int) else None
 
 
+def ora_error_number(exc: BaseException) -> int | None:
+    """The number of an ORA-nnnnn error only (a python-oracledb DPY-nnnn driver error has a number too)."""
+    err = exc.args[0] if getattr(exc, "args", None) else None
+    full_code = getattr(err, "full_code", None)
+    if isinstance(full_code, str) and not full_code.startswith("ORA-"):
+        return None
+    return ora_code(exc)
+
+
+# ORA codes a chunk upsert raises about its rows or the model, whatever the MERGE's form: a failure with one of
+# these never makes the worker switch forms (upsert.form_refused; REVIEW-2 W4). The "not now" codes above are
+# excluded as well.
+UPSERT_DATA_ERRORS = frozenset({
+    1, 1400, 1407, 2290, 2291,  # a constraint: unique key, NOT NULL, CHECK, a missing parent
+    1461, 12899,  # a value too long for its column or its bind (FACTS.md §12.1)
+    22835,  # buffer too small for CLOB to CHAR conversion: a text too long for VECTOR_EMBEDDING (FACTS.md §2)
+    40284,  # the model does not exist (FACTS.md §2): ModelMissingError, not a form
+    51803, 51805, 51812,  # a vector of the wrong dimensions, malformed, or of another format (FACTS.md §1, §11)
+})
+
+
 def unavailable(exc: BaseException) -> UnavailableError | None:
     """The contract error for an ORA code that means "not now", or None for anything else."""
     code = ora_code(exc)
@@ -59,6 +77,16 @@ def unavailable(exc: BaseException) -> UnavailableError | None:
         return None
     retry_after_s, what = _UNAVAILABLE_CODES[code]
     return UnavailableError(f"{what} (ORA-{code:05d}): {exc}", retry_after_s)
+
+
+POOL_SATURATED = "DPY-4005"  # timed out waiting for the connection pool to return a connection (TIMEDWAIT)
+POOL_SATURATED_RETRY_S = 2  # connections come back as requests finish: a client may retry soon
+
+
+def pool_saturated(exc: BaseException) -> bool:
+    """python-oracledb's DPY-4005: every pooled connection stayed busy for the pool's wait_timeout."""
+    err = exc.args[0] if getattr(exc, "args", None) else None
+    return getattr(err, "full_code", None) == POOL_SATURATED
 
 
 NETWORK_ACL_DENIED = 24247  # ORA-24247: network access denied by access control list (ACL)

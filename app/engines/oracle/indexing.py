@@ -9,21 +9,18 @@ from typing import Any
 
 from app.domain import SOURCE_TYPES, ChunkWrite, DirtyRow, SourceRecord, SourceType
 from app.engines.base import batched
-from app.engines.oracle import records
+from app.engines.oracle import model_mark, records, upsert
 from app.engines.oracle import statements as sql
-from app.engines.oracle.errors import model_required, ora_code
+from app.engines.oracle.errors import model_required
 
 log = logging.getLogger(__name__)
 
-# The upsert form `ragctl oracle doctor` proved and stored in RAG_SETTINGS (V12): the MERGE with
-# VECTOR_EMBEDDING in its USING select, or (when the database refuses that) two steps: the vector
-# from SELECT ... FROM dual, then a MERGE with it bound as array('f'). No row: the MERGE form.
-UPSERT_FORM_KEY = "UPSERT_FORM"
-UPSERT_IN_USING = "merge_using"
-UPSERT_TWO_STEP = "two_step"
-TABLE_MISSING = 942  # ORA-00942: RAG_SETTINGS not migrated yet
-
 IN_LIST_MAX = records.IN_LIST_MAX
+# The order a unit of work locks its sources in: parents first, as a DELETE of a project (then its sprints, tasks
+# and documents through ON DELETE SET NULL) or of a sprint (then its tasks) locks them (REVIEW-2 W8). Single-row API
+# writes then never deadlock with the worker; docs/ORACLE.md lists the multi-row writes that still can (ORA-00060,
+# retried).
+LOCK_ORDER: dict[SourceType, int] = {"project": 0, "sprint": 1, "task": 2, "doc": 3}
 ERROR_TEXT_MAX_BYTES = 3900  # RAG_DIRTY.LAST_ERROR is VARCHAR2(4000 BYTE)
 SourceKey = tuple[SourceType, int]
 
@@ -40,7 +37,7 @@ class OracleIndexingTx:
         self._loaded: dict[SourceKey, SourceRecord | None] = {}
         self._current: dict[SourceKey, bool] = {}
         # Chunk writes and deletes wait for ``apply`` (the engine calls it before the commit), so every
-        # source the unit touches is locked in one sorted pass: two workers lock in the same order.
+        # source the unit touches is locked in one pass in LOCK_ORDER: two workers lock in the same order.
         self._ops: list[tuple] = []
 
     def claim(self, limit: int, max_attempts: int) -> list[DirtyRow]:
@@ -53,6 +50,8 @@ class OracleIndexingTx:
         """
         if limit <= 0:
             return []
+        with self._conn.cursor() as cur:  # a process on another model takes no rows: they wait, unfailed
+            model_mark.check_write(cur, self._model_name)
         cur = self._conn.cursor()
         try:
             cur.prefetchrows = limit
@@ -92,7 +91,12 @@ class OracleIndexingTx:
         self._ops.append(("delete", source_type, int(source_id), int(from_ix)))
 
     def apply(self) -> None:
-        """Lock and re-read every touched source once, then run the writes and deletes still current."""
+        """Lock and re-read every touched source once, then run the writes and deletes still current; then move the
+        model mark (a first mark, or the end of a swap) in this same transaction."""
+        if not self._ops:
+            return
+        with self._conn.cursor() as cur:  # read again in the writing transaction: a swap may have begun since
+            model_mark.check_write(cur, self._model_name)
         touched: set[SourceKey] = set()
         for op in self._ops:
             if op[0] == "write":
@@ -108,12 +112,12 @@ class OracleIndexingTx:
                     cur.execute(sql.DELETE_CHUNKS, source_type=op[1], source_id=op[2], from_ix=op[3])
                 self.chunks_changed = True
         self._ops = []
+        with self._conn.cursor() as cur:
+            model_mark.after_write(cur, self._model_name)
 
     def _merge(self, chunks: Sequence[ChunkWrite]) -> None:
         if not chunks:  # executemany([]) fails on some driver versions (FACTS.md §11.7)
             return
-        import oracledb
-
         rows = [
             {
                 "source_type": c.source_type,
@@ -125,23 +129,13 @@ class OracleIndexingTx:
                 "doc_type": c.doc_type,
                 "content": c.content,
                 "content_hash": c.content_hash,
+                "embedding_model": self._model_name,  # RAG_CHUNK.EMBEDDING_MODEL (V15), for the model mark
             }
             for c in chunks
         ]
-        two_step = upsert_form(self._conn) == UPSERT_TWO_STEP  # read once per batch that writes
-        with self._conn.cursor() as cur:
-            with model_required(self._model_name):
-                for row in rows if two_step else []:
-                    cur.execute(sql.embed_query(self._model_name), q=row["content"])
-                    row["embedding"] = cur.fetchone()[0]  # array('f') (FACTS.md §1)
-                # Nullable numbers: a first row of None must not make the bind a string.
-                cur.setinputsizes(
-                    owner_employee_id=oracledb.DB_TYPE_NUMBER,
-                    project_id=oracledb.DB_TYPE_NUMBER,
-                    sprint_id=oracledb.DB_TYPE_NUMBER,
-                    **({"embedding": oracledb.DB_TYPE_VECTOR} if two_step else {}),
-                )
-                cur.executemany(sql.upsert_chunk_bound() if two_step else sql.upsert_chunk(self._model_name), rows)
+        two_step = upsert.stored_form(self._conn) == upsert.UPSERT_TWO_STEP  # read once per batch that writes
+        with self._conn.cursor() as cur, model_required(self._model_name):
+            upsert.run_or_fall_back(cur, self._model_name, rows, two_step)
         self.chunks_changed = True
 
     def delete_dirty(self, dirty_ids: Sequence[int]) -> None:
@@ -159,7 +153,7 @@ class OracleIndexingTx:
         locked: a change to them that commits after this re-read has queued the task, and that
         later drain writes the newer text.)
         """
-        unchecked = sorted({k for k in keys if k not in self._current})
+        unchecked = sorted({k for k in keys if k not in self._current}, key=lambda k: (LOCK_ORDER[k[0]], k[1]))
         by_type: dict[SourceType, list[int]] = {}
         for source_type, source_id in unchecked:
             by_type.setdefault(source_type, []).append(source_id)
@@ -178,19 +172,6 @@ class OracleIndexingTx:
                                  source_type, source_id)
                         cur.execute(sql.ENQUEUE, source_type=source_type, source_id=source_id)
         return {k for k in keys if self._current[k]}
-
-
-def upsert_form(conn: Any) -> str:
-    """The stored upsert form (``UPSERT_IN_USING`` when none is stored or V12 is not applied yet)."""
-    try:
-        with conn.cursor() as cur:
-            cur.execute(sql.READ_SETTING, setting_key=UPSERT_FORM_KEY)
-            row = cur.fetchone()
-    except Exception as exc:
-        if ora_code(exc) != TABLE_MISSING:
-            raise
-        return UPSERT_IN_USING
-    return UPSERT_TWO_STEP if row and row[0] == UPSERT_TWO_STEP else UPSERT_IN_USING
 
 
 def sync_text_index(conn: Any) -> None:

@@ -5,7 +5,7 @@ engine owns connections and commits."""
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from app.domain import (
@@ -44,7 +44,7 @@ def create(cur: Any, entity: EntitySpec, values: dict[str, Any]) -> int:
     columns = [c for c in entity.columns if values.get(c) is not None]
     binds = sql.crud_binds(columns, _bind_values(entity, values))
     new_id = cur.var(int)
-    _timestamp_input_sizes(cur, columns)
+    _input_sizes(cur, entity, columns, binds)
     with conflicts(entity, values):
         cur.execute(sql.crud_insert(entity, columns), {**binds, "new_id": new_id})
     return returned_id(new_id)
@@ -78,20 +78,38 @@ def list_page(cur: Any, entity: EntitySpec, where: Sequence[Condition], after: i
 def update(cur: Any, entity: EntitySpec, row_id: int, columns: Sequence[str], values: dict[str, Any]) -> int:
     """UPDATE; returns the number of rows changed (the caller commits)."""
     binds = sql.crud_binds(columns, _bind_values(entity, values))
-    _timestamp_input_sizes(cur, columns)
+    _input_sizes(cur, entity, columns, binds)
     with conflicts(entity, values):
         cur.execute(sql.crud_update(entity, columns), {**binds, "row_id": int(row_id)})
     return cur.rowcount
 
 
-def _timestamp_input_sizes(cur: Any, columns: Sequence[str]) -> None:
-    """A datetime binds as DATE and loses its fractional seconds (FACTS.md §12.2): say TIMESTAMP.
-    python-oracledb applies input sizes to the next execute only."""
-    names = sql.crud_timestamp_binds(columns)
-    if names:
-        import oracledb  # deferred, as in engine.py: importing this package must not need the driver
+def _input_sizes(cur: Any, entity: EntitySpec, columns: Sequence[str], binds: Mapping[str, Any]) -> None:
+    """A datetime binds as DATE and loses its fractional seconds (FACTS.md §12.2): say TIMESTAMP; a long text
+    into a CLOB column binds as a CLOB. One call: python-oracledb applies input sizes to the next execute only,
+    and each setinputsizes replaces the last."""
+    import oracledb  # deferred, as in engine.py: importing this package must not need the driver
 
-        cur.setinputsizes(**dict.fromkeys(names, oracledb.DB_TYPE_TIMESTAMP))
+    sizes = dict.fromkeys(sql.crud_timestamp_binds(columns), oracledb.DB_TYPE_TIMESTAMP)
+    sizes.update(clob_input_sizes(binds, sql.crud_lob_binds(entity, columns)))
+    if sizes:
+        cur.setinputsizes(**sizes)
+
+
+# python-oracledb thin declares a str bind at 4 bytes per byte of its UTF-8 text (DB_TYPE_VARCHAR's buffer size
+# factor) and sends a bind declared past the server's max_string_size (4,000 bytes on a STANDARD database) as a LONG
+# [CODE python-oracledb impl/base/metadata.pyx, types.pyx, impl/thin/messages/base.pyx]. A LONG bind into a LOB
+# column is documented for a plain INSERT/UPDATE only; beside RETURNING INTO it is unconfirmed (REVIEW-2 U1).
+LONG_BIND_BYTES = 1000
+
+
+def clob_input_sizes(binds: Mapping[str, Any], lob_binds: Iterable[str]) -> dict[str, Any]:
+    """The one rule for every write of text into a CLOB column: a value that could travel as a LONG bind is bound
+    as a temporary CLOB instead (``cursor.setinputsizes(name=DB_TYPE_CLOB)``, any length [PYDOC lob_data.rst])."""
+    import oracledb
+
+    return {name: oracledb.DB_TYPE_CLOB for name in lob_binds if isinstance(binds.get(name), str)
+            and len(binds[name].encode("utf-8", "surrogatepass")) > LONG_BIND_BYTES}
 
 
 def delete(cur: Any, entity: EntitySpec, row_id: int) -> bool:

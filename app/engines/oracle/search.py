@@ -14,7 +14,7 @@ from app.domain import Caller, Scope, SearchHit, SearchMode, SearchResult
 from app.engines.oracle import statements as sql
 from app.engines.base import UnavailableError
 from app.engines.oracle.errors import model_required, unavailable
-from app.rag.fusion import candidate_depth, reciprocal_rank_fusion
+from app.rag.fusion import candidate_depth, ranks, reciprocal_rank_fusion
 from app.rag.lexical import query_terms
 
 log = logging.getLogger(__name__)
@@ -43,18 +43,21 @@ def search(
     """``qv`` is the question's vector as ``vector_bind`` makes it."""
     if mode == "vector":
         vector_rows, answered_by = _vector_arm(cur, caller, scope, qv, k)
-        return SearchResult([_hit(row, 1.0 - _distance(row)) for row in vector_rows[:k]], mode, answered_by)
+        return SearchResult([_hit(row, 1.0 - _distance(row), vector_rank=i)
+                             for i, row in enumerate(vector_rows[:k], start=1)], mode, answered_by)
     pool = candidate_depth(k)
-    arms: list[list] = []
+    vector_rows: list = []
     answered_by = "text"
     if mode == "hybrid":
         vector_rows, answered_by = _vector_arm(cur, caller, scope, qv, pool)
-        arms.append(vector_rows)
     # Hybrid survives an Oracle Text failure on its vector arm; lexical mode has nothing else to answer with.
-    arms.append(_text_arm(cur, caller, scope, qv, query_text, pool, tolerate_errors=mode == "hybrid"))
-    by_key = {_key(row): row for arm in reversed(arms) for row in arm}
-    fused = reciprocal_rank_fusion(*[[_key(row) for row in arm] for arm in arms])
-    return SearchResult([_hit(by_key[key], score) for key, score in fused[:k]], mode, answered_by)
+    text_rows = _text_arm(cur, caller, scope, qv, query_text, pool, tolerate_errors=mode == "hybrid")
+    arms = [[_key(row) for row in arm] for arm in ([vector_rows] if mode == "hybrid" else []) + [text_rows]]
+    by_key = {_key(row): row for row in [*text_rows, *vector_rows]}
+    vector_ranks, text_ranks = ranks(arms[0]) if mode == "hybrid" else {}, ranks(arms[-1])
+    fused = reciprocal_rank_fusion(*arms)
+    return SearchResult([_hit(by_key[key], score, vector_ranks.get(key), text_ranks.get(key))
+                         for key, score in fused[:k]], mode, answered_by)
 
 
 def _vector_arm(cur: Any, caller: Caller, scope: Scope, qv: array, k: int) -> tuple[list, str]:
@@ -101,7 +104,14 @@ def text_query(text: str) -> str:
     no brace, wildcard (``%``, ``_``) or operator character can reach the query. ACCUM ranks rows
     by how many terms they contain (FACTS.md §8B).
     """
-    return " ACCUM ".join(f"{{{term}}}" for term in query_terms(text))
+    return " ACCUM ".join(braced(term) for term in query_terms(text))
+
+
+def braced(term: str) -> str:
+    """One Oracle Text term in braces, its documented escape (FACTS.md §12.4): letters and digits only."""
+    if not term or not all(c.isalnum() for c in term):
+        raise ValueError(f"an Oracle Text term holds letters and digits only, got {term!r}")
+    return f"{{{term}}}"
 
 
 def vector_bind(vector: np.ndarray) -> array:
@@ -122,7 +132,8 @@ def _distance(row: Sequence[Any]) -> float:
     return 2.0 if row[4] is None else float(row[4])  # NULL only for a chunk without a vector
 
 
-def _hit(row: Sequence[Any], score: float) -> SearchHit:
+def _hit(row: Sequence[Any], score: float, vector_rank: int | None = None,
+         lexical_rank: int | None = None) -> SearchHit:
     return SearchHit(
         source_type=row[0],
         source_id=int(row[1]),
@@ -130,4 +141,6 @@ def _hit(row: Sequence[Any], score: float) -> SearchHit:
         content=row[3],
         distance=_distance(row),
         score=float(score),
+        vector_rank=vector_rank,
+        lexical_rank=lexical_rank,
     )

@@ -60,16 +60,25 @@ COMPILATION_ERRORS = (
 
 # source: FACTS.md §5 (Check existence: USER_MINING_MODELS, DOC refrn)
 MODEL_EXISTS = "SELECT COUNT(*) FROM USER_MINING_MODELS WHERE MODEL_NAME = :model_name"
-# source: FACTS.md §5 (LOAD_ONNX_MODEL_CLOUD, DOC: pre-authenticated URI => credential NULL)
-LOAD_MODEL_CLOUD = (
-    "BEGIN\n"
-    "    DBMS_VECTOR.LOAD_ONNX_MODEL_CLOUD(model_name => :model_name, credential => NULL, uri => :model_uri);\n"
-    "END;"
+# The embedding metadata of an ONNX model: the default of the 26ai signatures, passed explicitly because the 23ai
+# LOAD_ONNX_MODEL has no default for it (PLS-00306 on 23.4-23.x without it); both versions' examples pass it.
+_METADATA_EMBEDDING = (
+    "JSON('{\"function\" : \"embedding\", \"embeddingOutput\" : \"embedding\", \"input\": {\"input\": [\"DATA\"]}}')"
 )
-# source: FACTS.md §5 (LOAD_ONNX_MODEL from a directory object, DOC e2e example; names bindable)
+# source: FACTS.md §5 (LOAD_ONNX_MODEL from a directory object; names bindable) + REVIEW-2 W5 (DOC 23 and 26
+#         vecse/load_onnx_model-procedure.html: `metadata JSON` without a default on 23ai)
 LOAD_MODEL_DIRECTORY = (
     "BEGIN\n"
-    "    DBMS_VECTOR.LOAD_ONNX_MODEL(directory => :dir_name, file_name => :file_name, model_name => :model_name);\n"
+    "    DBMS_VECTOR.LOAD_ONNX_MODEL(directory => :dir_name, file_name => :file_name, model_name => :model_name,\n"
+    f"        metadata => {_METADATA_EMBEDDING});\n"
+    "END;"
+)
+# source: FACTS.md §5 (LOAD_ONNX_MODEL_CLOUD, DOC: pre-authenticated URI => credential NULL); the metadata both doc
+#         versions default to, passed as their examples pass it (DOC 23 and 26 vecse/load_onnx_model_cloud.html)
+LOAD_MODEL_CLOUD = (
+    "BEGIN\n"
+    "    DBMS_VECTOR.LOAD_ONNX_MODEL_CLOUD(model_name => :model_name, credential => NULL, uri => :model_uri,\n"
+    f"        metadata => {_METADATA_EMBEDDING});\n"
     "END;"
 )
 
@@ -81,6 +90,11 @@ REBUILD_VECTOR_INDEX = "BEGIN\n    DBMS_VECTOR.REBUILD_INDEX(idx_name => :idx_na
 VECTOR_INDEX_INFO = (
     "SELECT INDEX_TYPE, INDEX_SUBTYPE, STATUS FROM USER_INDEXES WHERE INDEX_NAME = :index_name"
 )
+# source: FACTS.md §8B + REVIEW-2 W10 (DOC refrn ALL_INDEXES DOMIDX_STATUS/DOMIDX_OPSTATUS; a domain index whose
+#         build failed keeps STATUS VALID with DOMIDX_OPSTATUS FAILED, ORA-29861 [DOC error-help])
+TEXT_INDEX_INFO = (
+    "SELECT INDEX_TYPE, STATUS, DOMIDX_STATUS, DOMIDX_OPSTATUS FROM USER_INDEXES WHERE INDEX_NAME = :index_name"
+)
 # source: FACTS.md §1 (VECTOR column fetched as array('f')) — a stored vector to probe the index with
 SAMPLE_VECTOR = "SELECT EMBEDDING FROM RAG_CHUNK WHERE EMBEDDING IS NOT NULL FETCH FIRST 1 ROWS ONLY"
 # source: FACTS.md §4 + §12.3 (INDEX_ACCURACY_QUERY is overloaded on its fifth parameter: named arguments pick
@@ -91,8 +105,13 @@ INDEX_ACCURACY = (
     "        top_k => :top_k, target_accuracy => :target_accuracy);\n"
     "END;"
 )
-# source: FACTS.md §8B (CTX_DDL.SYNC_INDEX, DOC ccref sync_index; implicit commit: run outside a unit of work)
-SYNC_TEXT_INDEX = "BEGIN\n    CTX_DDL.SYNC_INDEX(:idx_name);\nEND;"
+# source: FACTS.md §8B (CTX_DDL.SYNC_INDEX; implicit commit: run outside a unit of work) + REVIEW-2 W7 (DOC
+#         26/ccref/sync_index.html `locking IN NUMBER DEFAULT LOCK_WAIT`; DOC 12.1 ccapp: LOCK_NOWAIT "returns
+#         immediately without error" when another sync runs) — the worker's best effort never waits on the IRnn sync
+SYNC_TEXT_INDEX = "BEGIN\n    CTX_DDL.SYNC_INDEX(idx_name => :idx_name, locking => CTX_DDL.LOCK_NOWAIT);\nEND;"
+# source: FACTS.md §8B + REVIEW-2 W7 (DOC 26/ccref/sync_index.html `maxtime IN NUMBER`, minutes) — the erasure
+#         purge must really sync, so it keeps the default LOCK_WAIT, bounded in its own work by maxtime
+PURGE_SYNC_TEXT_INDEX = "BEGIN\n    CTX_DDL.SYNC_INDEX(idx_name => :idx_name, maxtime => :maxtime_min);\nEND;"
 # source: FACTS.md §4 (rebuild fails on 0 vectors, DIA-51875) — count vectors before rebuilding
 COUNT_VECTORS = "SELECT COUNT(*) FROM RAG_CHUNK WHERE EMBEDDING IS NOT NULL"
 
@@ -158,6 +177,12 @@ QUEUE_STATUS = (
     "       COUNT(CASE WHEN ATTEMPTS >= :max_attempts THEN 1 END)\n"
     "FROM RAG_DIRTY"
 )
+# source: FACTS.md §10 (plain aggregate) + REVIEW-2 W6 — the rows a claim could take now: the CLAIM subquery's
+#         own predicate (stuck rows and rows in backoff are outside every claim window)
+CLAIMABLE_COUNT = (
+    "SELECT COUNT(*) FROM RAG_DIRTY\n"
+    "WHERE ATTEMPTS < :max_attempts AND (NEXT_ATTEMPT_AT IS NULL OR NEXT_ATTEMPT_AT <= SYS_EXTRACT_UTC(SYSTIMESTAMP))"
+)
 # source: FACTS.md §10 (plain SELECT + FETCH FIRST without FOR UPDATE)
 FAILING_ROWS = (
     "SELECT DIRTY_ID, SOURCE_TYPE, SOURCE_ID, ATTEMPTS, LAST_ERROR FROM RAG_DIRTY\n"
@@ -174,23 +199,25 @@ DELETE_CHUNKS = (
 )
 
 
-# The upsert's match, update and insert, shared by both source forms (FACTS.md §7).
+# The upsert's match, update and insert, shared by both source forms (FACTS.md §7). EMBEDDING_MODEL (V15) records
+# which model made the vector, for the model mark (model_mark.py).
 _UPSERT_TAIL = (
     "ON (t.SOURCE_TYPE = s.SOURCE_TYPE AND t.SOURCE_ID = s.SOURCE_ID AND t.CHUNK_IX = s.CHUNK_IX)\n"
     "WHEN MATCHED THEN UPDATE SET\n"
     "    t.OWNER_EMPLOYEE_ID = s.OWNER_EMPLOYEE_ID, t.PROJECT_ID = s.PROJECT_ID, t.SPRINT_ID = s.SPRINT_ID,\n"
     "    t.DOC_TYPE = s.DOC_TYPE, t.CONTENT = s.CONTENT, t.CONTENT_HASH = s.CONTENT_HASH, t.EMBEDDING = s.EMBEDDING,\n"
-    "    t.UPDATED_AT = SYS_EXTRACT_UTC(SYSTIMESTAMP)\n"
+    "    t.EMBEDDING_MODEL = s.EMBEDDING_MODEL, t.UPDATED_AT = SYS_EXTRACT_UTC(SYSTIMESTAMP)\n"
     "  WHERE t.CONTENT_HASH <> s.CONTENT_HASH OR t.EMBEDDING IS NULL\n"
     "     OR DECODE(t.OWNER_EMPLOYEE_ID, s.OWNER_EMPLOYEE_ID, 0, 1) = 1\n"
     "     OR DECODE(t.PROJECT_ID, s.PROJECT_ID, 0, 1) = 1\n"
     "     OR DECODE(t.SPRINT_ID, s.SPRINT_ID, 0, 1) = 1\n"
     "     OR DECODE(t.DOC_TYPE, s.DOC_TYPE, 0, 1) = 1\n"
+    "     OR DECODE(t.EMBEDDING_MODEL, s.EMBEDDING_MODEL, 0, 1) = 1\n"
     "WHEN NOT MATCHED THEN INSERT\n"
     "    (SOURCE_TYPE, SOURCE_ID, CHUNK_IX, OWNER_EMPLOYEE_ID, PROJECT_ID, SPRINT_ID, DOC_TYPE, CONTENT, CONTENT_HASH,\n"
-    "     EMBEDDING)\n"
+    "     EMBEDDING, EMBEDDING_MODEL)\n"
     "    VALUES (s.SOURCE_TYPE, s.SOURCE_ID, s.CHUNK_IX, s.OWNER_EMPLOYEE_ID, s.PROJECT_ID, s.SPRINT_ID, s.DOC_TYPE,\n"
-    "            s.CONTENT, s.CONTENT_HASH, s.EMBEDDING)"
+    "            s.CONTENT, s.CONTENT_HASH, s.EMBEDDING, s.EMBEDDING_MODEL)"
 )
 
 
@@ -211,7 +238,8 @@ def upsert_chunk(model_name: str) -> str:
         "USING (SELECT :source_type AS SOURCE_TYPE, :source_id AS SOURCE_ID, :chunk_ix AS CHUNK_IX,\n"
         "              :owner_employee_id AS OWNER_EMPLOYEE_ID, :project_id AS PROJECT_ID, :sprint_id AS SPRINT_ID,\n"
         "              :doc_type AS DOC_TYPE, :content AS CONTENT, :content_hash AS CONTENT_HASH,\n"
-        f"              VECTOR_EMBEDDING({model} USING :content AS data) AS EMBEDDING\n"
+        f"              VECTOR_EMBEDDING({model} USING :content AS data) AS EMBEDDING,\n"
+        "              :embedding_model AS EMBEDDING_MODEL\n"
         "       FROM dual) s\n"
         + _UPSERT_TAIL
     )
@@ -416,6 +444,18 @@ def crud_timestamp_binds(columns: Sequence[str]) -> tuple[str, ...]:
     # source: FACTS.md §12.2 (a datetime binds as DB_TYPE_DATE, losing fractional seconds;
     # cursor.setinputsizes(name=oracledb.DB_TYPE_TIMESTAMP) keeps them [PYDOC])
     return tuple(_bind_name(c) for c in columns if c in TIMESTAMP_COLUMNS)
+
+
+# The CLOB columns CRUD writes (V1); tests/oracle/test_column_limits.py checks this set against the DDL. Their long
+# values are bound as temporary CLOBs (records.clob_input_sizes), as are MESSAGES.CONTENT and PROJECTS.AUTO_SUMMARY.
+LOB_COLUMNS = frozenset({("PROJECTS", "DESCRIPTION"), ("TASKS", "DESCRIPTION"), ("COMMENTS", "BODY"),
+                         ("DOCUMENTS", "BODY")})
+
+
+def crud_lob_binds(entity: EntitySpec, columns: Sequence[str]) -> tuple[str, ...]:
+    # source: FACTS.md §11.6 (str into a CLOB) + REVIEW-2 U1 (cursor.setinputsizes(name=oracledb.DB_TYPE_CLOB) binds a
+    # temporary LOB [PYDOC lob_data.rst; CODE python-oracledb tests/test_1900_lob_var.py 1906, 250,000 characters])
+    return tuple(_bind_name(c) for c in columns if (entity.table, c) in LOB_COLUMNS)
 
 
 # source: FACTS.md §10 (plain DELETE; children first, queue last because the deletes enqueue)
@@ -683,24 +723,70 @@ PROOF_TABLES: tuple[tuple[str, tuple[str, ...], bool], ...] = (
 )
 
 
+# The longest LIKE pattern the proof binds, in UTF-8 bytes: past it python-oracledb may send the bind as a LONG
+# (records.LONG_BIND_BYTES), which Oracle refuses inside UPPER()/LIKE with ORA-01461 (REVIEW-2 W1). A longer text
+# is searched by its pieces (app.rag.erasure.pieces), never whole.
+PROOF_PATTERN_MAX_BYTES = 1000
+
+
 def proof_count(table: str, columns: Sequence[str]) -> str:
     """Per column, the rows holding the bound pattern (case-insensitive; CLOB columns too)."""
     counts = ",\n       ".join(
         f"COUNT(CASE WHEN UPPER({c}) LIKE UPPER(:pattern) ESCAPE '\\' THEN 1 END)" for c in columns
     )
-    # source: FACTS.md §10 (plain SELECT; COUNT(CASE WHEN ... THEN 1 END) as in QUEUE_STATUS) — bound pattern
+    # source: FACTS.md §10 (plain SELECT; COUNT(CASE WHEN ... THEN 1 END) as in QUEUE_STATUS) + REVIEW-2 W1 (the
+    #         bound pattern stays within PROOF_PATTERN_MAX_BYTES)
     return f"SELECT {counts}\nFROM {table}"
 
 
-# source: FACTS.md §8B (CONTAINS(col, :q) > 0 over the search index) — chunks the text index finds by the
-#         string's words that still hold the string itself (sharing words is not a copy)
-PROOF_CONTAINS = (
-    "SELECT COUNT(*) FROM RAG_CHUNK\n"
-    "WHERE CONTAINS(CONTENT, :tq) > 0 AND UPPER(CONTENT) LIKE UPPER(:pattern) ESCAPE '\\'"
+# The Text index's token tables: $I (the inverted list) and, when the index stages new rows (STAGE_ITAB), $G, which
+# has the $I columns (DOC 12.1 ccapp "STAGE_ITAB": "$G table and $H B-tree index are equivalent to $I and $X").
+# DR$<index>$I with TOKEN_TEXT (uppercase by default) is read in public code on real databases; that a 26ai SEARCH
+# INDEX keeps the name is what the doctor's "text tokens" check proves (REVIEW-2 W9).
+TEXT_TOKEN_TABLES = (f"DR${TEXT_INDEX}$G", f"DR${TEXT_INDEX}$I")
+
+# source: FACTS.md §4 (USER_* dictionary views, as VERSION_TABLE_EXISTS) + REVIEW-2 W9 — which token tables exist
+TEXT_TOKEN_TABLES_PRESENT = (
+    "SELECT TABLE_NAME FROM USER_TABLES WHERE TABLE_NAME IN (:g_table, :i_table) ORDER BY TABLE_NAME"
 )
 
 
+def text_tokens(table: str, words: Sequence[str]) -> Statement:
+    """Which of ``words`` the token table holds (the lexer uppercases tokens; Oracle's UPPER matches it)."""
+    if table not in TEXT_TOKEN_TABLES:
+        raise ValueError(f"{table!r} is not a token table of {TEXT_INDEX}")
+    if not words:
+        raise ValueError("no words to look up")
+    in_list = ", ".join(f"UPPER(:w{i})" for i in range(len(words)))  # at most app.rag.erasure.words' limit
+    # source: FACTS.md §8B + REVIEW-2 W9 (DR$<index>$I.TOKEN_TEXT, the index's own table in the app schema; after a
+    #         FULL optimize it holds no deleted row's tokens [DOC 26/ccref/optimize_index.html])
+    return Statement(f"SELECT DISTINCT TOKEN_TEXT FROM {table} WHERE TOKEN_TEXT IN ({in_list})",
+                     {f"w{i}": w for i, w in enumerate(words)})
+
+
+# source: FACTS.md §8B (CONTAINS(col, :q) > 0 over the search index) + §12.4 and REVIEW-2 U2 (the term in braces, the
+#         documented escape the search path uses) — live chunks holding a word the token table still has
+PROOF_CONTAINS = "SELECT COUNT(*) FROM RAG_CHUNK WHERE CONTAINS(CONTENT, :tq) > 0"
+
+
 # --- settings proved by `ragctl oracle doctor` (V12 RAG_SETTINGS) ---------------------------------
+# --- and the model mark (model_mark.py: RAG_SETTINGS rows + RAG_CHUNK.EMBEDDING_MODEL, V15) --------------
+
+# source: FACTS.md §10 (plain SELECT) + scalar subqueries in a SELECT list [DOC sqlrf "Scalar Subquery Expressions"]
+#         — the mark, the swap target and whether any chunk is stored, in one round trip
+READ_MODEL_MARK = (
+    "SELECT (SELECT SETTING_VALUE FROM RAG_SETTINGS WHERE SETTING_KEY = :mark_key),\n"
+    "       (SELECT SETTING_VALUE FROM RAG_SETTINGS WHERE SETTING_KEY = :target_key),\n"
+    "       (SELECT COUNT(*) FROM RAG_CHUNK WHERE ROWNUM = 1)\n"
+    "FROM dual"
+)
+# source: FACTS.md §10 (plain SELECT; ROWNUM = 1 stops at the first row) — is a chunk left that another model made?
+#         NULL: written before V15, by the legacy model
+OTHER_MODEL_CHUNK = (
+    "SELECT COUNT(*) FROM RAG_CHUNK WHERE NVL(EMBEDDING_MODEL, :legacy_model) <> :embedding_model AND ROWNUM = 1"
+)
+# source: FACTS.md §10 (plain DELETE by key) — the swap target, once the swap ends
+DELETE_SETTING = "DELETE FROM RAG_SETTINGS WHERE SETTING_KEY = :setting_key"
 
 # source: FACTS.md §10 (plain SELECT by key)
 READ_SETTING = "SELECT SETTING_VALUE FROM RAG_SETTINGS WHERE SETTING_KEY = :setting_key"
@@ -726,9 +812,9 @@ def upsert_chunk_bound() -> str:
     return (
         "MERGE INTO RAG_CHUNK t\n"
         "USING (VALUES (:source_type, :source_id, :chunk_ix, :owner_employee_id, :project_id, :sprint_id, :doc_type,\n"
-        "               :content, :content_hash, :embedding))\n"
+        "               :content, :content_hash, :embedding, :embedding_model))\n"
         "      s (SOURCE_TYPE, SOURCE_ID, CHUNK_IX, OWNER_EMPLOYEE_ID, PROJECT_ID, SPRINT_ID, DOC_TYPE, CONTENT,\n"
-        "         CONTENT_HASH, EMBEDDING)\n"
+        "         CONTENT_HASH, EMBEDDING, EMBEDDING_MODEL)\n"
         + _UPSERT_TAIL
     )
 
@@ -764,15 +850,20 @@ DOCTOR_PLAN = "SELECT PLAN_TABLE_OUTPUT FROM TABLE(DBMS_XPLAN.DISPLAY_CURSOR())"
 DOCTOR_INSERT_PROJECT = "INSERT INTO PROJECTS (NAME) VALUES (:project_name) RETURNING PROJECT_ID INTO :new_id"
 # source: FACTS.md §10 (identity key; RETURNING INTO)
 DOCTOR_INSERT_EMPLOYEE = "INSERT INTO EMPLOYEES (FIRST_NAME) VALUES (:first_name) RETURNING EMPLOYEE_ID INTO :new_id"
-# source: FACTS.md §10 (identity key; RETURNING INTO)
+# source: FACTS.md §10 (identity key; RETURNING INTO) — a nullable sprint, as CRUD binds None into a NUMBER column
 DOCTOR_INSERT_TASK = (
-    "INSERT INTO TASKS (TITLE, PROJECT_ID, ASSIGNEE_ID) VALUES (:title, :project_id, :assignee_id)\n"
+    "INSERT INTO TASKS (TITLE, PROJECT_ID, SPRINT_ID, ASSIGNEE_ID) VALUES (:title, :project_id, :sprint_id, :assignee_id)\n"
     "RETURNING TASK_ID INTO :new_id"
 )
-# source: FACTS.md §10 (plain INSERT; EMBEDDING left NULL) — the task's chunk, for the V9 access triggers
+# source: FACTS.md §10 (identity key; RETURNING INTO) — a scratch sprint for the sprint-delete cascade (REVIEW-2 U3)
+DOCTOR_INSERT_SPRINT = (
+    "INSERT INTO SPRINTS (NAME, PROJECT_ID) VALUES (:sprint_name, :project_id) RETURNING SPRINT_ID INTO :new_id"
+)
+# source: FACTS.md §10 (plain INSERT; EMBEDDING left NULL) — a scratch source's chunk, for the V9 access triggers
 DOCTOR_INSERT_CHUNK = (
-    "INSERT INTO RAG_CHUNK (SOURCE_TYPE, SOURCE_ID, CHUNK_IX, OWNER_EMPLOYEE_ID, PROJECT_ID, CONTENT, CONTENT_HASH)\n"
-    "VALUES ('task', :source_id, 0, :owner_employee_id, :project_id, :content, :content_hash)"
+    "INSERT INTO RAG_CHUNK (SOURCE_TYPE, SOURCE_ID, CHUNK_IX, OWNER_EMPLOYEE_ID, PROJECT_ID, SPRINT_ID, CONTENT,\n"
+    "                       CONTENT_HASH)\n"
+    "VALUES (:source_type, :source_id, 0, :owner_employee_id, :project_id, :sprint_id, :content, :content_hash)"
 )
 # source: FACTS.md §10 (plain UPDATE; fires TASKS_RAG_DIRTY_TRG)
 DOCTOR_UPDATE_TASK = "UPDATE TASKS SET TITLE = :title WHERE TASK_ID = :task_id"
@@ -784,7 +875,15 @@ DOCTOR_RENAME_PROJECT = "UPDATE PROJECTS SET NAME = :project_name WHERE PROJECT_
 DOCTOR_REASSIGN_TASK = "UPDATE TASKS SET ASSIGNEE_ID = :assignee_id WHERE TASK_ID = :task_id"
 # source: FACTS.md §10 (plain aggregate; the transaction's own uncommitted rows are visible to it)
 DOCTOR_DIRTY_COUNT = (
-    "SELECT COUNT(*) FROM RAG_DIRTY WHERE SOURCE_TYPE = :source_type AND SOURCE_ID = :source_id AND ACTION = 'UPSERT'"
+    "SELECT COUNT(*) FROM RAG_DIRTY\n"
+    "WHERE SOURCE_TYPE = :source_type AND SOURCE_ID = :source_id AND ACTION = :dirty_action"
 )
-# source: FACTS.md §10 (plain SELECT) — who may see the scratch task's chunk now
-DOCTOR_CHUNK_OWNER = "SELECT OWNER_EMPLOYEE_ID FROM RAG_CHUNK WHERE SOURCE_TYPE = 'task' AND SOURCE_ID = :source_id"
+# source: FACTS.md §10 (plain SELECT) — who may see a scratch source's chunk now, and its scope columns
+DOCTOR_CHUNK_STATE = (
+    "SELECT OWNER_EMPLOYEE_ID, PROJECT_ID, SPRINT_ID FROM RAG_CHUNK WHERE SOURCE_TYPE = :source_type AND SOURCE_ID = :source_id"
+)
+# source: FACTS.md §8B + REVIEW-2 U4 (CTX_DDL.OPTIMIZE_INDEX(idx_name, optlevel, maxtime), "When you specify 0 for
+#         maxtime, Oracle performs minimal optimization" [DOC ccref 8.1.6]) — the purge's call, kept short
+DOCTOR_OPTIMIZE_TEXT_INDEX = (
+    "BEGIN\n    CTX_DDL.OPTIMIZE_INDEX(idx_name => :idx_name, optlevel => 'FULL', maxtime => 0);\nEND;"
+)

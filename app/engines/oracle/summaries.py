@@ -7,6 +7,7 @@ from typing import Any
 
 from app.domain import SummarySource
 from app.engines.oracle import statements as sql
+from app.engines.oracle.records import clob_input_sizes
 
 
 def summary_sources(cur: Any, max_tasks: int) -> list[SummarySource]:
@@ -20,5 +21,8 @@ def summary_sources(cur: Any, max_tasks: int) -> list[SummarySource]:
 
 
 def set_project_summary(cur: Any, project_id: int, summary: str | None, inputs: str | None) -> bool:
-    cur.execute(sql.SET_PROJECT_SUMMARY, summary=summary, summary_inputs=inputs, project_id=int(project_id))
+    binds = {"summary": summary, "summary_inputs": inputs, "project_id": int(project_id)}
+    if sizes := clob_input_sizes(binds, ("summary",)):  # PROJECTS.AUTO_SUMMARY is a CLOB
+        cur.setinputsizes(**sizes)
+    cur.execute(sql.SET_PROJECT_SUMMARY, binds)
     return cur.rowcount > 0

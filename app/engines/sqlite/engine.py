@@ -26,8 +26,8 @@ import sqlite_vec
 from app.config import Settings
 from app.embedding import load_embedder
 from app.embedding.models import DEFAULT_MODEL, SQLITE_VECTOR_DIMENSIONS, model_spec
-from app.domain import (SEARCH_MODES, SOURCE_TYPES, Caller, Conversation, ConversationKey, Message, Page, ProjectCard,
-                        RagStatus, Scope, SearchMode, SearchResult, SourceType, SummarySource, TaskQuery)
+from app.domain import (SEARCH_MODES, Caller, Conversation, ConversationKey, Message, Page, ProjectCard, RagStatus,
+                        Scope, SearchMode, SearchResult, SourceType, SummarySource, TaskQuery)
 from app.engines.base import ConflictError, EmbeddingModelError, EngineError
 from app.engines.sqlite import conversations, erasure, errors, indexing, model_mark, records, search, status, summaries
 from app.engines.sqlite import migrate as migrations
@@ -37,6 +37,7 @@ from app.engines.sqlite.lexical_index import LexicalIndex
 from app.engines.sqlite.vector_index import VectorIndex
 from app.entities import CONVERSATIONS, EMPLOYEES, MESSAGES, PROJECTS, Condition, EntitySpec
 from app.rag.erasure import DocumentsPolicy, ErasedText, ErasureReport, ProofLine, PurgeStep
+from app.rag.model_mark import forced_reindex_refusal
 
 BUSY_TIMEOUT_MS = 10_000
 
@@ -263,12 +264,10 @@ class SQLiteEngine:
     ) -> int:
         with self._write() as conn:
             if force and not dry_run:  # re-index everything: with another model, that is the swap
-                partial = set(source_types) != set(SOURCE_TYPES) or project_id is not None or limit is not None
-                if partial and model_mark.swap_needed(conn, self.model_name):
-                    # A subset could never finish the swap, and every search waits for it to finish.
-                    raise ConflictError(
-                        f"the stored vectors are not {self.model_name}'s: a forced reindex under this model is the "
-                        "model swap and must cover everything (no source types, project or limit)")
+                refusal = forced_reindex_refusal(self.model_name, source_types, project_id, limit,
+                                                 lambda: model_mark.swap_needed(conn, self.model_name))
+                if refusal is not None:
+                    raise ConflictError(refusal)
                 model_mark.begin_swap(conn, self.model_name)
             return indexing.enqueue_backfill(conn, source_types, project_id, force, limit, dry_run)
 

@@ -19,8 +19,10 @@ import apsw
 
 from app.embedding.models import LEGACY_MODEL
 from app.engines.base import EmbeddingModelError
+from app.rag.model_mark import Mark, is_swap, search_refusal, write_refusal
 
 MARK, TARGET = "embedding_model", "embedding_model_target"
+SETTING = "RAG_EMBEDDING_MODEL"
 _READ = ("SELECT (SELECT VALUE FROM RAG_META WHERE KEY = 'embedding_model'),"
          " (SELECT VALUE FROM RAG_META WHERE KEY = 'embedding_model_target'),"
          " EXISTS (SELECT 1 FROM RAG_CHUNK)")
@@ -48,30 +50,18 @@ def hash_for(model: str, stored: str) -> str:
 def read(conn: apsw.Connection) -> tuple[str | None, str | None]:
     """(the marked model, the swap target); an unmarked index that has chunks is MiniLM's."""
     mark, target, has_chunks = conn.execute(_READ).fetchone()
-    if mark is None and has_chunks:
-        mark = LEGACY_MODEL
-    if not has_chunks and target is None:
-        mark = None  # nothing stored: any model may start (e.g. after `ragctl demo --reset`)
-    return mark, target
+    return Mark(mark, target, bool(has_chunks)).effective(LEGACY_MODEL)
 
 
 def check_search(conn: apsw.Connection, model: str) -> None:
-    mark, target = read(conn)
-    if target is not None:
-        raise EmbeddingModelError(
-            f"the stored vectors are being re-embedded with {target} (a model swap from {mark} is under way); "
-            f"searches answer again when it completes: run `ragctl backfill --force` with RAG_EMBEDDING_MODEL={target}"
-            " to finish it")
-    if mark is not None and mark != model:
-        raise EmbeddingModelError(_mismatch(mark, model))
+    if (why := search_refusal(*read(conn), model, SETTING)) is not None:
+        raise EmbeddingModelError(why)
 
 
 def check_write(conn: apsw.Connection, model: str) -> None:
     """A process may write vectors only with the model the index is being built with."""
-    mark, target = read(conn)
-    expected = target or mark
-    if expected is not None and expected != model:
-        raise EmbeddingModelError(_mismatch(expected, model))
+    if (why := write_refusal(*read(conn), model, SETTING)) is not None:
+        raise EmbeddingModelError(why)
 
 
 def after_write(conn: apsw.Connection, model: str) -> None:
@@ -87,13 +77,9 @@ def after_write(conn: apsw.Connection, model: str) -> None:
         conn.execute(_CLEAR, (TARGET,))
 
 
-def _is_swap(mark: str | None, target: str | None, model: str) -> bool:
-    return not (mark is None or (mark == model and target in (None, model)))
-
-
 def swap_needed(conn: apsw.Connection, model: str) -> bool:
     """Whether a forced backfill by ``model`` is (or continues) a swap: the index is another model's."""
-    return _is_swap(*read(conn), model)
+    return is_swap(*read(conn), model)
 
 
 def begin_swap(conn: apsw.Connection, model: str) -> str | None:
@@ -102,15 +88,9 @@ def begin_swap(conn: apsw.Connection, model: str) -> str | None:
     Returns the model the stored vectors came from when a swap starts (or goes on), else None.
     """
     mark, target = read(conn)
-    if not _is_swap(mark, target, model):
+    if not is_swap(mark, target, model):
         return None
     if target != model:
         conn.execute(_SET, (TARGET, model))
     after_write(conn, model)  # nothing left to re-embed (no chunks) ends it at once
     return mark
-
-
-def _mismatch(stored: str, model: str) -> str:
-    return (f"the stored vectors were made by the embedding model {stored}, but this process runs {model} "
-            f"(RAG_EMBEDDING_MODEL): run `ragctl backfill --force` with RAG_EMBEDDING_MODEL={model} to re-embed "
-            f"everything, or set RAG_EMBEDDING_MODEL={stored} to keep them")

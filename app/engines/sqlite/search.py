@@ -13,7 +13,7 @@ from app.engines.sqlite import statements as sql
 from app.engines.sqlite.lexical_index import LexicalIndex
 from app.engines.sqlite.vector_index import VectorIndex
 from app.rag.access import visible_audiences
-from app.rag.fusion import candidate_depth, reciprocal_rank_fusion
+from app.rag.fusion import candidate_depth, ranks, reciprocal_rank_fusion
 from app.rag.lexical import MAX_TERMS, query_terms
 
 NO_VECTOR_DISTANCE = 2.0  # a chunk without a vector (as Oracle's NULL distance): farthest possible
@@ -36,20 +36,15 @@ def search(
         best = index.search(query_vector, k, audiences, scope)
         ranked = [(int(c), 1.0 - float(d)) for c, d in zip(best.chunk_ids, best.distances)]
         distances = {c: 1.0 - s for c, s in ranked}
-        return SearchResult(_hits(conn, ranked, distances), mode, "memory")
-    ranked = _fused(index, lexical, query_vector, query_text, audiences, k, scope, mode)
+        return SearchResult(_hits(conn, ranked, distances, ranks([c for c, _ in ranked]), {}), mode, "memory")
+    vector_arm = [int(c) for c in index.search(query_vector, candidate_depth(k), audiences, scope).chunk_ids] \
+        if mode == "hybrid" else []
+    lexical_arm = _lexical(lexical, query_text, audiences, scope, candidate_depth(k))
+    # Each arm ranks its own visible candidates; reciprocal rank fusion merges them (one arm: its order).
+    fused = reciprocal_rank_fusion(*([vector_arm] if mode == "hybrid" else []), lexical_arm)[:k]
+    ranked = [(int(c), float(s)) for c, s in fused]
     distances = index.distances(query_vector, [c for c, _ in ranked])
-    return SearchResult(_hits(conn, ranked, distances), mode, "memory")
-
-
-def _fused(index, lexical, query_vector, query_text, audiences, k, scope, mode) -> list[tuple[int, float]]:
-    """Each arm ranks its own visible candidates; reciprocal rank fusion merges them (one arm: its order)."""
-    depth = candidate_depth(k)
-    arms = []
-    if mode == "hybrid":
-        arms.append([int(c) for c in index.search(query_vector, depth, audiences, scope).chunk_ids])
-    arms.append(_lexical(lexical, query_text, audiences, scope, depth))
-    return [(int(c), float(s)) for c, s in reciprocal_rank_fusion(*arms)[:k]]
+    return SearchResult(_hits(conn, ranked, distances, ranks(vector_arm), ranks(lexical_arm)), mode, "memory")
 
 
 def _lexical(lexical: LexicalIndex, text: str, audiences, scope: Scope, limit: int) -> list[int]:
@@ -59,7 +54,8 @@ def _lexical(lexical: LexicalIndex, text: str, audiences, scope: Scope, limit: i
     return [int(c) for c in lexical.search(terms, limit, audiences, scope).chunk_ids]
 
 
-def _hits(conn, ranked: list[tuple[int, float]], distances: dict[int, float]) -> list[SearchHit]:
+def _hits(conn, ranked: list[tuple[int, float]], distances: dict[int, float], vector_ranks: dict,
+          lexical_ranks: dict) -> list[SearchHit]:
     if not ranked:
         return []
     ids = [c for c, _ in ranked]
@@ -68,6 +64,7 @@ def _hits(conn, ranked: list[tuple[int, float]], distances: dict[int, float]) ->
     for chunk_id, score in ranked:
         source_type, source_id, chunk_ix, content = rows[chunk_id]
         distance = distances.get(chunk_id, NO_VECTOR_DISTANCE)
-        hits.append(SearchHit(source_type, source_id, chunk_ix, content, distance, score))
+        hits.append(SearchHit(source_type, source_id, chunk_ix, content, distance, score,
+                              vector_ranks.get(chunk_id), lexical_ranks.get(chunk_id)))
     return hits
 

@@ -1,22 +1,23 @@
--- source: FACTS.md §7 (MERGE INTO t USING (VALUES (...)) s(...) with a VECTOR bind, langchain-oracledb on a real DB) [CODE] + §1 (array('f') + setinputsizes DB_TYPE_VECTOR) [CODE]; the two-step upsert's MERGE
+-- source: FACTS.md §7 (MERGE INTO t USING (VALUES (...)) s(...) with a VECTOR bind, langchain-oracledb on a real DB) [CODE] + §1 (array('f') + setinputsizes DB_TYPE_VECTOR) [CODE]; the two-step upsert's MERGE; EMBEDDING_MODEL (V15) for the model mark
 
 MERGE INTO RAG_CHUNK t
 USING (VALUES (:source_type, :source_id, :chunk_ix, :owner_employee_id, :project_id, :sprint_id, :doc_type,
-               :content, :content_hash, :embedding))
+               :content, :content_hash, :embedding, :embedding_model))
       s (SOURCE_TYPE, SOURCE_ID, CHUNK_IX, OWNER_EMPLOYEE_ID, PROJECT_ID, SPRINT_ID, DOC_TYPE, CONTENT,
-         CONTENT_HASH, EMBEDDING)
+         CONTENT_HASH, EMBEDDING, EMBEDDING_MODEL)
 ON (t.SOURCE_TYPE = s.SOURCE_TYPE AND t.SOURCE_ID = s.SOURCE_ID AND t.CHUNK_IX = s.CHUNK_IX)
 WHEN MATCHED THEN UPDATE SET
     t.OWNER_EMPLOYEE_ID = s.OWNER_EMPLOYEE_ID, t.PROJECT_ID = s.PROJECT_ID, t.SPRINT_ID = s.SPRINT_ID,
     t.DOC_TYPE = s.DOC_TYPE, t.CONTENT = s.CONTENT, t.CONTENT_HASH = s.CONTENT_HASH, t.EMBEDDING = s.EMBEDDING,
-    t.UPDATED_AT = SYS_EXTRACT_UTC(SYSTIMESTAMP)
+    t.EMBEDDING_MODEL = s.EMBEDDING_MODEL, t.UPDATED_AT = SYS_EXTRACT_UTC(SYSTIMESTAMP)
   WHERE t.CONTENT_HASH <> s.CONTENT_HASH OR t.EMBEDDING IS NULL
      OR DECODE(t.OWNER_EMPLOYEE_ID, s.OWNER_EMPLOYEE_ID, 0, 1) = 1
      OR DECODE(t.PROJECT_ID, s.PROJECT_ID, 0, 1) = 1
      OR DECODE(t.SPRINT_ID, s.SPRINT_ID, 0, 1) = 1
      OR DECODE(t.DOC_TYPE, s.DOC_TYPE, 0, 1) = 1
+     OR DECODE(t.EMBEDDING_MODEL, s.EMBEDDING_MODEL, 0, 1) = 1
 WHEN NOT MATCHED THEN INSERT
     (SOURCE_TYPE, SOURCE_ID, CHUNK_IX, OWNER_EMPLOYEE_ID, PROJECT_ID, SPRINT_ID, DOC_TYPE, CONTENT, CONTENT_HASH,
-     EMBEDDING)
+     EMBEDDING, EMBEDDING_MODEL)
     VALUES (s.SOURCE_TYPE, s.SOURCE_ID, s.CHUNK_IX, s.OWNER_EMPLOYEE_ID, s.PROJECT_ID, s.SPRINT_ID, s.DOC_TYPE,
-            s.CONTENT, s.CONTENT_HASH, s.EMBEDDING)
+            s.CONTENT, s.CONTENT_HASH, s.EMBEDDING, s.EMBEDDING_MODEL)

@@ -1,0 +1,4 @@
+-- source: FACTS.md §10 (plain aggregate; the CLAIM subquery's predicate) + REVIEW-2 W6
+
+SELECT COUNT(*) FROM RAG_DIRTY
+WHERE ATTEMPTS < :max_attempts AND (NEXT_ATTEMPT_AT IS NULL OR NEXT_ATTEMPT_AT <= SYS_EXTRACT_UTC(SYSTIMESTAMP))

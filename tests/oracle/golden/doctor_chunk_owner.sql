@@ -1,3 +1,0 @@
--- source: FACTS.md §10 (plain SELECT)
-
-SELECT OWNER_EMPLOYEE_ID FROM RAG_CHUNK WHERE SOURCE_TYPE = 'task' AND SOURCE_ID = :source_id

@@ -1,0 +1,102 @@
+"""Every write of text into a CLOB column binds a long value as a temporary CLOB (REVIEW-2 U1).
+
+python-oracledb thin declares a str bind at 4 bytes per byte of its UTF-8 text and sends one declared past the
+server's max_string_size as a LONG; a LONG bind beside INSERT ... RETURNING INTO is confirmed by no source. So
+CRUD bodies and descriptions, messages and project summaries over ``records.LONG_BIND_BYTES`` go as
+``DB_TYPE_CLOB`` (one rule: ``records.clob_input_sizes``), short ones stay plain str binds, and VARCHAR2 columns
+are never touched. What the database does with them is the doctor's `clob returning` check.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import oracledb
+import pytest
+
+from app.engines.oracle import statements as sql
+from app.engines.oracle.records import LONG_BIND_BYTES, clob_input_sizes
+from app.entities import COMMENTS, DOCUMENTS, TASKS
+
+from .fakes import Reply
+
+LONG = "é" * (LONG_BIND_BYTES // 2 + 1)  # just over the limit in UTF-8 bytes, fewer characters than bytes
+SHORT = "é" * (LONG_BIND_BYTES // 2)  # exactly the limit: an ordinary bind
+
+
+def test_the_rule_counts_utf8_bytes_and_touches_only_the_named_lob_binds():
+    binds = {"content": LONG, "title": LONG, "short": SHORT, "none": None}
+    assert clob_input_sizes(binds, ("content", "short", "none", "absent")) == {"content": oracledb.DB_TYPE_CLOB}
+    assert clob_input_sizes({"content": "x" * 40_000}, ()) == {}
+
+
+@pytest.mark.parametrize("entity, column", sorted(sql.LOB_COLUMNS))
+def test_a_long_crud_value_for_a_clob_column_is_bound_as_a_clob_on_insert_and_update(fake_engine, conn, entity,
+                                                                                      column):
+    from app.entities import ENTITIES
+
+    spec = next(e for e in ENTITIES.values() if e.table == entity)
+    required = {"TASK_ID": 3, "AUTHOR_ID": 4, "NAME": "n", "TITLE": "t", "BODY": "b"}
+    values = {c: v for c, v in required.items() if c in spec.columns}
+    values[column] = "x" * 40_000
+    conn.replies += [(f"INSERT INTO {entity}", Reply(out={"new_id": [9]})),
+                     (f"FROM {entity} WHERE", Reply(rows=[(9,) + (None,) * (len(spec.all_columns) - 1)]))]
+    fake_engine.create(spec, values)
+    insert = conn.calls[0]
+    assert insert.sql.endswith(f"RETURNING {spec.pk} INTO :new_id")
+    bind = "v_" + column.lower()
+    assert insert.inputsizes == {bind: oracledb.DB_TYPE_CLOB}  # the VARCHAR2 values stay plain binds
+    conn.calls.clear()
+    conn.replies += [(f"UPDATE {entity}", Reply(rowcount=1)),
+                     (f"FROM {entity} WHERE", Reply(rows=[(9,) + (None,) * (len(spec.all_columns) - 1)]))]
+    fake_engine.update(spec, 9, {column: "y" * 40_000})
+    assert conn.calls[0].inputsizes == {bind: oracledb.DB_TYPE_CLOB}
+
+
+def test_timestamp_and_clob_sizes_go_in_one_call(fake_engine, conn):
+    """setinputsizes replaces the previous sizes: the CLOB body must not drop the TIMESTAMP of CREATED_AT."""
+    conn.replies += [("INSERT INTO COMMENTS", Reply(out={"new_id": [5]})),
+                     ("FROM COMMENTS WHERE", Reply(rows=[(5, 3, 4, "b", dt.datetime(2026, 1, 1))]))]
+    fake_engine.create(COMMENTS, {"TASK_ID": 3, "AUTHOR_ID": 4, "BODY": LONG,
+                                  "CREATED_AT": "2026-01-01T10:00:00.123456"})
+    assert conn.calls[0].inputsizes == {"v_body": oracledb.DB_TYPE_CLOB, "v_created_at": oracledb.DB_TYPE_TIMESTAMP}
+
+
+def test_short_values_and_varchar2_columns_send_no_input_sizes(fake_engine, conn):
+    conn.replies += [("INSERT INTO TASKS", Reply(out={"new_id": [1]})),
+                     ("FROM TASKS WHERE", Reply(rows=[(1,) + (None,) * 10]))]
+    fake_engine.create(TASKS, {"TITLE": "t" * 900, "DESCRIPTION": SHORT})
+    conn.replies += [("INSERT INTO DOCUMENTS", Reply(out={"new_id": [2]})),
+                     ("FROM DOCUMENTS WHERE", Reply(rows=[(2,) + (None,) * 5]))]
+    fake_engine.create(DOCUMENTS, {"TITLE": "t" * 999})  # a VARCHAR2 column: ORA-12899/01461 stay the 422 path
+    assert [c.inputsizes for c in conn.calls if c.sql.startswith("INSERT")] == [{}, {}]
+
+
+def test_a_long_message_is_bound_as_a_clob_and_a_short_one_is_not(fake_engine, conn):
+    conn.replies += [("UPDATE CONVERSATIONS", Reply(rowcount=1)),
+                     ("INSERT INTO MESSAGES", Reply(out={"new_id": [11]})),
+                     ("INSERT INTO MESSAGES", Reply(out={"new_id": [12]})),
+                     ("FROM MESSAGES WHERE MESSAGE_ID IN", Reply(rows=[(11, 5, "user", "q", "[]", None),
+                                                                      (12, 5, "assistant", "a", "[]", None)]))]
+    fake_engine.append_turn(5, "q", "a" * 40_000, [])
+    user, answer = [c for c in conn.calls if c.sql.startswith("INSERT INTO MESSAGES")]
+    assert user.inputsizes == {} and answer.inputsizes == {"content": oracledb.DB_TYPE_CLOB}
+    assert answer.binds["content"] == "a" * 40_000  # python-oracledb makes the temporary LOB from the str
+
+
+def test_a_long_project_summary_is_bound_as_a_clob(fake_engine, conn):
+    conn.replies.append(("UPDATE PROJECTS SET AUTO_SUMMARY", Reply(rowcount=1)))
+    assert fake_engine.set_project_summary(3, "s" * 5000, "fp")
+    assert conn.calls[0].inputsizes == {"summary": oracledb.DB_TYPE_CLOB}
+    conn.calls.clear()
+    conn.replies.append(("UPDATE PROJECTS SET AUTO_SUMMARY", Reply(rowcount=1)))
+    fake_engine.set_project_summary(3, None, None)
+    assert conn.calls[0].inputsizes == {}
+
+
+def test_every_clob_column_of_the_ddl_has_its_writer_bind_it_through_the_rule():
+    """A new CLOB column fails here until its writer binds through ``clob_input_sizes`` and is listed."""
+    from .test_column_limits import COLUMNS
+
+    clobs = {key for key, column in COLUMNS.items() if column.kind == "CLOB"}
+    assert clobs == sql.LOB_COLUMNS | {("MESSAGES", "CONTENT"), ("PROJECTS", "AUTO_SUMMARY")}
