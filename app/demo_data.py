@@ -3,6 +3,10 @@
 References between rows are list indexes (``project=0`` is the first project) because the database
 assigns the ids; ``app.services.demo`` resolves them while seeding. Project 4 is run from the
 Mexico City office, so its text (about 15% of the whole) is in Spanish.
+
+Dates are relative to the day the data is built (``today``, the day of seeding by default), so the
+second sprint of each project is the one running now, due dates fall around today and "overdue" means
+what it says; the same day gives the same data, and ids and texts never depend on the day.
 """
 
 from __future__ import annotations
@@ -137,8 +141,9 @@ class DemoData:
     languages: dict[str, int] = field(default_factory=dict)  # characters of text by language
 
 
-def build(tasks: int = DEFAULT_TASKS, seed: int = SEED, today: dt.date = dt.date(2024, 6, 1)) -> DemoData:
-    """The same data for the same arguments, every time."""
+def build(tasks: int = DEFAULT_TASKS, seed: int = SEED, today: dt.date | None = None) -> DemoData:
+    """The same data for the same arguments, every time (``today``: the day seeded, by default)."""
+    today = today or dt.date.today()
     data = DemoData(languages={"en": 0, "es": 0})
     _add_people_and_projects(data, today)
     _add_tasks(data, random.Random(seed), tasks, today)
@@ -156,8 +161,8 @@ def _add_people_and_projects(data: DemoData, today: dt.date) -> None:
         data.projects.append({"name": name, "status": status, "description": description,
                               "start_date": start, "end_date": start + dt.timedelta(days=240)})
         chars[lang] += len(name) + len(description)
-        for n in range(2):  # two sprints per project
-            s_start = start + dt.timedelta(days=14 * n)
+        for n in range(2):  # two two-week sprints per project: the first closed, the second running now
+            s_start = today - dt.timedelta(days=5 + 14 * (1 - n))
             goal = SPRINT_GOALS[lang][n]
             label = "Sprint" if lang == "en" else "Iteración"
             data.sprints.append({"project": ix, "name": f"{name.split()[0]} {label} {n + 1}",

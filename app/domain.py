@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -238,6 +239,47 @@ class Conversation:
 
 # Where a page of conversations ends: (UPDATED_AT, CONVERSATION_ID) of its last one.
 ConversationKey = tuple[dt.datetime, int]
+ChunkRef = tuple[str, int, int]  # (source_type, source_id, chunk_ix)
+# MESSAGES.RETRIEVED keeps a turn's best 64 chunk refs: 64 x 53 ASCII characters at most ('["project",<19
+# digits>,<19 digits>]' and a comma) is 3,392 bytes of compact JSON, inside Oracle's VARCHAR2(4000 BYTE).
+MAX_RETRIEVED = 64
+ANCHOR_TEXT = re.compile(r"\[(TASK|SPRINT|PROJECT|DOC) #([1-9][0-9]{0,18})\]")
+LLM_ERRORS = ("timeout", "unreachable", "bad_response", "ungrounded")
+
+
+@dataclass(frozen=True)
+class TurnFacts:
+    """What an assistant turn rested on, stored with it (MESSAGES.FOCUS, RETRIEVED, RAG_SCOPE, LLM_ERROR):
+    the conversation's focus after the turn (an anchor), the chunks it was given, the scope retrieval
+    applied and why the LLM's answer was not used. Validated here so both engines store the same."""
+
+    focus: str | None = None
+    retrieved: tuple[ChunkRef, ...] = ()
+    rag_scope: str | None = None
+    llm_error: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.focus is not None and (not isinstance(self.focus, str) or not ANCHOR_TEXT.fullmatch(self.focus)):
+            raise ValueError(f"focus must be an anchor such as [TASK #12], got {self.focus!r}")
+        if len(self.retrieved) > MAX_RETRIEVED:
+            raise ValueError(f"at most {MAX_RETRIEVED} retrieved chunks are stored, got {len(self.retrieved)}")
+        for ref in self.retrieved:
+            ok = (isinstance(ref, tuple) and len(ref) == 3 and ref[0] in SOURCE_TYPES
+                  and all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= MAX_ID for v in ref[1:]))
+            if not ok:
+                raise ValueError(f"a retrieved chunk is (source_type, source_id, chunk_ix), got {ref!r}")
+        if self.rag_scope is not None:
+            check_rag_scope(self.rag_scope)
+        if self.llm_error is not None and self.llm_error not in LLM_ERRORS:
+            raise ValueError(f"llm_error must be one of {', '.join(LLM_ERRORS)}, got {self.llm_error!r}")
+
+    def retrieved_json(self) -> str | None:
+        return json.dumps([list(r) for r in self.retrieved], separators=(",", ":")) if self.retrieved else None
+
+
+def retrieved_of(stored: str | None) -> tuple[ChunkRef, ...]:
+    """MESSAGES.RETRIEVED as refs (NULL: none recorded)."""
+    return tuple((str(t), int(i), int(x)) for t, i, x in json.loads(stored)) if stored else ()
 
 
 @dataclass(frozen=True)
@@ -248,6 +290,7 @@ class Message:
     content: str
     citations: tuple[str, ...]  # anchors such as "[TASK #12]", in the order cited
     created_at: dt.datetime  # UTC, naive
+    facts: TurnFacts = TurnFacts()  # assistant turns: what the answer rested on (user turns: empty)
 
 
 T = TypeVar("T")
@@ -286,9 +329,42 @@ class SummarySource:
     summary_inputs: str | None  # the fingerprint stored with the summary (app/rag/summaries.py)
 
 
-# Task statuses that are finished: a finished task is never overdue.
+# --- names a question may use (people, projects, sprints) ------------------------------------
+
+@dataclass(frozen=True)
+class Person:
+    employee_id: int
+    first_name: str | None
+    last_name: str | None
+
+    @property
+    def name(self) -> str:
+        return " ".join(p for p in (self.first_name, self.last_name) if p) or f"employee {self.employee_id}"
+
+
+@dataclass(frozen=True)
+class Named:
+    """A project or sprint the question may name (``project_id``: a sprint's project)."""
+
+    id: int
+    name: str
+    project_id: int | None = None
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """The names a question may use, read from the database (names are not access-controlled: every
+    employee sees every project and sprint, and people's names are the team's directory)."""
+
+    people: tuple[Person, ...] = ()
+    projects: tuple[Named, ...] = ()
+    sprints: tuple[Named, ...] = ()
+
+
+
+# Task statuses that are finished: a finished task is never overdue, and never "open".
 DONE_STATUSES = ("DONE", "CLOSED", "CANCELLED", "RESOLVED")
-MAX_FIND_TASKS = 100
+MAX_FIND_TASKS = 500  # the model's tool asks for at most 100; counts and sums read up to this many
 
 
 @dataclass(frozen=True)
@@ -296,7 +372,8 @@ class TaskQuery:
     """Structured task search (the model's find_tasks tool); every value is bound by the engines.
 
     ``status`` and ``priority`` match case-insensitively; ``overdue_on``: due before that date and
-    not finished (DONE_STATUSES); ``unassigned``: no assignee (only managers and admins see those).
+    not finished (DONE_STATUSES); ``unassigned``: no assignee (only managers and admins see those);
+    ``open_only``: not finished; ``due_after`` / ``due_before``: due on or after / strictly before.
     """
 
     status: str | None = None
@@ -307,6 +384,9 @@ class TaskQuery:
     overdue_on: dt.date | None = None
     unassigned: bool = False
     limit: int = 20
+    open_only: bool = False
+    due_after: dt.date | None = None
+    due_before: dt.date | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.limit, bool) or not isinstance(self.limit, int) or not 1 <= self.limit <= MAX_FIND_TASKS:
@@ -319,9 +399,10 @@ class TaskQuery:
             value = getattr(self, name)
             if value is not None and (not isinstance(value, str) or not 0 < len(value) <= 40):
                 raise ValueError(f"{name} must be 1..40 characters, got {value!r}")
-        if self.overdue_on is not None and (not isinstance(self.overdue_on, dt.date)
-                                            or isinstance(self.overdue_on, dt.datetime)):
-            raise ValueError(f"overdue_on must be a date, got {self.overdue_on!r}")
+        for name in ("overdue_on", "due_after", "due_before"):
+            value = getattr(self, name)
+            if value is not None and (not isinstance(value, dt.date) or isinstance(value, dt.datetime)):
+                raise ValueError(f"{name} must be a date, got {value!r}")
 
 
 # The columns find_tasks returns, in order (dict keys of each result).

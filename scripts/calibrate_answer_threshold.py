@@ -29,6 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from app.config import Settings  # noqa: E402
+from app.rag.golden import CHAT_KINDS  # noqa: E402
 from app.services import golden_eval  # noqa: E402
 
 
@@ -56,7 +57,9 @@ def scifact_floor(distances: list[float], share: float) -> float:
 def ask(golden: Path) -> tuple[list[golden_eval.Asked], Settings]:
     questions = golden_eval.load_golden(golden)
     with golden_eval.demo_engine(Settings(_env_file=None)) as (engine, settings):
-        return golden_eval.ask_all(engine, settings, questions, [settings.search_mode]), settings
+        # The conversation kinds are scored through the chat (their gate is routing, not a distance).
+        searched = [q for q in questions if q.kind not in CHAT_KINDS]
+        return golden_eval.ask_all(engine, settings, searched, [settings.search_mode]), settings
 
 
 def errors_at(t: float, yes: list[golden_eval.Asked], no: list[golden_eval.Asked]) -> dict[str, int]:

@@ -8,8 +8,8 @@ documents through the real write path, indexes them, and for each query whose re
 loaded runs the real hybrid search (top 8, as a manager) and applies app.rag.extractive.relevant: the
 query is answered when at least one hit clears the threshold and shares a topic word with it; it is
 answered from a relevant abstract when one of those hits is one. It also records, per query, the smallest
-distance among the hits sharing a topic word, so scripts/calibrate_answer_threshold.py can check any other
-threshold against SciFact without rerunning this. Writes docs/bench/answer_threshold_scifact.json and a row
+distance the answer gate sees (app.rag.extractive.gate_distance: 0 for a lexical first hit holding every topic
+word), so scripts/calibrate_answer_threshold.py can check any other threshold against SciFact without rerunning this. Writes docs/bench/answer_threshold_scifact.json and a row
 in docs/BENCHMARKS.md (--no-benchmarks-md: the JSON only).
 
 Usage: .venv/bin/python scripts/check_answer_threshold_scifact.py [--docs 600] [--data ../shared/datasets/scifact]
@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 from app.config import Settings  # noqa: E402
 from app.engines.sqlite.engine import SQLiteEngine  # noqa: E402
 from app.entities import DOCUMENTS, EMPLOYEES  # noqa: E402
-from app.rag.extractive import relevant  # noqa: E402
+from app.rag.extractive import gate_distance, relevant  # noqa: E402
 from app.services.search import resolve_caller, search  # noqa: E402
 from app.worker import Worker  # noqa: E402
 from benchmarks_md import append_rows, save_result  # noqa: E402
@@ -73,9 +73,8 @@ def main() -> None:
             closest: list[float] = []  # per query: the smallest distance among hits sharing a topic word
             for qid, text in asked:
                 hits = search(engine, text, caller, 8, None, "hybrid").result.hits
-                on_topic = relevant(text, hits, 2.0)
-                closest.append(round(min((h.distance for h in on_topic), default=2.0), 4))
-                kept = [h for h in on_topic if h.distance <= settings.answer_max_distance]
+                closest.append(round(gate_distance(text, hits), 4))
+                kept = relevant(text, hits, settings.answer_max_distance)
                 answered += bool(kept)
                 from_relevant += any(doc_ids.get(h.source_id) in qrels[qid] for h in kept if h.source_type == "doc")
         finally:

@@ -22,7 +22,7 @@ LABEL_TEXT = ('its human label: the project\'s name, "No project" or "All projec
               'was deleted is read as "all" and labelled "All projects (project #N no longer exists)")')
 # The engines keep naive UTC timestamps; RFC 3339 (OpenAPI's date-time) needs the offset.
 Utc = Annotated[dt.datetime, AfterValidator(lambda v: v if v.tzinfo else v.replace(tzinfo=dt.timezone.utc))]
-LLM_ERROR = Literal["timeout", "unreachable", "bad_response"]
+LLM_ERROR = Literal["timeout", "unreachable", "bad_response", "ungrounded"]
 
 
 class ChatRequest(_WhoAsks):
@@ -50,6 +50,12 @@ class ChatRequest(_WhoAsks):
         return data
 
 
+class ChatResult(Hit):
+    origin: Literal["entity", "search"] = Field(description="entity: named by id, the conversation's focus or a "
+                                                            "tool result (distance 0, score 1: not ranked by "
+                                                            "similarity); search: a retrieved chunk")
+
+
 class ChatTimings(BaseModel):
     embed: float = Field(description="milliseconds spent embedding the retrieval query")
     search: float = Field(description="milliseconds spent in the scoped query")
@@ -66,13 +72,19 @@ class ChatResponse(BaseModel):
                                     "matching lines of the relevant chunks, or says \"I don't know\"")
     citations: list[str] = Field(description="the anchors the answer cites, in order of first citation; invented "
                                              "ones are removed from the answer and never listed")
-    results: list[Hit] = Field(description="the retrieved chunks the answer was built from, best first")
+    results: list[ChatResult] = Field(description="what the answer was given: first the entities the question named "
+                                                  "or a tool returned (origin \"entity\"), then the retrieved "
+                                                  "chunks, best first (origin \"search\")")
+    route: Literal["tasks", "lookup", "follow_up", "retrieve"] = Field(
+        description="how the question was answered: tasks (a tracker question: find_tasks), lookup (an entity "
+                    "asked by id), follow_up (about the conversation's focus), retrieve (search)")
     llm_used: bool = Field(description="true when the LLM wrote the answer; false for the extractive answer")
     llm_error: LLM_ERROR | None = Field(
-        None, description="why the configured LLM gave no answer (the extractive answer stands in): timeout (no "
-                          "complete answer within RAG_LLM_TIMEOUT_S), unreachable (no connection), bad_response "
-                          "(an HTTP error status, or a reply that is not a usable chat completion); null when the "
-                          "LLM answered or none is configured")
+        None, description="why the configured LLM's answer was not used (the extractive answer stands in): timeout "
+                          "(the turn's RAG_LLM_TIMEOUT_S passed), unreachable (no connection), bad_response (an HTTP "
+                          "error status, or a reply that is not a usable chat completion), ungrounded (every "
+                          "citation it made named something it was not given or the asker may not see); null when "
+                          "the LLM answered or none is configured")
     rag_scope: str = Field(description=SCOPE_TEXT + " after this turn")
     rag_scope_label: str = Field(description=LABEL_TEXT)
     new_rag_scope: str | None = Field(None, description="present only when the model's set_rag_scope tool changed "
@@ -100,13 +112,27 @@ class ConversationPublic(BaseModel):
     updated_at: Utc = Field(description="UTC; bumped by every stored turn and scope change")
 
 
+WITHDRAWN_TEXT = "(withdrawn: this answer rested on something you can no longer see)"
+
+
 class MessagePublic(BaseModel):
     message_id: int
     role: Literal["user", "assistant"] = Field(description="who wrote it")
-    content: str
+    content: str = Field(description=f"the text; for a withdrawn answer only {WITHDRAWN_TEXT!r}")
     citations: list[str] = Field(description="anchors the assistant's answer cited (empty for user messages)")
     created_at: Utc = Field(description="UTC")
+    withdrawn: bool = Field(False, description="an answer that rested on an entity the employee may no longer see "
+                                               "(reassigned, deleted, a role change): its text is not shown, it no "
+                                               "longer reaches the model, and it no longer sets the focus")
+    focus: str | None = Field(None, description="assistant: the anchor the conversation was about after this turn")
+    retrieved: list[tuple[str, int, int]] = Field(default_factory=list, description="assistant: what the turn was "
+                                                  "given, best first, as [source_type, source_id, chunk_ix]")
+    rag_scope: str | None = Field(None, description="assistant: the scope retrieval applied this turn")
+    llm_error: LLM_ERROR | None = Field(None, description="assistant: why the LLM's answer was not used")
 
 
 class ScopePatch(WriteModel):
     rag_scope: ScopeValue
+    pinned: StrictBool | None = Field(None, description="omit to keep the pin (a pinned conversation then accepts "
+                                                        "only its own project: any other scope is a 409); false "
+                                                        "unpins it; true pins it to the project rag_scope names")

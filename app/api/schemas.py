@@ -117,6 +117,10 @@ class ProjectPublic(BaseModel):
     description: str | None = None
     start_date: dt.date | None = None
     end_date: dt.date | None = None
+    auto_summary: str | None = Field(None, description="read one project: the LLM-written summary project matching "
+                                                       "uses (RAG_SUMMARY_*), its citations checked; null until "
+                                                       "written, and in lists")
+    auto_summary_at: dt.datetime | None = Field(None, description="read one project: when it was written (UTC)")
 
 
 # --- sprints ---------------------------------------------------------------------------------

@@ -96,8 +96,10 @@ def _bar(desc: str, total: int) -> tqdm:
 
 def _print_table(results: dict[str, dict]) -> None:
     first = next(iter(results.values()))
+    skipped = first.get("skipped_empty_documents", 0)
     click.echo(f"{first['documents']} documents, {first['chunks']} chunks, indexed at "
-               f"{first['indexing_docs_per_s']:.1f} docs/s; {first['queries']} judged queries")
+               f"{first['indexing_docs_per_s']:.1f} docs/s; {first['queries']} judged queries"
+               + (f"; {skipped} empty document(s) skipped (neither title nor text)" if skipped else ""))
     click.echo(f"{'mode':<8} {'nDCG@10':>8} {'R@10':>7} {'R@100':>7} {'MRR@10':>7} {'p50 ms':>8} {'p95 ms':>8}")
     for name, r in results.items():
         click.echo(f"{name:<8} {r['ndcg@10']:>8.4f} {r['recall@10']:>7.4f} {r['recall@100']:>7.4f} "

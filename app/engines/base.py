@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
@@ -25,6 +26,8 @@ from app.domain import (
     SourceType,
     SummarySource,
     TaskQuery,
+    TurnFacts,
+    Vocabulary,
 )
 from app.entities import Condition, EntitySpec
 from app.rag.erasure import DocumentsPolicy, ErasedText, ErasureReport, ProofLine, PurgeStep
@@ -208,15 +211,23 @@ class Engine(Protocol):
         """Store a new scope (and bump UPDATED_AT); None if there is no such conversation."""
         ...
 
+    def set_conversation_pin(self, conversation_id: int, rag_scope: str,
+                             pinned_project_id: int | None) -> Conversation | None:
+        """Store a new scope and pin (a project id, or None to unpin) together; None if there is no such
+        conversation, ConflictError if the pinned project does not exist."""
+        ...
+
     def delete_conversation(self, conversation_id: int) -> bool:
         """Delete it with its messages; False if there was none."""
         ...
 
     def append_turn(self, conversation_id: int, user_text: str, assistant_text: str,
-                    citations: Sequence[str], rag_scope: str | None = None) -> tuple[Message, Message]:
+                    citations: Sequence[str], rag_scope: str | None = None,
+                    facts: TurnFacts = TurnFacts()) -> tuple[Message, Message]:
         """Store the user's message and the answer in ONE transaction and bump UPDATED_AT: both or
         neither. ``rag_scope`` (a scope the model's tool chose this turn) is stored in the same
-        transaction. ConflictError if the conversation does not exist (or a row is refused)."""
+        transaction; ``facts`` (what the answer rested on) with the answer. ConflictError if the
+        conversation does not exist (or a row is refused)."""
         ...
 
     def list_messages(self, conversation_id: int, after: int | None, limit: int) -> Page[Message]:
@@ -243,9 +254,24 @@ class Engine(Protocol):
         (AUTO_SUMMARY_INPUTS; None: unknown, the summary job remakes it); False if there is no such project."""
         ...
 
+    def project_summary(self, project_id: int) -> tuple[str | None, dt.datetime | None] | None:
+        """(AUTO_SUMMARY, AUTO_SUMMARY_AT) of one project; None if there is no such project."""
+        ...
+
     def summary_sources(self, max_tasks: int) -> list[SummarySource]:
         """Every project, by PROJECT_ID, with its ``max_tasks`` most recent tasks (highest TASK_ID first)
         and its stored summary, time and fingerprint (the summary job's input)."""
+        ...
+
+    def vocabulary(self) -> Vocabulary:
+        """Every employee's id and name, every project's and sprint's id and name (by id): the names a
+        question may use (app/rag/task_questions.py)."""
+        ...
+
+    # --- one entity by id (the service applies the access rule: app/services/entities.py) -------
+    def load_records(self, source_type: SourceType, ids: Sequence[int]) -> dict[int, SourceRecord]:
+        """The current source rows of these ids, as the worker loads them for the chunk templates
+        (missing ids are absent)."""
         ...
 
     # --- erasure (the order of steps, the drain and the verdict: app/services/erasure.py) ----

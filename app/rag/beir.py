@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from app.rag.jsonl import LineFormatError, json_object
 
@@ -40,9 +41,16 @@ def _numbered(lines: Iterable[str]) -> Iterable[tuple[int, str]]:
             yield number, raw
 
 
-def parse_corpus(lines: Iterable[str], source: str) -> list[CorpusDoc]:
-    """``{"_id", "title", "text"}`` per line, in file order; a document needs a title or a text."""
+class ParsedCorpus(NamedTuple):
+    docs: list[CorpusDoc]
+    empty: list[str]  # ids of documents with neither title nor text: skipped (nothing to index or find)
+
+
+def parse_corpus(lines: Iterable[str], source: str) -> ParsedCorpus:
+    """``{"_id", "title", "text"}`` per line, in file order. A document with neither a title nor a text
+    (Cranfield has one) cannot be indexed or found: it is skipped and counted, not an error."""
     docs: list[CorpusDoc] = []
+    empty: list[str] = []
     seen: set[str] = set()
     for number, raw in _numbered(lines):
         obj = json_object(raw, source, number, BeirFormatError)
@@ -51,11 +59,12 @@ def parse_corpus(lines: Iterable[str], source: str) -> list[CorpusDoc]:
         text = _field(obj, "text", source, number)
         if not doc_id or doc_id in seen:
             raise BeirFormatError(source, number, f'"_id" {doc_id!r} is empty or repeated')
-        if not (title.strip() or text.strip()):
-            raise BeirFormatError(source, number, f"document {doc_id!r} has neither title nor text")
         seen.add(doc_id)
-        docs.append(CorpusDoc(doc_id, title, text))
-    return docs
+        if title.strip() or text.strip():
+            docs.append(CorpusDoc(doc_id, title, text))
+        else:
+            empty.append(doc_id)
+    return ParsedCorpus(docs, empty)
 
 
 def parse_queries(lines: Iterable[str], source: str) -> dict[str, str]:

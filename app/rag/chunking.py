@@ -50,7 +50,7 @@ def chunk_record(
 ) -> list[ChunkWrite]:
     """Chunks of one entity, each starting with the entity's header line (text past
     ``max_chars`` is left out: see ``unindexed_chars``)."""
-    source_type, source_id, owner, project_id, sprint_id, doc_type = _identity(record)
+    source_type, source_id, owner, project_id, sprint_id, doc_type = identity(record)
     sections = _cap(body_sections(record), max_chars)
     texts = pack(header_line(record), sections, count_tokens, max_tokens, max_bytes)
     return [
@@ -247,7 +247,7 @@ def _bytes(text: str) -> int:
     return len(text.encode("utf-8"))
 
 
-def _identity(record: SourceRecord) -> tuple:
+def identity(record: SourceRecord) -> tuple:
     """(source_type, source_id, owner, project_id, sprint_id, doc_type) copied onto every chunk."""
     match record:
         case TaskSource():

@@ -1,8 +1,10 @@
-"""Follow-up questions made standalone for retrieval. Pure: no I/O.
+"""Follow-up questions: does a question name a topic of its own, and what to retrieve for one that does
+not. Pure: no I/O.
 
-"who is assigned to it?" retrieves nothing useful on its own. Offline, the previous user turn's key
-terms are joined to the new question; with an LLM, ``condensation_messages`` asks it to rewrite the
-question as a standalone search query (the service makes that one call).
+"who is assigned to it?", "what is blocking it?", "¿cuándo vence?", "¿y quién lo tiene?" name nothing
+but the field they ask for: they are about the conversation's focus (app/services/chat.py keeps it),
+however many turns ago it was set. With an LLM, ``condensation_messages`` asks it to rewrite the question
+as a standalone search query, and tells it what the conversation is about.
 """
 
 from __future__ import annotations
@@ -14,27 +16,61 @@ from app.rag import terms
 MAX_CARRIED_TERMS = 12
 MAX_TRANSCRIPT_CHARS = 4_000  # the condensation call only needs the recent turns
 
+# Words that point back at something already said ("it", "that task", "lo", "esa").
+_POINTING = frozenset(terms.fold(w) for w in """
+it its it's that this those these them they one ones there same
+lo la los las le les eso esa ese esas esos esto esta este ello alli ahi mismo misma
+""".split())
+# Stems of the words that ask for a field of an entity rather than name a topic ("blocking", "vence"),
+# and of the verbs a question about "it" is made with ("what do the comments say?", "¿qué dice?").
+_ASKING = "say says said mean means happen happened happening going stand stands look looks dice dicen pasa paso"
+_FIELD_STEMS = frozenset(terms.stem(w) for words in terms.FIELD_HINTS.values() for w in words) | \
+    terms.TEMPLATE_STEMS | frozenset(terms.stem(w) for w in _ASKING.split())
+
 CONDENSE_PROMPT = (
     "Rewrite the user's last question as one standalone search query for a team's task tracker "
     "(tasks, sprints, projects, comments, documents). Resolve pronouns such as 'it' or 'that task' from "
-    "the conversation. Keep names, ids and technical words. Reply with the query only, in the language "
-    "of the last question, without quotes or explanation."
+    "the conversation and from what it is about. Keep names, ids and technical words. Reply with the query "
+    "only, in the language of the last question, without quotes or explanation."
 )
 
 
-def standalone_query(previous_user_turns: Sequence[str], question: str) -> str:
-    """The question plus the key terms of the previous user turn it does not already contain."""
-    question = question.strip()
-    if not previous_user_turns:
-        return question
+def own_topic(question: str) -> set[str]:
+    """Stems of what the question is about beyond the fields it asks for (assignee, status, due...)."""
+    return terms.topic_stems(question) - _FIELD_STEMS
+
+
+def points_back(question: str) -> bool:
+    return any(terms.fold(w) in _POINTING for w in terms.words(question))
+
+
+def is_follow_up(question: str) -> bool:
+    """A question that names nothing of its own: only the field it asks about ("when is it due?"), or
+    one word beside a pronoun ("who reviewed it?"). A question that names a topic starts a new one."""
+    topic = own_topic(question)
+    return not topic or (len(topic) == 1 and points_back(question))
+
+
+def focused_query(question: str, focus_title: str) -> str:
+    """The question plus the key terms of the entity it is about that it does not already contain."""
     have = {terms.stem(t) for t in terms.key_terms(question)}
-    carried = [t for t in terms.key_terms(previous_user_turns[-1]) if terms.stem(t) not in have]
-    return " ".join([question, *carried[:MAX_CARRIED_TERMS]]) if carried else question
+    carried = [t for t in terms.key_terms(focus_title) if terms.stem(t) not in have]
+    return " ".join([question.strip(), *carried[:MAX_CARRIED_TERMS]])
 
 
-def condensation_messages(history: Sequence[Mapping[str, str]], question: str,
+def carried_query(previous_user_turns: Sequence[str], question: str) -> str:
+    """Without a focus: the question plus the key terms of the newest earlier question that named a
+    topic of its own (a run of follow-ups does not erase it)."""
+    for earlier in reversed(previous_user_turns):
+        if own_topic(earlier):
+            return focused_query(question, earlier)
+    return question.strip()
+
+
+def condensation_messages(history: Sequence[Mapping[str, str]], question: str, about: str | None = None,
                           max_chars: int = MAX_TRANSCRIPT_CHARS) -> list[dict[str, str]]:
-    """Chat-completions messages asking for a standalone query; the newest turns win the budget."""
+    """Chat-completions messages asking for a standalone query; the newest turns win the budget.
+    ``about``: the conversation's focus as its header line ("[TASK #107] Fix login bug ...")."""
     lines: list[str] = []
     used = 0
     for turn in reversed(history):
@@ -44,7 +80,8 @@ def condensation_messages(history: Sequence[Mapping[str, str]], question: str,
         lines.append(line)
         used += len(line)
     transcript = "\n".join(reversed(lines)) or "(no earlier turns)"
+    focus = f"The conversation is about: {' '.join(about.split())[:300]}\n\n" if about else ""
     return [
         {"role": "system", "content": CONDENSE_PROMPT},
-        {"role": "user", "content": f"Conversation:\n{transcript}\n\nLast question: {question.strip()}"},
+        {"role": "user", "content": f"{focus}Conversation:\n{transcript}\n\nLast question: {question.strip()}"},
     ]

@@ -6,7 +6,8 @@ One JSON object per line:
     {"id": "en-task-ios-crash",                  unique name of the question
      "question": "who is investigating ...?",
      "lang": "en" | "es",
-     "kind": "answerable" | "comment_only" | "unanswerable",
+     "kind": "answerable" | "comment_only" | "unanswerable" | "chain" | "lookup" | "structured" | "lexical",
+     "follow_ups": ["who is assigned to it?", ...]  chain only: three or more
      "expect": {"maria": [["task", 55]], "ana": [["task", 55]], "ben": []},
      "anchor_text": "crash in the iOS build"}     optional
 
@@ -18,6 +19,12 @@ database assigns (seed order, starting at 1). ``anchor_text`` is a phrase every 
 chunk contains: tests/quality checks it, so a change to the demo data that moves ids fails loudly.
 ``comment_only`` questions are answered only by a task's comment; ``unanswerable`` ones by nothing
 in the data (every asker expects nothing, and the chat must say "I don't know").
+
+The last four kinds are asked through the chat itself (offline, as a conversation), because what they
+test happens before or after retrieval: a ``chain`` is a question and its follow-ups in one conversation
+(every turn expects the same entity: the conversation's focus), a ``lookup`` names an entity by id, a
+``structured`` question is a tracker query (it expects exactly the tasks the answer must list), and a
+``lexical`` one is answered by a keyword hit whose vector is far (the answer gate must take it).
 """
 
 from __future__ import annotations
@@ -31,7 +38,9 @@ from app.domain import SOURCE_TYPES
 from app.rag.jsonl import LineFormatError, json_object
 
 LANGS = ("en", "es")
-KINDS = ("answerable", "comment_only", "unanswerable")
+KINDS = ("answerable", "comment_only", "unanswerable", "chain", "lookup", "structured", "lexical")
+CHAT_KINDS = ("chain", "lookup", "structured", "lexical")  # asked through the chat, not only searched
+MIN_FOLLOW_UPS = 3
 _ASKER = re.compile(r"[a-z]{1,40}")
 
 Anchor = tuple[str, int]
@@ -49,6 +58,11 @@ class GoldenQuestion:
     kind: str
     expect: dict[str, tuple[Anchor, ...]]  # asker key → the entities that answer it for them
     anchor_text: str | None = None
+    follow_ups: tuple[str, ...] = ()  # chain: the turns after the first, in one conversation
+
+    @property
+    def turns(self) -> tuple[str, ...]:
+        return (self.question, *self.follow_ups)
 
     def askers(self) -> list[str]:
         return list(self.expect)
@@ -85,12 +99,19 @@ def _question(raw: str, source: str, line: int) -> GoldenQuestion:
     anchor_text = obj.get("anchor_text")
     if anchor_text is not None and (not isinstance(anchor_text, str) or not anchor_text.strip()):
         raise fail('"anchor_text" must be a non-empty string when present')
+    follow_ups = obj.get("follow_ups", [])
+    if obj["kind"] == "chain" and (not isinstance(follow_ups, list) or len(follow_ups) < MIN_FOLLOW_UPS
+                                   or not all(isinstance(f, str) and f.strip() for f in follow_ups)):
+        raise fail(f'a chain needs "follow_ups": a list of at least {MIN_FOLLOW_UPS} non-empty questions')
+    if obj["kind"] != "chain" and "follow_ups" in obj:
+        raise fail('"follow_ups" belong to a chain only')
     expect = _expect(obj.get("expect"), fail)
     if obj["kind"] == "unanswerable" and any(expect.values()):
         raise fail("an unanswerable question expects nothing for every asker")
-    if obj["kind"] != "unanswerable" and not any(expect.values()):
+    if obj["kind"] not in ("unanswerable", "lookup") and not any(expect.values()):  # a lookup may name a missing id
         raise fail(f'a {obj["kind"]} question needs an expected anchor for at least one asker')
-    return GoldenQuestion(obj["id"], obj["question"], obj["lang"], obj["kind"], expect, anchor_text)
+    return GoldenQuestion(obj["id"], obj["question"], obj["lang"], obj["kind"], expect, anchor_text,
+                          tuple(follow_ups))
 
 
 def _expect(value: object, fail) -> dict[str, tuple[Anchor, ...]]:

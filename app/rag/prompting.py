@@ -12,15 +12,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from app.domain import SearchHit
+from app.rag.refs import ANCHOR_PREFIX
 
 ANCHOR = re.compile(r"\[(TASK|SPRINT|PROJECT|DOC) #(\d+)\]")
-_ANCHOR_PREFIX = {"task": "TASK", "sprint": "SPRINT", "project": "PROJECT", "doc": "DOC"}
 
 SYSTEM_PROMPT = (
     "You answer questions about a software team's work (tasks, sprints, projects, comments, documents). "
     "Answer ONLY from the context below; if the context does not contain the answer, say you do not know. "
     "After each statement cite the anchor of the chunk it comes from, exactly as written, e.g. [TASK #12] "
-    "or [DOC #3]. Never invent anchors. Answer in the language of the question, briefly."
+    "or [DOC #3]; a statement you cannot cite is removed. Never invent anchors. Answer in the language of the "
+    "question, briefly."
 )
 MAX_CONTEXT_CHARS = 12_000  # keeps the prompt well inside small local models' windows
 
@@ -31,6 +32,7 @@ class Asker:
 
     name: str
     role: str
+    employee_id: int | None = None
 
 
 def scope_label(project: int | str, project_name: str | None = None) -> str:
@@ -46,7 +48,9 @@ def system_prompt(asker: Asker | None, today: dt.date | None, scope: str | None)
     """The rules, then who asks, what day it is and what the context was drawn from."""
     facts = []
     if asker is not None:
-        facts.append(f"The person asking is {_one_line(asker.name)} ({_one_line(asker.role)}).")
+        who = f"{_one_line(asker.role)}" + (f", employee id {asker.employee_id}" if asker.employee_id else "")
+        facts.append(f"The person asking is {_one_line(asker.name)} ({who}); \"I\", \"me\" and \"my\" mean them "
+                     f"(find_tasks with mine=true lists their tasks).")
     if today is not None:
         facts.append(f"Today is {today:%A} {today.isoformat()}.")
     if scope is not None:
@@ -64,7 +68,7 @@ def anchor(hit: SearchHit) -> str:
     match = ANCHOR.match(hit.content)
     if match:
         return match.group(0)
-    return f"[{_ANCHOR_PREFIX.get(hit.source_type, hit.source_type.upper())} #{hit.source_id}]"
+    return f"[{ANCHOR_PREFIX.get(hit.source_type, hit.source_type.upper())} #{hit.source_id}]"
 
 
 def unique_anchors(hits: Sequence[SearchHit]) -> list[str]:
@@ -86,9 +90,10 @@ def context_hits(hits: Sequence[SearchHit], max_chars: int = MAX_CONTEXT_CHARS) 
 
 def build_messages(question: str, hits: Sequence[SearchHit], max_chars: int = MAX_CONTEXT_CHARS, *,
                    asker: Asker | None = None, today: dt.date | None = None, scope: str | None = None,
-                   history: Sequence[Mapping[str, str]] = ()) -> list[dict[str, str]]:
-    """OpenAI chat-completions messages: the rules, the earlier turns, then the context and the question."""
-    blocks = [hit.content.strip() for hit in context_hits(hits, max_chars)]
+                   history: Sequence[Mapping[str, str]] = (), evidence: Sequence[str] = ()) -> list[dict[str, str]]:
+    """OpenAI chat-completions messages: the rules, the earlier turns, then the context and the question.
+    ``evidence`` (what the question was routed to: the entity it names, the tasks it asks for) comes first."""
+    blocks = [*(e.strip() for e in evidence), *(hit.content.strip() for hit in context_hits(hits, max_chars))]
     context = "\n\n---\n\n".join(blocks) if blocks else "(no context)"
     return [
         {"role": "system", "content": system_prompt(asker, today, scope)},
@@ -102,14 +107,3 @@ def cited_anchors(answer: str, hits: Sequence[SearchHit]) -> list[str]:
     known = set(unique_anchors(hits))
     cited = [m.group(0) for m in ANCHOR.finditer(answer)]
     return [a for a in dict.fromkeys(cited) if a in known]
-
-
-def strip_invented_anchors(answer: str, known_anchors: Sequence[str]) -> str:
-    """The answer without the anchors that name no chunk of the context (the model made them up)."""
-    known = set(known_anchors)
-    stripped = ANCHOR.sub(lambda m: m.group(0) if m.group(0) in known else "", answer)
-    if stripped == answer:
-        return answer
-    stripped = re.sub(r"[ \t]+([.,;:!?)])", r"\1", stripped)  # "fixed [TASK #9]." -> "fixed."
-    stripped = re.sub(r"\(\s*\)", "", stripped)
-    return re.sub(r"[ \t]{2,}", " ", stripped).strip()

@@ -1,14 +1,20 @@
-"""Chat: a conversation's memory and scope, retrieval of what the caller may see, the model's tools,
-then an answer from the OpenAI-compatible LLM or, offline, an extractive one.
+"""Chat: one turn of a conversation, from the question to the stored answer. Every face (the REST chat
+and its stream, the Telegram bot, the OpenAI-compatible API, MCP, the console) calls these functions.
 
 Order of work, so that bad input changes nothing and a failure stores nothing half-done:
-``prepare`` checks the conversation (404), the scope (422) and reads the last turns; the follow-up is
-made standalone for retrieval (one condensation call with an LLM, key terms carried over without);
-retrieval runs under the conversation's scope and the access rule; the model may call tools for at
-most RAG_CHAT_MAX_TOOL_ROUNDS rounds; only once an answer exists are both turns stored, in one
-transaction (a new conversation is created just before). An LLM failure is answered extractively
-and says so (``llm_error``, a warning with the request id): an extractive answer is an answer, so it
-is stored. A cancelled request (a client that went away) stores nothing and closes the LLM call.
+
+1. ``prepare`` checks the conversation (404) and the scope (422) and reads the recent turns.
+2. Memory under the current rule: turns grounded in an entity the asker can no longer see are left out
+   of everything that follows (prompt, rewrite, focus); the focus must still be visible.
+3. Routing (app/rag/routing.py): an id is looked up, a tracker question is a find_tasks query, a
+   follow-up is about the focus, the rest is retrieval — the same for the extractive answer and the LLM.
+4. Retrieval under the conversation's scope and the access rule (a follow-up's query carries its focus).
+5. With an LLM: the routed evidence first in the context, tools for at most RAG_CHAT_MAX_TOOL_ROUNDS
+   rounds, then the answer, whose citations are checked (app/rag/citations.py). One deadline,
+   RAG_LLM_TIMEOUT_S, bounds the whole turn (the rewrite gets a small share of it). An LLM failure, or an
+   answer left with no citable support, is answered extractively and says why (``llm_error``).
+6. Only once an answer exists are both turns stored, in one transaction, with what the answer rested on
+   (its focus, the chunks it was given, the scope, ``llm_error``). A cancelled request stores nothing.
 """
 
 from __future__ import annotations
@@ -17,28 +23,42 @@ import datetime as dt
 import json
 import logging
 import time
-from collections.abc import Awaitable, Callable
 from contextlib import aclosing
 from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 import anyio
 import httpx
 
 from app.config import Settings
-from app.domain import MAX_CITATIONS, Caller, Conversation, Message, Scope
+from app.domain import (MAX_CITATIONS, MAX_RETRIEVED, Caller, Conversation, Message, Scope, SearchHit, SourceRecord,
+                        TurnFacts, Vocabulary)
 from app.engines.base import Engine
 from app.entities import EMPLOYEES
 from app.logs import current_request_id
-from app.rag import extractive, followup, prompting
-from app.services import conversations, tools
+from app.rag import citations, extractive, followup, prompting, refs, routing, task_answers, task_questions, terms
+from app.rag.refs import EntityRef
+from app.rag.routing import Route
+from app.services import conversations, entities, tools
 from app.services.conversations import EffectiveScope, InvalidScopeError
-from app.services.llm import (Completion, LLMError, ToolCall, ToolCalls, complete, complete_with_tools, stream,
-                              stream_with_tools)
+from app.services.llm import (Completion, Deadline, LLMError, ToolCall, ToolCalls, complete, complete_with_tools,
+                              stream, stream_with_tools)
 from app.services.search import TimedSearch, search
 
 log = logging.getLogger(__name__)
-Emit = Callable[[str], Awaitable[None]]  # receives answer text as it is produced (streaming)
+
+REWRITE_SHARE = 0.25  # of the turn's deadline, at most, for the follow-up rewrite; the answer gets the rest
+
+
+class Stream(Protocol):
+    """Where a streamed turn's text goes as it is produced."""
+
+    async def token(self, text: str) -> None: ...
+
+    async def reset(self, llm_error: str) -> None:
+        """The text sent so far is void; what follows is the answer from its start."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -60,6 +80,21 @@ class Prepared:
     history: list[Message]
     title: str
     top_k: int
+    persist: bool = True  # False: a conversation the client keeps (prepare_stateless); nothing is stored
+
+
+@dataclass
+class Evidence:
+    """What a turn was given: the routed entities and task rows, and the retrieved hits."""
+
+    route: Route
+    found: TimedSearch
+    query: str
+    entities: dict[EntityRef, SourceRecord] = field(default_factory=dict)  # looked up (asked, or the focus)
+    missing: list[EntityRef] = field(default_factory=list)  # asked by id, not among what the asker may see
+    task_rows: list[dict[str, Any]] = field(default_factory=list)
+    tasks_text: str | None = None  # the tracker answer (extractive), also the LLM's first context block
+    person: Any = None
 
 
 @dataclass(frozen=True)
@@ -69,11 +104,13 @@ class ChatAnswer:
     search: TimedSearch
     llm_used: bool
     llm_error: str | None
-    conversation_id: int
-    message_id: int
+    conversation_id: int | None  # None: a stateless turn (prepare_stateless), not stored
+    message_id: int | None
     scope: EffectiveScope
     new_scope: EffectiveScope | None
     timings_ms: dict[str, float] = field(default_factory=dict)
+    entities: list[SearchHit] = field(default_factory=list)  # looked up or returned by a tool, not retrieved
+    route: str = "retrieve"
 
 
 def prepare(engine: Engine, settings: Settings, caller: Caller, inp: ChatInput) -> Prepared:
@@ -84,8 +121,8 @@ def prepare(engine: Engine, settings: Settings, caller: Caller, inp: ChatInput) 
                                     "change a conversation's scope with PATCH /conversations/{id}")
         conv: Conversation | None = conversations.owned(engine, caller, inp.conversation_id)
         scope, pinned = conv.rag_scope, conv.pinned_project_id
-        history = engine.recent_messages(conv.conversation_id, 2 * settings.chat_history_turns) \
-            if settings.chat_history_turns else []
+        # At least the last turn: its focus is the conversation's, whatever the history setting.
+        history = engine.recent_messages(conv.conversation_id, max(2 * settings.chat_history_turns, 2))
     else:
         conv, history = None, []
         scope = conversations.valid_scope(engine, inp.rag_scope if inp.rag_scope is not None
@@ -98,110 +135,238 @@ def prepare(engine: Engine, settings: Settings, caller: Caller, inp: ChatInput) 
                     inp.top_k or settings.top_k)
 
 
+def prepare_stateless(engine: Engine, settings: Settings, caller: Caller, turns: Sequence[tuple[str, str]],
+                      question: str, rag_scope: object = None, top_k: int | None = None) -> Prepared:
+    """A conversation the client keeps (an OpenAI-style message list): its earlier (role, content) turns are
+    the memory — an assistant turn was grounded in the anchors it cites, the first of them its focus — and
+    the same rules apply to them (memory under the access rule, focus, routing). Nothing is stored.
+    InvalidScopeError for a bad scope."""
+    scope = conversations.valid_scope(engine, rag_scope if rag_scope is not None else settings.chat_default_scope)
+    now = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
+    keep = turns[-max(2 * settings.chat_history_turns, 2):]
+    history = []
+    for ix, (role, content) in enumerate(keep):
+        cited = tuple(refs.anchor(r) for r in refs.anchors_in(content)) if role == "assistant" else ()
+        facts = TurnFacts(focus=cited[0] if cited else None)
+        history.append(Message(-(ix + 1), 0, role, content, cited, now, facts))  # type: ignore[arg-type]
+    state = tools.ToolState(engine, caller, scope, None, None)
+    return Prepared(caller, question.strip(), state, history, conversations.title_of(question),
+                    top_k or settings.top_k, persist=False)
+
+
 async def chat(engine: Engine, settings: Settings, prep: Prepared, client: httpx.AsyncClient,
-               emit: Emit | None = None) -> ChatAnswer:
+               sink: Stream | None = None) -> ChatAnswer:
     started = time.perf_counter()
+    deadline = Deadline(settings.llm_timeout_s)
     llm_on = bool(settings.llm_url and settings.llm_model)
-    history = [{"role": m.role, "content": m.content} for m in prep.history]
-    query = await _retrieval_query(settings, client, history, prep.message, llm_on)
-    first_scope = await anyio.to_thread.run_sync(conversations.effective, engine, prep.state.scope)
-    found = await _search(engine, settings, prep, query, first_scope)
+    memory, focus = await anyio.to_thread.run_sync(conversations.memory, engine, prep.caller, prep.history)
+    route = await anyio.to_thread.run_sync(_route, prep, focus)
+    history = [{"role": m.role, "content": m.content} for m in memory][-2 * settings.chat_history_turns:] \
+        if settings.chat_history_turns else []
+    query = await _retrieval_query(settings, client, deadline, prep, route, memory, history, focus, llm_on)
+    evidence = await anyio.to_thread.run_sync(_gather, engine, settings, prep, route, query)
     llm_started = time.perf_counter()
-    answer, citations, llm_error, streamed = None, [], None, False
+    answer, cited, llm_error, shown = None, [], None, False
     if llm_on:
-        try:
-            answer, citations, found, streamed = await _llm_answer(engine, settings, prep, client, history,
-                                                                   query, found, emit)
-        except LLMError as exc:
-            llm_error = exc.reason
-            log.warning("LLM call failed (%s), answering extractively instead (request %s): %s",
-                        exc.reason, current_request_id(), exc, extra={"llm_error": exc.reason})
+        answer, cited, llm_error, shown = await _llm_turn(engine, settings, prep, client, deadline, history,
+                                                          evidence, sink)
     llm_used = answer is not None
     if answer is None:
-        answer = extractive.extractive_answer(query, found.result.hits, settings.answer_max_distance)
-        citations = prompting.cited_anchors(answer, found.result.hits)
-    citations = citations[:MAX_CITATIONS]  # what a message stores (app.domain); the answer keeps every anchor
-    if emit is not None and not streamed:
-        await emit(answer)
+        answer = _offline_answer(settings, prep, evidence)
+        cited = _citations_of(answer, evidence, prep.state)
+        if sink is not None:
+            if shown:
+                await sink.reset(llm_error or "bad_response")
+            await sink.token(answer)
     llm_ms = (time.perf_counter() - llm_started) * 1000
-    conv, message_id = await anyio.to_thread.run_sync(_store, engine, prep, answer, citations)
-    scope = await anyio.to_thread.run_sync(conversations.effective, engine, prep.state.scope)
-    timings = {"embed": found.embed_ms, "search": found.search_ms, "llm": llm_ms,
+    scope_used = await anyio.to_thread.run_sync(conversations.effective, engine, prep.state.scope)
+    facts = TurnFacts(_focus_after(cited, focus), _retrieved(evidence, prep.state), scope_used.value, llm_error)
+    conversation_id = message_id = None
+    if prep.persist:
+        conv, message_id = await anyio.to_thread.run_sync(_store, engine, prep, answer, cited[:MAX_CITATIONS], facts)
+        conversation_id = conv.conversation_id
+    timings = {"embed": evidence.found.embed_ms, "search": evidence.found.search_ms, "llm": llm_ms,
                "total": (time.perf_counter() - started) * 1000}
-    return ChatAnswer(answer, citations, found, llm_used, llm_error, conv.conversation_id, message_id,
-                      scope, scope if prep.state.scope_changed else None, timings)
+    return ChatAnswer(answer, cited, evidence.found, llm_used, llm_error, conversation_id, message_id,
+                      scope_used, scope_used if prep.state.scope_changed else None, timings,
+                      _entity_results(evidence, prep.state, cited), route.kind)
 
 
-async def _retrieval_query(settings: Settings, client: httpx.AsyncClient, history: list[dict[str, str]],
-                           message: str, llm_on: bool) -> str:
-    """A standalone query for a follow-up: the LLM rewrites it, or the previous user turn's key terms
-    are carried over (also when the condensation call fails: the answer call then reports)."""
-    if not history:
-        return message
+# --- routing, query, evidence --------------------------------------------------------------------
+
+def _route(prep: Prepared, focus: SourceRecord | None) -> Route:
+    question = prep.message
+    needs_names = task_questions.might_be(question) or bool(refs.mentions(terms.fold(question)))
+    vocabulary = prep.state.vocabulary() if needs_names else Vocabulary()
+    focus_ref = entities.ref_of(focus) if focus is not None else None
+    return routing.route(question, focus_ref, vocabulary, prep.state.today)
+
+
+async def _retrieval_query(settings: Settings, client: httpx.AsyncClient, deadline: Deadline, prep: Prepared,
+                           route: Route, memory: list[Message], history: list[dict[str, str]],
+                           focus: SourceRecord | None, llm_on: bool) -> str:
+    """What retrieval searches for: the question itself, unless it is a follow-up (of the focus, or of
+    the conversation when there is none). With an LLM the follow-up is rewritten as a standalone query
+    within a share of the turn's deadline; without one, or when that fails, the focus's title (or the
+    last question that named a topic) is carried over."""
+    question = prep.message
+    if route.kind in ("tasks", "lookup") or not memory:
+        return question
+    if route.kind == "retrieve" and not followup.is_follow_up(question):
+        return question
+    about = entities.text_of(focus).splitlines()[0] if focus is not None else None
     if llm_on:
         try:
-            rewritten = await complete(settings, followup.condensation_messages(history, message), client)
+            messages = followup.condensation_messages(history, question, about)
+            rewritten = await complete(settings, messages, client, deadline.budget(REWRITE_SHARE))
             return " ".join(rewritten.split())[:2000]
         except LLMError as exc:
-            log.warning("follow-up condensation failed (%s), carrying key terms instead (request %s)",
+            log.warning("follow-up rewrite failed (%s), carrying the focus instead (request %s)",
                         exc.reason, current_request_id(), extra={"llm_error": exc.reason})
-    previous = [t["content"] for t in history if t["role"] == "user"]
-    return followup.standalone_query(previous, message)
+    if about is not None:
+        return followup.focused_query(question, refs_free(about))
+    return followup.carried_query([m.content for m in memory if m.role == "user"], question)
 
 
-async def _search(engine: Engine, settings: Settings, prep: Prepared, query: str,
-                  scope: EffectiveScope) -> TimedSearch:
-    return await anyio.to_thread.run_sync(lambda: search(engine, query, prep.caller, prep.top_k,
-                                                         Scope(project=scope.project), settings.search_mode))
+def refs_free(text: str) -> str:
+    """A header line without its anchor ("[TASK #107] Fix login bug" -> "Fix login bug")."""
+    return prompting.ANCHOR.sub("", text).strip()
+
+
+def _gather(engine: Engine, settings: Settings, prep: Prepared, route: Route, query: str) -> Evidence:
+    """Blocking: the routed lookups or task query, and retrieval (always: the LLM reads it, and every
+    answer lists what it was given)."""
+    scope = conversations.effective(engine, prep.state.scope)
+    found = search(engine, query, prep.caller, prep.top_k, Scope(project=scope.project), settings.search_mode)
+    evidence = Evidence(route, found, query)
+    if route.kind in ("lookup", "follow_up"):
+        evidence.entities = entities.visible(engine, prep.caller, route.refs)
+        evidence.missing = [r for r in route.refs if r not in evidence.entities]
+    elif route.kind == "tasks" and route.tasks is not None:
+        evidence.tasks_text, evidence.task_rows, evidence.person = _tracker_answer(engine, prep, route.tasks)
+    return evidence
+
+
+def _tracker_answer(engine: Engine, prep: Prepared, asked: task_questions.TaskQuestion):
+    """find_tasks for a tracker question (the access rule in SQL), and its answer text."""
+    ambiguous = task_answers.ambiguous_person(asked)
+    if ambiguous is not None:
+        return ambiguous, [], None
+    person = asked.people[0] if asked.people else None
+    query = task_questions.to_query(asked, prep.caller.employee_id, person, prep.state.today)
+    rows = engine.find_tasks(prep.caller, query)
+    truncated = len(rows) == query.limit
+    return task_answers.answer(asked, rows, person, truncated), rows, person
+
+
+# --- answers ---------------------------------------------------------------------------------------
+
+def _offline_answer(settings: Settings, prep: Prepared, evidence: Evidence) -> str:
+    route = evidence.route
+    if route.kind == "tasks" and evidence.tasks_text is not None:
+        return evidence.tasks_text
+    if route.kind == "lookup":
+        return extractive.entity_answer(prep.message, [entities.as_hit(r) for r in evidence.entities.values()],
+                                        [_spoken(r) for r in evidence.missing])
+    if route.kind == "follow_up" and evidence.entities:
+        return extractive.entity_answer(prep.message, [entities.as_hit(r) for r in evidence.entities.values()])
+    return extractive.extractive_answer(evidence.query, evidence.found.result.hits, settings.answer_max_distance)
+
+
+def _spoken(ref: EntityRef) -> str:
+    """How an answer names an entity it could not find: no anchor (nothing to cite)."""
+    return f"{refs.ANCHOR_PREFIX[ref[0]].lower()} #{ref[1]}"
+
+
+def _citable(evidence: Evidence, state: tools.ToolState) -> set[str]:
+    """Anchors an answer may cite: what it was given this turn (never an earlier turn's, never a guess)."""
+    hits = prompting.context_hits(evidence.found.result.hits)
+    return {*prompting.unique_anchors(hits), *(refs.anchor(r) for r in evidence.entities),
+            *(f"[TASK #{t['task_id']}]" for t in evidence.task_rows), *state.anchors}
+
+
+def _citations_of(answer: str, evidence: Evidence, state: tools.ToolState) -> list[str]:
+    citable = _citable(evidence, state) | set(prompting.unique_anchors(evidence.found.result.hits))
+    return [a for a in dict.fromkeys(m.group(0) for m in prompting.ANCHOR.finditer(answer)) if a in citable]
+
+
+def _evidence_blocks(evidence: Evidence) -> list[str]:
+    blocks = [entities.text_of(r) for r in evidence.entities.values()]
+    if evidence.tasks_text:
+        blocks.append(evidence.tasks_text)
+    if evidence.missing:
+        blocks.append("Not found among what the asker may see: " + ", ".join(_spoken(r) for r in evidence.missing))
+    return blocks
+
+
+async def _llm_turn(engine: Engine, settings: Settings, prep: Prepared, client: httpx.AsyncClient,
+                    deadline: Deadline, history: list[dict[str, str]], evidence: Evidence,
+                    sink: Stream | None) -> tuple[str | None, list[str], str | None, bool]:
+    """(answer, citations, llm_error, text shown): the answer is None when the LLM failed or its answer
+    kept no citable support; whatever was streamed is then void."""
+    shown = False
+
+    async def forward(text: str) -> None:
+        nonlocal shown
+        shown = True
+        await sink.token(text)  # type: ignore[union-attr]
+
+    try:
+        raw = await _llm_answer(engine, settings, prep, client, deadline, history, evidence,
+                                forward if sink is not None else None)
+    except LLMError as exc:
+        log.warning("LLM call failed (%s), answering extractively instead (request %s): %s",
+                    exc.reason, current_request_id(), exc, extra={"llm_error": exc.reason})
+        return None, [], exc.reason, shown
+    cleaned = citations.clean(raw, _citable(evidence, prep.state))
+    if not cleaned.grounded or not cleaned.text:
+        log.warning("the LLM's answer kept no citable support (removed %s), answering extractively (request %s)",
+                    cleaned.removed, current_request_id(), extra={"llm_error": "ungrounded"})
+        return None, [], "ungrounded", shown
+    return cleaned.text, cleaned.cited, None, shown
 
 
 async def _llm_answer(engine: Engine, settings: Settings, prep: Prepared, client: httpx.AsyncClient,
-                      history: list[dict[str, str]], query: str, found: TimedSearch,
-                      emit: Emit | None) -> tuple[str, list[str], TimedSearch, bool]:
-    """The tool loop, then the answer; with `emit`, every round is streamed and its text forwarded."""
-    messages = await _prompt(engine, prep, history, found)
+                      deadline: Deadline, history: list[dict[str, str]], evidence: Evidence, emit) -> str:
+    """The tool loop, then the answer; with ``emit``, every round is streamed and its text forwarded."""
+    messages = await _prompt(engine, prep, history, evidence)
     context_ix = len(messages) - 1
     rounds_left = settings.chat_max_tool_rounds
     while True:
         if rounds_left > 0:
-            completion = await _tool_round(settings, messages, client, emit)
+            completion = await _tool_round(settings, messages, client, deadline, emit)
             if completion.tool_calls:
                 rounds_left -= 1
                 scope_before = prep.state.scope
                 await _run_tools(prep.state, completion, messages)
                 if prep.state.scope != scope_before:  # retrieve again from the new scope
-                    scope = await anyio.to_thread.run_sync(conversations.effective, engine, prep.state.scope)
-                    found = await _search(engine, settings, prep, query, scope)
-                    fresh = await _prompt(engine, prep, history, found)
+                    refreshed = await anyio.to_thread.run_sync(_gather, engine, settings, prep, evidence.route,
+                                                               evidence.query)
+                    evidence.found = refreshed.found
+                    fresh = await _prompt(engine, prep, history, evidence)
                     messages[0], messages[context_ix] = fresh[0], fresh[-1]
                 continue
-            raw = completion.text or ""
-        elif emit is not None:
+            return completion.text or ""
+        if emit is not None:
             parts = []
-            async with aclosing(stream(settings, messages, client)) as deltas:  # closed at once if cancelled
-                async for delta in deltas:
+            async with aclosing(stream(settings, messages, client, deadline.budget())) as deltas:
+                async for delta in deltas:  # closed at once if cancelled
                     parts.append(delta)
                     await emit(delta)
-            raw = "".join(parts)
-        else:
-            raw = await complete(settings, messages, client)
-        context = prompting.context_hits(found.result.hits)
-        known = set(prompting.unique_anchors(context)) | prep.state.anchors
-        answer = prompting.strip_invented_anchors(raw, sorted(known))
-        cited = [m.group(0) for m in prompting.ANCHOR.finditer(answer)]
-        return answer, [a for a in dict.fromkeys(cited) if a in known], found, emit is not None
+            return "".join(parts)
+        return await complete(settings, messages, client, deadline.budget())
 
 
 async def _tool_round(settings: Settings, messages: list[dict[str, Any]], client: httpx.AsyncClient,
-                      emit: Emit | None) -> Completion:
-    """One round with the tools offered. Streamed when there is an `emit`: its text deltas are
+                      deadline: Deadline, emit) -> Completion:
+    """One round with the tools offered. Streamed when there is an ``emit``: its text deltas are
     forwarded as they come (the model rarely says anything before calling a tool; if it does, the
     reader sees it too), and the raw text is kept unstripped so the tokens add up to it."""
     if emit is None:
-        return await complete_with_tools(settings, messages, tools.SCHEMAS, client)
+        return await complete_with_tools(settings, messages, tools.SCHEMAS, client, deadline.budget())
     parts: list[str] = []
     calls: list[ToolCall] = []
-    async with aclosing(stream_with_tools(settings, messages, tools.SCHEMAS, client)) as events:
+    async with aclosing(stream_with_tools(settings, messages, tools.SCHEMAS, client, deadline.budget())) as events:
         async for event in events:
             if isinstance(event, ToolCalls):
                 calls = event.calls
@@ -221,11 +386,10 @@ async def _run_tools(state: tools.ToolState, completion: Any, messages: list[dic
 
 
 async def _prompt(engine: Engine, prep: Prepared, history: list[dict[str, str]],
-                  found: TimedSearch) -> list[dict[str, Any]]:
+                  evidence: Evidence) -> list[dict[str, Any]]:
     asker, label = await anyio.to_thread.run_sync(_asker_and_scope, engine, prep)
-    context = prompting.context_hits(found.result.hits)
-    return prompting.build_messages(prep.message, context, asker=asker, today=dt.date.today(), scope=label,
-                                    history=history)
+    return prompting.build_messages(prep.message, evidence.found.result.hits, asker=asker, today=prep.state.today,
+                                    scope=label, history=history, evidence=_evidence_blocks(evidence))
 
 
 def _asker_and_scope(engine: Engine, prep: Prepared) -> tuple[prompting.Asker, str]:
@@ -234,11 +398,47 @@ def _asker_and_scope(engine: Engine, prep: Prepared) -> tuple[prompting.Asker, s
     name = " ".join(p for p in (row.get("first_name"), row.get("last_name")) if p) \
         or f"employee {prep.caller.employee_id}"
     scope = conversations.effective(engine, prep.state.scope)
-    return prompting.Asker(name, prep.caller.role.value), prompting.scope_label(
+    return prompting.Asker(name, prep.caller.role.value, prep.caller.employee_id), prompting.scope_label(
         scope.project, scope.label if isinstance(scope.project, int) else None)
 
 
-def _store(engine: Engine, prep: Prepared, answer: str, citations: list[str]) -> tuple[Conversation, int]:
+# --- what the turn stores and returns ---------------------------------------------------------------
+
+def _focus_after(cited: list[str], focus: SourceRecord | None) -> str | None:
+    """The first entity this answer cites; an answer that cites nothing keeps the earlier focus."""
+    if cited:
+        return cited[0]
+    return refs.anchor(entities.ref_of(focus)) if focus is not None else None
+
+
+def _retrieved(evidence: Evidence, state: tools.ToolState) -> tuple[tuple[str, int, int], ...]:
+    """The chunks and entities the turn was given, best first: looked up, tools, then retrieval."""
+    given = [(t, i, 0) for t, i in [*evidence.entities, *state.entities]]
+    given += [("task", int(t["task_id"]), 0) for t in [*evidence.task_rows, *state.task_rows]]
+    given += [(h.source_type, h.source_id, h.chunk_ix) for h in evidence.found.result.hits]
+    return tuple(dict.fromkeys(given))[:MAX_RETRIEVED]
+
+
+def _entity_results(evidence: Evidence, state: tools.ToolState, cited: list[str]) -> list[SearchHit]:
+    """Entities the turn looked up or a tool returned (found by id, not by similarity), cited ones first."""
+    records = {**evidence.entities, **state.entities}
+    retrieved = {(h.source_type, h.source_id) for h in evidence.found.result.hits}
+    order = [r for r in (refs.ref_of(a) for a in cited) if r in records] + list(records)
+    hits = [entities.as_hit(records[r]) for r in dict.fromkeys(order) if r not in retrieved]
+    task_hits = [_task_hit(t) for t in [*evidence.task_rows, *state.task_rows]
+                 if ("task", int(t["task_id"])) not in retrieved and ("task", int(t["task_id"])) not in records]
+    return [*hits, *list({(h.source_type, h.source_id): h for h in task_hits}.values())]
+
+
+def _task_hit(row: dict[str, Any]) -> SearchHit:
+    text = f"[TASK #{row['task_id']}] {row.get('title') or ''}\nStatus: {row.get('status') or '-'} | " \
+           f"Priority: {row.get('priority') or '-'}\nAssignee: {row.get('assignee_name') or 'unassigned'}\n" \
+           f"Due: {row['expected_end_date'] if row.get('expected_end_date') else '-'}"
+    return SearchHit("task", int(row["task_id"]), 0, text, 0.0, 1.0)
+
+
+def _store(engine: Engine, prep: Prepared, answer: str, cited: list[str],
+           facts: TurnFacts) -> tuple[Conversation, int]:
     """Both turns in one transaction; a conversation created for them is removed if they fail."""
     state = prep.state
     created = state.conversation is None
@@ -246,7 +446,7 @@ def _store(engine: Engine, prep: Prepared, answer: str, citations: list[str]) ->
                                                       state.pinned_project_id is not None, prep.title)
     try:
         new_scope = state.scope if state.scope_changed and not created else None
-        _, assistant = engine.append_turn(conv.conversation_id, prep.message, answer, citations, new_scope)
+        _, assistant = engine.append_turn(conv.conversation_id, prep.message, answer, cited, new_scope, facts)
     except BaseException:
         if created:
             engine.delete_conversation(conv.conversation_id)

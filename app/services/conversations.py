@@ -16,10 +16,13 @@ import datetime as dt
 from dataclasses import dataclass
 
 from app import paging
-from app.domain import MAX_ID, Caller, Conversation, Message, ProjectScope, check_rag_scope, scope_project
-from app.engines.base import Engine
+from app.domain import MAX_ID, Caller, Conversation, Message, ProjectScope, SourceRecord, check_rag_scope, scope_project
+from app.engines.base import ConflictError, Engine
 from app.entities import PROJECTS
 from app.paging import Listing
+from app.rag import refs
+from app.rag.refs import EntityRef
+from app.services import entities
 
 ALL_LABEL = "All projects"
 NONE_LABEL = "No project"
@@ -32,6 +35,10 @@ class ConversationNotFoundError(LookupError):
 
 class InvalidScopeError(ValueError):
     """A scope that is not a project id, "none" or "all", or names no existing project."""
+
+
+class PinnedScopeError(ConflictError):
+    """A pinned conversation asked to leave its project without being unpinned (409)."""
 
 
 @dataclass(frozen=True)
@@ -77,6 +84,38 @@ def effective(engine: Engine, stored: str) -> EffectiveScope:
     if row is None:
         return EffectiveScope(stored, "all", f"{ALL_LABEL} (project #{project_id} no longer exists)")
     return EffectiveScope(stored, project_id, str(row["name"]))
+
+
+def grounds(message: Message) -> list[EntityRef]:
+    """The entities an assistant turn rested on: what it cited, what it was given, its focus."""
+    anchors = [*message.citations, *([message.facts.focus] if message.facts.focus else [])]
+    given = [(t, i) for t, i, _ in message.facts.retrieved]
+    return refs.unique([*(r for r in map(refs.ref_of, anchors) if r is not None), *given])  # type: ignore[misc]
+
+
+def withdrawn(engine: Engine, caller: Caller, messages: list[Message]) -> set[int]:
+    """The assistant turns that rest on an entity the caller may no longer see (reassigned, deleted,
+    their role changed): such a turn never reaches a prompt again and reads as withdrawn."""
+    answers = [m for m in messages if m.role == "assistant"]
+    wanted = refs.unique(r for m in answers for r in grounds(m))
+    still = entities.visible(engine, caller, wanted) if wanted else {}
+    return {m.message_id for m in answers if any(r not in still for r in grounds(m))}
+
+
+def memory(engine: Engine, caller: Caller, history: list[Message]) -> tuple[list[Message], SourceRecord | None]:
+    """The recent turns under the access rule *now*: a question and its answer are left out when the
+    answer rested on anything the caller can no longer see. And the conversation's focus (the last
+    answer's), when the caller may still see it."""
+    gone = withdrawn(engine, caller, history)
+    kept: list[Message] = []
+    for ix, message in enumerate(history):
+        answer = message if message.role == "assistant" else (history[ix + 1] if ix + 1 < len(history) else None)
+        if answer is None or answer.role != "assistant" or answer.message_id not in gone:
+            kept.append(message)
+    last = next((m for m in reversed(history) if m.role == "assistant"), None)
+    focus_ref = refs.ref_of(last.facts.focus) if last is not None and last.facts.focus else None
+    focus = entities.lookup(engine, caller, focus_ref) if focus_ref is not None else None
+    return kept, focus
 
 
 def title_of(message: str) -> str:
@@ -130,11 +169,22 @@ def _positive(value: object) -> int:
     return value
 
 
-def set_scope(engine: Engine, caller: Caller, conversation_id: int, value: object) -> Conversation:
-    """The client's PATCH: allowed on a pinned conversation too (only the model is refused)."""
-    owned(engine, caller, conversation_id)
+def set_scope(engine: Engine, caller: Caller, conversation_id: int, value: object,
+              pinned: bool | None = None) -> Conversation:
+    """The client's PATCH. ``pinned``: None keeps the pin (a pinned conversation may then only keep its
+    project: anything else is a PinnedScopeError, so it never reports a pin its scope contradicts),
+    False unpins, True pins to the project the scope names."""
+    conv = owned(engine, caller, conversation_id)
     stored = valid_scope(engine, value)
-    updated = engine.set_conversation_scope(conversation_id, stored)
+    if pinned is None and conv.pinned_project_id is not None and stored != str(conv.pinned_project_id):
+        raise PinnedScopeError(f"conversation {conversation_id} is pinned to project {conv.pinned_project_id}: "
+                               "send \"pinned\": false with the new rag_scope to unpin it")
+    if pinned is None:
+        updated = engine.set_conversation_scope(conversation_id, stored)
+    else:
+        if pinned and stored in ("none", "all"):
+            raise InvalidScopeError("a pinned conversation needs rag_scope to be a project id")
+        updated = engine.set_conversation_pin(conversation_id, stored, int(stored) if pinned else None)
     if updated is None:  # deleted in between
         raise ConversationNotFoundError(f"conversation {conversation_id} does not exist")
     return updated

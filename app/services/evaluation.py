@@ -56,6 +56,7 @@ class Collection:
     corpus: list[CorpusDoc]
     queries: dict[str, str]
     qrels: dict[str, dict[str, int]]  # only judged queries present in ``queries``, only loaded docs
+    skipped_empty: int = 0  # corpus documents with neither title nor text (skipped: nothing to find)
 
 
 def read_lines(path: Path) -> Iterator[str]:
@@ -74,7 +75,7 @@ def read_lines(path: Path) -> Iterator[str]:
 def load_collection(corpus: Path, queries: Path, qrels: Path, limit_docs: int | None = None) -> Collection:
     """Parse the three files. ``limit_docs`` keeps the corpus's first N documents, and only the
     judgments (and so the queries) whose documents were kept: a smaller but honest collection."""
-    docs = parse_corpus(read_lines(corpus), str(corpus))
+    docs, empty = parse_corpus(read_lines(corpus), str(corpus))
     if limit_docs is not None:
         docs = docs[:limit_docs]
     texts = parse_queries(read_lines(queries), str(queries))
@@ -87,7 +88,7 @@ def load_collection(corpus: Path, queries: Path, qrels: Path, limit_docs: int | 
             kept[query_id] = grades
     if not kept:
         raise EvaluationError(f"no query in {qrels} has a relevant document in {corpus} (and a text in {queries})")
-    return Collection(docs, texts, kept)
+    return Collection(docs, texts, kept, len(empty))
 
 
 def index_collection(engine, docs: Sequence[CorpusDoc], settings: Settings,
@@ -187,6 +188,7 @@ def _evaluate_at(path: Path, collection: Collection, modes: Sequence[SearchMode]
     try:
         engine.migrate()
         doc_of, stats = index_collection(engine, collection.corpus, settings, progress)
+        stats["skipped_empty_documents"] = collection.skipped_empty
         return {mode: {**score_mode(engine, collection, doc_of, mode, progress), **stats} for mode in modes}
     finally:
         engine.close()

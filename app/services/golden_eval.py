@@ -7,6 +7,11 @@ metrics as the BEIR evaluation). A pair (question, asker) that expects nothing i
 averages; it is where the honest-answer rule must say "I don't know" (chat: app/rag/extractive.relevant
 over the top ``settings.top_k`` hits, threshold ``settings.answer_max_distance``).
 
+The conversation kinds (chain, lookup, structured, lexical: app/rag/golden.CHAT_KINDS) are asked through
+the chat itself, offline, each asker in a conversation of their own, every turn scored: its ranking is
+what the answer cites, then what it was given (the entities the question named, then the retrieved
+chunks); it is "answered" when it cites anything.
+
 Used by ``ragctl eval --golden``, tests/quality and scripts/calibrate_answer_threshold.py.
 """
 
@@ -22,7 +27,7 @@ from typing import Any
 
 from app.config import Settings
 from app.domain import Caller, Scope, SearchMode
-from app.rag.golden import Anchor, GoldenQuestion, parse_golden
+from app.rag.golden import CHAT_KINDS, Anchor, GoldenQuestion, parse_golden
 from app.rag.retrieval_metrics import document_ranking, mrr_at_k, recall_at_k
 from app.services.evaluation import EvaluationError, ProgressFactory, read_lines, SilentProgress
 
@@ -42,8 +47,10 @@ class Asked:
     mode: str
     ranked: list[Anchor]
     expected: tuple[Anchor, ...]
-    min_on_topic: float  # smallest distance among the chat's top-k hits sharing a topic word
-    answered: bool  # the chat's rule: some top-k hit within the threshold shares a topic word
+    min_on_topic: float  # what the answer gate sees: app.rag.extractive.gate_distance of the chat's top-k
+    answered: bool  # the chat's rule: some top-k hit is evidence (chat kinds: the answer cites something)
+    turn: int = 0  # chain: which turn (0 = the first question)
+    answer: str = ""  # chat kinds: the answer text
 
     def metric(self, name: str) -> float:
         relevant = {anchor: 1 for anchor in self.expected}
@@ -92,12 +99,19 @@ def demo_callers(engine, askers: set[str]) -> dict[str, Caller]:
 
 def ask_all(engine, settings: Settings, questions: Sequence[GoldenQuestion], modes: Sequence[SearchMode],
             progress: ProgressFactory | None = None) -> list[Asked]:
-    """Every (question, asker) in every mode. The question is embedded once and searched through the
-    engine contract, as app/services/search does: embedding is the costly part, the rest is milliseconds."""
+    """Every (question, asker) in every mode. A search question is embedded once and searched through the
+    engine contract, as app/services/search does: embedding is the costly part, the rest is milliseconds.
+    A conversation question goes through the chat (app/services/chat.py), turn by turn."""
     callers = demo_callers(engine, {asker for q in questions for asker in q.expect})
     bar = (progress or (lambda desc, total: SilentProgress()))("questions", len(questions))
     asked: list[Asked] = []
     for q in questions:
+        if q.kind in CHAT_KINDS:
+            for mode in modes:
+                for asker, expected in q.expect.items():
+                    asked.extend(_converse(engine, settings, q, asker, callers[asker], expected, mode))
+            bar.update(1)
+            continue
         vector = engine.embed_query(q.question)
         for mode in modes:
             for asker, expected in q.expect.items():
@@ -107,15 +121,42 @@ def ask_all(engine, settings: Settings, questions: Sequence[GoldenQuestion], mod
     return asked
 
 
+def _converse(engine, settings: Settings, q: GoldenQuestion, asker: str, caller: Caller,
+              expected: tuple[Anchor, ...], mode: SearchMode) -> list[Asked]:
+    """The question and its follow-ups in one new conversation, offline, in ``mode``."""
+    import anyio
+    import httpx
+
+    from app.rag.refs import ref_of
+    from app.services import chat
+
+    offline = settings.model_copy(update={"search_mode": mode, "llm_url": None, "llm_model": None})
+
+    async def talk() -> list[Asked]:
+        rows, conversation = [], None
+        async with httpx.AsyncClient() as unused:  # no LLM: the extractive answer
+            for turn, text in enumerate(q.turns):
+                prep = chat.prepare(engine, offline, caller, chat.ChatInput(text, conversation))
+                answer = await chat.chat(engine, offline, prep, unused)
+                conversation = answer.conversation_id
+                cited = [r for r in (ref_of(a) for a in answer.citations) if r is not None]
+                given = [(h.source_type, h.source_id) for h in [*answer.entities, *answer.search.result.hits]]
+                rows.append(Asked(q, asker, caller.role.value.lower(), mode, document_ranking([*cited, *given]),
+                                  expected, NO_HIT, bool(cited), turn, answer.answer))
+        return rows
+
+    return anyio.run(talk)
+
+
 def _ask(engine, settings: Settings, q: GoldenQuestion, vector, asker: str, caller: Caller,
          expected: tuple[Anchor, ...], mode: SearchMode) -> Asked:
-    from app.rag.extractive import relevant
+    from app.rag.extractive import gate_distance
 
     deep = engine.search(vector, q.question, caller, DEPTH, Scope(), mode).hits
     ranked = document_ranking((h.source_type, h.source_id) for h in deep)
     # What the chat answers from: its own top-k (hybrid's candidate depth grows with k, so not a prefix).
     top = engine.search(vector, q.question, caller, settings.top_k, Scope(), mode).hits
-    best = min((h.distance for h in relevant(q.question, top, NO_HIT)), default=NO_HIT)
+    best = gate_distance(q.question, top)
     return Asked(q, asker, caller.role.value.lower(), mode, ranked, expected, best,
                  best <= settings.answer_max_distance)
 

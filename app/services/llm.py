@@ -68,6 +68,30 @@ def llm_client(settings: Settings) -> httpx.AsyncClient:
                              limits=httpx.Limits(max_connections=cap, max_keepalive_connections=min(cap, 20)))
 
 
+class Deadline:
+    """One deadline for a whole chat turn (RAG_LLM_TIMEOUT_S): the follow-up rewrite, every tool round
+    and the answer share it, so a hanging LLM costs a turn the deadline once, not once per call."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self._end = anyio.current_time() + seconds
+
+    def remaining(self) -> float:
+        return self._end - anyio.current_time()
+
+    def budget(self, share: float = 1.0) -> float:
+        """Seconds for the next call: what is left, at most ``share`` of the whole deadline."""
+        return min(self.remaining(), share * self.seconds)
+
+
+def _limit(settings: Settings, timeout_s: float | None, url: str) -> float:
+    """The call's own limit: the turn's remaining budget (``timeout_s``), else RAG_LLM_TIMEOUT_S."""
+    limit = settings.llm_timeout_s if timeout_s is None else timeout_s
+    if limit <= 0:
+        raise _fail("timeout", f"{url}: the turn's deadline ({settings.llm_timeout_s} s) has passed")
+    return limit
+
+
 def _fail(cause: str, message: str) -> LLMError:
     metrics.LLM_ERRORS.labels(cause).inc()
     return LLMError(cause, message)
@@ -85,15 +109,16 @@ def _request(settings: Settings, messages: list[dict[str, Any]], **extra: Any) -
 
 
 async def _post_json(settings: Settings, client: httpx.AsyncClient, messages: list[dict[str, Any]],
-                     **extra: Any) -> dict[str, Any]:
+                     timeout_s: float | None = None, **extra: Any) -> dict[str, Any]:
     """POST one non-streaming request under the deadline; return the first choice's message."""
     url, headers, body = _request(settings, messages, **extra)
+    limit = _limit(settings, timeout_s, url)
     metrics.LLM_CALLS.inc()
     try:
-        with anyio.fail_after(settings.llm_timeout_s):
-            response = await client.post(url, json=body, headers=headers, timeout=settings.llm_timeout_s)
+        with anyio.fail_after(limit):
+            response = await client.post(url, json=body, headers=headers, timeout=limit)
     except (TimeoutError, httpx.TimeoutException) as exc:
-        raise _fail("timeout", f"{url} gave no answer within {settings.llm_timeout_s} s") from exc
+        raise _fail("timeout", f"{url} gave no answer within {limit:.3g} s") from exc
     except httpx.HTTPError as exc:
         raise _fail("unreachable", f"{url} unreachable: {type(exc).__name__}: {exc}") from exc
     if response.status_code != 200:
@@ -107,9 +132,10 @@ async def _post_json(settings: Settings, client: httpx.AsyncClient, messages: li
     return message
 
 
-async def complete(settings: Settings, messages: list[dict[str, Any]], client: httpx.AsyncClient) -> str:
+async def complete(settings: Settings, messages: list[dict[str, Any]], client: httpx.AsyncClient,
+                   timeout_s: float | None = None) -> str:
     """The first choice's text (stripped); an empty answer is a bad_response."""
-    message = await _post_json(settings, client, messages)
+    message = await _post_json(settings, client, messages, timeout_s)
     content = message.get("content")
     if not isinstance(content, str) or not content.strip():
         raise _fail("empty", f"{settings.llm_url} returned an empty answer")
@@ -117,9 +143,9 @@ async def complete(settings: Settings, messages: list[dict[str, Any]], client: h
 
 
 async def complete_with_tools(settings: Settings, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
-                              client: httpx.AsyncClient) -> Completion:
+                              client: httpx.AsyncClient, timeout_s: float | None = None) -> Completion:
     """Offer `tools` (OpenAI function tools); return the text, or the tool calls the model asked for."""
-    message = await _post_json(settings, client, messages, tools=tools)
+    message = await _post_json(settings, client, messages, timeout_s, tools=tools)
     calls = [_tool_call(raw, settings.llm_url) for raw in message.get("tool_calls") or []]
     content = message.get("content")
     text = content.strip() if isinstance(content, str) and content.strip() else None
@@ -140,7 +166,8 @@ def _tool_call(raw: Any, url: str | None) -> ToolCall:
         raise _fail("bad_reply", f"{url} returned a malformed tool call: {exc!r}") from exc
 
 
-async def stream(settings: Settings, messages: list[dict[str, Any]], client: httpx.AsyncClient) -> AsyncIterator[str]:
+async def stream(settings: Settings, messages: list[dict[str, Any]], client: httpx.AsyncClient,
+                 timeout_s: float | None = None) -> AsyncIterator[str]:
     """Yield the text deltas of a ``stream: true`` completion until ``data: [DONE]``.
 
     The deadline covers the whole stream. Closing the generator (a client that went away) closes the
@@ -148,7 +175,7 @@ async def stream(settings: Settings, messages: list[dict[str, Any]], client: htt
     is a bad_response (what was yielded may be a truncated answer).
     """
     yielded = False
-    async with aclosing(_stream_deltas(settings, messages, client)) as deltas:
+    async with aclosing(_stream_deltas(settings, messages, client, timeout_s)) as deltas:
         async for delta in deltas:
             content = delta.get("content")
             if isinstance(content, str) and content:
@@ -159,7 +186,7 @@ async def stream(settings: Settings, messages: list[dict[str, Any]], client: htt
 
 
 async def stream_with_tools(settings: Settings, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
-                            client: httpx.AsyncClient) -> AsyncIterator[str | ToolCalls]:
+                            client: httpx.AsyncClient, timeout_s: float | None = None) -> AsyncIterator[str | ToolCalls]:
     """Offer `tools` on a streamed completion: yield each text delta as it arrives, then, if the model
     asked for tools, one ``ToolCalls`` last (assembled from its fragments, arguments decoded).
 
@@ -170,7 +197,7 @@ async def stream_with_tools(settings: Settings, messages: list[dict[str, Any]], 
     """
     parts: dict[int, dict[str, str]] = {}
     yielded = False
-    async with aclosing(_stream_deltas(settings, messages, client, tools=tools)) as deltas:
+    async with aclosing(_stream_deltas(settings, messages, client, timeout_s, tools=tools)) as deltas:
         async for delta in deltas:
             _add_fragments(parts, delta.get("tool_calls"), settings.llm_url)
             content = delta.get("content")
@@ -206,21 +233,22 @@ def _assembled(call: dict[str, str], url: str | None) -> ToolCall:
 
 
 async def _stream_deltas(settings: Settings, messages: list[dict[str, Any]], client: httpx.AsyncClient,
-                         **extra: Any) -> AsyncIterator[dict[str, Any]]:
+                         timeout_s: float | None = None, **extra: Any) -> AsyncIterator[dict[str, Any]]:
     """The ``delta`` object of each chunk of a ``stream: true`` completion, until ``data: [DONE]``.
 
     The deadline covers the whole stream; closing the generator closes the HTTP response (which stops
     the LLM's work); a stream that ends without [DONE] is a bad_response.
     """
     url, headers, body = _request(settings, messages, stream=True, **extra)
+    limit = _limit(settings, timeout_s, url)
     metrics.LLM_CALLS.inc()
-    deadline = anyio.current_time() + settings.llm_timeout_s
+    deadline = anyio.current_time() + limit
     try:
-        with anyio.fail_after(settings.llm_timeout_s):
+        with anyio.fail_after(limit):
             response = await client.send(client.build_request("POST", url, json=body, headers=headers,
-                                                              timeout=settings.llm_timeout_s), stream=True)
+                                                              timeout=limit), stream=True)
     except (TimeoutError, httpx.TimeoutException) as exc:
-        raise _fail("timeout", f"{url} gave no answer within {settings.llm_timeout_s} s") from exc
+        raise _fail("timeout", f"{url} gave no answer within {limit:.3g} s") from exc
     except httpx.HTTPError as exc:
         raise _fail("unreachable", f"{url} unreachable: {type(exc).__name__}: {exc}") from exc
     try:
@@ -230,7 +258,7 @@ async def _stream_deltas(settings: Settings, messages: list[dict[str, Any]], cli
             raise _fail("http_status", f"{url} answered {response.status_code}: {response.text[:200]}")
         lines = response.aiter_lines()
         while True:
-            line = await _next_line(lines, deadline, url, settings.llm_timeout_s)
+            line = await _next_line(lines, deadline, url, limit)
             if line is None:
                 raise _fail("bad_reply", f"{url} ended the stream without [DONE]")
             delta = _sse_delta(line, url)

@@ -41,6 +41,8 @@ def get_record(engine: Engine, entity: EntitySpec, row_id: int) -> dict[str, Any
     row = engine.get(entity, _check_id(entity, row_id))
     if row is None:
         raise RecordNotFoundError(_missing(entity, row_id))
+    if entity is PROJECTS:  # data for project matching, not a CRUD column (app/services/summaries.py writes it)
+        row["auto_summary"], row["auto_summary_at"] = engine.project_summary(row_id) or (None, None)
     return row
 
 

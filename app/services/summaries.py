@@ -20,6 +20,7 @@ import httpx
 from app.config import Settings
 from app.domain import SummarySource
 from app.engines.base import Engine
+from app.rag import citations
 from app.rag.summaries import clean_summary, due_reason, fingerprint, summary_messages, tasks_waiting
 from app.services.llm import LLMError, complete
 
@@ -37,7 +38,8 @@ class SummaryOutcome:
     project_id: int
     name: str
     status: Status  # waiting: only task edits are pending, remade once RAG_SUMMARY_TASK_INTERVAL_S has passed
-    reason: str | None  # written: why it was due; failed: the LLM's reason (timeout | unreachable | bad_response)
+    reason: str | None  # written: why it was due; failed: the LLM's reason (timeout | unreachable |
+    # bad_response | ungrounded: nothing was left once its invented citations were removed)
     summary: str | None  # the summary stored now (the previous one when the LLM failed)
 
 
@@ -95,11 +97,20 @@ class ProjectSummarizer:
     async def _remake(self, source: SummarySource, reason: str,
                       client: httpx.AsyncClient) -> tuple[SummaryOutcome, LLMError | None]:
         try:
-            text = clean_summary(await complete(self.settings, summary_messages(source), client))
+            raw = clean_summary(await complete(self.settings, summary_messages(source), client))
         except LLMError as exc:
             log.warning("project %d: summary not remade (%s); the previous one stays. LLM %s: %s",
                         source.project_id, reason, exc.reason, exc)
             return _failed(source, exc), exc
+        # The same check as a chat answer's: the model was shown the project only, so any other anchor is
+        # invented, and the claim resting on it goes (search_projects quotes summaries to the model).
+        checked = citations.clean(raw, {f"[PROJECT #{source.project_id}]"})
+        text = checked.text
+        if checked.removed:
+            log.warning("project %d: summary cited what it was not given (%s); those claims were removed",
+                        source.project_id, ", ".join(checked.removed))
+        if not text:
+            return SummaryOutcome(source.project_id, source.name, "failed", "ungrounded", source.auto_summary), None
         # The fingerprint is of the inputs read before the call: an edit made meanwhile is seen next sweep.
         if not self.engine.set_project_summary(source.project_id, text, fingerprint(source)):
             return SummaryOutcome(source.project_id, source.name, "deleted", reason, None), None

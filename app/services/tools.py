@@ -1,9 +1,11 @@
 """The model's tools (OpenAI function tools): each one's JSON schema next to its implementation.
 
-Pure dispatch over the engine: the access rule lives in the engine (find_tasks) or does not apply
-(every employee may see every project, but only managers and admins get a project's auto-summary,
-which is written from tasks a developer may not see). A tool never raises on the model's input: a bad argument is
-answered ``{"success": false, "error": ...}`` so the model can correct itself.
+Pure dispatch over the engine: the access rule lives in the engine (find_tasks), in the entity lookup
+(app/services/entities.py, get_entity), or does not apply (every employee may see every project, but only
+managers and admins get a project's auto-summary, which is written from tasks a developer may not see). A
+tool never raises on the model's input: a bad argument is answered ``{"success": false, "error": ...}`` so
+the model can correct itself. What a tool showed the model is citable (``anchors``) and listed in the
+answer's results (``entities``).
 """
 
 from __future__ import annotations
@@ -14,10 +16,11 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from app.domain import Caller, Conversation, TaskQuery
+from app.domain import Caller, Conversation, Person, SourceRecord, TaskQuery, Vocabulary
 from app.engines.base import Engine
-from app.rag import terms
-from app.services import conversations
+from app.rag import refs, terms
+from app.rag.refs import EntityRef
+from app.services import conversations, entities
 from app.services.llm import ToolCall
 
 SNIPPET_CHARS = 240
@@ -36,6 +39,15 @@ class ToolState:
     conversation: Conversation | None
     scope_changed: bool = False
     anchors: set[str] = field(default_factory=set)  # what tool results showed the model: citable
+    entities: dict[EntityRef, SourceRecord] = field(default_factory=dict)  # what get_entity returned
+    task_rows: list[dict[str, Any]] = field(default_factory=list)  # what find_tasks returned
+    today: dt.date = field(default_factory=dt.date.today)
+    _vocabulary: Vocabulary | None = None
+
+    def vocabulary(self) -> Vocabulary:
+        if self._vocabulary is None:
+            self._vocabulary = self.engine.vocabulary()
+        return self._vocabulary
 
 
 def _function(name: str, description: str, properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
@@ -97,36 +109,102 @@ def set_rag_scope(state: ToolState, scope: Any) -> dict[str, Any]:
 
 FIND_TASKS = _function(
     "find_tasks", "List tasks matching structured filters (only tasks the asker may see). Use for questions "
-    "like 'which tasks are overdue in sprint 3?' or 'critical unassigned tasks'.",
-    {"status": {"type": "string", "description": "e.g. TODO, IN_PROGRESS, DONE (case-insensitive)"},
+    "like 'which of my tasks are in progress?', 'which tasks are overdue in sprint 3?', 'what is Chen working "
+    "on?' or 'critical unassigned tasks'. Every filter is optional; they combine.",
+    {"status": {"type": "string", "description": "e.g. TODO, IN_PROGRESS, IN_REVIEW, DONE (case-insensitive)"},
      "priority": {"type": "string", "description": "e.g. LOW, MEDIUM, HIGH, CRITICAL (case-insensitive)"},
      "sprint": {"type": "integer", "description": "sprint id"},
      "project": {"type": "integer", "description": "project id (see search_projects)"},
      "assignee": {"type": "integer", "description": "employee id of the assignee"},
+     "assignee_name": {"type": "string", "description": "the assignee's name as the user wrote it (first, last or "
+                                                        "full name); resolved to an employee"},
+     "mine": {"type": "boolean", "description": "only tasks assigned to the person asking"},
+     "open": {"type": "boolean", "description": "only tasks that are not finished"},
      "overdue": {"type": "boolean", "description": "only tasks past their due date and not finished"},
      "unassigned": {"type": "boolean", "description": "only tasks with no assignee"},
+     "due_after": {"type": "string", "format": "date", "description": "due on or after this day (YYYY-MM-DD)"},
+     "due_before": {"type": "string", "format": "date", "description": "due before this day (YYYY-MM-DD)"},
      "limit": {"type": "integer", "minimum": 1, "maximum": 100, "description": "at most this many (default 20)"}},
     [])
 
 
 def find_tasks(state: ToolState, status: str | None = None, priority: str | None = None, sprint: int | None = None,
-               project: int | None = None, assignee: int | None = None, overdue: bool = False,
-               unassigned: bool = False, limit: int = 20) -> dict[str, Any]:
+               project: int | None = None, assignee: int | None = None, assignee_name: str | None = None,
+               mine: bool = False, open: bool = False, overdue: bool = False,  # noqa: A002 (the tool's word)
+               unassigned: bool = False, due_after: str | None = None, due_before: str | None = None,
+               limit: int = 20) -> dict[str, Any]:
+    if isinstance(limit, int) and not isinstance(limit, bool) and limit > 100:
+        return {"success": False, "error": "limit must be 1..100"}
+    if mine is True:
+        assignee = state.caller.employee_id
+    elif assignee_name is not None:
+        people = people_named(state, assignee_name)
+        if len(people) != 1:
+            return {"success": False, "error": f"no employee is called {assignee_name!r}" if not people else
+                    "several employees match: " + ", ".join(f"{p.name} (id {p.employee_id})" for p in people)
+                    + "; ask which one, or pass assignee"}
+        assignee = people[0].employee_id
     try:
         query = TaskQuery(status=status, priority=priority, sprint_id=sprint, project_id=project,
-                          assignee_id=assignee, overdue_on=dt.date.today() if overdue is True else None,
-                          unassigned=unassigned is True, limit=limit)
+                          assignee_id=assignee, overdue_on=state.today if overdue is True else None,
+                          unassigned=unassigned is True, limit=limit, open_only=open is True,
+                          due_after=_day(due_after, "due_after"), due_before=_day(due_before, "due_before"))
     except ValueError as exc:
         return {"success": False, "error": str(exc)}
     tasks = state.engine.find_tasks(state.caller, query)
     state.anchors.update(f"[TASK #{t['task_id']}]" for t in tasks)
+    state.task_rows.extend(tasks)
     return {"success": True, "tasks": [{"anchor": f"[TASK #{t['task_id']}]", **t} for t in tasks]}
+
+
+def people_named(state: ToolState, name: str) -> list[Person]:
+    """Employees whose full, first or last name is ``name`` (accents and case ignored): the full name
+    first, so "Ana Garcia" is one person even when there are two Anas."""
+    wanted = " ".join(terms.fold(name).split())
+    people = state.vocabulary().people
+    for names_of in (lambda p: [" ".join(terms.fold(x) for x in (p.first_name, p.last_name) if x)],
+                     lambda p: [terms.fold(x) for x in (p.first_name, p.last_name) if x]):
+        found = [p for p in people if wanted in names_of(p)]
+        if found:
+            return found
+    return []
+
+
+def _day(value: Any, name: str) -> dt.date | None:
+    if value is None:
+        return None
+    try:
+        return dt.date.fromisoformat(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a date as YYYY-MM-DD, got {value!r}") from None
+
+
+GET_ENTITY = _function(
+    "get_entity", "Read one task, sprint, project or document by its id (e.g. the user asks about 'task 107' "
+    "or 'doc 6'), with its status, assignee, due date, comments or text. Only what the asker may see.",
+    {"type": {"type": "string", "enum": ["task", "sprint", "project", "doc"], "description": "what kind of entity"},
+     "id": {"type": "integer", "minimum": 1, "description": "its id, the number in its anchor ([TASK #107] → 107)"}},
+    ["type", "id"])
+
+
+def get_entity(state: ToolState, type: Any, id: Any) -> dict[str, Any]:  # noqa: A002 (the tool's words)
+    """A hidden entity and a missing one give the same error, so the model (and the asker) cannot tell them apart."""
+    if type not in refs.ANCHOR_PREFIX or isinstance(id, bool) or not isinstance(id, int) or id < 1:
+        return {"success": False, "error": "type must be task, sprint, project or doc and id a positive integer"}
+    ref: EntityRef = (type, id)
+    record = entities.lookup(state.engine, state.caller, ref)
+    if record is None:
+        return {"success": False, "error": f"there is no {type} #{id} that the asker may see"}
+    state.entities[ref] = record
+    state.anchors.add(refs.anchor(ref))
+    return {"success": True, "anchor": refs.anchor(ref), "text": entities.text_of(record)}
 
 
 TOOLS: dict[str, tuple[dict[str, Any], Callable[..., dict[str, Any]]]] = {
     "search_projects": (SEARCH_PROJECTS, search_projects),
     "set_rag_scope": (SET_RAG_SCOPE, set_rag_scope),
     "find_tasks": (FIND_TASKS, find_tasks),
+    "get_entity": (GET_ENTITY, get_entity),
 }
 SCHEMAS = [schema for schema, _ in TOOLS.values()]
 

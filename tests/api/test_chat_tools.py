@@ -88,7 +88,7 @@ def test_find_tasks_filters_overdue_and_unassigned(sqlite_engine, sqlite_setting
     assert [t["task_id"] for t in unassigned["tasks"]] == [ids["sdk"]]
     assert bad["success"] is False and "limit" in bad["error"]
     # an anchor a tool showed the model is citable; an invented one is removed and never cited
-    assert body["answer"] == f"[TASK #{ids['sdk']}] is overdue; too." and body["citations"] == [f"[TASK #{ids['sdk']}]"]
+    assert body["answer"] == f"[TASK #{ids['sdk']}] is overdue." and body["citations"] == [f"[TASK #{ids['sdk']}]"]
 
 
 def test_search_projects_scores_names_descriptions_and_summaries(sqlite_engine, sqlite_settings, ids):
@@ -137,7 +137,7 @@ def test_a_developer_gets_no_content_of_another_developers_task(sqlite_engine, s
         body = ask(c, ids["ana"], "why does the Adyen refund flow time out after 30 s?").json()
     prompt = json.dumps(llm.requests[0]["body"]["messages"])
     assert "Adyen" not in prompt.split("Question:")[0] and "Refund flow times out" not in prompt
-    assert f"[TASK #{ids['refund']}]" not in prompt and "Ana Garcia (DEVELOPER)" in prompt
+    assert f"[TASK #{ids['refund']}]" not in prompt and f"Ana Garcia (DEVELOPER, employee id {ids['ana']})" in prompt
     assert all(not (h["source_type"] == "task" and h["source_id"] == ids["refund"]) for h in body["results"])
 
 

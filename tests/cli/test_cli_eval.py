@@ -109,3 +109,15 @@ def test_a_kept_database_is_reused_and_a_different_corpus_is_refused(run, tmp_pa
 def test_no_judged_query_is_a_clear_error(run, tmp_path):
     result = run(*write_collection(tmp_path, qrels=[("q1", "d2", 0)]))
     assert result.exit_code == 1 and "no query in" in result.stderr
+
+
+def test_an_empty_document_is_skipped_and_counted_not_an_abort(run, tmp_path):
+    """Cranfield's document 471 has neither title nor text: the evaluation runs without it and says so."""
+    empty = json.dumps({"_id": "471", "title": "", "text": " "}) + "\n"
+    args = write_collection(tmp_path, corpus_extra=empty)
+    result = run(*args, "--mode", "lexical", "--json")
+    assert result.exit_code == 0, result.output
+    figures = json.loads(result.stdout)["lexical"]
+    assert figures["documents"] == 5 and figures["skipped_empty_documents"] == 1
+    table = run(*args, "--mode", "lexical")
+    assert table.exit_code == 0 and "1 empty document(s) skipped (neither title nor text)" in table.output

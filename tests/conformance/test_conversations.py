@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from app.domain import TASK_FIELDS, TaskQuery
+from app.domain import TASK_FIELDS, TaskQuery, TurnFacts
 from app.engines.base import ConflictError
 from app.entities import EMPLOYEES, PROJECTS
 from app.rag.access import is_visible
@@ -57,6 +57,27 @@ def test_conversations_with_the_same_updated_at_page_by_id(engine):
 
 def ids(page):
     return [c.conversation_id for c in page.items]
+
+
+def test_an_answer_keeps_what_it_rested_on_and_bad_facts_store_nothing(engine):
+    """FOCUS, RETRIEVED, RAG_SCOPE and LLM_ERROR (V9 / V13) round-trip on the assistant row only; a
+    turn whose facts are malformed is refused before anything is written."""
+    ana = employee(engine, "Ana", "Ruiz")
+    conv = engine.create_conversation(ana, "all", None, None)
+    facts = TurnFacts(focus="[TASK #107]", retrieved=(("task", 107, 0), ("doc", 6, 2)), rag_scope="none",
+                      llm_error="ungrounded")
+    user, answer = engine.append_turn(conv.conversation_id, "q", "a [TASK #107]", ["[TASK #107]"], facts=facts)
+    assert (answer.facts, user.facts) == (facts, TurnFacts())
+    assert [m.facts for m in engine.recent_messages(conv.conversation_id, 2)] == [TurnFacts(), facts]
+    for bad in ({"focus": "TASK 107"}, {"retrieved": (("task", -1, 0),)}, {"llm_error": "oops"},
+                {"rag_scope": "0"}, {"retrieved": tuple(("task", i, 0) for i in range(1, 66))}):
+        with pytest.raises(ValueError):
+            TurnFacts(**bad)
+    widest = TurnFacts(focus=f"[PROJECT #{2**63 - 1}]",
+                       retrieved=tuple(("project", 2**63 - 1 - i, 2**63 - 1) for i in range(64)))
+    assert len(widest.retrieved_json().encode()) <= 4000  # Oracle's VARCHAR2(4000 BYTE)
+    engine.append_turn(conv.conversation_id, "q2", "a2", [], facts=widest)
+    assert engine.recent_messages(conv.conversation_id, 1)[0].facts == widest
 
 
 def test_scope_is_stored_and_a_malformed_one_changes_nothing(engine):
@@ -205,6 +226,9 @@ def expected(caller, tasks, q: TaskQuery) -> list[int]:
             q.assignee_id is None or t["assignee_id"] == q.assignee_id,
             q.overdue_on is None or (t["due"] < q.overdue_on and t["status"].upper() != "DONE"),
             not q.unassigned or t["assignee_id"] is None,
+            not q.open_only or t["status"].upper() != "DONE",
+            q.due_after is None or t["due"] >= q.due_after,
+            q.due_before is None or t["due"] < q.due_before,
         ])
     return sorted(tid for tid, t in tasks.items() if keep(t))[: q.limit]
 
@@ -226,6 +250,24 @@ def test_find_tasks_never_returns_a_task_the_caller_may_not_see_under_any_filter
     assert checked == 3 * 2 * 3 * 2 * 2 * 3 * 2 * 2
 
 
+def test_find_tasks_open_and_due_window_under_the_access_rule(engine):
+    """The filters the structured questions add ("still open", "due this week"): exact day bounds, the
+    upper one exclusive, under the access rule for every caller."""
+    ids, tasks = seed_tasks(engine)
+    windows = [(None, None), (dt.date(2025, 5, 1), None), (None, dt.date(2025, 5, 1)),
+               (dt.date(2025, 5, 1), dt.date(2025, 5, 2)), (dt.date(2025, 6, 1), dt.date(2025, 8, 1))]
+    for who in ("ana", "ben", "boss"):
+        caller = engine.caller(ids[who])
+        for open_only in (False, True):
+            for after, before in windows:
+                q = TaskQuery(open_only=open_only, due_after=after, due_before=before, limit=500)
+                assert [t["task_id"] for t in engine.find_tasks(caller, q)] == expected(caller, tasks, q), (who, q)
+    boss = engine.caller(ids["boss"])
+    assert len(engine.find_tasks(boss, TaskQuery(open_only=True, limit=500))) == 5  # all but the DONE one
+    day = engine.find_tasks(boss, TaskQuery(due_after=dt.date(2025, 5, 1), due_before=dt.date(2025, 5, 2)))
+    assert len(day) == 4  # the four tasks due on 2025-05-01, the bound day included
+
+
 def test_find_tasks_rows_limit_and_who_sees_unassigned(engine):
     ids, tasks = seed_tasks(engine)
     boss, ana = engine.caller(ids["boss"]), engine.caller(ids["ana"])
@@ -238,7 +280,7 @@ def test_find_tasks_rows_limit_and_who_sees_unassigned(engine):
     overdue = engine.find_tasks(ana, TaskQuery(overdue_on=TODAY))
     assert [(t["title"], t["assignee_name"]) for t in overdue] == [("Fix login", "Ana Ruiz")]
     assert len(engine.find_tasks(boss, TaskQuery(limit=2))) == 2
-    for bad in (dict(limit=0), dict(limit=101), dict(sprint_id=-1), dict(status=""), dict(overdue_on="2025-01-01")):
+    for bad in (dict(limit=0), dict(limit=501), dict(due_after="2025-01-01"), dict(sprint_id=-1), dict(status=""), dict(overdue_on="2025-01-01")):
         with pytest.raises(ValueError):
             TaskQuery(**bad)
 
@@ -258,3 +300,54 @@ def test_project_summaries_are_data_not_chunk_text(engine):
     assert {(r.source_type, r.source_id) for r in peek_queue(engine)} <= {("project", p)}
     assert drain_all(engine).chunks_written == 0
     assert engine.set_project_summary(p, None) is True and engine.projects_for_matching()[0].auto_summary is None
+
+
+
+# --- entities by id, names, pins, summaries (issue 15) -----------------------------------------------
+
+def test_an_entity_by_id_follows_the_search_rule_and_hidden_reads_as_missing(engine):
+    """entities.visible (ids in questions, the focus, memory, get_entity) against the rule search applies,
+    for every caller and every kind of entity; a missing id and a hidden one are equally absent."""
+    from app.domain import Scope
+    from app.services import entities
+    from tests.support import document
+
+    ids, tasks = seed_tasks(engine)
+    docs = [document(engine, "Org guide", "for everyone"), document(engine, "Ana's notes", "mine", owner_id=ids["ana"]),
+            document(engine, "Ben's notes", "his", owner_id=ids["ben"])]
+    drain_all(engine)
+    wanted = [("task", t) for t in tasks] + [("doc", d) for d in docs] + [("project", ids["p1"]),
+              ("sprint", ids["s1"]), ("task", 987_654), ("doc", 987_654), ("sprint", 987_654)]
+    for who in ("ana", "ben", "boss"):
+        caller = engine.caller(ids[who])
+        searched = {(h.source_type, h.source_id) for h in engine.search(
+            engine.embed_query("notes login"), "notes login", caller, 100, Scope(), "vector").hits}
+        found = entities.visible(engine, caller, wanted)
+        assert set(found) == {r for r in wanted if r in searched}, who
+        assert list(found) == [r for r in wanted if r in found]  # in the order asked
+        for ref, record in found.items():
+            assert entities.ref_of(record) == ref and entities.text_of(record).startswith(
+                f"[{ref[0].upper() if ref[0] != 'doc' else 'DOC'} #{ref[1]}]")
+
+
+def test_vocabulary_pin_and_project_summary(engine):
+    ana = employee(engine, "Ana", "Ruiz")
+    apollo, zeus = project(engine, "Apollo"), project(engine, "Zeus")
+    s1 = sprint(engine, apollo, "Apollo Sprint 1")
+    names = engine.vocabulary()
+    assert [(p.employee_id, p.first_name, p.last_name) for p in names.people] == [(ana, "Ana", "Ruiz")]
+    assert [(n.id, n.name) for n in names.projects] == [(apollo, "Apollo"), (zeus, "Zeus")]
+    assert [(n.id, n.name, n.project_id) for n in names.sprints] == [(s1, "Apollo Sprint 1", apollo)]
+    conv = engine.create_conversation(ana, str(apollo), apollo, None)
+    moved = engine.set_conversation_pin(conv.conversation_id, str(zeus), zeus)
+    assert (moved.rag_scope, moved.pinned_project_id) == (str(zeus), zeus)
+    free = engine.set_conversation_pin(conv.conversation_id, "all", None)
+    assert (free.rag_scope, free.pinned_project_id) == ("all", None) and free.updated_at >= moved.updated_at
+    with pytest.raises(ConflictError):
+        engine.set_conversation_pin(conv.conversation_id, str(zeus + 1000), zeus + 1000)
+    assert engine.get_conversation(conv.conversation_id).pinned_project_id is None  # nothing changed
+    assert engine.set_conversation_pin(conv.conversation_id + 1000, "all", None) is None
+    assert engine.project_summary(apollo) == (None, None) and engine.project_summary(zeus + 1000) is None
+    engine.set_project_summary(apollo, "Apollo ships the launch.")
+    text, at = engine.project_summary(apollo)
+    assert text == "Apollo ships the launch." and isinstance(at, dt.datetime)

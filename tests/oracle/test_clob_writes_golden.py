@@ -76,8 +76,8 @@ def test_a_long_message_is_bound_as_a_clob_and_a_short_one_is_not(fake_engine, c
     conn.replies += [("UPDATE CONVERSATIONS", Reply(rowcount=1)),
                      ("INSERT INTO MESSAGES", Reply(out={"new_id": [11]})),
                      ("INSERT INTO MESSAGES", Reply(out={"new_id": [12]})),
-                     ("FROM MESSAGES WHERE MESSAGE_ID IN", Reply(rows=[(11, 5, "user", "q", "[]", None),
-                                                                      (12, 5, "assistant", "a", "[]", None)]))]
+                     ("FROM MESSAGES WHERE MESSAGE_ID IN", Reply(rows=[(11, 5, "user", "q", "[]", None, None, None, None, None),
+                                                                      (12, 5, "assistant", "a", "[]", None, None, None, None, None)]))]
     fake_engine.append_turn(5, "q", "a" * 40_000, [])
     user, answer = [c for c in conn.calls if c.sql.startswith("INSERT INTO MESSAGES")]
     assert user.inputsizes == {} and answer.inputsizes == {"content": oracledb.DB_TYPE_CLOB}

@@ -9,7 +9,7 @@ import datetime as dt
 import oracledb
 import pytest
 
-from app.domain import Caller, Role, TaskQuery
+from app.domain import Caller, Named, Person, Role, TaskQuery, TurnFacts, Vocabulary
 from app.engines.base import ConflictError
 from app.engines.oracle import statements as sql
 
@@ -93,23 +93,28 @@ def test_list_scope_and_delete(fake_engine, conn):
 def test_append_turn_bumps_inserts_both_then_commits_once(fake_engine, conn):
     conn.replies += [("UPDATE CONVERSATIONS SET UPDATED_AT", Reply(rowcount=1)),
                      ("INSERT INTO MESSAGES", returning([41])), ("INSERT INTO MESSAGES", returning([42])),
-                     ("MESSAGE_ID IN", Reply(rows=[(41, 5, "user", "who?", "[]", NOW),
-                                                   (42, 5, "assistant", "Ana [TASK #3]", '["[TASK #3]"]', NOW)]))]
-    user, answer = fake_engine.append_turn(5, "who?", "Ana [TASK #3]", ["[TASK #3]"])
+                     ("MESSAGE_ID IN", Reply(rows=[(41, 5, "user", "who?", "[]", NOW, None, None, None, None),
+                                                   (42, 5, "assistant", "Ana [TASK #3]", '["[TASK #3]"]', NOW,
+                                                    "[TASK #3]", '[["task",3,0]]', "all", None)]))]
+    facts = TurnFacts(focus="[TASK #3]", retrieved=(("task", 3, 0),), rag_scope="all")
+    user, answer = fake_engine.append_turn(5, "who?", "Ana [TASK #3]", ["[TASK #3]"], facts=facts)
     touch, first, second, read = conn.calls
     assert touch.sql == golden("touch_conversation") and touch.binds == {"conversation_id": 5}
     assert first.sql == second.sql == golden("insert_message")
     assert [(c.binds["message_role"], c.binds["content"], c.binds["citations"]) for c in (first, second)] == [
         ("user", "who?", "[]"), ("assistant", "Ana [TASK #3]", '["[TASK #3]"]')]
+    assert [(c.binds["focus"], c.binds["retrieved"], c.binds["used_scope"], c.binds["llm_error"])
+            for c in (first, second)] == [(None, None, None, None), ("[TASK #3]", '[["task",3,0]]', "all", None)]
     assert read.sql == golden("get_turn") and read.binds == {"user_id": 41, "answer_id": 42}
     assert conn.events == ["commit"]
     assert (user.role, answer.citations) == ("user", ("[TASK #3]",))
+    assert answer.facts == facts and user.facts == TurnFacts()
 
 
 def test_a_scope_chosen_during_the_turn_is_set_before_the_one_commit(fake_engine, conn):
     conn.replies += [("UPDATE CONVERSATIONS SET UPDATED_AT", Reply(rowcount=1)),
                      ("INSERT INTO MESSAGES", returning([41])), ("INSERT INTO MESSAGES", returning([42])),
-                     ("MESSAGE_ID IN", Reply(rows=[(41, 5, "user", "q", "[]", NOW), (42, 5, "assistant", "a", "[]", NOW)]))]
+                     ("MESSAGE_ID IN", Reply(rows=[(41, 5, "user", "q", "[]", NOW, None, None, None, None), (42, 5, "assistant", "a", "[]", NOW, None, None, None, None)]))]
     fake_engine.append_turn(5, "q", "a", [], rag_scope="none")
     scope = conn.calls[3]
     assert scope.sql == golden("set_conversation_scope")
@@ -133,7 +138,7 @@ def test_append_turn_to_an_unknown_conversation_inserts_nothing(fake_engine, con
 
 
 def test_messages_pages_and_the_recent_window(fake_engine, conn):
-    rows = [(i, 5, "user", f"m{i}", "[]", NOW) for i in (3, 2)]
+    rows = [(i, 5, "user", f"m{i}", "[]", NOW, None, None, None, None) for i in (3, 2)]
     conn.replies.append(("ORDER BY MESSAGE_ID DESC", Reply(rows=rows)))
     assert [m.message_id for m in fake_engine.recent_messages(5, 2)] == [2, 3]  # oldest first
     assert conn.calls[0].sql == golden("recent_messages") and conn.calls[0].binds == {"conversation_id": 5, "max_rows": 2}
@@ -146,7 +151,8 @@ def test_messages_pages_and_the_recent_window(fake_engine, conn):
 
 def test_find_tasks_binds_every_filter_and_the_access_rule(fake_engine, conn):
     query = TaskQuery(status="todo", priority="HIGH", sprint_id=3, project_id=2, assignee_id=7,
-                      overdue_on=dt.date(2025, 3, 1), unassigned=True, limit=5)
+                      overdue_on=dt.date(2025, 3, 1), unassigned=True, limit=5, open_only=True,
+                      due_after=dt.date(2025, 1, 27), due_before=dt.date(2025, 2, 3))
     conn.replies.append(("FROM TASKS t", Reply(rows=[(11, "Fix", "TODO", "HIGH", 3, "S3", 2, "Apollo", 7, "Ana Ruiz",
                                                       dt.datetime(2025, 2, 1), 3)])))
     [task] = fake_engine.find_tasks(Caller(7, Role.DEVELOPER), query)
@@ -155,7 +161,8 @@ def test_find_tasks_binds_every_filter_and_the_access_rule(fake_engine, conn):
     assert call.binds == {"caller_id": 7, "task_status": "todo", "task_priority": "HIGH", "sprint_id": 3,
                           "project_id": 2, "assignee_id": 7, "overdue_on": dt.date(2025, 3, 1),
                           **{f"done{i}": s for i, s in enumerate(("DONE", "CLOSED", "CANCELLED", "RESOLVED"))},
-                          "max_rows": 5}
+                          **{f"open{i}": s for i, s in enumerate(("DONE", "CLOSED", "CANCELLED", "RESOLVED"))},
+                          "due_after": dt.date(2025, 1, 27), "due_before": dt.date(2025, 2, 3), "max_rows": 5}
     assert task["expected_end_date"] == dt.date(2025, 2, 1) and task["assignee_name"] == "Ana Ruiz"
     fake_engine.find_tasks(Caller(1, Role.MANAGER), TaskQuery())
     assert conn.calls[1].sql == golden("find_tasks_manager_plain") and conn.calls[1].binds == {"max_rows": 20}
@@ -170,6 +177,47 @@ def test_projects_and_summaries(fake_engine, conn):
     assert conn.calls[1].sql == golden("set_project_summary") and conn.calls[1].binds["project_id"] == 2
     assert fake_engine.set_project_summary(3, "x") is False
     assert conn.events == ["commit", "commit"]
+
+
+def test_vocabulary_reads_people_projects_and_sprints_by_id(fake_engine, conn):
+    conn.replies += [("FROM EMPLOYEES ORDER BY", Reply(rows=[(7, "Ana", "Ruiz"), (8, None, "Ode")])),
+                     ("FROM PROJECTS ORDER BY", Reply(rows=[(2, "Apollo")])),
+                     ("FROM SPRINTS ORDER BY", Reply(rows=[(5, "Apollo Sprint 1", 2), (6, "Loose", None)]))]
+    names = fake_engine.vocabulary()
+    assert [c.sql for c in conn.calls] == [golden("vocabulary_people"), golden("vocabulary_projects"),
+                                            golden("vocabulary_sprints")]
+    assert all(c.binds in ({}, None) for c in conn.calls)
+    assert names == Vocabulary((Person(7, "Ana", "Ruiz"), Person(8, None, "Ode")), (Named(2, "Apollo"),),
+                               (Named(5, "Apollo Sprint 1", 2), Named(6, "Loose", None)))
+
+
+def test_a_pin_change_updates_scope_and_pin_then_commits_and_reads_back(fake_engine, conn):
+    conn.replies += [("PINNED_PROJECT_ID = :pinned_project_id", Reply(rowcount=1)),
+                     ("FROM CONVERSATIONS WHERE CONVERSATION_ID", Reply(rows=[(5, 7, "t", "all", None, NOW, NOW)]))]
+    conv = fake_engine.set_conversation_pin(5, "all", None)
+    update, read = conn.calls
+    assert update.sql == golden("set_conversation_pin")
+    assert update.binds == {"rag_scope": "all", "pinned_project_id": None, "conversation_id": 5}
+    assert read.sql == golden("get_conversation") and conn.events == ["commit"] and conv.pinned_project_id is None
+    conn.replies.append(("PINNED_PROJECT_ID = :pinned_project_id", Reply(rowcount=0)))
+    assert fake_engine.set_conversation_pin(6, "3", 3) is None
+
+
+def test_project_summary_reads_the_clob_and_its_time(fake_engine, conn):
+    conn.replies += [("AUTO_SUMMARY, AUTO_SUMMARY_AT FROM PROJECTS", Reply(rows=[("Ships it.", NOW)])),
+                     ("AUTO_SUMMARY, AUTO_SUMMARY_AT FROM PROJECTS", Reply(rows=[]))]
+    assert fake_engine.project_summary(2) == ("Ships it.", NOW)
+    assert conn.calls[0].sql == golden("project_summary") and conn.calls[0].binds == {"project_id": 2}
+    assert fake_engine.project_summary(3) is None
+
+
+def test_load_records_reads_sources_as_the_worker_does(fake_engine, conn):
+    conn.replies.append(("FROM DOCUMENTS", Reply(rows=[(6, "1:1 notes", "Agreed: pair.", None, 2, "MEETING_NOTES")])))
+    docs = fake_engine.load_records("doc", [6])
+    assert conn.calls[0].sql == golden("load_sources_doc") and conn.calls[0].binds == {"id0": 6}
+    assert list(docs) == [6] and docs[6].owner_employee_id == 2 and docs[6].body == "Agreed: pair."
+    conn.replies.append(("FROM DOCUMENTS", Reply(rows=[])))
+    assert fake_engine.load_records("doc", [9]) == {}  # missing: absent
 
 
 def test_the_proof_lists_the_conversation_tables():

@@ -7,6 +7,7 @@ import shutil
 import apsw
 import pytest
 
+from app.domain import TurnFacts
 from app.engines.base import EngineError
 from app.engines.sqlite import migrate as migrations
 from app.engines.sqlite.engine import SQLiteEngine
@@ -143,7 +144,15 @@ def test_v6_adds_conversations_and_project_summaries_to_an_upgraded_database(tmp
     shutil.copy(next(migrations.MIGRATIONS_DIR.glob("V7__*.sql")), directory)
     assert migrations.migrate(conn, directory) == ["7"]
     assert conn.execute("SELECT AUTO_SUMMARY_INPUTS FROM PROJECTS").fetchall() == [(None,)]
+    # V9 adds what each answer rested on; a message written before it reads with empty facts.
+    conn.execute("INSERT INTO CONVERSATIONS (EMPLOYEE_ID, RAG_SCOPE) VALUES (1, 'all')")
+    conn.execute("INSERT INTO MESSAGES (CONVERSATION_ID, ROLE, CONTENT) VALUES (1, 'assistant', 'old answer')")
+    for path in migrations.MIGRATIONS_DIR.glob("V[89]__*.sql"):
+        shutil.copy(path, directory)
+    assert migrations.migrate(conn, directory) == ["8", "9"]
     engine = SQLiteEngine(db, embedder=embedder)
+    old = engine.list_messages(1, None, 10).items
+    assert [(m.content, m.facts) for m in old] == [("old answer", TurnFacts())]
     try:
         conv = engine.create_conversation(1, "1", 1, "upgraded")
         user, answer = engine.append_turn(conv.conversation_id, "q", "a", ["[PROJECT #1]"])

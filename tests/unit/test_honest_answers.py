@@ -1,5 +1,5 @@
-"""Pure answer logic: the system prompt, invented anchors, the extractive quotes and "I don't know",
-and the offline standalone follow-up query."""
+"""Pure answer logic: the system prompt, the extractive quotes and "I don't know", the two-arm answer
+gate, and the follow-up rules (what names a topic, the focused and carried queries)."""
 
 from __future__ import annotations
 
@@ -30,16 +30,11 @@ def test_system_prompt_names_the_asker_the_date_and_the_scope():
         history=[{"role": "user", "content": "login bug?"}, {"role": "assistant", "content": "[TASK #7]"}])
     system = messages[0]["content"]
     assert "ONLY from the context" in system and "Ana Garcia (DEVELOPER)" in system  # one line, no injected newline
+    with_id = prompting.system_prompt(prompting.Asker("Ana Garcia", "DEVELOPER", 2), None, None)
+    assert "Ana Garcia (DEVELOPER, employee id 2)" in with_id and '"me"' in with_id
     assert "Monday 2024-06-03" in system and "Payments Platform" in system
     assert [m["role"] for m in messages] == ["system", "user", "assistant", "user"]
     assert prompting.scope_label("all") == "All projects" and prompting.scope_label("none").startswith("No project")
-
-
-def test_invented_anchors_are_stripped_from_the_text():
-    answer = "Ana fixes it [TASK #7]. Also see [TASK #999], and [DOC #3] (maybe [SPRINT #5])."
-    assert prompting.strip_invented_anchors(answer, ["[TASK #7]", "[DOC #3]"]) == \
-        "Ana fixes it [TASK #7]. Also see, and [DOC #3] (maybe)."
-    assert prompting.strip_invented_anchors("no anchors", ["[TASK #7]"]) == "no anchors"
 
 
 def test_context_hits_are_whole_chunks_that_fit():
@@ -88,16 +83,49 @@ def test_one_item_per_entity_and_at_most_three():
     assert answer.count("[TASK #7]") == 1 and "Ben Carter" not in answer and answer.count("\n- ") == 3
 
 
-def test_standalone_query_carries_the_previous_turns_key_terms():
-    query = followup.standalone_query(["What is blocking the login bug on the onboarding screen?"],
-                                      "who is assigned to it?")
+def test_a_follow_up_names_only_the_field_it_asks_for():
+    for question in ("who is assigned to it?", "what is blocking it?", "when is it due?", "¿cuándo vence?",
+                     "¿y quién lo tiene?", "and the priority?", "any comments?", "is it done?", "who reviewed it?",
+                     "¿está bloqueada?"):
+        assert followup.is_follow_up(question), question
+    for question in ("what about the checkout page?", "what is wrong with the login bug on the refund flow?",
+                     "¿qué pasa con la página de facturas?", "thanks", "who reviewed the payout scheduler?"):
+        assert not followup.is_follow_up(question), question
+
+
+def test_a_follow_up_query_carries_the_focus_or_the_last_question_that_named_a_topic():
+    query = followup.focused_query("who is assigned to it?", "Fix login bug on the onboarding screen")
     assert query.startswith("who is assigned to it?")
-    assert {"blocking", "login", "bug", "onboarding", "screen"} <= set(query.split())
-    assert not {"What", "the", "on", "is"} & set(query.split()[5:])
-    assert followup.standalone_query([], "who is assigned?") == "who is assigned?"
-    es = followup.standalone_query(["¿Qué bloquea la página de facturas?", "¿y los pagos en pesos?"],
-                                   "¿quién lo tiene asignado?")
-    assert es.split()[-2:] == ["pagos", "pesos"] and "los" not in es.split()  # the LAST turn, stop words dropped
+    assert {"Fix", "login", "bug", "onboarding", "screen"} <= set(query.split())
+    carried = followup.carried_query(["What is blocking the login bug on the onboarding screen?",
+                                      "who is assigned to it?", "when is it due?"], "is it blocked?")
+    assert {"login", "onboarding", "screen"} <= set(carried.split())  # three follow-ups deep, still the topic
+    assert followup.carried_query([], "who is assigned?") == "who is assigned?"
+    es = followup.carried_query(["¿Qué bloquea la página de facturas?", "¿y los pagos en pesos?"],
+                                "¿quién lo tiene asignado?")
+    assert es.split()[-2:] == ["pagos", "pesos"] and "los" not in es.split()  # the newest topic, stop words dropped
+
+
+def test_the_gate_takes_the_lexical_arms_first_hit_when_it_holds_every_topic_word():
+    doc = SearchHit("doc", 6, 0, "[DOC #6] 1:1 notes Ana / Maria\nAgreed: pair with Ben on the iOS build first.",
+                    0.799, 0.09, vector_rank=4, lexical_rank=1)
+    question = "what did we agree in my 1:1 with Maria?"
+    assert extractive.relevant(question, [doc], MAX) == [doc]
+    second = SearchHit(**{**vars(doc), "lexical_rank": 2})
+    assert extractive.relevant(question, [second], MAX) == []  # far, and not the lexical arm's first
+    partial = SearchHit(**{**vars(doc), "content": "[DOC #6] notes with Maria"})
+    assert extractive.relevant(question, [partial], MAX) == []  # first, but without "agree"
+
+
+def test_an_entity_asked_for_is_quoted_for_what_was_asked_or_its_main_fields():
+    task = hit(LOGIN)
+    assert "Blocked until the API contract is agreed." in extractive.entity_answer("what is blocking task 7?", [task])
+    status = extractive.entity_answer("what is the status of task 7?", [task])
+    assert "Status: IN_PROGRESS" in status and "[TASK #7]" in status and "Blocked" not in status
+    plain = extractive.entity_answer("task 7", [task])
+    assert "Status: IN_PROGRESS" in plain and "Assignee: Ana Garcia" in plain and "Due: 2024-06-20" in plain
+    gone = extractive.entity_answer("¿cuál es el estado de la tarea 9?", [], ["task #9"])
+    assert gone == "No encuentro task #9 entre lo que puedes ver."
 
 
 def test_condensation_prompt_keeps_the_newest_turns():

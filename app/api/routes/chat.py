@@ -29,15 +29,20 @@ CHAT_ERRORS = {
 }
 STREAM_DOC = (
     "Server-Sent Events: `event: token` with data {\"text\": \"...\"} (repeated), then exactly one "
-    "`event: done` whose data has the same fields as the POST /chat response. A failure after the stream "
-    "began is one `event: error` with data {\"detail\": \"...\"}, then the stream ends (nothing stored).")
+    "`event: done` whose data has the same fields as the POST /chat response. When the LLM fails after some "
+    "tokens were sent, or its answer keeps no citable support, one `event: reset` with data "
+    "{\"reason\": \"llm_error\", \"llm_error\": \"timeout|unreachable|bad_response|ungrounded\"} comes first: "
+    "discard the text shown so far; the tokens that follow are the extractive answer from its start. A failure "
+    "after the stream began is one `event: error` with data {\"detail\": \"...\"}, then the stream ends "
+    "(nothing stored).")
 
 # One event of the stream (OpenAPI describes text/event-stream per event); `data` is JSON text.
 SSE_EVENT = {"type": "object", "required": ["event", "data"], "properties": {
-    "event": {"type": "string", "enum": ["token", "done", "error"]},
+    "event": {"type": "string", "enum": ["token", "reset", "done", "error"]},
     "data": {"type": "string", "contentMediaType": "application/json",
-             "description": 'token: {"text": "..."} (the next piece of the answer); done: the POST /chat '
-                            'response (ChatResponse); error: {"detail": "..."}'}}}
+             "description": 'token: {"text": "..."} (the next piece of the answer); reset: {"reason": "llm_error", '
+                            '"llm_error": "..."} (discard the text so far); done: the POST /chat response '
+                            '(ChatResponse); error: {"detail": "..."}'}}}
 
 
 def _inputs(body: ChatRequest) -> ChatInput:
@@ -51,9 +56,11 @@ async def _prepare(request: Request, body: ChatRequest, engine, settings, grant)
 
 def response_of(answer: ChatAnswer, prep: Prepared) -> ChatResponse:
     changed = answer.new_scope
+    results = [{**vars(hit), "origin": "entity"} for hit in answer.entities] + \
+        [{**vars(hit), "origin": "search"} for hit in answer.search.result.hits]
     return ChatResponse(
         conversation_id=answer.conversation_id, message_id=answer.message_id, answer=answer.answer,
-        citations=answer.citations, results=[vars(hit) for hit in answer.search.result.hits],
+        citations=answer.citations, results=results, route=answer.route,
         llm_used=answer.llm_used, llm_error=answer.llm_error,
         rag_scope=answer.scope.stored, rag_scope_label=answer.scope.label,
         new_rag_scope=changed.stored if changed else None, new_rag_scope_label=changed.label if changed else None,
@@ -100,11 +107,8 @@ async def chat_stream(body: ChatRequest, request: Request, engine: EngineDep, se
         """Runs in sse-starlette's task group: cancelled with it when the client goes away."""
         try:
             async with send:
-                async def emit(text: str) -> None:
-                    await send.send(ServerSentEvent(json.dumps({"text": text}), event="token"))
-
                 try:
-                    answer = await chat(engine, settings, prep, request.app.state.llm_client, emit)
+                    answer = await chat(engine, settings, prep, request.app.state.llm_client, _Events(send))
                 except Exception as exc:  # noqa: BLE001 (reported to the client, logged with the request id)
                     log.exception("chat stream failed (request %s)", request_id)
                     await send.send(ServerSentEvent(json.dumps({"detail": _detail(exc)}), event="error"))
@@ -115,6 +119,20 @@ async def chat_stream(body: ChatRequest, request: Request, engine: EngineDep, se
             slot.__exit__(None, None, None)
 
     return EventSourceResponse(_drain(receive), data_sender_callable=produce, ping=15)
+
+
+class _Events:
+    """The chat's stream, as Server-Sent Events."""
+
+    def __init__(self, send: Any) -> None:
+        self._send = send
+
+    async def token(self, text: str) -> None:
+        await self._send.send(ServerSentEvent(json.dumps({"text": text}), event="token"))
+
+    async def reset(self, llm_error: str) -> None:
+        await self._send.send(ServerSentEvent(json.dumps({"reason": "llm_error", "llm_error": llm_error}),
+                                              event="reset"))
 
 
 async def _drain(receive: Any):

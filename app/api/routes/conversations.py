@@ -13,7 +13,7 @@ from fastapi import APIRouter, Depends, Path, Query, Response, status
 from fastapi.concurrency import run_in_threadpool
 from pydantic import Field
 
-from app.api.chat_schemas import ConversationPublic, MessagePublic, ScopePatch
+from app.api.chat_schemas import WITHDRAWN_TEXT, ConversationPublic, MessagePublic, ScopePatch
 from app.api.deps import EngineDep, GrantDep, caller_for
 from app.api.listing import ListQuery, QueryId, envelope, page_model, query_model
 from app.api.schemas import WHO_ASKS, error_response
@@ -66,9 +66,16 @@ def public(engine: Engine, conv: Conversation) -> dict:
             "created_at": conv.created_at, "updated_at": conv.updated_at}
 
 
-def message_public(m: Message) -> dict:
-    return {"message_id": m.message_id, "role": m.role, "content": m.content, "citations": list(m.citations),
-            "created_at": m.created_at}
+def message_public(m: Message, withdrawn: bool) -> MessagePublic:
+    """A stored message; an answer that rested on something the employee may no longer see is marked
+    withdrawn and its text is not shown (the access rule holds for the history as for search; the
+    employee's own questions are shown as they wrote them)."""
+    return MessagePublic(message_id=m.message_id, role=m.role, created_at=m.created_at,
+                         content=WITHDRAWN_TEXT if withdrawn else m.content,
+                         citations=[] if withdrawn else list(m.citations), withdrawn=withdrawn,
+                         focus=None if withdrawn else m.facts.focus,
+                         retrieved=[] if withdrawn else [list(r) for r in m.facts.retrieved],
+                         rag_scope=m.facts.rag_scope, llm_error=m.facts.llm_error)
 
 
 @router.get("", response_model=ConversationPage, responses=NOT_FOUND)
@@ -89,17 +96,21 @@ def read_conversation(conversation_id: ConversationId, caller: WhoDep, engine: E
 @router.get("/{conversation_id}/messages", response_model=MessagePage, responses=NOT_FOUND)
 def list_messages(conversation_id: ConversationId, engine: EngineDep, grant: GrantDep,
                   params: Annotated[MessageListQuery, Query()]):  # type: ignore[valid-type]
-    """A conversation's messages, oldest first."""
+    """A conversation's messages, oldest first. An answer that rested on something the employee may no
+    longer see is marked withdrawn, and its text is not shown."""
     caller = _asker(engine, grant, params)
     listing = conversations.messages(engine, caller, conversation_id, params.limit,  # type: ignore[attr-defined]
                                      params.cursor)  # type: ignore[attr-defined]
-    return envelope(listing, message_public)
+    gone = conversations.withdrawn(engine, caller, listing.items)
+    return envelope(listing, lambda m: message_public(m, m.message_id in gone))
 
 
-@router.patch("/{conversation_id}", response_model=ConversationPublic, responses=NOT_FOUND)
+@router.patch("/{conversation_id}", response_model=ConversationPublic, responses={
+    **NOT_FOUND, 409: error_response("the conversation is pinned to another project: send \"pinned\": false to "
+                                     "unpin it with the new scope")})
 def patch_conversation(conversation_id: ConversationId, body: ScopePatch, caller: WhoDep, engine: EngineDep):
-    """Change the retrieval scope (allowed on a pinned conversation: only the model is refused)."""
-    return public(engine, conversations.set_scope(engine, caller, conversation_id, body.rag_scope))
+    """Change the retrieval scope, and pin or unpin (the model's set_rag_scope never changes a pinned one)."""
+    return public(engine, conversations.set_scope(engine, caller, conversation_id, body.rag_scope, body.pinned))
 
 
 @router.delete("/{conversation_id}", status_code=status.HTTP_204_NO_CONTENT, responses=NOT_FOUND)

@@ -17,10 +17,15 @@ from app.domain import (
     ConversationKey,
     Message,
     Page,
+    Named,
+    Person,
     ProjectCard,
     TaskQuery,
+    TurnFacts,
+    Vocabulary,
     check_rag_scope,
     citations_json,
+    retrieved_of,
 )
 from app.engines.base import ConflictError
 from app.engines.oracle import statements as sql
@@ -67,23 +72,32 @@ def set_conversation_scope(cur: Any, conversation_id: int, rag_scope: str) -> in
     return cur.rowcount
 
 
+def set_conversation_pin(cur: Any, conversation_id: int, rag_scope: str, pinned_project_id: int | None) -> int:
+    """UPDATE of the scope and the pin; the number of rows changed (the caller commits, then reads it back)."""
+    cur.execute(sql.SET_CONVERSATION_PIN, rag_scope=check_rag_scope(rag_scope), pinned_project_id=pinned_project_id,
+                conversation_id=int(conversation_id))
+    return cur.rowcount
+
+
 def delete_conversation(cur: Any, conversation_id: int) -> bool:
     cur.execute(sql.DELETE_CONVERSATION, conversation_id=int(conversation_id))
     return cur.rowcount > 0
 
 
 def append_turn(cur: Any, conversation_id: int, user_text: str, assistant_text: str,
-                citations: Sequence[str]) -> tuple[int, int]:
+                citations: Sequence[str], facts: TurnFacts) -> tuple[int, int]:
     """Both inserts and the bump, uncommitted: the engine commits them together or rolls back."""
     cited = citations_json(citations)
     cur.execute(sql.TOUCH_CONVERSATION, conversation_id=int(conversation_id))
     if cur.rowcount == 0:  # also locks the conversation row until the commit
         raise ConflictError(f"conversation {conversation_id} does not exist")
     ids = []
-    for role, content, cites in (("user", user_text, "[]"), ("assistant", assistant_text, cited)):
+    for role, content, cites, turn_facts in (("user", user_text, "[]", TurnFacts()),
+                                             ("assistant", assistant_text, cited, facts)):
         new_id = cur.var(int)
         binds = {"conversation_id": int(conversation_id), "message_role": role, "content": content,
-                 "citations": cites, "new_id": new_id}
+                 "citations": cites, "focus": turn_facts.focus, "retrieved": turn_facts.retrieved_json(),
+                 "used_scope": turn_facts.rag_scope, "llm_error": turn_facts.llm_error, "new_id": new_id}
         if sizes := clob_input_sizes(binds, ("content",)):  # MESSAGES.CONTENT is a CLOB
             cur.setinputsizes(**sizes)
         cur.execute(sql.INSERT_MESSAGE, binds)
@@ -137,6 +151,22 @@ def projects_for_matching(cur: Any) -> list[ProjectCard]:
 
 
 
+def project_summary(cur: Any, project_id: int) -> tuple[str | None, dt.datetime | None] | None:
+    cur.execute(sql.PROJECT_SUMMARY, project_id=int(project_id))
+    row = cur.fetchone()
+    return None if row is None else (row[0], row[1])
+
+
+def vocabulary(cur: Any) -> Vocabulary:
+    cur.execute(sql.VOCABULARY_PEOPLE)
+    people = tuple(Person(int(eid), first, last) for eid, first, last in cur.fetchall())
+    cur.execute(sql.VOCABULARY_PROJECTS)
+    projects = tuple(Named(int(pid), name or "") for pid, name in cur.fetchall())
+    cur.execute(sql.VOCABULARY_SPRINTS)
+    sprints = tuple(Named(int(sid), name or "", None if pid is None else int(pid)) for sid, name, pid in cur.fetchall())
+    return Vocabulary(people, projects, sprints)
+
+
 # --- rows -------------------------------------------------------------------------------------
 
 def _conversation(row: Sequence[Any]) -> Conversation:
@@ -146,5 +176,6 @@ def _conversation(row: Sequence[Any]) -> Conversation:
 
 
 def _message(row: Sequence[Any]) -> Message:
-    mid, cid, role, content, citations, created = row
-    return Message(int(mid), int(cid), role, content, tuple(json.loads(citations or "[]")), created)
+    mid, cid, role, content, citations, created, focus, retrieved, rag_scope, llm_error = row
+    return Message(int(mid), int(cid), role, content, tuple(json.loads(citations or "[]")), created,
+                   TurnFacts(focus, retrieved_of(retrieved), rag_scope, llm_error))

@@ -7,6 +7,7 @@ and status. All SQL text lives in ``statements.py``; errors are mapped in ``erro
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -17,7 +18,8 @@ import numpy as np
 
 from app.config import Settings
 from app.domain import (SEARCH_MODES, Caller, Conversation, ConversationKey, Message, Page, ProjectCard, RagStatus, Scope,
-                        SearchMode, SearchResult, SourceType, SummarySource, TaskQuery)
+                        SearchMode, SearchResult, SourceRecord, SourceType, SummarySource, TaskQuery, TurnFacts,
+                        Vocabulary)
 from app.engines.base import ConflictError, EngineError, UnavailableError
 from app.engines.oracle import (conversations, erasure, errors, indexing, model_mark, records, search, status,
                                 summaries, upsert)
@@ -370,6 +372,14 @@ class OracleEngine:
             conn.commit()
             return conversations.get_conversation(cur, conversation_id) if changed else None
 
+    def set_conversation_pin(self, conversation_id: int, rag_scope: str,
+                             pinned_project_id: int | None) -> Conversation | None:
+        with self._connection() as conn, conn.cursor() as cur:
+            with conflicts(CONVERSATIONS):
+                changed = conversations.set_conversation_pin(cur, conversation_id, rag_scope, pinned_project_id)
+            conn.commit()
+            return conversations.get_conversation(cur, conversation_id) if changed else None
+
     def delete_conversation(self, conversation_id: int) -> bool:
         with self._connection() as conn, conn.cursor() as cur:
             deleted = conversations.delete_conversation(cur, conversation_id)
@@ -377,11 +387,12 @@ class OracleEngine:
             return deleted
 
     def append_turn(self, conversation_id: int, user_text: str, assistant_text: str,
-                    citations: Sequence[str], rag_scope: str | None = None) -> tuple[Message, Message]:
+                    citations: Sequence[str], rag_scope: str | None = None,
+                    facts: TurnFacts = TurnFacts()) -> tuple[Message, Message]:
         with self._connection() as conn, conn.cursor() as cur:
             with conflicts(MESSAGES):
                 user_id, answer_id = conversations.append_turn(cur, conversation_id, user_text, assistant_text,
-                                                               citations)
+                                                               citations, facts)
                 if rag_scope is not None:
                     conversations.set_conversation_scope(cur, conversation_id, rag_scope)
             conn.commit()  # both rows, the bump and the scope, or (any exception above: rollback) none
@@ -413,6 +424,18 @@ class OracleEngine:
     def summary_sources(self, max_tasks: int) -> list[SummarySource]:
         with self._connection() as conn, conn.cursor() as cur:
             return summaries.summary_sources(cur, max_tasks)
+
+    def project_summary(self, project_id: int) -> tuple[str | None, dt.datetime | None] | None:
+        with self._connection() as conn, conn.cursor() as cur:
+            return conversations.project_summary(cur, project_id)
+
+    def vocabulary(self) -> Vocabulary:
+        with self._connection() as conn, conn.cursor() as cur:
+            return conversations.vocabulary(cur)
+
+    def load_records(self, source_type: SourceType, ids: Sequence[int]) -> dict[int, SourceRecord]:
+        with self._connection() as conn, conn.cursor() as cur:
+            return records.load_sources(cur, source_type, ids)
 
     # --- erasure --------------------------------------------------------------------------------
     def erase_employee(self, employee_id: int, documents: DocumentsPolicy | None,

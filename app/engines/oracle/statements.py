@@ -538,7 +538,7 @@ def text_search(caller: Caller, scope: Scope) -> tuple[str, dict[str, object]]:
 # --- conversations (app/engines/oracle/conversations.py) ----------------------------------------
 
 _conversation_columns = "CONVERSATION_ID, EMPLOYEE_ID, TITLE, RAG_SCOPE, PINNED_PROJECT_ID, CREATED_AT, UPDATED_AT"
-_message_columns = "MESSAGE_ID, CONVERSATION_ID, ROLE, CONTENT, CITATIONS, CREATED_AT"
+_message_columns = "MESSAGE_ID, CONVERSATION_ID, ROLE, CONTENT, CITATIONS, CREATED_AT, FOCUS, RETRIEVED, RAG_SCOPE, LLM_ERROR"
 
 # source: FACTS.md §10 (identity key, defaults for the UTC timestamps) + RETURNING INTO an out variable, as crud_insert
 INSERT_CONVERSATION = (
@@ -566,16 +566,23 @@ SET_CONVERSATION_SCOPE = (
     "UPDATE CONVERSATIONS SET RAG_SCOPE = :rag_scope, UPDATED_AT = SYS_EXTRACT_UTC(SYSTIMESTAMP)\n"
     "WHERE CONVERSATION_ID = :conversation_id"
 )
+# source: FACTS.md §10 (plain UPDATE by key; UTC timestamp from SYSTIMESTAMP) — a PATCH that pins or unpins
+SET_CONVERSATION_PIN = (
+    "UPDATE CONVERSATIONS SET RAG_SCOPE = :rag_scope, PINNED_PROJECT_ID = :pinned_project_id,\n"
+    "UPDATED_AT = SYS_EXTRACT_UTC(SYSTIMESTAMP) WHERE CONVERSATION_ID = :conversation_id"
+)
 # source: FACTS.md §10 (plain UPDATE by key; UTC timestamp from SYSTIMESTAMP)
 TOUCH_CONVERSATION = (
     "UPDATE CONVERSATIONS SET UPDATED_AT = SYS_EXTRACT_UTC(SYSTIMESTAMP) WHERE CONVERSATION_ID = :conversation_id"
 )
 # source: FACTS.md §10 (plain DELETE by key; the messages go by ON DELETE CASCADE, as COMMENTS in V1)
 DELETE_CONVERSATION = "DELETE FROM CONVERSATIONS WHERE CONVERSATION_ID = :conversation_id"
-# source: FACTS.md §10 (identity key) + §11.6/§12.1 (a str binds straight into the CLOB CONTENT)
+# source: FACTS.md §10 (identity key) + §11.6/§12.1 (a str binds straight into the CLOB CONTENT); the V13
+# columns are short VARCHAR2 values (None binds as NULL)
 INSERT_MESSAGE = (
-    "INSERT INTO MESSAGES (CONVERSATION_ID, ROLE, CONTENT, CITATIONS)\n"
-    "VALUES (:conversation_id, :message_role, :content, :citations) RETURNING MESSAGE_ID INTO :new_id"
+    "INSERT INTO MESSAGES (CONVERSATION_ID, ROLE, CONTENT, CITATIONS, FOCUS, RETRIEVED, RAG_SCOPE, LLM_ERROR)\n"
+    "VALUES (:conversation_id, :message_role, :content, :citations, :focus, :retrieved, :used_scope, :llm_error)"
+    " RETURNING MESSAGE_ID INTO :new_id"
 )
 # source: FACTS.md §10 (plain SELECT by key) + §11.6 (CLOB fetched as str: fetch_lobs = False)
 GET_TURN = f"SELECT {_message_columns} FROM MESSAGES WHERE MESSAGE_ID IN (:user_id, :answer_id) ORDER BY MESSAGE_ID"
@@ -596,6 +603,8 @@ RECENT_MESSAGES = (
 
 # source: FACTS.md §10 (plain SELECT) + §11.6 (DESCRIPTION and AUTO_SUMMARY CLOBs fetched as str)
 PROJECTS_FOR_MATCHING = "SELECT PROJECT_ID, NAME, DESCRIPTION, AUTO_SUMMARY FROM PROJECTS ORDER BY PROJECT_ID"
+# source: FACTS.md §10 (plain SELECT by key; TIMESTAMP fetched naive) + §11.6 (the AUTO_SUMMARY CLOB as str)
+PROJECT_SUMMARY = "SELECT AUTO_SUMMARY, AUTO_SUMMARY_AT FROM PROJECTS WHERE PROJECT_ID = :project_id"
 # source: FACTS.md §10 (plain UPDATE by key; UTC timestamp) + §12.1 (a str binds into the CLOB)
 SET_PROJECT_SUMMARY = (
     "UPDATE PROJECTS SET AUTO_SUMMARY = :summary, AUTO_SUMMARY_AT = SYS_EXTRACT_UTC(SYSTIMESTAMP),\n"
@@ -614,6 +623,12 @@ SUMMARY_TASKS = (
     "  FROM TASKS WHERE PROJECT_ID IS NOT NULL)\n"
     "WHERE RN <= :max_tasks ORDER BY PROJECT_ID, TASK_ID DESC"
 )
+# source: FACTS.md §10 (plain SELECT) — the names a question may use (app/rag/task_questions.py)
+VOCABULARY_PEOPLE = "SELECT EMPLOYEE_ID, FIRST_NAME, LAST_NAME FROM EMPLOYEES ORDER BY EMPLOYEE_ID"
+# source: FACTS.md §10 (plain SELECT)
+VOCABULARY_PROJECTS = "SELECT PROJECT_ID, NAME FROM PROJECTS ORDER BY PROJECT_ID"
+# source: FACTS.md §10 (plain SELECT)
+VOCABULARY_SPRINTS = "SELECT SPRINT_ID, NAME, PROJECT_ID FROM SPRINTS ORDER BY SPRINT_ID"
 
 
 def find_tasks(caller_id: int | None, query: TaskQuery) -> Statement:
@@ -640,6 +655,16 @@ def find_tasks(caller_id: int | None, query: TaskQuery) -> Statement:
         binds.update({"overdue_on": query.overdue_on, **done})
     if query.unassigned:
         where.append("t.ASSIGNEE_ID IS NULL")
+    if query.open_only:
+        in_sql, done = _in_list("open", DONE_STATUSES)
+        where.append(f"(t.STATUS IS NULL OR UPPER(t.STATUS) NOT IN {in_sql})")
+        binds.update(done)
+    # a Python date binds as DATE (FACTS.md §12.2), compared as overdue_on is; the upper bound is exclusive
+    # so a DATE carrying a time of day on the last day still counts
+    for op, name, value in ((">=", "due_after", query.due_after), ("<", "due_before", query.due_before)):
+        if value is not None:
+            where.append(f"t.EXPECTED_END_DATE {op} :{name}")
+            binds[name] = value
     binds["max_rows"] = query.limit
     # source: FACTS.md §10 (plain joins, values as named binds) + §3 (FETCH FIRST n ROWS ONLY)
     sql = (

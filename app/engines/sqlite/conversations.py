@@ -19,10 +19,15 @@ from app.domain import (
     ConversationKey,
     Message,
     Page,
+    Named,
+    Person,
     ProjectCard,
     TaskQuery,
+    TurnFacts,
+    Vocabulary,
     check_rag_scope,
     citations_json,
+    retrieved_of,
 )
 from app.engines.base import ConflictError
 from app.engines.sqlite import statements as sql
@@ -57,19 +62,27 @@ def set_conversation_scope(conn: apsw.Connection, conversation_id: int, rag_scop
     return _conversation(row) if row else None
 
 
+def set_conversation_pin(conn: apsw.Connection, conversation_id: int, rag_scope: str,
+                         pinned_project_id: int | None) -> Conversation | None:
+    row = conn.execute(sql.SET_CONVERSATION_PIN, (check_rag_scope(rag_scope), pinned_project_id,
+                                                  conversation_id)).fetchone()
+    return _conversation(row) if row else None
+
+
 def delete_conversation(conn: apsw.Connection, conversation_id: int) -> bool:
     conn.execute(sql.DELETE_CONVERSATION, (conversation_id,))
     return conn.changes() > 0
 
 
 def append_turn(conn: apsw.Connection, conversation_id: int, user_text: str, assistant_text: str,
-                citations: Sequence[str]) -> tuple[Message, Message]:
+                citations: Sequence[str], facts: TurnFacts) -> tuple[Message, Message]:
     """Both inserts and the bump, inside the engine's write transaction: an error rolls back all three."""
     if conn.execute(sql.GET_CONVERSATION, (conversation_id,)).fetchone() is None:
         raise ConflictError(f"conversation {conversation_id} does not exist")
-    user = conn.execute(sql.INSERT_MESSAGE, (conversation_id, "user", user_text, "[]")).fetchone()
-    answer = conn.execute(sql.INSERT_MESSAGE,
-                          (conversation_id, "assistant", assistant_text, citations_json(citations))).fetchone()
+    user = conn.execute(sql.INSERT_MESSAGE, (conversation_id, "user", user_text, "[]", None, None, None, None)).fetchone()
+    answer = conn.execute(sql.INSERT_MESSAGE, (conversation_id, "assistant", assistant_text, citations_json(citations),
+                                               facts.focus, facts.retrieved_json(), facts.rag_scope,
+                                               facts.llm_error)).fetchone()
     conn.execute(sql.TOUCH_CONVERSATION, (conversation_id,))
     return _message(user), _message(answer)
 
@@ -105,6 +118,18 @@ def projects_for_matching(conn: apsw.Connection) -> list[ProjectCard]:
 
 
 
+def project_summary(conn: apsw.Connection, project_id: int) -> tuple[str | None, dt.datetime | None] | None:
+    row = conn.execute(sql.PROJECT_SUMMARY, (project_id,)).fetchone()
+    return None if row is None else (row[0], _timestamp(row[1]) if row[1] else None)
+
+
+def vocabulary(conn: apsw.Connection) -> Vocabulary:
+    return Vocabulary(
+        tuple(Person(*row) for row in conn.execute(sql.VOCABULARY_PEOPLE)),
+        tuple(Named(pid, name or "") for pid, name in conn.execute(sql.VOCABULARY_PROJECTS)),
+        tuple(Named(sid, name or "", pid) for sid, name, pid in conn.execute(sql.VOCABULARY_SPRINTS)))
+
+
 # --- rows -------------------------------------------------------------------------------------
 
 def _timestamp(value: str) -> dt.datetime:
@@ -131,5 +156,6 @@ def _conversation(row: Sequence[Any]) -> Conversation:
 
 
 def _message(row: Sequence[Any]) -> Message:
-    mid, cid, role, content, citations, created = row
-    return Message(mid, cid, role, content, tuple(json.loads(citations or "[]")), _timestamp(created))
+    mid, cid, role, content, citations, created, focus, retrieved, rag_scope, llm_error = row
+    return Message(mid, cid, role, content, tuple(json.loads(citations or "[]")), _timestamp(created),
+                   TurnFacts(focus, retrieved_of(retrieved), rag_scope, llm_error))

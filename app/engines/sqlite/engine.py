@@ -12,6 +12,7 @@ with BEGIN IMMEDIATE so two writers queue on busy_timeout instead of failing on 
 
 from __future__ import annotations
 
+import datetime as dt
 import importlib.util
 import threading
 from collections.abc import Iterator, Mapping, Sequence
@@ -27,7 +28,8 @@ from app.config import Settings
 from app.embedding import load_embedder
 from app.embedding.models import DEFAULT_MODEL, SQLITE_VECTOR_DIMENSIONS, model_spec
 from app.domain import (SEARCH_MODES, Caller, Conversation, ConversationKey, Message, Page, ProjectCard, RagStatus,
-                        Scope, SearchMode, SearchResult, SourceType, SummarySource, TaskQuery)
+                        Scope, SearchMode, SearchResult, SourceRecord, SourceType, SummarySource, TaskQuery, TurnFacts,
+                        Vocabulary)
 from app.engines.base import ConflictError, EmbeddingModelError, EngineError
 from app.engines.sqlite import conversations, erasure, errors, indexing, model_mark, records, search, status, summaries
 from app.engines.sqlite import migrate as migrations
@@ -342,14 +344,20 @@ class SQLiteEngine:
         with errors.conflicts(CONVERSATIONS), self._write() as conn:
             return conversations.set_conversation_scope(conn, conversation_id, rag_scope)
 
+    def set_conversation_pin(self, conversation_id: int, rag_scope: str,
+                             pinned_project_id: int | None) -> Conversation | None:
+        with errors.conflicts(CONVERSATIONS), self._write() as conn:
+            return conversations.set_conversation_pin(conn, conversation_id, rag_scope, pinned_project_id)
+
     def delete_conversation(self, conversation_id: int) -> bool:
         with self._write() as conn:
             return conversations.delete_conversation(conn, conversation_id)
 
     def append_turn(self, conversation_id: int, user_text: str, assistant_text: str,
-                    citations: Sequence[str], rag_scope: str | None = None) -> tuple[Message, Message]:
+                    citations: Sequence[str], rag_scope: str | None = None,
+                    facts: TurnFacts = TurnFacts()) -> tuple[Message, Message]:
         with errors.conflicts(MESSAGES), self._write() as conn:
-            turn = conversations.append_turn(conn, conversation_id, user_text, assistant_text, citations)
+            turn = conversations.append_turn(conn, conversation_id, user_text, assistant_text, citations, facts)
             if rag_scope is not None:
                 conversations.set_conversation_scope(conn, conversation_id, rag_scope)
             return turn
@@ -373,6 +381,15 @@ class SQLiteEngine:
 
     def summary_sources(self, max_tasks: int) -> list[SummarySource]:
         return summaries.summary_sources(self.conn, max_tasks)
+
+    def project_summary(self, project_id: int) -> tuple[str | None, dt.datetime | None] | None:
+        return conversations.project_summary(self.conn, project_id)
+
+    def vocabulary(self) -> Vocabulary:
+        return conversations.vocabulary(self.conn)
+
+    def load_records(self, source_type: SourceType, ids: Sequence[int]) -> dict[int, SourceRecord]:
+        return records.load_sources(self.conn, source_type, ids)
 
     # --- erasure --------------------------------------------------------------------------------
     def erase_employee(self, employee_id: int, documents: DocumentsPolicy | None,

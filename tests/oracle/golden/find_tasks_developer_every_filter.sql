@@ -14,5 +14,8 @@ WHERE t.ASSIGNEE_ID = :caller_id
   AND t.ASSIGNEE_ID = :assignee_id
   AND t.EXPECTED_END_DATE < :overdue_on AND (t.STATUS IS NULL OR UPPER(t.STATUS) NOT IN (:done0, :done1, :done2, :done3))
   AND t.ASSIGNEE_ID IS NULL
+  AND (t.STATUS IS NULL OR UPPER(t.STATUS) NOT IN (:open0, :open1, :open2, :open3))
+  AND t.EXPECTED_END_DATE >= :due_after
+  AND t.EXPECTED_END_DATE < :due_before
 ORDER BY t.TASK_ID
 FETCH FIRST :max_rows ROWS ONLY

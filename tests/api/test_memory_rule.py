@@ -1,0 +1,95 @@
+"""Conversation memory follows the access rule now, not when it was written: after a reassignment, a
+demotion or a delete, the next turn's LLM request (the loopback server's received prompt) holds nothing
+of what the asker may no longer see, and GET /conversations/{id}/messages shows those answers as withdrawn."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from app.api.chat_schemas import WITHDRAWN_TEXT
+from app.entities import EMPLOYEES, TASKS
+from app.worker import Worker
+from tests.fake_llm import FakeLLM, Reply
+
+from .chat_data import AUTH, client_for, llm_settings, seed
+
+SECRET = "Adyen refunds time out after 30 s"  # the refund task's description (chat_data.seed)
+
+
+@pytest.fixture
+def ids(sqlite_engine, sqlite_settings):
+    return seed(sqlite_engine, sqlite_settings)
+
+
+def ask(c, who, message, conversation=None):
+    body = {"employee_id": who, "message": message}
+    if conversation:
+        body["conversation_id"] = conversation
+    response = c.post("/api/v1/chat", json=body, headers=AUTH)
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def prompt_of(request) -> str:
+    return json.dumps(request["body"]["messages"], ensure_ascii=False)
+
+
+@pytest.mark.parametrize("change", ["reassign", "demote", "delete"])
+def test_the_next_turn_sends_nothing_the_asker_may_no_longer_see(sqlite_engine, sqlite_settings, ids, change):
+    refund = f"[TASK #{ids['refund']}]"
+    # Luis is assigned the refund task; the manager is Maria. Who asks depends on what changes.
+    asker = ids["boss"] if change == "demote" else ids["luis"]
+    quoted = f"The refund flow times out: {SECRET} {refund}."
+    with FakeLLM(Reply.plain(quoted), Reply.plain("Noted [DOC #1]."), Reply.plain("Noted [DOC #1].")) as llm, \
+            client_for(sqlite_settings, sqlite_engine, **llm_settings(llm, chat_max_tool_rounds=0)) as c:
+        first = ask(c, asker, "why does the refund flow time out?")
+        assert first["citations"] == [refund] and SECRET in first["answer"]
+        if change == "reassign":
+            sqlite_engine.update(TASKS, ids["refund"], {"ASSIGNEE_ID": ids["ana"]})
+        elif change == "demote":
+            sqlite_engine.update(EMPLOYEES, ids["boss"], {"ROLE": "DEVELOPER"})
+        else:
+            sqlite_engine.delete(TASKS, ids["refund"])
+        # The worker is not run: access changes in the writer's transaction, so must memory.
+        second = ask(c, asker, "and what is the vacation policy?", first["conversation_id"])
+        detail = c.get(f"/api/v1/conversations/{first['conversation_id']}/messages?employee_id={asker}",
+                       headers=AUTH).json()
+    sent = prompt_of(llm.requests[-1])
+    assert SECRET not in sent and refund not in sent and "why does the refund flow time out?" not in sent
+    assert second["llm_used"] is True and refund not in second["answer"]
+    withdrawn = [m for m in detail["items"] if m["withdrawn"]]
+    assert [m["message_id"] for m in withdrawn] == [first["message_id"]]
+    assert withdrawn[0]["content"] == WITHDRAWN_TEXT and withdrawn[0]["citations"] == []
+    assert SECRET not in json.dumps(detail)
+    user_turn = next(m for m in detail["items"] if m["role"] == "user")
+    assert user_turn["content"] == "why does the refund flow time out?"  # their own words stay
+
+
+def test_memory_that_is_still_visible_reaches_the_prompt_and_the_focus(sqlite_engine, sqlite_settings, ids):
+    login = f"[TASK #{ids['login']}]"
+    with FakeLLM(Reply.plain(f"Users are logged out [{login[1:-1]}]."), Reply.plain("rewritten query"),
+                 Reply.plain(f"Ana Garcia {login}.")) as llm, \
+            client_for(sqlite_settings, sqlite_engine, **llm_settings(llm, chat_max_tool_rounds=0)) as c:
+        first = ask(c, ids["ana"], "what is wrong with the login bug?")
+        second = ask(c, ids["ana"], "who is assigned to it?", first["conversation_id"])
+        detail = c.get(f"/api/v1/conversations/{first['conversation_id']}/messages?employee_id={ids['ana']}",
+                       headers=AUTH).json()
+    assert "Users are logged out" in prompt_of(llm.requests[-1])
+    assert second["citations"] == [login]
+    assert [m["withdrawn"] for m in detail["items"]] == [False] * 4
+    answer = detail["items"][1]
+    assert answer["focus"] == login and answer["rag_scope"] == "all" and ["task", ids["login"], 0] in answer["retrieved"]
+
+
+def test_a_withdrawn_focus_is_not_followed(sqlite_engine, sqlite_settings, ids):
+    """Offline: the focus was Luis's refund task; once reassigned, "it" no longer resolves to it."""
+    with client_for(sqlite_settings, sqlite_engine) as c:
+        first = ask(c, ids["luis"], "why does the adyen refund flow time out?")
+        assert first["citations"][0] == f"[TASK #{ids['refund']}]"
+        sqlite_engine.update(TASKS, ids["refund"], {"ASSIGNEE_ID": ids["ana"]})
+        follow = ask(c, ids["luis"], "who is assigned to it?", first["conversation_id"])
+    assert follow["route"] != "follow_up" and f"[TASK #{ids['refund']}]" not in follow["answer"]
+    assert "Ana Garcia" not in follow["answer"]
+    Worker(sqlite_engine, sqlite_settings).run_once()  # the queue drains without trouble afterwards
