@@ -39,7 +39,8 @@ INSTRUCTIONS = (
     "Answers questions about a team's tasks, sprints, projects, comments and documents. Every result is limited "
     "to what the asking employee may see (the rule is applied inside the database query). Results carry anchors "
     "such as [TASK #12]: cite them. Use search for open questions, find_tasks and list_my_tasks for structured "
-    "questions about tasks, search_projects to find a project's id.")
+    "questions about tasks, get_entity to read one task, sprint, project or document by its id, and "
+    "search_projects to find a project's id.")
 READ_ONLY = types.ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
                                   open_world_hint=False)
 

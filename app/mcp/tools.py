@@ -85,7 +85,8 @@ SEARCH = Tool(
     "Semantic and keyword search over the team's tasks, sprints, projects, comments and documents, returning "
     "only what the asker may see, best first. Each result starts with its anchor, e.g. [TASK #12]: cite it "
     "when you use the result. Use for open questions ('what is blocking the login work?'); for structured "
-    "questions about tasks (status, priority, sprint, overdue) use find_tasks.",
+    "questions about tasks (status, priority, sprint, overdue) use find_tasks; to read one entity by id, "
+    "get_entity.",
     _object({
         "question": {"type": "string", "minLength": 1, "maxLength": 2000,
                      "description": "the question or keywords, in the asker's words (English or Spanish)"},
@@ -113,7 +114,11 @@ def _search_projects(engine: Engine, settings: Settings, caller: Caller, args: d
 
 
 def _list_my_tasks(engine: Engine, settings: Settings, caller: Caller, args: dict[str, Any]) -> dict[str, Any]:
-    return _answer(tools.find_tasks(_state(engine, caller), assignee=caller.employee_id, **args))
+    return _answer(tools.find_tasks(_state(engine, caller), mine=True, **args))
+
+
+def _get_entity(engine: Engine, settings: Settings, caller: Caller, args: dict[str, Any]) -> dict[str, Any]:
+    return _answer(tools.get_entity(_state(engine, caller), **args))
 
 
 def _chat_tool_parameters(schema: dict[str, Any]) -> dict[str, Any]:
@@ -131,13 +136,19 @@ SEARCH_PROJECTS = Tool(
     tools.SEARCH_PROJECTS["function"]["description"] + " Each project carries its anchor, e.g. [PROJECT #3].",
     _chat_tool_parameters(tools.SEARCH_PROJECTS), _search_projects)
 
-_MY_TASK_FIELDS = ("status", "priority", "overdue", "limit")
+GET_ENTITY = Tool(
+    "get_entity", "Read one entity by id",
+    tools.GET_ENTITY["function"]["description"] + " A missing id and one the asker may not see give the same "
+    "error. The text starts with the entity's anchor, e.g. [TASK #107].",
+    _chat_tool_parameters(tools.GET_ENTITY), _get_entity)
+
+_MY_TASK_FIELDS = ("status", "priority", "open", "overdue", "due_after", "due_before", "limit")
 LIST_MY_TASKS = Tool(
     "list_my_tasks", "List my tasks",
-    "The tasks assigned to the asker, by id, optionally only those with a status or priority, or overdue. "
-    "Each task carries its anchor, e.g. [TASK #12].",
+    "The tasks assigned to the asker, by id; optionally only those with a status or priority, open ones, "
+    "overdue ones, or those due in a window. Each task carries its anchor, e.g. [TASK #12].",
     _object({k: v for k, v in tools.FIND_TASKS["function"]["parameters"]["properties"].items()
              if k in _MY_TASK_FIELDS}, []),
     _list_my_tasks)
 
-TOOLS: dict[str, Tool] = {t.name: t for t in (SEARCH, FIND_TASKS, SEARCH_PROJECTS, LIST_MY_TASKS)}
+TOOLS: dict[str, Tool] = {t.name: t for t in (SEARCH, FIND_TASKS, GET_ENTITY, SEARCH_PROJECTS, LIST_MY_TASKS)}

@@ -25,7 +25,7 @@ from .chat_data import seed
 from .servers import serve
 
 ADMIN, BOT, ANA = "test-token", "bot-token", "ana-laptop"
-TOOL_NAMES = {"search", "find_tasks", "search_projects", "list_my_tasks"}
+TOOL_NAMES = {"search", "find_tasks", "get_entity", "search_projects", "list_my_tasks"}
 
 
 def sha256(token: str) -> str:
@@ -78,6 +78,7 @@ def test_a_user_token_lists_tools_without_an_asker_and_calls_each(mcp_url, ids, 
             results = {
                 "search": await call(client, "search", question="login bug password reset"),
                 "find_tasks": await call(client, "find_tasks", priority="critical"),
+                "get_entity": await call(client, "get_entity", type="task", id=ids["login"]),
                 "search_projects": await call(client, "search_projects", query="payments"),
                 "list_my_tasks": await call(client, "list_my_tasks"),
             }
@@ -101,6 +102,22 @@ def test_a_user_token_lists_tools_without_an_asker_and_calls_each(mcp_url, ids, 
     projects = results["search_projects"][1]["projects"]
     assert projects[0]["anchor"] == f"[PROJECT #{ids['payments']}]" and projects[0]["summary_snippet"]
     assert [t["anchor"] for t in results["list_my_tasks"][1]["tasks"]] == [f"[TASK #{ids['login']}]"]
+    entity = results["get_entity"][1]
+    assert entity["anchor"] == f"[TASK #{ids['login']}]" and entity["text"].startswith(entity["anchor"])
+    assert "Blocked until the auth service deploy" in entity["text"]  # the task with its comments
+
+
+def test_get_entity_answers_a_hidden_id_exactly_like_a_missing_one(mcp_url, ids):
+    async def go():
+        async with http_session(mcp_url, ANA) as client:
+            return (await call(client, "get_entity", type="task", id=ids["refund"]),  # Luis's task
+                    await call(client, "get_entity", type="task", id=987_654),
+                    await call(client, "get_entity", type="project", id=ids["payments"]))
+
+    hidden, missing, visible = run(go)
+    assert hidden[0] and missing[0] and not visible[0]
+    assert hidden[1].replace(str(ids["refund"]), "N") == missing[1].replace("987654", "N")
+    assert "Refund flow" not in hidden[1]
 
 
 def test_an_admin_token_names_the_asker_and_a_developer_never_gets_another_rows(mcp_url, ids):
@@ -203,7 +220,8 @@ def test_stdio_with_a_fixed_employee(sqlite_engine, sqlite_settings, ids):
             listed = (await client.list_tools()).tools
             return listed, [await call(client, name, **args) for name, args in (
                 ("search", {"question": "refund timeout payment sdk login", "top_k": 20}),
-                ("find_tasks", {}), ("search_projects", {"query": "mobile"}), ("list_my_tasks", {}))]
+                ("find_tasks", {}), ("get_entity", {"type": "task", "id": ids["login"]}),
+                ("search_projects", {"query": "mobile"}), ("list_my_tasks", {"open": True}))]
 
     listed, results = run(go)
     assert {t.name for t in listed} == TOOL_NAMES
