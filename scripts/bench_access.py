@@ -52,7 +52,8 @@ ROLES = ("DEVELOPER", "DEVELOPER", "DEVELOPER", "MANAGER")
 @dataclass(frozen=True)
 class Seen:
     """What a face returned for one question: the sources it named (hits, citations, anchors in its text),
-    and whether they are a search's whole top k (then it must not come up short either)."""
+    and whether they are a search's whole top k in the asked scope (then it must not come up short either;
+    otherwise the face answered in its own scope and k, and only leaks are checked)."""
 
     sources: list[tuple[str, int]]
     complete: bool
@@ -167,7 +168,9 @@ class World:
         for face in faces:  # the same question through a face (MCP, the OpenAI-compatible API): same guarantee
             seen = face.ask(caller, word, k, scope, mode)
             tally.face_searches += 1
-            self._check(tally, f"{face.name}: {context}", seen.sources, allowed,
+            # A face that answers in its own scope (a chat) is held to what the caller may see at all.
+            self._check(tally, f"{face.name}: {context}", seen.sources,
+                        allowed if seen.complete else self._visible(caller, Scope()),
                         min(k, len(allowed)) if seen.complete else 0)
 
     @staticmethod

@@ -14,7 +14,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.api.schemas import CallerPublic, Hit
+from app.api.chat_schemas import LLM_ERROR, ChatResult
+from app.api.schemas import CallerPublic
 
 # Answer modes, named as models: the retrieval mode, with the configured LLM writing the answer (or the
 # extractive answer when none is configured or it fails); rag-extractive never calls an LLM.
@@ -85,9 +86,11 @@ class RagDetails(BaseModel):
 
     asker: CallerPublic
     llm_used: bool = Field(description="true when the LLM wrote the answer; false for the extractive answer")
-    llm_error: str | None = Field(None, description="why the LLM's answer was not used (timeout, unreachable, "
-                                                    "bad_response, ungrounded), as on POST /api/v1/chat")
-    results: list[Hit] = Field(description="the records the answer was given, best first")
+    llm_error: LLM_ERROR | None = Field(None, description="why the LLM's answer was not used, as on POST /api/v1/chat")
+    route: str = Field(description="how the question was answered: lookup (an id), tasks (a tracker question), "
+                                   "follow_up (the conversation's focus) or retrieve")
+    results: list[ChatResult] = Field(description="what the answer was given: the entities the question named, "
+                                                  "then the retrieved chunks, best first")
 
 
 class ChatCompletion(BaseModel):

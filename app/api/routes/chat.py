@@ -54,10 +54,15 @@ async def _prepare(request: Request, body: ChatRequest, engine, settings, grant)
     return await run_in_threadpool(prepare, engine, settings, caller, _inputs(body))
 
 
+def results_of(answer: ChatAnswer) -> list[dict[str, Any]]:
+    """What the answer was given: the entities it named or looked up, then the retrieved chunks."""
+    return [{**vars(hit), "origin": "entity"} for hit in answer.entities] + \
+        [{**vars(hit), "origin": "search"} for hit in answer.search.result.hits]
+
+
 def response_of(answer: ChatAnswer, prep: Prepared) -> ChatResponse:
     changed = answer.new_scope
-    results = [{**vars(hit), "origin": "entity"} for hit in answer.entities] + \
-        [{**vars(hit), "origin": "search"} for hit in answer.search.result.hits]
+    results = results_of(answer)
     return ChatResponse(
         conversation_id=answer.conversation_id, message_id=answer.message_id, answer=answer.answer,
         citations=answer.citations, results=results, route=answer.route,
