@@ -80,8 +80,8 @@ def test_the_image_runs_as_an_unprivileged_user(stage):
     assert keywords.index("USER") < keywords.index("CMD") and "ENTRYPOINT" not in keywords
     created = " ".join(ins.args for ins in stage if ins.keyword == "RUN")
     assert re.search(rf"useradd\b.*\b{user}\b", created), "the user is created in the image"
-    assert re.search(rf"useradd\b[^&]*--uid (\d+)", created) and int(
-        re.search(r"--uid (\d+)", created).group(1)) >= 1000
+    uid = re.search(r"useradd\b[^&]*--uid (\d+)", created)
+    assert uid and int(uid.group(1)) >= 1000, "a fixed unprivileged uid (volumes keep their owner across images)"
 
 
 def test_the_package_is_installed_from_a_wheel_not_editable(stage):
