@@ -183,3 +183,22 @@ def test_an_image_part_is_refused_and_text_parts_are_read(base_url, ids):
         client.chat.completions.create(model="rag-hybrid", messages=[{"role": "user", "content": [
             {"type": "text", "text": "what is this?"}, {"type": "image_url", "image_url": {"url": "data:,"}}]}])
     assert refused.value.body["code"] == "unsupported_content"
+
+
+def test_a_client_that_hangs_up_mid_stream_frees_its_chat_slot(api_settings, sqlite_engine, ids):
+    import time
+
+    with FakeLLM(Reply.plain("slow [TASK #1].", delay_s=30)) as llm:
+        settings = api_settings.model_copy(update=llm_settings(llm, chat_max_tool_rounds=0, llm_timeout_s=60))
+        app = create_app(settings.model_copy(update={"api_tokens": SecretStr(ADMIN)}), engine=sqlite_engine)
+        with serve(app, timeout_graceful_shutdown=2) as url:
+            with httpx.stream("POST", f"{url}/v1/chat/completions", headers={"Authorization": f"Bearer {ADMIN}"},
+                              json={"model": "rag-hybrid", "stream": True, "user": str(ids["ana"]),
+                                    "messages": [{"role": "user", "content": "login bug"}]}, timeout=60) as response:
+                first = next(line for line in response.iter_lines() if line.startswith("data: "))
+                assert json.loads(first[6:])["choices"][0]["delta"]["role"] == "assistant"
+                assert app.state.chat_slots.in_use == 1  # the turn is waiting for the (slow) LLM
+            deadline = time.monotonic() + 10
+            while app.state.chat_slots.in_use and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert app.state.chat_slots.in_use == 0  # hanging up cancelled the turn, long before the LLM answered

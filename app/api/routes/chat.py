@@ -123,7 +123,7 @@ async def chat_stream(body: ChatRequest, request: Request, engine: EngineDep, se
         finally:
             slot.__exit__(None, None, None)
 
-    return EventSourceResponse(_drain(receive), data_sender_callable=produce, ping=15)
+    return EventSourceResponse(drain_events(receive), data_sender_callable=produce, ping=15)
 
 
 class _Events:
@@ -140,7 +140,8 @@ class _Events:
                                               event="reset"))
 
 
-async def _drain(receive: Any):
+async def drain_events(receive: Any):
+    """The events a producer sends, in order, until it closes its end."""
     async with receive:
         async for event in receive:
             yield event

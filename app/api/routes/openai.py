@@ -17,12 +17,14 @@ connection alive meanwhile.
 from __future__ import annotations
 
 import json
+import logging
+import math
 import re
 import time
 import uuid
-from collections.abc import AsyncIterator
 from typing import Any
 
+import anyio
 from fastapi import APIRouter, Request
 from fastapi.concurrency import run_in_threadpool
 from sse_starlette import EventSourceResponse, ServerSentEvent
@@ -30,17 +32,19 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 from app.api.deps import EngineDep, GrantDep, SettingsDep
 from app.api.openai_schemas import (MODELS, ChatCompletion, ChatCompletionRequest, ChatMessageIn, ModelCard, ModelList,
                                     OpenAIError, error_body, error_responses)
-from app.api.routes.chat import results_of
+from app.api.routes.chat import drain_events, results_of
 from app.auth import TokenGrant
 from app.config import Settings
 from app.domain import Caller
 from app.embedding.tokens import count_tokens
 from app.engines.base import Engine
+from app.logs import current_request_id
 from app.services import chat
 from app.services.askers import resolve_asker
 from app.services.search import UnknownCallerError
 
 router = APIRouter(prefix="/v1", tags=["openai"])
+log = logging.getLogger(__name__)
 STARTED = int(time.time())
 MAX_QUESTION_CHARS = 2000  # as /api/v1/chat's message
 PIECE_WORDS = 8  # words per streamed chunk of the checked answer
@@ -76,41 +80,50 @@ async def create_chat_completion(body: ChatCompletionRequest, request: Request, 
             answer = await chat.chat(engine, mode_settings, prep, client)
         return await run_in_threadpool(completion_of, body, caller, answer)
     slot = slots.take()
-    slot.__enter__()  # released when the stream ends (a client that hangs up cancels the turn)
-    return EventSourceResponse(_stream(body, engine, mode_settings, prep, client, caller, slot), ping=10,
-                               sep="\n")
+    slot.__enter__()  # released when the producer ends (a client that hangs up cancels it, and the turn)
+    send, receive = anyio.create_memory_object_stream[ServerSentEvent](math.inf)
 
-
-async def _stream(body: ChatCompletionRequest, engine: Engine, settings: Settings, prep: chat.Prepared, client: Any,
-                  caller: Caller, slot: Any) -> AsyncIterator[ServerSentEvent]:
-    completion_id, created = _completion_id(), int(time.time())
-
-    def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> ServerSentEvent:
-        return ServerSentEvent(json.dumps({
-            "id": completion_id, "object": "chat.completion.chunk", "created": created, "model": body.model,
-            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}], **extra}))
-
-    try:
-        yield chunk({"role": "assistant", "content": ""})
+    async def produce() -> None:
+        """Runs in sse-starlette's task group: cancelled with it when the client goes away."""
+        completion_id, created = _completion_id(), int(time.time())
         try:
-            answer = await chat.chat(engine, settings, prep, client)
-            done = await run_in_threadpool(completion_of, body, caller, answer, completion_id, created)
-        except Exception as exc:  # noqa: BLE001 (the client is told in OpenAI's stream error shape)
-            detail = str(exc) if isinstance(exc, (LookupError, ValueError, PermissionError)) else \
-                "internal error (see the server log)"
-            yield ServerSentEvent(json.dumps(error_body(detail, 500)))
-            yield ServerSentEvent("[DONE]")
-            return
-        for piece in pieces(done["choices"][0]["message"]["content"]):
-            yield chunk({"content": piece})
-        yield chunk({}, "stop", citations=done["citations"], rag=done["rag"])
-        if body.stream_options is not None and body.stream_options.include_usage:
-            yield ServerSentEvent(json.dumps({"id": completion_id, "object": "chat.completion.chunk",
-                                              "created": created, "model": body.model, "choices": [],
-                                              "usage": done["usage"]}))
-        yield ServerSentEvent("[DONE]")
-    finally:
-        slot.__exit__(None, None, None)
+            async with send:
+                await send.send(_chunk(body, completion_id, created, {"role": "assistant", "content": ""}))
+                for event in await _streamed(body, engine, mode_settings, prep, client, caller, completion_id, created):
+                    await send.send(event)
+        finally:
+            slot.__exit__(None, None, None)
+
+    return EventSourceResponse(drain_events(receive), data_sender_callable=produce, ping=10, sep="\n")
+
+
+def _chunk(body: ChatCompletionRequest, completion_id: str, created: int, delta: dict[str, Any],
+           finish: str | None = None, **extra: Any) -> ServerSentEvent:
+    return ServerSentEvent(json.dumps({
+        "id": completion_id, "object": "chat.completion.chunk", "created": created, "model": body.model,
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}], **extra}))
+
+
+async def _streamed(body: ChatCompletionRequest, engine: Engine, settings: Settings, prep: chat.Prepared,
+                    client: Any, caller: Caller, completion_id: str, created: int) -> list[ServerSentEvent]:
+    """The rest of the stream once the turn is done: the checked answer in pieces, the last chunk (with
+    ``citations`` and ``rag``), the usage chunk if asked for, [DONE]; or an error event, then [DONE]."""
+    try:
+        answer = await chat.chat(engine, settings, prep, client)
+        done = await run_in_threadpool(completion_of, body, caller, answer, completion_id, created)
+    except Exception as exc:  # noqa: BLE001 (the client is told in OpenAI's stream error shape; logged)
+        log.exception("chat completion stream failed (request %s)", current_request_id())
+        detail = str(exc) if isinstance(exc, (LookupError, ValueError, PermissionError)) else \
+            "internal error (see the server log)"
+        return [ServerSentEvent(json.dumps(error_body(detail, 500))), ServerSentEvent("[DONE]")]
+    events = [*(_chunk(body, completion_id, created, {"content": piece})
+                for piece in pieces(done["choices"][0]["message"]["content"])),
+              _chunk(body, completion_id, created, {}, "stop", citations=done["citations"], rag=done["rag"])]
+    if body.stream_options is not None and body.stream_options.include_usage:
+        events.append(ServerSentEvent(json.dumps({"id": completion_id, "object": "chat.completion.chunk",
+                                                  "created": created, "model": body.model, "choices": [],
+                                                  "usage": done["usage"]})))
+    return [*events, ServerSentEvent("[DONE]")]
 
 
 def pieces(text: str) -> list[str]:
