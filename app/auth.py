@@ -42,6 +42,11 @@ class TokenGrant:
     plain: bool = False  # configured as plain text (not a hash)
     employee_id: int | None = None  # a user token: the one employee it is bound to
 
+    @property
+    def limited(self) -> bool:
+        """Limited to some employees (by id or by role): then it must not learn who exists or who is what."""
+        return self.employee_ids is not None or self.roles is not None
+
     def allows(self, needed: Permission) -> bool:
         """Whether this token may use an endpoint that needs at least ``needed``."""
         return _RANK[self.scope] >= _RANK[needed]

@@ -21,7 +21,7 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.date import DateTrigger
 
 from app.config import Settings
-from app.engines.base import Engine
+from app.engines.base import Engine, SchemaNotMigratedError
 from app.services.summaries import ProjectSummarizer, SummaryOutcome
 
 log = logging.getLogger(__name__)
@@ -77,10 +77,13 @@ class SummaryJob:
 
     def _job(self) -> None:
         try:
+            self.summarizer.engine.check_schema()
             self.last_outcomes = self.summarizer.refresh()
             written = sum(o.status == "written" for o in self.last_outcomes)
             if written:
                 log.info("summary sweep: %d project summaries remade", written)
+        except SchemaNotMigratedError:  # the drain job says so in the log; sweep again later
+            pass
         except Exception:  # the database failed: log it, keep sweeping
             log.exception("summary sweep failed")
         finally:

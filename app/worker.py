@@ -24,7 +24,7 @@ from app import metrics
 from app.config import Settings
 from app.domain import SOURCE_TYPES
 from app.embedding.tokens import count_tokens
-from app.engines.base import Engine
+from app.engines.base import Engine, SchemaNotMigratedError
 from app.logs import request_id_var
 from app.rag.chunking import TokenCounter
 from app.services.indexing import Backoff, DrainResult, drain
@@ -50,6 +50,8 @@ class Worker:
         self._nudged_while_running = False
         self._causes: list[str] = []  # request ids whose nudges the next run answers
         self.last_error: str | None = None
+        self._waiting_for_schema = False  # said once in the log, not at every tick
+        self._backfill_pending = False  # the startup backfill, deferred until the schema is migrated
 
     # --- lifecycle ---------------------------------------------------------------------------
     def start(self) -> None:
@@ -126,7 +128,11 @@ class Worker:
         return result
 
     def startup_backfill(self) -> int:
-        """Queue every source row that has no chunk yet (RAG_BACKFILL_ON_STARTUP)."""
+        """Queue every source row that has no chunk yet (RAG_BACKFILL_ON_STARTUP); on a schema that is not
+        migrated yet, the drain job does it once the schema is there."""
+        if not self.schema_ready():
+            self._backfill_pending = True
+            return 0
         count = self.engine.enqueue_backfill(SOURCE_TYPES)
         if count:
             log.info("startup backfill queued %d source rows without chunks", count)
@@ -142,6 +148,11 @@ class Worker:
             causes, self._causes = self._causes, []
         context = request_id_var.set(",".join(causes) or None)
         try:
+            if not self.schema_ready():
+                return
+            if self._backfill_pending:
+                self._backfill_pending = False
+                self.startup_backfill()
             result = self.run_once()
             self.last_error = result.errors[-1] if result.errors else None
             if result.claimed:
@@ -158,6 +169,21 @@ class Worker:
             with self._state_lock:
                 self._running = False
                 self._reschedule(immediately=self._nudged_while_running)
+
+    def schema_ready(self) -> bool:
+        """Whether the schema is migrated; until it is, the job waits quietly (one log line, not a
+        traceback every tick) and the API answers 503 naming `ragctl migrate`."""
+        try:
+            self.engine.check_schema()
+        except SchemaNotMigratedError as exc:
+            if not self._waiting_for_schema:
+                log.warning("the drain job waits for the schema: %s", exc)
+                self._waiting_for_schema = True
+            return False
+        if self._waiting_for_schema:
+            log.info("the schema is migrated: the drain job starts")
+            self._waiting_for_schema = False
+        return True
 
     def _reschedule(self, immediately: bool) -> None:
         """Called with the state lock held (see stop)."""

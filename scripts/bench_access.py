@@ -2,10 +2,10 @@
 """Randomized access: leaks and short results over random writes, most of them with the worker stopped.
 
 A random team (employees, projects, sprints, tasks, documents) is indexed once; then each case
-either changes the data (reassign or unassign a task, move it to another project, re-own or
-publish a document, change a role, delete a task, document, sprint or employee, add an employee
+either changes the data (reassign or unassign a task, move it to another project, re-own, publish or
+re-type a document, change a role, delete a task, document, sprint or employee, add an employee
 or a task) WITHOUT draining the queue, or lets the worker drain, or searches as a random employee
-with a random scope, k and mode. Every search is checked against the ground truth read from the
+with a random scope (project and document types), k and mode. Every search is checked against the ground truth read from the
 source tables at that moment:
 
 * leak: a hit the caller may not see now, or a hit whose source no longer exists;
@@ -42,11 +42,15 @@ from app.domain import Caller, Role, Scope  # noqa: E402
 from app.embedding.tokens import count_tokens  # noqa: E402
 from app.engines.base import ConflictError, Engine  # noqa: E402
 from app.entities import DOCUMENTS, EMPLOYEES, PROJECTS, SPRINTS, TASKS  # noqa: E402
+from app.rag.scope import doc_type_key  # noqa: E402
 from app.services.indexing import drain  # noqa: E402
 from app.services.records import iter_records  # noqa: E402
 
 WORDS = "login invoice deploy payroll retro cache api factura despliegue timeout migration release".split()
 ROLES = ("DEVELOPER", "DEVELOPER", "DEVELOPER", "MANAGER")
+# As writers send them: some need trimming or case folding, some name no scope (app.rag.scope.doc_type_key).
+DOC_TYPES = ("WIKI", "MEETING_NOTES", " wiki ", "Runbook", None, "not a type!")
+DOC_TYPE_SCOPES = (None, None, ("WIKI",), ("MEETING_NOTES", "RUNBOOK"))
 
 
 @dataclass(frozen=True)
@@ -105,7 +109,8 @@ class World:
         for _ in range(documents):
             self.engine.create(DOCUMENTS, {"TITLE": self._text(), "BODY": self._text(),
                                            "OWNER_EMPLOYEE_ID": self._maybe(self._ids(EMPLOYEES)),
-                                           "PROJECT_ID": self._maybe(self._ids(PROJECTS))})
+                                           "PROJECT_ID": self._maybe(self._ids(PROJECTS)),
+                                           "DOC_TYPE": self.rng.choice(DOC_TYPES)})
         self.drain()
 
     def drain(self) -> None:
@@ -116,8 +121,9 @@ class World:
     # --- one random write (the worker stays stopped) ---------------------------------------------
     def write(self) -> None:
         rng, e = self.rng, self.engine
-        action = rng.choice(["reassign", "reassign", "move", "reown", "reown", "role", "role", "delete_task",
-                             "delete_doc", "delete_sprint", "delete_employee", "add_employee", "add_task"])
+        action = rng.choice(["reassign", "reassign", "move", "reown", "reown", "retype", "retype", "role", "role",
+                             "delete_task", "delete_doc", "delete_sprint", "delete_employee", "add_employee",
+                             "add_task"])
         tasks, docs, people = self._ids(TASKS), self._ids(DOCUMENTS), self._ids(EMPLOYEES)
         if action == "reassign" and tasks:
             e.update(TASKS, rng.choice(tasks), {"ASSIGNEE_ID": self._maybe(people)})
@@ -125,6 +131,8 @@ class World:
             e.update(TASKS, rng.choice(tasks), {"PROJECT_ID": self._maybe(self._ids(PROJECTS)), "SPRINT_ID": None})
         elif action == "reown" and docs:
             e.update(DOCUMENTS, rng.choice(docs), {"OWNER_EMPLOYEE_ID": self._maybe(people)})
+        elif action == "retype" and docs:
+            e.update(DOCUMENTS, rng.choice(docs), {"DOC_TYPE": rng.choice(DOC_TYPES)})
         elif action == "role" and people:
             e.update(EMPLOYEES, rng.choice(people), {"ROLE": rng.choice(ROLES)})
         elif action == "delete_task" and tasks:
@@ -156,14 +164,16 @@ class World:
         person = rng.choice(people)
         caller = Caller(person["employee_id"], Role(person["role"]))
         projects = self._ids(PROJECTS)
-        scope = Scope(project=rng.choice(["all", "all", "none", *[str(p) for p in projects]]))
+        scope = Scope(project=rng.choice(["all", "all", "none", *[str(p) for p in projects]]),
+                      doc_types=rng.choice(DOC_TYPE_SCOPES))
         k, mode = rng.randint(1, 30), rng.choice(["vector", "hybrid"])
         allowed = self._visible(caller, scope)
         word = rng.choice(WORDS)
         hits = e.search(vectors[rng.randrange(len(vectors))], word, caller, k, scope, mode).hits
         tally.searches += 1
         tally.searches_with_worker_stopped += not self.clean
-        context = f"employee {caller.employee_id} ({caller.role}) k={k} {mode} scope={scope.project}"
+        context = (f"employee {caller.employee_id} ({caller.role}) k={k} {mode} scope={scope.project} "
+                   f"doc types={scope.doc_types}")
         self._check(tally, context, [(h.source_type, h.source_id) for h in hits], allowed, min(k, len(allowed)))
         for face in faces:  # the same question through a face (MCP, the OpenAI-compatible API): same guarantee
             seen = face.ask(caller, word, k, scope, mode)
@@ -193,6 +203,9 @@ class World:
                 project_id = source_id if source_type == "project" else row["project_id"]
                 owner = row.get("assignee_id") if source_type == "task" else row.get("owner_employee_id")
                 if (source_type, source_id) not in self.indexed or not _in_scope(scope, project_id):
+                    continue
+                if source_type == "doc" and scope.doc_types is not None \
+                        and doc_type_key(row["doc_type"]) not in scope.doc_types:
                     continue
                 if caller.sees_everything or source_type in ("sprint", "project") \
                         or owner == caller.employee_id or (source_type == "doc" and owner is None):

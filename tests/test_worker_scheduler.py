@@ -116,7 +116,9 @@ def test_a_failing_job_is_logged_not_swallowed(tmp_path, embedder, caplog):
 
     settings = Settings(database_url=f"sqlite:///{tmp_path}/broken.db", worker_initial_delay_ms=0,
                         worker_delay_ms=NEVER_MS)
-    engine = SQLiteEngine.open(settings, embedder=embedder)  # never migrated: claiming itself fails
+    engine = SQLiteEngine.open(settings, embedder=embedder)
+    engine.migrate()
+    engine.conn.execute("DROP TABLE RAG_DIRTY")  # migrated, then broken: claiming itself fails
     worker = Worker(engine, settings)
     try:
         with caplog.at_level(logging.ERROR, logger="app.worker"):

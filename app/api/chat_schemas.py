@@ -5,9 +5,9 @@ from __future__ import annotations
 import datetime as dt
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, Field, StrictBool, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, TypeAdapter, model_validator
 
-from app.api.schemas import CallerPublic, Hit, WriteModel, _WhoAsks
+from app.api.schemas import _AT_MOST_ONE, CallerPublic, Hit, WriteModel, _WhoAsks
 from app.api.types import Id, Question, TopK
 
 # A project id as a number or as the text the responses carry it in (a client echoes what it got).
@@ -25,7 +25,21 @@ Utc = Annotated[dt.datetime, AfterValidator(lambda v: v if v.tzinfo else v.repla
 LLM_ERROR = Literal["timeout", "unreachable", "bad_response", "ungrounded"]
 
 
+# The rules across ChatRequest's fields, in JSON-schema terms (null or absent counts as not given): a scope and
+# a pin only start a conversation; a pin needs a project id as its scope.
+_ONLY_WHEN_STARTING = {"anyOf": [
+    {"properties": {"conversation_id": {"type": "null"}}},
+    {"properties": {"rag_scope": {"type": "null"}, "pinned": {"const": False}}},
+]}
+_PIN_NEEDS_A_PROJECT = {"anyOf": [
+    {"properties": {"pinned": {"const": False}}},
+    {"required": ["rag_scope"], "properties": {"rag_scope": TypeAdapter(Id | ProjectIdText).json_schema()}},
+]}
+
+
 class ChatRequest(_WhoAsks):
+    model_config = ConfigDict(json_schema_extra={**_AT_MOST_ONE, "allOf": [_ONLY_WHEN_STARTING, _PIN_NEEDS_A_PROJECT]})
+
     message: Question = Field(description="the question, in the caller's words (English or Spanish), "
                                           "1-2000 characters. `question` (the name /search uses) is accepted "
                                           "as an alias of this field; sending both is a 422")

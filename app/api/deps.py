@@ -52,14 +52,18 @@ GrantDep = Annotated[TokenGrant, Depends(current_grant)]
 
 
 def require_scope(needed: Permission):
-    """A router dependency: the token must carry `needed` or more (admin > bot > user)."""
+    """A router dependency: the token must carry `needed` or more (admin > bot > user). app.api.middleware.ScopeGate
+    applies the same rule before the body is read; this one is the route's own (and puts 403 in OpenAPI)."""
 
     def check(grant: GrantDep) -> None:
         if not grant.allows(needed):
-            raise HTTPException(status.HTTP_403_FORBIDDEN, f"this token's scope ({grant.scope}) does not "
-                                f"allow this endpoint (it needs {needed})")
+            raise HTTPException(status.HTTP_403_FORBIDDEN, scope_refusal(grant, needed))
 
     return check
+
+
+def scope_refusal(grant: TokenGrant, needed: Permission) -> str:
+    return f"this token's scope ({grant.scope}) does not allow this endpoint (it needs {needed})"
 
 
 def caller_for(engine: Engine, grant: TokenGrant, employee_id: int | None, telegram_id: str | None) -> Caller:

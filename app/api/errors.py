@@ -47,8 +47,28 @@ async def _unavailable(request: Request, exc: Exception) -> JSONResponse:
     return JSONResponse({"detail": str(exc)}, status_code=503, headers={"Retry-After": str(retry_after)})
 
 
+MAX_ECHO_CHARS = 100  # of a rejected input echoed back in a 422 (a 100 KB body must not come back)
+MAX_MESSAGE_CHARS = 300  # of a message, which may quote the input
+
+
 def _unprocessable(errors: list[dict[str, Any]]) -> JSONResponse:
-    return JSONResponse({"detail": _utf8_safe(jsonable_encoder(errors))}, status_code=422)
+    return JSONResponse({"detail": _utf8_safe([_short(e) for e in jsonable_encoder(errors)])}, status_code=422)
+
+
+def _short(error: Any) -> Any:
+    """One validation error with its echoed input cut to a prefix (as JSON text when it was a list or an
+    object) and its message to MAX_MESSAGE_CHARS."""
+    if not isinstance(error, dict):
+        return error
+    out = dict(error)
+    if "input" in out:
+        value = out["input"]
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+        if len(text) > MAX_ECHO_CHARS:
+            out["input"] = text[:MAX_ECHO_CHARS] + "…"
+    if isinstance(out.get("msg"), str) and len(out["msg"]) > MAX_MESSAGE_CHARS:
+        out["msg"] = out["msg"][:MAX_MESSAGE_CHARS] + "…"
+    return out
 
 
 async def _invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -120,6 +140,15 @@ def _utf8_safe(value: Any) -> Any:
     return value
 
 
+class ClientGone(Exception):
+    """The client hung up before its answer was ready; the route stopped and stored nothing."""
+
+
+async def _client_gone(request: Request, exc: Exception) -> Response:
+    log.info("%s %s: the client hung up; stopped, nothing stored", request.method, request.url.path)
+    return Response(status_code=499)  # nginx's "client closed request": nobody is left to read it
+
+
 async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
     log.exception("%s %s failed", request.method, request.url.path)
     return JSONResponse({"detail": "internal error (see the server log)"}, status_code=500)
@@ -172,7 +201,19 @@ def install(app: FastAPI) -> None:
         (RequestValidationError, _invalid_request),
         (HTTPException, _http_error),
         (ValueError, _invalid_value),
+        (ClientGone, _client_gone),
         (Exception, _unexpected),
     ):
         app.add_exception_handler(exc_class, _shaped_by_path(handler))
     app.add_exception_handler(OpenAIError, _openai_error)
+
+
+async def http_answer(request: Request, exc: Exception) -> Response:
+    """The answer this app's exception handlers give ``exc`` on this request, as if the route had raised
+    it: the chat stream reports a failure after its first event with the same status, detail and
+    Retry-After as the plain POST /chat would."""
+    handlers = request.app.exception_handlers
+    for cls in type(exc).__mro__:
+        if cls in handlers:
+            return await handlers[cls](request, exc)
+    return await _unexpected(request, exc)

@@ -14,7 +14,8 @@ from starlette.routing import Route
 from app import metrics
 from app.api import errors
 from app.api.deps import require_scope
-from app.api.middleware import MCP_PATH, BodyLimit, TokenGate
+from app.api.middleware import (MCP_PATH, BodyLimit, JsonDepthLimit, RouteScope, SchemaGate, ScopeGate, TokenGate,
+                                scopes_of)
 from app.api.request_context import RequestContext
 from app.api.openai_schemas import error_responses
 from app.api.routes import chat, conversations, health, openai, rag, records, search
@@ -62,8 +63,13 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     app.state.chat_slots = Slots(settings.chat_max_concurrency, "chats")
     errors.install(app)
     # The last added runs first: give the request its id (so every answer and log line carries it),
-    # authenticate, then limit the body, before any route reads it.
+    # authenticate, check the token's scope against the route, refuse while the schema is not migrated,
+    # then limit the body and its nesting: all before any route reads it.
+    app.add_middleware(JsonDepthLimit)
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
+    app.add_middleware(SchemaGate)
+    route_scopes: list[RouteScope] = []
+    app.add_middleware(ScopeGate, scopes=route_scopes)
     app.add_middleware(TokenGate, grants=grants)
     app.add_middleware(RequestContext)
     app.include_router(health.router)
@@ -79,9 +85,11 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
                            *((r, "admin") for r in records.routers())):
         app.include_router(router, prefix=API_PREFIX, dependencies=[Depends(require_scope(needed))],
                            responses=COMMON_RESPONSES)
+        route_scopes += scopes_of(router, API_PREFIX, needed)
     # The OpenAI-compatible face (/v1/...): any token that may chat; errors in OpenAI's shape.
     app.include_router(openai.router, dependencies=[Depends(require_scope("user"))],
                        responses=error_responses(401, 403, 413, 503))
+    route_scopes += scopes_of(openai.router, "", "user")
     return app
 
 

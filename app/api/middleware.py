@@ -1,9 +1,20 @@
 """Pure ASGI guards that run before any route reads a byte of the body.
 
-``TokenGate`` authenticates every /api/, /v1/ (OpenAI-compatible) and /mcp request from its headers alone, so a client without a
-valid token costs no body read, no parsing and no memory (401 first, whatever the body). The
-token's grant goes into the request state; what it may do is decided per router (app.api.deps) or
-per MCP call (app/mcp/server.py).
+``TokenGate`` authenticates every /api/, /v1/ (OpenAI-compatible) and /mcp request from its headers alone,
+so a client without a valid token costs no body read, no parsing and no memory (401 first, whatever the
+body). The token's grant goes into the request state; what it may do is decided per router (app.api.deps)
+or per MCP call (app/mcp/server.py). Under /v1/ every refusal here is OpenAI's error object.
+
+``ScopeGate`` refuses a token whose scope the matched route does not allow (a bot token on an admin
+route) with 403 before the body is read or parsed: whatever it sends, malformed JSON included.
+
+``SchemaGate`` answers every /api/ request 503 (naming ``ragctl migrate``) while the database schema
+is not migrated, instead of letting each route fail on a missing table; once the schema is there it
+costs nothing (the engine remembers it).
+
+``JsonDepthLimit`` refuses a JSON body nested deeper than MAX_JSON_DEPTH arrays and objects with a 422
+that names the limit, before the parser meets it (Python's parser would give up at its recursion limit,
+which FastAPI answers as a bare 400).
 
 ``BodyLimit`` refuses a body over the limit: at once when Content-Length says so, and while
 streaming otherwise (chunked bodies have no length), so no request can make the server buffer
@@ -12,12 +23,22 @@ more than the limit.
 
 from __future__ import annotations
 
+import itertools
+import re
+from dataclasses import dataclass
+
+from fastapi import APIRouter
+from fastapi.routing import APIRoute
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.responses import JSONResponse
+from starlette.routing import compile_path
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.api.deps import scope_refusal
 from app.api.openai_schemas import OPENAI_PREFIX, error_body
-from app.auth import TokenGrant, match
+from app.auth import Permission, TokenGrant, match
+from app.engines.base import SchemaNotMigratedError
 
 PROTECTED_PREFIX = "/api/"
 MCP_PATH = "/mcp"
@@ -28,7 +49,7 @@ def protected(path: str) -> bool:
             or path.startswith(MCP_PATH + "/"))
 
 
-def _error(path: str, status: int, detail: str, headers: dict[str, str]) -> JSONResponse:
+def _error(path: str, status: int, detail: str, headers: dict[str, str] | None = None) -> JSONResponse:
     """``{"detail"}``, or OpenAI's error object under its prefix (what an OpenAI client parses)."""
     body = error_body(detail, status) if path.startswith(OPENAI_PREFIX) else {"detail": detail}
     return JSONResponse(body, status_code=status, headers=headers)
@@ -63,6 +84,59 @@ class TokenGate:
             await unauthorized(detail, scope["path"])(scope, receive, send)
             return
         scope.setdefault("state", {})["grant"] = grant
+        await self.app(scope, receive, send)
+
+
+@dataclass(frozen=True)
+class RouteScope:
+    """The scope one route needs, matched by its full path and methods (``scopes_of``)."""
+
+    path: re.Pattern[str]
+    methods: frozenset[str]
+    needed: Permission
+
+
+def scopes_of(router: APIRouter, prefix: str, needed: Permission) -> list[RouteScope]:
+    """What ScopeGate checks for every route of a router included under ``prefix`` with ``needed``."""
+    return [RouteScope(compile_path(prefix + route.path)[0], frozenset(route.methods), needed)
+            for route in router.routes if isinstance(route, APIRoute)]
+
+
+class ScopeGate:
+    def __init__(self, app: ASGIApp, scopes: list[RouteScope]) -> None:
+        self.app, self.scopes = app, scopes  # filled by create_app as it includes the routers
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        grant = scope.get("state", {}).get("grant") if scope["type"] == "http" else None
+        if grant is not None:
+            needed = next((r.needed for r in self.scopes
+                           if scope["method"] in r.methods and r.path.match(scope["path"])), None)
+            if needed is not None and not grant.allows(needed):
+                await _error(scope["path"], 403, scope_refusal(grant, needed))(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+MIGRATE_RETRY_AFTER_S = 30
+
+
+class SchemaGate:
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+        self.migrated = False
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if not self.migrated and scope["type"] == "http" and scope["path"].startswith(PROTECTED_PREFIX):
+            try:
+                await run_in_threadpool(scope["app"].state.engine.check_schema)
+                self.migrated = True
+            except SchemaNotMigratedError as exc:
+                await JSONResponse({"detail": str(exc)}, status_code=503,
+                                   headers={"Retry-After": str(MIGRATE_RETRY_AFTER_S)})(scope, receive, send)
+                return
+            # Any other failure (the database is down) is the route's to answer, as at any other time.
+            except Exception:  # noqa: BLE001
+                pass
         await self.app(scope, receive, send)
 
 
@@ -123,3 +197,67 @@ def _content_length(scope: Scope) -> int | None:
             except ValueError:
                 return None  # the server rejects a malformed length before we see it
     return None
+
+
+MAX_JSON_DEPTH = 32  # this API's bodies nest 3 levels at most
+_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')  # unrolled: one step per run of plain bytes
+_NOT_A_BRACKET = bytes(b for b in range(256) if b not in b"[]{}")
+_STEP = {ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}
+
+
+def json_too_deep(body: bytes, limit: int = MAX_JSON_DEPTH) -> bool:
+    """Whether arrays and objects nest more than ``limit`` deep in this JSON text (brackets inside strings
+    do not count). Linear and in C but for the last step, which only bodies with many brackets reach."""
+    if body.count(b"[") + body.count(b"{") <= limit:
+        return False
+    brackets = _STRING.sub(b"", body).translate(None, _NOT_A_BRACKET)
+    return len(brackets) > limit and max(itertools.accumulate(map(_STEP.__getitem__, brackets))) > limit
+
+
+class JsonDepthLimit:
+    """Reads a JSON body (already capped by BodyLimit) and refuses it if it nests too deep; otherwise the
+    route reads the same bytes, and later receive() calls (a disconnect) still reach the server."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not protected(scope["path"]) or not _json_body(scope):
+            await self.app(scope, receive, send)
+            return
+        chunks: list[bytes] = []
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":  # gone before the body ended: let the route see it
+                await self.app(scope, _replay([message], receive), send)
+                return
+            chunks.append(message.get("body", b""))
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        if json_too_deep(body):
+            refusal = f"JSON nested more than {MAX_JSON_DEPTH} levels deep (arrays and objects): refused"
+            response = JSONResponse(error_body(refusal, 400), status_code=400) if scope["path"].startswith(
+                OPENAI_PREFIX) else JSONResponse({"detail": [{"type": "json_invalid", "loc": ["body"],
+                                                              "msg": refusal}]}, status_code=422)
+            await response(scope, receive, send)
+            return
+        await self.app(scope, _replay([{"type": "http.request", "body": body, "more_body": False}], receive), send)
+
+
+def _json_body(scope: Scope) -> bool:
+    """FastAPI parses the body as JSON when it says so, and when it says nothing."""
+    for name, value in scope["headers"]:
+        if name == b"content-type":
+            media = value.split(b";")[0].strip().lower()
+            return media == b"application/json" or media.endswith(b"+json")
+    return True
+
+
+def _replay(messages: list[Message], receive: Receive) -> Receive:
+    pending = list(messages)
+
+    async def replayed() -> Message:
+        return pending.pop(0) if pending else await receive()
+
+    return replayed

@@ -346,6 +346,24 @@ class ErrorMessage(BaseModel):
     detail: str
 
 
+BEYOND_SCHEMA = "x-rules-beyond-schema"
+
+
+def beyond_schema(*rules: str) -> dict[str, Any]:
+    """An operation's ``openapi_extra`` naming the rules its 422 may enforce that JSON Schema cannot state:
+    across query parameters, comparisons between two fields, or what the database holds now. Every other
+    rule is in the schema itself (tests/api/test_schemathesis.py allows a schema-valid 422 only here)."""
+    return {BEYOND_SCHEMA: list(rules)}
+
+
+DATE_ORDER = "end_date is not before start_date (a comparison of two fields)"
+PROJECT_EXISTS = "a rag_scope that is a project id names a project that exists now (the database's state)"
+ASKER_BY_TOKEN = ("who asks: exactly one of employee_id and telegram_id, unless the token is bound to one employee "
+                  "(scope user), which names neither (a rule across the token and the request)")
+CURSOR_ISSUED = ("a cursor is one this server returned as next_cursor for the same list and filters (opaque: "
+                 "no pattern can tell an issued one)")
+
+
 def error_response(description: str) -> dict[str, Any]:
     """An OpenAPI `responses` entry for an error answered as {"detail": "..."}."""
     return {"model": ErrorMessage, "description": description}

@@ -17,7 +17,7 @@ def migrate(env: CliEnv) -> None:
 
         RAG_DATABASE_URL=sqlite:///./data/rag.db ragctl migrate
     """
-    with env.open() as engine:
+    with env.open(migrated=False) as engine:
         applied = engine.migrate()
     click.echo(f"applied {', '.join(applied)}" if applied else "schema is up to date")
 
@@ -41,7 +41,7 @@ def demo(env: CliEnv, reset: bool, tasks: int | None) -> None:
 
     settings = env.get_settings()
     data = demo_data.build(tasks=tasks or demo_data.DEFAULT_TASKS)
-    with env.open() as engine:
+    with env.open(migrated=False) as engine:
         engine.migrate()
         if reset:
             engine.wipe()

@@ -25,8 +25,10 @@ def status(env: CliEnv, as_json: bool) -> None:
     settings = env.get_settings()
     with env.open() as engine:
         st = engine.status(settings.max_attempts)
+        stopped = engine.unfinished_erasures()
     if as_json:
-        click.echo(json.dumps(dataclasses.asdict(st), default=str))
+        click.echo(json.dumps({**dataclasses.asdict(st), "unfinished_erasures": [
+            {"employee_id": j.employee_id, "step": j.step, "verdict": j.verdict} for j in stopped]}, default=str))
         return
     age = "-" if st.oldest_pending_age_s is None else f"{st.oldest_pending_age_s:.1f} s"
     click.echo(f"engine:   {st.engine}   model: {st.model_name} ({st.dimensions} dimensions)")
@@ -40,6 +42,10 @@ def status(env: CliEnv, as_json: bool) -> None:
         click.echo(f"  failing {row.source_type} #{row.source_id} ({row.attempts} attempts): {row.last_error}")
     if st.stuck:
         click.echo("hint: `ragctl retry` lets the worker take the stuck rows again")
+    for job in stopped:
+        click.echo(f"erasure:  employee {job.employee_id} stopped after step {job.step}"
+                   + (f" ({job.verdict})" if job.verdict else "")
+                   + f": `ragctl erase-employee {job.employee_id} --resume`")
 
 
 @cli.command()

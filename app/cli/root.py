@@ -16,7 +16,8 @@ from pydantic import ValidationError
 from tqdm import tqdm
 
 from app.config import Settings
-from app.engines.base import EmbeddingModelError, Engine, EngineError, ModelMissingError, UnavailableError
+from app.engines.base import (EmbeddingModelError, Engine, EngineError, ModelMissingError, SchemaNotMigratedError,
+                              UnavailableError)
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"]}
 
@@ -38,7 +39,9 @@ class CliEnv:
         return self.settings
 
     @contextmanager
-    def open(self) -> Iterator[Engine]:
+    def open(self, migrated: bool = True) -> Iterator[Engine]:
+        """The engine; with ``migrated`` (every command but those that migrate) a schema that is not
+        migrated ends the command with one line naming `ragctl migrate`, before any table is read."""
         settings = self.get_settings()
         try:
             engine = self.engine
@@ -47,11 +50,13 @@ class CliEnv:
 
                 engine = open_engine(settings)
             try:
+                if migrated:
+                    engine.check_schema()
                 yield engine
             finally:
                 if self.engine is None:
                     engine.close()
-        except UnavailableError as exc:  # read-only or full: the message already says what to do
+        except (UnavailableError, SchemaNotMigratedError) as exc:  # the message already says what to do
             raise click.ClickException(str(exc)) from None
         except EmbeddingModelError as exc:  # the message names the fix (install, or `ragctl backfill --force`)
             raise click.ClickException(str(exc)) from None

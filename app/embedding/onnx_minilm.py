@@ -15,6 +15,27 @@ from app.embedding.tokens import TOKENIZER_PATH, count_tokens
 MODEL_NAME = "all-MiniLM-L6-v2-int8"
 DIMENSIONS = 384
 MAX_SEQ_LENGTH = 256  # sentence-transformers' max_seq_length for this model
+# ONNX Runtime keeps its arena at the largest run it has seen, and a run's attention holds
+# rows x heads x width^2 scores: 32 full-length chunks took the worker from ~270 MB to ~1.5 GB.
+# Four full-length rows per run (32 short ones) keeps one long document within +200 MB, and is
+# no slower here (scripts/bench_long_text.py).
+MAX_ATTENTION_CELLS = 4 * MAX_SEQ_LENGTH**2
+WINDOW = 256  # texts tokenized at a time (their encodings are kept until they are embedded)
+
+
+def runs(widths: list[int], max_rows: int) -> list[range]:
+    """Consecutive index ranges over ``widths`` (sorted ascending) for one ONNX run each: at most
+    ``max_rows`` rows, and rows x width^2 (the widest row's width) within MAX_ATTENTION_CELLS."""
+    out: list[range] = []
+    start = 0
+    for end in range(1, len(widths) + 1):
+        rows = end - start
+        if rows > max_rows or (rows > 1 and rows * widths[end - 1] ** 2 > MAX_ATTENTION_CELLS):
+            out.append(range(start, end - 1))
+            start = end - 1
+    if start < len(widths):
+        out.append(range(start, len(widths)))
+    return out
 
 
 class MiniLMEmbedder:
@@ -42,15 +63,17 @@ class MiniLMEmbedder:
         return count_tokens(text)
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        if not texts:
-            return np.zeros((0, DIMENSIONS), dtype=np.float32)
-        encodings = self._tokenizer.encode_batch(texts)
+        """Vectors of ``texts``, computed in bounded pieces: however many texts (one 100,000-character
+        document is ~400 chunks), at most WINDOW are tokenized at a time and each ONNX run holds at
+        most MAX_ATTENTION_CELLS attention scores per head (docs/BENCHMARKS.md, long documents)."""
         out = np.empty((len(texts), DIMENSIONS), dtype=np.float32)
-        # Group by length so short texts are not padded to the longest one in the whole call.
-        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
-        for start in range(0, len(order), self.batch_size):
-            batch = order[start : start + self.batch_size]
-            out[batch] = self._run([encodings[i] for i in batch])
+        for start in range(0, len(texts), WINDOW):
+            encodings = self._tokenizer.encode_batch(texts[start : start + WINDOW])
+            # Group by length so short texts are not padded to the longest one in the window.
+            order = sorted(range(len(encodings)), key=lambda i: len(encodings[i].ids))
+            for batch in runs([len(encodings[i].ids) for i in order], self.batch_size):
+                rows = [order[i] for i in batch]
+                out[[start + r for r in rows]] = self._run([encodings[r] for r in rows])
         return out
 
     def _run(self, encodings: list) -> np.ndarray:

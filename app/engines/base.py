@@ -30,7 +30,7 @@ from app.domain import (
     Vocabulary,
 )
 from app.entities import Condition, EntitySpec
-from app.rag.erasure import DocumentsPolicy, ErasedText, ErasureReport, ProofLine, PurgeStep
+from app.rag.erasure import DocumentsPolicy, ErasureJob, PersonString, ProofLine, PurgeStep, Redaction, Step
 
 
 class EngineError(RuntimeError):
@@ -44,6 +44,12 @@ class ModelMissingError(EngineError):
 class EmbeddingModelError(EngineError):
     """The configured embedding model cannot serve this index: not installed, or the stored vectors
     were made by another model (never compared with this one's); the message says what to do."""
+
+
+class SchemaNotMigratedError(EngineError):
+    """The database schema is behind this code (migrations pending, or none applied yet): every data
+    call would fail on a missing table or column. The message names the pending versions and says to
+    run ``ragctl migrate``; nothing is changed until then."""
 
 
 class ConflictError(EngineError):
@@ -128,7 +134,13 @@ class Engine(Protocol):
         ...
 
     def ping(self) -> None:
-        """Raise EngineError unless the database answers and the schema is migrated."""
+        """Raise EngineError unless the database answers, its schema is migrated (SchemaNotMigratedError
+        otherwise) and it takes writes now (UnavailableError: a write was tried and failed)."""
+        ...
+
+    def check_schema(self) -> None:
+        """Raise SchemaNotMigratedError while migrations are pending; cheap once they are not (a migrated
+        schema stays migrated, so the first success is remembered). Writes nothing."""
         ...
 
     # --- people ---------------------------------------------------------------------------
@@ -274,23 +286,50 @@ class Engine(Protocol):
         (missing ids are absent)."""
         ...
 
-    # --- erasure (the order of steps, the drain and the verdict: app/services/erasure.py) ----
-    def erase_employee(
-        self, employee_id: int, documents: DocumentsPolicy | None, reassign_to: int | None
-    ) -> ErasureReport | None:
-        """In one transaction: read what will be erased, delete the employee's comments, delete or
-        reassign their documents, unassign their tasks, delete the employee. None if there is no
-        such employee; OwnedDocumentsError (nothing changed) if they own documents and
-        ``documents`` is None. The triggers queue the affected chunks as for any other write."""
+    # --- erasure (the job's steps, the drain and the verdict: app/services/erasure.py) -----------
+    def erase_employee(self, employee_id: int, documents: DocumentsPolicy | None, reassign_to: int | None,
+                       seal_key: bytes) -> ErasureJob | None:
+        """The job's first step, in one transaction: read the person's strings (app.rag.erasure.person_strings)
+        and write the job row (ERASURE_JOBS, step "delete", the strings sealed with ``seal_key``), delete the
+        employee's conversations and comments, delete or reassign their documents, unassign their tasks,
+        delete the employee. None if there is no such employee; OwnedDocumentsError (nothing changed) if they
+        own documents and ``documents`` is None. The triggers queue the affected chunks as for any write."""
         ...
 
-    def purge_deleted(self) -> list[PurgeStep]:
-        """Make deleted rows unrecoverable from the engine's own storage where it can (SQLite: FTS5
-        optimize, WAL checkpoint, VACUUM; Oracle: text index sync and full optimize)."""
+    def erasure_job(self, employee_id: int) -> ErasureJob | None:
+        """The job row of this employee's erasure, if one was ever started (it outlives the employee)."""
         ...
 
-    def erasure_proof(self, texts: Sequence[ErasedText]) -> list[ProofLine]:
+    def unfinished_erasures(self) -> list[ErasureJob]:
+        """Jobs not at their last step, by employee id (stopped, or not proven)."""
+        ...
+
+    def record_erasure_step(self, employee_id: int, step: Step, outcome: dict, verdict: str | None) -> None:
+        """Record the last step done, what the steps found so far and the verdict, in a transaction of its own."""
+        ...
+
+    def redact_copies(self, strings: Sequence[PersonString]) -> list[Redaction]:
+        """In one transaction, replace every copy of the strings with app.rag.erasure.REDACTED where other
+        people's data quotes a person (messages, conversation titles, project auto-summaries, queue errors);
+        never in the tracker's own tables. Idempotent."""
+        ...
+
+    def purge_indexes(self) -> list[PurgeStep]:
+        """Drop deleted rows from the lexical index (SQLite: FTS5 optimize; Oracle: text index sync and
+        FULL optimize)."""
+        ...
+
+    def compact(self) -> list[PurgeStep]:
+        """Make deleted rows unrecoverable from the engine's files where it can (SQLite: WAL checkpoint,
+        VACUUM; Oracle: nothing it can reach, said in the step)."""
+        ...
+
+    def erasure_proof(self, strings: Sequence[PersonString]) -> list[ProofLine]:
         """Search every place the engine keeps data for each string; one line per string and place."""
+        ...
+
+    def forget_held_strings(self, employee_id: int, held: bytes | None) -> list[PurgeStep]:
+        """Drop the job row's held strings (``held``: what it held, to check it is gone from the files)."""
         ...
 
 

@@ -14,12 +14,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from app.api.types import TELEGRAM_PATTERN
+from app.api.types import DOC_TYPE_PATTERN, TELEGRAM_PATTERN
 from app.config import Settings
 from app.domain import SEARCH_MODES, SOURCE_TYPES, Caller
 from app.engines.base import Engine
 from app.rag import prompting
-from app.rag.scope import build_scope
+from app.rag.scope import MAX_DOC_TYPES, build_scope
 from app.services import search as searching
 from app.services import tools
 
@@ -71,7 +71,7 @@ def _answer(result: dict[str, Any]) -> dict[str, Any]:
 # --- search ---------------------------------------------------------------------------------------
 
 def _search(engine: Engine, settings: Settings, caller: Caller, args: dict[str, Any]) -> dict[str, Any]:
-    scope = build_scope(args.get("scope"), None, args.get("source_types"))
+    scope = build_scope(args.get("scope"), None, args.get("source_types"), args.get("doc_types"))
     found = searching.search(engine, args["question"], caller, args.get("top_k") or settings.top_k, scope,
                              args.get("mode") or settings.search_mode)
     return {"mode": found.result.mode, "answered_by": found.result.answered_by, "results": [
@@ -95,6 +95,9 @@ SEARCH = Tool(
                                  "organisation-wide documents) or \"all\" (default)"},
         "source_types": {"type": "array", "minItems": 1, "uniqueItems": True,
                          "items": {"enum": list(SOURCE_TYPES)}, "description": "only these kinds of entity"},
+        "doc_types": {"type": "array", "minItems": 1, "maxItems": MAX_DOC_TYPES,
+                      "items": {"type": "string", "pattern": DOC_TYPE_PATTERN},
+                      "description": "only documents of these types (e.g. WIKI, MEETING_NOTES; other entities pass)"},
         "mode": {"enum": list(SEARCH_MODES), "description": "hybrid (default: meaning and keywords), vector "
                                                            "(meaning only) or lexical (keywords only)"},
         "top_k": {"type": "integer", "minimum": 1, "maximum": MAX_TOP_K, "description": "results to return"},

@@ -1,43 +1,114 @@
-"""Erasure of an employee, as plain data: what was erased, which strings the proof searches for,
-and how the proof's findings become a verdict. No I/O; the engines fill these records.
+"""Erasure of an employee, as plain data: the person's strings (what the job searches for and redacts),
+how the job holds them while it runs, what it changed, and how the proof's findings become a verdict.
+No I/O; the engines fill these records and app/services/erasure.py runs the steps.
 
-The proof never prints an erased string: each is named by what it was (``label``) and a short
-SHA-256 fingerprint, so the proof's own output is not one more copy of the erased data.
+What counts as the person's string is precise (issue 20): their full name, email and Telegram id, matched
+as whole words (erasing one "Ana Silva" must leave "Ana Silvana" and every other Ana alone), and the texts
+they wrote or owned that are long enough to be theirs alone (comments, deleted documents, their own
+conversation titles and messages), each whole and by its sentences. A lone first or last name, and a text
+shorter than MIN_TEXT_CHARS, could be anyone's words: they are not searched, and the proof says so.
+
+The proof never prints an erased string: each is named by what it was (``label``) and a short SHA-256
+fingerprint, so the proof's own output is not one more copy of the erased data.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Literal
 
 DocumentsPolicy = Literal["delete", "reassign"]
 
+# The job's steps, in order (DESIGN.md, "Erasure is a job"). A job row records the last step done.
+STEPS = ("delete", "reindex", "redact", "purge", "compact", "prove", "forget")
+Step = Literal["delete", "reindex", "redact", "purge", "compact", "prove", "forget"]
+REDACTED = "[erased]"  # what a quoted copy in someone else's conversation becomes
+# Where other people's data quotes a person, on both engines (table, key, column, the most characters the
+# column holds or None): their conversations' messages and titles, the LLM-written project summaries and
+# the queue's error texts. Never the tracker's own tables. LAST_ERROR holds 4000 bytes on Oracle: 1000
+# characters fit whatever they are. Identifiers spliced into SQL only from here (statements.py).
+REDACT_PLACES = (("MESSAGES", "MESSAGE_ID", "CONTENT", None), ("CONVERSATIONS", "CONVERSATION_ID", "TITLE", 400),
+                 ("PROJECTS", "PROJECT_ID", "AUTO_SUMMARY", None), ("RAG_DIRTY", "DIRTY_ID", "LAST_ERROR", 1000))
+
 # Shorter strings ("Li", "42") occur by chance in any database file and prove nothing.
 MIN_PROOF_CHARS = 4
+# A text shorter than this ("LGTM", "Fixed.") could be anyone's: it is neither searched nor redacted.
+MIN_TEXT_CHARS = 24
 # A long text is also searched for by its pieces: the chunker splits it across chunks, so no one
 # chunk holds the whole text while each still holds some of its sentences.
-PIECE_MIN_CHARS = 24  # long enough to be this text's own, not a phrase anyone might write
+PIECE_MIN_CHARS = MIN_TEXT_CHARS
 PIECE_MAX_CHARS = 160  # longer sentences are cut at words into pieces of about this size
+NEEDLE_CHARS = PIECE_MAX_CHARS  # the prefix a SQL filter looks for (a row holding the string holds it)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
 @dataclass(frozen=True)
-class ErasedText:
-    """One string that belonged only to the erased employee, and what it was."""
+class PersonString:
+    """One string of the erased person: what it was (``label``), and whether it counts only as whole
+    words (``bounded``: names, email, Telegram id) or anywhere (their own long texts)."""
 
-    label: str  # e.g. "email", "comment #12 body", "document #3 title"
+    label: str
     value: str
+    bounded: bool = False
 
     @property
     def fingerprint(self) -> str:
         return hashlib.sha256(self.value.encode("utf-8")).hexdigest()[:12]
 
+    @property
+    def needle(self) -> str:
+        """What a SQL filter looks for: a prefix short enough for any bind, held by every true match."""
+        return self.value[:NEEDLE_CHARS]
+
+    @cached_property
+    def pattern(self) -> re.Pattern[str]:
+        escaped = re.escape(self.value)
+        return re.compile(rf"(?<!\w){escaped}(?!\w)" if self.bounded else escaped, re.IGNORECASE)
+
+    def count_in(self, text: str | bytes | None) -> int:
+        """Occurrences in a column value (a BLOB is read as UTF-8)."""
+        if text is None:
+            return 0
+        if isinstance(text, bytes):
+            text = text.decode("utf-8", "replace")
+        return len(self.pattern.findall(str(text)))
+
+    def count_bytes(self, data, needle: bytes) -> int:
+        """Occurrences of ``needle`` (this string's exact or case-folded UTF-8) in raw bytes (``bytes`` or an
+        mmap) that count as this string: all of them, or for a bounded string those not inside a longer word."""
+        count, at = 0, data.find(needle)
+        while at != -1:
+            if not self.bounded or _whole_word(data, at, at + len(needle)):
+                count += 1
+            at = data.find(needle, at + 1)
+        return count
+
+
+_WORD_CHAR = re.compile(r"\w")
+
+
+def _whole_word(data, start: int, end: int) -> bool:
+    """No letter or digit right before ``start`` or right after ``end`` (decoding the bytes around them)."""
+    before = data[max(0, start - 4):start].decode("utf-8", "ignore")[-1:]
+    after = data[end:end + 4].decode("utf-8", "ignore")[:1]
+    return not _WORD_CHAR.match(before) and not _WORD_CHAR.match(after)
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A string of the person the job does not search for, and why (the proof lists it)."""
+
+    label: str
+    reason: str
+
 
 @dataclass(frozen=True)
 class ErasureReport:
-    """What the engine changed in its one erasure transaction (read before the deletes)."""
+    """What the delete step changed, in its one transaction (read before the deletes). Ids and counts only."""
 
     employee_id: int
     comments_deleted: int
@@ -46,38 +117,28 @@ class ErasureReport:
     reassigned_to: int | None
     tasks_unassigned: tuple[int, ...]
     tasks_reindexed: tuple[int, ...]  # assigned tasks and tasks that showed the deleted comments
-    texts: tuple[ErasedText, ...]  # candidates for the proof; see proof_texts()
     conversations_deleted: int = 0  # the employee's conversations, with their messages
     messages_deleted: int = 0
+
+    def to_json(self) -> str:
+        return json.dumps({k: list(v) if isinstance(v, tuple) else v for k, v in vars(self).items()})
+
+    @classmethod
+    def from_json(cls, text: str) -> ErasureReport:
+        data = json.loads(text)
+        return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in data.items()})
 
 
 def build_report(
     employee_id: int,
-    employee: tuple,  # FIRST_NAME, LAST_NAME, EMAIL, TELEGRAM_ID
     comments: list[tuple],  # COMMENT_ID, TASK_ID, BODY
     documents: list[tuple],  # DOCUMENT_ID, TITLE, BODY
     tasks: list[int],  # assigned TASK_IDs
     policy: DocumentsPolicy | None,
     reassign_to: int | None,
-    conversations: list[tuple] = (),  # CONVERSATION_ID, TITLE
-    user_messages: list[tuple] = (),  # MESSAGE_ID, CONTENT: what the employee typed
+    conversations: int = 0,
     messages: int = 0,  # every message of their conversations (both roles)
 ) -> ErasureReport:
-    """The report both engines return, from the rows they read before deleting.
-
-    The proof looks for the conversation titles and the employee's own messages. Assistant answers
-    are deleted too but not searched for: they quote the tracker's chunk text, which legitimately
-    stays in the chunks (a search would report those copies as failures)."""
-    first, last, email, telegram = employee
-    texts = [ErasedText("first name", first or ""), ErasedText("last name", last or ""),
-             ErasedText("email", email or ""), ErasedText("telegram id", str(telegram or ""))]
-    texts += [ErasedText(f"comment #{int(cid)} body", body or "") for cid, _, body in comments]
-    if policy == "delete":
-        for did, title, body in documents:
-            texts += [ErasedText(f"document #{int(did)} title", title or ""),
-                      ErasedText(f"document #{int(did)} body", body or "")]
-    texts += [ErasedText(f"conversation #{int(cid)} title", title or "") for cid, title in conversations]
-    texts += [ErasedText(f"message #{int(mid)} content", content or "") for mid, content in user_messages]
     doc_ids = tuple(int(d[0]) for d in documents)
     return ErasureReport(
         employee_id=employee_id,
@@ -87,61 +148,63 @@ def build_report(
         reassigned_to=reassign_to if policy == "reassign" and doc_ids else None,
         tasks_unassigned=tuple(int(t) for t in tasks),
         tasks_reindexed=tuple(sorted({int(t) for t in tasks} | {int(c[1]) for c in comments})),
-        texts=tuple(texts),
-        conversations_deleted=len(conversations),
+        conversations_deleted=int(conversations),
         messages_deleted=int(messages),
     )
 
 
-@dataclass(frozen=True)
-class PurgeStep:
-    """One physical clean-up step after the deletes (FTS optimize, checkpoint, VACUUM, ...)."""
+def person_strings(
+    employee: tuple,  # FIRST_NAME, LAST_NAME, EMAIL, TELEGRAM_ID
+    comments: list[tuple],  # COMMENT_ID, TASK_ID, BODY
+    documents: list[tuple],  # DOCUMENT_ID, TITLE, BODY
+    policy: DocumentsPolicy | None,
+    conversations: list[tuple] = (),  # CONVERSATION_ID, TITLE
+    user_messages: list[tuple] = (),  # MESSAGE_ID, CONTENT: what the employee typed
+) -> tuple[list[PersonString], list[Skipped]]:
+    """The strings the job searches for and redacts, and those it leaves alone with the reason.
 
-    name: str
-    ok: bool
-    detail: str = ""
-
-
-@dataclass(frozen=True)
-class ProofLine:
-    """One search for one erased string in one place.
-
-    ``source`` places hold the tracker's own data (source tables, the schema): a string found
-    there is still present legitimately (another employee's first name, a word in a wiki page),
-    and its copies in chunks, indexes and files are derived from it.
-    """
-
-    label: str
-    fingerprint: str
-    where: str
-    found: bool
-    source: bool = False
-    detail: str = ""
-
-
-@dataclass
-class StringVerdict:
-    label: str
-    fingerprint: str
-    verdict: Literal["erased", "still present legitimately", "FOUND"]
-    where: list[str] = field(default_factory=list)
-
-
-def proof_texts(texts: tuple[ErasedText, ...] | list[ErasedText]) -> list[ErasedText]:
-    """The strings worth searching for: stripped, at least MIN_PROOF_CHARS long, each value once;
-    a text longer than a piece also by its pieces (sentences, long ones cut at words)."""
-    seen: set[str] = set()
-    out: list[ErasedText] = []
-    for text in texts:
-        value = (text.value or "").strip()
-        candidates = [(text.label, value)]
+    Assistant answers in the employee's conversations are deleted with them but not searched for: they
+    quote the tracker's chunk text, which legitimately stays in the chunks."""
+    first, last, email, telegram = (str(v).strip() if v is not None else "" for v in employee)
+    found: list[PersonString] = []
+    skipped: list[Skipped] = []
+    if first and last:
+        found.append(PersonString("full name", f"{first} {last}", bounded=True))
+        skipped += [Skipped(label, "searched as part of the full name only: alone, anyone may share it")
+                    for label in ("first name", "last name")]
+    else:
+        skipped.append(Skipped("name", "a single name is not precise (anyone may share it)"))
+    for label, value in (("email", email), ("telegram id", telegram)):
+        if len(value) >= MIN_PROOF_CHARS:
+            found.append(PersonString(label, value, bounded=True))
+        elif value:
+            skipped.append(Skipped(label, f"shorter than {MIN_PROOF_CHARS} characters: found by chance anywhere"))
+    texts = [(f"comment #{int(cid)} body", body) for cid, _, body in comments]
+    if policy == "delete":
+        for did, title, body in documents:
+            texts += [(f"document #{int(did)} title", title), (f"document #{int(did)} body", body)]
+    texts += [(f"conversation #{int(cid)} title", title) for cid, title in conversations]
+    texts += [(f"message #{int(mid)} content", content) for mid, content in user_messages]
+    for label, value in texts:
+        value = (value or "").strip()
+        if len(value) < MIN_TEXT_CHARS:
+            if value:
+                skipped.append(Skipped(label, f"shorter than {MIN_TEXT_CHARS} characters: could be anyone's words"))
+            continue
+        found.append(PersonString(label, value))
         if len(value) > PIECE_MAX_CHARS:
-            candidates += [(f"{text.label} (part {n})", piece) for n, piece in enumerate(pieces(value), 1)]
-        for label, candidate in candidates:
-            if len(candidate) >= MIN_PROOF_CHARS and candidate not in seen:
-                seen.add(candidate)
-                out.append(ErasedText(label, candidate))
-    return out
+            found += [PersonString(f"{label} (part {n})", piece) for n, piece in enumerate(pieces(value), 1)]
+    return _distinct(found), skipped
+
+
+def _distinct(strings: list[PersonString]) -> list[PersonString]:
+    """Each value once (case-insensitively: every search ignores case); a bounded one wins a tie."""
+    seen: dict[str, PersonString] = {}
+    for s in strings:
+        key = s.value.casefold()
+        if key not in seen or (s.bounded and not seen[key].bounded):
+            seen[key] = s
+    return list(seen.values())
 
 
 def pieces(value: str) -> list[str]:
@@ -157,6 +220,87 @@ def pieces(value: str) -> list[str]:
             if len(text) >= PIECE_MIN_CHARS:
                 out.append(text)
     return out
+
+
+def redact(text: str, strings: list[PersonString], max_chars: int | None = None) -> tuple[str, int]:
+    """``text`` with every occurrence of the person's strings replaced by REDACTED (longest first, so a
+    whole text goes at once rather than sentence by sentence), cut to ``max_chars`` if the markers made it
+    longer than its column holds; and how many were replaced."""
+    total = 0
+    for s in sorted(strings, key=lambda s: len(s.value), reverse=True):
+        text, n = s.pattern.subn(REDACTED, text)
+        total += n
+    return (text[:max_chars] if max_chars else text), total
+
+
+# --- holding the strings while the job runs ------------------------------------------------------
+
+def seal(strings: list[PersonString], key: bytes) -> bytes:
+    """The strings as the job row holds them until the proof passed: the key, then their JSON XORed with
+    a SHA-256 keystream. Not secrecy (the key is beside it): the proof reads the raw bytes of the
+    database for each string, and must not find the job's own copy while it still needs it."""
+    plain = json.dumps([[s.label, s.value, s.bounded] for s in strings]).encode("utf-8")
+    return key + _xor(plain, key)
+
+
+def unseal(held: bytes) -> list[PersonString]:
+    key, body = held[:KEY_BYTES], held[KEY_BYTES:]
+    return [PersonString(label, value, bool(bounded)) for label, value, bounded in json.loads(_xor(body, key))]
+
+
+KEY_BYTES = 32
+
+
+def _xor(data: bytes, key: bytes) -> bytes:
+    stream = b"".join(hashlib.sha256(key + n.to_bytes(8, "big")).digest() for n in range(len(data) // 32 + 1))
+    size = len(data)
+    return (int.from_bytes(data, "big") ^ int.from_bytes(stream[:size], "big")).to_bytes(size, "big")
+
+
+# --- what the steps found --------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class PurgeStep:
+    """One physical clean-up step (FTS optimize, checkpoint, VACUUM, forgetting the held strings, ...)."""
+
+    name: str
+    ok: bool
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class Redaction:
+    """Copies of the person's strings replaced in one column of other people's data."""
+
+    where: str  # TABLE.COLUMN
+    rows: int
+    copies: int
+
+
+@dataclass(frozen=True)
+class ProofLine:
+    """One search for one erased string in one place.
+
+    ``source`` places hold the tracker's own data (source tables, the schema): a string found
+    there is still present legitimately (a colleague's comment that names the person), and its
+    copies in chunks, indexes and files are derived from it. ``bytes`` is what a raw-bytes search found.
+    """
+
+    label: str
+    fingerprint: str
+    where: str
+    found: bool
+    source: bool = False
+    detail: str = ""
+    bytes: int = 0
+
+
+@dataclass
+class StringVerdict:
+    label: str
+    fingerprint: str
+    verdict: Literal["erased", "still present legitimately", "FOUND"]
+    where: list[str] = field(default_factory=list)
 
 
 def like_pattern(value: str) -> str:
@@ -176,7 +320,7 @@ def words(value: str, limit: int = 8, min_chars: int = 3) -> list[str]:
 
 def verdicts(lines: list[ProofLine]) -> list[StringVerdict]:
     """Per string: erased (found nowhere), still present legitimately (found in a source place),
-    or FOUND (found only where it should be gone: chunks, indexes, queue, raw files)."""
+    or FOUND (found only where it should be gone: chunks, indexes, queue, conversations, raw files)."""
     by_string: dict[str, StringVerdict] = {}
     legit: set[str] = set()
     for line in lines:
@@ -189,3 +333,51 @@ def verdicts(lines: list[ProofLine]) -> list[StringVerdict]:
         if entry.where:
             entry.verdict = "still present legitimately" if key in legit else "FOUND"
     return list(by_string.values())
+
+
+def bytes_left(lines: list[ProofLine], judged: list[StringVerdict]) -> int:
+    """Bytes of the person's strings the raw-bytes searches found, not counting strings still present
+    legitimately in the tracker's own data (whose bytes are that data's)."""
+    legit = {v.fingerprint for v in judged if v.verdict == "still present legitimately"}
+    return sum(line.bytes for line in lines if line.fingerprint not in legit)
+
+
+# --- the job row ------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ErasureJob:
+    """The progress row of one erasure (ERASURE_JOBS), which outlives the employee."""
+
+    employee_id: int
+    step: Step  # the last step done
+    documents: DocumentsPolicy | None
+    report: ErasureReport
+    outcome: dict  # what each step found (JSON: labels, fingerprints, counts; never the erased text)
+    verdict: Literal["proven", "not proven"] | None
+    held: bytes | None  # the sealed strings; None once forgotten
+    started_at: str
+    updated_at: str
+
+    @property
+    def finished(self) -> bool:
+        return self.step == STEPS[-1]
+
+
+def job_from_row(row: tuple) -> ErasureJob:
+    """EMPLOYEE_ID, STEP, DOCUMENTS, REPORT, OUTCOME, VERDICT, HELD, STARTED_AT, UPDATED_AT (either engine)."""
+    employee_id, step, documents, report, outcome, verdict, held, started, updated = row
+    return ErasureJob(int(employee_id), step, documents, ErasureReport.from_json(report), json.loads(outcome or "{}"),
+                      verdict, bytes(held) if held is not None else None, _text(started), _text(updated))
+
+
+def _text(moment) -> str:
+    return moment.isoformat(timespec="milliseconds") if hasattr(moment, "isoformat") else str(moment)
+
+
+def first_outcome(strings: list[PersonString], skipped: list[Skipped]) -> str:
+    """The OUTCOME a job starts with: which strings it searches for (by label and fingerprint) and which not."""
+    return json.dumps({
+        "searched": [{"label": s.label, "fingerprint": s.fingerprint, "chars": len(s.value), "whole_words": s.bounded}
+                     for s in strings],
+        "not_searched": [{"label": s.label, "reason": s.reason} for s in skipped],
+    })

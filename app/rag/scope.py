@@ -10,6 +10,9 @@ from app.domain import MAX_ID, SOURCE_TYPES, ProjectScope, Scope, SourceType
 MAX_DOC_TYPE_LENGTH = 40  # DOCUMENTS.DOC_TYPE holds 40 characters (both engines, the API's Label)
 MAX_DOC_TYPES = 100  # one bind each: far below Oracle's 1000-element IN list (ORA-01795)
 _DOC_TYPE = re.compile(r"^[A-Za-z0-9_ -]+$")
+# The blanks a type is trimmed of: ASCII whitespace, so the triggers that copy a document's type onto its
+# chunks at once compute the same key in SQL (migrations/sqlite/V10, migrations/oracle/V14).
+DOC_TYPE_BLANKS = " \t\n\r\f\v"
 
 
 class ScopeError(ValueError):
@@ -46,7 +49,7 @@ def parse_source_types(values: str | Iterable[str] | None) -> tuple[SourceType, 
 
 
 def doc_type_key(value: str | None) -> str | None:
-    """A document type as chunks store it and scopes name it: trimmed and upper case.
+    """A document type as chunks store it and scopes name it: trimmed of ASCII blanks and upper case.
 
     A type no scope can name (blank, longer than 40 characters, characters outside letters, digits,
     space, ``_`` and ``-``) becomes None, like a document without a type: no doc-type scope selects
@@ -54,7 +57,7 @@ def doc_type_key(value: str | None) -> str | None:
     """
     if value is None:
         return None
-    key = value.strip()
+    key = value.strip(DOC_TYPE_BLANKS)
     # Checked before upper-casing: upper() maps some non-ASCII letters into ASCII ('ß' -> 'SS').
     return key.upper() if len(key) <= MAX_DOC_TYPE_LENGTH and _DOC_TYPE.fullmatch(key) else None
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from app.auth import TokenGrant
 from app.domain import Caller
 from app.engines.base import Engine
-from app.services.search import resolve_caller
+from app.services.search import UnknownCallerError, resolve_caller
 
 
 class ForbiddenAskerError(PermissionError):
@@ -25,8 +25,10 @@ def resolve_asker(engine: Engine, grant: TokenGrant, employee_id: int | None = N
                   telegram_id: str | None = None) -> Caller:
     """The asker under this grant. UnknownCallerError (a LookupError) when nobody has that id.
 
-    An id outside the token's list is refused before the lookup, so such a token cannot probe which
-    employee ids exist; a role limit needs the row, so it is checked after it.
+    A token limited to some employees (by id or role) gets the same 403, naming what it asked for, for
+    anyone outside its reach, whether that person exists or not: it cannot probe which ids or Telegram
+    ids exist, which are managers, or which employee a Telegram id is. An id outside its list is refused
+    before the lookup; a role limit needs the row.
     """
     if employee_id is not None and telegram_id is not None:
         raise ValueError("give employee_id or telegram_id, not both")
@@ -35,11 +37,17 @@ def resolve_asker(engine: Engine, grant: TokenGrant, employee_id: int | None = N
     if employee_id is None and telegram_id is None:
         raise AskerRequiredError("give employee_id or telegram_id: who is asking (only a token bound to one "
                                  "employee may leave it out)")
+    asked = _asked(employee_id, telegram_id)
     if employee_id is not None and not grant.may_act_as(employee_id):
-        raise _forbidden(f"employee {employee_id}")
-    caller = resolve_caller(engine, employee_id, telegram_id)
+        raise _forbidden(asked)
+    try:
+        caller = resolve_caller(engine, employee_id, telegram_id)
+    except UnknownCallerError:
+        if grant.limited:
+            raise _forbidden(asked) from None
+        raise
     if not grant.may_act_as(caller.employee_id, caller.role):
-        raise _forbidden(f"employee {caller.employee_id}")
+        raise _forbidden(asked)
     return caller
 
 
@@ -47,12 +55,16 @@ def _bound(engine: Engine, grant: TokenGrant, employee_id: int | None, telegram_
     """A user token's own employee; naming anyone else (or a Telegram id that is not theirs) is a 403."""
     assert grant.employee_id is not None
     if employee_id is not None and employee_id != grant.employee_id:
-        raise _forbidden(f"employee {employee_id}")
+        raise _forbidden(_asked(employee_id, None))
     if telegram_id is not None:
         named = engine.caller_by_telegram(telegram_id)
         if named is None or named.employee_id != grant.employee_id:
-            raise _forbidden(f"telegram id {telegram_id}")
+            raise _forbidden(_asked(None, telegram_id))
     return resolve_caller(engine, grant.employee_id)
+
+
+def _asked(employee_id: int | None, telegram_id: str | None) -> str:
+    return f"employee {employee_id}" if employee_id is not None else f"Telegram user {telegram_id}"
 
 
 def _forbidden(who: str) -> ForbiddenAskerError:

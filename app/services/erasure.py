@@ -1,45 +1,43 @@
-"""Erase an employee, and prove it: the one use case behind ``ragctl erase-employee`` and
-``DELETE /api/v1/employees/{id}?erase=true``.
+"""Erase an employee, and prove it: the job behind ``ragctl erase-employee`` and
+``DELETE /api/v1/employees/{id}?erase=true`` (DESIGN.md, "Erasure is a job, not a request").
 
-The order of the steps is the point of this module:
+Each step is recorded in the job's row (ERASURE_JOBS) when it is done, and that row outlives the
+employee, so an erasure that stopped (a crash, a failed proof) is resumed at its first step not done
+(``resume_erasure``; every step after the first is idempotent):
 
-1. check the request (one document policy at most; a new owner that exists and is someone else);
-2. ``engine.erase_employee``: in ONE transaction, read the strings that will be erased, delete the
-   employee's comments, delete or reassign their documents, unassign their tasks, delete the
-   employee. The triggers queue every chunk that showed any of it;
-3. drain the queue synchronously through the normal worker path (``services.indexing.drain`` or the
-   running worker's ``run_once``), so the chunks of their tasks no longer show their name or their
-   comments and the chunks of deleted documents are gone;
-4. ``engine.purge_deleted``: make the deleted rows unrecoverable from the engine's storage
-   (SQLite: FTS5 optimize, WAL checkpoint, VACUUM; Oracle: text index sync + FULL optimize);
-5. ``engine.erasure_proof``: search every place for every erased string, and judge.
-
-Conversations and messages (DESIGN.md, "Chat") are the employee's own rows, and step 2 is their one
-place: each engine's ``erase_employee`` deletes the employee's conversations in the same transaction
-(their messages go by ON DELETE CASCADE; ERASE_* statements in its statements.py) and adds the
-conversation titles and the employee's own messages to the report's ``texts`` (assistant answers are
-deleted but not searched for: they quote chunk text that legitimately stays). Steps 3-5 need no
-change for them: the SQLite proof scans every table of the file (CONVERSATIONS and MESSAGES are
-reported as "conversation tables"), and the Oracle proof's ``PROOF_TABLES`` lists both tables.
+1. delete: check the request (one document policy at most; a new owner that exists and is someone else),
+   then ``engine.erase_employee`` in ONE transaction: the job row holding the person's strings (sealed:
+   app.rag.erasure), their conversations, comments and row deleted, their documents deleted or
+   reassigned, their tasks unassigned. The triggers queue every chunk that showed any of it;
+2. reindex: drain the queue through the normal worker path (``services.indexing.drain`` or the running
+   worker's ``run_once``), so chunks no longer show their name or comments;
+3. redact: replace their strings where other people's data quotes them (messages, conversation titles,
+   project auto-summaries, queue errors) with "[erased]";
+4. purge: drop deleted entries from the lexical index; 5. compact: checkpoint and VACUUM (SQLite);
+6. prove: search every table, index and (SQLite) raw byte for every string. A proof that fails sends the
+   job back to just after "delete": resuming re-runs steps 2-6 once the cause is fixed;
+7. forget: drop the held strings from the job row (only once the proof passed).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import secrets
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from app.domain import MAX_ID
-from app.engines.base import ConflictError, Engine, OwnedDocumentsError
+from app.engines.base import ConflictError, Engine, EngineError, OwnedDocumentsError
 from app.entities import EMPLOYEES
 from app.rag.erasure import (
+    KEY_BYTES,
+    STEPS,
     DocumentsPolicy,
-    ErasureReport,
-    ProofLine,
-    PurgeStep,
-    StringVerdict,
-    proof_texts,
+    ErasureJob,
+    PersonString,
+    bytes_left,
+    unseal,
     verdicts,
 )
 from app.services.indexing import DrainResult
@@ -47,46 +45,59 @@ from app.services.records import InvalidRecordError, RecordNotFoundError
 
 FLAGS_HINT = ("say what happens to them: --delete-documents or --reassign-documents-to OTHER_ID "
               "(API: ?erase=true&delete_documents=true or ?erase=true&reassign_documents_to=OTHER_ID)")
+OnStep = Callable[[str, dict], None]  # (step done, what the job found so far): progress, or a test's crash
 
 
 class ErasureRefusedError(ConflictError):
     """The employee owns documents and the request did not say what happens to them."""
 
 
+class ErasureRecordedError(ConflictError):
+    """An erasure of this employee was already started: resume it instead of starting another."""
+
+
 @dataclass
 class ErasureResult:
-    report: ErasureReport
-    drained: DrainResult
-    purge: list[PurgeStep]
-    proof: list[ProofLine]
-    verdicts: list[StringVerdict]
+    job: ErasureJob
+    ran: list[str] = field(default_factory=list)  # the steps this run did
+
+    @property
+    def outcome(self) -> dict:
+        return self.job.outcome
 
     @property
     def failures(self) -> list[str]:
-        """Why the erasure is not proven; empty when it is."""
-        out = [f"{v.label} [{v.fingerprint}] still found in: {', '.join(v.where)}"
-               for v in self.verdicts if v.verdict == "FOUND"]
-        out += [f"{s.name} failed: {s.detail}" for s in self.purge if not s.ok]
-        out += [f"re-indexing failed: {e}" for e in self.drained.errors]
-        return out
+        return failures(self.job.outcome)
 
     @property
     def ok(self) -> bool:
-        return not self.failures
+        return self.job.verdict == "proven" and not self.failures
+
+    @property
+    def bytes_left(self) -> int | None:
+        return self.outcome.get("prove", {}).get("bytes_left")
 
     def to_dict(self) -> dict[str, Any]:
-        report = dataclasses.asdict(self.report)
-        report.pop("texts")  # the erased strings themselves are never echoed back
+        out = self.outcome
         return {
-            "ok": self.ok,
-            "erased": report,
-            "reindexed": {"claimed": self.drained.claimed, "chunks_written": self.drained.chunks_written,
-                          "sources_deleted": self.drained.sources_deleted, "failed": self.drained.failed},
-            "purge": [dataclasses.asdict(s) for s in self.purge],
-            "proof": [dataclasses.asdict(line) for line in self.proof],
-            "verdicts": [dataclasses.asdict(v) for v in self.verdicts],
-            "failures": self.failures,
+            "ok": self.ok, "employee_id": self.job.employee_id, "step": self.job.step, "finished": self.job.finished,
+            "verdict": self.job.verdict, "steps_run": self.ran, "started_at": self.job.started_at,
+            "erased": dataclasses.asdict(self.job.report), "searched": out.get("searched", []),
+            "not_searched": out.get("not_searched", []), "reindexed": out.get("reindex"),
+            "redacted": out.get("redact", []), "purge": out.get("purge", []) + out.get("compact", []),
+            "proof": out.get("prove", {}).get("lines", []), "verdicts": out.get("prove", {}).get("verdicts", []),
+            "bytes_left": self.bytes_left, "forget": out.get("forget", []), "failures": self.failures,
         }
+
+
+def failures(outcome: dict) -> list[str]:
+    """Why the erasure is not proven (or not clean); empty when it is."""
+    out = [f"{v['label']} [{v['fingerprint']}] still found in: {', '.join(v['where'])}"
+           for v in outcome.get("prove", {}).get("verdicts", []) if v["verdict"] == "FOUND"]
+    out += [f"{s['name']} failed: {s['detail']}"
+            for name in ("purge", "compact", "forget") for s in outcome.get(name, []) if not s["ok"]]
+    out += [f"re-indexing failed: {e}" for e in (outcome.get("reindex") or {}).get("errors", [])]
+    return out
 
 
 def erase_employee(
@@ -95,19 +106,81 @@ def erase_employee(
     drain_queue: Callable[[], DrainResult],
     delete_documents: bool = False,
     reassign_documents_to: int | None = None,
+    on_step: OnStep | None = None,
 ) -> ErasureResult:
-    """Erase, re-index, purge, prove. Bad input raises before anything changes."""
+    """Start an erasure and run every step. Bad input raises before anything changes."""
+    _check_id(employee_id, "employee id")
+    recorded = engine.erasure_job(employee_id)
+    if recorded is not None:
+        raise ErasureRecordedError(f"an erasure of employee {employee_id} was started at {recorded.started_at} "
+                                   f"and {_state(recorded)}: resume it (`ragctl erase-employee {employee_id} "
+                                   "--resume`, or the same DELETE again)")
     policy = _policy(engine, employee_id, delete_documents, reassign_documents_to)
     try:
-        report = engine.erase_employee(employee_id, policy, reassign_documents_to)
+        job = engine.erase_employee(employee_id, policy, reassign_documents_to, secrets.token_bytes(KEY_BYTES))
     except OwnedDocumentsError as exc:
         raise ErasureRefusedError(f"employee {employee_id} owns {exc.count} document(s); {FLAGS_HINT}") from None
-    if report is None:
+    if job is None:
         raise RecordNotFoundError(f"employee {employee_id} not found")
-    drained = _drain_until_idle(drain_queue)
-    purge = engine.purge_deleted()
-    lines = engine.erasure_proof(proof_texts(report.texts))
-    return ErasureResult(report, drained, purge, lines, verdicts(lines))
+    if on_step is not None:
+        on_step("delete", job.outcome)
+    return _run(engine, job, drain_queue, on_step, ran=["delete"])
+
+
+def resume_erasure(engine: Engine, employee_id: int, drain_queue: Callable[[], DrainResult],
+                   on_step: OnStep | None = None) -> ErasureResult:
+    """Finish a stopped erasure, or re-prove one whose proof failed; a finished one is only reported."""
+    _check_id(employee_id, "employee id")
+    job = engine.erasure_job(employee_id)
+    if job is None:
+        exists = engine.get(EMPLOYEES, employee_id) is not None
+        raise RecordNotFoundError(f"no erasure of employee {employee_id} was started"
+                                  + ("; start one without --resume" if exists else ""))
+    return _run(engine, job, drain_queue, on_step, ran=[])
+
+
+def _state(job: ErasureJob) -> str:
+    if job.finished:
+        return f"finished ({job.verdict})"
+    return f"stopped after step {job.step}" + (f" ({job.verdict})" if job.verdict else "")
+
+
+def _run(engine: Engine, job: ErasureJob, drain_queue: Callable[[], DrainResult], on_step: OnStep | None,
+         ran: list[str]) -> ErasureResult:
+    employee_id, outcome, verdict = job.employee_id, dict(job.outcome), job.verdict
+    strings: list[PersonString] = unseal(job.held) if job.held is not None else []
+    left = STEPS[STEPS.index(job.step) + 1:]
+    if job.held is None and left not in ((), ("forget",)):  # never: strings are dropped only after a proof
+        raise EngineError(f"the erasure of employee {employee_id} no longer holds the strings it must search for")
+    for step in left:
+        recorded_step = step
+        if step == "reindex":
+            outcome["reindex"] = dataclasses.asdict(_drain_until_idle(drain_queue))
+        elif step == "redact":
+            outcome["redact"] = [dataclasses.asdict(r) for r in engine.redact_copies(strings)]
+        elif step == "purge":
+            outcome["purge"] = [dataclasses.asdict(s) for s in engine.purge_indexes()]
+        elif step == "compact":
+            outcome["compact"] = [dataclasses.asdict(s) for s in engine.compact()]
+        elif step == "prove":
+            lines = engine.erasure_proof(strings)
+            judged = verdicts(lines)
+            outcome["prove"] = {"lines": [dataclasses.asdict(line) for line in lines],
+                                "verdicts": [dataclasses.asdict(v) for v in judged],
+                                "bytes_left": bytes_left(lines, judged)}
+            outcome.pop("forget", None)
+            verdict = "not proven" if failures(outcome) else "proven"
+            if verdict == "not proven":
+                recorded_step = "delete"  # resuming re-runs every step after the deletes
+        else:  # forget
+            outcome["forget"] = [dataclasses.asdict(s) for s in engine.forget_held_strings(employee_id, job.held)]
+        engine.record_erasure_step(employee_id, recorded_step, outcome, verdict)
+        ran.append(step)
+        if on_step is not None:
+            on_step(step, outcome)
+        if recorded_step != step:
+            break
+    return ErasureResult(engine.erasure_job(employee_id) or job, ran)
 
 
 MAX_DRAINS = 20
@@ -129,7 +202,6 @@ def _drain_until_idle(drain_queue: Callable[[], DrainResult]) -> DrainResult:
 
 def _policy(engine: Engine, employee_id: int, delete_documents: bool,
             reassign_to: int | None) -> DocumentsPolicy | None:
-    _check_id(employee_id, "employee id")
     if delete_documents and reassign_to is not None:
         raise ValueError("choose one: delete the employee's documents or reassign them, not both")
     if reassign_to is None:
@@ -148,26 +220,32 @@ def _check_id(value: int, what: str) -> None:
 
 
 def proof_report(result: ErasureResult) -> list[str]:
-    """The proof as text, one line per check: what was searched, where, found or not."""
-    r = result.report
-    out = [f"erased employee {r.employee_id}: {r.comments_deleted} comment(s) deleted, "
-           f"{len(r.documents_deleted)} document(s) deleted, {len(r.documents_reassigned)} reassigned"
-           + (f" to employee {r.reassigned_to}" if r.reassigned_to else "")
-           + f", {len(r.tasks_unassigned)} task(s) unassigned, {len(r.tasks_reindexed)} task(s) re-indexed"]
-    out += [f"purge: {s.name}: {'ok' if s.ok else 'FAILED'}" + (f" ({s.detail})" if s.detail else "")
-            for s in result.purge]
-    for line in result.proof:
-        state = "found" if line.found else "not found"
-        if line.found and not line.source and _legit(result, line):
+    """The job as text: what was erased, which strings were searched, each check, the verdict."""
+    r, out = result.job.report, result.outcome
+    lines = [f"erased employee {r.employee_id}: {r.comments_deleted} comment(s) deleted, "
+             f"{len(r.documents_deleted)} document(s) deleted, {len(r.documents_reassigned)} reassigned"
+             + (f" to employee {r.reassigned_to}" if r.reassigned_to else "")
+             + f", {len(r.tasks_unassigned)} task(s) unassigned, {len(r.tasks_reindexed)} task(s) re-indexed, "
+             f"{r.conversations_deleted} conversation(s) deleted"]
+    lines += [f"searched for: {s['label']} [{s['fingerprint']}], {s['chars']} characters"
+              + (", as whole words" if s["whole_words"] else "") for s in out.get("searched", [])]
+    lines += [f"not searched: {s['label']}: {s['reason']}" for s in out.get("not_searched", [])]
+    lines += [f"redacted: {x['where']}: {x['copies']} copie(s) in {x['rows']} row(s)" for x in out.get("redact", [])]
+    lines += [f"{kind}: {s['name']}: {'ok' if s['ok'] else 'FAILED'}" + (f" ({s['detail']})" if s["detail"] else "")
+              for kind in ("purge", "compact", "forget") for s in out.get(kind, [])]
+    prove = out.get("prove", {})
+    legit = {v["fingerprint"] for v in prove.get("verdicts", []) if v["verdict"] == "still present legitimately"}
+    for line in prove.get("lines", []):
+        state = "found" if line["found"] else "not found"
+        if line["found"] and not line["source"] and line["fingerprint"] in legit:
             state = "found (legitimate: the string is still in the tracker's own data)"
-        detail = f" - {line.detail}" if line.detail else ""
-        out.append(f"proof: {line.label} [{line.fingerprint}] in {line.where}: {state}{detail}")
-    out += [f"verdict: {v.label} [{v.fingerprint}]: {v.verdict}" for v in result.verdicts]
-    out.append("PROVEN: no erased string remains outside the tracker's own data" if result.ok
-               else "NOT PROVEN: " + "; ".join(result.failures))
-    return out
-
-
-def _legit(result: ErasureResult, line: ProofLine) -> bool:
-    return any(v.fingerprint == line.fingerprint and v.verdict == "still present legitimately"
-               for v in result.verdicts)
+        detail = f" - {line['detail']}" if line["detail"] else ""
+        lines.append(f"proof: {line['label']} [{line['fingerprint']}] in {line['where']}: {state}{detail}")
+    lines += [f"verdict: {v['label']} [{v['fingerprint']}]: {v['verdict']}" for v in prove.get("verdicts", [])]
+    if result.bytes_left is not None:
+        lines.append(f"bytes of the person's strings left in the database files: {result.bytes_left}")
+    lines.append(f"job: {_state(result.job)}" + (f"; this run: {', '.join(result.ran)}" if result.ran else
+                                                  "; nothing left to run"))
+    lines.append("PROVEN: no erased string remains outside the tracker's own data" if result.ok
+                 else "NOT PROVEN: " + ("; ".join(result.failures) or f"the job {_state(result.job)}"))
+    return lines

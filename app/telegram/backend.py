@@ -80,8 +80,10 @@ class Backend:
                     elif event.event == "done":
                         yield event.json()
                         return
-                    elif event.event == "error":
-                        raise BackendError("failed", _detail(event.data.encode()))
+                    elif event.event == "error":  # nothing was stored; `code` is what POST /chat would answer
+                        code = event.json().get("code")
+                        raise BackendError(_kind_of(code) if isinstance(code, int) else "failed",
+                                           _detail(event.data.encode()), code if isinstance(code, int) else None)
             raise BackendError("failed", "the stream ended without a done event")
         except httpx.TransportError as exc:
             raise BackendError("unavailable", type(exc).__name__) from exc

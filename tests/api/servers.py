@@ -59,3 +59,17 @@ class BlackHoleLLM:
         self.listener.close()
         for conn in self.accepted:
             conn.close()
+
+
+def sse_events(response) -> list[tuple[str, dict]]:
+    """The (event, JSON data) pairs of a Server-Sent Events response (an httpx streamed response)."""
+    import json
+
+    out, name = [], None
+    for line in response.iter_lines():
+        if line.startswith("event:"):
+            name = line.split(":", 1)[1].strip()
+        elif line.startswith("data:") and name:
+            out.append((name, json.loads(line.split(":", 1)[1])))
+            name = None
+    return out

@@ -13,7 +13,7 @@ from app.api.main import create_app
 from tests.fake_llm import FakeLLM, Reply
 
 from .chat_data import AUTH, llm_settings, seed
-from .servers import serve
+from .servers import serve, sse_events
 
 
 @pytest.fixture
@@ -26,17 +26,6 @@ def app_for(settings, engine, **update):
                       engine=engine)
 
 
-def events(response: httpx.Response) -> list[tuple[str, dict]]:
-    out, name = [], None
-    for line in response.iter_lines():
-        if line.startswith("event:"):
-            name = line.split(":", 1)[1].strip()
-        elif line.startswith("data:") and name:
-            out.append((name, json.loads(line.split(":", 1)[1])))
-            name = None
-    return out
-
-
 def test_tokens_then_one_done_event_with_the_chat_fields(sqlite_engine, sqlite_settings, ids):
     login = f"[TASK #{ids['login']}]"
     with FakeLLM(Reply.stream("Ana ", "fixes it ", f"{login} [TASK #999].")) as llm:
@@ -45,7 +34,7 @@ def test_tokens_then_one_done_event_with_the_chat_fields(sqlite_engine, sqlite_s
             with c.stream("POST", "/api/v1/chat/stream", json={"employee_id": ids["boss"],
                                                                "message": "who fixes the login bug?"}) as r:
                 assert r.status_code == 200 and r.headers["content-type"].startswith("text/event-stream")
-                got = events(r)
+                got = sse_events(r)
             plain = c.post("/api/v1/chat", json={"employee_id": ids["boss"], "message": "login bug"}).json()
             stored = c.get(f"/api/v1/conversations/{got[-1][1]['conversation_id']}/messages",
                            params={"employee_id": ids["boss"]}).json()
@@ -66,11 +55,11 @@ def test_with_tools_and_offline_the_answer_still_arrives_as_tokens_then_done(sql
         with serve(app) as url, httpx.Client(base_url=url, headers=AUTH, timeout=10) as c:
             with c.stream("POST", "/api/v1/chat/stream",
                           json={"employee_id": ids["boss"], "message": "org-wide documents only"}) as r:
-                tooled = events(r)
+                tooled = sse_events(r)
     offline_app = app_for(sqlite_settings, sqlite_engine)
     with serve(offline_app) as url, httpx.Client(base_url=url, headers=AUTH, timeout=10) as c:
         with c.stream("POST", "/api/v1/chat/stream", json={"employee_id": ids["ana"], "message": "login bug"}) as r:
-            offline = events(r)
+            offline = sse_events(r)
         bad = c.post("/api/v1/chat/stream", json={"employee_id": ids["ana"], "message": "hi", "conversation_id": 77})
     assert [n for n, _ in tooled] == ["token", "done"] and tooled[1][1]["new_rag_scope"] == "none"
     assert tooled[1][1]["new_rag_scope_label"] == "No project" and tooled[0][1]["text"] == "Done."
@@ -88,7 +77,7 @@ def test_with_tools_the_answer_after_a_tool_round_streams_token_by_token(sqlite_
         with serve(app) as url, httpx.Client(base_url=url, headers=AUTH, timeout=10) as c:
             with c.stream("POST", "/api/v1/chat/stream",
                           json={"employee_id": ids["boss"], "message": "who fixes the login bug?"}) as r:
-                got = events(r)
+                got = sse_events(r)
             stored = c.get(f"/api/v1/conversations/{got[-1][1]['conversation_id']}/messages",
                            params={"employee_id": ids["boss"]}).json()
     names = [name for name, _ in got]
@@ -123,4 +112,33 @@ def test_a_disconnect_mid_stream_stops_the_chat_and_stores_nothing(sqlite_engine
                 time.sleep(0.05)
             listed = c.get("/api/v1/conversations", params={"employee_id": ids["boss"]}).json()
     assert app.state.chat_slots.in_use == 0  # the chat ended within 3 s, long before the LLM would have
+    assert listed["items"] == [] and len(llm.requests) == 1
+
+
+def test_a_plain_chat_whose_client_hangs_up_stops_frees_its_slot_and_stores_nothing(sqlite_engine, sqlite_settings,
+                                                                                    ids):
+    """The same for POST /chat (issue 20, point 8): a real client closes its socket while the loopback LLM
+    is still thinking; the chat is cancelled at once, not when the LLM answers 10 s later."""
+    import socket
+
+    with FakeLLM(Reply.plain("Ana fixes it.", delay_s=10)) as llm:
+        app = app_for(sqlite_settings, sqlite_engine, **llm_settings(llm, chat_max_tool_rounds=0, llm_timeout_s=30))
+        with serve(app) as url, httpx.Client(base_url=url, headers=AUTH, timeout=10) as c:
+            host, port = url.removeprefix("http://").split(":")
+            body = json.dumps({"employee_id": ids["boss"], "message": "who fixes the login bug?"}).encode()
+            with socket.create_connection((host, int(port)), timeout=10) as raw:
+                raw.sendall(b"POST /api/v1/chat HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
+                            + f"Authorization: {AUTH['Authorization']}\r\nContent-Length: {len(body)}\r\n\r\n".encode()
+                            + body)
+                deadline = time.monotonic() + 10
+                while not llm.requests:  # the chat is waiting for the LLM
+                    assert time.monotonic() < deadline, "the chat never reached the LLM"
+                    time.sleep(0.05)
+                assert app.state.chat_slots.in_use == 1
+            hung_up = time.monotonic()
+            while app.state.chat_slots.in_use and time.monotonic() < hung_up + 3:
+                time.sleep(0.05)
+            freed_after = time.monotonic() - hung_up
+            listed = c.get("/api/v1/conversations", params={"employee_id": ids["boss"]}).json()
+    assert app.state.chat_slots.in_use == 0 and freed_after < 3  # long before the LLM's 10 s
     assert listed["items"] == [] and len(llm.requests) == 1

@@ -139,3 +139,37 @@ def test_openapi_documents_every_status_the_api_answers(client):
             if method in ("post", "patch", "delete") and path.split("/")[3] not in ("search", "chat", "rag",
                                                                                     "conversations"):
                 assert "409" in documented, (method, path)
+
+
+@pytest.mark.parametrize("depth", [33, 1_000, 100_000])
+def test_json_nested_past_the_limit_is_a_422_naming_it(client, depth):
+    """Issue 20, point 9: deep nesting used to be a bare 400 "There was an error parsing the body"."""
+    body = b'{"title": "t", "body": ' + b"[" * depth + b"]" * depth + b"}"
+    response = client.post("/api/v1/documents", content=body, headers={**AUTH, "Content-Type": "application/json"})
+    assert response.status_code == 422, response.text[:200]
+    [error] = response.json()["detail"]
+    assert error["type"] == "json_invalid" and "more than 32 levels" in error["msg"]
+    assert client.get("/api/v1/documents", headers=AUTH).json()["total"] == 0
+
+
+def test_brackets_inside_strings_and_shallow_nesting_are_not_refused(client):
+    text = "[[[[{{{{ " * 2000 + '"quoted" \\ and [brackets]'
+    made = client.post("/api/v1/documents", json={"title": "Brackets", "body": text}, headers=AUTH)
+    assert made.status_code == 201, made.text[:200]
+    assert client.get(f"/api/v1/documents/{made.json()['document_id']}", headers=AUTH).json()["body"] == text
+    nested = b'{"question": "x", "employee_id": 1, "source_types": ' + b"[" * 30 + b"]" * 30 + b"}"
+    assert client.post("/api/v1/search", content=nested, headers={**AUTH, "Content-Type": "application/json"}
+                       ).status_code == 422  # the schema refuses it; the depth limit does not apply
+
+
+def test_a_rejected_input_is_echoed_only_up_to_a_short_prefix(client):
+    """Issue 20, point 9: a 422 used to send back the whole rejected input (a 100 KB body came back)."""
+    from app.api.errors import MAX_ECHO_CHARS
+
+    huge = "x" * 100_000
+    for body in ({"title": huge}, {"title": 5, "body": huge, "doc_type": [huge]}, [huge]):
+        response = client.post("/api/v1/documents", json=body, headers=AUTH)
+        assert response.status_code == 422
+        assert len(response.content) < 2_000, len(response.content)
+        for error in response.json()["detail"]:
+            assert "input" not in error or len(str(error["input"])) <= MAX_ECHO_CHARS + 1

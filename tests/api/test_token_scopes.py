@@ -89,6 +89,44 @@ def test_a_bot_limited_to_employee_ids(api_settings, sqlite_engine, team):
                       headers=bearer("bot-token")).status_code == 403
 
 
+@pytest.mark.parametrize("limit", [{"roles": ["DEVELOPER"]}, {"employee_ids": "ana"}], ids=["role", "ids"])
+def test_a_limited_bot_gets_one_403_for_anyone_out_of_reach_whether_they_exist_or_not(api_settings, sqlite_engine,
+                                                                                     team, limit):
+    """Issue 20, point 9: a role-limited token used to get 200 / 403 / 404 for a developer, a manager and an
+    unknown id, and so learn which ids exist and who is a manager."""
+    limit = {k: [team[v]] if v == "ana" else v for k, v in limit.items()}
+    with scoped_client(api_settings, sqlite_engine, [{"token": "lim-bot", "scope": "bot", **limit}]) as c:
+        def refusal(**who):
+            response = ask(c, "lim-bot", **who)
+            assert response.status_code == 403, response.text
+            return response.json()["detail"]
+
+        assert ask(c, "lim-bot", employee_id=team["ana"]).status_code == 200
+        # A manager and an id nobody has: the same answer, each naming only what was asked.
+        assert refusal(employee_id=team["boss"]) == f"this token may not act on behalf of employee {team['boss']}"
+        assert refusal(employee_id=424242) == "this token may not act on behalf of employee 424242"
+        # By Telegram id: the boss's, and one nobody has; neither reveals an employee id.
+        assert refusal(telegram_id="9001") == "this token may not act on behalf of Telegram user 9001"
+        assert refusal(telegram_id="777") == "this token may not act on behalf of Telegram user 777"
+        for path in ("/api/v1/conversations", "/api/v1/conversations/1"):
+            for who in ({"employee_id": 424242}, {"employee_id": team["boss"]}):
+                assert c.get(path, params=who, headers=bearer("lim-bot")).status_code == 403
+    with scoped_client(api_settings, sqlite_engine, [{"token": "any-bot", "scope": "bot"}]) as c:
+        assert ask(c, "any-bot", employee_id=424242).status_code == 404  # an unlimited bot may act for anyone
+
+
+def test_a_bot_token_is_403_on_an_admin_route_whatever_body_it_sends(api_settings, sqlite_engine):
+    """Issue 20, point 9: the scope is checked before the body is read (a malformed body used to be a 422)."""
+    with scoped_client(api_settings, sqlite_engine, [{"token": "bot-token", "scope": "bot"}]) as c:
+        for body in (b'{"title": ', b"\xff\xfe", b"[" * 5000, b'{"title": "ok"}'):
+            for method, path in (("POST", "/api/v1/tasks"), ("PATCH", "/api/v1/tasks/1"), ("POST", "/api/v1/rag/reindex"),
+                                 ("DELETE", "/api/v1/employees/1?erase=true&delete_documents=maybe")):
+                response = c.request(method, path, content=body, headers={**bearer("bot-token"),
+                                                                         "Content-Type": "application/json"})
+                assert response.status_code == 403 and "needs admin" in response.json()["detail"], (method, path)
+        assert c.get("/api/v1/nope", headers=bearer("bot-token")).status_code == 404  # no route: nothing to scope
+
+
 def test_a_bot_limited_to_a_role_reads_the_role_from_the_database(api_settings, sqlite_engine, team):
     scopes = [{"token": "dev-bot", "scope": "bot", "roles": ["DEVELOPER"]}]
     with scoped_client(api_settings, sqlite_engine, scopes) as c:

@@ -34,8 +34,10 @@ class McpFace:
     def ask(self, caller: Caller, question: str, k: int, scope: Scope, mode: str) -> Seen:
         self._asking["grant"] = TokenGrant(f"user-{caller.employee_id}", "user", b"", employee_id=caller.employee_id)
         project = scope.project if scope.project in ("all", "none") else int(scope.project)
-        result = self._portal.call(self._client.call_tool, "search",
-                                   {"question": question, "top_k": k, "scope": project, "mode": mode})
+        arguments = {"question": question, "top_k": k, "scope": project, "mode": mode}
+        if scope.doc_types is not None:
+            arguments["doc_types"] = list(scope.doc_types)
+        result = self._portal.call(self._client.call_tool, "search", arguments)
         assert not result.is_error, result.content
         hits = result.structured_content["results"]
         assert result.structured_content["asker"]["employee_id"] == caller.employee_id

@@ -81,6 +81,23 @@ def test_deleted_rows_vanish_from_search_at_once(engine, people):
     assert ("project", people["apollo"]) in seen
 
 
+def test_re_typing_a_document_moves_it_between_doc_type_scopes_at_once(engine, people):
+    key = ("doc", people["doc"])
+    wiki, notes = Scope(doc_types=("WIKI",)), Scope(doc_types=("MEETING_NOTES",))
+    assert key in visible(engine, people["ana"], scope=wiki) and key not in visible(engine, people["ana"], scope=notes)
+    engine.update(DOCUMENTS, people["doc"], {"DOC_TYPE": " meeting_notes\n"})  # stored as the scope names it
+    assert key in visible(engine, people["ana"], scope=notes) and key not in visible(engine, people["ana"], scope=wiki)
+    for untyped in ("not a type!", None, "   "):  # no doc-type scope selects these; the unscoped search still does
+        engine.update(DOCUMENTS, people["doc"], {"DOC_TYPE": untyped})
+        assert key not in visible(engine, people["mia"], scope=notes) | visible(engine, people["mia"], scope=wiki)
+        assert key in visible(engine, people["ana"])
+    engine.update(DOCUMENTS, people["doc"], {"DOC_TYPE": "Wiki"})
+    assert key in visible(engine, people["ana"], scope=wiki)
+    assert peek_queue(engine), "the text still waits for the worker"
+    drain_all(engine)  # what the worker writes agrees with what the writer's transaction did
+    assert key in visible(engine, people["ana"], scope=wiki) and key not in visible(engine, people["ana"], scope=notes)
+
+
 def test_moving_a_task_to_another_project_moves_its_scope_at_once(engine, people):
     key = ("task", people["task"])
     in_hermes = Scope(project=str(people["hermes"]))

@@ -99,4 +99,28 @@ def test_every_clob_column_of_the_ddl_has_its_writer_bind_it_through_the_rule():
     from .test_column_limits import COLUMNS
 
     clobs = {key for key, column in COLUMNS.items() if column.kind == "CLOB"}
-    assert clobs == sql.LOB_COLUMNS | {("MESSAGES", "CONTENT"), ("PROJECTS", "AUTO_SUMMARY")}
+    assert clobs == sql.LOB_COLUMNS | {("MESSAGES", "CONTENT"), ("PROJECTS", "AUTO_SUMMARY"),
+                                       ("ERASURE_JOBS", "REPORT"), ("ERASURE_JOBS", "OUTCOME")}
+
+
+def test_the_erasure_job_and_its_redactions_bind_long_texts_as_lobs(fake_engine, conn):
+    """ERASURE_JOBS.REPORT/OUTCOME (CLOB) and HELD (BLOB), and a redacted MESSAGES.CONTENT or AUTO_SUMMARY."""
+    from app.rag.erasure import PersonString
+
+    conn.replies += [("FROM EMPLOYEES WHERE EMPLOYEE_ID", Reply(rows=[("Ana", "Ruiz", "ana@example.com", None)])),
+                     ("FROM COMMENTS WHERE AUTHOR_ID",
+                      Reply(rows=[(5, 11, " ".join(f"Sentence {n} of a long comment of hers." for n in range(60)))])),
+                     ("SELECT COUNT(*) FROM MESSAGES", Reply(rows=[(0,)]))]
+    fake_engine.erase_employee(7, "delete", None, bytes(32))
+    [insert] = [c for c in conn.calls if c.sql.startswith("INSERT INTO ERASURE_JOBS")]
+    # 61 searched strings make a long OUTCOME and HELD; the REPORT (ids and counts) stays a plain bind
+    assert insert.inputsizes == {"outcome": oracledb.DB_TYPE_CLOB, "held": oracledb.DB_TYPE_BLOB}
+    conn.calls.clear()
+    fake_engine.record_erasure_step(7, "prove", {"prove": {"lines": ["x" * 2000]}}, "proven")
+    assert conn.calls[0].inputsizes == {"outcome": oracledb.DB_TYPE_CLOB}
+    conn.calls.clear()
+    conn.replies += [("SELECT MESSAGE_ID, CONTENT FROM MESSAGES", Reply(rows=[(3, "Ana Ruiz said " + "é" * 600)])),
+                     ("SELECT CONVERSATION_ID, TITLE", Reply(rows=[(4, "Ana Ruiz " + "é" * 300)]))]
+    fake_engine.redact_copies([PersonString("full name", "Ana Ruiz", bounded=True)])
+    updates = {c.sql.split()[1]: c.inputsizes for c in conn.calls if c.sql.startswith("UPDATE")}
+    assert updates == {"MESSAGES": {"redacted": oracledb.DB_TYPE_CLOB}, "CONVERSATIONS": {}}  # TITLE is a VARCHAR2

@@ -79,7 +79,7 @@ def test_split_rejects_malformed_scripts(script, message):
 
 def test_shipped_migrations_split_cleanly():
     found = migrate.discover()
-    assert [m.version for m in found] == [1, 5, 6, 7, 8, 9, 10, 11, 12, 13, 15]
+    assert [m.version for m in found] == [1, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]
     by_version = {m.version: m.statements() for m in found}
     assert by_version[13] == ["ALTER TABLE MESSAGES ADD (FOCUS VARCHAR2(40 BYTE), RETRIEVED VARCHAR2(4000 BYTE), "
                               "RAG_SCOPE VARCHAR2(20 BYTE), LLM_ERROR VARCHAR2(20 BYTE))"]
@@ -115,6 +115,16 @@ def test_shipped_migrations_split_cleanly():
     assert by_version[15] == ["ALTER TABLE RAG_CHUNK ADD (EMBEDDING_MODEL VARCHAR2(128))"]  # the model mark
     (settings_ddl,) = by_version[12]
     assert settings_ddl.startswith("CREATE TABLE RAG_SETTINGS (") and "CONSTRAINT RAG_SETTINGS_PK PRIMARY KEY" in settings_ddl
+    doc_trigger, in_step, jobs_ddl = by_version[14]
+    assert doc_trigger.startswith("CREATE OR REPLACE TRIGGER DOCUMENTS_RAG_ACCESS_TRG\n"
+                                  "AFTER UPDATE OF DOCUMENT_ID, OWNER_EMPLOYEE_ID, PROJECT_ID, DOC_TYPE OR DELETE ON "
+                                  "DOCUMENTS\nFOR EACH ROW") and doc_trigger.endswith("END;")
+    assert in_step.startswith("UPDATE RAG_CHUNK c\n   SET DOC_TYPE = (") and in_step.endswith("WHERE c.SOURCE_TYPE = 'doc'")
+    for statement in (doc_trigger, in_step):  # the one normal form, three times each
+        assert statement.count("'#ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_ -', '#') IS NULL") == 1
+        assert statement.count("' ' || CHR(9) || CHR(10) || CHR(11) || CHR(12) || CHR(13)") == 6
+    assert jobs_ddl.startswith("CREATE TABLE ERASURE_JOBS (") and "CONSTRAINT ERASURE_JOBS_PK PRIMARY KEY" in jobs_ddl
+    assert "HELD        BLOB" in jobs_ddl and "REFERENCES" not in jobs_ddl  # outlives the employee
 
 
 def write(tmp_path: Path, name: str, text: str) -> None:

@@ -58,7 +58,11 @@ def oracle_client(conn, settings):
 
 
 def test_the_api_answers_a_too_long_value_with_a_422_naming_the_field(oracle_client, conn):
+    from app.engines.oracle.migrate import discover
+
     auth = {"Authorization": f"Bearer {TOKEN}"}
+    conn.replies += [("USER_TABLES", Reply(rows=[(1,)])),  # the API first checks the schema is migrated, once
+                     ("FROM RAG_SCHEMA_VERSION", Reply(rows=[(m.version,) for m in discover()]))]
     conn.replies.append(("INSERT INTO SPRINTS", Reply(error=ora_error(12899, GOAL_TOO_LARGE))))
     created = oracle_client.post("/api/v1/sprints", json={"name": "S1", "goal": "ok"}, headers=auth)
     assert created.status_code == 422, created.text
@@ -68,7 +72,8 @@ def test_the_api_answers_a_too_long_value_with_a_422_naming_the_field(oracle_cli
     conn.replies.append(("UPDATE TASKS", Reply(error=ora_error(1461, LONG_BIND))))
     patched = oracle_client.patch("/api/v1/tasks/3", json={"title": "t", "description": "d"}, headers=auth)
     assert patched.status_code == 422 and patched.json()["detail"][0]["loc"] == ["body"]  # no single suspect
-    assert [c.sql.split()[0] for c in conn.calls] == ["INSERT", "UPDATE"] and conn.events == ["rollback"] * 2
+    assert [c.sql.split()[0] for c in conn.calls] == ["SELECT", "SELECT", "INSERT", "UPDATE"]
+    assert conn.events == ["rollback"] * 2
 
 
 # --- ORA-24247: LOAD_ONNX_MODEL_CLOUD without a network ACL (FACTS.md §12.7) ----------------------

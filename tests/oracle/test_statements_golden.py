@@ -18,7 +18,8 @@ from app.engines.oracle.search import text_query
 from app.entities import COMMENTS, PROJECTS, TASKS, Condition
 from .fakes import GOLDEN, Reply, golden, ora_error
 
-NOT_STATEMENTS = {"VECTOR_INDEX", "TEXT_INDEX", "VERSION_TABLE", "ACCESS_PREDICATE", "_UPSERT_TAIL", "_METADATA_EMBEDDING"}
+NOT_STATEMENTS = {"VECTOR_INDEX", "TEXT_INDEX", "VERSION_TABLE", "ACCESS_PREDICATE", "_UPSERT_TAIL", "_METADATA_EMBEDDING",
+                  "ERASURE_COLUMNS"}
 DEV = Caller(7, Role.DEVELOPER)
 MANAGER = Caller(1, Role.MANAGER)
 
@@ -490,19 +491,38 @@ def test_rebuild_index(fake_engine, conn):
     assert conn.calls[-1].binds == {"idx_name": "RAG_CHUNK_EMB_IDX"}
 
 
-def test_ping_requires_migrations_and_the_model(fake_engine, conn):
-    from app.engines.base import EngineError
+def test_ping_requires_migrations_and_the_model_then_tries_a_write_it_rolls_back(fake_engine, conn):
+    from app.engines.base import SchemaNotMigratedError
     from app.engines.oracle.migrate import discover
 
     versions = [(m.version,) for m in discover()]
-    conn.replies += [("FROM dual", Reply(rows=[(1,)])), ("USER_TABLES", Reply(rows=[(1,)])),
-                     ("FROM RAG_SCHEMA_VERSION", Reply(rows=versions)),
+    conn.replies += [("USER_TABLES", Reply(rows=[(0,)]))]
+    with pytest.raises(SchemaNotMigratedError, match="ragctl migrate"):
+        fake_engine.ping()
+    assert conn.sqls == [golden("version_table_exists")]
+    conn.calls.clear()
+    conn.replies += [("USER_TABLES", Reply(rows=[(1,)])), ("FROM RAG_SCHEMA_VERSION", Reply(rows=versions)),
                      ("USER_MINING_MODELS", Reply(rows=[(0,)]))]
     with pytest.raises(ModelMissingError, match="ragctl oracle bootstrap"):
         fake_engine.ping()
-    assert conn.sqls == [golden(n) for n in ("ping", "version_table_exists", "applied_versions", "model_exists")]
-    conn.replies += [("FROM dual", Reply(rows=[(1,)])), ("USER_TABLES", Reply(rows=[(0,)]))]
-    with pytest.raises(EngineError, match="not migrated"):
+    assert conn.sqls == [golden(n) for n in ("version_table_exists", "applied_versions", "model_exists")]
+    conn.calls.clear()
+    conn.events.clear()
+    conn.replies += [("USER_MINING_MODELS", Reply(rows=[(1,)]))]
+    fake_engine.ping()  # the schema check is remembered once it passed
+    assert conn.sqls == [golden(n) for n in ("model_exists", "ready_probe")]
+    assert conn.calls[-1].binds["setting_key"].startswith("ready-probe:") and conn.events == ["rollback"]
+
+
+def test_a_database_that_refuses_the_probe_write_is_unavailable(fake_engine, conn):
+    from app.engines.base import UnavailableError
+    from app.engines.oracle.migrate import discover
+
+    conn.replies += [("USER_TABLES", Reply(rows=[(1,)])),
+                     ("FROM RAG_SCHEMA_VERSION", Reply(rows=[(m.version,) for m in discover()])),
+                     ("USER_MINING_MODELS", Reply(rows=[(1,)])),
+                     ("INSERT INTO RAG_SETTINGS", Reply(error=ora_error(16000, "database open for read-only access")))]
+    with pytest.raises(UnavailableError, match="read-only"):
         fake_engine.ping()
 
 
@@ -699,7 +719,7 @@ def test_writes_without_a_timestamp_set_no_input_sizes(fake_engine, conn):
 # --- docs/ORACLE.md's statement table -----------------------------------------------------------
 
 # Helpers of statements.py that build no statement of their own (their output is part of one that is listed).
-NOT_LISTED = {"VECTOR_INDEX", "TEXT_INDEX", "ACCESS_PREDICATE", "checked_model", "crud_binds"}
+NOT_LISTED = {"VECTOR_INDEX", "TEXT_INDEX", "ACCESS_PREDICATE", "checked_model", "crud_binds", "ERASURE_COLUMNS"}
 
 
 def _statement_table() -> str:

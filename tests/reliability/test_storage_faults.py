@@ -159,3 +159,108 @@ def test_startup_on_a_read_only_database_exits_with_one_clear_line(read_only_db,
     assert "Traceback" not in done.stderr
     lines = [line for line in done.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and "read-only" in lines[0], done.stderr
+
+
+@pytest.fixture
+def ext4_fs(tmp_path):
+    """A 32 MiB ext4 on a loop device (errors=remount-ro), or a skip naming what refused it.
+
+    Yields (mount point, the loop device's name, its backing image)."""
+    image, where = tmp_path / "ext4.img", tmp_path / "mnt"
+    where.mkdir()
+    made = subprocess.run(f"truncate -s 32M {image} && mkfs.ext4 -q {image}", shell=True, capture_output=True, text=True)
+    loop = subprocess.run(["losetup", "-f", "--show", str(image)], capture_output=True, text=True)
+    if made.returncode or loop.returncode:
+        pytest.skip(f"cannot make an ext4 loop device: {(made.stderr or loop.stderr).strip() or 'not root'}")
+    device = loop.stdout.strip()
+    mounted = subprocess.run(["mount", "-o", "errors=remount-ro", device, str(where)], capture_output=True, text=True)
+    if mounted.returncode:
+        subprocess.run(["losetup", "-d", device], check=False)
+        pytest.skip(f"cannot mount ext4: {mounted.stderr.strip()}")
+    try:
+        yield where, Path(device).name, image
+    finally:
+        subprocess.run(["chattr", "-i", str(image)], check=False)
+        subprocess.run(["umount", "-l", str(where)], check=False)
+        subprocess.run(["losetup", "-d", device], check=False)
+
+
+def _not_ready_after(fault, ext4_fs, embedder, words: str, writes_fail: bool) -> None:
+    where = ext4_fs[0]
+    settings = Settings(database_url=f"sqlite:///{where}/rag.db", api_tokens="test-token", run_worker=False,
+                        backfill_on_startup=False)
+    engine = SQLiteEngine.open(settings, embedder=embedder)
+    engine.migrate()
+    from fastapi.testclient import TestClient
+
+    try:
+        with TestClient(create_app(settings, engine=engine)) as c:
+            assert c.get("/readyz").status_code == 200
+            fault()
+            # statvfs still says read-write: only a real write finds out.
+            assert not os.statvfs(where).f_flag & os.ST_RDONLY
+            ready = c.get("/readyz")
+            assert ready.status_code == 503 and words in ready.json()["detail"], ready.text
+            assert int(ready.headers["Retry-After"]) > 0
+            if writes_fail:
+                write = c.post("/api/v1/tasks", json={"title": "Cannot be stored"}, headers=AUTH)
+                assert write.status_code == 503, write.text
+    finally:
+        try:
+            engine.close()
+        except Exception:  # noqa: BLE001 - closing checkpoints, which the broken disk refuses
+            pass
+
+
+def test_ext4_emergency_read_only_is_not_ready(ext4_fs, embedder):
+    """ext4 remounts itself read-only after an error but keeps 'rw' in its mount flags (emergency_ro)."""
+    trigger = Path("/sys/fs/ext4") / ext4_fs[1] / "trigger_fs_error"
+    if not trigger.exists():
+        pytest.skip(f"{trigger} is missing: this kernel cannot trigger an ext4 error")
+    _not_ready_after(lambda: trigger.write_text("1"), ext4_fs, embedder, "read-only", writes_fail=True)
+
+
+def test_a_device_returning_io_errors_is_not_ready(ext4_fs, embedder):
+    """The loop device's backing file made immutable: every write reaching the device fails with EIO.
+
+    A commit may still be answered (SQLite's WAL write lands in the page cache; with synchronous=NORMAL a
+    commit does not wait for the disk), so only an fsync'ed probe tells: readiness must say so."""
+    image = ext4_fs[2]
+    _not_ready_after(lambda: subprocess.run(["chattr", "+i", str(image)], check=True), ext4_fs, embedder,
+                     "failed", writes_fail=False)
+
+
+def test_a_stream_whose_turn_cannot_be_stored_ends_with_the_same_503_as_post_chat(tiny_fs, embedder):
+    """Issue 20, point 6: the tokens were shown, then the disk was full when the turn was stored. The
+    `error` event carries the code, detail and retry hint POST /chat answers (and the client learns the
+    shown text was not kept: an `error` after tokens means the turn was not stored)."""
+    from tests.api.servers import sse_events
+    from tests.fake_llm import FakeLLM, Reply
+
+    long_answer = [f"Part {n} of an answer long enough to need new pages in the database file. " * 40
+                   for n in range(100)]  # ~300 KB: more than the WAL already on disk
+    with FakeLLM(Reply.stream(*long_answer), Reply.plain("".join(long_answer))) as llm:
+        settings = Settings(database_url=f"sqlite:///{tiny_fs}/rag.db", api_tokens="test-token", run_worker=False,
+                            backfill_on_startup=False, llm_url=llm.url, llm_model="tiny", llm_timeout_s=30,
+                            chat_max_tool_rounds=0)
+        engine = SQLiteEngine.open(settings, embedder=embedder)
+        try:
+            engine.migrate()
+            boss = employee(engine, "Maria", "Lopez", role="MANAGER")
+            question = {"employee_id": boss, "message": "what is going on?"}
+            with live_server(create_app(settings, engine=engine)) as base, \
+                    httpx.Client(base_url=base, timeout=30, headers=AUTH) as c:
+                filler = fill(tiny_fs)
+                with c.stream("POST", "/api/v1/chat/stream", json=question) as r:
+                    got = sse_events(r)
+                plain = c.post("/api/v1/chat", json=question)
+                listed = c.get("/api/v1/conversations", params={"employee_id": boss}).json()
+                filler.unlink()
+        finally:
+            engine.close()
+    names = [name for name, _ in got]
+    assert names == ["token"] * len(long_answer) + ["error"], names[-3:]
+    assert plain.status_code == 503 and "full" in plain.json()["detail"]
+    assert got[-1][1] == {"detail": plain.json()["detail"], "code": 503,
+                          "retry_after_s": int(plain.headers["Retry-After"])}
+    assert listed["items"] == [] and listed["total"] == 0  # neither turn was kept

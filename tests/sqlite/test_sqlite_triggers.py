@@ -147,3 +147,27 @@ def test_a_write_failing_a_constraint_leaves_no_dirty_row(sqlite_engine):
     with pytest.raises(apsw.ConstraintError):
         conn.execute("INSERT INTO TASKS (TITLE, SPRINT_ID) VALUES ('bad', 424242)")
     assert dirty_rows(sqlite_engine) == set()
+
+
+def test_the_doc_type_trigger_stores_what_doc_type_key_computes(sqlite_engine):
+    """The trigger that moves a document's type onto its chunks at once (V10) is SQL; the worker's key
+    (app.rag.scope.doc_type_key) is Python. They must agree on every value, or a search between the write
+    and the worker would put the document in another doc-type scope than the worker then does."""
+    import random
+
+    from app.entities import DOCUMENTS
+    from app.rag.scope import doc_type_key
+    from tests.support import document, drain_all
+
+    doc = document(sqlite_engine, "Typed", "A typed document", doc_type="WIKI")
+    drain_all(sqlite_engine)
+    alphabet = "aZ09_- \t\n\r\x0b\x0c]^[*?%éßİ\u3000\u00a0x"
+    rng = random.Random(20)
+    values = ["wiki", " Meeting notes\n", "a-b_c", "x" * 40, "x" * 41, " " + "x" * 40 + " ", "", "   ", "ß", "\tok\t",
+              "\u3000plan", "İ", "a]b", "[x]", "-", "_", *("".join(rng.choices(alphabet, k=rng.randint(0, 44)))
+                                                          for _ in range(300))]
+    for value in values:
+        sqlite_engine.update(DOCUMENTS, doc, {"DOC_TYPE": value})
+        (stored,) = sqlite_engine.conn.execute(
+            "SELECT DOC_TYPE FROM RAG_CHUNK WHERE SOURCE_TYPE = 'doc' AND SOURCE_ID = ?", (doc,)).fetchone()
+        assert stored == doc_type_key(value), repr(value)

@@ -34,6 +34,7 @@ class ChatReply:
     delay_s: float = 0.0  # between tokens
     status: int | None = None  # answer this status (JSON detail) instead of a stream
     fail_after: int | None = None  # send `event: error` after this many tokens
+    fail_code: int = 500  # the error event's code: the status POST /chat would answer (503: retry later)
     new_rag_scope: str | None = None  # as if a model tool had switched the scope
     llm_error: str | None = None
 
@@ -184,7 +185,9 @@ class FakeAPI:
                 self.end_headers()
                 for i, token in enumerate(reply.tokens):
                     if reply.fail_after is not None and i == reply.fail_after:
-                        return self._event("error", {"detail": "the language model failed"})  # nothing stored
+                        return self._event("error", {  # nothing stored
+                            "detail": "the database cannot store the turn" if reply.fail_code == 503 else "internal error",
+                            "code": reply.fail_code, "retry_after_s": 30 if reply.fail_code == 503 else None})
                     self._event("token", {"text": token})
                     time.sleep(reply.delay_s)
                 answer = reply.answer if reply.answer is not None else "".join(reply.tokens)

@@ -139,12 +139,14 @@ def test_a_conversation_our_api_no_longer_knows_starts_afresh(telegram, tmp_path
         assert [c.get("conversation_id") for c in api.chats()] == [None, 41, None]
 
 
-def test_a_failure_mid_stream_becomes_an_apology_and_the_bot_keeps_answering(telegram, tmp_path):
+@pytest.mark.parametrize(("code", "apology"), [(500, say.FAILED), (503, say.BUSY)])
+def test_a_failure_mid_stream_becomes_an_apology_and_the_bot_keeps_answering(telegram, tmp_path, code, apology):
+    """The partial answer shown is replaced: an `error` event means the turn was not kept; its code says why."""
     state = tmp_path / "state.json"
-    with FakeAPI(ChatReply(("Partial ", "answer ", "never ", "finished"), fail_after=2, delay_s=0.05),
-                 ChatReply(("Recovered.",))) as api:
+    with FakeAPI(ChatReply(("Partial ", "answer ", "never ", "finished"), fail_after=2, delay_s=0.05,
+                           fail_code=code), ChatReply(("Recovered.",))) as api:
         telegram.push(telegram.text_update(ME, "first"), telegram.text_update(ME, "again"))
-        drive(settings_for(telegram, api, state), shows(telegram, say.FAILED, "Recovered."))
+        drive(settings_for(telegram, api, state), shows(telegram, apology, "Recovered."))
         assert [c.get("conversation_id") for c in api.chats()] == [None, None]  # the failed turn stored nothing
         assert sorted(api.conversations) == [41]
 

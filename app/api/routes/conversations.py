@@ -16,7 +16,7 @@ from pydantic import Field
 from app.api.chat_schemas import WITHDRAWN_TEXT, ConversationPublic, MessagePublic, ScopePatch
 from app.api.deps import EngineDep, GrantDep, caller_for
 from app.api.listing import ListQuery, QueryId, envelope, page_model, query_model
-from app.api.schemas import WHO_ASKS, error_response
+from app.api.schemas import ASKER_BY_TOKEN, CURSOR_ISSUED, PROJECT_EXISTS, WHO_ASKS, beyond_schema, error_response
 from app.api.types import JSON_MAX_ID, TELEGRAM_PATTERN
 from app.domain import Caller, Conversation, Message
 from app.engines.base import Engine
@@ -78,7 +78,8 @@ def message_public(m: Message, withdrawn: bool) -> MessagePublic:
                          rag_scope=m.facts.rag_scope, llm_error=m.facts.llm_error)
 
 
-@router.get("", response_model=ConversationPage, responses=NOT_FOUND)
+@router.get("", response_model=ConversationPage, responses=NOT_FOUND,
+            openapi_extra=beyond_schema(ASKER_BY_TOKEN, CURSOR_ISSUED))
 def list_conversations(engine: EngineDep, grant: GrantDep,
                        params: Annotated[ConversationListQuery, Query()]):  # type: ignore[valid-type]
     """The asker's conversations, most recently updated first."""
@@ -87,13 +88,15 @@ def list_conversations(engine: EngineDep, grant: GrantDep,
     return envelope(listing, lambda c: public(engine, c))
 
 
-@router.get("/{conversation_id}", response_model=ConversationPublic, responses=NOT_FOUND)
+@router.get("/{conversation_id}", response_model=ConversationPublic, responses=NOT_FOUND,
+            openapi_extra=beyond_schema(ASKER_BY_TOKEN))
 def read_conversation(conversation_id: ConversationId, caller: WhoDep, engine: EngineDep):
     """One conversation (its messages: GET /conversations/{id}/messages)."""
     return public(engine, conversations.owned(engine, caller, conversation_id))
 
 
-@router.get("/{conversation_id}/messages", response_model=MessagePage, responses=NOT_FOUND)
+@router.get("/{conversation_id}/messages", response_model=MessagePage, responses=NOT_FOUND,
+            openapi_extra=beyond_schema(ASKER_BY_TOKEN, CURSOR_ISSUED))
 def list_messages(conversation_id: ConversationId, engine: EngineDep, grant: GrantDep,
                   params: Annotated[MessageListQuery, Query()]):  # type: ignore[valid-type]
     """A conversation's messages, oldest first. An answer that rested on something the employee may no
@@ -107,13 +110,15 @@ def list_messages(conversation_id: ConversationId, engine: EngineDep, grant: Gra
 
 @router.patch("/{conversation_id}", response_model=ConversationPublic, responses={
     **NOT_FOUND, 409: error_response("the conversation is pinned to another project: send \"pinned\": false to "
-                                     "unpin it with the new scope")})
+                                     "unpin it with the new scope")},
+              openapi_extra=beyond_schema(ASKER_BY_TOKEN, PROJECT_EXISTS))
 def patch_conversation(conversation_id: ConversationId, body: ScopePatch, caller: WhoDep, engine: EngineDep):
     """Change the retrieval scope, and pin or unpin (the model's set_rag_scope never changes a pinned one)."""
     return public(engine, conversations.set_scope(engine, caller, conversation_id, body.rag_scope, body.pinned))
 
 
-@router.delete("/{conversation_id}", status_code=status.HTTP_204_NO_CONTENT, responses=NOT_FOUND)
+@router.delete("/{conversation_id}", status_code=status.HTTP_204_NO_CONTENT, responses=NOT_FOUND,
+               openapi_extra=beyond_schema(ASKER_BY_TOKEN))
 async def delete_conversation(conversation_id: ConversationId, caller: WhoDep, engine: EngineDep) -> Response:
     """Delete it with its messages."""
     await run_in_threadpool(conversations.delete, engine, caller, conversation_id)

@@ -7,6 +7,7 @@ from fastapi import APIRouter, Path, Query, Response, status
 from fastapi.responses import JSONResponse
 
 from app.api.deps import EngineDep, SettingsDep, WorkerDep, nudge
+from app.api.schemas import beyond_schema
 from app.api.types import JSON_MAX_ID
 from app.embedding.tokens import count_tokens
 from app.entities import EMPLOYEES
@@ -20,11 +21,16 @@ RowId = Annotated[int, Path(gt=0, le=JSON_MAX_ID, description="the employee's id
 @router.delete(
     "/{row_id}", name="delete_employee", status_code=status.HTTP_204_NO_CONTENT,
     responses={
-        200: {"description": "erase=true: erased, re-indexed and proven (the proof in the body)"},
-        404: {"description": "unknown employee id"},
+        200: {"description": "erase=true: erased, re-indexed, quoted copies redacted and proven (the job and its "
+                             "proof in the body). Repeating the DELETE for an erased employee finishes a stopped "
+                             "erasure, re-proves one whose proof failed, or reports a finished one"},
+        404: {"description": "unknown employee id (and no erasure of it was ever started)"},
         409: {"description": "the employee owns documents: reassign them first, or erase with a document flag"},
-        500: {"description": "erase=true: an erased string is still found (the proof in the body says where)"},
+        500: {"description": "erase=true: a string of the person is still found (the proof in the body says where);"
+                             " the job keeps its place: repeat the DELETE once the cause is fixed"},
     },
+    openapi_extra=beyond_schema("delete_documents and reassign_documents_to apply only with erase=true, and not "
+                                "together; the new owner exists (rules across query parameters, and the database)"),
 )
 def delete_employee(
     row_id: RowId, engine: EngineDep, worker: WorkerDep, settings: SettingsDep,
@@ -41,5 +47,8 @@ def delete_employee(
     # The running worker's run_once holds its drain lock, so no scheduled drain races the proof.
     drain_queue = worker.run_once if worker is not None else (
         lambda: drain(engine, count_tokens, settings.batch_size, settings.max_attempts))
-    result = erasure.erase_employee(engine, row_id, drain_queue, delete_documents, reassign_documents_to)
+    if engine.erasure_job(row_id) is not None:  # started before: finish, re-prove or report it
+        result = erasure.resume_erasure(engine, row_id, drain_queue)
+    else:
+        result = erasure.erase_employee(engine, row_id, drain_queue, delete_documents, reassign_documents_to)
     return JSONResponse(result.to_dict(), status_code=status.HTTP_200_OK if result.ok else 500)

@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 from app.api.deps import EngineDep, WorkerDep, nudge
 from app.api.listing import QueryId, envelope, page_model, query_model
 from app.api.routes import erasure
-from app.api.schemas import ENTITY_SCHEMAS, error_response
+from app.api.schemas import CURSOR_ISSUED, DATE_ORDER, ENTITY_SCHEMAS, beyond_schema, error_response
 from app.api.types import JSON_MAX_ID, TELEGRAM_PATTERN, Day, Label
 from app.domain import Role
 from app.entities import ENTITIES, EntitySpec
@@ -57,9 +57,11 @@ def crud_router(spec: EntitySpec, create_model_: type[BaseModel], update_model: 
     page = page_model(public, f"{public.__name__.removesuffix('Public')}Page")
     query = list_query(spec)
     not_found = {404: error_response(f"unknown {singular} id")}
+    dated = beyond_schema(DATE_ORDER) if "end_date" in create_model_.model_fields else None
     conflict = {409: error_response("constraint violated (a referenced row is missing, or rows still refer to this one)")}
 
-    @router.post("", name=f"create_{singular}", response_model=public, status_code=status.HTTP_201_CREATED, responses=conflict)
+    @router.post("", name=f"create_{singular}", response_model=public, status_code=status.HTTP_201_CREATED, responses=conflict,
+                 openapi_extra=dated)
     def create(body: create_model_, engine: EngineDep, worker: WorkerDep):  # type: ignore[valid-type]
         row = records.create_record(engine, spec, body.model_dump(mode="python"))
         nudge(worker)
@@ -67,7 +69,8 @@ def crud_router(spec: EntitySpec, create_model_: type[BaseModel], update_model: 
 
     filters = ", ".join(records.FILTERS[spec.name])
 
-    @router.get("", name=f"read_{spec.name}", response_model=page, description=(
+    @router.get("", name=f"read_{spec.name}", response_model=page, openapi_extra=beyond_schema(CURSOR_ISSUED),
+                description=(
             f"One page of {spec.name}, by id, filtered by any of: {filters} (all given filters apply). "
             "Unknown query parameters are a 422."))
     def read_all(engine: EngineDep, params: Annotated[query, Query()]):  # type: ignore[valid-type]
@@ -79,7 +82,8 @@ def crud_router(spec: EntitySpec, create_model_: type[BaseModel], update_model: 
     def read_one(row_id: RowId, engine: EngineDep):
         return records.get_record(engine, spec, row_id)
 
-    @router.patch("/{row_id}", name=f"update_{singular}", response_model=public, responses={**not_found, **conflict})
+    @router.patch("/{row_id}", name=f"update_{singular}", response_model=public, responses={**not_found, **conflict},
+                  openapi_extra=dated)
     def update(row_id: RowId, body: update_model, engine: EngineDep, worker: WorkerDep):  # type: ignore[valid-type]
         row = records.update_record(engine, spec, row_id, body.model_dump(mode="python", exclude_unset=True))
         nudge(worker)

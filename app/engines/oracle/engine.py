@@ -8,7 +8,9 @@ and status. All SQL text lives in ``statements.py``; errors are mapped in ``erro
 from __future__ import annotations
 
 import datetime as dt
+import json
 import logging
+import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -20,7 +22,7 @@ from app.config import Settings
 from app.domain import (SEARCH_MODES, Caller, Conversation, ConversationKey, Message, Page, ProjectCard, RagStatus, Scope,
                         SearchMode, SearchResult, SourceRecord, SourceType, SummarySource, TaskQuery, TurnFacts,
                         Vocabulary)
-from app.engines.base import ConflictError, EngineError, UnavailableError
+from app.engines.base import ConflictError, EngineError, SchemaNotMigratedError, UnavailableError
 from app.engines.oracle import (conversations, erasure, errors, indexing, model_mark, records, search, status,
                                 summaries, upsert)
 from app.engines.oracle import migrate as migrations
@@ -31,8 +33,9 @@ from app.engines.oracle.indexing import OracleIndexingTx
 from app.engines.oracle.search import DIMENSIONS
 from app.entities import CONVERSATIONS, EMPLOYEES, MESSAGES, PROJECTS, Condition, EntitySpec
 from app.rag.doctor import first_line
+from app.rag.erasure import (DocumentsPolicy, ErasureJob, PersonString, ProofLine, PurgeStep, Redaction, Step,
+                             job_from_row)
 from app.rag.model_mark import forced_reindex_refusal
-from app.rag.erasure import DocumentsPolicy, ErasedText, ErasureReport, ProofLine, PurgeStep
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +69,7 @@ class OracleEngine:
         self._pool = pool
         self._settings = settings
         self.model_name = sql.checked_model(settings.oracle_model_name)
+        self._schema_ok = False  # remembered once true: a migrated schema stays migrated
 
     @classmethod
     def open(cls, settings: Settings) -> OracleEngine:
@@ -130,30 +134,43 @@ class OracleEngine:
             return applied
 
     def ping(self) -> None:
+        self.check_schema()
         try:
             with self._connection() as conn, conn.cursor() as cur:
-                cur.execute(sql.PING)
-                cur.fetchone()
+                cur.execute(sql.MODEL_EXISTS, model_name=self.model_name)
+                (models,) = cur.fetchone()
+                if not models:
+                    raise model_missing(self.model_name)
+                # Ready means writes work too: a read-only database or tablespace, or a full one, refuses
+                # this row (ORA-16000, ORA-00372, ORA-01653: UnavailableError through _connection).
+                cur.execute(sql.READY_PROBE, setting_key=f"ready-probe:{uuid.uuid4().hex}")
+                conn.rollback()
+        except EngineError:
+            raise
+        except Exception as exc:
+            raise EngineError(f"Oracle does not answer or refuses a write: {exc}") from exc
+
+    def check_schema(self) -> None:
+        if self._schema_ok:
+            return
+        try:
+            with self._connection() as conn, conn.cursor() as cur:
                 cur.execute(sql.VERSION_TABLE_EXISTS)
                 (exists,) = cur.fetchone()
                 done: set[int] = set()
                 if exists:
                     cur.execute(sql.APPLIED_VERSIONS)
                     done = {int(v) for (v,) in cur.fetchall()}
-                missing = [m.version for m in migrations.discover() if m.version not in done]
-                if missing:
-                    raise EngineError(
-                        f"the Oracle schema is not migrated (pending: {', '.join(f'V{v}' for v in missing)}); "
-                        "run `ragctl oracle bootstrap`"
-                    )
-                cur.execute(sql.MODEL_EXISTS, model_name=self.model_name)
-                (models,) = cur.fetchone()
-                if not models:
-                    raise model_missing(self.model_name)
         except EngineError:
             raise
         except Exception as exc:
             raise EngineError(f"Oracle does not answer: {exc}") from exc
+        missing = [m.version for m in migrations.discover() if m.version not in done]
+        if missing:
+            raise SchemaNotMigratedError(
+                f"the Oracle schema is not migrated (pending: {', '.join(f'V{v}' for v in missing)}): run "
+                "`ragctl migrate` (or `ragctl oracle bootstrap`, which also loads the embedding model)")
+        self._schema_ok = True
 
     def ensure_model(self) -> str:
         """Load the ONNX model once, guarded by USER_MINING_MODELS (FACTS.md §5)."""
@@ -438,18 +455,51 @@ class OracleEngine:
             return records.load_sources(cur, source_type, ids)
 
     # --- erasure --------------------------------------------------------------------------------
-    def erase_employee(self, employee_id: int, documents: DocumentsPolicy | None,
-                       reassign_to: int | None) -> ErasureReport | None:
+    def erase_employee(self, employee_id: int, documents: DocumentsPolicy | None, reassign_to: int | None,
+                       seal_key: bytes) -> ErasureJob | None:
         with self._connection() as conn, conn.cursor() as cur:
             with conflicts(EMPLOYEES):
-                report = erasure.erase_employee(cur, employee_id, documents, reassign_to)
+                job = erasure.erase_employee(cur, employee_id, documents, reassign_to, seal_key)
             conn.commit()
-            return report
+            return job
 
-    def purge_deleted(self) -> list[PurgeStep]:
-        with self._connection() as conn:
-            return erasure.purge(conn)
-
-    def erasure_proof(self, texts: Sequence[ErasedText]) -> list[ProofLine]:
+    def erasure_job(self, employee_id: int) -> ErasureJob | None:
         with self._connection() as conn, conn.cursor() as cur:
-            return erasure.proof(cur, texts)
+            return erasure.job(cur, employee_id)
+
+    def unfinished_erasures(self) -> list[ErasureJob]:
+        with self._connection() as conn, conn.cursor() as cur:
+            cur.execute(sql.ERASURE_UNFINISHED)
+            return [job_from_row(row) for row in cur.fetchall()]
+
+    def record_erasure_step(self, employee_id: int, step: Step, outcome: dict, verdict: str | None) -> None:
+        binds = {"step": step, "outcome": json.dumps(outcome), "verdict": verdict, "employee_id": int(employee_id)}
+        with self._connection() as conn, conn.cursor() as cur:
+            cur.setinputsizes(**erasure.lob_input_sizes(binds, clobs=("outcome",)))
+            cur.execute(sql.ERASURE_RECORD_STEP, binds)
+            conn.commit()
+
+    def redact_copies(self, strings: Sequence[PersonString]) -> list[Redaction]:
+        with self._connection() as conn, conn.cursor() as cur:
+            done = erasure.redact_copies(cur, strings)
+            conn.commit()
+            return done
+
+    def purge_indexes(self) -> list[PurgeStep]:
+        with self._connection() as conn:
+            return erasure.purge_indexes(conn)
+
+    def compact(self) -> list[PurgeStep]:
+        return [PurgeStep("compact", True, "nothing the schema can reach: undo, redo, archived logs, flashback "
+                                           "and backups keep old row versions (README, Erasure)")]
+
+    def erasure_proof(self, strings: Sequence[PersonString]) -> list[ProofLine]:
+        with self._connection() as conn, conn.cursor() as cur:
+            return erasure.proof(cur, strings)
+
+    def forget_held_strings(self, employee_id: int, held: bytes | None) -> list[PurgeStep]:
+        with self._connection() as conn, conn.cursor() as cur:
+            cur.execute(sql.ERASURE_FORGET, employee_id=int(employee_id))
+            conn.commit()
+        return [PurgeStep("held strings dropped from the job row", True,
+                          "the old LOB version stays in undo until it is overwritten (README, Erasure)")]

@@ -1,5 +1,5 @@
-"""Erasure of an employee on the Oracle engine: the deletes (one transaction, the engine commits),
-the Oracle Text clean-up, and the proof by query.
+"""Erasure of an employee on the Oracle engine: the deletes and the job row (one transaction, the engine
+commits), the redaction of quoted copies, the Oracle Text clean-up, and the proof by query.
 
 What a query cannot see is out of reach here and said so in README: undo, redo and archived logs,
 flashback data and backups. The text index's own token tables are read after its FULL optimize.
@@ -14,15 +14,23 @@ from typing import Any
 
 from app.engines.base import OwnedDocumentsError
 from app.engines.oracle import statements as sql
+from app.engines.oracle.records import LONG_BIND_BYTES, clob_input_sizes
 from app.engines.oracle.search import braced
 from app.rag.erasure import (
+    REDACT_PLACES,
     DocumentsPolicy,
-    ErasedText,
-    ErasureReport,
+    ErasureJob,
+    PersonString,
     ProofLine,
     PurgeStep,
+    Redaction,
     build_report,
+    first_outcome,
+    job_from_row,
     like_pattern,
+    person_strings,
+    redact,
+    seal,
     words,
 )
 
@@ -32,7 +40,7 @@ PURGE_SYNC_MAXTIME_MIN = 10  # CTX_DDL.SYNC_INDEX maxtime, minutes: the purge's 
 
 
 def erase_employee(cur: Any, employee_id: int, documents: DocumentsPolicy | None,
-                   reassign_to: int | None) -> ErasureReport | None:
+                   reassign_to: int | None, seal_key: bytes) -> ErasureJob | None:
     binds = {"employee_id": int(employee_id)}
     cur.execute(sql.ERASE_EMPLOYEE_ROW, binds)
     row = cur.fetchone()
@@ -52,8 +60,13 @@ def erase_employee(cur: Any, employee_id: int, documents: DocumentsPolicy | None
     user_messages = cur.fetchall()
     cur.execute(sql.ERASE_COUNT_MESSAGES, binds)
     (messages,) = cur.fetchone() or (0,)
-    report = build_report(int(employee_id), row, comments, docs, tasks, documents, reassign_to,
-                          conversations, user_messages, int(messages))
+    report = build_report(int(employee_id), comments, docs, tasks, documents, reassign_to, len(conversations),
+                          int(messages))
+    strings, skipped = person_strings(row, comments, docs, documents, conversations, user_messages)
+    job_binds = {**binds, "documents": documents, "report": report.to_json(),
+                 "outcome": first_outcome(strings, skipped), "held": seal(strings, seal_key)}
+    cur.setinputsizes(**lob_input_sizes(job_binds, clobs=("report", "outcome"), blobs=("held",)))
+    cur.execute(sql.ERASURE_INSERT, job_binds)
 
     cur.execute(sql.ERASE_DELETE_CONVERSATIONS, binds)  # their messages go with them (ON DELETE CASCADE)
     cur.execute(sql.ERASE_DELETE_COMMENTS, binds)
@@ -63,10 +76,49 @@ def erase_employee(cur: Any, employee_id: int, documents: DocumentsPolicy | None
         cur.execute(sql.ERASE_REASSIGN_DOCUMENTS, {**binds, "reassign_to": int(reassign_to)})
     cur.execute(sql.ERASE_UNASSIGN_TASKS, binds)
     cur.execute(sql.ERASE_DELETE_EMPLOYEE, binds)
-    return report
+    return job(cur, employee_id)
 
 
-def purge(conn: Any) -> list[PurgeStep]:
+def lob_input_sizes(binds: dict[str, Any], clobs: Sequence[str] = (), blobs: Sequence[str] = ()) -> dict[str, Any]:
+    """records.clob_input_sizes for the CLOB binds, and its twin for bytes into a BLOB: a value that could travel as
+    a LONG (RAW) bind goes as a temporary LOB instead (``setinputsizes(name=DB_TYPE_BLOB)`` [PYDOC lob_data.rst])."""
+    import oracledb
+
+    sizes = clob_input_sizes(binds, clobs)
+    sizes.update({name: oracledb.DB_TYPE_BLOB for name in blobs
+                  if isinstance(binds.get(name), bytes) and len(binds[name]) > LONG_BIND_BYTES})
+    return sizes
+
+
+def job(cur: Any, employee_id: int) -> ErasureJob | None:
+    cur.execute(sql.ERASURE_SELECT, employee_id=int(employee_id))
+    row = cur.fetchone()
+    return job_from_row(row) if row else None
+
+
+def redact_copies(cur: Any, strings: Sequence[PersonString]) -> list[Redaction]:
+    """Replace every copy of the strings where other people's data quotes a person (REDACT_PLACES); the
+    engine commits. A row is a candidate when it holds a string's needle; the string's pattern decides."""
+    out = []
+    for table, key, column, max_chars in REDACT_PLACES:
+        candidates: dict[int, str] = {}
+        for s in strings:
+            cur.execute(sql.redact_candidates(table, key, column), pattern=like_pattern(s.needle))
+            candidates.update((int(row_id), value) for row_id, value in cur.fetchall())
+        rows = copies = 0
+        for row_id, value in candidates.items():
+            text, n = redact(value, list(strings), max_chars)
+            if n:
+                update = {"redacted": text, "row_id": row_id}
+                if max_chars is None:  # a CLOB column (MESSAGES.CONTENT, PROJECTS.AUTO_SUMMARY)
+                    cur.setinputsizes(**lob_input_sizes(update, clobs=("redacted",)))
+                cur.execute(sql.redact_update(table, key, column), update)
+                rows, copies = rows + 1, copies + n
+        out.append(Redaction(f"{table}.{column}", rows, copies))
+    return out
+
+
+def purge_indexes(conn: Any) -> list[PurgeStep]:
     """Sync the text index (the drain's deletes reach it), then FULL-optimize it: deleted rows'
     tokens stay in the index tables until then (garbage collection, DOC ccref optimize_index).
     Both commit implicitly, so they run after the erasure has committed."""
@@ -85,13 +137,13 @@ def purge(conn: Any) -> list[PurgeStep]:
     return steps
 
 
-def proof(cur: Any, texts: Sequence[ErasedText]) -> list[ProofLine]:
+def proof(cur: Any, strings: Sequence[PersonString]) -> list[ProofLine]:
     cur.execute(sql.TEXT_TOKEN_TABLES_PRESENT, g_table=sql.TEXT_TOKEN_TABLES[0], i_table=sql.TEXT_TOKEN_TABLES[1])
     token_tables = [str(name) for (name,) in cur.fetchall()]
     lines: list[ProofLine] = []
-    for text in texts:
-        lines += _table_lines(cur, text)
-        lines.append(_index_line(cur, text, token_tables))
+    for s in strings:
+        lines += _table_lines(cur, s)
+        lines.append(_index_line(cur, s, token_tables))
     return lines
 
 
@@ -99,7 +151,7 @@ def _place(table: str, source: bool) -> str:
     if source:
         return "source tables"
     return {"RAG_CHUNK": "chunk table RAG_CHUNK", "RAG_DIRTY": "queue RAG_DIRTY", "CONVERSATIONS": "conversation tables",
-            "MESSAGES": "conversation tables"}.get(table, table)
+            "MESSAGES": "conversation tables", "PROJECTS": "project auto-summaries"}.get(table, table)
 
 
 def bindable_pattern(value: str) -> str | None:
@@ -109,10 +161,10 @@ def bindable_pattern(value: str) -> str | None:
     return pattern if len(pattern.encode("utf-8", "surrogatepass")) <= sql.PROOF_PATTERN_MAX_BYTES else None
 
 
-def _table_lines(cur: Any, text: ErasedText) -> list[ProofLine]:
-    pattern = bindable_pattern(text.value)
+def _table_lines(cur: Any, s: PersonString) -> list[ProofLine]:
+    pattern = bindable_pattern(s.value)
     if pattern is None:
-        return [ProofLine(text.label, text.fingerprint, "every text column", False,
+        return [ProofLine(s.label, s.fingerprint, "every text column", False,
                           detail=f"searched by its parts: over {sql.PROOF_PATTERN_MAX_BYTES} bytes, the whole text "
                                  "cannot be a LIKE pattern on Oracle")]
     hits: dict[tuple[str, bool], list[str]] = {}
@@ -120,20 +172,25 @@ def _table_lines(cur: Any, text: ErasedText) -> list[ProofLine]:
         cur.execute(sql.proof_count(table, columns), pattern=pattern)
         counts = cur.fetchone() or (0,) * len(columns)
         found = hits.setdefault((_place(table, source), source), [])
-        found += [f"{table}.{c}: {int(n)} row(s)" for c, n in zip(columns, counts) if n]
-    return [ProofLine(text.label, text.fingerprint, where, bool(found), source, "; ".join(found))
+        for column, n in zip(columns, counts):
+            if n and s.bounded:  # a name counts as whole words only: "Ana Silva" is not in "Ana Silvana"
+                cur.execute(sql.proof_values(table, column), pattern=pattern)
+                n = sum(s.count_in(value) > 0 for (value,) in cur.fetchall())
+            if n:
+                found.append(f"{table}.{column}: {int(n)} row(s)")
+    return [ProofLine(s.label, s.fingerprint, where, bool(found), source, "; ".join(found))
             for (where, source), found in hits.items()]
 
 
-def _index_line(cur: Any, text: ErasedText, token_tables: Sequence[str]) -> ProofLine:
+def _index_line(cur: Any, s: PersonString, token_tables: Sequence[str]) -> ProofLine:
     """The string's words in the Text index's own token tables, after the FULL optimize (REVIEW-2 W9): a word no
     live chunk holds is a deleted row's token the optimize did not remove. The words are never printed."""
     where = f"Oracle Text index tables ({', '.join(token_tables) or sql.TEXT_TOKEN_TABLES[1]})"
-    terms = words(text.value)
+    terms = words(s.value)
     if not terms:
-        return ProofLine(text.label, text.fingerprint, where, False, detail="no indexable words")
+        return ProofLine(s.label, s.fingerprint, where, False, detail="no indexable words")
     if not token_tables:  # not proven: see `ragctl oracle doctor`, check "text tokens"
-        return ProofLine(text.label, text.fingerprint, where, True, detail="not searched: the token table is missing")
+        return ProofLine(s.label, s.fingerprint, where, True, detail="not searched: the token table is missing")
     tokens: set[str] = set()
     for table in token_tables:
         statement = sql.text_tokens(table, terms)
@@ -146,4 +203,4 @@ def _index_line(cur: Any, text: ErasedText, token_tables: Sequence[str]) -> Proo
         unexplained += not live
     detail = (f"{unexplained} of its {len(terms)} longest word(s) remain as tokens no live chunk holds"
               if unexplained else f"{len(tokens)} of its {len(terms)} longest word(s) indexed, each from a live chunk")
-    return ProofLine(text.label, text.fingerprint, where, bool(unexplained), detail=detail)
+    return ProofLine(s.label, s.fingerprint, where, bool(unexplained), detail=detail)

@@ -27,6 +27,7 @@ _UNAVAILABLE_CODES = {
     **dict.fromkeys((1653, 1654, 1688, 1691, 1536),  # unable to extend table/index/partition/LOB; quota
                     (60, "the tablespace (or the schema's quota) is full: the DBA must add space")),
     16000: (30, "the database is open read-only"),  # ORA-16000
+    372: (30, "a data file cannot be written now (read-only or offline tablespace)"),  # ORA-00372
     60: (1, "a deadlock was broken by rolling this statement back"),  # ORA-00060: retry at once
     **dict.fromkeys((1034, 1089, 1090, 3113, 3114, 3135),  # not available, shutting down, connection lost
                     (10, "Oracle is not available")),

@@ -117,8 +117,8 @@ COUNT_VECTORS = "SELECT COUNT(*) FROM RAG_CHUNK WHERE EMBEDDING IS NOT NULL"
 
 # --- health ---------------------------------------------------------------------------------
 
-# source: FACTS.md §9 (connect check; plain SELECT FROM dual)
-PING = "SELECT 1 FROM dual"
+# source: FACTS.md §10 (plain INSERT with binds; rolled back at once) — readiness: the schema takes a write now
+READY_PROBE = "INSERT INTO RAG_SETTINGS (SETTING_KEY, SETTING_VALUE) VALUES (:setting_key, 'probe')"
 
 # --- people ---------------------------------------------------------------------------------
 
@@ -462,7 +462,7 @@ def crud_lob_binds(entity: EntitySpec, columns: Sequence[str]) -> tuple[str, ...
 WIPE = tuple(
     f"DELETE FROM {table}"
     for table in ("MESSAGES", "CONVERSATIONS", "COMMENTS", "TASKS", "DOCUMENTS", "SPRINTS", "PROJECTS", "EMPLOYEES",
-                  "RAG_CHUNK", "RAG_DIRTY")
+                  "RAG_CHUNK", "RAG_DIRTY", "ERASURE_JOBS")
 )
 
 # --- search -----------------------------------------------------------------------------------
@@ -724,6 +724,43 @@ ERASE_COUNT_MESSAGES = (
 # source: FACTS.md §10 (plain DELETE; their messages go by ON DELETE CASCADE, V10)
 ERASE_DELETE_CONVERSATIONS = "DELETE FROM CONVERSATIONS WHERE EMPLOYEE_ID = :employee_id"
 
+# --- the erasure job row (V14 ERASURE_JOBS), written with the deletes, advanced step by step ---------
+
+ERASURE_COLUMNS = "EMPLOYEE_ID, STEP, DOCUMENTS, REPORT, OUTCOME, VERDICT, HELD, STARTED_AT, UPDATED_AT"
+# source: FACTS.md §11.6 (str binds straight into CLOB columns, bytes into BLOB ones, up to 1 GB, for INSERT
+#         [PYDOC lob_data.rst: "LOB data can be inserted in the table by binding strings or bytes"]) + §10
+ERASURE_INSERT = (
+    "INSERT INTO ERASURE_JOBS (EMPLOYEE_ID, STEP, DOCUMENTS, REPORT, OUTCOME, HELD)\n"
+    "VALUES (:employee_id, 'delete', :documents, :report, :outcome, :held)"
+)
+# source: FACTS.md §10 (plain SELECT by key) + §11.6 (CLOB fetched as str and BLOB as bytes with fetch_lobs False)
+ERASURE_SELECT = f"SELECT {ERASURE_COLUMNS}\nFROM ERASURE_JOBS WHERE EMPLOYEE_ID = :employee_id"
+# source: FACTS.md §10 (plain SELECT) + §11.6
+ERASURE_UNFINISHED = f"SELECT {ERASURE_COLUMNS}\nFROM ERASURE_JOBS WHERE STEP <> 'forget' ORDER BY EMPLOYEE_ID"
+# source: FACTS.md §11.6 (str into a CLOB by UPDATE) + §10 (SYS_EXTRACT_UTC(SYSTIMESTAMP) as every UPDATED_AT)
+ERASURE_RECORD_STEP = (
+    "UPDATE ERASURE_JOBS SET STEP = :step, OUTCOME = :outcome, VERDICT = :verdict,\n"
+    "       UPDATED_AT = SYS_EXTRACT_UTC(SYSTIMESTAMP)\n"
+    "WHERE EMPLOYEE_ID = :employee_id"
+)
+# source: FACTS.md §10 (plain UPDATE by key)
+ERASURE_FORGET = (
+    "UPDATE ERASURE_JOBS SET HELD = NULL, UPDATED_AT = SYS_EXTRACT_UTC(SYSTIMESTAMP) WHERE EMPLOYEE_ID = :employee_id"
+)
+
+
+def redact_candidates(table: str, key: str, column: str) -> str:
+    """Rows whose column holds the bound pattern, a needle of at most 160 characters (so well inside a
+    VARCHAR2 bind); identifiers from app.rag.erasure.REDACT_PLACES only."""
+    # source: FACTS.md §10 (plain SELECT) + the UPPER(col) LIKE UPPER(:pattern) ESCAPE '\' shape of proof_count
+    #         (REVIEW-2 U8: LIKE on a CLOB, run by the conformance suite's Oracle leg)
+    return f"SELECT {key}, {column} FROM {table}\nWHERE UPPER({column}) LIKE UPPER(:pattern) ESCAPE '\\'"
+
+
+def redact_update(table: str, key: str, column: str) -> str:
+    # source: FACTS.md §11.6 (str into a CLOB or VARCHAR2 column by UPDATE) + §10 (by key)
+    return f"UPDATE {table} SET {column} = :redacted WHERE {key} = :row_id"
+
 # source: FACTS.md §8B (CTX_DDL procedures on the search index; implicit commit like SYNC_INDEX: run
 #         outside a unit of work) + DOC 26/ccref/optimize_index.html ("Full mode compacts data and removes
 #         rows"; optimize after sync). The named parameters idx_name/optlevel are from the ccref
@@ -745,6 +782,7 @@ PROOF_TABLES: tuple[tuple[str, tuple[str, ...], bool], ...] = (
     ("RAG_DIRTY", ("LAST_ERROR",), False),
     ("CONVERSATIONS", ("TITLE",), False),
     ("MESSAGES", ("CONTENT", "CITATIONS"), False),
+    ("PROJECTS", ("AUTO_SUMMARY",), False),  # written by the LLM, not the tracker's own data
 )
 
 
@@ -762,6 +800,13 @@ def proof_count(table: str, columns: Sequence[str]) -> str:
     # source: FACTS.md §10 (plain SELECT; COUNT(CASE WHEN ... THEN 1 END) as in QUEUE_STATUS) + REVIEW-2 W1 (the
     #         bound pattern stays within PROOF_PATTERN_MAX_BYTES)
     return f"SELECT {counts}\nFROM {table}"
+
+
+def proof_values(table: str, column: str) -> str:
+    """The values of one column that hold the bound pattern: a name found by proof_count is then judged
+    as whole words in Python (app.rag.erasure.PersonString), so "Ana Silvana" is not "Ana Silva"."""
+    # source: FACTS.md §10 (plain SELECT) + the UPPER(col) LIKE UPPER(:pattern) ESCAPE '\' shape of proof_count
+    return f"SELECT {column} FROM {table}\nWHERE UPPER({column}) LIKE UPPER(:pattern) ESCAPE '\\'"
 
 
 # The Text index's token tables: $I (the inverted list) and, when the index stages new rows (STAGE_ITAB), $G, which

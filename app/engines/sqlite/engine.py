@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 import importlib.util
+import json
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
@@ -30,7 +31,7 @@ from app.embedding.models import DEFAULT_MODEL, SQLITE_VECTOR_DIMENSIONS, model_
 from app.domain import (SEARCH_MODES, Caller, Conversation, ConversationKey, Message, Page, ProjectCard, RagStatus,
                         Scope, SearchMode, SearchResult, SourceRecord, SourceType, SummarySource, TaskQuery, TurnFacts,
                         Vocabulary)
-from app.engines.base import ConflictError, EmbeddingModelError, EngineError
+from app.engines.base import ConflictError, EmbeddingModelError, EngineError, SchemaNotMigratedError
 from app.engines.sqlite import conversations, erasure, errors, indexing, model_mark, records, search, status, summaries
 from app.engines.sqlite import migrate as migrations
 from app.engines.sqlite import statements as sql
@@ -38,7 +39,8 @@ from app.engines.sqlite.indexing import SQLiteIndexingTx
 from app.engines.sqlite.lexical_index import LexicalIndex
 from app.engines.sqlite.vector_index import VectorIndex
 from app.entities import CONVERSATIONS, EMPLOYEES, MESSAGES, PROJECTS, Condition, EntitySpec
-from app.rag.erasure import DocumentsPolicy, ErasedText, ErasureReport, ProofLine, PurgeStep
+from app.rag.erasure import (DocumentsPolicy, ErasureJob, PersonString, ProofLine, PurgeStep, Redaction, Step,
+                             job_from_row)
 from app.rag.model_mark import forced_reindex_refusal
 
 BUSY_TIMEOUT_MS = 10_000
@@ -71,6 +73,7 @@ class SQLiteEngine:
         self._inflight: set[int] = set()
         self._inflight_lock = threading.Lock()
         self._closed = False
+        self._schema_ok = False  # remembered once true: a migrated schema stays migrated
 
     @classmethod
     def open(cls, settings: Settings, embedder: Any | None = None) -> SQLiteEngine:
@@ -189,14 +192,22 @@ class SQLiteEngine:
         return migrations.migrate(self.conn)
 
     def ping(self) -> None:
+        self.check_schema()
+        errors.check_writable(self.conn, self.path)  # ready means writes work too
+
+    def check_schema(self) -> None:
+        if self._schema_ok:
+            return
         try:
             pending = migrations.verify(self.conn, migrations.discover())
         except apsw.Error as exc:
-            raise EngineError(f"SQLite database {self.path!r} does not answer: {exc}") from exc
+            raise errors.unavailable(exc, self.path) or EngineError(
+                f"SQLite database {self.path!r} does not answer: {exc}") from exc
         if pending:
-            names = ", ".join(m.path.name for m in pending)
-            raise EngineError(f"SQLite schema is not migrated (pending: {names}); run `ragctl migrate`")
-        errors.check_writable(self.conn, self.path)  # ready means writes work too
+            names = ", ".join(f"V{m.version}" for m in pending)
+            raise SchemaNotMigratedError(f"the SQLite database {self.path!r} is not migrated (pending: {names}): "
+                                         "run `ragctl migrate`")
+        self._schema_ok = True
 
     def wipe(self) -> None:
         with self._write() as conn:
@@ -392,14 +403,35 @@ class SQLiteEngine:
         return records.load_sources(self.conn, source_type, ids)
 
     # --- erasure --------------------------------------------------------------------------------
-    def erase_employee(self, employee_id: int, documents: DocumentsPolicy | None,
-                       reassign_to: int | None) -> ErasureReport | None:
+    def erase_employee(self, employee_id: int, documents: DocumentsPolicy | None, reassign_to: int | None,
+                       seal_key: bytes) -> ErasureJob | None:
         with errors.conflicts(EMPLOYEES), self._write() as conn:
-            return erasure.erase_employee(conn, employee_id, documents, reassign_to)
+            return erasure.erase_employee(conn, employee_id, documents, reassign_to, seal_key)
 
-    def purge_deleted(self) -> list[PurgeStep]:
-        return erasure.purge(self.conn)
+    def erasure_job(self, employee_id: int) -> ErasureJob | None:
+        return erasure.job(self.conn, employee_id)
 
-    def erasure_proof(self, texts: Sequence[ErasedText]) -> list[ProofLine]:
-        return erasure.proof(self.conn, self.path, texts)
+    def unfinished_erasures(self) -> list[ErasureJob]:
+        return [job_from_row(row) for row in self.conn.execute(sql.ERASURE_UNFINISHED)]
 
+    def record_erasure_step(self, employee_id: int, step: Step, outcome: dict, verdict: str | None) -> None:
+        with self._write() as conn:
+            conn.execute(sql.ERASURE_RECORD_STEP, (step, json.dumps(outcome), verdict, employee_id))
+
+    def redact_copies(self, strings: Sequence[PersonString]) -> list[Redaction]:
+        with self._write() as conn:
+            return erasure.redact_copies(conn, strings)
+
+    def purge_indexes(self) -> list[PurgeStep]:
+        return erasure.purge_indexes(self.conn)
+
+    def compact(self) -> list[PurgeStep]:
+        return erasure.compact(self.conn)
+
+    def erasure_proof(self, strings: Sequence[PersonString]) -> list[ProofLine]:
+        return erasure.proof(self.conn, self.path, strings)
+
+    def forget_held_strings(self, employee_id: int, held: bytes | None) -> list[PurgeStep]:
+        with self._write() as conn:
+            conn.execute(sql.ERASURE_FORGET, (employee_id,))
+        return erasure.forget(self.conn, self.path, held)

@@ -3,21 +3,22 @@
 A broken constraint is a ConflictError (HTTP 409). A full disk, a read-only file or file system, a
 file that cannot be opened and an I/O error are not bugs of a request: they become
 ``UnavailableError`` (HTTP 503 with Retry-After, a one-line CLI exit), and ``check_writable`` is
-the cheap probe ``ping`` uses so /readyz says so before a write fails.
+the probe ``ping`` uses so /readyz says so before a write fails.
 """
 
 from __future__ import annotations
 
+import errno
 import os
+import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import apsw
 
 from app.engines.base import ConflictError, UnavailableError
 from app.entities import EntitySpec
-
 
 
 @contextmanager
@@ -55,17 +56,21 @@ def refuse_read_only(conn: apsw.Connection, path: str) -> None:
 
 
 def check_writable(conn: apsw.Connection, path: str) -> None:
-    """Raise UnavailableError when a write would fail: a read-only open, a read-only mount, a full disk.
+    """Raise UnavailableError when a write would fail: a read-only open, a read-only or failing file
+    system, a full disk.
 
-    Reads what SQLite and the kernel already know (no write, no wait on the write lock), so a readiness
-    probe may call it as often as it likes; an empty BEGIN IMMEDIATE; COMMIT would miss a file system
-    remounted read-only or a full disk, and would queue behind a long write transaction.
+    What SQLite and the kernel already say (the open mode, statvfs) comes first; then a real write: a
+    small file created, written, fsync'ed and removed beside the database. statvfs alone misses ext4's
+    emergency read-only (after an error the mount keeps its "rw" flag while every write gets EROFS)
+    and a device returning I/O errors; the probe meets both. It never touches the database or its
+    write lock, so a readiness probe does not queue behind a long write transaction.
     """
     refuse_read_only(conn, path)
     if path == ":memory:":
         return
+    directory = Path(path).expanduser().resolve().parent
     try:
-        fs = os.statvfs(Path(path).expanduser().resolve().parent)
+        fs = os.statvfs(directory)
     except OSError as exc:
         raise UnavailableError(f"cannot inspect the file system of the SQLite database {path!r}: {exc}") from exc
     if fs.f_flag & os.ST_RDONLY:
@@ -74,3 +79,39 @@ def check_writable(conn: apsw.Connection, path: str) -> None:
     if free < MIN_FREE_BYTES:
         raise UnavailableError(f"the disk holding the SQLite database {path!r} is full ({free} bytes free): "
                                "free space, then retry", 60)
+    probe_write(directory, path)
+
+
+PROBE_WAIT_S = 1.0  # a probe still stuck in fsync after this is a hanging disk: not ready
+_probe_lock = threading.Lock()  # one probe at a time: a hanging disk must not pile up threads
+
+
+def probe_write(directory: Path, path: str) -> None:
+    """Create, write, fsync and remove a small file in ``directory``; any failure is UnavailableError."""
+    if not _probe_lock.acquire(timeout=PROBE_WAIT_S):
+        raise UnavailableError(f"a write probe beside the SQLite database {path!r} has not returned for "
+                               f"{PROBE_WAIT_S:g} s: the disk may be hanging", 10)
+    probe = directory / f".rag-write-probe-{os.getpid()}-{threading.get_ident()}"
+    try:
+        fd = os.open(probe, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600)
+        try:
+            os.write(fd, b"probe")
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+            with suppress(OSError):
+                os.unlink(probe)
+    except OSError as exc:
+        raise _storage_fault(exc, path) from exc
+    finally:
+        _probe_lock.release()
+
+
+def _storage_fault(exc: OSError, path: str) -> UnavailableError:
+    if exc.errno == errno.EROFS:
+        return UnavailableError(f"the file system holding the SQLite database {path!r} refuses writes (read-only: "
+                                "remounted after an error?): check the disk and the kernel log, then remount it")
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return UnavailableError(f"the disk holding the SQLite database {path!r} is full: free space, then retry", 60)
+    return UnavailableError(f"a test write beside the SQLite database {path!r} failed ({exc.strerror or exc}): "
+                            "check the disk, the file and its directory")

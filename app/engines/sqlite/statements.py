@@ -41,7 +41,7 @@ RECORD_VERSION = "INSERT INTO SCHEMA_VERSION (VERSION, NAME, CHECKSUM) VALUES (?
 FOREIGN_KEY_CHECK = "PRAGMA foreign_key_check"
 
 WIPE_TABLES = ("MESSAGES", "CONVERSATIONS", "COMMENTS", "TASKS", "SPRINTS", "DOCUMENTS", "PROJECTS", "EMPLOYEES",
-               "RAG_CHUNK", "RAG_VEC", "RAG_DIRTY", "RAG_CHUNK_CHANGES")
+               "RAG_CHUNK", "RAG_VEC", "RAG_DIRTY", "RAG_CHUNK_CHANGES", "ERASURE_JOBS")
 WIPE = tuple(f"DELETE FROM {table}" for table in WIPE_TABLES)
 # A new epoch tells every process's vector index to reload from scratch.
 BUMP_EPOCH = "UPDATE RAG_META SET VALUE = VALUE + 1 WHERE KEY = 'epoch'"
@@ -389,16 +389,37 @@ FTS_OPTIMIZE = "INSERT INTO RAG_FTS (RAG_FTS) VALUES ('optimize')"
 WAL_CHECKPOINT_TRUNCATE = "PRAGMA wal_checkpoint(TRUNCATE)"
 VACUUM = "VACUUM"
 
+# The job row (V10): written with the deletes, advanced step by step, its held strings forgotten last.
+ERASURE_COLUMNS = "EMPLOYEE_ID, STEP, DOCUMENTS, REPORT, OUTCOME, VERDICT, HELD, STARTED_AT, UPDATED_AT"
+ERASURE_INSERT = ("INSERT INTO ERASURE_JOBS (EMPLOYEE_ID, STEP, DOCUMENTS, REPORT, OUTCOME, HELD) "
+                  "VALUES (?, 'delete', ?, ?, ?, ?)")
+ERASURE_SELECT = f"SELECT {ERASURE_COLUMNS} FROM ERASURE_JOBS WHERE EMPLOYEE_ID = ?"
+ERASURE_UNFINISHED = f"SELECT {ERASURE_COLUMNS} FROM ERASURE_JOBS WHERE STEP <> 'forget' ORDER BY EMPLOYEE_ID"
+ERASURE_RECORD_STEP = (f"UPDATE ERASURE_JOBS SET STEP = ?, OUTCOME = ?, VERDICT = ?, UPDATED_AT = {NOW} "
+                       "WHERE EMPLOYEE_ID = ?")
+ERASURE_FORGET = f"UPDATE ERASURE_JOBS SET HELD = NULL, UPDATED_AT = {NOW} WHERE EMPLOYEE_ID = ?"
+
+
+
+def redact_candidates(table: str, key: str, column: str) -> str:
+    """Rows whose column holds the bound LIKE pattern (identifiers from app.rag.erasure.REDACT_PLACES only)."""
+    return f"SELECT {key}, {column} FROM {table} WHERE {column} LIKE ? ESCAPE '\\'"
+
+
+def redact_update(table: str, key: str, column: str) -> str:
+    return f"UPDATE {table} SET {column} = ? WHERE {key} = ?"
+
+
 # The proof. Table and column names come from the database's own catalogue and are quoted by
-# quote_identifier; the searched values are always bound.
+# quote_identifier; the searched values are always bound. LIKE patterns are a string's short needle
+# (SQLite refuses patterns over 50,000 bytes); the rows found are then judged by the string's own pattern.
 PROOF_TABLES = "SELECT name FROM sqlite_schema WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL TABLE%' ORDER BY name"
 PROOF_COLUMNS = "SELECT name FROM pragma_table_info(?) ORDER BY cid"
-PROOF_SCHEMA = "SELECT COUNT(*) FROM sqlite_schema WHERE sql LIKE ? ESCAPE '\\'"
-# An index entry counts when its chunk is gone (a stale entry) or still holds the string; a chunk
-# that merely shares the words (the MATCH is on words) is not a copy of the string.
+PROOF_SCHEMA = "SELECT sql FROM sqlite_schema WHERE sql LIKE ? ESCAPE '\\'"
+# Index entries holding the string's words, with their chunk's text (NULL: the chunk is gone, a stale entry).
 PROOF_FTS_MATCH = (
-    "SELECT COUNT(*) FROM RAG_FTS LEFT JOIN RAG_CHUNK c ON c.CHUNK_ID = RAG_FTS.rowid "
-    "WHERE RAG_FTS MATCH ? AND (c.CHUNK_ID IS NULL OR c.CONTENT LIKE ? ESCAPE '\\')"
+    "SELECT c.CHUNK_ID, c.CONTENT FROM RAG_FTS LEFT JOIN RAG_CHUNK c ON c.CHUNK_ID = RAG_FTS.rowid "
+    "WHERE RAG_FTS MATCH ?"
 )
 
 
@@ -406,8 +427,9 @@ def quote_identifier(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def proof_column_count(table: str, column: str) -> str:
-    """Rows whose column holds the value: as text (LIKE, ASCII case-insensitive) or as bytes (a BLOB)."""
-    col = quote_identifier(column)
-    return (f"SELECT COUNT(*) FROM {quote_identifier(table)} "
-            f"WHERE {col} LIKE ? ESCAPE '\\' OR instr(CAST({col} AS BLOB), ?) > 0")
+def proof_table_rows(table: str, columns: Sequence[str]) -> str:
+    """The rows of which any column holds the needle (bound as ?1 for LIKE, ASCII case-insensitive, and ?2
+    as bytes for a BLOB): one scan of the table per string, not one per column."""
+    cols = [quote_identifier(c) for c in columns]
+    where = " OR ".join(f"{c} LIKE ?1 ESCAPE '\\' OR instr(CAST({c} AS BLOB), ?2) > 0" for c in cols)
+    return f"SELECT {', '.join(cols)} FROM {quote_identifier(table)} WHERE {where}"

@@ -1,3 +1,0 @@
--- source: FACTS.md §9 (connect check)
-
-SELECT 1 FROM dual

@@ -1,0 +1,4 @@
+-- source: FACTS.md §10 (plain SELECT) + the LIKE shape of proof_count (REVIEW-2 U8)
+
+SELECT CONVERSATION_ID, TITLE FROM CONVERSATIONS
+WHERE UPPER(TITLE) LIKE UPPER(:pattern) ESCAPE '\'

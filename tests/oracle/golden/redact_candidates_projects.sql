@@ -1,0 +1,4 @@
+-- source: FACTS.md §10 (plain SELECT) + the LIKE shape of proof_count (REVIEW-2 U8)
+
+SELECT PROJECT_ID, AUTO_SUMMARY FROM PROJECTS
+WHERE UPPER(AUTO_SUMMARY) LIKE UPPER(:pattern) ESCAPE '\'

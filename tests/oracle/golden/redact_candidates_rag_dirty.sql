@@ -1,0 +1,4 @@
+-- source: FACTS.md §10 (plain SELECT) + the LIKE shape of proof_count (REVIEW-2 U8)
+
+SELECT DIRTY_ID, LAST_ERROR FROM RAG_DIRTY
+WHERE UPPER(LAST_ERROR) LIKE UPPER(:pattern) ESCAPE '\'
