@@ -151,3 +151,11 @@ def test_the_migrations_are_found_in_a_checkout_or_an_installed_wheel(tmp_path):
     assert migrations_dir("sqlite", site / "app", data) == data / SHARE / "sqlite"
     with pytest.raises(FileNotFoundError, match="reinstall"):
         migrations_dir("oracle", site / "app", data)
+
+
+def test_every_package_of_app_is_a_regular_package_the_wheel_carries():
+    """setuptools' package discovery skips a folder without __init__.py: the image would lack that code (an
+    editable install, as in `make test`, would not notice)."""
+    folders = {p.parent for p in (ROOT / "app").rglob("*.py")}
+    assert folders and all((folder / "__init__.py").exists() for folder in folders), sorted(
+        str(f.relative_to(ROOT)) for f in folders if not (f / "__init__.py").exists())
