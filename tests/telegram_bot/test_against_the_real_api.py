@@ -40,6 +40,6 @@ def test_a_known_user_gets_a_streamed_answer_and_can_scope_the_conversation(tele
     answer, scoped = telegram.sent_to(7)[:2]
     assert "[TASK #" in answer and "login" in answer.lower()  # the extractive answer, with its anchor
     assert scoped == "Scope set: Apollo."
-    conversation = sqlite_engine.list_conversations(ana, 10, 0)[0]
+    conversation = sqlite_engine.list_conversations(ana, None, 10).items[0]
     assert conversation.rag_scope == str(apollo)
-    assert [m.role for m in sqlite_engine.list_messages(conversation.conversation_id, 10, 0)] == ["user", "assistant"]
+    assert [m.role for m in sqlite_engine.list_messages(conversation.conversation_id, None, 10).items] == ["user", "assistant"]
