@@ -109,7 +109,7 @@ def test_a_withdrawn_answer_no_longer_sets_the_focus(sqlite_engine, sqlite_setti
     sqlite_engine.update(DOCUMENTS, ids["policy"], {"OWNER_EMPLOYEE_ID": ids["ana"]})
     with client_for(sqlite_settings, sqlite_engine) as c:
         follow = ask(c, ids["luis"], "who is assigned to it?", first["conversation_id"])
-        detail = c.get(f"/api/v1/conversations/{first['conversation_id']}?employee_id={ids['luis']}",
+        detail = c.get(f"/api/v1/conversations/{first['conversation_id']}/messages?employee_id={ids['luis']}",
                        headers=AUTH).json()
-    assert detail["messages"][1]["withdrawn"] is True
+    assert detail["items"][1]["withdrawn"] is True
     assert follow["route"] != "follow_up" and refund not in follow["citations"]
