@@ -1,9 +1,11 @@
 """API tokens and what each may do (pure: no I/O).
 
-A token identifies a client, not a person. ``admin`` tokens may use every endpoint; ``bot`` tokens
-may search, chat and keep the conversations of the employees they act for (list, read, re-scope,
-delete), optionally only on behalf of some employees (by id) or of employees whose role, read from
-EMPLOYEES at request time, is in a set.
+A token identifies a client, not a person — unless it is bound to one. ``admin`` tokens may use every
+endpoint; ``bot`` tokens may search, chat and keep the conversations of the employees they act for (list,
+read, re-scope, delete), optionally only on behalf of some employees (by id) or of employees whose role,
+read from EMPLOYEES at request time, is in a set; a ``user`` token is bound to one employee
+(``employee_id``: a personal OpenAI-compatible or MCP client) and may only search, chat and read that
+employee's conversations, always as that employee.
 
 Tokens are kept only as SHA-256 digests, and an offered token is hashed and compared with every
 digest in constant time, so neither the environment (``sha256:<hex>`` entries) nor timing needs
@@ -31,7 +33,9 @@ CONSOLE_COOKIE = "rag_console"
 CSRF_HEADER = "x-csrf-token"
 _HEX_DIGEST = re.compile(r"^[0-9a-fA-F]{64}$")
 
-Permission = Literal["admin", "bot"]
+Permission = Literal["admin", "bot", "user"]
+# What each scope may use covers what the scopes below it may: admin > bot > user.
+_RANK: dict[str, int] = {"user": 0, "bot": 1, "admin": 2}
 
 
 @dataclass(frozen=True)
@@ -42,6 +46,7 @@ class TokenGrant:
     employee_ids: frozenset[int] | None = None  # None: any employee
     roles: frozenset[Role] | None = None  # None: any role
     plain: bool = False  # configured as plain text (not a hash)
+    employee_id: int | None = None  # a user token: the one employee it is bound to
 
     @property
     def limited(self) -> bool:
@@ -49,10 +54,13 @@ class TokenGrant:
         return self.employee_ids is not None or self.roles is not None
 
     def allows(self, needed: Permission) -> bool:
-        return self.scope == "admin" or needed == "bot"
+        """Whether this token may use an endpoint that needs at least ``needed``."""
+        return _RANK[self.scope] >= _RANK[needed]
 
     def may_act_as(self, employee_id: int, role: Role | None = None) -> bool:
         """Whether this token may search/chat as this employee (role from EMPLOYEES; None: not known yet)."""
+        if self.employee_id is not None:
+            return employee_id == self.employee_id
         if self.employee_ids is not None and employee_id not in self.employee_ids:
             return False
         return self.roles is None or role is None or role in self.roles
@@ -74,11 +82,16 @@ class _ScopedToken(BaseModel):
     name: str | None = None
     employee_ids: Annotated[list[EmployeeId], Field(min_length=1)] | None = None
     roles: Annotated[list[Role], Field(min_length=1)] | None = None
+    employee_id: EmployeeId | None = None
 
     @model_validator(mode="after")
-    def _limits_are_for_bots(self) -> _ScopedToken:
-        if self.scope == "admin" and (self.employee_ids or self.roles):
-            raise ValueError("employee_ids and roles limit bot tokens; an admin token is unrestricted")
+    def _limits_fit_the_scope(self) -> _ScopedToken:
+        if self.scope != "bot" and (self.employee_ids or self.roles):
+            raise ValueError("employee_ids and roles limit bot tokens; an admin token is unrestricted and a user "
+                             "token is bound to its employee_id")
+        if (self.scope == "user") != (self.employee_id is not None):
+            raise ValueError("a user token needs employee_id (the one employee it acts as), and only a user "
+                             "token has one")
         return self
 
 
@@ -118,7 +131,7 @@ def parse_grants(api_tokens: str, token_scopes: str) -> tuple[TokenGrant, ...]:
             grants.append(TokenGrant(
                 e.name or f"RAG_API_TOKEN_SCOPES[{i}]", e.scope, digest,
                 frozenset(e.employee_ids) if e.employee_ids else None,
-                frozenset(e.roles) if e.roles else None, plain,
+                frozenset(e.roles) if e.roles else None, plain, e.employee_id,
             ))
     digests = [g.digest for g in grants]
     if len(set(digests)) != len(digests):

@@ -104,6 +104,10 @@ class Settings(BaseSettings):
     # Scoped tokens, a JSON list: [{"token": "sha256:<hex>", "scope": "bot", "name": "telegram",
     # "employee_ids": [1, 2], "roles": ["DEVELOPER"]}] (see app/auth.py and README).
     api_token_scopes: SecretStr = SecretStr("")
+    # `ragctl mcp` (stdio) asks as one employee: this id, or the employee of a user token given in
+    # RAG_MCP_TOKEN (an admin or bot token there makes each tool call name the asker, as on /mcp).
+    mcp_employee_id: int | None = Field(None, gt=0, le=2**63 - 1)
+    mcp_token: SecretStr | None = None
 
     @field_validator("database_url")
     @classmethod

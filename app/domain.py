@@ -8,7 +8,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Literal, Union
+from typing import Generic, Literal, TypeVar, Union
 
 SourceType = Literal["task", "sprint", "project", "doc"]
 SOURCE_TYPES: tuple[SourceType, ...] = ("task", "sprint", "project", "doc")
@@ -242,6 +242,8 @@ class Conversation:
     updated_at: dt.datetime  # UTC, naive; bumped by every stored turn and scope change
 
 
+# Where a page of conversations ends: (UPDATED_AT, CONVERSATION_ID) of its last one.
+ConversationKey = tuple[dt.datetime, int]
 ChunkRef = tuple[str, int, int]  # (source_type, source_id, chunk_ix)
 # MESSAGES.RETRIEVED keeps a turn's best 64 chunk refs: 64 x 53 ASCII characters at most ('["project",<19
 # digits>,<19 digits>]' and a comma) is 3,392 bytes of compact JSON, inside Oracle's VARCHAR2(4000 BYTE).
@@ -294,6 +296,19 @@ class Message:
     citations: tuple[str, ...]  # anchors such as "[TASK #12]", in the order cited
     created_at: dt.datetime  # UTC, naive
     facts: TurnFacts = TurnFacts()  # assistant turns: what the answer rested on (user turns: empty)
+
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Page(Generic[T]):
+    """One page of a keyset-paged list: the rows after a key, how many rows match in all, and whether a
+    row follows the last one (the engines read one row past the page to know)."""
+
+    items: list[T]
+    total: int
+    more: bool
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,35 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Literal
 
 IDENTIFIER = re.compile(r"^[A-Z][A-Z0-9_]{0,29}$")
+BIND_STEM = re.compile(r"^[a-z][a-z0-9_]{0,24}$")
+
+# How a list filter compares its column: equal, equal ignoring case (labels such as status), empty,
+# below / at least (dates: "due after D" is ">= D + 1 day", so a DATE with a time of day on D stays out).
+FilterOp = Literal["eq", "eq_ci", "null", "lt", "ge"]
+FILTER_OPS: tuple[FilterOp, ...] = ("eq", "eq_ci", "null", "lt", "ge")
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One filter of a record list: ``column`` ``op`` ``value``. The engines splice only the column (an
+    EntitySpec identifier) and a fixed operator into SQL; ``name`` (a plain lower-case word, the filter's
+    API name) names the bind that carries the value."""
+
+    name: str
+    column: str
+    op: FilterOp
+    value: object = None
+
+    def __post_init__(self) -> None:
+        if not BIND_STEM.match(self.name):
+            raise ValueError(f"unsafe bind name {self.name!r}")
+        if self.op not in FILTER_OPS:
+            raise ValueError(f"unknown filter operator {self.op!r}")
+        if (self.value is None) != (self.op == "null"):
+            raise ValueError(f"filter {self.name}: only the 'null' operator goes without a value")
 
 
 @dataclass(frozen=True)
@@ -36,6 +63,13 @@ class EntitySpec:
         unknown = set(names) - set(self.columns)
         if unknown:
             raise ValueError(f"unknown column(s) for {self.name}: {', '.join(sorted(unknown))}")
+
+    def check_conditions(self, conditions) -> None:
+        """Every condition names a column of this entity, and no two share a bind name."""
+        self.check_columns([c.column for c in conditions])
+        names = [c.name for c in conditions]
+        if len(set(names)) != len(names):
+            raise ValueError(f"two filters of {self.name} share a name: {names}")
 
 
 EMPLOYEES = EntitySpec(

@@ -28,8 +28,10 @@ import random
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 
@@ -51,10 +53,29 @@ DOC_TYPES = ("WIKI", "MEETING_NOTES", " wiki ", "Runbook", None, "not a type!")
 DOC_TYPE_SCOPES = (None, None, ("WIKI",), ("MEETING_NOTES", "RUNBOOK"))
 
 
+@dataclass(frozen=True)
+class Seen:
+    """What a face returned for one question: the sources it named (hits, citations, anchors in its text),
+    and whether they are a search's whole top k in the asked scope (then it must not come up short either;
+    otherwise the face answered in its own scope and k, and only leaks are checked)."""
+
+    sources: list[tuple[str, int]]
+    complete: bool
+
+
+class Face(Protocol):
+    """A face of the service (MCP, the OpenAI-compatible API) asked as one employee."""
+
+    name: str
+
+    def ask(self, caller: Caller, question: str, k: int, scope: Scope, mode: str) -> Seen: ...
+
+
 @dataclass
 class Tally:
     cases: int = 0
     searches: int = 0
+    face_searches: int = 0
     searches_with_worker_stopped: int = 0
     writes: int = 0
     drains: int = 0
@@ -137,7 +158,7 @@ class World:
                                    "PROJECT_ID": self._maybe(self._ids(PROJECTS))})
 
     # --- one random search, checked ----------------------------------------------------------------
-    def search_and_check(self, tally: Tally, vectors: np.ndarray) -> None:
+    def search_and_check(self, tally: Tally, vectors: np.ndarray, faces: Sequence[Face] = ()) -> None:
         rng, e = self.rng, self.engine
         people = self._rows(EMPLOYEES)
         person = rng.choice(people)
@@ -147,16 +168,29 @@ class World:
                       doc_types=rng.choice(DOC_TYPE_SCOPES))
         k, mode = rng.randint(1, 30), rng.choice(["vector", "hybrid"])
         allowed = self._visible(caller, scope)
-        hits = e.search(vectors[rng.randrange(len(vectors))], rng.choice(WORDS), caller, k, scope, mode).hits
+        word = rng.choice(WORDS)
+        hits = e.search(vectors[rng.randrange(len(vectors))], word, caller, k, scope, mode).hits
         tally.searches += 1
         tally.searches_with_worker_stopped += not self.clean
         context = (f"employee {caller.employee_id} ({caller.role}) k={k} {mode} scope={scope.project} "
                    f"doc types={scope.doc_types}")
-        for hit in hits:
-            if (hit.source_type, hit.source_id) not in allowed:
-                tally.fail("leaks", f"{context}: {hit.source_type} #{hit.source_id}")
-        if len(hits) < min(k, len(allowed)):
-            tally.fail("short", f"{context}: {len(hits)} hits of {min(k, len(allowed))} visible")
+        self._check(tally, context, [(h.source_type, h.source_id) for h in hits], allowed, min(k, len(allowed)))
+        for face in faces:  # the same question through a face (MCP, the OpenAI-compatible API): same guarantee
+            seen = face.ask(caller, word, k, scope, mode)
+            tally.face_searches += 1
+            # A face that answers in its own scope (a chat) is held to what the caller may see at all.
+            self._check(tally, f"{face.name}: {context}", seen.sources,
+                        allowed if seen.complete else self._visible(caller, Scope()),
+                        min(k, len(allowed)) if seen.complete else 0)
+
+    @staticmethod
+    def _check(tally: Tally, context: str, sources: Sequence[tuple[str, int]], allowed: set[tuple[str, int]],
+               at_least: int) -> None:
+        for source_type, source_id in sources:
+            if (source_type, source_id) not in allowed:
+                tally.fail("leaks", f"{context}: {source_type} #{source_id}")
+        if len(sources) < at_least:
+            tally.fail("short", f"{context}: {len(sources)} hits of {at_least} visible")
 
     def _visible(self, caller: Caller, scope: Scope) -> set[tuple[str, int]]:
         """Ground truth from the source tables now: indexed sources the caller may see, in scope."""
@@ -204,8 +238,9 @@ def _in_scope(scope: Scope, project_id: int | None) -> bool:
     return project_id == int(scope.project)
 
 
-def run(engine: Engine, cases: int, seed: int, drain_every: float = 0.05) -> Tally:
-    """``cases`` random steps: about 45% searches, 50% writes, ``drain_every`` drains (the worker)."""
+def run(engine: Engine, cases: int, seed: int, drain_every: float = 0.05, faces: Sequence[Face] = ()) -> Tally:
+    """``cases`` random steps: about 45% searches, 50% writes, ``drain_every`` drains (the worker); each
+    search is also asked through every face."""
     rng = random.Random(seed)
     world = World(engine, rng)
     world.populate()
@@ -220,7 +255,7 @@ def run(engine: Engine, cases: int, seed: int, drain_every: float = 0.05) -> Tal
             world.write()
             tally.writes += 1
         else:
-            world.search_and_check(tally, vectors)
+            world.search_and_check(tally, vectors, faces)
         tally.cases += 1
     return tally
 

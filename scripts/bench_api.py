@@ -136,8 +136,8 @@ async def run_load(base: str, clients: int, seconds: float) -> tuple[Load, float
     # expiry too): reusing one the server is closing is a client-side ReadError, not an API error.
     limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients, keepalive_expiry=2.0)
     async with httpx.AsyncClient(base_url=base, headers=headers, limits=limits, timeout=60) as client:
-        employees = (await client.get("/api/v1/employees", params={"limit": 100})).json()["data"]
-        tasks = (await client.get("/api/v1/tasks", params={"limit": 500})).json()["data"]
+        employees = (await client.get("/api/v1/employees", params={"limit": 100})).json()["items"]
+        tasks = (await client.get("/api/v1/tasks", params={"limit": 500})).json()["items"]
         ids = {"manager": next(e["employee_id"] for e in employees if e["role"] == "MANAGER"),
                "developers": [e["employee_id"] for e in employees if e["role"] == "DEVELOPER"],
                "tasks": [t["task_id"] for t in tasks]}

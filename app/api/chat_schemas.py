@@ -4,11 +4,11 @@ looks up around them (who it answers as, the projects to scope to, its own token
 from __future__ import annotations
 
 import datetime as dt
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, TypeAdapter
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, TypeAdapter, model_validator
 
-from app.api.schemas import _EXACTLY_ONE, CallerPublic, Hit, WriteModel, _WhoAsks
+from app.api.schemas import _AT_MOST_ONE, CallerPublic, Hit, WriteModel, _WhoAsks
 from app.api.types import Id, Question, TopK
 from app.domain import Role
 
@@ -40,10 +40,11 @@ _PIN_NEEDS_A_PROJECT = {"anyOf": [
 
 
 class ChatRequest(_WhoAsks):
-    model_config = ConfigDict(json_schema_extra={**_EXACTLY_ONE, "allOf": [_ONLY_WHEN_STARTING, _PIN_NEEDS_A_PROJECT]})
+    model_config = ConfigDict(json_schema_extra={**_AT_MOST_ONE, "allOf": [_ONLY_WHEN_STARTING, _PIN_NEEDS_A_PROJECT]})
 
     message: Question = Field(description="the question, in the caller's words (English or Spanish), "
-                                          "1-2000 characters")
+                                          "1-2000 characters. `question` (the name /search uses) is accepted "
+                                          "as an alias of this field; sending both is a 422")
     conversation_id: Id | None = Field(None, description="continue this conversation (it must belong to the "
                                                          "caller: anyone else's is a 404); omit to start one")
     rag_scope: ScopeValue | None = Field(None, description="only when starting a conversation: its retrieval "
@@ -53,6 +54,16 @@ class ChatRequest(_WhoAsks):
                                                   "pin it to that project (a workspace view), so the model's "
                                                   "set_rag_scope tool cannot change it (a client PATCH still can)")
     top_k: TopK | None = Field(None, description="chunks to retrieve; default: RAG_TOP_K")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _question_means_message(cls, data: Any) -> Any:
+        """``question`` is the alias of ``message`` (one canonical name in the schema)."""
+        if isinstance(data, dict) and "question" in data:
+            if "message" in data:
+                raise ValueError("give message or question (its alias), not both")
+            data = {("message" if key == "question" else key): value for key, value in data.items()}
+        return data
 
 
 class ChatResult(Hit):
@@ -136,10 +147,6 @@ class MessagePublic(BaseModel):
     llm_error: LLM_ERROR | None = Field(None, description="assistant: why the LLM's answer was not used")
 
 
-class ConversationDetail(ConversationPublic):
-    messages: list[MessagePublic] = Field(description="one page of messages, oldest first")
-
-
 class ScopePatch(WriteModel):
     rag_scope: ScopeValue
     pinned: StrictBool | None = Field(None, description="omit to keep the pin (a pinned conversation then accepts "
@@ -162,6 +169,7 @@ class ProjectChoicePublic(BaseModel):
 
 class TokenPublic(BaseModel):
     name: str = Field(description="the token's name in RAG_API_TOKEN_SCOPES (or RAG_API_TOKENS[i])")
-    scope: Literal["admin", "bot"]
+    scope: Literal["admin", "bot", "user"]
     employee_ids: list[int] | None = Field(description="a bot token limited to these employees; null: any")
     roles: list[Role] | None = Field(description="a bot token limited to employees with these roles; null: any")
+    employee_id: int | None = Field(description="a user token: the one employee it is bound to (and asks as)")

@@ -1,7 +1,8 @@
 """Domain exceptions -> HTTP answers with a clear ``detail``; never a stack trace.
 
 Every 422 has FastAPI's shape (``detail`` is a list of ``{type, loc, msg}``), whether pydantic,
-a service or the UTF-8 check found the problem, so clients parse one format.
+a service or the UTF-8 check found the problem, so clients parse one format. Under the OpenAI-compatible
+prefix (/v1/) every error is OpenAI's error object instead, and a 422 is OpenAI's 400.
 """
 
 from __future__ import annotations
@@ -20,6 +21,9 @@ from starlette.exceptions import HTTPException
 
 from app.embedding import EmbeddingError
 from app.engines.base import ConflictError, EngineError, ModelMissingError, UnavailableError, ValueTooLongError
+from app.api.openai_schemas import OPENAI_PREFIX, OpenAIError, error_body
+from app.paging import CursorError
+from app.services.askers import ForbiddenAskerError
 from app.services.conversations import ConversationNotFoundError
 from app.services.records import RecordNotFoundError
 from app.services.search import UnknownCallerError
@@ -68,7 +72,32 @@ def _short(error: Any) -> Any:
 
 
 async def _invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:
-    return _unprocessable(list(exc.errors()))
+    errors = list(exc.errors())
+    for error in errors:
+        if error.get("type") == "extra_forbidden" and error.get("loc", ())[:1] == ("query",):
+            error["msg"] = f"unknown query parameter (this endpoint takes: {', '.join(_query_names(request))})"
+    return _unprocessable(errors)
+
+
+def _query_names(request: Request) -> list[str]:
+    route = request.scope.get("route")
+    dependant = getattr(route, "dependant", None)
+    if dependant is None:
+        return []
+    names: list[str] = []
+    for param in _all_query_params(dependant):
+        annotation = getattr(param.field_info, "annotation", None)
+        fields = getattr(annotation, "model_fields", None)  # a query model: its fields are the parameters
+        names += list(fields) if fields else [param.alias]
+    return sorted(set(names))
+
+
+def _all_query_params(dependant: Any) -> list[Any]:
+    return [*dependant.query_params, *(p for d in dependant.dependencies for p in _all_query_params(d))]
+
+
+async def _bad_cursor(request: Request, exc: Exception) -> JSONResponse:
+    return _unprocessable([{"type": "value_error", "loc": ["query", "cursor"], "msg": str(exc)}])
 
 
 async def _invalid_value(request: Request, exc: Exception) -> JSONResponse:
@@ -125,22 +154,58 @@ async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
     return JSONResponse({"detail": "internal error (see the server log)"}, status_code=500)
 
 
+async def _openai_error(request: Request, exc: Exception) -> JSONResponse:
+    """An error the OpenAI-compatible face raised in OpenAI's own terms (status, code, param)."""
+    return JSONResponse(error_body(str(exc), exc.status, exc.code, exc.param), status_code=exc.status)  # type: ignore
+
+
+def openai_shaped(response: Response) -> Response:
+    """A ``{"detail": ...}`` error answer as OpenAI's error object (a 422 becomes OpenAI's 400)."""
+    try:
+        detail = json.loads(bytes(response.body)).get("detail")
+    except (ValueError, AttributeError):
+        return response
+    param = None
+    if isinstance(detail, list):
+        first = detail[0] if detail and isinstance(detail[0], dict) else {}
+        param = ".".join(str(p) for p in first.get("loc", [])[1:]) or None
+        detail = "; ".join(f"{'.'.join(str(p) for p in e.get('loc', [])[1:]) or 'body'}: {e.get('msg')}"
+                           for e in detail if isinstance(e, dict))
+    code = 400 if response.status_code == 422 else response.status_code
+    headers = {k: v for k, v in response.headers.items() if k.lower() in ("retry-after", "allow", "www-authenticate")}
+    return JSONResponse(error_body(str(detail), code, param=param), status_code=code, headers=headers)
+
+
+def _shaped_by_path(handler):
+    async def wrapped(request: Request, exc: Exception) -> Response:
+        response = await handler(request, exc)
+        return openai_shaped(response) if request.url.path.startswith(OPENAI_PREFIX) else response
+
+    return wrapped
+
+
 def install(app: FastAPI) -> None:
     # Starlette picks the handler of the most specific class in the exception's MRO.
-    app.add_exception_handler(RecordNotFoundError, _answer(status.HTTP_404_NOT_FOUND))
-    app.add_exception_handler(UnknownCallerError, _answer(status.HTTP_404_NOT_FOUND))
-    app.add_exception_handler(ConversationNotFoundError, _answer(status.HTTP_404_NOT_FOUND))
-    app.add_exception_handler(ConflictError, _answer(status.HTTP_409_CONFLICT))
-    app.add_exception_handler(UnavailableError, _unavailable)
-    app.add_exception_handler(ValueTooLongError, _too_long)
-    app.add_exception_handler(ModelMissingError, _answer(status.HTTP_503_SERVICE_UNAVAILABLE))
-    app.add_exception_handler(EngineError, _answer(status.HTTP_503_SERVICE_UNAVAILABLE))
-    app.add_exception_handler(EmbeddingError, _answer(status.HTTP_503_SERVICE_UNAVAILABLE))
-    app.add_exception_handler(RequestValidationError, _invalid_request)
-    app.add_exception_handler(HTTPException, _http_error)
-    app.add_exception_handler(ValueError, _invalid_value)
-    app.add_exception_handler(ClientGone, _client_gone)
-    app.add_exception_handler(Exception, _unexpected)
+    for exc_class, handler in (
+        (RecordNotFoundError, _answer(status.HTTP_404_NOT_FOUND)),
+        (UnknownCallerError, _answer(status.HTTP_404_NOT_FOUND)),
+        (ConversationNotFoundError, _answer(status.HTTP_404_NOT_FOUND)),
+        (ConflictError, _answer(status.HTTP_409_CONFLICT)),
+        (CursorError, _bad_cursor),
+        (ForbiddenAskerError, _answer(status.HTTP_403_FORBIDDEN)),
+        (UnavailableError, _unavailable),
+        (ValueTooLongError, _too_long),
+        (ModelMissingError, _answer(status.HTTP_503_SERVICE_UNAVAILABLE)),
+        (EngineError, _answer(status.HTTP_503_SERVICE_UNAVAILABLE)),
+        (EmbeddingError, _answer(status.HTTP_503_SERVICE_UNAVAILABLE)),
+        (RequestValidationError, _invalid_request),
+        (HTTPException, _http_error),
+        (ValueError, _invalid_value),
+        (ClientGone, _client_gone),
+        (Exception, _unexpected),
+    ):
+        app.add_exception_handler(exc_class, _shaped_by_path(handler))
+    app.add_exception_handler(OpenAIError, _openai_error)
 
 
 async def http_answer(request: Request, exc: Exception) -> Response:

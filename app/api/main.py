@@ -10,13 +10,17 @@ from contextlib import asynccontextmanager
 
 from fastapi import Depends, FastAPI
 from fastapi.concurrency import run_in_threadpool
+from fastapi_offline import FastAPIOffline
+from starlette.routing import Route
 
 from app import metrics
 from app.api import errors
 from app.api.deps import require_scope
-from app.api.middleware import BodyLimit, JsonDepthLimit, RouteScope, SchemaGate, ScopeGate, TokenGate, scopes_of
+from app.api.middleware import (MCP_PATH, BodyLimit, JsonDepthLimit, RouteScope, SchemaGate, ScopeGate, TokenGate,
+                                scopes_of)
 from app.api.request_context import RequestContext
-from app.api.routes import chat, chat_context, conversations, health, rag, records, search, token
+from app.api.openai_schemas import error_responses
+from app.api.routes import chat, chat_context, conversations, health, openai, rag, records, search, token
 from app.api.routes import metrics as metrics_route
 from app.api.schemas import error_response
 from app.api.slots import Slots
@@ -25,6 +29,7 @@ from app.console import routes as console
 from app.config import Settings
 from app.engines import open_engine
 from app.engines.base import Engine
+from app.mcp.server import McpHttp
 from app.metrics_history import MetricsHistory, run_sampler
 from app.services.llm import llm_client
 from app.summaries_job import start_summary_job
@@ -48,11 +53,15 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     """Build the app. An injected engine stays open after shutdown (its owner closes it)."""
     settings = settings or Settings()
     grants = settings.token_grants()
-    app = FastAPI(
+    # FastAPIOffline: /docs and /redoc load Swagger UI and ReDoc from assets the app serves itself
+    # (/static-offline-docs), so the documentation works on a network without internet access.
+    app = FastAPIOffline(
         title="RAG backend",
         version="0.1.0",
         summary="Role-scoped search and chat over a team's tasks, sprints, projects and documents.",
         lifespan=_lifespan(settings, engine, grants),
+        # No validator badge: Swagger UI would fetch it from validator.swagger.io.
+        swagger_ui_parameters={"validatorUrl": None},
     )
     app.state.settings = settings
     app.state.grants = grants
@@ -71,14 +80,22 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     app.include_router(health.router)
     app.include_router(metrics_route.router)
     console.install(app)
-    # Scoping is decided per router group: bots may search, chat and keep their users' conversations;
-    # everything else is admin.
-    for router, needed in ((search.router, "bot"), (chat.router, "bot"), (chat_context.router, "bot"),
-                           (conversations.router, "bot"), (token.router, "bot"), (rag.router, "admin"),
+    # MCP over streamable HTTP (app/mcp/server.py): behind the same TokenGate as /api/, out of the OpenAPI
+    # schema (it speaks JSON-RPC, described by the MCP specification).
+    app.state.mcp = McpHttp(lambda: app.state.engine, settings)
+    app.router.routes.append(Route(MCP_PATH, endpoint=app.state.mcp, methods=["GET", "POST", "DELETE"]))
+    # Scoping is decided per router group: user-bound tokens and bots may search, chat and keep the asker's
+    # conversations (and look up who asks, the projects to scope to, their own token); everything else is admin.
+    for router, needed in ((search.router, "user"), (chat.router, "user"), (chat_context.router, "user"),
+                           (conversations.router, "user"), (token.router, "user"), (rag.router, "admin"),
                            *((r, "admin") for r in records.routers())):
         app.include_router(router, prefix=API_PREFIX, dependencies=[Depends(require_scope(needed))],
                            responses=COMMON_RESPONSES)
         route_scopes += scopes_of(router, API_PREFIX, needed)
+    # The OpenAI-compatible face (/v1/...): any token that may chat; errors in OpenAI's shape.
+    app.include_router(openai.router, dependencies=[Depends(require_scope("user"))],
+                       responses=error_responses(401, 403, 413, 503))
+    route_scopes += scopes_of(openai.router, "", "user")
     return app
 
 
@@ -104,7 +121,8 @@ def _lifespan(settings: Settings, engine: Engine | None, grants: tuple[TokenGran
                 app.state.worker = worker
                 app.state.summaries = start_summary_job(app.state.engine, settings)
             _warn_about_tokens(grants)
-            yield
+            async with app.state.mcp.running():
+                yield
         finally:
             sampler.cancel()
             with contextlib.suppress(asyncio.CancelledError):

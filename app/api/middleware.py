@@ -1,8 +1,9 @@
 """Pure ASGI guards that run before any route reads a byte of the body.
 
-``TokenGate`` authenticates every /api/ request from its headers alone, so a client without a
-valid token costs no body read, no parsing and no memory (401 first, whatever the body). The
-token's grant goes into the request state; what it may do is decided per router (app.api.deps).
+``TokenGate`` authenticates every /api/, /v1/ (OpenAI-compatible) and /mcp request from its headers alone,
+so a client without a valid token costs no body read, no parsing and no memory (401 first, whatever the
+body). The token's grant goes into the request state; what it may do is decided per router (app.api.deps)
+or per MCP call (app/mcp/server.py). Under /v1/ every refusal here is OpenAI's error object.
 The token comes from ``Authorization: Bearer``, or from the operator console's session cookie when
 the request also carries that session's CSRF value (app.auth.CONSOLE_COOKIE): the console's chat
 playground calls the API like any client, and the cookie alone never authenticates a request.
@@ -39,14 +40,27 @@ from starlette.routing import compile_path
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.api.deps import scope_refusal
+from app.api.openai_schemas import OPENAI_PREFIX, error_body
 from app.auth import CONSOLE_COOKIE, CSRF_HEADER, Permission, TokenGrant, csrf_matches, match
 from app.engines.base import SchemaNotMigratedError
 
 PROTECTED_PREFIX = "/api/"
+MCP_PATH = "/mcp"
 
 
-def unauthorized(detail: str) -> JSONResponse:
-    return JSONResponse({"detail": detail}, status_code=401, headers={"WWW-Authenticate": "Bearer"})
+def protected(path: str) -> bool:
+    return (path.startswith((PROTECTED_PREFIX, OPENAI_PREFIX)) or path == MCP_PATH
+            or path.startswith(MCP_PATH + "/"))
+
+
+def _error(path: str, status: int, detail: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    """``{"detail"}``, or OpenAI's error object under its prefix (what an OpenAI client parses)."""
+    body = error_body(detail, status) if path.startswith(OPENAI_PREFIX) else {"detail": detail}
+    return JSONResponse(body, status_code=status, headers=headers)
+
+
+def unauthorized(detail: str, path: str = "") -> JSONResponse:
+    return _error(path, 401, detail, {"WWW-Authenticate": "Bearer"})
 
 
 def offered_token(scope: Scope) -> str | None:
@@ -72,7 +86,7 @@ class TokenGate:
         self.app, self.grants = app, grants
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or not scope["path"].startswith(PROTECTED_PREFIX):
+        if scope["type"] != "http" or not protected(scope["path"]):
             await self.app(scope, receive, send)
             return
         token = offered_token(scope)
@@ -80,7 +94,7 @@ class TokenGate:
         if grant is None:
             detail = ("missing or invalid bearer token" if self.grants
                       else "no API tokens are configured (set RAG_API_TOKENS or RAG_API_TOKEN_SCOPES)")
-            await unauthorized(detail)(scope, receive, send)
+            await unauthorized(detail, scope["path"])(scope, receive, send)
             return
         scope.setdefault("state", {})["grant"] = grant
         await self.app(scope, receive, send)
@@ -111,7 +125,7 @@ class ScopeGate:
             needed = next((r.needed for r in self.scopes
                            if scope["method"] in r.methods and r.path.match(scope["path"])), None)
             if needed is not None and not grant.allows(needed):
-                await JSONResponse({"detail": scope_refusal(grant, needed)}, status_code=403)(scope, receive, send)
+                await _error(scope["path"], 403, scope_refusal(grant, needed))(scope, receive, send)
                 return
         await self.app(scope, receive, send)
 
@@ -156,7 +170,7 @@ class BodyLimit:
             return
         declared = _content_length(scope)
         if declared is not None and declared > self.max_bytes:
-            await _too_large(self.max_bytes)(scope, receive, send)
+            await _too_large(self.max_bytes, scope["path"])(scope, receive, send)
             return
         received = 0
         started = False
@@ -180,13 +194,12 @@ class BodyLimit:
         except BodyTooLarge:
             if started:
                 raise
-            await _too_large(self.max_bytes)(scope, receive, send)
+            await _too_large(self.max_bytes, scope["path"])(scope, receive, send)
 
 
-def _too_large(limit: int) -> JSONResponse:
+def _too_large(limit: int, path: str) -> JSONResponse:
     # Close the connection: the rest of the body is never read.
-    return JSONResponse({"detail": f"request body larger than {limit} bytes"}, status_code=413,
-                        headers={"Connection": "close"})
+    return _error(path, 413, f"request body larger than {limit} bytes", {"Connection": "close"})
 
 
 def _content_length(scope: Scope) -> int | None:
@@ -222,7 +235,7 @@ class JsonDepthLimit:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or not scope["path"].startswith(PROTECTED_PREFIX) or not _json_body(scope):
+        if scope["type"] != "http" or not protected(scope["path"]) or not _json_body(scope):
             await self.app(scope, receive, send)
             return
         chunks: list[bytes] = []
@@ -236,10 +249,11 @@ class JsonDepthLimit:
                 break
         body = b"".join(chunks)
         if json_too_deep(body):
-            await JSONResponse({"detail": [{
-                "type": "json_invalid", "loc": ["body"],
-                "msg": f"JSON nested more than {MAX_JSON_DEPTH} levels deep (arrays and objects): refused"}]},
-                status_code=422)(scope, receive, send)
+            refusal = f"JSON nested more than {MAX_JSON_DEPTH} levels deep (arrays and objects): refused"
+            response = JSONResponse(error_body(refusal, 400), status_code=400) if scope["path"].startswith(
+                OPENAI_PREFIX) else JSONResponse({"detail": [{"type": "json_invalid", "loc": ["body"],
+                                                              "msg": refusal}]}, status_code=422)
+            await response(scope, receive, send)
             return
         await self.app(scope, _replay([{"type": "http.request", "body": body, "more_body": False}], receive), send)
 

@@ -250,28 +250,30 @@ ENTITY_SCHEMAS: dict[str, tuple[type[WriteModel], type[UpdateModel], type[BaseMo
 # --- search / chat / reindex -----------------------------------------------------------------
 
 
-# "Exactly one of employee_id / telegram_id", in JSON-schema terms (null counts as not given).
-_EXACTLY_ONE = {"oneOf": [
-    {"required": ["employee_id"],
-     "properties": {"employee_id": {"type": "integer"}, "telegram_id": {"type": "null"}}},
-    {"required": ["telegram_id"],
-     "properties": {"telegram_id": {"not": {"type": "null"}}, "employee_id": {"type": "null"}}},
-]}
+# "Not both employee_id and telegram_id", in JSON-schema terms (null counts as not given). Which one is
+# needed depends on the token (a token bound to one employee needs neither), which no schema can say.
+_AT_MOST_ONE = {"not": {
+    "required": ["employee_id", "telegram_id"],
+    "properties": {"employee_id": {"type": "integer"}, "telegram_id": {"not": {"type": "null"}}},
+}}
+WHO_ASKS = ("who asks: exactly one of employee_id or telegram_id with an admin or bot token (a bot may act only "
+            "for the employees its token allows: 403 otherwise); with a token bound to one employee (scope user) "
+            "neither is needed, and naming anyone else is a 403")
 
 
 class _WhoAsks(WriteModel):
-    """Exactly one of employee_id / telegram_id. There is deliberately no role field: the role is read
+    """At most one of employee_id / telegram_id. There is deliberately no role field: the role is read
     from EMPLOYEES."""
 
-    model_config = ConfigDict(json_schema_extra=_EXACTLY_ONE)
+    model_config = ConfigDict(json_schema_extra=_AT_MOST_ONE)
 
-    employee_id: Id | None = Field(None, description="who asks, by EMPLOYEES.EMPLOYEE_ID")
+    employee_id: Id | None = Field(None, description="who asks, by EMPLOYEES.EMPLOYEE_ID (" + WHO_ASKS + ")")
     telegram_id: TelegramId | None = Field(None, description="who asks, by EMPLOYEES.TELEGRAM_ID")
 
     @model_validator(mode="after")
-    def _exactly_one(self) -> Any:
-        if (self.employee_id is None) == (self.telegram_id is None):
-            raise ValueError("give exactly one of employee_id or telegram_id")
+    def _not_both(self) -> Any:
+        if self.employee_id is not None and self.telegram_id is not None:
+            raise ValueError("give employee_id or telegram_id, not both")
         return self
 
 
@@ -356,7 +358,10 @@ def beyond_schema(*rules: str) -> dict[str, Any]:
 
 DATE_ORDER = "end_date is not before start_date (a comparison of two fields)"
 PROJECT_EXISTS = "a rag_scope that is a project id names a project that exists now (the database's state)"
-EXACTLY_ONE_ASKER = "exactly one of the query parameters employee_id and telegram_id (a rule across query parameters)"
+ASKER_BY_TOKEN = ("who asks: exactly one of employee_id and telegram_id, unless the token is bound to one employee "
+                  "(scope user), which names neither (a rule across the token and the request)")
+CURSOR_ISSUED = ("a cursor is one this server returned as next_cursor for the same list and filters (opaque: "
+                 "no pattern can tell an issued one)")
 
 
 def error_response(description: str) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from app.cli import (  # noqa: F401  (registers the commands)
     erasure,
     eval,
     index,
+    mcp,
     oracle,
     search,
     server,

@@ -14,7 +14,9 @@ from app.domain import (
     ChunkWrite,
     Conversation,
     DirtyRow,
+    ConversationKey,
     Message,
+    Page,
     ProjectCard,
     RagStatus,
     Scope,
@@ -27,7 +29,7 @@ from app.domain import (
     TurnFacts,
     Vocabulary,
 )
-from app.entities import EntitySpec
+from app.entities import Condition, EntitySpec
 from app.rag.erasure import DocumentsPolicy, ErasureJob, PersonString, ProofLine, PurgeStep, Redaction, Step
 
 
@@ -151,7 +153,12 @@ class Engine(Protocol):
 
     def get(self, entity: EntitySpec, row_id: int) -> dict[str, Any] | None: ...
 
-    def list(self, entity: EntitySpec, limit: int, offset: int) -> list[dict[str, Any]]: ...
+    def list_records(self, entity: EntitySpec, where: Sequence[Condition], after: int | None,
+                     limit: int) -> Page[dict[str, Any]]:
+        """Rows matching every condition with a primary key above ``after`` (None: from the first), at
+        most ``limit``, by primary key; ``total`` counts every matching row (ids are never reused, so a
+        row inserted meanwhile lands after the last page and no page shifts)."""
+        ...
 
     def update(self, entity: EntitySpec, row_id: int, values: dict[str, Any]) -> dict[str, Any] | None: ...
 
@@ -206,8 +213,10 @@ class Engine(Protocol):
 
     def get_conversation(self, conversation_id: int) -> Conversation | None: ...
 
-    def list_conversations(self, employee_id: int, limit: int, offset: int) -> list[Conversation]:
-        """The employee's conversations, most recently updated first."""
+    def list_conversations(self, employee_id: int, after: ConversationKey | None,
+                           limit: int) -> Page[Conversation]:
+        """The employee's conversations, most recently updated first (ties: the newest id first), those
+        after the key ``(updated_at, conversation_id)`` of the previous page's last one."""
         ...
 
     def set_conversation_scope(self, conversation_id: int, rag_scope: str) -> Conversation | None:
@@ -235,8 +244,8 @@ class Engine(Protocol):
         was pinned to meanwhile (nothing is stored)."""
         ...
 
-    def list_messages(self, conversation_id: int, limit: int, offset: int) -> list[Message]:
-        """Oldest first."""
+    def list_messages(self, conversation_id: int, after: int | None, limit: int) -> Page[Message]:
+        """Oldest first: the messages with an id above ``after``."""
         ...
 
     def recent_messages(self, conversation_id: int, n: int) -> list[Message]:
@@ -266,10 +275,6 @@ class Engine(Protocol):
     def summary_sources(self, max_tasks: int) -> list[SummarySource]:
         """Every project, by PROJECT_ID, with its ``max_tasks`` most recent tasks (highest TASK_ID first)
         and its stored summary, time and fingerprint (the summary job's input)."""
-        ...
-
-    def employees_by_telegram(self, telegram_id: str) -> list[dict[str, Any]]:
-        """The EMPLOYEES rows with this TELEGRAM_ID (zero or one: it is unique), as ``get`` returns them."""
         ...
 
     def vocabulary(self) -> Vocabulary:

@@ -12,11 +12,14 @@ conversation) is refused: a scope must name a project that exists now.
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass
 
-from app.domain import Caller, Conversation, Message, ProjectScope, SourceRecord, check_rag_scope, scope_project
+from app import paging
+from app.domain import MAX_ID, Caller, Conversation, Message, ProjectScope, SourceRecord, check_rag_scope, scope_project
 from app.engines.base import ConflictError, Engine
 from app.entities import PROJECTS
+from app.paging import Listing
 from app.rag import refs
 from app.rag.refs import EntityRef
 from app.services import entities
@@ -128,14 +131,42 @@ def create(engine: Engine, caller: Caller, rag_scope: str, pinned: bool, title: 
     return engine.create_conversation(caller.employee_id, rag_scope, pinned_project, title)
 
 
-def list_for(engine: Engine, caller: Caller, limit: int, offset: int) -> list[Conversation]:
-    return engine.list_conversations(caller.employee_id, limit, offset)
+def list_for(engine: Engine, caller: Caller, limit: int, cursor: str | None = None) -> Listing[Conversation]:
+    """The caller's conversations, most recently updated first, one keyset page at a time."""
+    kind, filters = "conversations", {"employee_id": caller.employee_id}  # a cursor never crosses people
+    after = None
+    if cursor is not None:
+        key = paging.decode(cursor, kind, filters)
+        try:
+            stamp, conversation_id = key
+            after = (dt.datetime.fromisoformat(stamp), _positive(conversation_id))
+        except (TypeError, ValueError):
+            raise paging.CursorError("the cursor is malformed") from None
+    page = engine.list_conversations(caller.employee_id, after, limit)
+    return paging.listing(page, kind, filters,
+                          lambda c: [c.updated_at.isoformat(timespec="microseconds"), c.conversation_id])
 
 
 def messages(engine: Engine, caller: Caller, conversation_id: int, limit: int,
-             offset: int) -> tuple[Conversation, list[Message]]:
-    conversation = owned(engine, caller, conversation_id)
-    return conversation, engine.list_messages(conversation_id, limit, offset)
+             cursor: str | None = None) -> Listing[Message]:
+    """One page of a conversation's messages, oldest first (404 unless it is the caller's)."""
+    owned(engine, caller, conversation_id)
+    kind, filters = "messages", {"conversation_id": conversation_id}
+    after = None
+    if cursor is not None:
+        key = paging.decode(cursor, kind, filters)
+        try:
+            after = _positive(key)
+        except ValueError:
+            raise paging.CursorError("the cursor is malformed") from None
+    page = engine.list_messages(conversation_id, after, limit)
+    return paging.listing(page, kind, filters, lambda m: m.message_id)
+
+
+def _positive(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= MAX_ID:
+        raise ValueError(f"not a positive id: {value!r}")
+    return value
 
 
 def set_scope(engine: Engine, caller: Caller, conversation_id: int, value: object,

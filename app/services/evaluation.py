@@ -20,6 +20,7 @@ from app.entities import DOCUMENTS
 from app.rag.beir import CorpusDoc, parse_corpus, parse_qrels, parse_queries
 from app.rag.jsonl import LineFormatError
 from app.rag.retrieval_metrics import document_ranking, mrr_at_k, ndcg_at_k, percentile, recall_at_k
+from app.services.records import iter_records
 
 # The modes the engines offer.
 EVAL_MODES: tuple[SearchMode, ...] = ("vector", "lexical", "hybrid")
@@ -127,14 +128,13 @@ def index_collection(engine, docs: Sequence[CorpusDoc], settings: Settings,
 def _loaded_prefix(engine, docs: Sequence[CorpusDoc]) -> dict[int, str]:
     """Document id → BEIR id of the documents already stored, which must be the corpus's first ones, in order."""
     doc_of: dict[int, str] = {}
-    while rows := engine.list(DOCUMENTS, _PAGE, len(doc_of)):
-        for row in rows:
-            i = len(doc_of)
-            if i >= len(docs) or (row["title"], row["body"]) != (docs[i].title, docs[i].text):
-                raise EvaluationError(
-                    f"the database already holds other documents than this corpus (document {row['document_id']} "
-                    "is not the corpus's next one): give a new --db path")
-            doc_of[row["document_id"]] = docs[i].doc_id
+    for row in iter_records(engine, DOCUMENTS, _PAGE):
+        i = len(doc_of)
+        if i >= len(docs) or (row["title"], row["body"]) != (docs[i].title, docs[i].text):
+            raise EvaluationError(
+                f"the database already holds other documents than this corpus (document {row['document_id']} "
+                "is not the corpus's next one): give a new --db path")
+        doc_of[row["document_id"]] = docs[i].doc_id
     return doc_of
 
 

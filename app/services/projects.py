@@ -11,9 +11,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.domain import Caller
+from app import paging
+from app.domain import Caller, Page, ProjectCard
 from app.engines.base import Engine
+from app.paging import Listing
 from app.services import tools
+
+KIND = "chat-projects"
 
 
 @dataclass(frozen=True)
@@ -23,17 +27,32 @@ class ProjectChoice:
     score: float | None  # how well a query matched (0..1, higher is better); None in a plain listing
 
 
-def listing(engine: Engine, limit: int, offset: int) -> list[ProjectChoice]:
-    """A page of every project, by name (then id, for equal names)."""
-    cards = sorted(engine.projects_for_matching(), key=lambda c: (c.name.casefold(), c.project_id))
-    return [ProjectChoice(c.project_id, c.name, None) for c in cards[offset:offset + limit]]
+def _order(card: ProjectCard) -> tuple[str, int]:
+    return card.name.casefold(), card.project_id
 
 
-def matching(engine: Engine, caller: Caller, query: str) -> list[ProjectChoice]:
+def listing(engine: Engine, limit: int, cursor: str | None = None) -> Listing[ProjectChoice]:
+    """Every project by name (then id, for equal names), one keyset page at a time."""
+    cards = sorted(engine.projects_for_matching(), key=_order)
+    total = len(cards)
+    if cursor is not None:
+        key = paging.decode(cursor, KIND, {})
+        try:
+            name, project_id = key
+            after = (str(name), int(project_id))
+        except (TypeError, ValueError):
+            raise paging.CursorError("the cursor is malformed") from None
+        cards = [c for c in cards if _order(c) > after]
+    page = Page([ProjectChoice(c.project_id, c.name, None) for c in cards[:limit]], total, len(cards) > limit)
+    return paging.listing(page, KIND, {}, lambda p: [p.name.casefold(), p.project_id])
+
+
+def matching(engine: Engine, caller: Caller, query: str) -> Listing[ProjectChoice]:
     """The best few projects for ``query``, best first, with search_projects' scores (a client decides
-    which count as a match)."""
+    which count as a match); one page."""
     state = tools.ToolState(engine, caller, scope="all", pinned_project_id=None, conversation=None)
     found = tools.search_projects(state, query)
     if not found["success"]:
         raise ValueError(found["error"])
-    return [ProjectChoice(p["id"], p["title"], p["score"]) for p in found["projects"]]
+    items = [ProjectChoice(p["id"], p["title"], p["score"]) for p in found["projects"]]
+    return Listing(items, len(items), None)

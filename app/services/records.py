@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
-from app import metrics
+from app import metrics, paging
 from app.domain import MAX_ID
 from app.engines.base import Engine
-from app.entities import DOCUMENTS, EMPLOYEES, PROJECTS, SPRINTS, TASKS, EntitySpec
+from app.entities import COMMENTS, DOCUMENTS, EMPLOYEES, PROJECTS, SPRINTS, TASKS, Condition, EntitySpec
+from app.paging import Listing
 
 MAX_PAGE = 500
 # Columns whose change moves a chunk's audience at once (migrations sqlite/V5, oracle/V9), and the
@@ -44,23 +46,83 @@ def get_record(engine: Engine, entity: EntitySpec, row_id: int) -> dict[str, Any
     return row
 
 
-def list_records(engine: Engine, entity: EntitySpec, limit: int = 100, offset: int = 0) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class Filter:
+    """A list filter: the column it reads and how it compares. ``id``: the id, or "none" for rows without
+    one; ``label``: equal ignoring case (status, priority, role, doc_type); ``exact``: equal; ``before`` /
+    ``after``: a date strictly before / after the given day (rows without a date never match)."""
+
+    column: str
+    kind: Literal["id", "label", "exact", "before", "after"]
+
+
+# The filters of each list endpoint, by query parameter name (app/api/routes/records.py publishes them).
+FILTERS: dict[str, dict[str, Filter]] = {
+    EMPLOYEES.name: {"role": Filter("ROLE", "label"), "telegram_id": Filter("TELEGRAM_ID", "exact")},
+    PROJECTS.name: {"status": Filter("STATUS", "label")},
+    SPRINTS.name: {"project_id": Filter("PROJECT_ID", "id"), "status": Filter("STATUS", "label")},
+    TASKS.name: {
+        "assignee_id": Filter("ASSIGNEE_ID", "id"), "status": Filter("STATUS", "label"),
+        "priority": Filter("PRIORITY", "label"), "sprint_id": Filter("SPRINT_ID", "id"),
+        "project_id": Filter("PROJECT_ID", "id"), "due_before": Filter("EXPECTED_END_DATE", "before"),
+        "due_after": Filter("EXPECTED_END_DATE", "after"),
+    },
+    COMMENTS.name: {"task_id": Filter("TASK_ID", "id"), "author_id": Filter("AUTHOR_ID", "id")},
+    DOCUMENTS.name: {"project_id": Filter("PROJECT_ID", "id"), "owner_employee_id": Filter("OWNER_EMPLOYEE_ID", "id"),
+                     "doc_type": Filter("DOC_TYPE", "label")},
+}
+
+
+def conditions(entity: EntitySpec, filters: Mapping[str, Any]) -> list[Condition]:
+    """The engine conditions of the given filter values (None: not filtered)."""
+    known = FILTERS[entity.name]
+    unknown = set(filters) - set(known)
+    if unknown:
+        raise ValueError(f"{entity.name} cannot be filtered by {', '.join(sorted(unknown))}")
+    out = []
+    for name, value in filters.items():
+        if value is None:
+            continue
+        spec = known[name]
+        if spec.kind == "id":
+            out.append(Condition(name, spec.column, "null") if value == "none"
+                       else Condition(name, spec.column, "eq", _check_id(entity, value)))
+        elif spec.kind in ("before", "after"):
+            if not isinstance(value, dt.date) or isinstance(value, dt.datetime):
+                raise ValueError(f"{name} must be a date (YYYY-MM-DD), got {value!r}")
+            # "After D" is "on D + 1 or later": a DATE written with a time of day on D stays out.
+            out.append(Condition(name, spec.column, "lt", value) if spec.kind == "before"
+                       else Condition(name, spec.column, "ge", value + dt.timedelta(days=1)))
+        else:
+            out.append(Condition(name, spec.column, "eq_ci" if spec.kind == "label" else "eq", str(value)))
+    return out
+
+
+def list_records(engine: Engine, entity: EntitySpec, filters: Mapping[str, Any] | None = None, limit: int = 100,
+                 cursor: str | None = None) -> Listing[dict[str, Any]]:
+    """One page of the rows matching every filter, by id, and the cursor of the next page (keyset:
+    stable while rows are inserted). CursorError (a ValueError) for a cursor of another list or filters."""
     if not 1 <= limit <= MAX_PAGE:
         raise ValueError(f"limit must be between 1 and {MAX_PAGE}, got {limit}")
-    if not 0 <= offset <= MAX_ID:
-        raise ValueError(f"offset must be between 0 and {MAX_ID}, got {offset}")
-    return engine.list(entity, limit, offset)
+    filters = dict(filters or {})
+    where = conditions(entity, filters)
+    kind = f"records:{entity.name}"
+    after = None if cursor is None else paging.decode(cursor, kind, filters)
+    if after is not None and (isinstance(after, bool) or not isinstance(after, int) or not 0 < after <= MAX_ID):
+        raise paging.CursorError("the cursor is malformed")
+    page = engine.list_records(entity, where, after, limit)
+    return paging.listing(page, kind, filters, lambda row: row[entity.pk.lower()])
 
 
 def iter_records(engine: Engine, entity: EntitySpec, page: int = MAX_PAGE):
     """Every row of the entity, page by page (the demo seeder uses it to stay idempotent)."""
-    offset = 0
+    after = None
     while True:
-        rows = engine.list(entity, page, offset)
+        rows = engine.list_records(entity, [], after, page).items
         yield from rows
         if len(rows) < page:
             return
-        offset += page
+        after = rows[-1][entity.pk.lower()]
 
 
 def update_record(engine: Engine, entity: EntitySpec, row_id: int, values: Mapping[str, Any]) -> dict[str, Any]:

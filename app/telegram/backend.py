@@ -23,7 +23,7 @@ log = logging.getLogger(__name__)
 
 Kind = Literal["not_found", "invalid", "busy", "unauthorized", "forbidden", "failed", "unavailable"]
 T = TypeVar("T", dict, list)
-PROJECTS_PAGE = 200  # the API's largest page: a chat lists at most this many projects
+PROJECTS_PAGE = 200  # the API's largest page: a chat lists at most this many projects (the first page)
 
 
 class BackendError(Exception):
@@ -149,10 +149,13 @@ class Backend:
         return await self._call(dict, "GET", "/chat/caller", params={"telegram_id": telegram_id})
 
     async def projects(self, telegram_id: str, query: str | None = None) -> list[dict[str, Any]]:
-        """Every project by name (one page), or with ``query`` the best matches: project_id, name, score."""
+        """Every project by name (the first page), or with ``query`` the best matches: project_id, name, score."""
         params: dict[str, Any] = {"telegram_id": telegram_id}
         params |= {"query": query} if query is not None else {"limit": PROJECTS_PAGE}
-        return await self._call(list, "GET", "/chat/projects", params=params)
+        page = await self._call(dict, "GET", "/chat/projects", params=params)
+        if not isinstance(page.get("items"), list):
+            raise BackendError("failed", "GET /chat/projects: no items in the answer")
+        return page["items"]
 
     async def token(self) -> dict[str, Any]:
         """The bot's own token as our API sees it: name, scope, limits (the start-up check)."""

@@ -17,6 +17,7 @@ DATA_ENDPOINTS = [
     ("POST", "/api/v1/chat/stream", {"message": "x", "employee_id": 1}),
     ("GET", "/api/v1/conversations?employee_id=1", None),
     ("GET", "/api/v1/conversations/1?employee_id=1", None),
+    ("GET", "/api/v1/conversations/1/messages?employee_id=1", None),
     ("PATCH", "/api/v1/conversations/1?employee_id=1", {"rag_scope": "all"}),
     ("DELETE", "/api/v1/conversations/1?employee_id=1", None),
     ("GET", "/api/v1/chat/caller?employee_id=1", None),

@@ -50,13 +50,22 @@ def test_projects_are_listed_by_name_in_pages(client, ids, sqlite_engine):
     project(sqlite_engine, "access reviews")  # lower case sorts among the others, not after them
     listed = client.get("/api/v1/chat/projects", params={"telegram_id": "ana_tg"}, headers=BOT)
     assert listed.status_code == 200
-    assert [(p["name"], p["score"]) for p in listed.json()] == [
+    assert [(p["name"], p["score"]) for p in listed.json()["items"]] == [
         ("access reviews", None), ("Mobile App", None), ("Payments Platform", None)]
-    assert listed.json()[2]["project_id"] == ids["payments"]
-    page = client.get("/api/v1/chat/projects", params={"telegram_id": "ana_tg", "limit": 1, "offset": 1}, headers=BOT)
-    assert [p["name"] for p in page.json()] == ["Mobile App"]
-    assert client.get("/api/v1/chat/projects", params={"telegram_id": "nobody"},
-                      headers={"Authorization": "Bearer ops-token"}).status_code == 404
+    assert listed.json()["items"][2]["project_id"] == ids["payments"]
+    assert listed.json()["total"] == 3 and listed.json()["next_cursor"] is None
+    first = client.get("/api/v1/chat/projects", params={"telegram_id": "ana_tg", "limit": 2}, headers=BOT).json()
+    rest = client.get("/api/v1/chat/projects", params={"telegram_id": "ana_tg", "limit": 2,
+                                                       "cursor": first["next_cursor"]}, headers=BOT).json()
+    assert [p["name"] for p in first["items"]] == ["access reviews", "Mobile App"] and first["total"] == 3
+    assert [p["name"] for p in rest["items"]] == ["Payments Platform"] and rest["next_cursor"] is None
+    elsewhere = client.get("/api/v1/conversations", params={"telegram_id": "ana_tg", "cursor": first["next_cursor"]},
+                           headers=BOT)
+    assert elsewhere.status_code == 422  # a cursor of this list is no cursor of another
+    ops = {"Authorization": "Bearer ops-token"}
+    assert client.get("/api/v1/chat/projects", params={"telegram_id": "nobody"}, headers=ops).status_code == 404
+    typo = client.get("/api/v1/chat/projects", params={"telegram_id": "ana_tg", "qeury": "x"}, headers=BOT)
+    assert typo.status_code == 422
 
 
 def test_a_query_ranks_projects_as_the_models_search_projects_tool(client, ids, sqlite_engine):
@@ -65,19 +74,21 @@ def test_a_query_ranks_projects_as_the_models_search_projects_tool(client, ids, 
     assert matched.status_code == 200
     state = tools.ToolState(sqlite_engine, resolve_caller(sqlite_engine, telegram_id="ana_tg"), "all", None, None)
     expected = [(p["id"], p["score"]) for p in tools.search_projects(state, "payments")["projects"]]
-    assert [(p["project_id"], p["score"]) for p in matched.json()] == expected
-    assert {p["name"] for p in matched.json()[:2]} == {"Payments Platform", "Payments Reconciliation"}
-    assert matched.json()[2]["name"] == "Mobile App" and matched.json()[2]["score"] < 0.5  # no word in common
+    found = matched.json()["items"]
+    assert [(p["project_id"], p["score"]) for p in found] == expected and matched.json()["next_cursor"] is None
+    assert {p["name"] for p in found[:2]} == {"Payments Platform", "Payments Reconciliation"}
+    assert found[2]["name"] == "Mobile App" and found[2]["score"] < 0.5  # no word in common
     exact = client.get("/api/v1/chat/projects", params={"telegram_id": "ana_tg", "query": "mobile app"}, headers=BOT)
-    assert exact.json()[0] == {"project_id": ids["mobile"], "name": "Mobile App", "score": 1.0}
+    assert exact.json()["items"][0] == {"project_id": ids["mobile"], "name": "Mobile App", "score": 1.0}
     blank = client.get("/api/v1/chat/projects", params={"telegram_id": "ana_tg", "query": "  "}, headers=BOT)
     assert blank.status_code == 422
 
 
 def test_a_token_reads_its_own_name_scope_and_limits_never_the_secret(client):
     bot = client.get("/api/v1/token", headers=BOT)
-    assert bot.json() == {"name": "telegram", "scope": "bot", "employee_ids": None, "roles": ["DEVELOPER"]}
+    assert bot.json() == {"name": "telegram", "scope": "bot", "employee_ids": None, "roles": ["DEVELOPER"],
+                          "employee_id": None}
     ops = client.get("/api/v1/token", headers={"Authorization": "Bearer ops-token"}).json()
-    assert ops == {"name": "ops", "scope": "admin", "employee_ids": None, "roles": None}
+    assert ops == {"name": "ops", "scope": "admin", "employee_ids": None, "roles": None, "employee_id": None}
     assert client.get("/api/v1/token", headers={"Authorization": "Bearer wrong"}).status_code == 401
     assert "bot-token" not in bot.text

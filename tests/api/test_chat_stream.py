@@ -36,7 +36,7 @@ def test_tokens_then_one_done_event_with_the_chat_fields(sqlite_engine, sqlite_s
                 assert r.status_code == 200 and r.headers["content-type"].startswith("text/event-stream")
                 got = sse_events(r)
             plain = c.post("/api/v1/chat", json={"employee_id": ids["boss"], "message": "login bug"}).json()
-            stored = c.get(f"/api/v1/conversations/{got[-1][1]['conversation_id']}",
+            stored = c.get(f"/api/v1/conversations/{got[-1][1]['conversation_id']}/messages",
                            params={"employee_id": ids["boss"]}).json()
     names = [name for name, _ in got]
     assert names == ["token", "token", "token", "done"]
@@ -44,8 +44,8 @@ def test_tokens_then_one_done_event_with_the_chat_fields(sqlite_engine, sqlite_s
     done = got[-1][1]
     assert set(done) == set(plain) and done["llm_used"] is True
     assert done["answer"] == f"Ana fixes it {login}." and done["citations"] == [login]  # checked in done
-    assert [m["content"] for m in stored["messages"]] == ["who fixes the login bug?", done["answer"]]
-    assert stored["messages"][1]["message_id"] == done["message_id"]
+    assert [m["content"] for m in stored["items"]] == ["who fixes the login bug?", done["answer"]]
+    assert stored["items"][1]["message_id"] == done["message_id"]
 
 
 def test_with_tools_and_offline_the_answer_still_arrives_as_tokens_then_done(sqlite_engine, sqlite_settings, ids):
@@ -78,7 +78,7 @@ def test_with_tools_the_answer_after_a_tool_round_streams_token_by_token(sqlite_
             with c.stream("POST", "/api/v1/chat/stream",
                           json={"employee_id": ids["boss"], "message": "who fixes the login bug?"}) as r:
                 got = sse_events(r)
-            stored = c.get(f"/api/v1/conversations/{got[-1][1]['conversation_id']}",
+            stored = c.get(f"/api/v1/conversations/{got[-1][1]['conversation_id']}/messages",
                            params={"employee_id": ids["boss"]}).json()
     names = [name for name, _ in got]
     assert names == ["token"] * len(chunks) + ["done"]  # one token event per streamed chunk
@@ -93,7 +93,7 @@ def test_with_tools_the_answer_after_a_tool_round_streams_token_by_token(sqlite_
     assert assistant["tool_calls"][0]["function"] == {"name": "set_rag_scope",
                                                       "arguments": json.dumps({"scope": ids["mobile"]})}
     assert result["role"] == "tool" and result["tool_call_id"] == "c1"
-    assert stored["messages"][1]["content"] == done["answer"]
+    assert stored["items"][1]["content"] == done["answer"]
 
 
 @pytest.mark.parametrize("rounds", [0, 3], ids=["tools-off", "tools-on"])
@@ -112,7 +112,7 @@ def test_a_disconnect_mid_stream_stops_the_chat_and_stores_nothing(sqlite_engine
                 time.sleep(0.05)
             listed = c.get("/api/v1/conversations", params={"employee_id": ids["boss"]}).json()
     assert app.state.chat_slots.in_use == 0  # the chat ended within 3 s, long before the LLM would have
-    assert listed == [] and len(llm.requests) == 1
+    assert listed["items"] == [] and len(llm.requests) == 1
 
 
 def test_a_plain_chat_whose_client_hangs_up_stops_frees_its_slot_and_stores_nothing(sqlite_engine, sqlite_settings,
@@ -141,4 +141,4 @@ def test_a_plain_chat_whose_client_hangs_up_stops_frees_its_slot_and_stores_noth
             freed_after = time.monotonic() - hung_up
             listed = c.get("/api/v1/conversations", params={"employee_id": ids["boss"]}).json()
     assert app.state.chat_slots.in_use == 0 and freed_after < 3  # long before the LLM's 10 s
-    assert listed == [] and len(llm.requests) == 1
+    assert listed["items"] == [] and len(llm.requests) == 1

@@ -149,8 +149,8 @@ def test_llm_faults_are_reported_and_the_extractive_answer_is_stored(sqlite_engi
     with FakeLLM(reply) as llm, client_for(sqlite_settings, sqlite_engine,
                                            **llm_settings(llm, llm_timeout_s=timeout_s)) as c:
         body = ask(c, ids["boss"], "login bug").json()
-        stored = c.get(f"/api/v1/conversations/{body['conversation_id']}", params={"employee_id": ids["boss"]},
-                       headers=AUTH).json()
+        stored = c.get(f"/api/v1/conversations/{body['conversation_id']}/messages",
+                       params={"employee_id": ids["boss"]}, headers=AUTH).json()
     assert body["llm_error"] == reason and body["llm_used"] is False and "Fix login bug" in body["answer"]
-    assert [(m["role"], m["content"]) for m in stored["messages"]] == [("user", "login bug"),
+    assert [(m["role"], m["content"]) for m in stored["items"]] == [("user", "login bug"),
                                                                        ("assistant", body["answer"])]

@@ -302,7 +302,7 @@ def test_a_conversation_the_client_keeps_gets_the_same_focus_and_rule_and_stores
     engine, settings = demo
     turns = [("user", "what is wrong with the login bug on the refund flow?"),
              ("assistant", "Users are logged out after a password reset [TASK #107] [TASK #92].")]
-    before = len(engine.list_conversations(MARIA, 500, 0))
+    before = engine.list_conversations(MARIA, None, 500).total
 
     async def turn(caller, question):
         async with httpx.AsyncClient() as unused:
@@ -312,7 +312,7 @@ def test_a_conversation_the_client_keeps_gets_the_same_focus_and_rule_and_stores
     answer = anyio.run(turn, resolve_caller(engine, MARIA), "who is assigned to it?")
     assert answer.citations == [REFUND_LOGIN] and answer.route == "follow_up" and answer.conversation_id is None
     assert "Assignee: Diego Hernandez" in answer.answer
-    assert len(engine.list_conversations(MARIA, 500, 0)) == before
+    assert engine.list_conversations(MARIA, None, 500).total == before
     hidden = anyio.run(turn, resolve_caller(engine, ANA), "who is assigned to it?")  # not hers: no focus
     assert REFUND_LOGIN not in hidden.answer and hidden.route != "follow_up"
 

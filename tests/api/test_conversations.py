@@ -24,15 +24,15 @@ def test_follow_up_retrieves_the_task_of_the_previous_turn_offline(sqlite_engine
     with client_for(sqlite_settings, sqlite_engine) as c:
         first = ask(c, ids["boss"], "what is wrong with the login bug?").json()
         follow = ask(c, ids["boss"], "who is assigned to it?", conversation_id=first["conversation_id"]).json()
-        history = c.get(f"/api/v1/conversations/{first['conversation_id']}",
+        history = c.get(f"/api/v1/conversations/{first['conversation_id']}/messages",
                         params={"employee_id": ids["boss"]}, headers=AUTH).json()
     top = follow["results"][0]
     assert (top["source_type"], top["source_id"]) == ("task", ids["login"])
     assert follow["conversation_id"] == first["conversation_id"] and login in follow["citations"]
     assert "Ana Garcia" in follow["answer"]
-    assert [m["role"] for m in history["messages"]] == ["user", "assistant", "user", "assistant"]
-    assert history["messages"][3]["message_id"] == follow["message_id"]
-    assert history["messages"][3]["citations"] == follow["citations"]
+    assert [m["role"] for m in history["items"]] == ["user", "assistant", "user", "assistant"]
+    assert history["items"][3]["message_id"] == follow["message_id"]
+    assert history["items"][3]["citations"] == follow["citations"]
 
 
 def test_follow_up_with_an_llm_condenses_and_keeps_the_last_turns(sqlite_engine, sqlite_settings, ids):
@@ -67,7 +67,7 @@ def test_scope_persists_across_requests_and_narrows_the_hits(sqlite_engine, sqli
         patched = c.patch(f"/api/v1/conversations/{cid}", params={"employee_id": ids["boss"]},
                           json={"rag_scope": "none"}, headers=AUTH)
         third = ask(c, ids["boss"], "login bug password reset vacation", conversation_id=cid).json()
-        listed = c.get("/api/v1/conversations", params={"employee_id": ids["boss"]}, headers=AUTH).json()
+        listed = c.get("/api/v1/conversations", params={"employee_id": ids["boss"]}, headers=AUTH).json()["items"]
     assert first["rag_scope"] == str(ids["payments"]) and first["rag_scope_label"] == "Payments Platform"
     assert first["new_rag_scope"] is None
     assert second["rag_scope"] == str(ids["payments"]) and second["results"]
@@ -92,7 +92,7 @@ def test_default_scope_is_all_and_a_deleted_project_reads_as_all(sqlite_engine, 
 
 
 def _state(c, who):
-    listed = c.get("/api/v1/conversations", params={"employee_id": who}, headers=AUTH).json()
+    listed = c.get("/api/v1/conversations", params={"employee_id": who}, headers=AUTH).json()["items"]
     return [(x["conversation_id"], x["rag_scope"], x["updated_at"]) for x in listed]
 
 
@@ -129,12 +129,17 @@ def test_owner_reads_pages_and_deletes(sqlite_engine, sqlite_settings, ids):
     with client_for(sqlite_settings, sqlite_engine) as c:
         cid = ask(c, ids["ana"], "login bug").json()["conversation_id"]
         ask(c, ids["ana"], "and the comments?", conversation_id=cid)
-        page = c.get(f"/api/v1/conversations/{cid}", params={"telegram_id": "ana_tg", "limit": 2, "offset": 1},
-                     headers=AUTH).json()
+        one = c.get(f"/api/v1/conversations/{cid}", params={"telegram_id": "ana_tg"}, headers=AUTH).json()
+        first = c.get(f"/api/v1/conversations/{cid}/messages", params={"telegram_id": "ana_tg", "limit": 3},
+                      headers=AUTH).json()
+        rest = c.get(f"/api/v1/conversations/{cid}/messages",
+                     params={"telegram_id": "ana_tg", "limit": 3, "cursor": first["next_cursor"]}, headers=AUTH).json()
         deleted = c.delete(f"/api/v1/conversations/{cid}", params={"employee_id": ids["ana"]}, headers=AUTH)
         gone = c.get(f"/api/v1/conversations/{cid}", params={"employee_id": ids["ana"]}, headers=AUTH)
-    assert page["title"] == "login bug" and [m["role"] for m in page["messages"]] == ["assistant", "user"]
-    assert page["messages"][1]["content"] == "and the comments?"
+    assert one["title"] == "login bug" and "messages" not in one
+    assert [m["role"] for m in first["items"]] == ["user", "assistant", "user"] and first["total"] == 4
+    assert [m["role"] for m in rest["items"]] == ["assistant"] and rest["next_cursor"] is None
+    assert first["items"][2]["content"] == "and the comments?"
     assert deleted.status_code == 204 and gone.status_code == 404
 
 
@@ -143,11 +148,11 @@ def test_employees_by_telegram_id_and_unknown_query_parameters(sqlite_engine, sq
         found = c.get("/api/v1/employees", params={"telegram_id": "ana_tg"}, headers=AUTH).json()
         nobody = c.get("/api/v1/employees", params={"telegram_id": "nobody"}, headers=AUTH).json()
         typo = c.get("/api/v1/employees", params={"telegramid": "ana_tg"}, headers=AUTH)
-        other = c.get("/api/v1/projects", params={"status": "ACTIVE"}, headers=AUTH)
+        other = c.get("/api/v1/projects", params={"priority": "HIGH"}, headers=AUTH)
         conv = c.get("/api/v1/conversations", params={"employee_id": ids["ana"], "scope": "all"}, headers=AUTH)
-    assert [e["employee_id"] for e in found["data"]] == [ids["ana"]] and found["count"] == 1
-    assert nobody == {"data": [], "count": 0}
-    for response, name in ((typo, "telegramid"), (other, "status"), (conv, "scope")):
+    assert [e["employee_id"] for e in found["items"]] == [ids["ana"]] and found["total"] == 1
+    assert nobody == {"items": [], "total": 0, "next_cursor": None}
+    for response, name in ((typo, "telegramid"), (other, "priority"), (conv, "scope")):
         assert response.status_code == 422 and response.json()["detail"][0]["loc"] == ["query", name]
 
 
@@ -160,5 +165,5 @@ def test_a_bot_token_uses_conversations_but_not_the_employee_lookup(sqlite_engin
         cid = c.post("/api/v1/chat", json={"telegram_id": "ana_tg", "message": "login bug"}, headers=bot).json()
         listed = c.get("/api/v1/conversations", params={"telegram_id": "ana_tg"}, headers=bot)
         lookup = c.get("/api/v1/employees", params={"telegram_id": "ana_tg"}, headers=bot)
-    assert [x["conversation_id"] for x in listed.json()] == [cid["conversation_id"]]
+    assert [x["conversation_id"] for x in listed.json()["items"]] == [cid["conversation_id"]]
     assert lookup.status_code == 403  # mapping users is an admin lookup

@@ -123,7 +123,7 @@ def test_issue_20_point_1_a_managers_chat_quoting_the_assignee_then_erase_leaves
     assert body["bytes_left"] == 0 and body["ok"]
     redacted = {x["where"]: x["copies"] for x in body["redacted"]}
     assert redacted["MESSAGES.CONTENT"] == 2  # her name and her email, in the manager's stored answer
-    question, answer = sqlite_engine.list_messages(conversation, 10, 0)  # as stored (the API may withdraw it)
+    question, answer = sqlite_engine.list_messages(conversation, None, 10).items  # as stored (the API may withdraw it)
     assert answer.content == "The payroll export failure is assigned to [erased] ([erased])."
     assert question.content == "who is assigned to the payroll export failure?"
     strings = ["Zorbalina Quixotewick", "zq@example.com", "tg_778899", "Flibbertigibbet rounding in the export",

@@ -70,7 +70,7 @@ def test_a_chunked_body_over_the_limit_is_413(api_settings, sqlite_engine):
         response = httpx.post(f"{base}/api/v1/documents", content=chunks(), timeout=10,
                               headers={**AUTH, "Content-Type": "application/json"})
         assert response.status_code == 413 and "4096" in response.json()["detail"]
-        assert httpx.get(f"{base}/api/v1/documents", headers=AUTH, timeout=10).json()["count"] == 0
+        assert httpx.get(f"{base}/api/v1/documents", headers=AUTH, timeout=10).json()["total"] == 0
         small = httpx.post(f"{base}/api/v1/documents", json={"title": "fits"}, headers=AUTH, timeout=10)
         assert small.status_code == 201
 
@@ -106,7 +106,7 @@ def test_bad_unicode_is_422_and_changes_nothing(client, path, body):
     assert response.status_code == 422, response.text
     errors = response.json()["detail"]
     assert isinstance(errors, list) and errors[0]["msg"]
-    assert client.get("/api/v1/documents", headers=AUTH).json()["count"] == 0
+    assert client.get("/api/v1/documents", headers=AUTH).json()["total"] == 0
 
 
 def test_patch_schemas_offer_null_only_where_null_is_accepted(client):
@@ -149,7 +149,7 @@ def test_json_nested_past_the_limit_is_a_422_naming_it(client, depth):
     assert response.status_code == 422, response.text[:200]
     [error] = response.json()["detail"]
     assert error["type"] == "json_invalid" and "more than 32 levels" in error["msg"]
-    assert client.get("/api/v1/documents", headers=AUTH).json()["count"] == 0
+    assert client.get("/api/v1/documents", headers=AUTH).json()["total"] == 0
 
 
 def test_brackets_inside_strings_and_shallow_nesting_are_not_refused(client):

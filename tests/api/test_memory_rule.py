@@ -1,6 +1,6 @@
 """Conversation memory follows the access rule now, not when it was written: after a reassignment, a
 demotion or a delete, the next turn's LLM request (the loopback server's received prompt) holds nothing
-of what the asker may no longer see, and GET /conversations/{id} shows those answers as withdrawn."""
+of what the asker may no longer see, and GET /conversations/{id}/messages shows those answers as withdrawn."""
 
 from __future__ import annotations
 
@@ -54,15 +54,16 @@ def test_the_next_turn_sends_nothing_the_asker_may_no_longer_see(sqlite_engine, 
             sqlite_engine.delete(TASKS, ids["refund"])
         # The worker is not run: access changes in the writer's transaction, so must memory.
         second = ask(c, asker, "and what is the vacation policy?", first["conversation_id"])
-        detail = c.get(f"/api/v1/conversations/{first['conversation_id']}?employee_id={asker}", headers=AUTH).json()
+        detail = c.get(f"/api/v1/conversations/{first['conversation_id']}/messages?employee_id={asker}",
+                       headers=AUTH).json()
     sent = prompt_of(llm.requests[-1])
     assert SECRET not in sent and refund not in sent and "why does the refund flow time out?" not in sent
     assert second["llm_used"] is True and refund not in second["answer"]
-    withdrawn = [m for m in detail["messages"] if m["withdrawn"]]
+    withdrawn = [m for m in detail["items"] if m["withdrawn"]]
     assert [m["message_id"] for m in withdrawn] == [first["message_id"]]
     assert withdrawn[0]["content"] == WITHDRAWN_TEXT and withdrawn[0]["citations"] == []
     assert SECRET not in json.dumps(detail)
-    user_turn = next(m for m in detail["messages"] if m["role"] == "user")
+    user_turn = next(m for m in detail["items"] if m["role"] == "user")
     assert user_turn["content"] == "why does the refund flow time out?"  # their own words stay
 
 
@@ -73,12 +74,12 @@ def test_memory_that_is_still_visible_reaches_the_prompt_and_the_focus(sqlite_en
             client_for(sqlite_settings, sqlite_engine, **llm_settings(llm, chat_max_tool_rounds=0)) as c:
         first = ask(c, ids["ana"], "what is wrong with the login bug?")
         second = ask(c, ids["ana"], "who is assigned to it?", first["conversation_id"])
-        detail = c.get(f"/api/v1/conversations/{first['conversation_id']}?employee_id={ids['ana']}",
+        detail = c.get(f"/api/v1/conversations/{first['conversation_id']}/messages?employee_id={ids['ana']}",
                        headers=AUTH).json()
     assert "Users are logged out" in prompt_of(llm.requests[-1])
     assert second["citations"] == [login]
-    assert [m["withdrawn"] for m in detail["messages"]] == [False] * 4
-    answer = detail["messages"][1]
+    assert [m["withdrawn"] for m in detail["items"]] == [False] * 4
+    answer = detail["items"][1]
     assert answer["focus"] == login and answer["rag_scope"] == "all" and ["task", ids["login"], 0] in answer["retrieved"]
 
 
@@ -108,7 +109,7 @@ def test_a_withdrawn_answer_no_longer_sets_the_focus(sqlite_engine, sqlite_setti
     sqlite_engine.update(DOCUMENTS, ids["policy"], {"OWNER_EMPLOYEE_ID": ids["ana"]})
     with client_for(sqlite_settings, sqlite_engine) as c:
         follow = ask(c, ids["luis"], "who is assigned to it?", first["conversation_id"])
-        detail = c.get(f"/api/v1/conversations/{first['conversation_id']}?employee_id={ids['luis']}",
+        detail = c.get(f"/api/v1/conversations/{first['conversation_id']}/messages?employee_id={ids['luis']}",
                        headers=AUTH).json()
-    assert detail["messages"][1]["withdrawn"] is True
+    assert detail["items"][1]["withdrawn"] is True
     assert follow["route"] != "follow_up" and refund not in follow["citations"]

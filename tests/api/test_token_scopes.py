@@ -1,5 +1,6 @@
 """Tokens carry scopes: admin tokens may do everything, bot tokens only search and chat, optionally
-only for some employees (by id, or by the role EMPLOYEES holds at request time)."""
+only for some employees (by id, or by the role EMPLOYEES holds at request time); a user token is bound to
+one employee and always asks as them."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from .test_auth_health import DATA_ENDPOINTS
 
 BOT_ROUTES = {("POST", "/api/v1/search"), ("POST", "/api/v1/chat"), ("POST", "/api/v1/chat/stream"),
               ("GET", "/api/v1/conversations?employee_id=1"), ("GET", "/api/v1/conversations/1?employee_id=1"),
+              ("GET", "/api/v1/conversations/1/messages?employee_id=1"),
               ("PATCH", "/api/v1/conversations/1?employee_id=1"), ("DELETE", "/api/v1/conversations/1?employee_id=1"),
               ("GET", "/api/v1/chat/caller?employee_id=1"), ("GET", "/api/v1/chat/projects?employee_id=1"),
               ("GET", "/api/v1/token")}
@@ -166,6 +168,9 @@ def test_a_plain_legacy_token_keeps_admin_access_with_one_warning(api_settings, 
     ('[{"token": "secret-bot", "scope": "admin", "roles": ["DEVELOPER"]}]', "admin token is unrestricted"),
     ('[{"token": "secret-bot", "scope": "bot", "employee_ids": [0]}]', "employee_ids"),
     ('[{"token": "sha256:abc", "scope": "bot"}]', "64 hex digits"),
+    ('[{"token": "secret-bot", "scope": "user"}]', "a user token needs employee_id"),
+    ('[{"token": "secret-bot", "scope": "bot", "employee_id": 3}]', "only a user token has one"),
+    ('[{"token": "secret-bot", "scope": "user", "employee_id": 3, "roles": ["DEVELOPER"]}]', "bound to its employee_id"),
     ('[{"token": "secret-bot", "scope": "bot"}, {"token": "secret-bot", "scope": "admin"}]', "configured twice"),
 ])
 def test_malformed_scopes_fail_at_startup_without_echoing_tokens(scopes, reason):
@@ -179,3 +184,63 @@ def test_settings_keep_tokens_secret():
                         api_token_scopes='[{"token": "plain-bot", "scope": "bot"}]')
     shown = repr(settings) + str(settings) + repr(settings.token_grants())
     assert "plain-admin" not in shown and "plain-bot" not in shown
+
+
+# --- a token bound to one employee (scope user) ---------------------------------------------------
+
+def user_scopes(employee_id, token="ana-laptop"):
+    return [{"token": sha256(token), "scope": "user", "employee_id": employee_id, "name": token}]
+
+
+def test_a_user_token_asks_as_its_employee_and_sees_what_she_sees(api_settings, sqlite_engine, team):
+    with scoped_client(api_settings, sqlite_engine, user_scopes(team["ana"])) as c:
+        mine = ask(c, "ana-laptop")  # no employee_id, no telegram_id: the token says who asks
+        as_admin = ask(c, "test-token", employee_id=team["ana"])
+        chat = c.post("/api/v1/chat", json={"question": "login bug"}, headers=bearer("ana-laptop"))
+        listed = c.get("/api/v1/conversations", headers=bearer("ana-laptop"))
+        by_own_id = ask(c, "ana-laptop", employee_id=team["ana"])
+        by_own_telegram = ask(c, "ana-laptop", telegram_id="9002")
+    assert mine.status_code == 200 and mine.json()["caller"] == {"employee_id": team["ana"], "role": "DEVELOPER"}
+    assert mine.json()["results"] == as_admin.json()["results"]  # exactly what Ana may see, her document included
+    assert chat.status_code == 200 and chat.json()["caller"]["employee_id"] == team["ana"]
+    assert [x["conversation_id"] for x in listed.json()["items"]] == [chat.json()["conversation_id"]]
+    assert by_own_id.status_code == 200 and by_own_telegram.status_code == 200
+
+
+def test_a_user_token_naming_anyone_else_is_refused(api_settings, sqlite_engine, team):
+    with scoped_client(api_settings, sqlite_engine, user_scopes(team["ana"])) as c:
+        boss_chat = c.post("/api/v1/chat", json={"message": "login bug", "employee_id": team["boss"]},
+                           headers=AUTH).json()["conversation_id"]
+        refused = [
+            ask(c, "ana-laptop", employee_id=team["boss"]),
+            ask(c, "ana-laptop", employee_id=424242),  # unknown: the same answer, nothing to probe
+            ask(c, "ana-laptop", telegram_id="9001"),
+            ask(c, "ana-laptop", telegram_id="nobody"),
+            c.post("/api/v1/chat", json={"message": "hi", "employee_id": team["boss"]}, headers=bearer("ana-laptop")),
+            c.get("/api/v1/conversations", params={"employee_id": team["boss"]}, headers=bearer("ana-laptop")),
+        ]
+        boss_conversation = c.get(f"/api/v1/conversations/{boss_chat}", headers=bearer("ana-laptop"))
+        admin_only = [c.get(path, headers=bearer("ana-laptop")) for path in ("/api/v1/documents", "/api/v1/rag/status")]
+    for response in refused:
+        assert response.status_code == 403, response.text
+        assert "may not act on behalf of" in response.json()["detail"]
+    assert boss_conversation.status_code == 404  # someone else's conversation: as if it did not exist
+    assert [r.status_code for r in admin_only] == [403, 403]
+    assert "needs admin" in admin_only[0].json()["detail"]
+
+
+def test_a_user_token_whose_employee_is_gone_finds_nobody(api_settings, sqlite_engine, team):
+    with scoped_client(api_settings, sqlite_engine, user_scopes(team["ben"], "ben-laptop")) as c:
+        assert c.delete(f"/api/v1/employees/{team['ben']}", headers=AUTH).status_code == 204
+        response = ask(c, "ben-laptop")
+    assert response.status_code == 404 and "does not exist" in response.json()["detail"]
+
+
+def test_an_admin_or_bot_token_must_say_who_asks(api_settings, sqlite_engine, team):
+    with scoped_client(api_settings, sqlite_engine, [{"token": "bot-token", "scope": "bot"}]) as c:
+        for token in ("test-token", "bot-token"):
+            response = ask(c, token)
+            assert response.status_code == 422 and "who is asking" in response.text
+            assert c.get("/api/v1/conversations", headers=bearer(token)).status_code == 422
+        both = ask(c, "bot-token", employee_id=team["ana"], telegram_id="9002")
+    assert both.status_code == 422 and "not both" in both.text

@@ -48,7 +48,7 @@ def test_erase_employee_json_and_reassign(run, sqlite_engine, ana):
     assert result.exit_code == 0, result.output
     body = json.loads(result.stdout)
     assert body["ok"] is True and len(body["erased"]["documents_reassigned"]) == 1
-    assert sqlite_engine.list(DOCUMENTS, 10, 0)[0]["owner_employee_id"] == boss
+    assert sqlite_engine.list_records(DOCUMENTS, [], None, 10).items[0]["owner_employee_id"] == boss
 
 
 def test_erase_employee_refuses_without_a_document_flag(run, sqlite_engine, ana):

@@ -4,10 +4,24 @@ each checked against the source tables for leaks and short results (scripts/benc
 
 from __future__ import annotations
 
+from app.config import Settings
 from scripts.bench_access import run
+
+from .faces import mcp_face, openai_face
 
 
 def test_random_writes_and_searches_never_leak_nor_come_up_short(engine):
     tally = run(engine, cases=400, seed=11)
     assert tally.searches > 100 and tally.searches_with_worker_stopped > 50 and tally.writes > 100
+    assert (tally.leaks, tally.short) == (0, 0), tally.failures
+
+
+def test_a_developers_token_never_gets_a_hidden_chunk_through_a_face(engine):
+    """The same random writes and searches, each search also asked through both faces: MCP's search tool with a
+    token bound to the asking employee (held to the engine's own guarantee: no leak, no short result), and the
+    OpenAI-compatible chat with the asker in `user` (no record it names may be one the asker cannot see)."""
+    settings = Settings(_env_file=None)
+    with mcp_face(engine, settings) as mcp, openai_face(engine, settings) as chat:
+        tally = run(engine, cases=150, seed=5, faces=[mcp, chat])
+    assert tally.face_searches == 2 * tally.searches and tally.searches > 40 and tally.searches_with_worker_stopped > 10
     assert (tally.leaks, tally.short) == (0, 0), tally.failures

@@ -27,14 +27,36 @@ def test_create_get_and_list_newest_updated_first_with_paging(engine):
     assert first.created_at <= first.updated_at and isinstance(first.created_at, dt.datetime)
     assert engine.get_conversation(first.conversation_id + 1000) is None
 
-    assert [c.conversation_id for c in engine.list_conversations(ana, 10, 0)] == [
-        second.conversation_id, first.conversation_id]
+    assert ids(engine.list_conversations(ana, None, 10)) == [second.conversation_id, first.conversation_id]
     time.sleep(0.005)  # UPDATED_AT has millisecond precision on SQLite: let the clock move past `second`'s
     engine.append_turn(first.conversation_id, "hi", "hello", [])  # a stored turn makes it the newest
-    assert [c.conversation_id for c in engine.list_conversations(ana, 10, 0)] == [
-        first.conversation_id, second.conversation_id]
-    assert [c.conversation_id for c in engine.list_conversations(ana, 1, 1)] == [second.conversation_id]
-    assert engine.list_conversations(ana, 10, 2) == []
+    top = engine.list_conversations(ana, None, 1)
+    assert ids(top) == [first.conversation_id] and (top.total, top.more) == (2, True)
+    newest = top.items[0]
+    rest = engine.list_conversations(ana, (newest.updated_at, newest.conversation_id), 1)
+    assert ids(rest) == [second.conversation_id] and (rest.total, rest.more) == (2, False)
+    last = rest.items[0]
+    assert engine.list_conversations(ana, (last.updated_at, last.conversation_id), 10).items == []
+
+
+def test_conversations_with_the_same_updated_at_page_by_id(engine):
+    """The keyset's tie-break: equal UPDATED_AT (conversations created in the same millisecond) pages by id."""
+    ana = employee(engine, "Ana", "Ruiz")
+    made = [engine.create_conversation(ana, "all", None, f"c{i}") for i in range(5)]
+    seen, after = [], None
+    while True:  # pages of two: no row skipped or repeated, even where several share a stamp
+        page = engine.list_conversations(ana, after, 2)
+        seen += ids(page)
+        if not page.more:
+            break
+        after = (page.items[-1].updated_at, page.items[-1].conversation_id)
+    assert sorted(seen) == sorted(c.conversation_id for c in made) and len(seen) == 5
+    by_time = sorted(made, key=lambda c: (c.updated_at, c.conversation_id), reverse=True)
+    assert seen == [c.conversation_id for c in by_time]
+
+
+def ids(page):
+    return [c.conversation_id for c in page.items]
 
 
 def test_an_answer_keeps_what_it_rested_on_and_bad_facts_store_nothing(engine):
@@ -70,7 +92,7 @@ def test_scope_is_stored_and_a_malformed_one_changes_nothing(engine):
         with pytest.raises(ValueError):
             engine.create_conversation(ana, bad, None, None)
     assert engine.get_conversation(conv.conversation_id).rag_scope == "42"
-    assert len(engine.list_conversations(ana, 10, 0)) == 1
+    assert engine.list_conversations(ana, None, 10).total == 1
     assert engine.set_conversation_scope(conv.conversation_id + 1000, "all") is None
 
 
@@ -100,7 +122,7 @@ def test_unknown_employee_or_pinned_project_is_a_conflict(engine):
         engine.create_conversation(ana + 1000, "all", None, None)
     with pytest.raises(ConflictError):
         engine.create_conversation(ana, "all", 999_999, None)
-    assert engine.list_conversations(ana, 10, 0) == []
+    assert engine.list_conversations(ana, None, 10).items == []
 
 
 def test_append_turn_stores_both_rows_and_reads_back_in_order(engine):
@@ -113,10 +135,11 @@ def test_append_turn_stores_both_rows_and_reads_back_in_order(engine):
     long_text = "ü" * 5000  # over 4000 bytes: Oracle's CONTENT is a CLOB
     for i in range(2):
         engine.append_turn(conv.conversation_id, f"q{i}", long_text, ["[DOC #1]", "[TASK #2]"])
-    messages = engine.list_messages(conv.conversation_id, 100, 0)
+    messages = engine.list_messages(conv.conversation_id, None, 100).items
     assert [m.content for m in messages] == ["who fixes login?", "Ana [TASK #3]", "q0", long_text, "q1", long_text]
     assert messages[3].citations == ("[DOC #1]", "[TASK #2]")
-    assert [m.content for m in engine.list_messages(conv.conversation_id, 2, 1)] == ["Ana [TASK #3]", "q0"]
+    page = engine.list_messages(conv.conversation_id, messages[0].message_id, 2)
+    assert [m.content for m in page.items] == ["Ana [TASK #3]", "q0"] and (page.total, page.more) == (6, True)
     assert [m.content for m in engine.recent_messages(conv.conversation_id, 3)] == [long_text, "q1", long_text]
     assert engine.recent_messages(conv.conversation_id, 0) == []
     assert engine.get_conversation(conv.conversation_id).updated_at >= conv.updated_at
@@ -128,13 +151,13 @@ def test_append_turn_is_one_transaction(engine):
     # The database refuses the second row (CONTENT is NOT NULL): the first must not stay behind.
     with pytest.raises(ConflictError):
         engine.append_turn(conv.conversation_id, "a question that must not stay", None, [])
-    assert engine.list_messages(conv.conversation_id, 10, 0) == []
+    assert engine.list_messages(conv.conversation_id, None, 10).items == []
     assert engine.get_conversation(conv.conversation_id).updated_at == conv.updated_at
     with pytest.raises(ConflictError):
         engine.append_turn(conv.conversation_id + 1000, "q", "a", [])
     with pytest.raises(ValueError):
         engine.append_turn(conv.conversation_id, "q", "a", "[TASK #1]")  # not a list of anchors
-    assert engine.list_messages(conv.conversation_id, 10, 0) == []
+    assert engine.list_messages(conv.conversation_id, None, 10).items == []
 
 
 def test_a_scope_chosen_during_a_turn_is_stored_with_it_or_not_at_all(engine):
@@ -146,7 +169,7 @@ def test_a_scope_chosen_during_a_turn_is_stored_with_it_or_not_at_all(engine):
     assert engine.get_conversation(conv.conversation_id).rag_scope == "all"
     engine.append_turn(conv.conversation_id, "q", "a", [], rag_scope="none")
     assert engine.get_conversation(conv.conversation_id).rag_scope == "none"
-    assert len(engine.list_messages(conv.conversation_id, 10, 0)) == 2
+    assert engine.list_messages(conv.conversation_id, None, 10).total == 2
 
 
 def test_delete_conversation_takes_its_messages(engine):
@@ -156,9 +179,9 @@ def test_delete_conversation_takes_its_messages(engine):
         engine.append_turn(conv.conversation_id, "q", "a", [])
     assert engine.delete_conversation(gone.conversation_id) is True
     assert engine.get_conversation(gone.conversation_id) is None
-    assert engine.list_messages(gone.conversation_id, 10, 0) == []
+    assert engine.list_messages(gone.conversation_id, None, 10).items == []
     assert engine.delete_conversation(gone.conversation_id) is False
-    assert len(engine.list_messages(keep.conversation_id, 10, 0)) == 2
+    assert engine.list_messages(keep.conversation_id, None, 10).total == 2
 
 
 def test_deleting_the_employee_cascades_and_a_deleted_pinned_project_unpins(engine):
@@ -172,7 +195,7 @@ def test_deleting_the_employee_cascades_and_a_deleted_pinned_project_unpins(engi
     assert unpinned.pinned_project_id is None and unpinned.rag_scope == str(p)  # the service judges a gone project
     assert engine.delete(EMPLOYEES, ana)
     assert engine.get_conversation(conv.conversation_id) is None
-    assert engine.list_messages(conv.conversation_id, 10, 0) == []
+    assert engine.list_messages(conv.conversation_id, None, 10).items == []
     assert engine.get_conversation(bens.conversation_id) is not None
 
 
@@ -182,7 +205,7 @@ def test_wipe_clears_the_conversation_tables(engine):
     engine.append_turn(conv.conversation_id, "q", "a", [])
     engine.wipe()
     assert engine.get_conversation(conv.conversation_id) is None
-    assert engine.list_messages(conv.conversation_id, 10, 0) == []
+    assert engine.list_messages(conv.conversation_id, None, 10).items == []
 
 
 # --- find_tasks: the access rule of search, in SQL, under every filter ---------------------------
@@ -298,13 +321,6 @@ def test_project_summaries_are_data_not_chunk_text(engine):
     assert drain_all(engine).chunks_written == 0
     assert engine.set_project_summary(p, None) is True and engine.projects_for_matching()[0].auto_summary is None
 
-
-def test_employees_by_telegram(engine):
-    ana = employee(engine, "Ana", "Ruiz", telegram_id="tg-123")
-    employee(engine, "Ben", "Ode", telegram_id="tg-456")
-    [row] = engine.employees_by_telegram("tg-123")
-    assert row == engine.get(EMPLOYEES, ana)
-    assert engine.employees_by_telegram("tg-999") == [] and engine.employees_by_telegram("' OR 1=1 --") == []
 
 
 # --- entities by id, names, pins, summaries (issue 15) -----------------------------------------------

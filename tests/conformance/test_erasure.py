@@ -141,7 +141,7 @@ def test_a_managers_chat_quoting_the_person_is_redacted_and_the_erasure_proven(e
     engine.set_project_summary(s["project"], f"Apollo: login work led by {FULL_NAME}.", "inputs")
     result = erase(engine, s["ana"], delete_documents=True)
     assert result.ok, result.failures
-    answer = engine.list_messages(conv.conversation_id, 10, 0)[1].content
+    answer = engine.list_messages(conv.conversation_id, None, 10).items[1].content
     assert FULL_NAME not in answer and answer.count(REDACTED) == 2 and answer.startswith(f"[TASK #{s['mine']}] Fix login")
     assert engine.get_conversation(conv.conversation_id).title == f"what is {REDACTED} working on?"
     [card] = [c for c in engine.projects_for_matching() if c.project_id == s["project"]]
@@ -162,7 +162,7 @@ def test_erasing_one_of_two_people_who_share_a_first_name_leaves_the_other_alone
                        "Zorbalina Other; ask Zorbalina too. Zorbalina Quixotewickson reviews.", [])
     result = erase(engine, s["ana"], delete_documents=True)
     assert result.ok, result.failures
-    turn = engine.list_messages(conv.conversation_id, 10, 0)[1].content
+    turn = engine.list_messages(conv.conversation_id, None, 10).items[1].content
     assert turn == "Zorbalina Other; ask Zorbalina too. Zorbalina Quixotewickson reviews."  # nothing redacted
     assert engine.get_conversation(conv.conversation_id).title == "Zorbalina Other and Zorbalina Quixotewickson"
     assert engine.get(EMPLOYEES, other)["first_name"] == "Zorbalina" and engine.get(EMPLOYEES, longer)
@@ -186,8 +186,8 @@ def test_erasure_deletes_the_employees_conversations_and_proves_their_text_gone(
     assert any(line["where"] == "conversation tables" for line in result.to_dict()["proof"])
     assert result.job.report.conversations_deleted == 1 and result.job.report.messages_deleted == 2
     assert engine.get_conversation(conv.conversation_id) is None
-    assert engine.list_messages(conv.conversation_id, 10, 0) == []
-    assert len(engine.list_messages(boss_conv.conversation_id, 10, 0)) == 2  # someone else's stays
+    assert engine.list_messages(conv.conversation_id, None, 10).items == []
+    assert engine.list_messages(boss_conv.conversation_id, None, 10).total == 2  # someone else's stays
 
 
 def test_their_words_quoted_in_someone_elses_conversation_are_redacted(engine):
@@ -198,7 +198,7 @@ def test_their_words_quoted_in_someone_elses_conversation_are_redacted(engine):
     engine.append_turn(other.conversation_id, "She asked: snollygoster quarterly numbers?", "ok", [])
     result = erase(engine, s["ana"], delete_documents=True)
     assert result.ok, result.failures
-    assert engine.list_messages(other.conversation_id, 10, 0)[0].content == f"She asked: {REDACTED}?"
+    assert engine.list_messages(other.conversation_id, None, 10).items[0].content == f"She asked: {REDACTED}?"
 
 
 @pytest.mark.parametrize("crash_after", STEPS[:-1])
@@ -221,7 +221,7 @@ def test_an_erasure_that_stopped_after_any_step_is_finished_by_resume(engine, cr
     result = resume_erasure(engine, s["ana"], lambda: drain_all(engine))
     assert result.ok, result.failures
     assert result.ran == list(STEPS[STEPS.index(crash_after) + 1:])
-    assert engine.list_messages(conv.conversation_id, 10, 0)[1].content == f"{REDACTED} does."
+    assert engine.list_messages(conv.conversation_id, None, 10).items[1].content == f"{REDACTED} does."
     again = resume_erasure(engine, s["ana"], lambda: drain_all(engine))  # finished: reported, nothing run
     assert again.ok and again.ran == []
 

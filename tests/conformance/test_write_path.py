@@ -183,7 +183,7 @@ def test_crud_roundtrip_and_conflicts(engine):
     assert row["name"] == "Zeus" and row["description"] == "Payments"
     assert engine.update(PROJECTS, p, {"STATUS": "DONE"})["status"] == "DONE"
     assert engine.update(PROJECTS, 999_999, {"STATUS": "DONE"}) is None
-    assert [r["project_id"] for r in engine.list(PROJECTS, 10, 0)] == [p]
+    assert [r["project_id"] for r in engine.list_records(PROJECTS, [], None, 10).items] == [p]
     with pytest.raises(ConflictError):
         engine.create(COMMENTS, {"TASK_ID": 999_999, "BODY": "orphan"})
     assert engine.delete(PROJECTS, p) and engine.get(PROJECTS, p) is None

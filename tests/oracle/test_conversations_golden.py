@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 
+import oracledb
 import pytest
 
 from app.domain import Caller, Named, Person, Role, TaskQuery, TurnFacts, Vocabulary
@@ -53,10 +54,26 @@ def test_unknown_employee_is_a_conflict_and_rolled_back(fake_engine, conn):
 
 
 def test_list_scope_and_delete(fake_engine, conn):
-    conn.replies.append(("ORDER BY UPDATED_AT DESC", Reply(rows=[CONV_ROW])))
-    assert [c.conversation_id for c in fake_engine.list_conversations(7, 20, 40)] == [5]
-    assert conn.calls[0].sql == golden("list_conversations")
-    assert conn.calls[0].binds == {"employee_id": 7, "skip_rows": 40, "max_rows": 20}
+    older = (4, 7, "Older", "all", None, NOW, NOW - dt.timedelta(microseconds=1500))
+    conn.replies += [("ORDER BY UPDATED_AT DESC", Reply(rows=[CONV_ROW, older])),
+                     ("COUNT(*) FROM CONVERSATIONS", Reply(rows=[(3,)]))]
+    page = fake_engine.list_conversations(7, None, 1)
+    assert [c.conversation_id for c in page.items] == [5] and (page.total, page.more) == (3, True)
+    assert [c.sql for c in conn.calls] == [golden("list_conversations"), golden("count_conversations")]
+    assert conn.calls[0].binds == {"employee_id": 7, "max_rows": 2}  # one past the page: is there another?
+    assert conn.calls[1].binds == {"employee_id": 7}
+
+    conn.calls.clear()
+    conn.replies += [("ORDER BY UPDATED_AT DESC", Reply(rows=[older])),
+                     ("COUNT(*) FROM CONVERSATIONS", Reply(rows=[(3,)]))]
+    stamp = NOW.replace(microsecond=123456)
+    page = fake_engine.list_conversations(7, (stamp, 5), 20)
+    assert [c.conversation_id for c in page.items] == [4] and page.more is False
+    after = conn.calls[0]
+    assert after.sql == golden("list_conversations_after")
+    assert after.binds == {"employee_id": 7, "after_updated": stamp, "after_id": 5, "max_rows": 21}
+    # A datetime binds as DATE and would drop the microseconds the keyset compares (FACTS.md §12.2).
+    assert after.inputsizes == {"after_updated": oracledb.DB_TYPE_TIMESTAMP}
 
     conn.calls.clear()
     conn.replies += [("UPDATE CONVERSATIONS SET RAG_SCOPE", Reply(rowcount=1)),
@@ -137,9 +154,11 @@ def test_messages_pages_and_the_recent_window(fake_engine, conn):
     conn.replies.append(("ORDER BY MESSAGE_ID DESC", Reply(rows=rows)))
     assert [m.message_id for m in fake_engine.recent_messages(5, 2)] == [2, 3]  # oldest first
     assert conn.calls[0].sql == golden("recent_messages") and conn.calls[0].binds == {"conversation_id": 5, "max_rows": 2}
-    fake_engine.list_messages(5, 10, 20)
-    assert conn.calls[1].sql == golden("list_messages")
-    assert conn.calls[1].binds == {"conversation_id": 5, "skip_rows": 20, "max_rows": 10}
+    conn.replies.append(("COUNT(*) FROM MESSAGES", Reply(rows=[(0,)])))
+    page = fake_engine.list_messages(5, 20, 10)
+    assert [c.sql for c in conn.calls[1:]] == [golden("list_messages"), golden("count_messages")]
+    assert conn.calls[1].binds == {"conversation_id": 5, "after_id": 20, "max_rows": 11}
+    assert conn.calls[2].binds == {"conversation_id": 5} and (page.items, page.total, page.more) == ([], 0, False)
 
 
 def test_find_tasks_binds_every_filter_and_the_access_rule(fake_engine, conn):
@@ -161,7 +180,7 @@ def test_find_tasks_binds_every_filter_and_the_access_rule(fake_engine, conn):
     assert conn.calls[1].sql == golden("find_tasks_manager_plain") and conn.calls[1].binds == {"max_rows": 20}
 
 
-def test_projects_summaries_and_employees_by_telegram(fake_engine, conn):
+def test_projects_and_summaries(fake_engine, conn):
     conn.replies.append(("AUTO_SUMMARY FROM PROJECTS", Reply(rows=[(2, "Apollo", "Launch", None)])))
     [card] = fake_engine.projects_for_matching()
     assert conn.calls[0].sql == golden("projects_for_matching") and card.auto_summary is None
@@ -170,9 +189,6 @@ def test_projects_summaries_and_employees_by_telegram(fake_engine, conn):
     assert conn.calls[1].sql == golden("set_project_summary") and conn.calls[1].binds["project_id"] == 2
     assert fake_engine.set_project_summary(3, "x") is False
     assert conn.events == ["commit", "commit"]
-    conn.replies.append(("WHERE TELEGRAM_ID", Reply(rows=[(7, "Ana", "Ruiz", "a@x", "DEVELOPER", "tg-1")])))
-    assert fake_engine.employees_by_telegram("tg-1")[0]["employee_id"] == 7
-    assert conn.calls[-1].sql == golden("employees_by_telegram") and conn.calls[-1].binds == {"telegram_id": "tg-1"}
 
 
 def test_vocabulary_reads_people_projects_and_sprints_by_id(fake_engine, conn):

@@ -15,7 +15,7 @@ from app.domain import Caller, ChunkWrite, Role, Scope
 from app.engines.base import ConflictError, ModelMissingError, UnavailableError
 from app.engines.oracle import statements as sql
 from app.engines.oracle.search import text_query
-from app.entities import COMMENTS, PROJECTS, TASKS
+from app.entities import COMMENTS, PROJECTS, TASKS, Condition
 from app.rag.fusion import RRF_K
 from .fakes import GOLDEN, Reply, golden, ora_error
 
@@ -410,17 +410,17 @@ def test_list_update_delete(fake_engine, conn):
     import datetime as dt
 
     project_row = (3, "Zeus", "DONE", "Payments", dt.datetime(2026, 1, 1), None)
-    conn.replies += [("ORDER BY PROJECT_ID", Reply(rows=[project_row])),
+    conn.replies += [("ORDER BY PROJECT_ID", Reply(rows=[project_row])), ("COUNT(*)", Reply(rows=[(1,)])),
                      ("UPDATE PROJECTS", Reply(rowcount=1)), ("FROM PROJECTS WHERE", Reply(rows=[project_row])),
                      ("DELETE FROM PROJECTS", Reply(rowcount=0))]
-    listed = fake_engine.list(PROJECTS, 10, 20)
-    assert listed[0]["start_date"] == dt.date(2026, 1, 1)
-    assert conn.calls[0].sql == golden("crud_list_projects")
-    assert conn.calls[0].binds == {"skip_rows": 20, "max_rows": 10}
+    listed = fake_engine.list_records(PROJECTS, [], None, 10)
+    assert listed.items[0]["start_date"] == dt.date(2026, 1, 1) and (listed.total, listed.more) == (1, False)
+    assert [c.sql for c in conn.calls] == [golden("crud_page_projects"), golden("crud_count_projects")]
+    assert conn.calls[0].binds == {"max_rows": 11} and conn.calls[1].binds == {}
     updated = fake_engine.update(PROJECTS, 3, {"NAME": "Zeus", "STATUS": "DONE"})
     assert updated["status"] == "DONE"
-    assert conn.calls[1].sql == golden("crud_update_projects")
-    assert conn.calls[1].binds == {"v_name": "Zeus", "v_status": "DONE", "row_id": 3}
+    assert conn.calls[2].sql == golden("crud_update_projects")
+    assert conn.calls[2].binds == {"v_name": "Zeus", "v_status": "DONE", "row_id": 3}
     assert fake_engine.update(PROJECTS, 4, {"STATUS": "X"}) is None  # rowcount 0: no such row
     assert fake_engine.delete(PROJECTS, 3) is False
     assert conn.calls[-1].sql == golden("crud_delete_projects") and conn.calls[-1].binds == {"row_id": 3}
@@ -629,7 +629,38 @@ def test_every_crud_builder_binds_exactly_its_placeholders():
         check_binds(sql.crud_update(entity, columns), {**binds, "row_id": 1})
         check_binds(sql.crud_select(entity), {"row_id": 1})
         check_binds(sql.crud_delete(entity), {"row_id": 1})
-        check_binds(sql.crud_list(entity), {"skip_rows": 0, "max_rows": 1})
+        every = [Condition(c.lower(), c, "eq", 1) for c in columns]
+        page, count = sql.crud_page(entity, every, 7, 3), sql.crud_count(entity, every)
+        check_binds(page.sql, page.binds)
+        check_binds(count.sql, count.binds)
+
+
+def test_a_filtered_keyset_page_binds_every_filter(fake_engine, conn):
+    """The filters of GET /tasks as app.services.records builds them: every value a named bind, the
+    "none" of an id an IS NULL, "due after D" as >= D + 1 day."""
+    import datetime as dt
+
+    from app.services.records import conditions
+
+    where = conditions(TASKS, {"assignee_id": 7, "status": "todo", "priority": "High", "sprint_id": "none",
+                               "project_id": 2, "due_before": dt.date(2026, 5, 1), "due_after": dt.date(2026, 4, 1)})
+    conn.replies += [("FROM TASKS", Reply(rows=[])), ("COUNT(*) FROM TASKS", Reply(rows=[(0,)]))]
+    page = fake_engine.list_records(TASKS, where, 41, 25)
+    assert (page.items, page.total, page.more) == ([], 0, False)
+    assert [c.sql for c in conn.calls] == [golden("crud_page_tasks_every_filter"),
+                                           golden("crud_count_tasks_every_filter")]
+    filters = {"f_assignee_id": 7, "f_status": "todo", "f_priority": "High", "f_project_id": 2,
+               "f_due_before": dt.date(2026, 5, 1), "f_due_after": dt.date(2026, 4, 2)}
+    assert conn.calls[0].binds == {**filters, "after_id": 41, "max_rows": 26}
+    assert conn.calls[1].binds == filters
+
+
+def test_a_condition_on_another_entitys_column_sends_nothing(fake_engine, conn):
+    with pytest.raises(ValueError, match="unknown column"):
+        fake_engine.list_records(PROJECTS, [Condition("x", "TITLE", "eq", 1)], None, 10)
+    with pytest.raises(ValueError, match="unsafe bind name"):
+        Condition("x; DROP TABLE TASKS", "TITLE", "eq", 1)
+    assert conn.calls == []
 
 
 # --- faults: "not now" is a 503 with Retry-After, never a 500 -----------------------------------

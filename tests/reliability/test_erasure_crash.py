@@ -66,7 +66,7 @@ def test_sigkill_between_steps_then_resume_finishes_with_0_bytes_left(tmp_path, 
         job = engine.erasure_job(ana)
         assert job.step == "purge" and not job.finished and job.held is not None
         assert engine.get_conversation(conv.conversation_id) is not None
-        assert engine.list_messages(conv.conversation_id, 5, 0)[1].content == "It is assigned to [erased]."
+        assert engine.list_messages(conv.conversation_id, None, 5).items[1].content == "It is assigned to [erased]."
     finally:
         engine.close()
 

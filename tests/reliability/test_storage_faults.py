@@ -100,7 +100,7 @@ def test_a_full_disk_answers_503_with_retry_after_and_keeps_serving_reads(tiny_f
             ready = c.get("/readyz")
             assert ready.status_code == 503 and "full" in ready.json()["detail"] and "Retry-After" in ready.headers
             # Reads still work on a full disk, and the failed writes changed nothing.
-            assert c.get("/api/v1/documents", headers=AUTH).json()["count"] == 0
+            assert c.get("/api/v1/documents", headers=AUTH).json()["total"] == 0
             hits = c.post("/api/v1/search", json={"question": "gateway certificates", "employee_id": boss},
                           headers=AUTH)
             assert hits.status_code == 200
@@ -263,4 +263,4 @@ def test_a_stream_whose_turn_cannot_be_stored_ends_with_the_same_503_as_post_cha
     assert plain.status_code == 503 and "full" in plain.json()["detail"]
     assert got[-1][1] == {"detail": plain.json()["detail"], "code": 503,
                           "retry_after_s": int(plain.headers["Retry-After"])}
-    assert listed == []  # neither turn was kept
+    assert listed["items"] == [] and listed["total"] == 0  # neither turn was kept

@@ -21,8 +21,8 @@ def test_create_get_list_update_delete(sqlite_engine):
     s = e.create(SPRINTS, {"NAME": "S", "PROJECT_ID": p["project_id"]})
     assert e.update(SPRINTS, s["sprint_id"], {"GOAL": "g"})["goal"] == "g"
     assert e.update(SPRINTS, s["sprint_id"], {}) == e.get(SPRINTS, s["sprint_id"])
-    assert [r["sprint_id"] for r in e.list(SPRINTS, 10, 0)] == [s["sprint_id"]]
-    assert e.list(SPRINTS, 10, 1) == []
+    assert [r["sprint_id"] for r in e.list_records(SPRINTS, [], None, 10).items] == [s["sprint_id"]]
+    assert e.list_records(SPRINTS, [], s["sprint_id"], 10).items == []
     assert e.delete(PROJECTS, p["project_id"])
     assert e.get(SPRINTS, s["sprint_id"])["project_id"] is None  # ON DELETE SET NULL
     assert e.get(PROJECTS, p["project_id"]) is None and not e.delete(PROJECTS, p["project_id"])

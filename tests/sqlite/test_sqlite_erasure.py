@@ -177,7 +177,7 @@ def test_a_quoted_name_is_redacted_to_zero_bytes_and_another_name_that_contains_
         data = f.read()
     assert data.count(b"Zorbalina Quixotewick") == data.count(b"Zorbalina Quixotewickson") > 0
     assert sqlite_engine.get(EMPLOYEES, longer)["last_name"] == "Quixotewickson"
-    assert sqlite_engine.list_messages(conv.conversation_id, 5, 0)[1].content == \
+    assert sqlite_engine.list_messages(conv.conversation_id, None, 5).items[1].content == \
         "[erased] ([erased]); Zorbalina Quixotewickson reviews."
 
 

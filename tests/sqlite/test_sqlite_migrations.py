@@ -151,7 +151,7 @@ def test_v6_adds_conversations_and_project_summaries_to_an_upgraded_database(tmp
         shutil.copy(path, directory)
     assert migrations.migrate(conn, directory) == ["8", "9"]
     engine = SQLiteEngine(db, embedder=embedder)
-    old = engine.list_messages(1, 10, 0)
+    old = engine.list_messages(1, None, 10).items
     assert [(m.content, m.facts) for m in old] == [("old answer", TurnFacts())]
     try:
         conv = engine.create_conversation(1, "1", 1, "upgraded")

@@ -11,7 +11,8 @@ Implements what the bot uses, with the contract's rules:
   from its start.
 * ``PATCH /api/v1/conversations/{id}?telegram_id=…`` {rag_scope} → the conversation; 404 / 422 as above.
 * ``GET /api/v1/chat/caller?telegram_id=…`` → {employee_id, role, first_name}; 404 unknown.
-* ``GET /api/v1/chat/projects?telegram_id=…[&query=…]`` → [{project_id, name, score}]: by name, or ranked
+* ``GET /api/v1/chat/projects?telegram_id=…[&query=…]`` → {items: [{project_id, name, score}], total,
+  next_cursor}: by name, or ranked
   by a stand-in for search_projects' score (1.0 the exact name, 0.8 every query word in the name, else
   0.1; the real ranking is the real API's, tests/telegram_bot/test_against_the_real_api.py).
 * ``GET /api/v1/token`` → the token's {name, scope, employee_ids, roles}.
@@ -186,9 +187,11 @@ class FakeAPI:
                     first_name, role = fake.people[employee]
                     return self._json(200, {"employee_id": employee, "role": role, "first_name": first_name})
                 if "query" in query:
-                    return self._json(200, fake._ranked(query["query"][0]))
-                listed = sorted(fake.projects.items(), key=lambda p: p[1].casefold())
-                self._json(200, [{"project_id": i, "name": n, "score": None} for i, n in listed])
+                    found = fake._ranked(query["query"][0])
+                else:
+                    listed = sorted(fake.projects.items(), key=lambda p: p[1].casefold())
+                    found = [{"project_id": i, "name": n, "score": None} for i, n in listed]
+                self._json(200, {"items": found, "total": len(found), "next_cursor": None})
 
             def do_PATCH(self) -> None:
                 started = self._start()

@@ -52,9 +52,9 @@ def test_a_known_user_gets_a_streamed_answer_and_can_scope_the_conversation(tele
     answer, scoped = telegram.sent_to(7)[:2]
     assert "[TASK #" in answer and "login" in answer.lower()  # the extractive answer, with its anchor
     assert scoped == "Scope set: Apollo."
-    conversation = sqlite_engine.list_conversations(ana, 10, 0)[0]
+    conversation = sqlite_engine.list_conversations(ana, None, 10).items[0]
     assert conversation.rag_scope == str(apollo)
-    assert [m.role for m in sqlite_engine.list_messages(conversation.conversation_id, 10, 0)] == ["user", "assistant"]
+    assert [m.role for m in sqlite_engine.list_messages(conversation.conversation_id, None, 10).items] == ["user", "assistant"]
 
 
 def test_start_greets_by_name_and_scope_payments_sets_the_payments_project(polling_telegram, tmp_path,
@@ -80,7 +80,7 @@ def test_start_greets_by_name_and_scope_payments_sets_the_payments_project(polli
                                    f"• Payments Reconciliation: /scope {payments + 1}"]
     assert scoped == "Scope set: Payments Platform."
     assert "Refund flow times out" in answer
-    [conversation] = sqlite_engine.list_conversations(ana, 10, 0)
+    [conversation] = sqlite_engine.list_conversations(ana, None, 10).items
     assert conversation.rag_scope == str(payments)  # the question started the conversation in that scope
 
 
@@ -132,8 +132,8 @@ def test_four_people_asking_at_once_are_each_answered_within_one_and_a_half_llm_
 
     def done(step: tuple[int, ...]) -> bool:
         """Every answer shown, and both turns stored (the API's last write of the step)."""
-        return all(answered_at(telegram, u, text) and (c := sqlite_engine.list_conversations(people[u], 1, 0))
-                   and len(sqlite_engine.list_messages(c[0].conversation_id, 2, 0)) == 2 for u in step)
+        return all(answered_at(telegram, u, text) and (c := sqlite_engine.list_conversations(people[u], None, 1).items)
+                   and len(sqlite_engine.list_messages(c[0].conversation_id, None, 2).items) == 2 for u in step)
 
     def within(step: tuple[int, ...]) -> bool:
         return all(took(u) <= 1.5 * took(alone) for u in step)

@@ -15,7 +15,7 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 from app.api.chat_schemas import ChatRequest, ChatResponse
 from app.api.deps import EngineDep, GrantDep, SettingsDep, caller_for
 from app.api.errors import ClientGone, http_answer
-from app.api.schemas import PROJECT_EXISTS, beyond_schema, error_response
+from app.api.schemas import ASKER_BY_TOKEN, PROJECT_EXISTS, beyond_schema, error_response
 from app.services.chat import ChatAnswer, ChatInput, Prepared, chat, prepare
 
 router = APIRouter(tags=["chat"])
@@ -60,10 +60,15 @@ async def _prepare(request: Request, body: ChatRequest, engine, settings, grant)
     return await run_in_threadpool(prepare, engine, settings, caller, _inputs(body))
 
 
+def results_of(answer: ChatAnswer) -> list[dict[str, Any]]:
+    """What the answer was given: the entities it named or looked up, then the retrieved chunks."""
+    return [{**vars(hit), "origin": "entity"} for hit in answer.entities] + \
+        [{**vars(hit), "origin": "search"} for hit in answer.search.result.hits]
+
+
 def response_of(answer: ChatAnswer, prep: Prepared) -> ChatResponse:
     changed = answer.new_scope
-    results = [{**vars(hit), "origin": "entity"} for hit in answer.entities] + \
-        [{**vars(hit), "origin": "search"} for hit in answer.search.result.hits]
+    results = results_of(answer)
     return ChatResponse(
         conversation_id=answer.conversation_id, message_id=answer.message_id, answer=answer.answer,
         citations=answer.citations, results=results, route=answer.route,
@@ -76,7 +81,7 @@ def response_of(answer: ChatAnswer, prep: Prepared) -> ChatResponse:
 
 
 @router.post("/chat", response_model=ChatResponse, response_model_exclude_none=False, responses=CHAT_ERRORS,
-             openapi_extra=beyond_schema(PROJECT_EXISTS))
+             openapi_extra=beyond_schema(ASKER_BY_TOKEN, PROJECT_EXISTS))
 async def chat_message(body: ChatRequest, request: Request, engine: EngineDep, settings: SettingsDep,
                        grant: GrantDep) -> ChatResponse:
     """Answer from what the caller may see, citing [TASK #id]-style anchors, and store both turns.
@@ -124,7 +129,7 @@ async def until_disconnect(request: Request, work: Awaitable[T]) -> T:
 
 @router.post("/chat/stream", response_class=EventSourceResponse, responses={
     200: {"description": STREAM_DOC, "content": {"text/event-stream": {"schema": SSE_EVENT}}},
-    **CHAT_ERRORS}, openapi_extra=beyond_schema(PROJECT_EXISTS))
+    **CHAT_ERRORS}, openapi_extra=beyond_schema(ASKER_BY_TOKEN, PROJECT_EXISTS))
 async def chat_stream(body: ChatRequest, request: Request, engine: EngineDep, settings: SettingsDep,
                       grant: GrantDep) -> EventSourceResponse:
     """The same chat, streamed. Input errors are answered as JSON before the stream starts; a client
@@ -152,7 +157,7 @@ async def chat_stream(body: ChatRequest, request: Request, engine: EngineDep, se
         finally:
             slot.__exit__(None, None, None)
 
-    return EventSourceResponse(_drain(receive), data_sender_callable=produce, ping=15)
+    return EventSourceResponse(drain_events(receive), data_sender_callable=produce, ping=15)
 
 
 class _Events:
@@ -169,7 +174,8 @@ class _Events:
                                               event="reset"))
 
 
-async def _drain(receive: Any):
+async def drain_events(receive: Any):
+    """The events a producer sends, in order, until it closes its end."""
     async with receive:
         async for event in receive:
             yield event

@@ -2,35 +2,44 @@
 
 # No `from __future__ import annotations`: the handlers below are annotated with per-entity model
 # classes held in local variables, which FastAPI could not resolve from strings.
-from typing import Annotated
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Path, Query, Response, status
-from pydantic import BaseModel, create_model
+from fastapi import APIRouter, Path, Query, Response, status
+from pydantic import BaseModel, Field
 
-from app.api.deps import EngineDep, WorkerDep, nudge, only_query
+from app.api.deps import EngineDep, WorkerDep, nudge
+from app.api.listing import QueryId, envelope, page_model, query_model
 from app.api.routes import erasure
-from app.api.schemas import DATE_ORDER, ENTITY_SCHEMAS, beyond_schema, error_response
-from app.api.types import JSON_MAX_ID, TELEGRAM_PATTERN
+from app.api.schemas import CURSOR_ISSUED, DATE_ORDER, ENTITY_SCHEMAS, beyond_schema, error_response
+from app.api.types import JSON_MAX_ID, TELEGRAM_PATTERN, Day, Label
+from app.domain import Role
 from app.entities import ENTITIES, EntitySpec
 from app.services import records
 
 RowId = Annotated[int, Path(gt=0, le=JSON_MAX_ID, description="the row's primary key")]
+DEFAULT_PAGE = 100
+# How each kind of filter (app.services.records.Filter) reads in a query string.
+_FILTER_TYPES: dict[str, Any] = {
+    "id": (QueryId | Literal["none"], "an id, or none for rows without one"),
+    "label": (Label, "equal, ignoring case"),
+    "exact": (Annotated[str, Field(max_length=64, pattern=TELEGRAM_PATTERN)], "equal"),
+    "before": (Day, "strictly before this day (YYYY-MM-DD); rows without a date never match"),
+    "after": (Day, "strictly after this day (YYYY-MM-DD); rows without a date never match"),
+}
+_TYPED_FILTERS = {("employees", "role"): (Role, "the role")}
 
 
-Limit = Annotated[int, Query(ge=1, le=records.MAX_PAGE)]
-Offset = Annotated[int, Query(ge=0, le=JSON_MAX_ID)]
+def list_query(spec: EntitySpec) -> type[BaseModel]:
+    """``limit``, ``cursor`` and the entity's filters (app.services.records.FILTERS), each optional."""
+    fields = {}
+    for name, flt in records.FILTERS[spec.name].items():
+        annotation, what = _TYPED_FILTERS.get((spec.name, name)) or _FILTER_TYPES[flt.kind]
+        fields[name] = (annotation | None, Field(None, description=f"{flt.column.lower()}: {what}"))
+    return query_model(f"{_singular_title(spec)}ListQuery", records.MAX_PAGE, DEFAULT_PAGE, fields)
 
 
-def read_employees(engine: EngineDep, limit: Limit = 100, offset: Offset = 0,
-                   telegram_id: Annotated[str | None, Query(
-                       max_length=64, pattern=TELEGRAM_PATTERN,
-                       description="only the employee with this EMPLOYEES.TELEGRAM_ID (none or one)")] = None):
-    """Employees, or the one a Telegram user is (a bot maps its users with ?telegram_id=)."""
-    if telegram_id is None:
-        rows = records.list_records(engine, ENTITIES["employees"], limit, offset)
-    else:
-        rows = engine.employees_by_telegram(telegram_id)[offset:offset + limit]
-    return {"data": rows, "count": len(rows)}
+def _singular_title(spec: EntitySpec) -> str:
+    return spec.name[:-1].capitalize()
 
 
 def routers() -> list[APIRouter]:
@@ -45,7 +54,8 @@ def crud_router(spec: EntitySpec, create_model_: type[BaseModel], update_model: 
     """The five endpoints of one entity. Every write nudges the worker so it is searchable at once."""
     router = APIRouter(prefix=f"/{spec.name}", tags=[spec.name])
     singular = spec.name[:-1]
-    page = create_model(f"{public.__name__.removesuffix('Public')}sPublic", data=(list[public], ...), count=(int, ...))
+    page = page_model(public, f"{public.__name__.removesuffix('Public')}Page")
+    query = list_query(spec)
     not_found = {404: error_response(f"unknown {singular} id")}
     dated = beyond_schema(DATE_ORDER) if "end_date" in create_model_.model_fields else None
     conflict = {409: error_response("constraint violated (a referenced row is missing, or rows still refer to this one)")}
@@ -57,15 +67,16 @@ def crud_router(spec: EntitySpec, create_model_: type[BaseModel], update_model: 
         nudge(worker)
         return row
 
-    if spec.name == "employees":
-        router.get("", name="read_employees", response_model=page,
-                   dependencies=[Depends(only_query("limit", "offset", "telegram_id"))])(read_employees)
-    else:
-        @router.get("", name=f"read_{spec.name}", response_model=page,
-                     dependencies=[Depends(only_query("limit", "offset"))])
-        def read_all(engine: EngineDep, limit: Limit = 100, offset: Offset = 0):
-            rows = records.list_records(engine, spec, limit, offset)
-            return {"data": rows, "count": len(rows)}
+    filters = ", ".join(records.FILTERS[spec.name])
+
+    @router.get("", name=f"read_{spec.name}", response_model=page, openapi_extra=beyond_schema(CURSOR_ISSUED),
+                description=(
+            f"One page of {spec.name}, by id, filtered by any of: {filters} (all given filters apply). "
+            "Unknown query parameters are a 422."))
+    def read_all(engine: EngineDep, params: Annotated[query, Query()]):  # type: ignore[valid-type]
+        values = params.model_dump(exclude={"limit", "cursor"})  # type: ignore[attr-defined]
+        return envelope(records.list_records(engine, spec, values, params.limit, params.cursor))  # type: ignore
+
 
     @router.get("/{row_id}", name=f"read_{singular}", response_model=public, responses=not_found)
     def read_one(row_id: RowId, engine: EngineDep):

@@ -5,14 +5,15 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from app.api.deps import EngineDep, GrantDep, SettingsDep, caller_for
-from app.api.schemas import SearchRequest, SearchResponse, error_response
+from app.api.schemas import ASKER_BY_TOKEN, SearchRequest, SearchResponse, beyond_schema, error_response
 from app.rag.scope import build_scope
 from app.services.search import search
 
 router = APIRouter(tags=["search"])
 
 
-@router.post("/search", response_model=SearchResponse, responses={404: error_response("unknown employee")})
+@router.post("/search", response_model=SearchResponse, responses={404: error_response("unknown employee")},
+             openapi_extra=beyond_schema(ASKER_BY_TOKEN))
 def search_chunks(body: SearchRequest, engine: EngineDep, settings: SettingsDep, grant: GrantDep) -> SearchResponse:
     """Search the chunks the caller may see; the caller's role is read from EMPLOYEES."""
     caller = caller_for(engine, grant, body.employee_id, body.telegram_id)

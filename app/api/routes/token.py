@@ -15,4 +15,4 @@ def read_token(grant: GrantDep) -> TokenPublic:
     """This token's name, scope and limits (never the token or its digest)."""
     return TokenPublic(name=grant.name, scope=grant.scope,
                        employee_ids=sorted(grant.employee_ids) if grant.employee_ids is not None else None,
-                       roles=sorted(grant.roles) if grant.roles is not None else None)
+                       roles=sorted(grant.roles) if grant.roles is not None else None, employee_id=grant.employee_id)

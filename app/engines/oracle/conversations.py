@@ -14,7 +14,9 @@ from app.domain import (
     TASK_FIELDS,
     Caller,
     Conversation,
+    ConversationKey,
     Message,
+    Page,
     Named,
     Person,
     ProjectCard,
@@ -47,10 +49,22 @@ def get_conversation(cur: Any, conversation_id: int) -> Conversation | None:
     return _conversation(row) if row else None
 
 
-def list_conversations(cur: Any, employee_id: int, limit: int, offset: int) -> list[Conversation]:
-    cur.execute(sql.LIST_CONVERSATIONS, employee_id=int(employee_id), skip_rows=max(0, int(offset)),
-                max_rows=max(0, int(limit)))
-    return [_conversation(r) for r in cur.fetchall()]
+def list_conversations(cur: Any, employee_id: int, after: ConversationKey | None,
+                       limit: int) -> Page[Conversation]:
+    """The page (one row more than ``limit`` is read, to know whether another page follows), then the total."""
+    if after is None:
+        cur.execute(sql.LIST_CONVERSATIONS, employee_id=int(employee_id), max_rows=limit + 1)
+    else:
+        import oracledb  # deferred, as in engine.py: importing this package must not need the driver
+
+        # A datetime binds as DATE and would lose its fractional seconds (FACTS.md §12.2): say TIMESTAMP.
+        cur.setinputsizes(after_updated=oracledb.DB_TYPE_TIMESTAMP)
+        cur.execute(sql.LIST_CONVERSATIONS_AFTER, employee_id=int(employee_id),
+                    after_updated=after[0].replace(tzinfo=None), after_id=int(after[1]), max_rows=limit + 1)
+    rows = cur.fetchall()
+    cur.execute(sql.COUNT_CONVERSATIONS, employee_id=int(employee_id))
+    total = int(cur.fetchone()[0])
+    return Page([_conversation(r) for r in rows[:limit]], total, len(rows) > limit)
 
 
 def set_conversation_scope(cur: Any, conversation_id: int, rag_scope: str) -> int:
@@ -101,10 +115,13 @@ def turn(cur: Any, user_id: int, answer_id: int) -> tuple[Message, Message]:
     return user, answer
 
 
-def list_messages(cur: Any, conversation_id: int, limit: int, offset: int) -> list[Message]:
-    cur.execute(sql.LIST_MESSAGES, conversation_id=int(conversation_id), skip_rows=max(0, int(offset)),
-                max_rows=max(0, int(limit)))
-    return [_message(r) for r in cur.fetchall()]
+def list_messages(cur: Any, conversation_id: int, after: int | None, limit: int) -> Page[Message]:
+    cur.execute(sql.LIST_MESSAGES, conversation_id=int(conversation_id), after_id=int(after or 0),
+                max_rows=limit + 1)
+    rows = cur.fetchall()
+    cur.execute(sql.COUNT_MESSAGES, conversation_id=int(conversation_id))
+    total = int(cur.fetchone()[0])
+    return Page([_message(r) for r in rows[:limit]], total, len(rows) > limit)
 
 
 def recent_messages(cur: Any, conversation_id: int, n: int) -> list[Message]:
@@ -152,12 +169,6 @@ def vocabulary(cur: Any) -> Vocabulary:
     cur.execute(sql.VOCABULARY_SPRINTS)
     sprints = tuple(Named(int(sid), name or "", None if pid is None else int(pid)) for sid, name, pid in cur.fetchall())
     return Vocabulary(people, projects, sprints)
-
-
-def employees_by_telegram(cur: Any, telegram_id: str) -> list[dict[str, Any]]:
-    cur.execute(sql.EMPLOYEES_BY_TELEGRAM, telegram_id=str(telegram_id))
-    names = ("employee_id", "first_name", "last_name", "email", "role", "telegram_id")
-    return [{**dict(zip(names, row)), "employee_id": int(row[0])} for row in cur.fetchall()]
 
 
 # --- rows -------------------------------------------------------------------------------------

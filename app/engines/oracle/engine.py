@@ -19,8 +19,9 @@ from urllib.parse import unquote, urlsplit
 import numpy as np
 
 from app.config import Settings
-from app.domain import (SEARCH_MODES, Caller, Conversation, Message, ProjectCard, RagStatus, Scope, SearchMode,
-                        SearchResult, SourceRecord, SourceType, SummarySource, TaskQuery, TurnFacts, Vocabulary)
+from app.domain import (SEARCH_MODES, Caller, Conversation, ConversationKey, Message, Page, ProjectCard, RagStatus, Scope,
+                        SearchMode, SearchResult, SourceRecord, SourceType, SummarySource, TaskQuery, TurnFacts,
+                        Vocabulary)
 from app.engines.base import ConflictError, EngineError, SchemaNotMigratedError, UnavailableError
 from app.engines.oracle import (conversations, erasure, errors, indexing, model_mark, records, search, status,
                                 summaries, upsert)
@@ -30,7 +31,7 @@ from app.engines.oracle.errors import (MODEL_EXISTS, conflicts, model_missing, n
                                       network_acl_hint, ora_code)
 from app.engines.oracle.indexing import OracleIndexingTx
 from app.engines.oracle.search import DIMENSIONS
-from app.entities import CONVERSATIONS, EMPLOYEES, MESSAGES, PROJECTS, EntitySpec
+from app.entities import CONVERSATIONS, EMPLOYEES, MESSAGES, PROJECTS, Condition, EntitySpec
 from app.rag.doctor import first_line
 from app.rag.erasure import (DocumentsPolicy, ErasureJob, PersonString, ProofLine, PurgeStep, Redaction, Step,
                              job_from_row)
@@ -260,9 +261,10 @@ class OracleEngine:
         with self._connection() as conn, conn.cursor() as cur:
             return records.get(cur, entity, row_id)
 
-    def list(self, entity: EntitySpec, limit: int, offset: int) -> list[dict[str, Any]]:
+    def list_records(self, entity: EntitySpec, where: Sequence[Condition], after: int | None,
+                     limit: int) -> Page[dict[str, Any]]:
         with self._connection() as conn, conn.cursor() as cur:
-            return records.list_rows(cur, entity, limit, offset)
+            return records.list_page(cur, entity, where, after, limit)
 
     def update(self, entity: EntitySpec, row_id: int, values: dict[str, Any]) -> dict[str, Any] | None:
         entity.check_columns(values)
@@ -376,9 +378,10 @@ class OracleEngine:
         with self._connection() as conn, conn.cursor() as cur:
             return conversations.get_conversation(cur, conversation_id)
 
-    def list_conversations(self, employee_id: int, limit: int, offset: int) -> list[Conversation]:
+    def list_conversations(self, employee_id: int, after: ConversationKey | None,
+                           limit: int) -> Page[Conversation]:
         with self._connection() as conn, conn.cursor() as cur:
-            return conversations.list_conversations(cur, employee_id, limit, offset)
+            return conversations.list_conversations(cur, employee_id, after, limit)
 
     def set_conversation_scope(self, conversation_id: int, rag_scope: str) -> Conversation | None:
         with self._connection() as conn, conn.cursor() as cur:
@@ -413,9 +416,9 @@ class OracleEngine:
             conn.commit()  # both rows, the bump and the scope, or (any exception above: rollback) none
             return conversations.turn(cur, user_id, answer_id)
 
-    def list_messages(self, conversation_id: int, limit: int, offset: int) -> list[Message]:
+    def list_messages(self, conversation_id: int, after: int | None, limit: int) -> Page[Message]:
         with self._connection() as conn, conn.cursor() as cur:
-            return conversations.list_messages(cur, conversation_id, limit, offset)
+            return conversations.list_messages(cur, conversation_id, after, limit)
 
     def recent_messages(self, conversation_id: int, n: int) -> list[Message]:
         with self._connection() as conn, conn.cursor() as cur:
@@ -439,10 +442,6 @@ class OracleEngine:
     def summary_sources(self, max_tasks: int) -> list[SummarySource]:
         with self._connection() as conn, conn.cursor() as cur:
             return summaries.summary_sources(cur, max_tasks)
-
-    def employees_by_telegram(self, telegram_id: str) -> list[dict[str, Any]]:
-        with self._connection() as conn, conn.cursor() as cur:
-            return conversations.employees_by_telegram(cur, telegram_id)
 
     def project_summary(self, project_id: int) -> tuple[str | None, dt.datetime | None] | None:
         with self._connection() as conn, conn.cursor() as cur:

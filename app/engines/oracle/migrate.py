@@ -18,9 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.engines.base import EngineError
+from app.engines.migration_files import migrations_dir
 from app.engines.oracle import statements as sql
 
-MIGRATIONS_DIR = Path(__file__).resolve().parents[3] / "migrations" / "oracle"
+MIGRATIONS_DIR = migrations_dir("oracle")
 _FILE_NAME = re.compile(r"^V(\d+)__(\w+)\.sql$")
 _PLSQL_START = re.compile(
     r"^\s*(BEGIN|DECLARE|CREATE\s+(OR\s+REPLACE\s+)?"

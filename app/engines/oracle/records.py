@@ -11,6 +11,7 @@ from typing import Any
 from app.domain import (
     Caller,
     DocSource,
+    Page,
     ProjectSource,
     Role,
     SourceRecord,
@@ -21,7 +22,7 @@ from app.domain import (
 from app.engines.base import EngineError, batched
 from app.engines.oracle import statements as sql
 from app.engines.oracle.errors import conflicts
-from app.entities import EntitySpec
+from app.entities import Condition, EntitySpec
 
 IN_LIST_MAX = 500  # ids per IN list (Oracle allows 1000 expressions: ORA-01795)
 
@@ -62,9 +63,16 @@ def created(cur: Any, entity: EntitySpec, row_id: int) -> dict[str, Any]:
     return row
 
 
-def list_rows(cur: Any, entity: EntitySpec, limit: int, offset: int) -> list[dict[str, Any]]:
-    cur.execute(sql.crud_list(entity), skip_rows=max(0, int(offset)), max_rows=max(0, int(limit)))
-    return [_row(entity, r) for r in cur.fetchall()]
+def list_page(cur: Any, entity: EntitySpec, where: Sequence[Condition], after: int | None,
+              limit: int) -> Page[dict[str, Any]]:
+    """The page (one row more than ``limit`` is read, to know whether another page follows), then the total."""
+    statement = sql.crud_page(entity, where, after, max(0, int(limit)) + 1)
+    cur.execute(statement.sql, statement.binds)
+    rows = cur.fetchall()
+    statement = sql.crud_count(entity, where)
+    cur.execute(statement.sql, statement.binds)
+    total = int(cur.fetchone()[0])
+    return Page([_row(entity, r) for r in rows[:limit]], total, len(rows) > limit)
 
 
 def update(cur: Any, entity: EntitySpec, row_id: int, columns: Sequence[str], values: dict[str, Any]) -> int:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from app.config import PLAIN_IDENTIFIER
 from app.domain import DONE_STATUSES, Caller, Scope, TaskQuery
-from app.entities import EntitySpec
+from app.entities import Condition, EntitySpec
 
 VECTOR_INDEX = "RAG_CHUNK_EMB_IDX"
 TEXT_INDEX = "RAG_CHUNK_TEXT_IDX"
@@ -384,12 +384,37 @@ def crud_select(entity: EntitySpec) -> str:
     return f"SELECT {', '.join(entity.all_columns)} FROM {entity.table} WHERE {entity.pk} = :row_id"
 
 
-def crud_list(entity: EntitySpec) -> str:
-    # source: FACTS.md §3 (row-limiting clause; OFFSET/FETCH NEXT is its documented long form)
-    return (
-        f"SELECT {', '.join(entity.all_columns)} FROM {entity.table} ORDER BY {entity.pk}"
-        " OFFSET :skip_rows ROWS FETCH NEXT :max_rows ROWS ONLY"
-    )
+# A list filter's predicate by operator (app.entities.Condition): the column is an EntitySpec identifier,
+# the value a named bind "f_<filter name>". UPPER(col) = UPPER(:bind) as find_tasks matches labels; a
+# Python date binds as DATE (FACTS.md §12.2) against the DATE column EXPECTED_END_DATE.
+_FILTER = {"eq": "{c} = :{b}", "eq_ci": "UPPER({c}) = UPPER(:{b})", "null": "{c} IS NULL", "lt": "{c} < :{b}",
+           "ge": "{c} >= :{b}"}
+
+
+def _record_filter(entity: EntitySpec, conditions: Sequence[Condition]) -> tuple[list[str], dict[str, object]]:
+    entity.check_conditions(conditions)
+    predicates = [_FILTER[c.op].format(c=c.column, b=f"f_{c.name}") for c in conditions]
+    return predicates, {f"f_{c.name}": c.value for c in conditions if c.op != "null"}
+
+
+def crud_page(entity: EntitySpec, conditions: Sequence[Condition], after: int | None, limit: int) -> Statement:
+    """The rows matching every condition past the key ``after``, by key: a keyset page of ``limit`` rows."""
+    predicates, binds = _record_filter(entity, conditions)
+    if after is not None:
+        predicates.append(f"{entity.pk} > :after_id")
+        binds["after_id"] = after
+    binds["max_rows"] = limit
+    where = ("WHERE " + "\n  AND ".join(predicates) + "\n") if predicates else ""
+    # source: FACTS.md §10 (plain SELECT, values as named binds) + §3 (FETCH FIRST :n ROWS ONLY, as find_tasks)
+    return Statement(f"SELECT {', '.join(entity.all_columns)} FROM {entity.table}\n{where}"
+                     f"ORDER BY {entity.pk}\nFETCH FIRST :max_rows ROWS ONLY", binds)
+
+
+def crud_count(entity: EntitySpec, conditions: Sequence[Condition]) -> Statement:
+    predicates, binds = _record_filter(entity, conditions)
+    where = ("\nWHERE " + "\n  AND ".join(predicates)) if predicates else ""
+    # source: FACTS.md §10 (plain SELECT COUNT(*), values as named binds)
+    return Statement(f"SELECT COUNT(*) FROM {entity.table}{where}", binds)
 
 
 def crud_update(entity: EntitySpec, columns: Sequence[str]) -> str:
@@ -522,11 +547,20 @@ INSERT_CONVERSATION = (
 )
 # source: FACTS.md §10 (plain SELECT by key; TIMESTAMP fetched as naive datetime)
 GET_CONVERSATION = f"SELECT {_conversation_columns} FROM CONVERSATIONS WHERE CONVERSATION_ID = :conversation_id"
-# source: FACTS.md §3 (row-limiting clause; OFFSET/FETCH NEXT as crud_list)
+# source: FACTS.md §3 (FETCH FIRST :n ROWS ONLY, as find_tasks) — newest first, the first page
 LIST_CONVERSATIONS = (
     f"SELECT {_conversation_columns} FROM CONVERSATIONS WHERE EMPLOYEE_ID = :employee_id\n"
-    "ORDER BY UPDATED_AT DESC, CONVERSATION_ID DESC OFFSET :skip_rows ROWS FETCH NEXT :max_rows ROWS ONLY"
+    "ORDER BY UPDATED_AT DESC, CONVERSATION_ID DESC FETCH FIRST :max_rows ROWS ONLY"
 )
+# source: FACTS.md §3 (FETCH FIRST) + §10 (plain predicates; :after_updated bound twice by name, as :qv in the
+#         searches; bound as DB_TYPE_TIMESTAMP, FACTS.md §12.2) — the page after (UPDATED_AT, CONVERSATION_ID)
+LIST_CONVERSATIONS_AFTER = (
+    f"SELECT {_conversation_columns} FROM CONVERSATIONS WHERE EMPLOYEE_ID = :employee_id\n"
+    "  AND (UPDATED_AT < :after_updated OR (UPDATED_AT = :after_updated AND CONVERSATION_ID < :after_id))\n"
+    "ORDER BY UPDATED_AT DESC, CONVERSATION_ID DESC FETCH FIRST :max_rows ROWS ONLY"
+)
+# source: FACTS.md §10 (plain SELECT COUNT(*))
+COUNT_CONVERSATIONS = "SELECT COUNT(*) FROM CONVERSATIONS WHERE EMPLOYEE_ID = :employee_id"
 # source: FACTS.md §10 (plain UPDATE by key; UTC timestamp from SYSTIMESTAMP); the pin is checked by the write
 # itself: a pinned row changes only to its own project (a None bind, for "none"/"all", is NULL and matches none)
 SET_CONVERSATION_SCOPE = (
@@ -554,11 +588,13 @@ INSERT_MESSAGE = (
 )
 # source: FACTS.md §10 (plain SELECT by key) + §11.6 (CLOB fetched as str: fetch_lobs = False)
 GET_TURN = f"SELECT {_message_columns} FROM MESSAGES WHERE MESSAGE_ID IN (:user_id, :answer_id) ORDER BY MESSAGE_ID"
-# source: FACTS.md §3 (OFFSET/FETCH NEXT as crud_list) + §11.6 (CLOB fetched as str)
+# source: FACTS.md §3 (FETCH FIRST :n ROWS ONLY) + §11.6 (CLOB fetched as str) — oldest first, past a message id
 LIST_MESSAGES = (
-    f"SELECT {_message_columns} FROM MESSAGES WHERE CONVERSATION_ID = :conversation_id\n"
-    "ORDER BY MESSAGE_ID OFFSET :skip_rows ROWS FETCH NEXT :max_rows ROWS ONLY"
+    f"SELECT {_message_columns} FROM MESSAGES WHERE CONVERSATION_ID = :conversation_id AND MESSAGE_ID > :after_id\n"
+    "ORDER BY MESSAGE_ID FETCH FIRST :max_rows ROWS ONLY"
 )
+# source: FACTS.md §10 (plain SELECT COUNT(*))
+COUNT_MESSAGES = "SELECT COUNT(*) FROM MESSAGES WHERE CONVERSATION_ID = :conversation_id"
 # source: FACTS.md §3 (FETCH FIRST n ROWS ONLY) + §11.6 — the newest n, newest first (reversed in Python)
 RECENT_MESSAGES = (
     f"SELECT {_message_columns} FROM MESSAGES WHERE CONVERSATION_ID = :conversation_id\n"
@@ -595,11 +631,6 @@ VOCABULARY_PEOPLE = "SELECT EMPLOYEE_ID, FIRST_NAME, LAST_NAME FROM EMPLOYEES OR
 VOCABULARY_PROJECTS = "SELECT PROJECT_ID, NAME FROM PROJECTS ORDER BY PROJECT_ID"
 # source: FACTS.md §10 (plain SELECT)
 VOCABULARY_SPRINTS = "SELECT SPRINT_ID, NAME, PROJECT_ID FROM SPRINTS ORDER BY SPRINT_ID"
-# source: FACTS.md §10 (plain SELECT by unique key)
-EMPLOYEES_BY_TELEGRAM = (
-    "SELECT EMPLOYEE_ID, FIRST_NAME, LAST_NAME, EMAIL, ROLE, TELEGRAM_ID FROM EMPLOYEES\n"
-    "WHERE TELEGRAM_ID = :telegram_id ORDER BY EMPLOYEE_ID"
-)
 
 
 def find_tasks(caller_id: int | None, query: TaskQuery) -> Statement:

@@ -16,7 +16,9 @@ from app.domain import (
     TASK_FIELDS,
     Caller,
     Conversation,
+    ConversationKey,
     Message,
+    Page,
     Named,
     Person,
     ProjectCard,
@@ -44,9 +46,16 @@ def get_conversation(conn: apsw.Connection, conversation_id: int) -> Conversatio
     return _conversation(row) if row else None
 
 
-def list_conversations(conn: apsw.Connection, employee_id: int, limit: int, offset: int) -> list[Conversation]:
-    rows = conn.execute(sql.LIST_CONVERSATIONS, (employee_id, max(0, int(limit)), max(0, int(offset))))
-    return [_conversation(r) for r in rows]
+def list_conversations(conn: apsw.Connection, employee_id: int, after: ConversationKey | None,
+                       limit: int) -> Page[Conversation]:
+    """Run inside one read transaction (the engine's), so the total and the page agree."""
+    if after is None:
+        rows = conn.execute(sql.LIST_CONVERSATIONS, (employee_id, limit + 1)).fetchall()
+    else:
+        stamp = _stamp(after[0])  # stored as text: compare in the stored format
+        rows = conn.execute(sql.LIST_CONVERSATIONS_AFTER, (employee_id, stamp, stamp, after[1], limit + 1)).fetchall()
+    total = conn.execute(sql.COUNT_CONVERSATIONS, (employee_id,)).fetchone()[0]
+    return Page([_conversation(r) for r in rows[:limit]], total, len(rows) > limit)
 
 
 def set_conversation_scope(conn: apsw.Connection, conversation_id: int, rag_scope: str) -> Conversation | None:
@@ -81,9 +90,11 @@ def append_turn(conn: apsw.Connection, conversation_id: int, user_text: str, ass
     return _message(user), _message(answer)
 
 
-def list_messages(conn: apsw.Connection, conversation_id: int, limit: int, offset: int) -> list[Message]:
-    rows = conn.execute(sql.LIST_MESSAGES, (conversation_id, max(0, int(limit)), max(0, int(offset))))
-    return [_message(r) for r in rows]
+def list_messages(conn: apsw.Connection, conversation_id: int, after: int | None, limit: int) -> Page[Message]:
+    """Run inside one read transaction (the engine's), so the total and the page agree."""
+    rows = conn.execute(sql.LIST_MESSAGES, (conversation_id, after or 0, limit + 1)).fetchall()
+    total = conn.execute(sql.COUNT_MESSAGES, (conversation_id,)).fetchone()[0]
+    return Page([_message(r) for r in rows[:limit]], total, len(rows) > limit)
 
 
 def recent_messages(conn: apsw.Connection, conversation_id: int, n: int) -> list[Message]:
@@ -122,15 +133,15 @@ def vocabulary(conn: apsw.Connection) -> Vocabulary:
         tuple(Named(sid, name or "", pid) for sid, name, pid in conn.execute(sql.VOCABULARY_SPRINTS)))
 
 
-def employees_by_telegram(conn: apsw.Connection, telegram_id: str) -> list[dict[str, Any]]:
-    names = ("employee_id", "first_name", "last_name", "email", "role", "telegram_id")
-    return [dict(zip(names, row)) for row in conn.execute(sql.EMPLOYEES_BY_TELEGRAM, (str(telegram_id),))]
-
-
 # --- rows -------------------------------------------------------------------------------------
 
 def _timestamp(value: str) -> dt.datetime:
     return dt.datetime.fromisoformat(value)
+
+
+def _stamp(value: dt.datetime) -> str:
+    """A timestamp as the schema stores it (strftime('%Y-%m-%dT%H:%M:%f'): milliseconds, no zone)."""
+    return value.replace(tzinfo=None).isoformat(timespec="milliseconds")
 
 
 def _date(value: Any) -> Any:

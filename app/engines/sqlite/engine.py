@@ -28,8 +28,9 @@ import sqlite_vec
 from app.config import Settings
 from app.embedding import load_embedder
 from app.embedding.models import DEFAULT_MODEL, SQLITE_VECTOR_DIMENSIONS, model_spec
-from app.domain import (SEARCH_MODES, Caller, Conversation, Message, ProjectCard, RagStatus, Scope, SearchMode,
-                        SearchResult, SourceRecord, SourceType, SummarySource, TaskQuery, TurnFacts, Vocabulary)
+from app.domain import (SEARCH_MODES, Caller, Conversation, ConversationKey, Message, Page, ProjectCard, RagStatus,
+                        Scope, SearchMode, SearchResult, SourceRecord, SourceType, SummarySource, TaskQuery, TurnFacts,
+                        Vocabulary)
 from app.engines.base import ConflictError, EmbeddingModelError, EngineError, SchemaNotMigratedError
 from app.engines.sqlite import conversations, erasure, errors, indexing, model_mark, records, search, status, summaries
 from app.engines.sqlite import migrate as migrations
@@ -37,7 +38,7 @@ from app.engines.sqlite import statements as sql
 from app.engines.sqlite.indexing import SQLiteIndexingTx
 from app.engines.sqlite.lexical_index import LexicalIndex
 from app.engines.sqlite.vector_index import VectorIndex
-from app.entities import CONVERSATIONS, EMPLOYEES, MESSAGES, PROJECTS, EntitySpec
+from app.entities import CONVERSATIONS, EMPLOYEES, MESSAGES, PROJECTS, Condition, EntitySpec
 from app.rag.erasure import (DocumentsPolicy, ErasureJob, PersonString, ProofLine, PurgeStep, Redaction, Step,
                              job_from_row)
 from app.rag.model_mark import forced_reindex_refusal
@@ -167,6 +168,17 @@ class SQLiteEngine:
                 raise
             raise fault from exc
 
+    @contextmanager
+    def _read(self) -> Iterator[apsw.Connection]:
+        """One read transaction: every statement in it sees the same snapshot (WAL: writers go on)."""
+        conn = self.conn
+        conn.execute("BEGIN")
+        try:
+            yield conn
+        finally:
+            if not conn.getautocommit():
+                conn.execute("COMMIT")
+
     def close(self) -> None:
         self._closed = True
         with self._connections_lock:
@@ -217,8 +229,10 @@ class SQLiteEngine:
     def get(self, entity: EntitySpec, row_id: int) -> dict[str, Any] | None:
         return records.get(self.conn, entity, row_id)
 
-    def list(self, entity: EntitySpec, limit: int, offset: int) -> list[dict[str, Any]]:
-        return records.list_rows(self.conn, entity, limit, offset)
+    def list_records(self, entity: EntitySpec, where: Sequence[Condition], after: int | None,
+                     limit: int) -> Page[dict[str, Any]]:
+        with self._read() as conn:
+            return records.list_page(conn, entity, where, after, limit)
 
     def update(self, entity: EntitySpec, row_id: int, values: dict[str, Any]) -> dict[str, Any] | None:
         entity.check_columns(values)
@@ -332,8 +346,10 @@ class SQLiteEngine:
     def get_conversation(self, conversation_id: int) -> Conversation | None:
         return conversations.get_conversation(self.conn, conversation_id)
 
-    def list_conversations(self, employee_id: int, limit: int, offset: int) -> list[Conversation]:
-        return conversations.list_conversations(self.conn, employee_id, limit, offset)
+    def list_conversations(self, employee_id: int, after: ConversationKey | None,
+                           limit: int) -> Page[Conversation]:
+        with self._read() as conn:
+            return conversations.list_conversations(conn, employee_id, after, limit)
 
     def set_conversation_scope(self, conversation_id: int, rag_scope: str) -> Conversation | None:
         with errors.conflicts(CONVERSATIONS), self._write() as conn:
@@ -358,8 +374,9 @@ class SQLiteEngine:
                                     "being written: its scope was not changed and nothing was stored")
             return turn
 
-    def list_messages(self, conversation_id: int, limit: int, offset: int) -> list[Message]:
-        return conversations.list_messages(self.conn, conversation_id, limit, offset)
+    def list_messages(self, conversation_id: int, after: int | None, limit: int) -> Page[Message]:
+        with self._read() as conn:
+            return conversations.list_messages(conn, conversation_id, after, limit)
 
     def recent_messages(self, conversation_id: int, n: int) -> list[Message]:
         return conversations.recent_messages(self.conn, conversation_id, n)
@@ -376,9 +393,6 @@ class SQLiteEngine:
 
     def summary_sources(self, max_tasks: int) -> list[SummarySource]:
         return summaries.summary_sources(self.conn, max_tasks)
-
-    def employees_by_telegram(self, telegram_id: str) -> list[dict[str, Any]]:
-        return conversations.employees_by_telegram(self.conn, telegram_id)
 
     def project_summary(self, project_id: int) -> tuple[str | None, dt.datetime | None] | None:
         return conversations.project_summary(self.conn, project_id)

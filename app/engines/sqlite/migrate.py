@@ -14,9 +14,10 @@ from pathlib import Path
 import apsw
 
 from app.engines.base import EngineError
+from app.engines.migration_files import migrations_dir
 from app.engines.sqlite import statements as sql
 
-MIGRATIONS_DIR = Path(__file__).resolve().parents[3] / "migrations" / "sqlite"
+MIGRATIONS_DIR = migrations_dir("sqlite")
 _FILE_NAME = re.compile(r"^V(\d+)__(\w+)\.sql$")
 # A migration that rebuilds tables starts with this line: SQLite's documented procedure for schema
 # changes ALTER TABLE cannot make (https://sqlite.org/lang_altertable.html#otheralter) runs with

@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import apsw
 
-from app.domain import Caller, DocSource, ProjectSource, Role, SourceRecord, SourceType, SprintSource, TaskSource
+from app.domain import (Caller, DocSource, Page, ProjectSource, Role, SourceRecord, SourceType, SprintSource,
+                        TaskSource)
 from app.engines.base import batched
 from app.engines.sqlite import statements as sql
-from app.entities import EntitySpec
+from app.entities import Condition, EntitySpec
 
 IN_BATCH = 500  # ids per IN (...) list, well under SQLite's bind limit
 
@@ -43,9 +45,15 @@ def get(conn: apsw.Connection, entity: EntitySpec, row_id: int) -> dict[str, Any
     return _row(entity, row) if row else None
 
 
-def list_rows(conn: apsw.Connection, entity: EntitySpec, limit: int, offset: int) -> list[dict[str, Any]]:
-    rows = conn.execute(sql.crud_list(entity), (max(0, int(limit)), max(0, int(offset)))).fetchall()
-    return [_row(entity, r) for r in rows]
+def list_page(conn: apsw.Connection, entity: EntitySpec, where: Sequence[Condition], after: int | None,
+              limit: int) -> Page[dict[str, Any]]:
+    """Run inside one read transaction (the engine's), so the total and the page agree."""
+    where = [replace(c, value=_bind(c.value)) for c in where]
+    statement, binds = sql.crud_page(entity, where, after)
+    rows = conn.execute(statement, [*binds, max(0, int(limit)) + 1]).fetchall()
+    statement, binds = sql.crud_count(entity, where)
+    total = conn.execute(statement, binds).fetchone()[0]
+    return Page([_row(entity, r) for r in rows[:limit]], total, len(rows) > limit)
 
 
 def update(conn: apsw.Connection, entity: EntitySpec, row_id: int, columns: Sequence[str],

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from app.domain import DONE_STATUSES, TaskQuery
-from app.entities import EntitySpec
+from app.entities import Condition, EntitySpec
 
 NOW = "strftime('%Y-%m-%dT%H:%M:%f', 'now')"
 
@@ -66,8 +66,32 @@ def crud_select(entity: EntitySpec) -> str:
     return f"SELECT {', '.join(entity.all_columns)} FROM {entity.table} WHERE {entity.pk} = ?"
 
 
-def crud_list(entity: EntitySpec) -> str:
-    return f"SELECT {', '.join(entity.all_columns)} FROM {entity.table} ORDER BY {entity.pk} LIMIT ? OFFSET ?"
+# A list filter's predicate by operator (app.entities.Condition); the column is an EntitySpec identifier.
+_FILTER = {"eq": "{c} = ?", "eq_ci": "UPPER({c}) = UPPER(?)", "null": "{c} IS NULL", "lt": "{c} < ?",
+           "ge": "{c} >= ?"}
+
+
+def _where(entity: EntitySpec, conditions: Sequence[Condition]) -> tuple[list[str], list[object]]:
+    entity.check_conditions(conditions)
+    return ([_FILTER[c.op].format(c=c.column) for c in conditions],
+            [c.value for c in conditions if c.op != "null"])
+
+
+def crud_page(entity: EntitySpec, conditions: Sequence[Condition], after: int | None) -> tuple[str, list[object]]:
+    """The rows matching every condition past the key ``after``, by key; the caller appends LIMIT's bind."""
+    predicates, binds = _where(entity, conditions)
+    if after is not None:
+        predicates.append(f"{entity.pk} > ?")
+        binds.append(after)
+    where = f" WHERE {' AND '.join(predicates)}" if predicates else ""
+    return (f"SELECT {', '.join(entity.all_columns)} FROM {entity.table}{where} ORDER BY {entity.pk} LIMIT ?",
+            binds)
+
+
+def crud_count(entity: EntitySpec, conditions: Sequence[Condition]) -> tuple[str, list[object]]:
+    predicates, binds = _where(entity, conditions)
+    where = f" WHERE {' AND '.join(predicates)}" if predicates else ""
+    return f"SELECT COUNT(*) FROM {entity.table}{where}", binds
 
 
 def crud_update(entity: EntitySpec, columns: Sequence[str]) -> str:
@@ -248,8 +272,14 @@ MESSAGE_COLUMNS = "MESSAGE_ID, CONVERSATION_ID, ROLE, CONTENT, CITATIONS, CREATE
 INSERT_CONVERSATION = ("INSERT INTO CONVERSATIONS (EMPLOYEE_ID, TITLE, RAG_SCOPE, PINNED_PROJECT_ID) "
                        f"VALUES (?, ?, ?, ?) RETURNING {CONVERSATION_COLUMNS}")
 GET_CONVERSATION = f"SELECT {CONVERSATION_COLUMNS} FROM CONVERSATIONS WHERE CONVERSATION_ID = ?"
+# Newest first; a later page starts below the (UPDATED_AT, CONVERSATION_ID) of the previous page's last row.
 LIST_CONVERSATIONS = (f"SELECT {CONVERSATION_COLUMNS} FROM CONVERSATIONS WHERE EMPLOYEE_ID = ? "
-                      "ORDER BY UPDATED_AT DESC, CONVERSATION_ID DESC LIMIT ? OFFSET ?")
+                      "ORDER BY UPDATED_AT DESC, CONVERSATION_ID DESC LIMIT ?")
+LIST_CONVERSATIONS_AFTER = (
+    f"SELECT {CONVERSATION_COLUMNS} FROM CONVERSATIONS WHERE EMPLOYEE_ID = ? "
+    "AND (UPDATED_AT < ? OR (UPDATED_AT = ? AND CONVERSATION_ID < ?)) "
+    "ORDER BY UPDATED_AT DESC, CONVERSATION_ID DESC LIMIT ?")
+COUNT_CONVERSATIONS = "SELECT COUNT(*) FROM CONVERSATIONS WHERE EMPLOYEE_ID = ?"
 # A pinned conversation keeps its project: the write itself checks the pin (a read before it could be stale).
 SET_CONVERSATION_SCOPE = (f"UPDATE CONVERSATIONS SET RAG_SCOPE = ?, UPDATED_AT = {NOW} WHERE CONVERSATION_ID = ? "
                           f"AND (PINNED_PROJECT_ID IS NULL OR PINNED_PROJECT_ID = ?) RETURNING {CONVERSATION_COLUMNS}")
@@ -259,8 +289,9 @@ TOUCH_CONVERSATION = f"UPDATE CONVERSATIONS SET UPDATED_AT = {NOW} WHERE CONVERS
 DELETE_CONVERSATION = "DELETE FROM CONVERSATIONS WHERE CONVERSATION_ID = ?"  # messages: ON DELETE CASCADE
 INSERT_MESSAGE = ("INSERT INTO MESSAGES (CONVERSATION_ID, ROLE, CONTENT, CITATIONS, FOCUS, RETRIEVED, RAG_SCOPE,"
                   f" LLM_ERROR) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING {MESSAGE_COLUMNS}")
-LIST_MESSAGES = (f"SELECT {MESSAGE_COLUMNS} FROM MESSAGES WHERE CONVERSATION_ID = ? "
-                 "ORDER BY MESSAGE_ID LIMIT ? OFFSET ?")
+LIST_MESSAGES = (f"SELECT {MESSAGE_COLUMNS} FROM MESSAGES WHERE CONVERSATION_ID = ? AND MESSAGE_ID > ? "
+                 "ORDER BY MESSAGE_ID LIMIT ?")
+COUNT_MESSAGES = "SELECT COUNT(*) FROM MESSAGES WHERE CONVERSATION_ID = ?"
 # The newest n, newest first (reversed in Python): MESSAGES_CONVERSATION_IDX serves both orders.
 RECENT_MESSAGES = f"SELECT {MESSAGE_COLUMNS} FROM MESSAGES WHERE CONVERSATION_ID = ? ORDER BY MESSAGE_ID DESC LIMIT ?"
 
@@ -282,8 +313,6 @@ SUMMARY_TASKS = (
 VOCABULARY_PEOPLE = "SELECT EMPLOYEE_ID, FIRST_NAME, LAST_NAME FROM EMPLOYEES ORDER BY EMPLOYEE_ID"
 VOCABULARY_PROJECTS = "SELECT PROJECT_ID, NAME FROM PROJECTS ORDER BY PROJECT_ID"
 VOCABULARY_SPRINTS = "SELECT SPRINT_ID, NAME, PROJECT_ID FROM SPRINTS ORDER BY SPRINT_ID"
-EMPLOYEES_BY_TELEGRAM = ("SELECT EMPLOYEE_ID, FIRST_NAME, LAST_NAME, EMAIL, ROLE, TELEGRAM_ID FROM EMPLOYEES "
-                         "WHERE TELEGRAM_ID = ? ORDER BY EMPLOYEE_ID")
 
 
 def find_tasks(caller_id: int | None, query: TaskQuery) -> tuple[str, list[Any]]:

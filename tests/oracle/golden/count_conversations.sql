@@ -1,0 +1,3 @@
+-- source: FACTS.md §10 (plain SELECT COUNT(*))
+
+SELECT COUNT(*) FROM CONVERSATIONS WHERE EMPLOYEE_ID = :employee_id

@@ -1,0 +1,5 @@
+-- source: FACTS.md §10 (plain SELECT) + §3 (FETCH FIRST :n ROWS ONLY, as find_tasks) — the first page, no filter
+
+SELECT PROJECT_ID, NAME, STATUS, DESCRIPTION, START_DATE, END_DATE FROM PROJECTS
+ORDER BY PROJECT_ID
+FETCH FIRST :max_rows ROWS ONLY

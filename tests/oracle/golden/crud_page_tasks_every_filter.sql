@@ -1,0 +1,13 @@
+-- source: FACTS.md §10 (plain SELECT, values as named binds; UPPER(col) = UPPER(:bind) as find_tasks) + §3 (FETCH FIRST) + §12.2 (a date binds as DATE)
+
+SELECT TASK_ID, TITLE, DESCRIPTION, STATUS, PRIORITY, SPRINT_ID, PROJECT_ID, ASSIGNEE_ID, STORY_POINTS, ESTIMATED_HOURS, EXPECTED_END_DATE FROM TASKS
+WHERE ASSIGNEE_ID = :f_assignee_id
+  AND UPPER(STATUS) = UPPER(:f_status)
+  AND UPPER(PRIORITY) = UPPER(:f_priority)
+  AND SPRINT_ID IS NULL
+  AND PROJECT_ID = :f_project_id
+  AND EXPECTED_END_DATE < :f_due_before
+  AND EXPECTED_END_DATE >= :f_due_after
+  AND TASK_ID > :after_id
+ORDER BY TASK_ID
+FETCH FIRST :max_rows ROWS ONLY
