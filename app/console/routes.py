@@ -193,7 +193,7 @@ async def retry_failing(request: Request, engine: EngineDep, worker: WorkerDep) 
 def conversations_page(request: Request, engine: EngineDep, q: Query) -> Response:
     employee_id = q.id("employee_id")
     caller = _caller(engine, employee_id) if employee_id is not None else None
-    listed = conversations.list_for(engine, caller, 200, 0) if caller else []
+    listed = conversations.list_for(engine, caller, 200).items if caller else []
     return page(request, "conversations.html", employees=views.employees(engine), employee_id=employee_id,
                 conversations=[views.conversation(engine, c) for c in listed])
 
@@ -206,12 +206,18 @@ def conversation_page(request: Request, conversation_id: Annotated[int, Path(gt=
         raise ConsoleError(422, "employee_id is required: a conversation is read as its owner")
     caller = _caller(engine, employee_id)
     try:
-        conv, messages = conversations.messages(engine, caller, conversation_id, 200, 0)
+        conv, messages = _conversation(engine, caller, conversation_id)
     except conversations.ConversationNotFoundError as exc:
         raise ConsoleError(404, str(exc)) from None
     return page(request, "conversation.html", conversation=views.conversation(engine, conv),
                 employee=views.employee_label(engine, employee_id), employee_id=employee_id,
                 turns=views.turns(engine, caller, messages, as_employee=False), as_employee=False)
+
+
+def _conversation(engine, caller, conversation_id: int):
+    """The conversation (ConversationNotFoundError unless it is the caller's) and its first 500 messages."""
+    return (conversations.owned(engine, caller, conversation_id),
+            conversations.messages(engine, caller, conversation_id, 500).items)
 
 
 # --- chat playground --------------------------------------------------------------------------------
@@ -223,13 +229,13 @@ def playground_page(request: Request, engine: EngineDep, settings: SettingsDep, 
     chosen, turns = None, []
     if caller is not None and conversation_id is not None:
         try:
-            conv, messages = conversations.messages(engine, caller, conversation_id, 200, 0)
+            conv, messages = _conversation(engine, caller, conversation_id)
         except conversations.ConversationNotFoundError as exc:
             raise ConsoleError(404, str(exc)) from None
         chosen, turns = views.conversation(engine, conv), views.turns(engine, caller, messages, as_employee=True)
     default = conversations.effective(engine, settings.chat_default_scope)
     return page(request, "playground.html", employees=views.employees(engine), employee_id=employee_id,
-                conversations=[views.conversation(engine, c) for c in conversations.list_for(engine, caller, 200, 0)]
+                conversations=[views.conversation(engine, c) for c in conversations.list_for(engine, caller, 200).items]
                 if caller else [], chosen=chosen, turns=turns, as_employee=True, projects=views.projects(engine),
                 default_scope={"value": default.stored, "label": default.label})
 

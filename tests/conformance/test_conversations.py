@@ -111,9 +111,9 @@ def test_a_pinned_conversation_never_leaves_its_project_by_a_scope_write(engine)
     assert engine.set_conversation_scope(conv.conversation_id, str(p)).rag_scope == str(p)  # its own: fine
     kept = engine.get_conversation(conv.conversation_id)
     assert (kept.rag_scope, kept.pinned_project_id) == (str(p), p)
-    assert engine.list_messages(conv.conversation_id, 10, 0) == []  # the refused turns stored nothing
+    assert engine.list_messages(conv.conversation_id, None, 10).items == []  # the refused turns stored nothing
     engine.append_turn(conv.conversation_id, "q", "a", [], rag_scope=str(p))
-    assert len(engine.list_messages(conv.conversation_id, 10, 0)) == 2
+    assert len(engine.list_messages(conv.conversation_id, None, 10).items) == 2
 
 
 def test_unknown_employee_or_pinned_project_is_a_conflict(engine):

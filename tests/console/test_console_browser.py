@@ -267,7 +267,7 @@ def test_a_stream_reset_replaces_what_was_shown_with_the_extractive_answer(page,
     answer = page.locator(".msg.assistant").last
     expect(answer.locator(".note")).to_have_text(re.compile(r"not used \(the model's reply was unusable\)"))
     conversation_id = int(re.search(r"conversation_id=(\d+)", page.url).group(1))
-    stored = engine.list_messages(conversation_id, 10, 0)[-1]
+    stored = engine.list_messages(conversation_id, None, 10).items[-1]
     assert stored.facts.llm_error == "bad_response" and not stored.content.startswith("Maria")
     expect(answer.locator(".text")).to_have_text(stored.content)  # what was shown before the reset is gone
     expect(answer.locator("details.retrieved li")).to_have_count(len(stored.facts.retrieved))
