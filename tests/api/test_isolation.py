@@ -61,7 +61,9 @@ def test_fifty_chats_on_a_silent_llm_do_not_delay_health_search_or_writes(api_se
                                                      json={"name": "Written while the LLM is silent"}))
             assert (health.status_code, found.status_code, made.status_code) == (200, 200, 201)
             assert found.json()["results"]
-            assert max(health_s, search_s, write_s) < 1.0, (health_s, search_s, write_s)
+            # Order, not speed: each answered while every chat was still held, and far inside the 60 s the chats
+            # hold for (a server stalled behind them would answer after it). A 1 s bound failed on busy machines.
+            assert max(health_s, search_s, write_s) < 10.0, (health_s, search_s, write_s)
             assert not any(f.done() for f in held)  # still held: the timings above were taken under load
             llm.__exit__(None, None, None)  # the LLM hangs up: every chat falls back to an extractive answer
             answers = [f.result(timeout=30) for f in held]
@@ -76,7 +78,8 @@ def test_the_chat_beyond_the_limit_gets_503_with_retry_after(api_settings, sqlit
             wait_for(lambda: len(llm.accepted) == 3)
             refused, refused_s = timed(lambda: chat(base, team["boss"], timeout=10))
             assert refused.status_code == 503 and refused.headers["retry-after"] == "5"
-            assert "3 chats already in progress" in refused.json()["detail"] and refused_s < 1.0
+            # refused at once, not queued behind the held chats (they hold for 60 s)
+            assert "3 chats already in progress" in refused.json()["detail"] and refused_s < 10.0
             assert httpx.get(f"{base}/healthz", timeout=10).status_code == 200
             llm.__exit__(None, None, None)
             assert all(f.result(timeout=30).status_code == 200 for f in held)

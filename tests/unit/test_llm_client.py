@@ -110,7 +110,8 @@ def test_one_deadline_covers_the_whole_call(reply):
         else:
             reason = reason_of(lambda: run(lambda c: llm.complete(settings, MESSAGES, c)))
         took = time.perf_counter() - started
-    assert reason == "timeout" and took < 3.0, took  # bounded liveness, not a benchmark
+    # bounded liveness, not a benchmark: cut at the 0.5 s deadline, long before the slow reply's 5 s
+    assert reason == "timeout" and took < 4.5, took
 
 
 def test_nobody_listening_is_unreachable():
