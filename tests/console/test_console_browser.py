@@ -369,7 +369,9 @@ def test_keyboard_only_use_of_the_main_controls(browser, stack, shots):
         raise AssertionError(f"Tab never reached {selector}")
 
     tab.goto("/console/login")
-    keys.type(TOKEN)  # the token field has the focus
+    # autofocus lands once the page has loaded; a busy machine may type before that
+    expect(tab.get_by_label("Admin token")).to_be_focused()
+    keys.type(TOKEN)
     keys.press("Enter")
     tab.wait_for_url("**/console/access")
     tab_to("a.skip")
