@@ -62,7 +62,7 @@ class Settings(BaseSettings):
     llm_timeout_s: float = Field(60.0, gt=0)
     # The offline answer quotes a hit only when its cosine distance to the question is at most this (and
     # it shares a topic word); else it says "I don't know". Calibrated on the golden set over the demo data,
-    # keeping SciFact answered >= 97%: scripts/calibrate_answer_threshold.py, README "Honest answers".
+    # keeping SciFact answered >= 97%: scripts/calibrate_answer_threshold.py, docs/CHAT.md "Honest answers".
     answer_max_distance: float = Field(0.655, ge=0.0, le=2.0)
     # Project auto-summaries (app/summaries_job.py): a job that runs wherever the drain worker runs (`ragctl
     # serve` with RAG_RUN_WORKER, `ragctl worker`) and only when an LLM is configured. Every sweep compares each
@@ -102,7 +102,7 @@ class Settings(BaseSettings):
     # `ragctl serve`/`worker` log one JSON object per line; `text` is easier to read in development.
     log_format: Literal["json", "text"] = "json"
     # Scoped tokens, a JSON list: [{"token": "sha256:<hex>", "scope": "bot", "name": "telegram",
-    # "employee_ids": [1, 2], "roles": ["DEVELOPER"]}] (see app/auth.py and README).
+    # "employee_ids": [1, 2], "roles": ["DEVELOPER"]}] (see app/auth.py and docs/CONFIGURATION.md).
     api_token_scopes: SecretStr = SecretStr("")
     # `ragctl mcp` (stdio) asks as one employee: this id, or the employee of a user token given in
     # RAG_MCP_TOKEN (an admin or bot token there makes each tool call name the asker, as on /mcp).

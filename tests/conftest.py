@@ -11,7 +11,7 @@ from app.config import Settings
 ORACLE_DSN = os.environ.get("RAG_TEST_ORACLE_DSN")  # e.g. oracle://app:apppw@localhost:1521/FREEPDB1
 ORACLE_SKIP_REASON = (
     "RAG_TEST_ORACLE_DSN is not set: the Oracle leg of the conformance suite needs a real Oracle 26ai "
-    "(see README, 'Production on Oracle', for the one command that runs it against compose.dev.yml)"
+    "(`make test-oracle` runs it against compose.dev.yml: see docs/ORACLE.md)"
 )
 
 

@@ -33,7 +33,7 @@ def _integral(value: Any) -> Any:
 Id = Annotated[int, Field(strict=True, gt=0, le=JSON_MAX_ID), BeforeValidator(_integral)]
 TopK = Annotated[int, Field(strict=True, ge=1, le=100), BeforeValidator(_integral)]
 NonNegative = Annotated[float, Field(strict=True, ge=0, le=100_000)]
-# Free text that feeds a chunk (README, "Limits of a write"). Chunking is linear: 100,000 characters
+# Free text that feeds a chunk (docs/API.md, "Limits of a write"). Chunking is linear: 100,000 characters
 # chunk in under a second in every shape measured (docs/BENCHMARKS.md, bench_chunking),
 # and it is embedding ~100 chunks that sets the bound: a few seconds of the worker per write.
 MAX_TEXT_CHARS = 100_000

@@ -30,7 +30,7 @@ def erase_employee(env: CliEnv, employee_id: int, reassign_to: int | None, delet
 
     Each step is recorded in a job row that outlives the employee: after a crash or a failed proof,
     run again with --resume. Exits non-zero until the erasure is proven. Backups, copies of the file
-    and (Oracle) undo/redo/flashback data are outside what the proof can see: see README, "Erasure".
+    and (Oracle) undo/redo/flashback data are outside what the proof can see: see docs/OPERATIONS.md, "Erasure".
 
     Example:
 

@@ -2,7 +2,7 @@
 question, or say "I don't know". Pure: no I/O.
 
 A retrieved hit is evidence when it shares a topic word with the question and either its cosine distance
-is at most the calibrated RAG_ANSWER_MAX_DISTANCE (README, "Honest answers") or the lexical arm ranked it
+is at most the calibrated RAG_ANSWER_MAX_DISTANCE (docs/CHAT.md, "Honest answers") or the lexical arm ranked it
 first and it holds every topic word of the question (a right keyword hit whose vector is far: "my 1:1
 with Maria"). From each relevant entity the answer quotes the lines and sentences that share key terms
 with the question (the "Assignee:" line for "who is assigned…", a "Blocked until…" comment for "what
@@ -41,7 +41,7 @@ NO_EVIDENCE = 2.0  # the largest cosine distance: what the gate says of a hit sh
 
 def relevant(question: str, hits: Sequence[SearchHit], max_distance: float) -> list[SearchHit]:
     """Hits to answer from (best first, as ranked): sharing a topic word with the question (MiniLM puts
-    short off-topic Spanish questions close to Spanish chunks; a shared word rules them out, README
+    short off-topic Spanish questions close to Spanish chunks; a shared word rules them out, docs/CHAT.md
     "Honest answers"), and close by cosine distance or the lexical arm's first hit holding every topic word."""
     topic = terms.topic_stems(question)
     return [h for h in hits if _gate_distance(h, topic) <= max_distance]

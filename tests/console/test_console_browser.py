@@ -3,7 +3,7 @@ loopback, over the demo data on the real SQLite engine, with the loopback fake L
 
 One browser and one server for the module keep its cost to seconds. Each test saves a screenshot of the page
 it drives: into pytest's temporary directory, or into the directory RAG_CONSOLE_SCREENSHOTS names
-(``make screenshots`` writes docs/console/, the pictures the README shows).
+(``make screenshots`` writes docs/console/, the pictures docs/CONSOLE.md shows).
 """
 
 from __future__ import annotations
@@ -342,7 +342,7 @@ def test_quality_shows_the_last_eval(page, stack, shots, tmp_path):
     assert result.exit_code == 0, result.output
     figures = json.loads(result.stdout)
     pictures = bool(os.environ.get("RAG_CONSOLE_SCREENSHOTS"))
-    if pictures:  # the README's picture shows both sections; the golden run costs ~20 s, so not in every run
+    if pictures:  # docs/CONSOLE.md's picture shows both sections; the golden run costs ~20 s, so not in every run
         ran = ragctl(settings, engine, "eval", "--golden", str(GOLDEN))
         assert ran.exit_code == 0, ran.output
     page.goto("/console/quality")

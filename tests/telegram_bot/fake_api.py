@@ -1,4 +1,4 @@
-"""A real loopback HTTP server speaking OUR API's bot contract (/tmp issue 8, README "Telegram bot").
+"""A real loopback HTTP server speaking OUR API's bot contract (/tmp issue 8, docs/TELEGRAM.md).
 
 Implements what the bot uses, with the contract's rules:
 

@@ -492,7 +492,7 @@ class OracleEngine:
 
     def compact(self) -> list[PurgeStep]:
         return [PurgeStep("compact", True, "nothing the schema can reach: undo, redo, archived logs, flashback "
-                                           "and backups keep old row versions (README, Erasure)")]
+                                           "and backups keep old row versions (docs/OPERATIONS.md, Erasure)")]
 
     def erasure_proof(self, strings: Sequence[PersonString]) -> list[ProofLine]:
         with self._connection() as conn, conn.cursor() as cur:
@@ -503,4 +503,4 @@ class OracleEngine:
             cur.execute(sql.ERASURE_FORGET, employee_id=int(employee_id))
             conn.commit()
         return [PurgeStep("held strings dropped from the job row", True,
-                          "the old LOB version stays in undo until it is overwritten (README, Erasure)")]
+                          "the old LOB version stays in undo until it is overwritten (docs/OPERATIONS.md, Erasure)")]

@@ -1,7 +1,7 @@
 """Erasure of an employee on the Oracle engine: the deletes and the job row (one transaction, the engine
 commits), the redaction of quoted copies, the Oracle Text clean-up, and the proof by query.
 
-What a query cannot see is out of reach here and said so in README: undo, redo and archived logs,
+What a query cannot see is out of reach here and said so in docs/OPERATIONS.md: undo, redo and archived logs,
 flashback data and backups. The text index's own token tables are read after its FULL optimize.
 Functions take an open connection or cursor; all SQL text is in statements.py.
 """

@@ -108,8 +108,8 @@ def network_acl_hint(model_uri: str, schema_user: str) -> str:
     host = urlsplit(model_uri).hostname or "<object storage host>"
     return (
         f"Oracle may not connect to {host} (ORA-24247: no network ACL). Outside Autonomous Database a DBA "
-        f"grants it once, as SYS in the PDB (an inferred grant: verify on your first database; see README, "
-        f"Production on Oracle): BEGIN DBMS_NETWORK_ACL_ADMIN.APPEND_HOST_ACE(host => '{host}', "
+        f"grants it once, as SYS in the PDB (an inferred grant: verify on your first database; see docs/ORACLE.md, "
+        f"Loading the model from a URL outside Autonomous Database): BEGIN DBMS_NETWORK_ACL_ADMIN.APPEND_HOST_ACE(host => '{host}', "
         f"ace => xs$ace_type(privilege_list => xs$name_list('connect', 'resolve'), "
         f"principal_name => '{schema_user.upper()}', principal_type => xs_acl.ptype_db)); END; "
         "Then rerun `ragctl oracle bootstrap`."
