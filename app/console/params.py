@@ -31,7 +31,9 @@ class Params:
         value = (self._query.get(name) or "").strip()
         if not value:
             return default
-        if not (value.isascii() and value.isdigit()) or not low <= int(value) <= high:
+        # The length before int(), which refuses (ValueError) a string of more than 4300 digits.
+        digits = value.lstrip("0")
+        if not (value.isascii() and value.isdigit()) or len(digits) > len(str(high)) or not low <= int(value) <= high:
             raise ConsoleError(422, f"{name} must be a whole number from {low} to {high}, got {value[:40]!r}")
         return int(value)
 

@@ -24,6 +24,7 @@ from app.api.deps import EngineDep, SettingsDep, WorkerDep, nudge
 from app.api.types import JSON_MAX_ID
 from app.auth import match
 from app.console import charts, views
+from app.console.headers import ConsoleHeaders
 from app.console.params import MAX_TOP_K, Params
 from app.console.session import (ConsoleError, LoginRequired, csrf_for, end_session, posted_form, require_session,
                                  session_grant, start_session)
@@ -40,15 +41,6 @@ TEMPLATES = Jinja2Templates(directory=HERE / "templates")
 TEMPLATES.env.globals["ref_of"] = refs.ref_of  # an anchor's entity, for the explainer's links
 TEMPLATES.env.filters["utc"] = lambda seconds: dt.datetime.fromtimestamp(seconds, dt.timezone.utc).strftime("%H:%M:%S")
 HOME = "/console/access"
-# No inline script or style anywhere in the console: the policy can forbid both.
-SECURITY_HEADERS = {
-    "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
-                               "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-    "X-Content-Type-Options": "nosniff",
-    # same-origin, not no-referrer: with no-referrer a browser sends "Origin: null" on the console's own posts
-    "Referrer-Policy": "same-origin",
-    "Cache-Control": "no-store",  # pages show chunk text: no shared or back-button cache keeps it
-}
 NAV = (("access", "Access"), ("queue", "Queue"), ("conversations", "Conversations"), ("playground", "Playground"),
        ("quality", "Quality"))
 
@@ -67,15 +59,14 @@ def install(app: FastAPI) -> None:
     app.mount("/console/static", StaticFiles(directory=HERE / "static"), name="console-static")
     app.add_exception_handler(LoginRequired, _to_login)
     app.add_exception_handler(ConsoleError, _error_page)
+    app.add_middleware(ConsoleHeaders)
 
 
 def page(request: Request, template: str, http_status: int = 200, **context: Any) -> HTMLResponse:
     signed_in = session_grant(request) is not None
-    response = TEMPLATES.TemplateResponse(request, template, {
+    return TEMPLATES.TemplateResponse(request, template, {
         "nav": NAV, "active": template.removesuffix(".html"), "signed_in": signed_in,
         "csrf": csrf_for(request) if signed_in else None, **context}, status_code=http_status)
-    response.headers.update(SECURITY_HEADERS)
-    return response
 
 
 async def _to_login(request: Request, exc: Exception) -> Response:

@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 from app.api.main import create_app
 from app.auth import CONSOLE_COOKIE, csrf_token
 from app.domain import Scope
-from app.services import conversations
+from app.services import conversations, eval_results
 from app.services.access_explainer import explain_search
 from app.services.search import resolve_caller
 from app.entities import TASKS
@@ -91,6 +91,27 @@ def test_pages_forbid_inline_script_framing_and_caching(console):
     assert console.get("/console/static/console.js").status_code == 200  # served by the app, from the package
 
 
+def test_every_console_answer_forbids_framing_and_sniffing_even_when_no_page_answers(console):
+    """What FastAPI or a middleware answers under /console (an unknown path, a wrong method, a malformed path
+    parameter, a body over the limit) carries the page headers too: any console URL may be framed otherwise."""
+    login(console)
+    answers = {"page": console.get("/console/queue"), "error page": console.get("/console/access?mode=x"),
+               "unknown path": console.get("/console/nope"), "wrong method": console.get("/console/logout"),
+               "path parameter": console.get("/console/conversations/abc?employee_id=1"),
+               "body too large": console.post("/console/queue/retry", content=b"x" * (9 * 1024 * 1024),
+                                              headers={"Content-Type": "application/x-www-form-urlencoded"}),
+               "login page": TestClient(console.app, base_url=ORIGIN).get("/console/login")}
+    assert [a.status_code for a in answers.values()] == [200, 422, 404, 405, 422, 413, 200]
+    for what, answer in answers.items():
+        policy = answer.headers.get("content-security-policy", "")
+        assert "frame-ancestors 'none'" in policy and "default-src 'none'" in policy, what
+        assert answer.headers.get("x-frame-options") == "DENY" and answer.headers.get("x-content-type-options") == "nosniff", what
+        assert answer.headers.get("cache-control") == "no-store", what
+    script = console.get("/console/static/console.js")
+    assert script.headers["x-content-type-options"] == "nosniff" and "no-store" not in script.headers.get("cache-control", "")
+    assert "content-security-policy" not in console.get("/docs").headers  # the API's own pages are not the console's
+
+
 def test_the_cookie_alone_never_authenticates_the_api(console, ids):
     login(console)
     body = {"question": "login bug", "employee_id": ids["ana"]}
@@ -128,11 +149,26 @@ def test_forms_need_the_csrf_value_and_the_same_origin_and_change_nothing_otherw
     ("employee_id=1&source_type=comment&source_id=1", 422, "source_type must be one of"),
     ("employee_id=424242&question=login", 404, "employee 424242 does not exist"),
     ("employee_id=1&question=" + "x" * 2001, 422, "longer than 2000"),
+    # more digits than int() converts (4300): the field's own 422 page, not the API's JSON ValueError answer
+    ("employee_id=" + "9" * 5000, 422, "employee_id must be a whole number"),
+    ("employee_id=1&question=x&top_k=" + "9" * 5000, 422, "top_k must be a whole number from 1 to 50"),
+    ("employee_id=1&source_type=task&source_id=" + "1" * 5000, 422, "source_id must be a whole number"),
 ])
 def test_bad_input_is_a_4xx_page_that_names_the_field(console, query, status, says):
     login(console)
     answer = console.get(f"/console/access?{query}")
     assert answer.status_code == status and says in answer.text and answer.headers["content-type"].startswith("text/html")
+
+
+def test_huge_ids_on_every_page_are_its_4xx_page_and_leading_zeros_still_count(console, ids):
+    login(console)
+    for path in ("/console/conversations?employee_id=", "/console/playground?employee_id=1&conversation_id=",
+                 "/console/queue?released="):
+        answer = console.get(path + "7" * 5000)
+        assert answer.status_code == 422 and answer.headers["content-type"].startswith("text/html"), path
+        assert "must be a whole number" in answer.text, path
+    padded = console.get("/console/conversations", params={"employee_id": "0" * 40 + str(ids["ana"])})
+    assert padded.status_code == 200 and f'value="{ids["ana"]}" selected' in padded.text
 
 
 def test_the_explainer_shows_visible_hits_with_reasons_and_withheld_ones_only_to_the_admin_view(
@@ -228,3 +264,32 @@ def test_each_turn_shows_its_scope_chunks_citations_and_llm_error_and_a_withdraw
 
 def console_text(html: str) -> str:
     return " ".join(text_of(html).split())
+
+
+BEIR_FIGURES = {"ndcg@10": 0.61, "recall@10": 0.7, "recall@100": 0.9, "mrr@10": 0.55, "query_ms_p50": 3.2,
+                "query_ms_p95": 8.0, "documents": 5, "chunks": 6, "queries": 3}
+
+
+@pytest.mark.parametrize("golden", [
+    {}, {"questions": 1, "pairs": 1, "modes": {}}, {"questions": 1, "pairs": 1, "modes": {"hybrid": {}}},
+    {"questions": 1, "pairs": 1, "modes": {"hybrid": {"all": {"recall@5": "0.5", "mrr@10": 0.5, "pairs": 1}}}},
+    {"questions": 1, "pairs": 1, "modes": {"hybrid": {"all": {"recall@5": 0.5, "mrr@10": 0.5, "pairs": 1},
+                                                       "by_role": []}}},
+], ids=["no modes", "empty modes", "no figures", "a number as text", "a split that is not an object"])
+def test_a_result_file_of_another_shape_is_reported_on_the_quality_page_not_a_500(console, sqlite_settings, golden):
+    """A golden.json that parses but is not what this ragctl writes (an older one, an edited one) is named as
+    unreadable, and the BEIR run beside it is still shown."""
+    eval_results.save(sqlite_settings.eval_results_dir, "beir", {"corpus": "c.jsonl"}, {"hybrid": BEIR_FIGURES})
+    eval_results.save(sqlite_settings.eval_results_dir, "golden", {"golden": "g.jsonl"}, golden)
+    login(console)
+    page = console.get("/console/quality")
+    assert page.status_code == 200
+    assert "golden.json: not a ragctl eval result (results." in page.text
+    assert 'id="beir-table"' in page.text and "0.6100" in page.text
+
+
+def test_a_beir_file_of_another_shape_is_reported_too(console, sqlite_settings):
+    eval_results.save(sqlite_settings.eval_results_dir, "beir", {}, {"hybrid": {**BEIR_FIGURES, "ndcg@10": None}})
+    login(console)
+    page = console.get("/console/quality")
+    assert page.status_code == 200 and "beir.json: not a ragctl eval result (results.hybrid.ndcg@10:" in page.text
