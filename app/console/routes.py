@@ -9,6 +9,7 @@ each request, as for any search or chat.
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import replace
 import time
 from pathlib import Path as FilePath
 from typing import Annotated, Any
@@ -145,6 +146,8 @@ def access_page(request: Request, engine: EngineDep, settings: SettingsDep, q: Q
         entity = explain_entity(engine, _caller(engine, employee_id), form["source_type"], form["source_id"])
     # The "as the employee" view gets the withheld count only: its template cannot show what it is not given.
     withheld = explained.withheld if explained and form["view"] == "admin" else None
+    if entity is not None and form["view"] == "employee" and not (entity.verdict and entity.verdict.visible):
+        entity = replace(entity, exists=True, verdict=None)  # that they cannot see it; not why, nor if it exists
     return page(request, "access.html", form=form, employees=views.employees(engine),
                 projects=views.projects(engine), explained=explained, withheld=withheld,
                 withheld_count=len(explained.withheld) if explained else 0, entity=entity)

@@ -206,6 +206,22 @@ def test_the_entity_check_says_yes_or_no_and_why(console, ids):
     assert verdict(ids["ana"], "task", 999999) == "There is no task #999999."
 
 
+def test_the_entity_check_as_the_employee_says_no_without_why_or_whether_it_exists(console, ids):
+    """The employee view never names what withholds an entity (who it is assigned to) nor tells a missing one
+    from a withheld one; what they can see keeps its reason."""
+    login(console)
+
+    def as_ana(source_id):
+        html = console.get("/console/access", params={"employee_id": ids["ana"], "source_type": "task",
+                                                      "source_id": source_id, "view": "employee"}).text
+        return " ".join(text_of(re.search(r'id="entity-verdict"[^>]*>(.*?)</p>', html, re.S).group(1)).split())
+
+    withheld, missing = as_ana(ids["refund"]), as_ana(999999)
+    assert withheld == f"Ana Garcia cannot see task #{ids['refund']} (why not: the admin view)."
+    assert "Luis" not in withheld and missing == "Ana Garcia cannot see task #999999 (why not: the admin view)."
+    assert as_ana(ids["login"]).endswith(f"can see task #{ids['login']}: assigned to Ana Garcia.")
+
+
 def test_conversations_list_and_turns_with_citations_linking_to_the_explainer(console, sqlite_engine, ids):
     login(console)
     ana = resolve_caller(sqlite_engine, ids["ana"])
