@@ -67,8 +67,28 @@ def test_every_page_needs_an_admin_session(console):
         assert console.get(path).status_code == 200, path
 
 
+def test_a_token_removed_from_the_configuration_or_made_a_bot_token_ends_its_sessions(sqlite_settings, sqlite_engine, ids):
+    """The cookie holds the token, so the next start with other tokens refuses it on the pages and on /api/."""
+    search = {"question": "login bug", "employee_id": ids["ana"]}
+    for tokens, scopes in (("other-token", []), ("other-token", [{"token": ADMIN, "scope": "bot"}])):
+        settings = sqlite_settings.model_copy(update={
+            "run_worker": False, "backfill_on_startup": False, "api_tokens": SecretStr(tokens),
+            "api_token_scopes": SecretStr(json.dumps(scopes))})
+        with TestClient(create_app(settings, engine=sqlite_engine), base_url=ORIGIN) as client:
+            client.cookies.set(CONSOLE_COOKIE, ADMIN)
+            page = client.get("/console/access", follow_redirects=False)
+            assert page.status_code == 303 and page.headers["location"].startswith("/console/login"), scopes
+            api = client.post("/api/v1/rag/reindex", json={}, headers={"X-CSRF-Token": csrf_token(ADMIN)})
+            assert api.status_code == (403 if scopes else 401), scopes  # a bot token is not an admin session
+            if not scopes:
+                assert client.post("/api/v1/search", json=search,
+                                   headers={"X-CSRF-Token": csrf_token(ADMIN)}).status_code == 401
+
+
 def test_the_next_page_after_login_never_leaves_the_console(console):
-    for target in ("//evil.example/console/", "https://evil.example/", "/console/..//evil", "/docs", "/\\evil"):
+    for target in ("//evil.example/console/", "https://evil.example/", "/console/..//evil", "/docs", "/\\evil",
+                   "javascript:alert(1)", "https:evil.example", "%2F%2Fevil.example", "/console/x?to=//evil.example",
+                   "/console\\..\\evil", "\\\\evil.example/console/"):
         assert login(console, next=target).headers["location"] == "/console/access", target
 
 
