@@ -25,7 +25,8 @@ class TelegramSettings(BaseSettings):
     api_file_url: str = "https://api.telegram.org/file/bot"
     backend_url: str = "http://127.0.0.1:8000"  # this service's API
     backend_token: SecretStr  # a `bot`-scoped token of this service (RAG_API_TOKEN_SCOPES)
-    # Whole-request deadline for our API, streaming included (the API's own LLM deadline is 60 s).
+    # The longest our API may stay silent (httpx's read timeout: a slow LLM before its first token); the API's
+    # own LLM deadline is 60 s.
     backend_timeout_s: float = Field(120.0, gt=0)
     # chat id → conversation id and chosen scope, kept across restarts.
     state_path: str = "./data/telegram-state.json"
