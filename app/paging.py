@@ -64,7 +64,7 @@ def decode(cursor: str, kind: str, filters: Mapping[str, Any]) -> Any:
         raise CursorError("the cursor is malformed or was altered: pass next_cursor exactly as a previous page "
                           "returned it")
     try:
-        version, query, key = json.loads(payload)
+        version, query, key = json.loads(payload, parse_float=_not_issued, parse_constant=_not_issued)
     except (ValueError, TypeError):
         raise CursorError("the cursor is malformed") from None
     if version != VERSION:
@@ -73,6 +73,12 @@ def decode(cursor: str, kind: str, filters: Mapping[str, Any]) -> Any:
         raise CursorError("the cursor belongs to another list or other filters: keep the filters of the page "
                           "that returned it, or start again without a cursor")
     return key
+
+
+def _not_issued(text: str) -> Any:
+    """Keys are ids, names and timestamps: a cursor holding a float (1e400 is infinity), NaN or Infinity was
+    not issued here, and would reach the list's key as a value no id compares with."""
+    raise ValueError(f"a cursor carries no {text}")
 
 
 def _check(payload: bytes) -> bytes:

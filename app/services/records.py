@@ -90,6 +90,8 @@ def conditions(entity: EntitySpec, filters: Mapping[str, Any]) -> list[Condition
         elif spec.kind in ("before", "after"):
             if not isinstance(value, dt.date) or isinstance(value, dt.datetime):
                 raise ValueError(f"{name} must be a date (YYYY-MM-DD), got {value!r}")
+            if spec.kind == "after" and value == dt.date.max:
+                raise ValueError(f"{name} must be before {dt.date.max.isoformat()}: no day comes after it")
             # "After D" is "on D + 1 or later": a DATE written with a time of day on D stays out.
             out.append(Condition(name, spec.column, "lt", value) if spec.kind == "before"
                        else Condition(name, spec.column, "ge", value + dt.timedelta(days=1)))

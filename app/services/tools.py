@@ -16,7 +16,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from app.domain import Caller, Conversation, Person, SourceRecord, TaskQuery, Vocabulary
+from app.domain import MAX_ID, Caller, Conversation, Person, SourceRecord, TaskQuery, Vocabulary
 from app.engines.base import Engine
 from app.rag import refs, terms
 from app.rag.refs import EntityRef
@@ -189,8 +189,10 @@ GET_ENTITY = _function(
 
 def get_entity(state: ToolState, type: Any, id: Any) -> dict[str, Any]:  # noqa: A002 (the tool's words)
     """A hidden entity and a missing one give the same error, so the model (and the asker) cannot tell them apart."""
-    if type not in refs.ANCHOR_PREFIX or isinstance(id, bool) or not isinstance(id, int) or id < 1:
-        return {"success": False, "error": "type must be task, sprint, project or doc and id a positive integer"}
+    # An id past the database's integer range is refused here: the engine cannot even bind it.
+    if type not in refs.ANCHOR_PREFIX or isinstance(id, bool) or not isinstance(id, int) or not 0 < id <= MAX_ID:
+        return {"success": False, "error": "type must be task, sprint, project or doc and id a positive integer "
+                                           f"(at most {MAX_ID})"}
     ref: EntityRef = (type, id)
     record = entities.lookup(state.engine, state.caller, ref)
     if record is None:

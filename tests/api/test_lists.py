@@ -3,9 +3,13 @@ parameters refused by name, and `question` as the alias of /chat's `message`."""
 
 from __future__ import annotations
 
+import base64
+import json
+
 import pytest
 
-from tests.support import employee, task
+from app import paging
+from tests.support import employee, project, task
 
 from .conftest import AUTH
 
@@ -92,3 +96,35 @@ def test_question_is_an_alias_of_message_on_chat(client, sqlite_engine):
     schema = client.get("/openapi.json").json()["components"]["schemas"]["ChatRequest"]
     assert "message" in schema["required"] and "question" not in schema["properties"]  # one canonical name
     assert "alias" in schema["properties"]["message"]["description"]
+
+
+def test_due_after_the_last_day_there_is_a_422_not_a_500(client, sqlite_engine):
+    task(sqlite_engine, "T", expected_end_date="9999-12-31")
+    last = client.get("/api/v1/tasks", params={"due_after": "9999-12-31"}, headers=AUTH)
+    assert last.status_code == 422 and "due_after must be before 9999-12-31" in last.text
+    assert client.get("/api/v1/tasks", params={"due_before": "9999-12-31"}, headers=AUTH).json()["total"] == 0
+    assert client.get("/api/v1/tasks", params={"due_after": "9999-12-30"}, headers=AUTH).json()["total"] == 1
+
+
+def _rekeyed(cursor: str, key: str) -> str:
+    """An issued cursor with its key replaced by ``key`` (JSON text) and its checksum recomputed: what anyone
+    who reads app/paging.py can forge (the checksum catches typos, not forgers)."""
+    raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+    version, query, _ = json.loads(raw[8:])
+    payload = f'[{version},"{query}",{key}]'.encode()
+    return base64.urlsafe_b64encode(paging._check(payload) + payload).rstrip(b"=").decode()
+
+
+@pytest.mark.parametrize("number", ["1e400", "Infinity", "-Infinity", "NaN", "2.5"])
+def test_a_forged_cursor_holding_a_float_is_a_422(client, sqlite_engine, number):
+    """JSON's 1e400 is infinity, which no id converts from: no cursor this server issues holds a float."""
+    boss = employee(sqlite_engine, "Maria", "Lopez", role="MANAGER")
+    for name in ("Alpha", "Beta", "Gamma"):
+        project(sqlite_engine, name)
+        task(sqlite_engine, name)
+    for path, params, key in (("/api/v1/chat/projects", {"employee_id": boss}, f'["alpha",{number}]'),
+                              ("/api/v1/tasks", {}, number)):
+        issued = client.get(path, params={**params, "limit": 1}, headers=AUTH).json()["next_cursor"]
+        forged = client.get(path, params={**params, "limit": 1, "cursor": _rekeyed(issued, key)}, headers=AUTH)
+        assert forged.status_code == 422, (path, forged.text)
+        assert forged.json()["detail"][0]["loc"] == ["query", "cursor"]

@@ -174,6 +174,22 @@ def test_bad_arguments_are_tool_errors_the_agent_can_read(mcp_url, ids):
     assert "unknown tool" in message
 
 
+def test_ids_past_the_databases_range_are_tool_errors_not_server_errors(mcp_url, ids):
+    """JSON has no integer limit and the schemas say only "integer": an id the database cannot bind (past
+    2**63 - 1) is the agent's mistake, answered as a tool error, never an internal error of the call."""
+    huge = 2**64
+
+    async def go():
+        async with http_session(mcp_url, ADMIN) as admin, http_session(mcp_url, ANA) as ana:
+            return (await call(admin, "search", question="login", employee_id=huge),
+                    await call(ana, "get_entity", type="task", id=huge),
+                    await call(ana, "get_entity", type="sprint", id=huge))
+
+    asker, task_id, sprint_id = run(go)
+    assert asker[0] and "employee_id must be a positive integer" in asker[1]
+    assert task_id[0] and sprint_id[0] and "id a positive integer" in task_id[1]
+
+
 @pytest.mark.parametrize("token", [None, "wrong-token", f"{ANA}-and-more"])
 def test_a_bad_token_is_refused_before_mcp(mcp_url, token):
     async def go():

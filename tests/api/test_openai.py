@@ -16,7 +16,7 @@ from app.api.main import create_app
 from app.api.openai_schemas import MODELS
 from tests.fake_llm import FakeLLM, Reply
 
-from .chat_data import llm_settings, seed
+from .chat_data import llm_settings, seed, tool_result
 from .servers import serve
 
 ADMIN, BOT, ANA_TOKEN = "test-token", "bot-token", "ana-laptop"
@@ -119,6 +119,23 @@ def test_with_an_llm_the_answer_is_checked_like_the_chats(api_settings, sqlite_e
     assert "[TASK #99999]" not in json.dumps([c.model_dump() for c in streamed])  # never shown, even streamed
     assert extractive.rag["llm_used"] is False and len(llm.requests) == 2  # rag-extractive calls no LLM
     assert llm.requests[0]["body"]["messages"][-1]["content"].endswith("what is wrong with the login bug?")
+
+
+def test_a_models_tool_call_with_an_id_past_the_databases_range_is_refused_to_the_model(api_settings, sqlite_engine,
+                                                                                        ids):
+    """A prompt can make the model ask get_entity for any number: one the database cannot bind is the tool's
+    refusal (the model reads it and answers on), not a 500 for the whole completion, plain or streamed."""
+    login = f"[TASK #{ids['login']}]"
+    huge = json.dumps({"type": "task", "id": 2**64})
+    with FakeLLM(Reply.tools(("c1", "get_entity", huge)), Reply.plain(f"The login bug {login}."),
+                 Reply.tools(("c2", "get_entity", huge)), Reply.plain(f"The login bug {login}.")) as llm, \
+            server(api_settings, sqlite_engine, ids, **llm_settings(llm)) as url:
+        done = ask(sdk(url), ("user", "what is wrong with the login bug?"))
+        streamed = list(ask(sdk(url), ("user", "what is wrong with the login bug?"), stream=True))
+        refusal = tool_result(llm.requests[1])
+    assert done.rag["llm_used"] is True and done.citations == [login]
+    assert refusal["success"] is False and "positive integer" in refusal["error"]
+    assert "".join(c.choices[0].delta.content or "" for c in streamed) == done.choices[0].message.content
 
 
 def test_who_asks_comes_from_the_token_or_the_user_field(base_url, ids):
