@@ -24,6 +24,12 @@ SYSTEM_PROMPT = (
     "question, briefly."
 )
 MAX_CONTEXT_CHARS = 12_000  # keeps the prompt well inside small local models' windows
+# The earlier turns a prompt carries. A client-kept message list (the OpenAI face) may send turns of
+# 100,000 characters each; without a bound every request could become a megabyte prompt paid for by the
+# operator. A turn is cut to MAX_TURN_CHARS (a question is at most 2,000; our answers stay well under),
+# and the oldest turns go first once the whole would pass MAX_HISTORY_CHARS.
+MAX_TURN_CHARS = 4_000
+MAX_HISTORY_CHARS = 12_000
 
 
 @dataclass(frozen=True)
@@ -85,6 +91,26 @@ def context_hits(hits: Sequence[SearchHit], max_chars: int = MAX_CONTEXT_CHARS) 
             break  # hits arrive best first: drop the tail, never cut a chunk in half
         kept.append(hit)
         used += size
+    return kept
+
+
+def recent_history(turns: Sequence[Mapping[str, str]], max_chars: int = MAX_HISTORY_CHARS,
+                   max_turn_chars: int = MAX_TURN_CHARS) -> list[dict[str, str]]:
+    """The newest turns that fit ``max_chars`` together, each cut to ``max_turn_chars`` (the cut marked with
+    an ellipsis), starting with a user turn so a model never reads an answer without its question."""
+    kept: list[dict[str, str]] = []
+    used = 0
+    for turn in reversed(turns):
+        content = turn["content"]
+        if len(content) > max_turn_chars:
+            content = content[:max_turn_chars - 1] + "…"
+        if used + len(content) > max_chars:
+            break
+        kept.append({"role": turn["role"], "content": content})
+        used += len(content)
+    kept.reverse()
+    while kept and kept[0]["role"] != "user":
+        kept.pop(0)
     return kept
 
 

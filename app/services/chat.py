@@ -167,7 +167,8 @@ async def chat(engine: Engine, settings: Settings, prep: Prepared, client: httpx
     llm_on = bool(settings.llm_url and settings.llm_model)
     memory, focus = await anyio.to_thread.run_sync(conversations.memory, engine, prep.caller, prep.history)
     route = await anyio.to_thread.run_sync(_route, prep, focus)
-    history = [{"role": m.role, "content": m.content} for m in memory][-2 * settings.chat_history_turns:] \
+    history = prompting.recent_history([{"role": m.role, "content": m.content}
+                                        for m in memory][-2 * settings.chat_history_turns:]) \
         if settings.chat_history_turns else []
     query = await _retrieval_query(settings, client, deadline, prep, route, memory, history, focus, llm_on)
     evidence = await anyio.to_thread.run_sync(_gather, engine, settings, prep, route, query)

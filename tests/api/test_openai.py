@@ -14,6 +14,7 @@ from pydantic import SecretStr
 
 from app.api.main import create_app
 from app.api.openai_schemas import MODELS
+from app.rag import prompting
 from tests.fake_llm import FakeLLM, Reply
 
 from .chat_data import llm_settings, seed, tool_result
@@ -219,3 +220,19 @@ def test_a_client_that_hangs_up_mid_stream_frees_its_chat_slot(api_settings, sql
             while app.state.chat_slots.in_use and time.monotonic() < deadline:
                 time.sleep(0.05)
             assert app.state.chat_slots.in_use == 0  # hanging up cancelled the turn, long before the LLM answered
+
+
+def test_a_huge_message_list_reaches_the_llm_as_a_bounded_prompt(api_settings, sqlite_engine, ids):
+    """A client keeps the conversation, so it can send 100,000-character turns: the prompt the operator pays for
+    holds only the newest turns that fit the history budget, each cut to a turn's bound."""
+    login = f"[TASK #{ids['login']}]"
+    earlier = [("user" if i % 2 == 0 else "assistant", f"turn {i} " + "blah " * 19_000) for i in range(10)]
+    with FakeLLM(Reply.plain(f"The login bug {login}.")) as llm, \
+            server(api_settings, sqlite_engine, ids, **llm_settings(llm, chat_max_tool_rounds=0)) as url:
+        done = ask(sdk(url), *earlier, ("user", "what is wrong with the login bug?"))
+    sent = llm.requests[-1]["body"]["messages"]
+    history = sent[1:-1]  # between the system prompt and the question with its context
+    assert done.rag["llm_used"] is True and sum(len(json.dumps(r["body"])) for r in llm.requests) < 60_000
+    assert history and all(len(m["content"]) <= prompting.MAX_TURN_CHARS for m in history)
+    assert sum(len(m["content"]) for m in history) <= prompting.MAX_HISTORY_CHARS
+    assert history[0]["role"] == "user" and history[-1]["content"].startswith("turn 9 ")  # the newest kept

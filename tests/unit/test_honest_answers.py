@@ -136,3 +136,14 @@ def test_condensation_prompt_keeps_the_newest_turns():
     assert "Assistant: The login bug [TASK #7] is blocked." in user["content"]
     assert "old question 199" in user["content"] and "old question 0 " not in user["content"]
     assert user["content"].endswith("Last question: who is assigned to it?") and len(user["content"]) < 700
+
+
+def test_the_history_a_prompt_carries_is_bounded_newest_first_and_starts_with_a_question():
+    turns = [{"role": "user" if i % 2 == 0 else "assistant", "content": f"turn {i} " + "x" * 3_000} for i in range(8)]
+    kept = prompting.recent_history(turns, max_chars=10_000, max_turn_chars=4_000)
+    assert [t["content"][:6] for t in kept] == ["turn 6", "turn 7"]  # turns 5..7 fit; 5 is an answer without its question
+    huge = [{"role": "user", "content": "q " + "y" * 100_000}, {"role": "assistant", "content": "a " + "z" * 100_000}]
+    cut = prompting.recent_history(huge)
+    assert [len(t["content"]) for t in cut] == [prompting.MAX_TURN_CHARS] * 2 and cut[0]["content"].endswith("…")
+    assert sum(len(t["content"]) for t in cut) <= prompting.MAX_HISTORY_CHARS
+    assert prompting.recent_history(turns[:2]) == turns[:2]  # short histories pass unchanged
