@@ -14,6 +14,7 @@ Two transports, one server definition:
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
@@ -33,6 +34,8 @@ from app.config import Settings
 from app.engines.base import EngineError
 from app.mcp.tools import TOOLS, Tool, ToolFailed
 from app.services.askers import resolve_asker
+
+log = logging.getLogger(__name__)
 
 NAME = "oracle-rag"
 INSTRUCTIONS = (
@@ -73,6 +76,9 @@ def build_server(engine_of: Callable[[], Any], settings: Settings, grant_of: Gra
             return _failure(str(exc))
         except EngineError as exc:
             return _failure(f"the database cannot answer now: {exc}")
+        except Exception:  # noqa: BLE001 (the SDK would hand the agent the raw text: table names, paths)
+            log.exception("MCP tool %s failed", tool.name)
+            return _failure("the server failed on this call (it is logged; the request id is in the logs)")
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=json.dumps(result, ensure_ascii=False, default=str))],
             structured_content=json.loads(json.dumps(result, default=str)), is_error=False)

@@ -271,3 +271,16 @@ def test_stdio_refuses_to_start_without_a_known_asker(sqlite_settings, env, mess
     done = subprocess.run([params.command, *params.args], env=params.env, input="", capture_output=True,
                           text=True, timeout=60)
     assert done.returncode != 0 and message in done.stderr and done.stdout == ""
+
+
+def test_an_unexpected_failure_is_a_plain_tool_error_without_the_servers_internals(mcp_url, ids, sqlite_engine):
+    """A fault nobody planned for (here a table renamed under the running server) reaches the agent as one
+    sentence; the exception, with its table names, goes to the log only."""
+    sqlite_engine.conn.execute("ALTER TABLE TASKS RENAME TO TASKS_ELSEWHERE")
+
+    async def go():
+        async with http_session(mcp_url, ANA) as client:
+            return await call(client, "find_tasks", priority="critical")
+
+    failed, message = run(go)
+    assert failed and message == "the server failed on this call (it is logged; the request id is in the logs)"
