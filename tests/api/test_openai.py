@@ -155,6 +155,8 @@ def test_who_asks_comes_from_the_token_or_the_user_field(base_url, ids):
 @pytest.mark.parametrize("token, user, error, code", [
     (BOT, None, openai.BadRequestError, "user_required"),
     (BOT, "Ana", openai.BadRequestError, "invalid_user"),
+    (ADMIN, "1\n", openai.BadRequestError, "invalid_user"),  # only the whole value counts, never a prefix
+    (ADMIN, "tg:nobody\n", openai.BadRequestError, "invalid_user"),
     (ADMIN, "424242", openai.BadRequestError, "unknown_user"),
     (ADMIN, "tg:nobody", openai.BadRequestError, "unknown_user"),
     (BOT, "1", openai.PermissionDeniedError, None),  # the manager: not among the bot's employees

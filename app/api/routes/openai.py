@@ -48,8 +48,9 @@ log = logging.getLogger(__name__)
 STARTED = int(time.time())
 MAX_QUESTION_CHARS = 2000  # as /api/v1/chat's message
 PIECE_WORDS = 8  # words per streamed chunk of the checked answer
-_EMPLOYEE = re.compile(r"^[1-9][0-9]{0,15}$")
-_TELEGRAM = re.compile(r"^tg:([0-9A-Za-z_@]{1,64})$")
+# fullmatch: "$" would let a trailing newline through
+_EMPLOYEE = re.compile(r"[1-9][0-9]{0,15}")
+_TELEGRAM = re.compile(r"tg:([0-9A-Za-z_@]{1,64})")
 STREAM_DOC = (
     "With \"stream\": true, OpenAI's chunk format: `data: {chat.completion.chunk}` events (the first carries the "
     "role, the next ones the checked answer in pieces, the last `finish_reason: \"stop\"` with `citations` and "
@@ -195,9 +196,9 @@ def _named(user: str | None) -> tuple[int | None, str | None] | None:
     """(employee_id, telegram_id) of a ``user`` value in this service's form, else None."""
     if user is None:
         return None
-    if _EMPLOYEE.match(user):
+    if _EMPLOYEE.fullmatch(user):
         return int(user), None
-    telegram = _TELEGRAM.match(user)
+    telegram = _TELEGRAM.fullmatch(user)
     return (None, telegram.group(1)) if telegram else None
 
 
