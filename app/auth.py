@@ -31,7 +31,7 @@ HASH_PREFIX = "sha256:"
 # neither read that value nor send a custom header without a CORS preflight, which this API never grants.
 CONSOLE_COOKIE = "rag_console"
 CSRF_HEADER = "x-csrf-token"
-_HEX_DIGEST = re.compile(r"^[0-9a-fA-F]{64}$")
+_HEX_DIGEST = re.compile(r"[0-9a-fA-F]{64}")
 
 Permission = Literal["admin", "bot", "user"]
 # What each scope may use covers what the scopes below it may: admin > bot > user.
@@ -106,7 +106,7 @@ def _entry_digest(entry: str) -> tuple[bytes, bool]:
     """(digest, is_plain) of a configured entry: ``sha256:<64 hex>`` or the token itself."""
     if entry.startswith(HASH_PREFIX):
         hex_digest = entry.removeprefix(HASH_PREFIX)
-        if not _HEX_DIGEST.match(hex_digest):
+        if not _HEX_DIGEST.fullmatch(hex_digest):
             raise TokenConfigError("a sha256: token entry needs exactly 64 hex digits after the prefix")
         return bytes.fromhex(hex_digest), False
     return token_digest(entry), True

@@ -13,7 +13,7 @@ from app.auth import TokenGrant, parse_grants
 
 # An unquoted Oracle identifier: letter first, then letters, digits, _ $ #, at most 128 bytes.
 # Anything spliced into SQL text (the model name) must match this; binds cannot carry identifiers.
-PLAIN_IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9_$#]{0,127}$")
+PLAIN_IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9_$#]{0,127}")
 
 
 class Settings(BaseSettings):
@@ -122,7 +122,7 @@ class Settings(BaseSettings):
     @field_validator("oracle_model_name")
     @classmethod
     def _plain_identifier(cls, value: str) -> str:
-        if not PLAIN_IDENTIFIER.match(value):
+        if not PLAIN_IDENTIFIER.fullmatch(value):
             raise ValueError(
                 f"RAG_ORACLE_MODEL_NAME {value!r} is not a plain identifier "
                 "(letter first, then letters, digits, _ $ #)"

@@ -10,8 +10,8 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-IDENTIFIER = re.compile(r"^[A-Z][A-Z0-9_]{0,29}$")
-BIND_STEM = re.compile(r"^[a-z][a-z0-9_]{0,24}$")
+IDENTIFIER = re.compile(r"[A-Z][A-Z0-9_]{0,29}")
+BIND_STEM = re.compile(r"[a-z][a-z0-9_]{0,24}")
 
 # How a list filter compares its column: equal, equal ignoring case (labels such as status), empty,
 # below / at least (dates: "due after D" is ">= D + 1 day", so a DATE with a time of day on D stays out).
@@ -31,7 +31,7 @@ class Condition:
     value: object = None
 
     def __post_init__(self) -> None:
-        if not BIND_STEM.match(self.name):
+        if not BIND_STEM.fullmatch(self.name):
             raise ValueError(f"unsafe bind name {self.name!r}")
         if self.op not in FILTER_OPS:
             raise ValueError(f"unknown filter operator {self.op!r}")
@@ -49,7 +49,7 @@ class EntitySpec:
 
     def __post_init__(self) -> None:
         for ident in (self.table, self.pk, *self.columns):
-            if not IDENTIFIER.match(ident):
+            if not IDENTIFIER.fullmatch(ident):
                 raise ValueError(f"unsafe SQL identifier {ident!r} in entity {self.name}")
         unknown = set(self.date_columns) - set(self.columns)
         if unknown:

@@ -21,7 +21,7 @@ request_id_var: ContextVar[str | None] = ContextVar("request_id", default=None)
 
 # What we accept from a client: short, no spaces or control characters, nothing that could forge a
 # log line or a header. Anything else is replaced by an id of our own.
-_SANE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$")
+_SANE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,63}")
 # LogRecord's own attributes; anything else on a record came from ``extra=`` and goes into the JSON.
 _STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {
     "message", "asctime", "request_id", "color_message",  # uvicorn repeats each message with ANSI colours
@@ -30,7 +30,7 @@ _STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {
 
 def accept_request_id(offered: str | None) -> str:
     """The client's id when it is a sane short token, else a fresh one."""
-    if offered and _SANE_ID.match(offered):
+    if offered and _SANE_ID.fullmatch(offered):
         return offered
     return uuid.uuid4().hex
 

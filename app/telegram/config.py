@@ -10,7 +10,7 @@ from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 # What Telegram accepts as a webhook's secret_token (Bot API, setWebhook).
-_WEBHOOK_SECRET = re.compile(r"^[A-Za-z0-9_-]{1,256}$")
+_WEBHOOK_SECRET = re.compile(r"[A-Za-z0-9_-]{1,256}")
 
 
 class TelegramSettings(BaseSettings):
@@ -57,7 +57,7 @@ class TelegramSettings(BaseSettings):
     @field_validator("webhook_secret")
     @classmethod
     def _telegram_secret(cls, value: SecretStr | None) -> SecretStr | None:
-        if value is not None and not _WEBHOOK_SECRET.match(value.get_secret_value()):
+        if value is not None and not _WEBHOOK_SECRET.fullmatch(value.get_secret_value()):
             raise ValueError("must be 1-256 characters, each a letter, a digit, '_' or '-' (Telegram's rule)")
         return value
 

@@ -13,7 +13,7 @@ def test_defaults_match_design():
     assert s.tokens == frozenset()
 
 
-@pytest.mark.parametrize("name", ["X; DROP TABLE T", "a b", "1ABC", '"QUOTED"', "M" * 129])
+@pytest.mark.parametrize("name", ["X; DROP TABLE T", "a b", "1ABC", '"QUOTED"', "M" * 129, "ALL_MINILM_L12_V2\n"])
 def test_model_name_must_be_plain_identifier(name):
     with pytest.raises(ValidationError, match="plain identifier"):
         Settings(_env_file=None, oracle_model_name=name)

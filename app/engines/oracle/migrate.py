@@ -22,7 +22,7 @@ from app.engines.migration_files import migrations_dir
 from app.engines.oracle import statements as sql
 
 MIGRATIONS_DIR = migrations_dir("oracle")
-_FILE_NAME = re.compile(r"^V(\d+)__(\w+)\.sql$")
+_FILE_NAME = re.compile(r"V(\d+)__(\w+)\.sql")
 _PLSQL_START = re.compile(
     r"^\s*(BEGIN|DECLARE|CREATE\s+(OR\s+REPLACE\s+)?"
     r"(EDITIONABLE\s+|NONEDITIONABLE\s+)?(TRIGGER|PROCEDURE|FUNCTION|PACKAGE|TYPE)\b)",
@@ -47,7 +47,7 @@ class Migration:
 def discover(directory: Path = MIGRATIONS_DIR) -> list[Migration]:
     found: dict[int, Migration] = {}
     for path in sorted(directory.glob("*.sql")):
-        match = _FILE_NAME.match(path.name)
+        match = _FILE_NAME.fullmatch(path.name)
         if not match:
             raise MigrationError(f"{path.name}: migration files are named V<n>__<description>.sql")
         version = int(match.group(1))

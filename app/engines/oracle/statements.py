@@ -22,7 +22,7 @@ TEXT_INDEX = "RAG_CHUNK_TEXT_IDX"
 
 def checked_model(model_name: str) -> str:
     """The model name as it may appear in SQL text: a plain, unquoted identifier (FACTS.md §2)."""
-    if not PLAIN_IDENTIFIER.match(model_name):
+    if not PLAIN_IDENTIFIER.fullmatch(model_name):
         raise ValueError(f"model name {model_name!r} is not a plain identifier")
     return model_name.upper()
 

@@ -18,7 +18,7 @@ from app.engines.migration_files import migrations_dir
 from app.engines.sqlite import statements as sql
 
 MIGRATIONS_DIR = migrations_dir("sqlite")
-_FILE_NAME = re.compile(r"^V(\d+)__(\w+)\.sql$")
+_FILE_NAME = re.compile(r"V(\d+)__(\w+)\.sql")
 # A migration that rebuilds tables starts with this line: SQLite's documented procedure for schema
 # changes ALTER TABLE cannot make (https://sqlite.org/lang_altertable.html#otheralter) runs with
 # foreign keys off, since DROP TABLE of a parent would otherwise fire its ON DELETE actions, and
@@ -43,7 +43,7 @@ def discover(directory: Path = MIGRATIONS_DIR) -> list[Migration]:
         raise MigrationError(f"migration directory {directory} does not exist (is the repository checked out?)")
     found: dict[int, Migration] = {}
     for path in sorted(directory.glob("*.sql")):
-        match = _FILE_NAME.match(path.name)
+        match = _FILE_NAME.fullmatch(path.name)
         if not match:
             raise MigrationError(f"{path.name}: migration files must be named V<n>__<name>.sql")
         version = int(match.group(1))
