@@ -40,6 +40,7 @@ from app.logs import current_request_id
 from app.rag import citations, extractive, followup, prompting, refs, routing, task_answers, task_questions, terms
 from app.rag.refs import EntityRef
 from app.rag.routing import Route
+from app.rag.templates import header_line
 from app.services import conversations, entities, tools
 from app.services.conversations import EffectiveScope, InvalidScopeError
 from app.services.llm import (Completion, Deadline, LLMError, ToolCall, ToolCalls, complete, complete_with_tools,
@@ -90,6 +91,7 @@ class Evidence:
     route: Route
     found: TimedSearch
     query: str
+    scope: EffectiveScope  # what retrieval ran under: the prompt's label and the answer's scope
     entities: dict[EntityRef, SourceRecord] = field(default_factory=dict)  # looked up (asked, or the focus)
     missing: list[EntityRef] = field(default_factory=list)  # asked by id, not among what the asker may see
     task_rows: list[dict[str, Any]] = field(default_factory=list)
@@ -186,7 +188,7 @@ async def chat(engine: Engine, settings: Settings, prep: Prepared, client: httpx
                 await sink.reset(llm_error or "bad_response")
             await sink.token(answer)
     llm_ms = (time.perf_counter() - llm_started) * 1000
-    scope_used = await anyio.to_thread.run_sync(conversations.effective, engine, prep.state.scope)
+    scope_used = evidence.scope
     facts = TurnFacts(_focus_after(cited, focus), _retrieved(evidence, prep.state), scope_used.value, llm_error)
     conversation_id = message_id = None
     if prep.persist:
@@ -221,7 +223,8 @@ async def _retrieval_query(settings: Settings, client: httpx.AsyncClient, deadli
         return question
     if route.kind == "retrieve" and not followup.is_follow_up(question):
         return question
-    about = entities.text_of(focus).splitlines()[0] if focus is not None else None
+    # The first line of the focus's text (a title may hold a line break), without building the whole text.
+    about = header_line(focus).splitlines()[0] if focus is not None else None
     if llm_on:
         try:
             messages = followup.condensation_messages(history, question, about)
@@ -245,7 +248,7 @@ def _gather(engine: Engine, settings: Settings, prep: Prepared, route: Route, qu
     answer lists what it was given)."""
     scope = conversations.effective(engine, prep.state.scope)
     found = search(engine, query, prep.caller, prep.top_k, Scope(project=scope.project), settings.search_mode)
-    evidence = Evidence(route, found, query)
+    evidence = Evidence(route, found, query, scope)
     if route.kind in ("lookup", "follow_up"):
         evidence.entities = entities.visible(engine, prep.caller, route.refs)
         evidence.missing = [r for r in route.refs if r not in evidence.entities]
@@ -349,7 +352,7 @@ async def _llm_answer(engine: Engine, settings: Settings, prep: Prepared, client
                 if prep.state.scope != scope_before:  # retrieve again from the new scope
                     refreshed = await anyio.to_thread.run_sync(_gather, engine, settings, prep, evidence.route,
                                                                evidence.query)
-                    evidence.found = refreshed.found
+                    evidence.found, evidence.scope = refreshed.found, refreshed.scope
                     fresh = await _prompt(engine, prep, history, evidence)
                     messages[0], messages[context_ix] = fresh[0], fresh[-1]
                 continue
@@ -394,17 +397,16 @@ async def _run_tools(state: tools.ToolState, completion: Any, messages: list[dic
 
 async def _prompt(engine: Engine, prep: Prepared, history: list[dict[str, str]],
                   evidence: Evidence) -> list[dict[str, Any]]:
-    asker, label = await anyio.to_thread.run_sync(_asker_and_scope, engine, prep)
+    asker, label = await anyio.to_thread.run_sync(_asker_and_scope, engine, prep, evidence.scope)
     return prompting.build_messages(prep.message, evidence.found.result.hits, asker=asker, today=prep.state.today,
                                     scope=label, history=history, evidence=_evidence_blocks(evidence))
 
 
-def _asker_and_scope(engine: Engine, prep: Prepared) -> tuple[prompting.Asker, str]:
+def _asker_and_scope(engine: Engine, prep: Prepared, scope: EffectiveScope) -> tuple[prompting.Asker, str]:
     """Who asks (name and role from EMPLOYEES) and the scope's label, for the system prompt."""
     row = engine.get(EMPLOYEES, prep.caller.employee_id) or {}
     name = " ".join(p for p in (row.get("first_name"), row.get("last_name")) if p) \
         or f"employee {prep.caller.employee_id}"
-    scope = conversations.effective(engine, prep.state.scope)
     return prompting.Asker(name, prep.caller.role.value, prep.caller.employee_id), prompting.scope_label(
         scope.project, scope.label if isinstance(scope.project, int) else None)
 
