@@ -15,6 +15,7 @@ from app.engines.oracle.search import text_query
 from app.engines.oracle.status import ACCURACY_TARGET, ACCURACY_TOP_K
 from app.entities import DOCUMENTS, PROJECTS, SPRINTS, TASKS
 from app.rag.doctor import CheckResult, failed, passed, plan_unreadable, warned
+from app.rag.erasure import like_pattern
 
 # Oracle Text operators and reserved words (FACTS.md §12.4): the engine's query builder must make them terms.
 # Reserved words, operators, and letters or digits Python keeps but BASIC_LEXER may not (superscripts,
@@ -181,6 +182,44 @@ def check_clob_returning(p: Any) -> list[CheckResult]:
         return [failed(name, proves, f"the body came back {'missing' if got is None else f'as {got} characters'}")]
     size = len(CLOB_PROBE_TEXT.encode())
     return [passed(name, proves, f"{size:,}-byte body inserted as a CLOB with RETURNING INTO and read back whole")]
+
+
+# --- LIKE on a CLOB, as the erasure's proof and redaction search (REVIEW-2 U8) ----------------------------
+
+# Mixed case and an underscore: UPPER on both sides and the ESCAPE of "_" are what the statements rely on.
+CLOB_LIKE_MARKER = "Doctor_Probe Marker Ångström"
+
+
+def check_clob_like(p: Any) -> list[CheckResult]:
+    """The erasure's three LIKE statements (proof_count, proof_values, redact_candidates) on a CLOB whose match
+    lies past its first 40,000 bytes, a document inserted for the check and rolled back; the pattern is built
+    by the engine's own like_pattern, lower-cased so only a case-insensitive match finds it."""
+    name = "clob like"
+    proves = "FACTS.md §10 + REVIEW-2 U8 (UPPER(clob) LIKE UPPER(:pattern) ESCAPE '\\' past 40 KB)"
+    pattern = like_pattern(CLOB_LIKE_MARKER.lower())
+    decoy = CLOB_LIKE_MARKER.replace("_", "-")  # matched only if "_" were a wildcard
+    with p.conn.cursor() as cur:
+        try:
+            new_id = records.create(cur, DOCUMENTS, {"TITLE": "doctor probe document",
+                                                     "BODY": f"{CLOB_PROBE_TEXT} {CLOB_LIKE_MARKER}"})
+            decoy_id = records.create(cur, DOCUMENTS, {"TITLE": "doctor probe decoy",
+                                                       "BODY": f"{CLOB_PROBE_TEXT} {decoy}"})
+            cur.execute(sql.proof_count(DOCUMENTS.table, ("BODY",)), pattern=pattern)
+            (counted,) = cur.fetchone()
+            cur.execute(sql.proof_values(DOCUMENTS.table, "BODY"), pattern=pattern)
+            values = len(cur.fetchall())
+            cur.execute(sql.redact_candidates(DOCUMENTS.table, DOCUMENTS.pk, "BODY"), pattern=pattern)
+            candidates = {int(row_id) for row_id, _ in cur.fetchall()}
+        except Exception as exc:
+            return [failed(name, proves, "a LIKE on a CLOB column failed", exc.__cause__ or exc)]
+        finally:
+            p.conn.rollback()
+    if counted != 1 or values != 1 or candidates != {new_id}:
+        return [failed(name, proves, f"expected the one probe document (#{new_id}, not the decoy #{decoy_id}): "
+                                     f"proof_count {counted}, proof_values {values} row(s), "
+                                     f"redact_candidates {sorted(candidates)}")]
+    return [passed(name, proves, "a mixed-case marker past 40,000 bytes of a CLOB found case-insensitively by the "
+                                 "proof and redaction statements; an underscore matched only itself")]
 
 
 # --- enqueue and access triggers (one transaction, rolled back) ----------------------------------------

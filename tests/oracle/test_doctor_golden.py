@@ -45,6 +45,7 @@ I_TABLE = "DR$RAG_CHUNK_TEXT_IDX$I"
 NO_ROW = Reply(rows=[])
 # The trigger check's scratch ids: project, owner, other employee, sprint, task, task in the sprint.
 PROJECT, OWNER, OTHER, SPRINT, TASK, SPRINT_TASK = 101, 201, 202, 151, 301, 302
+PROBE_DOC, DECOY_DOC = 402, 403  # the clob like check's documents
 # RAG_DIRTY counts the trigger steps read, in order: task update (before, after), comment insert, project rename
 # (project, task; then both again), employee delete, sprint delete (its task), project delete, task delete (DELETE).
 DIRTY_COUNTS = (1, 2, 2, 3, 1, 3, 2, 4, 4, 5, 1, 2, 5, 6, 1)
@@ -78,6 +79,10 @@ def healthy() -> tuple[FakeConnection, list[FakeConnection]]:
         (is_sql("text_token_tables_present"), Reply(rows=[(I_TABLE,)])),
         ("INTO :new_id", Reply(out={"new_id": [401]})),  # the 40 KB document
         ("FROM DOCUMENTS WHERE", Reply(rows=[(401, "doctor probe document", CLOB_PROBE_TEXT, None, None, None)])),
+        *[("INTO :new_id", Reply(out={"new_id": [i]})) for i in (PROBE_DOC, DECOY_DOC)],  # the LIKE check's pair
+        (is_sql("doctor_clob_like_count"), Reply(rows=[(1,)])),
+        (is_sql("doctor_clob_like_values"), Reply(rows=[("… doctor_probe marker ångström",)])),
+        (is_sql("doctor_clob_like_candidates"), Reply(rows=[(PROBE_DOC, "… doctor_probe marker ångström")])),
         *[("INTO :new_id", Reply(out={"new_id": [i]})) for i in (PROJECT, OWNER, OTHER, SPRINT, TASK, SPRINT_TASK)],
         *[(is_sql("doctor_dirty_count"), Reply(rows=[(n,)])) for n in DIRTY_COUNTS],
         *[(is_sql("doctor_chunk_state"), Reply(rows=[state] if state else [])) for state in CHUNK_STATES],
@@ -112,7 +117,7 @@ def test_a_healthy_database_passes_every_check_and_each_statement_is_the_golden_
     assert [r.name for r in results] == [
         "version", "embedding column", "model", "model mark", "ivf index", "oracle text", "upsert",
         "claim (2 workers)", "ivf plan", "filtered approx", "index accuracy", "lexical reserved words", "text sync",
-        "text optimize", "text tokens", "clob returning", "trigger task update", "trigger comment insert",
+        "text optimize", "text tokens", "clob returning", "clob like", "trigger task update", "trigger comment insert",
         "trigger project rename", "access reassignment", "access cascade delete", "access sprint delete",
         "access project delete", "access task delete"]
     assert all(r.proves.startswith("FACTS.md §") for r in results)
@@ -124,7 +129,8 @@ def test_a_healthy_database_passes_every_check_and_each_statement_is_the_golden_
                  "sync_text_index", "doctor_optimize_text_index", "text_token_tables_present",
                  "doctor_insert_project", "doctor_insert_employee", "doctor_insert_sprint", "doctor_insert_task",
                  "doctor_insert_chunk", "doctor_update_task", "doctor_insert_comment", "doctor_rename_project",
-                 "doctor_reassign_task", "erase_delete_employee", "doctor_dirty_count", "doctor_chunk_state"):
+                 "doctor_reassign_task", "erase_delete_employee", "doctor_dirty_count", "doctor_chunk_state",
+                 "doctor_clob_like_count", "doctor_clob_like_values", "doctor_clob_like_candidates"):
         assert golden(name) in sent, name
     # DISPLAY_CURSOR shows the session's last cursor: it must come right after the filtered APPROX query.
     approx = sent.index(golden("doctor_vector_search_developer"))
@@ -454,6 +460,31 @@ def test_a_40kb_body_goes_through_insert_returning_as_a_clob_and_must_come_back_
     main.replies.insert(0, ("INSERT INTO DOCUMENTS", Reply(error=ora_error(1461, "can bind a LONG value only"))))
     results, _ = run(doctor_settings, main, extra)
     assert by_name(results)["clob returning"].error.startswith("ORA-01461")
+
+
+def test_like_on_a_clob_is_proved_with_the_erasures_own_statements_past_40kb(doctor_settings):
+    """REVIEW-2 U8: no source shows UPPER(clob) LIKE; the doctor runs the proof's and the redaction's statements on
+    a probe document whose mixed-case marker lies past 40,000 bytes, beside a decoy that only an unescaped "_"
+    would match, and rolls back."""
+    main, extra = healthy()
+    run(doctor_settings, main, extra)
+    inserts = [c for c in main.calls if c.sql.startswith("INSERT INTO DOCUMENTS")]
+    probe, decoy = (c.binds["v_body"] for c in inserts[1:3])
+    assert probe.index("Doctor_Probe") > 40_000 and "Doctor-Probe" in decoy
+    likes = [c for c in main.calls if "LIKE UPPER(:pattern)" in c.sql]
+    assert [c.binds for c in likes] == [{"pattern": r"%doctor\_probe marker ångström%"}] * 3
+    broken = ((Reply(rows=[(2,)]), "proof_count 2"), (Reply(error=ora_error(932, "inconsistent datatypes")), "ORA-00932"))
+    for rows, why in broken:
+        main, extra = healthy()
+        main.replies.insert(0, (is_sql("doctor_clob_like_count"), rows))
+        results, code = run(doctor_settings, main, extra)
+        check = by_name(results)["clob like"]
+        assert check.status == "FAIL" and code == EXIT_FAILED and why in f"{check.detail} {check.error}"
+    main, extra = healthy()
+    main.replies.insert(0, (is_sql("doctor_clob_like_candidates"), Reply(rows=[(PROBE_DOC, "x"), (DECOY_DOC, "y")])))
+    results, _ = run(doctor_settings, main, extra)
+    check = by_name(results)["clob like"]
+    assert check.status == "FAIL" and f"[{PROBE_DOC}, {DECOY_DOC}]" in check.detail
 
 
 @pytest.mark.parametrize("stored, expected", [

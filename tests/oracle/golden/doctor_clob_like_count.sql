@@ -1,0 +1,4 @@
+-- source: FACTS.md §10 (plain SELECT; COUNT(CASE WHEN ... THEN 1 END)) + REVIEW-2 U8, the proof_count shape on one CLOB
+
+SELECT COUNT(CASE WHEN UPPER(BODY) LIKE UPPER(:pattern) ESCAPE '\' THEN 1 END)
+FROM DOCUMENTS
