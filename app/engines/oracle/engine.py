@@ -476,7 +476,7 @@ class OracleEngine:
     def record_erasure_step(self, employee_id: int, step: Step, outcome: dict, verdict: str | None) -> None:
         binds = {"step": step, "outcome": json.dumps(outcome), "verdict": verdict, "employee_id": int(employee_id)}
         with self._connection() as conn, conn.cursor() as cur:
-            cur.setinputsizes(**erasure.lob_input_sizes(binds, clobs=("outcome",)))
+            cur.setinputsizes(**records.clob_input_sizes(binds, ("outcome",)))
             cur.execute(sql.ERASURE_RECORD_STEP, binds)
             conn.commit()
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from app.engines.base import OwnedDocumentsError
 from app.engines.oracle import statements as sql
-from app.engines.oracle.records import LONG_BIND_BYTES, clob_input_sizes
+from app.engines.oracle.records import blob_input_sizes, clob_input_sizes
 from app.engines.oracle.search import braced
 from app.rag.erasure import (
     REDACT_PLACES,
@@ -65,7 +65,7 @@ def erase_employee(cur: Any, employee_id: int, documents: DocumentsPolicy | None
     strings, skipped = person_strings(row, comments, docs, documents, conversations, user_messages)
     job_binds = {**binds, "documents": documents, "report": report.to_json(),
                  "outcome": first_outcome(strings, skipped), "held": seal(strings, seal_key)}
-    cur.setinputsizes(**lob_input_sizes(job_binds, clobs=("report", "outcome"), blobs=("held",)))
+    cur.setinputsizes(**clob_input_sizes(job_binds, ("report", "outcome")), **blob_input_sizes(job_binds, ("held",)))
     cur.execute(sql.ERASURE_INSERT, job_binds)
 
     cur.execute(sql.ERASE_DELETE_CONVERSATIONS, binds)  # their messages go with them (ON DELETE CASCADE)
@@ -77,17 +77,6 @@ def erase_employee(cur: Any, employee_id: int, documents: DocumentsPolicy | None
     cur.execute(sql.ERASE_UNASSIGN_TASKS, binds)
     cur.execute(sql.ERASE_DELETE_EMPLOYEE, binds)
     return job(cur, employee_id)
-
-
-def lob_input_sizes(binds: dict[str, Any], clobs: Sequence[str] = (), blobs: Sequence[str] = ()) -> dict[str, Any]:
-    """records.clob_input_sizes for the CLOB binds, and its twin for bytes into a BLOB: a value that could travel as
-    a LONG (RAW) bind goes as a temporary LOB instead (``setinputsizes(name=DB_TYPE_BLOB)`` [PYDOC lob_data.rst])."""
-    import oracledb
-
-    sizes = clob_input_sizes(binds, clobs)
-    sizes.update({name: oracledb.DB_TYPE_BLOB for name in blobs
-                  if isinstance(binds.get(name), bytes) and len(binds[name]) > LONG_BIND_BYTES})
-    return sizes
 
 
 def job(cur: Any, employee_id: int) -> ErasureJob | None:
@@ -111,7 +100,7 @@ def redact_copies(cur: Any, strings: Sequence[PersonString]) -> list[Redaction]:
             if n:
                 update = {"redacted": text, "row_id": row_id}
                 if max_chars is None:  # a CLOB column (MESSAGES.CONTENT, PROJECTS.AUTO_SUMMARY)
-                    cur.setinputsizes(**lob_input_sizes(update, clobs=("redacted",)))
+                    cur.setinputsizes(**clob_input_sizes(update, ("redacted",)))
                 cur.execute(sql.redact_update(table, key, column), update)
                 rows, copies = rows + 1, copies + n
         out.append(Redaction(f"{table}.{column}", rows, copies))

@@ -112,6 +112,15 @@ def clob_input_sizes(binds: Mapping[str, Any], lob_binds: Iterable[str]) -> dict
             and len(binds[name].encode("utf-8", "surrogatepass")) > LONG_BIND_BYTES}
 
 
+def blob_input_sizes(binds: Mapping[str, Any], lob_binds: Iterable[str]) -> dict[str, Any]:
+    """The same rule for bytes into a BLOB column: a value that could travel as a LONG RAW bind is bound as a
+    temporary BLOB instead (``cursor.setinputsizes(name=DB_TYPE_BLOB)`` [PYDOC lob_data.rst])."""
+    import oracledb
+
+    return {name: oracledb.DB_TYPE_BLOB for name in lob_binds
+            if isinstance(binds.get(name), bytes) and len(binds[name]) > LONG_BIND_BYTES}
+
+
 def delete(cur: Any, entity: EntitySpec, row_id: int) -> bool:
     with conflicts(entity):
         cur.execute(sql.crud_delete(entity), row_id=int(row_id))
