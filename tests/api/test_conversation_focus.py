@@ -81,6 +81,29 @@ def test_diego_in_english_then_spanish_follow_ups(offline):
     assert answers[3]["answer"].startswith(extractive.LEAD["es"]) and "Due: " in answers[3]["answer"]
 
 
+def test_a_spanish_conversation_with_the_llm_keeps_its_topic_turn_after_turn(demo):
+    """The same conversation as Diego's offline one, in Spanish, with the loopback LLM answering: each follow-up
+    is rewritten with the focus named, and the answer call gets the focus's own record first in its context."""
+    script = [Reply.plain("Está en TODO y bloqueada [TASK #107]."),
+              Reply.plain("¿quién tiene asignada la tarea Fix login bug on the refund flow?"),
+              Reply.plain("La tiene Diego Hernandez [TASK #107]."),
+              Reply.plain("¿cuándo vence la tarea Fix login bug on the refund flow?"),
+              Reply.plain("Vence pronto [TASK #107].")]
+    with FakeLLM(*script) as llm, TestClient(_app(demo, **llm_settings(llm))) as c:
+        answers = converse(c, DIEGO, "¿cuál es el estado de la tarea 107?", "¿quién la tiene asignada?",
+                           "¿cuándo vence?")
+    assert [a["llm_used"] for a in answers] == [True] * 3 and [a["citations"] for a in answers] == [[REFUND_LOGIN]] * 3
+    assert [a["route"] for a in answers] == ["lookup", "follow_up", "follow_up"]
+    assert answers[2]["answer"] == "Vence pronto [TASK #107]."
+    for rewrite, answer, question in ((llm.requests[1], llm.requests[2], "¿quién la tiene asignada?"),
+                                      (llm.requests[3], llm.requests[4], "¿cuándo vence?")):
+        assert "The conversation is about: [TASK #107] Fix login bug on the refund flow" in json.dumps(
+            rewrite["body"]["messages"], ensure_ascii=False)
+        last = answer["body"]["messages"][-1]["content"]
+        assert last.startswith("Context:\n\n[TASK #107] Fix login bug on the refund flow") and last.endswith(question)
+        assert any("tarea 107" in m["content"] for m in answer["body"]["messages"][1:-1])  # the earlier turns
+
+
 def test_a_question_that_names_its_own_topic_moves_the_focus(offline):
     *_, moved, follow = converse(offline, MARIA, "what is wrong with the login bug on the refund flow?",
                                  "who is assigned to it?", "who is investigating the crash in the iOS build?",
