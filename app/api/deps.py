@@ -9,10 +9,8 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from app.auth import Permission, TokenGrant
 from app.config import Settings
-from app.domain import Caller
 from app.engines.base import Engine
 from app.logs import current_request_id
-from app.services.askers import resolve_asker
 from app.worker import Worker
 
 # auto_error=False: TokenGate has already authenticated; this only puts the scheme in OpenAPI.
@@ -64,12 +62,6 @@ def require_scope(needed: Permission):
 
 def scope_refusal(grant: TokenGrant, needed: Permission) -> str:
     return f"this token's scope ({grant.scope}) does not allow this endpoint (it needs {needed})"
-
-
-def caller_for(engine: Engine, grant: TokenGrant, employee_id: int | None, telegram_id: str | None) -> Caller:
-    """Who asks, from EMPLOYEES, if this token may act for them (app.services.askers: 403 otherwise; a token
-    bound to one employee is that employee)."""
-    return resolve_asker(engine, grant, employee_id, telegram_id)
 
 
 def nudge(worker: Worker | None) -> None:

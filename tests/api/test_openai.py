@@ -238,3 +238,27 @@ def test_a_huge_message_list_reaches_the_llm_as_a_bounded_prompt(api_settings, s
     assert history and all(len(m["content"]) <= prompting.MAX_TURN_CHARS for m in history)
     assert sum(len(m["content"]) for m in history) <= prompting.MAX_HISTORY_CHARS
     assert history[0]["role"] == "user" and history[-1]["content"].startswith("turn 9 ")  # the newest kept
+
+
+def test_a_failure_after_the_stream_began_is_the_error_the_plain_request_answers(api_settings, sqlite_engine, ids,
+                                                                                  embedder):
+    """The stream's error event is OpenAI's error object that the same request without "stream" gets: here the
+    process's embedding model differs from the stored vectors (503, naming the fix), found only once the stream
+    began, when the turn searches."""
+    from app.engines.sqlite.engine import SQLiteEngine
+    from tests.sqlite.test_model_swap import ModelB
+
+    other = SQLiteEngine(sqlite_engine.path, ModelB(embedder))
+    question = {"model": "rag-hybrid", "messages": [{"role": "user", "content": "what is wrong with the login bug?"}]}
+    try:
+        with server(api_settings, other, ids) as url, \
+                httpx.Client(base_url=url, headers={"Authorization": f"Bearer {ANA_TOKEN}"}, timeout=60) as client:
+            plain = client.post("/chat/completions", json=question)
+            with client.stream("POST", "/chat/completions", json={**question, "stream": True}) as response:
+                data = [line[6:] for line in response.iter_lines() if line.startswith("data: ")]
+    finally:
+        other.close()
+    assert plain.status_code == 503 and "ragctl backfill --force" in plain.json()["error"]["message"]
+    assert plain.json()["error"]["type"] == "server_error"
+    assert json.loads(data[0])["choices"][0]["delta"]["role"] == "assistant"
+    assert json.loads(data[-2]) == plain.json() and data[-1] == "[DONE]" and len(data) == 3

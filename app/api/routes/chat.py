@@ -13,9 +13,10 @@ from fastapi.concurrency import run_in_threadpool
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from app.api.chat_schemas import ChatRequest, ChatResponse
-from app.api.deps import EngineDep, GrantDep, SettingsDep, caller_for
+from app.api.deps import EngineDep, GrantDep, SettingsDep
 from app.api.errors import ClientGone, http_answer
 from app.api.schemas import ASKER_BY_TOKEN, PROJECT_EXISTS, beyond_schema, error_response
+from app.services.askers import resolve_asker
 from app.services.chat import ChatAnswer, ChatInput, Prepared, chat, prepare
 
 router = APIRouter(tags=["chat"])
@@ -56,7 +57,7 @@ def _inputs(body: ChatRequest) -> ChatInput:
 
 
 async def _prepare(request: Request, body: ChatRequest, engine, settings, grant) -> Prepared:
-    caller = await run_in_threadpool(caller_for, engine, grant, body.employee_id, body.telegram_id)
+    caller = await run_in_threadpool(resolve_asker, engine, grant, body.employee_id, body.telegram_id)
     return await run_in_threadpool(prepare, engine, settings, caller, _inputs(body))
 
 

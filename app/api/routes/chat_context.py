@@ -14,13 +14,14 @@ from fastapi.concurrency import run_in_threadpool
 from pydantic import Field
 
 from app.api.chat_schemas import ChatCallerPublic, ProjectChoicePublic
-from app.api.deps import EngineDep, GrantDep, caller_for
+from app.api.deps import EngineDep, GrantDep
 from app.api.listing import envelope, page_model, query_model
 from app.api.routes.conversations import WhoDep, WhoQuery
 from app.api.schemas import ASKER_BY_TOKEN, CURSOR_ISSUED, beyond_schema, error_response
 from app.api.types import Name
 from app.entities import EMPLOYEES
 from app.services import projects
+from app.services.askers import resolve_asker
 
 router = APIRouter(prefix="/chat", tags=["chat"])
 UNKNOWN = {404: error_response("unknown employee or Telegram id")}
@@ -48,7 +49,7 @@ async def list_projects(engine: EngineDep, grant: GrantDep,
                         params: Annotated[ProjectListQuery, Query()]):  # type: ignore[valid-type]
     """The projects this person may scope a conversation to (every employee sees every project), by name;
     or, with `query`, the best matches with their scores."""
-    caller = await run_in_threadpool(caller_for, engine, grant, params.employee_id,  # type: ignore[attr-defined]
+    caller = await run_in_threadpool(resolve_asker, engine, grant, params.employee_id,  # type: ignore[attr-defined]
                                      params.telegram_id)  # type: ignore[attr-defined]
     if params.query is None:  # type: ignore[attr-defined]
         found = await run_in_threadpool(projects.listing, engine, params.limit, params.cursor)  # type: ignore[attr-defined]

@@ -14,13 +14,14 @@ from fastapi.concurrency import run_in_threadpool
 from pydantic import Field
 
 from app.api.chat_schemas import WITHDRAWN_TEXT, ConversationPublic, MessagePublic, ScopePatch
-from app.api.deps import EngineDep, GrantDep, caller_for
+from app.api.deps import EngineDep, GrantDep
 from app.api.listing import ListQuery, QueryId, envelope, page_model, query_model
 from app.api.schemas import ASKER_BY_TOKEN, CURSOR_ISSUED, PROJECT_EXISTS, WHO_ASKS, beyond_schema, error_response
 from app.api.types import JSON_MAX_ID, TELEGRAM_PATTERN
 from app.domain import Caller, Conversation, Message
 from app.engines.base import Engine
 from app.services import conversations
+from app.services.askers import resolve_asker
 
 router = APIRouter(prefix="/conversations", tags=["conversations"])
 MAX_PAGE = 200
@@ -49,7 +50,7 @@ MessagePage = page_model(MessagePublic, "MessagePage")
 
 
 def _asker(engine: Engine, grant: Any, params: Any) -> Caller:
-    return caller_for(engine, grant, params.employee_id, params.telegram_id)
+    return resolve_asker(engine, grant, params.employee_id, params.telegram_id)
 
 
 def who(engine: EngineDep, grant: GrantDep, params: Annotated[WhoQuery, Query()]) -> Caller:

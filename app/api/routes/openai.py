@@ -17,7 +17,6 @@ connection alive meanwhile.
 from __future__ import annotations
 
 import json
-import logging
 import math
 import re
 import time
@@ -30,21 +29,20 @@ from fastapi.concurrency import run_in_threadpool
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from app.api.deps import EngineDep, GrantDep, SettingsDep
+from app.api.errors import http_answer
 from app.api.openai_schemas import (MODELS, ChatCompletion, ChatCompletionRequest, ChatMessageIn, ModelCard, ModelList,
-                                    OpenAIError, error_body, error_responses)
+                                    OpenAIError, error_responses)
 from app.api.routes.chat import drain_events, results_of
 from app.auth import TokenGrant
 from app.config import Settings
 from app.domain import Caller
 from app.embedding.tokens import count_tokens
 from app.engines.base import Engine
-from app.logs import current_request_id
 from app.services import chat
 from app.services.askers import resolve_asker
 from app.services.search import UnknownCallerError
 
 router = APIRouter(prefix="/v1", tags=["openai"])
-log = logging.getLogger(__name__)
 STARTED = int(time.time())
 MAX_QUESTION_CHARS = 2000  # as /api/v1/chat's message
 PIECE_WORDS = 8  # words per streamed chunk of the checked answer
@@ -55,7 +53,8 @@ STREAM_DOC = (
     "With \"stream\": true, OpenAI's chunk format: `data: {chat.completion.chunk}` events (the first carries the "
     "role, the next ones the checked answer in pieces, the last `finish_reason: \"stop\"` with `citations` and "
     "`rag`), a usage chunk when `stream_options.include_usage`, then `data: [DONE]`. A failure after the stream "
-    "began is one `data: {\"error\": {...}}` event, then `data: [DONE]`.")
+    "began is one `data: {\"error\": {...}}` event (the error object the same request without stream answers), "
+    "then `data: [DONE]`.")
 
 
 @router.get("/models", response_model=ModelList, responses=error_responses(401))
@@ -90,7 +89,8 @@ async def create_chat_completion(body: ChatCompletionRequest, request: Request, 
         try:
             async with send:
                 await send.send(_chunk(body, completion_id, created, {"role": "assistant", "content": ""}))
-                for event in await _streamed(body, engine, mode_settings, prep, client, caller, completion_id, created):
+                for event in await _streamed(request, body, engine, mode_settings, prep, client, caller, completion_id,
+                                             created):
                     await send.send(event)
         finally:
             slot.__exit__(None, None, None)
@@ -105,18 +105,18 @@ def _chunk(body: ChatCompletionRequest, completion_id: str, created: int, delta:
         "choices": [{"index": 0, "delta": delta, "finish_reason": finish}], **extra}))
 
 
-async def _streamed(body: ChatCompletionRequest, engine: Engine, settings: Settings, prep: chat.Prepared,
-                    client: Any, caller: Caller, completion_id: str, created: int) -> list[ServerSentEvent]:
+async def _streamed(request: Request, body: ChatCompletionRequest, engine: Engine, settings: Settings,
+                    prep: chat.Prepared, client: Any, caller: Caller, completion_id: str,
+                    created: int) -> list[ServerSentEvent]:
     """The rest of the stream once the turn is done: the checked answer in pieces, the last chunk (with
-    ``citations`` and ``rag``), the usage chunk if asked for, [DONE]; or an error event, then [DONE]."""
+    ``citations`` and ``rag``), the usage chunk if asked for, [DONE]; or the error object the plain request
+    answers for the same failure, then [DONE]."""
     try:
         answer = await chat.chat(engine, settings, prep, client)
         done = await run_in_threadpool(completion_of, body, caller, answer, completion_id, created)
-    except Exception as exc:  # noqa: BLE001 (the client is told in OpenAI's stream error shape; logged)
-        log.exception("chat completion stream failed (request %s)", current_request_id())
-        detail = str(exc) if isinstance(exc, (LookupError, ValueError, PermissionError)) else \
-            "internal error (see the server log)"
-        return [ServerSentEvent(json.dumps(error_body(detail, 500))), ServerSentEvent("[DONE]")]
+    except Exception as exc:  # noqa: BLE001 (answered as the plain request would; its handler logs it)
+        failed = await http_answer(request, exc)  # under /v1/: already OpenAI's error object
+        return [ServerSentEvent(bytes(failed.body).decode()), ServerSentEvent("[DONE]")]
     events = [*(_chunk(body, completion_id, created, {"content": piece})
                 for piece in pieces(done["choices"][0]["message"]["content"])),
               _chunk(body, completion_id, created, {}, "stop", citations=done["citations"], rag=done["rag"])]

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from app.api.deps import EngineDep, GrantDep, SettingsDep, caller_for
+from app.api.deps import EngineDep, GrantDep, SettingsDep
 from app.api.schemas import ASKER_BY_TOKEN, SearchRequest, SearchResponse, beyond_schema, error_response
 from app.rag.scope import build_scope
+from app.services.askers import resolve_asker
 from app.services.search import search
 
 router = APIRouter(tags=["search"])
@@ -16,7 +17,7 @@ router = APIRouter(tags=["search"])
              openapi_extra=beyond_schema(ASKER_BY_TOKEN))
 def search_chunks(body: SearchRequest, engine: EngineDep, settings: SettingsDep, grant: GrantDep) -> SearchResponse:
     """Search the chunks the caller may see; the caller's role is read from EMPLOYEES."""
-    caller = caller_for(engine, grant, body.employee_id, body.telegram_id)
+    caller = resolve_asker(engine, grant, body.employee_id, body.telegram_id)
     scope = build_scope(body.project, body.sprint_id, body.source_types, body.doc_types)
     found = search(engine, body.question, caller, body.top_k or settings.top_k, scope,
                    body.mode or settings.search_mode)
