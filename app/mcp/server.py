@@ -33,7 +33,8 @@ from app.auth import TokenGrant
 from app.config import Settings
 from app.engines.base import EngineError
 from app.mcp.tools import TOOLS, Tool, ToolFailed
-from app.services.askers import resolve_asker
+from app.services.askers import ForbiddenAskerError, resolve_asker
+from app.services.search import UnknownCallerError
 
 log = logging.getLogger(__name__)
 
@@ -72,7 +73,9 @@ def build_server(engine_of: Callable[[], Any], settings: Settings, grant_of: Gra
             return _failure("no token: this request carries no bearer token the server accepted")
         try:
             result = await anyio.to_thread.run_sync(_run, tool, engine_of(), settings, grant, arguments)
-        except (ToolFailed, LookupError, PermissionError, ValueError) as exc:  # the asker or the input
+        # The asker or the input, by the service's own errors: a bug's KeyError (a LookupError) or an OS
+        # PermissionError is not the agent's to read, and goes to the catch-all below.
+        except (ToolFailed, UnknownCallerError, ForbiddenAskerError, ValueError) as exc:
             return _failure(str(exc))
         except EngineError as exc:
             return _failure(f"the database cannot answer now: {exc}")
