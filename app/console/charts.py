@@ -1,4 +1,5 @@
-"""Chart geometry for the console's server-rendered SVG (templates/_charts.html draws it). Pure: no I/O.
+"""Chart geometry for the console's server-rendered SVG (templates/_macros.html draws it: line_chart,
+bar_chart). Pure: no I/O.
 
 Python computes coordinates and tick labels; the template only places them, so every label goes
 through the template's HTML escaping and no script or chart library is needed.

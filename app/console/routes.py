@@ -149,7 +149,7 @@ def access_page(request: Request, engine: EngineDep, settings: SettingsDep, q: Q
     if entity is not None and form["view"] == "employee" and not (entity.verdict and entity.verdict.visible):
         entity = replace(entity, exists=True, verdict=None)  # that they cannot see it; not why, nor if it exists
     return page(request, "access.html", form=form, employees=views.employees(engine),
-                projects=views.projects(engine), explained=explained, withheld=withheld,
+                scopes=views.scopes(engine), explained=explained, withheld=withheld,
                 withheld_count=len(explained.withheld) if explained else 0, entity=entity)
 
 
@@ -230,7 +230,7 @@ def playground_page(request: Request, engine: EngineDep, settings: SettingsDep, 
     default = conversations.effective(engine, settings.chat_default_scope)
     return page(request, "playground.html", employees=views.employees(engine), employee_id=employee_id,
                 conversations=[views.conversation(engine, c) for c in conversations.list_for(engine, caller, 200).items]
-                if caller else [], chosen=chosen, turns=turns, as_employee=True, projects=views.projects(engine),
+                if caller else [], chosen=chosen, turns=turns, as_employee=True, scopes=views.scopes(engine),
                 default_scope={"value": default.stored, "label": default.label})
 
 

@@ -29,8 +29,11 @@ def _label(row: dict[str, Any]) -> str:
     return f"{name} ({str(row['role']).lower()}, #{row['employee_id']})"
 
 
-def projects(engine: Engine) -> list[dict[str, Any]]:
-    return [{"id": row["project_id"], "name": row["name"]} for row in iter_records(engine, PROJECTS)]
+def scopes(engine: Engine) -> list[dict[str, str]]:
+    """The retrieval scopes a picker offers, worded as the API words a conversation's scope
+    (conversations.effective): all, none, then each project by its name."""
+    return [{"value": "all", "label": conversations.ALL_LABEL}, {"value": "none", "label": conversations.NONE_LABEL},
+            *({"value": str(row["project_id"]), "label": str(row["name"])} for row in iter_records(engine, PROJECTS))]
 
 
 def conversation(engine: Engine, conv: Conversation) -> dict[str, Any]:

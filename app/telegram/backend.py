@@ -12,7 +12,7 @@ import json
 import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal
 
 import httpx
 from httpx_sse import SSEError, aconnect_sse
@@ -22,7 +22,6 @@ from app.logs import current_request_id
 log = logging.getLogger(__name__)
 
 Kind = Literal["not_found", "invalid", "busy", "unauthorized", "forbidden", "failed", "unavailable"]
-T = TypeVar("T", dict, list)
 PROJECTS_PAGE = 200  # the API's largest page: a chat lists at most this many projects (the first page)
 
 
@@ -141,28 +140,28 @@ class Backend:
 
     async def set_scope(self, conversation_id: int, telegram_id: str, scope: str) -> dict[str, Any]:
         """PATCH the conversation's scope; returns the conversation as our API describes it."""
-        return await self._call(dict, "PATCH", f"/conversations/{conversation_id}",
+        return await self._call("PATCH", f"/conversations/{conversation_id}",
                                 params={"telegram_id": telegram_id}, json={"rag_scope": scope})
 
     async def caller(self, telegram_id: str) -> dict[str, Any]:
         """Who our API answers this Telegram user as: employee_id, role, first_name (404: nobody)."""
-        return await self._call(dict, "GET", "/chat/caller", params={"telegram_id": telegram_id})
+        return await self._call("GET", "/chat/caller", params={"telegram_id": telegram_id})
 
     async def projects(self, telegram_id: str, query: str | None = None) -> list[dict[str, Any]]:
         """Every project by name (the first page), or with ``query`` the best matches: project_id, name, score."""
         params: dict[str, Any] = {"telegram_id": telegram_id}
         params |= {"query": query} if query is not None else {"limit": PROJECTS_PAGE}
-        page = await self._call(dict, "GET", "/chat/projects", params=params)
+        page = await self._call("GET", "/chat/projects", params=params)
         if not isinstance(page.get("items"), list):
             raise BackendError("failed", "GET /chat/projects: no items in the answer")
         return page["items"]
 
     async def token(self) -> dict[str, Any]:
         """The bot's own token as our API sees it: name, scope, limits (the start-up check)."""
-        return await self._call(dict, "GET", "/token")
+        return await self._call("GET", "/token")
 
-    async def _call(self, shape: type[T], method: str, path: str, **kwargs: Any) -> T:
-        """One JSON request; its answer, which must be a ``shape`` (a dict or a list)."""
+    async def _call(self, method: str, path: str, **kwargs: Any) -> dict[str, Any]:
+        """One JSON request; its answer, which must be a JSON object."""
         try:
             response = await self._client.request(method, path, **kwargs)
         except httpx.TransportError as exc:
@@ -173,6 +172,6 @@ class Backend:
             answer = response.json()
         except ValueError:
             answer = None
-        if not isinstance(answer, shape):
-            raise BackendError("failed", f"{method} {path}: the answer is not a JSON {shape.__name__}")
+        if not isinstance(answer, dict):
+            raise BackendError("failed", f"{method} {path}: the answer is not a JSON dict")
         return answer
