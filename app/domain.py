@@ -21,6 +21,11 @@ SEARCH_MODES: tuple[SearchMode, ...] = ("hybrid", "vector", "lexical")
 MAX_ID = 2**63 - 1
 
 
+def is_id(value: object) -> bool:
+    """A row id the engines can bind: a positive int (never a bool) up to MAX_ID."""
+    return isinstance(value, int) and not isinstance(value, bool) and 0 < value <= MAX_ID
+
+
 class Role(StrEnum):
     DEVELOPER = "DEVELOPER"
     MANAGER = "MANAGER"
@@ -398,7 +403,7 @@ class TaskQuery:
             raise ValueError(f"limit must be 1..{MAX_FIND_TASKS}, got {self.limit!r}")
         for name in ("sprint_id", "project_id", "assignee_id"):
             value = getattr(self, name)
-            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= MAX_ID):
+            if value is not None and not is_id(value):
                 raise ValueError(f"{name} must be a positive id, got {value!r}")
         for name in ("status", "priority"):
             value = getattr(self, name)

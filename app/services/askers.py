@@ -8,7 +8,7 @@ may act only for the employees its grant allows. The role always comes from EMPL
 from __future__ import annotations
 
 from app.auth import TokenGrant
-from app.domain import MAX_ID, Caller
+from app.domain import MAX_ID, Caller, is_id
 from app.engines.base import Engine
 from app.services.search import UnknownCallerError, resolve_caller
 
@@ -32,8 +32,7 @@ def resolve_asker(engine: Engine, grant: TokenGrant, employee_id: int | None = N
     """
     if employee_id is not None and telegram_id is not None:
         raise ValueError("give employee_id or telegram_id, not both")
-    if employee_id is not None and (isinstance(employee_id, bool) or not isinstance(employee_id, int)
-                                    or not 0 < employee_id <= MAX_ID):
+    if employee_id is not None and not is_id(employee_id):
         # The REST schemas bound it; an MCP argument is only a JSON integer, and the engine cannot bind a larger one.
         raise ValueError(f"employee_id must be a positive integer (at most {MAX_ID}), got {employee_id!r}")
     if grant.employee_id is not None:

@@ -16,7 +16,7 @@ import datetime as dt
 from dataclasses import dataclass
 
 from app import paging
-from app.domain import MAX_ID, Caller, Conversation, Message, ProjectScope, SourceRecord, check_rag_scope, scope_project
+from app.domain import Caller, Conversation, Message, ProjectScope, SourceRecord, check_rag_scope, is_id, scope_project
 from app.engines.base import ConflictError, Engine
 from app.entities import PROJECTS
 from app.paging import Listing
@@ -164,7 +164,7 @@ def messages(engine: Engine, caller: Caller, conversation_id: int, limit: int,
 
 
 def _positive(value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= MAX_ID:
+    if not is_id(value):
         raise ValueError(f"not a positive id: {value!r}")
     return value
 

@@ -27,7 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.domain import MAX_ID
+from app.domain import is_id
 from app.engines.base import ConflictError, Engine, EngineError, OwnedDocumentsError
 from app.entities import EMPLOYEES
 from app.rag.erasure import (
@@ -215,7 +215,7 @@ def _policy(engine: Engine, employee_id: int, delete_documents: bool,
 
 
 def _check_id(value: int, what: str) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= MAX_ID:
+    if not is_id(value):
         raise ValueError(f"{what} must be a positive integer, got {value!r}")
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from app import metrics, paging
-from app.domain import MAX_ID
+from app.domain import is_id
 from app.engines.base import Engine
 from app.entities import COMMENTS, DOCUMENTS, EMPLOYEES, PROJECTS, SPRINTS, TASKS, Condition, EntitySpec
 from app.paging import Listing
@@ -110,7 +110,7 @@ def list_records(engine: Engine, entity: EntitySpec, filters: Mapping[str, Any] 
     where = conditions(entity, filters)
     kind = f"records:{entity.name}"
     after = None if cursor is None else paging.decode(cursor, kind, filters)
-    if after is not None and (isinstance(after, bool) or not isinstance(after, int) or not 0 < after <= MAX_ID):
+    if after is not None and not is_id(after):
         raise paging.CursorError("the cursor is malformed")
     page = engine.list_records(entity, where, after, limit)
     return paging.listing(page, kind, filters, lambda row: row[entity.pk.lower()])
@@ -175,7 +175,7 @@ def _check_date_range(columns: Mapping[str, Any]) -> None:
 
 
 def _check_id(entity: EntitySpec, row_id: int) -> int:
-    if isinstance(row_id, bool) or not isinstance(row_id, int) or not 0 < row_id <= MAX_ID:
+    if not is_id(row_id):
         raise ValueError(f"{entity.name} id must be a positive integer, got {row_id!r}")
     return row_id
 

@@ -16,7 +16,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from app.domain import MAX_ID, Caller, Conversation, Person, SourceRecord, TaskQuery, Vocabulary
+from app.domain import MAX_ID, Caller, Conversation, Person, SourceRecord, TaskQuery, Vocabulary, is_id
 from app.engines.base import Engine
 from app.rag import refs, terms
 from app.rag.refs import EntityRef
@@ -190,7 +190,7 @@ GET_ENTITY = _function(
 def get_entity(state: ToolState, type: Any, id: Any) -> dict[str, Any]:  # noqa: A002 (the tool's words)
     """A hidden entity and a missing one give the same error, so the model (and the asker) cannot tell them apart."""
     # An id past the database's integer range is refused here: the engine cannot even bind it.
-    if type not in refs.ANCHOR_PREFIX or isinstance(id, bool) or not isinstance(id, int) or not 0 < id <= MAX_ID:
+    if type not in refs.ANCHOR_PREFIX or not is_id(id):
         return {"success": False, "error": "type must be task, sprint, project or doc and id a positive integer "
                                            f"(at most {MAX_ID})"}
     ref: EntityRef = (type, id)
