@@ -195,6 +195,8 @@ RAG_SCOPE_WORDS = ("none", "all")
 # 30 ASCII characters ("[PROJECT #<19 digits>]") are at most 3,400 bytes of JSON. Chat keeps an answer's
 # first 100 (tests/oracle/test_column_limits.py holds the bound to the column).
 MAX_CITATIONS = 100
+# A question (a chat message, a search): what every face accepts and a follow-up's rewrite is cut to.
+MAX_QUESTION_CHARS = 2000
 
 
 def citations_json(citations: Sequence[str]) -> str:

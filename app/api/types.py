@@ -17,6 +17,8 @@ from pydantic import AfterValidator, BeforeValidator, Field, GetJsonSchemaHandle
 from pydantic_core import PydanticCustomError
 from pydantic_core import core_schema as cs
 
+from app.domain import MAX_QUESTION_CHARS
+
 # Ids in bodies, paths and queries stay within I-JSON's exact integer range (RFC 7493: ±(2**53-1)):
 # JSON tools hold numbers as doubles, so a schema bound of 2**63-1 reads as "about 9.2e18" to them
 # and values past the engines' 64-bit range would look valid.
@@ -105,7 +107,7 @@ def line(max_length: int) -> Any:
                      _Pattern(f"[^{PY_SPACE}]")]
 
 
-Name, Title, Label, Question = line(200), line(400), line(40), line(2000)
+Name, Title, Label, Question = line(200), line(400), line(40), line(MAX_QUESTION_CHARS)
 
 EMAIL_PATTERN = f"^[^@{PY_SPACE}]+@[^@{PY_SPACE}]+\\.[^@{PY_SPACE}]+$"
 _EMAIL = _full(EMAIL_PATTERN)

@@ -7,10 +7,9 @@ from collections.abc import Mapping, Sequence
 
 from app.api.types import JSON_MAX_ID
 from app.console.session import ConsoleError
-from app.domain import SEARCH_MODES, SOURCE_TYPES, Scope, SearchMode, SourceType
+from app.domain import MAX_QUESTION_CHARS, SEARCH_MODES, SOURCE_TYPES, Scope, SearchMode, SourceType
 from app.rag.scope import ScopeError, build_scope
 
-MAX_QUESTION_CHARS = 2000  # as the API's search and chat
 MAX_TOP_K = 50
 
 

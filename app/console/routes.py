@@ -29,7 +29,7 @@ from app.console.headers import ConsoleHeaders
 from app.console.params import MAX_TOP_K, Params
 from app.console.session import (ConsoleError, LoginRequired, csrf_for, end_session, posted_form, require_session,
                                  session_grant, start_session)
-from app.domain import Caller
+from app.domain import MAX_QUESTION_CHARS, Caller
 from app.engines.base import Engine
 from app.metrics_history import RECENT_BATCHES
 from app.rag import refs
@@ -40,6 +40,7 @@ from app.services.search import UnknownCallerError, resolve_caller
 HERE = FilePath(__file__).parent
 TEMPLATES = Jinja2Templates(directory=HERE / "templates")
 TEMPLATES.env.globals["ref_of"] = refs.ref_of  # an anchor's entity, for the explainer's links
+TEMPLATES.env.globals["MAX_QUESTION_CHARS"] = MAX_QUESTION_CHARS  # the forms' maxlength, as the API's
 TEMPLATES.env.filters["utc"] = lambda seconds: dt.datetime.fromtimestamp(seconds, dt.timezone.utc).strftime("%H:%M:%S")
 HOME = "/console/access"
 NAV = (("access", "Access"), ("queue", "Queue"), ("conversations", "Conversations"), ("playground", "Playground"),

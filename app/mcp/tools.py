@@ -16,7 +16,7 @@ from typing import Any
 
 from app.api.types import DOC_TYPE_PATTERN, TELEGRAM_PATTERN
 from app.config import Settings
-from app.domain import SEARCH_MODES, SOURCE_TYPES, Caller
+from app.domain import MAX_QUESTION_CHARS, SEARCH_MODES, SOURCE_TYPES, Caller
 from app.engines.base import Engine
 from app.rag import prompting
 from app.rag.scope import MAX_DOC_TYPES, build_scope
@@ -88,7 +88,7 @@ SEARCH = Tool(
     "questions about tasks (status, priority, sprint, overdue) use find_tasks; to read one entity by id, "
     "get_entity.",
     _object({
-        "question": {"type": "string", "minLength": 1, "maxLength": 2000,
+        "question": {"type": "string", "minLength": 1, "maxLength": MAX_QUESTION_CHARS,
                      "description": "the question or keywords, in the asker's words (English or Spanish)"},
         "scope": {"anyOf": [{"type": "integer", "minimum": 1}, {"enum": ["none", "all"]}],
                   "description": "a project id (that project only), \"none\" (what belongs to no project: "

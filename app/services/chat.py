@@ -32,8 +32,8 @@ import anyio
 import httpx
 
 from app.config import Settings
-from app.domain import (MAX_CITATIONS, MAX_RETRIEVED, Caller, Conversation, Message, Scope, SearchHit, SourceRecord,
-                        TurnFacts, Vocabulary)
+from app.domain import (MAX_CITATIONS, MAX_QUESTION_CHARS, MAX_RETRIEVED, Caller, Conversation, Message, Scope,
+                        SearchHit, SourceRecord, TurnFacts, Vocabulary)
 from app.engines.base import Engine
 from app.entities import EMPLOYEES
 from app.logs import current_request_id
@@ -229,7 +229,7 @@ async def _retrieval_query(settings: Settings, client: httpx.AsyncClient, deadli
         try:
             messages = followup.condensation_messages(history, question, about)
             rewritten = await complete(settings, messages, client, deadline.budget(REWRITE_SHARE))
-            return " ".join(rewritten.split())[:2000]
+            return " ".join(rewritten.split())[:MAX_QUESTION_CHARS]  # searched like a question
         except LLMError as exc:
             log.warning("follow-up rewrite failed (%s), carrying the focus instead (request %s)",
                         exc.reason, current_request_id(), extra={"llm_error": exc.reason})

@@ -35,7 +35,7 @@ from app.api.openai_schemas import (MODELS, ChatCompletion, ChatCompletionReques
 from app.api.routes.chat import drain_events, results_of
 from app.auth import TokenGrant
 from app.config import Settings
-from app.domain import Caller
+from app.domain import MAX_QUESTION_CHARS, Caller
 from app.embedding.tokens import count_tokens
 from app.engines.base import Engine
 from app.services import chat
@@ -44,7 +44,6 @@ from app.services.search import UnknownCallerError
 
 router = APIRouter(prefix="/v1", tags=["openai"])
 STARTED = int(time.time())
-MAX_QUESTION_CHARS = 2000  # as /api/v1/chat's message
 PIECE_WORDS = 8  # words per streamed chunk of the checked answer
 # fullmatch: "$" would let a trailing newline through
 _EMPLOYEE = re.compile(r"[1-9][0-9]{0,15}")
