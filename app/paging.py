@@ -50,8 +50,9 @@ def encode(kind: str, filters: Mapping[str, Any], key: Any) -> str:
     return base64.urlsafe_b64encode(_check(payload) + payload).rstrip(b"=").decode("ascii")
 
 
-def decode(cursor: str, kind: str, filters: Mapping[str, Any]) -> Any:
-    """The key the cursor carries; CursorError when it is not one issued for this list and filters."""
+def decode(cursor: str, kind: str, filters: Mapping[str, Any], parse: Callable[[Any], T]) -> T:
+    """The key the cursor carries, as ``parse`` reads it; CursorError when it is not one issued for this list
+    and filters, or ``parse`` refuses it (TypeError or ValueError)."""
     if not isinstance(cursor, str) or not 0 < len(cursor) <= MAX_CURSOR_CHARS:
         raise CursorError("the cursor is malformed: pass next_cursor exactly as a previous page returned it")
     try:
@@ -72,7 +73,10 @@ def decode(cursor: str, kind: str, filters: Mapping[str, Any]) -> Any:
     if query != query_fingerprint(kind, filters):
         raise CursorError("the cursor belongs to another list or other filters: keep the filters of the page "
                           "that returned it, or start again without a cursor")
-    return key
+    try:
+        return parse(key)
+    except (TypeError, ValueError):
+        raise CursorError("the cursor is malformed") from None
 
 
 def _not_issued(text: str) -> Any:

@@ -134,14 +134,7 @@ def create(engine: Engine, caller: Caller, rag_scope: str, pinned: bool, title: 
 def list_for(engine: Engine, caller: Caller, limit: int, cursor: str | None = None) -> Listing[Conversation]:
     """The caller's conversations, most recently updated first, one keyset page at a time."""
     kind, filters = "conversations", {"employee_id": caller.employee_id}  # a cursor never crosses people
-    after = None
-    if cursor is not None:
-        key = paging.decode(cursor, kind, filters)
-        try:
-            stamp, conversation_id = key
-            after = (dt.datetime.fromisoformat(stamp), _positive(conversation_id))
-        except (TypeError, ValueError):
-            raise paging.CursorError("the cursor is malformed") from None
+    after = None if cursor is None else paging.decode(cursor, kind, filters, _conversation_key)
     page = engine.list_conversations(caller.employee_id, after, limit)
     return paging.listing(page, kind, filters,
                           lambda c: [c.updated_at.isoformat(timespec="microseconds"), c.conversation_id])
@@ -152,15 +145,15 @@ def messages(engine: Engine, caller: Caller, conversation_id: int, limit: int,
     """One page of a conversation's messages, oldest first (404 unless it is the caller's)."""
     owned(engine, caller, conversation_id)
     kind, filters = "messages", {"conversation_id": conversation_id}
-    after = None
-    if cursor is not None:
-        key = paging.decode(cursor, kind, filters)
-        try:
-            after = _positive(key)
-        except ValueError:
-            raise paging.CursorError("the cursor is malformed") from None
+    after = None if cursor is None else paging.decode(cursor, kind, filters, _positive)
     page = engine.list_messages(conversation_id, after, limit)
     return paging.listing(page, kind, filters, lambda m: m.message_id)
+
+
+def _conversation_key(key: object) -> tuple[dt.datetime, int]:
+    """A conversations cursor's key: the last one's update time and id."""
+    stamp, conversation_id = key  # type: ignore[misc]
+    return dt.datetime.fromisoformat(stamp), _positive(conversation_id)
 
 
 def _positive(value: object) -> int:

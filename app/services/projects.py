@@ -27,6 +27,12 @@ class ProjectChoice:
     score: float | None  # how well a query matched (0..1, higher is better); None in a plain listing
 
 
+def _project_key(key: object) -> tuple[str, int]:
+    """A projects cursor's key: the last one's folded name and id."""
+    name, project_id = key  # type: ignore[misc]
+    return str(name), int(project_id)
+
+
 def _order(card: ProjectCard) -> tuple[str, int]:
     return card.name.casefold(), card.project_id
 
@@ -36,12 +42,7 @@ def listing(engine: Engine, limit: int, cursor: str | None = None) -> Listing[Pr
     cards = sorted(engine.projects_for_matching(), key=_order)
     total = len(cards)
     if cursor is not None:
-        key = paging.decode(cursor, KIND, {})
-        try:
-            name, project_id = key
-            after = (str(name), int(project_id))
-        except (TypeError, ValueError):
-            raise paging.CursorError("the cursor is malformed") from None
+        after = paging.decode(cursor, KIND, {}, _project_key)
         cards = [c for c in cards if _order(c) > after]
     page = Page([ProjectChoice(c.project_id, c.name, None) for c in cards[:limit]], total, len(cards) > limit)
     return paging.listing(page, KIND, {}, lambda p: [p.name.casefold(), p.project_id])

@@ -109,9 +109,7 @@ def list_records(engine: Engine, entity: EntitySpec, filters: Mapping[str, Any] 
     filters = dict(filters or {})
     where = conditions(entity, filters)
     kind = f"records:{entity.name}"
-    after = None if cursor is None else paging.decode(cursor, kind, filters)
-    if after is not None and not is_id(after):
-        raise paging.CursorError("the cursor is malformed")
+    after = None if cursor is None else paging.decode(cursor, kind, filters, _id_key)
     page = engine.list_records(entity, where, after, limit)
     return paging.listing(page, kind, filters, lambda row: row[entity.pk.lower()])
 
@@ -172,6 +170,13 @@ def _check_date_range(columns: Mapping[str, Any]) -> None:
     start, end = columns.get("START_DATE"), columns.get("END_DATE")
     if isinstance(start, dt.date) and isinstance(end, dt.date) and end < start:
         raise InvalidRecordError(f"end_date is before start_date ({end.isoformat()} < {start.isoformat()})")
+
+
+def _id_key(key: object) -> int:
+    """A records cursor's key: the last row's id."""
+    if not is_id(key):
+        raise ValueError(f"not a row id: {key!r}")
+    return key  # type: ignore[return-value]
 
 
 def _check_id(entity: EntitySpec, row_id: int) -> int:
