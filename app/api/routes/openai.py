@@ -32,7 +32,7 @@ from app.api.deps import EngineDep, GrantDep, SettingsDep
 from app.api.errors import http_answer
 from app.api.openai_schemas import (MODELS, ChatCompletion, ChatCompletionRequest, ChatMessageIn, ModelCard, ModelList,
                                     OpenAIError, error_responses)
-from app.api.routes.chat import drain_events, results_of
+from app.api.routes.chat import drain_events, results_of, until_disconnect
 from app.auth import TokenGrant
 from app.config import Settings
 from app.domain import MAX_QUESTION_CHARS, Caller
@@ -75,8 +75,8 @@ async def create_chat_completion(body: ChatCompletionRequest, request: Request, 
     prep = await run_in_threadpool(chat.prepare_stateless, engine, mode_settings, caller, turns, question)
     slots, client = request.app.state.chat_slots, request.app.state.llm_client
     if not body.stream:
-        with slots.take():
-            answer = await chat.chat(engine, mode_settings, prep, client)
+        with slots.take():  # a client that hangs up cancels the turn and frees the slot, as on /api/v1/chat
+            answer = await until_disconnect(request, chat.chat(engine, mode_settings, prep, client))
         return await run_in_threadpool(completion_of, body, caller, answer)
     slot = slots.take()
     slot.__enter__()  # released when the producer ends (a client that hangs up cancels it, and the turn)
