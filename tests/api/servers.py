@@ -73,3 +73,21 @@ def sse_events(response) -> list[tuple[str, dict]]:
             out.append((name, json.loads(line.split(":", 1)[1])))
             name = None
     return out
+
+
+def hang_up_while_waiting(app, url: str, path: str, body: bytes, authorization: str, llm) -> float:
+    """POST ``body`` over a raw socket, close it once the loopback ``llm`` has the request (the turn holds a
+    chat slot meanwhile), and return how long the app took to free the slot after the hang-up (at most 10 s)."""
+    host, port = url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as raw:
+        raw.sendall(f"POST {path} HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
+                    f"Authorization: {authorization}\r\nContent-Length: {len(body)}\r\n\r\n".encode() + body)
+        deadline = time.monotonic() + 10
+        while not llm.requests:  # the turn is waiting for the LLM
+            assert time.monotonic() < deadline, "the turn never reached the LLM"
+            time.sleep(0.05)
+        assert app.state.chat_slots.in_use == 1
+    hung_up = time.monotonic()
+    while app.state.chat_slots.in_use and time.monotonic() < hung_up + 10:
+        time.sleep(0.05)
+    return time.monotonic() - hung_up

@@ -13,7 +13,7 @@ from app.api.main import create_app
 from tests.fake_llm import FakeLLM, Reply
 
 from .chat_data import AUTH, llm_settings, seed
-from .servers import serve, sse_events
+from .servers import hang_up_while_waiting, serve, sse_events
 
 
 @pytest.fixture
@@ -119,26 +119,11 @@ def test_a_plain_chat_whose_client_hangs_up_stops_frees_its_slot_and_stores_noth
                                                                                     ids):
     """The same for POST /chat (issue 20, point 8): a real client closes its socket while the loopback LLM
     is still thinking; the chat is cancelled at once, not when the LLM answers 10 s later."""
-    import socket
-
     with FakeLLM(Reply.plain("Ana fixes it.", delay_s=10)) as llm:
         app = app_for(sqlite_settings, sqlite_engine, **llm_settings(llm, chat_max_tool_rounds=0, llm_timeout_s=30))
         with serve(app) as url, httpx.Client(base_url=url, headers=AUTH, timeout=10) as c:
-            host, port = url.removeprefix("http://").split(":")
             body = json.dumps({"employee_id": ids["boss"], "message": "who fixes the login bug?"}).encode()
-            with socket.create_connection((host, int(port)), timeout=10) as raw:
-                raw.sendall(b"POST /api/v1/chat HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
-                            + f"Authorization: {AUTH['Authorization']}\r\nContent-Length: {len(body)}\r\n\r\n".encode()
-                            + body)
-                deadline = time.monotonic() + 10
-                while not llm.requests:  # the chat is waiting for the LLM
-                    assert time.monotonic() < deadline, "the chat never reached the LLM"
-                    time.sleep(0.05)
-                assert app.state.chat_slots.in_use == 1
-            hung_up = time.monotonic()
-            while app.state.chat_slots.in_use and time.monotonic() < hung_up + 3:
-                time.sleep(0.05)
-            freed_after = time.monotonic() - hung_up
+            freed_after = hang_up_while_waiting(app, url, "/api/v1/chat", body, AUTH["Authorization"], llm)
             listed = c.get("/api/v1/conversations", params={"employee_id": ids["boss"]}).json()
     assert app.state.chat_slots.in_use == 0 and freed_after < 3  # long before the LLM's 10 s
     assert listed["items"] == [] and len(llm.requests) == 1

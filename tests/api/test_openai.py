@@ -18,7 +18,7 @@ from app.rag import prompting
 from tests.fake_llm import FakeLLM, Reply
 
 from .chat_data import llm_settings, seed, tool_result
-from .servers import serve
+from .servers import hang_up_while_waiting, serve
 
 ADMIN, BOT, ANA_TOKEN = "test-token", "bot-token", "ana-laptop"
 
@@ -227,27 +227,13 @@ def test_a_client_that_hangs_up_mid_stream_frees_its_chat_slot(api_settings, sql
 def test_a_plain_completion_whose_client_hangs_up_frees_its_chat_slot(api_settings, sqlite_engine, ids):
     """Without streaming too: a real client closes its socket while the loopback LLM is still thinking, and the
     turn is cancelled at once, not when the LLM answers 30 s later."""
-    import socket
-    import time
-
     with FakeLLM(Reply.plain("slow [TASK #1].", delay_s=30)) as llm:
         settings = api_settings.model_copy(update=llm_settings(llm, chat_max_tool_rounds=0, llm_timeout_s=60))
         app = create_app(settings.model_copy(update={"api_tokens": SecretStr(ADMIN)}), engine=sqlite_engine)
         with serve(app, timeout_graceful_shutdown=2) as url:
-            host, port = url.removeprefix("http://").split(":")
             body = json.dumps({"model": "rag-hybrid", "user": str(ids["ana"]),
                                "messages": [{"role": "user", "content": "login bug"}]}).encode()
-            with socket.create_connection((host, int(port)), timeout=10) as raw:
-                raw.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
-                            + f"Authorization: Bearer {ADMIN}\r\nContent-Length: {len(body)}\r\n\r\n".encode() + body)
-                deadline = time.monotonic() + 10
-                while not llm.requests:  # the turn is waiting for the LLM
-                    assert time.monotonic() < deadline, "the turn never reached the LLM"
-                    time.sleep(0.05)
-                assert app.state.chat_slots.in_use == 1
-            hung_up = time.monotonic()
-            while app.state.chat_slots.in_use and time.monotonic() < hung_up + 10:
-                time.sleep(0.05)
+            hang_up_while_waiting(app, url, "/v1/chat/completions", body, f"Bearer {ADMIN}", llm)
             assert app.state.chat_slots.in_use == 0  # long before the LLM's 30 s
 
 
