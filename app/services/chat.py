@@ -38,6 +38,7 @@ from app.engines.base import Engine
 from app.entities import EMPLOYEES
 from app.logs import current_request_id
 from app.rag import citations, extractive, followup, prompting, refs, routing, task_answers, task_questions, terms
+from app.rag.computed import Computed
 from app.rag.refs import EntityRef
 from app.rag.routing import Route
 from app.rag.templates import header_line
@@ -97,6 +98,7 @@ class Evidence:
     task_rows: list[dict[str, Any]] = field(default_factory=list)
     tasks_text: str | None = None  # the tracker answer (extractive), also the LLM's first context block
     person: Any = None
+    computed: Computed | None = None  # the answer computed from the records, when the route computes one
 
 
 @dataclass(frozen=True)
