@@ -71,6 +71,16 @@ class DirtyRow:
 # --- source records, as the engines load them for the chunk templates -------------------
 
 @dataclass(frozen=True)
+class CommentSource:
+    """One comment as a task's chunk shows it: the body, and who wrote it when (None where unknown)."""
+
+    body: str
+    author_id: int | None = None
+    author_name: str | None = None  # "Chen Wei"
+    created_at: dt.datetime | None = None
+
+
+@dataclass(frozen=True)
 class TaskSource:
     task_id: int
     title: str
@@ -87,7 +97,7 @@ class TaskSource:
     estimated_hours: float | None
     expected_end_date: dt.date | None
     description: str | None
-    comments: tuple[str, ...] = ()
+    comments: tuple[CommentSource, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.domain import DocSource, ProjectSource, Scope, SprintSource, TaskSource
+from app.domain import CommentSource, DocSource, ProjectSource, Scope, SprintSource, TaskSource
 from app.embedding.tokens import count_tokens
 from app.rag.access import is_visible
 from app.rag.chunking import chunk_record
@@ -76,7 +76,7 @@ def build(engine, team):
             tid, title, "TODO", "MEDIUM", sprint_id, names[sprint_id][0] if sprint_id else None,
             project_id, f"Project {projects.index(project_id)}" if project_id else None, assignee,
             f"Dev{dev}" if assignee else None, "Coder" if assignee else None, None, None, None,
-            f"{title} details", tuple(comments)))
+            f"{title} details", tuple(CommentSource(c) for c in comments)))
     for title, owner, proj, doc_type in docs:
         owner_id = devs[owner] if owner is not None else None
         project_id = projects[proj] if proj is not None else None

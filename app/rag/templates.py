@@ -44,7 +44,7 @@ def body_sections(record: SourceRecord) -> list[str]:
             if not record.comments:
                 return ["\n".join(lines)]
             lines.append("Comments:")
-            return ["\n".join(lines)] + [f"- {c.strip()}" for c in record.comments]
+            return ["\n".join(lines)] + [f"- {c.body.strip()}" for c in record.comments]
         case SprintSource():
             return [
                 "\n".join(

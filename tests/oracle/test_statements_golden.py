@@ -194,7 +194,7 @@ def test_load_sources_and_hashes(fake_engine, conn):
     assert [c.sql for c in conn.calls[3:]] == [golden("load_sources_sprint"), golden("load_sources_project"),
                                                golden("load_sources_doc")]
     record = records[11]
-    assert record.comments == ("first", "second") and record.expected_end_date == dt.date(2026, 1, 2)
+    assert [c.body for c in record.comments] == ["first", "second"] and record.expected_end_date == dt.date(2026, 1, 2)
     assert record.story_points == 3.0 and hashes == {11: {0: "h0", 1: "h1"}}
 
 

@@ -2,7 +2,7 @@ import hashlib
 
 import pytest
 
-from app.domain import DocSource, TaskSource
+from app.domain import CommentSource, DocSource, TaskSource
 from app.embedding.tokens import count_tokens
 from app.rag.chunking import MAX_BYTES, MAX_TOKENS, chunk_record, content_hash, pack
 
@@ -54,13 +54,13 @@ def test_byte_bound_holds_for_multibyte_text(char):
 
 
 def test_task_comments_split_at_comment_boundaries():
-    comments = tuple(f"comment {i}: " + words(40, "deploy") for i in range(15))
+    comments = tuple(CommentSource(f"comment {i}: " + words(40, "deploy")) for i in range(15))
     task = TaskSource(7, "Deploy", None, None, None, None, None, None, 4, "Leo", "Diaz", None, None,
                       None, "short", comments)
     chunks = chunk_record(task, count_tokens)
     assert len(chunks) > 1
     bodies = [line for c in chunks for line in c.content.split("\n")[1:] if line.startswith("- ")]
-    assert bodies == [f"- {c}" for c in comments]
+    assert bodies == [f"- {c.body}" for c in comments]
     assert all(c.owner_employee_id == 4 for c in chunks)
 
 

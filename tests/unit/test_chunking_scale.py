@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.domain import DocSource, TaskSource
+from app.domain import CommentSource, DocSource, TaskSource
 from app.embedding.tokens import count_tokens
 from app.rag.chunking import MAX_BYTES, MAX_INDEXED_CHARS, MAX_TOKENS, chunk_record, pack, unindexed_chars
 from app.rag.templates import paragraphs
@@ -138,7 +138,7 @@ def test_an_entity_is_indexed_up_to_the_cap_and_the_rest_is_reported():
 
 
 def test_a_task_with_many_comments_keeps_its_fields_and_first_comments():
-    comments = tuple(f"comment {i} " + "deploy " * 300 for i in range(150))
+    comments = tuple(CommentSource(f"comment {i} " + "deploy " * 300) for i in range(150))
     task = TaskSource(7, "Deploy", None, None, None, None, None, None, 4, "Leo", "Diaz", None, None, None,
                       "short", comments)
     assert unindexed_chars(task) > 0  # each comment fits the API; together they pass the cap

@@ -1,6 +1,6 @@
 import datetime as dt
 
-from app.domain import DocSource, ProjectSource, SprintSource, TaskSource
+from app.domain import CommentSource, DocSource, ProjectSource, SprintSource, TaskSource
 from app.rag.templates import body_sections, header_line
 
 
@@ -10,7 +10,7 @@ def task(**overrides):
         sprint_id=3, sprint_name="Sprint 3", project_id=1, project_name="Apollo",
         assignee_id=5, assignee_first="Ana", assignee_last="Ruiz", story_points=5.0,
         estimated_hours=7.5, expected_end_date=dt.date(2026, 12, 1),
-        description="Users land on /home after login.", comments=("Repro on Safari", "Fixed in #88"),
+        description="Users land on /home after login.", comments=(CommentSource("Repro on Safari"), CommentSource("Fixed in #88")),
     )
     values.update(overrides)
     return TaskSource(**values)

@@ -10,6 +10,7 @@ from typing import Any
 
 from app.domain import (
     Caller,
+    CommentSource,
     DocSource,
     Page,
     ProjectSource,
@@ -165,12 +166,12 @@ def load_sources(cur: Any, source_type: SourceType, ids: Sequence[int]) -> dict[
         statement = sql.load_sources(source_type, chunk)
         cur.execute(statement.sql, statement.binds)
         rows = cur.fetchall()
-        comments: dict[int, list[str]] = {}
+        comments: dict[int, list[CommentSource]] = {}
         if source_type == "task" and rows:
             statement = sql.task_comments([int(r[0]) for r in rows])
             cur.execute(statement.sql, statement.binds)
             for task_id, body in cur.fetchall():
-                comments.setdefault(int(task_id), []).append(body or "")
+                comments.setdefault(int(task_id), []).append(CommentSource(body or ""))
         for row in rows:
             record = _source(source_type, row, comments)
             out[_record_id(record)] = record
@@ -191,7 +192,7 @@ def _opt_int(value: Any) -> int | None:
     return None if value is None else int(value)
 
 
-def _source(source_type: str, row: Sequence[Any], comments: dict[int, list[str]]) -> SourceRecord:
+def _source(source_type: str, row: Sequence[Any], comments: dict[int, list[CommentSource]]) -> SourceRecord:
     if source_type == "task":
         (task_id, title, status, priority, sprint_id, sprint_name, project_id, project_name, assignee_id,
          first, last, points, hours, due, description) = row

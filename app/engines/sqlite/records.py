@@ -10,7 +10,7 @@ from typing import Any
 
 import apsw
 
-from app.domain import (Caller, DocSource, Page, ProjectSource, Role, SourceRecord, SourceType, SprintSource,
+from app.domain import (Caller, CommentSource, DocSource, Page, ProjectSource, Role, SourceRecord, SourceType, SprintSource,
                         TaskSource)
 from app.engines.base import batched
 from app.engines.sqlite import statements as sql
@@ -111,10 +111,10 @@ def load_sources(conn: apsw.Connection, source_type: SourceType, ids: Sequence[i
 
 
 def _load_tasks(conn: apsw.Connection, ids: Sequence[int]) -> dict[int, TaskSource]:
-    comments: dict[int, list[str]] = {}
+    comments: dict[int, list[CommentSource]] = {}
     for task_id, body in conn.execute(sql.task_comments(ids), ids):
         if body and body.strip():
-            comments.setdefault(task_id, []).append(body)
+            comments.setdefault(task_id, []).append(CommentSource(body))
     out = {}
     for row in conn.execute(sql.load_tasks(ids), ids):
         (task_id, title, status, priority, sprint_id, sprint_name, project_id, project_name, assignee_id,
