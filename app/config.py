@@ -30,6 +30,10 @@ class Settings(BaseSettings):
     # How long a request waits for a free pooled connection (POOL_GETMODE_TIMEDWAIT) before it is answered 503 with
     # Retry-After: a saturated pool (worker + long Text optimize + requests) must not hang callers.
     oracle_pool_wait_timeout_ms: int = Field(5000, ge=1)
+    # Every round trip on a pooled connection ends within this (python-oracledb call_timeout): a lock wait or a stuck
+    # call is a 503 (DPY-4024), never a connection held for ever. The operator's commands (migrate, model load, index
+    # rebuild) are not cut; the erasure purge has its own bound above its sync's maxtime.
+    oracle_call_timeout_ms: int = Field(60_000, ge=1)
     oracle_model_name: str = "ALL_MINILM_L12_V2"
     onnx_model_url: SecretStr | None = None  # pre-authenticated URL from Terraform
     onnx_model_directory: str = "MODEL_DIR"  # directory object for local LOAD_ONNX_MODEL

@@ -93,6 +93,7 @@ class Call:
     prefetchrows: int
     arraysize: int
     inputsizes: dict[str, Any]
+    call_timeout: int = 0  # the connection's call_timeout (ms) at execute time
 
 
 class FakeVar:
@@ -137,7 +138,7 @@ class FakeCursor:
         assert not sql.rstrip().endswith("/"), f"a '/' terminator is SQL*Plus syntax, not SQL:\n{sql}"
         for row in (binds if kind == "executemany" else [binds]):
             check_binds(sql, row)
-        call = Call(kind, sql, binds, self.prefetchrows, self.arraysize, self.inputsizes)
+        call = Call(kind, sql, binds, self.prefetchrows, self.arraysize, self.inputsizes, self.conn.call_timeout)
         if sql not in self.conn.hidden:
             self.conn.calls.append(call)
         # python-oracledb applies input sizes to the next execute only (_prepare_for_execute resets them).
@@ -188,6 +189,7 @@ class FakeConnection:
         self.calls: list[Call] = []
         self.events: list[str] = []
         self.version = "23.26.0.0.0"  # python-oracledb's Connection.version
+        self.call_timeout = 0  # python-oracledb's Connection.call_timeout: ms, 0 is none
 
     def reply_for(self, sql: str) -> Reply:
         for index, (match, reply) in enumerate(self.replies):

@@ -137,6 +137,26 @@ def test_purge_syncs_waiting_for_a_running_sync_then_fully_optimizes_the_text_in
     assert [s.ok for s in steps] == [True, False] and "DRG-10502" in steps[1].detail
 
 
+def test_the_purge_calls_are_bounded_by_a_call_timeout_above_the_sync_maxtime(fake_engine, conn, settings):
+    """REVIEW-3 W3: LOCK_WAIT ignores maxtime while it waits for a running sync; the purge's connection carries a call
+    timeout above maxtime, and a call cut by it (DPY-4024) is a failed, unproven step, not a connection held for ever."""
+    from oracledb import errors as driver
+
+    from app.engines.oracle.erasure import PURGE_CALL_TIMEOUT_MS, PURGE_SYNC_MAXTIME_MIN
+
+    fake_engine.purge_indexes()
+    assert [c.call_timeout for c in conn.calls] == [PURGE_CALL_TIMEOUT_MS] * 2
+    assert PURGE_CALL_TIMEOUT_MS > PURGE_SYNC_MAXTIME_MIN * 60_000 > settings.oracle_call_timeout_ms
+    fake_engine.erasure_job(7)  # the next holder of the pooled connection gets the service's bound again
+    assert conn.calls[-1].call_timeout == settings.oracle_call_timeout_ms
+    try:
+        driver._raise_err(driver.ERR_CALL_TIMEOUT_EXCEEDED, timeout=PURGE_CALL_TIMEOUT_MS)
+    except Exception as exc:  # oracledb.DatabaseError
+        conn.replies.append(("SYNC_INDEX", Reply(error=exc)))
+    steps = fake_engine.purge_indexes()
+    assert [s.ok for s in steps] == [False, True] and "DPY-4024" in steps[0].detail
+
+
 I_TABLE, G_TABLE = "DR$RAG_CHUNK_TEXT_IDX$I", "DR$RAG_CHUNK_TEXT_IDX$G"
 
 
@@ -250,8 +270,10 @@ def test_the_job_row_is_read_advanced_and_its_held_strings_dropped(fake_engine, 
     assert conn.calls[-1].sql == golden("erasure_record_step")
     assert conn.calls[-1].binds == {"step": "prove", "outcome": '{"prove": {"bytes_left": 0}}', "verdict": "proven",
                                     "employee_id": 7}
-    fake_engine.forget_held_strings(7, job.held)
+    (forgot,) = fake_engine.forget_held_strings(7, job.held)
     assert conn.calls[-1].sql == golden("erasure_forget") and conn.events[-2:] == ["commit", "commit"]
+    # REVIEW-3 W6: an out-of-row LOB's old version is kept in its LOB segment (RETENTION), not in undo.
+    assert "stays in the LOB segment" in forgot.detail and "stays in undo" not in forgot.detail
     conn.replies.append(("WHERE STEP <> 'forget'", Reply(rows=[])))
     assert fake_engine.unfinished_erasures() == [] and conn.calls[-1].sql == golden("erasure_unfinished")
 

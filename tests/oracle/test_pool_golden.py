@@ -1,12 +1,14 @@
 """The connection pool never makes a caller wait forever (REVIEW-2 W3): python-oracledb's default getmode waits
 until a connection is free; the engine asks for POOL_GETMODE_TIMEDWAIT with RAG_ORACLE_POOL_WAIT_TIMEOUT_MS, and
-the DPY-4005 that ends the wait is a 503 with Retry-After, like every other "not now" fault."""
+the DPY-4005 that ends the wait is a 503 with Retry-After, like every other "not now" fault. A connection lost in
+mid-request (thin: DPY-4011, code 0), a full TEMP and a call past its timeout are too (REVIEW-3 W2, W3, W4)."""
 
 from __future__ import annotations
 
 import oracledb
 import pytest
 from fastapi.testclient import TestClient
+from oracledb import errors as driver  # the driver's own error builder (_raise_err): real DPY errors, code 0
 from pydantic import SecretStr
 
 from app.api.main import create_app
@@ -14,7 +16,7 @@ from app.engines.base import UnavailableError
 from app.engines.oracle.engine import OracleEngine
 from app.entities import TASKS
 
-from .fakes import FakeConnection, FakePool, dpy_error, ora_error
+from .fakes import FakeConnection, FakePool, Reply, dpy_error, ora_error
 
 SATURATED = dpy_error(4005, "timed out waiting for the connection pool to return a connection")
 
@@ -43,6 +45,72 @@ def test_a_saturated_pool_is_unavailable_with_a_short_retry_after(settings):
         engine.get(TASKS, 1)
     assert caught.value.retry_after_s == 2
     assert "RAG_ORACLE_POOL_WAIT_TIMEOUT_MS=5000" in str(caught.value) and "DPY-4005" in str(caught.value)
+
+
+def test_dpy_4005_says_a_new_connection_may_not_have_opened_in_time_and_shows_the_pool_counts(settings):
+    """REVIEW-3 W4: TIMEDWAIT also times out a connection still being created (an empty pool gets DPY-4005 too), so
+    the message must not blame busy connections alone; the pool's busy/opened counts tell the two apart."""
+    pool = FakePool(FakeConnection(), acquire_error=SATURATED)
+    pool.busy, pool.opened = 0, 0  # nothing opened at all: the database, not the pool size, is the problem
+    with pytest.raises(UnavailableError) as caught:
+        OracleEngine(pool, settings).get(TASKS, 1)
+    message = str(caught.value)
+    assert "a new one could not be opened in time" in message and "0 busy of 0 opened" in message
+    assert "stayed busy" not in message
+
+
+def driver_error(number: int, **args) -> oracledb.Error:
+    """The exception python-oracledb itself raises for a driver error (its own builder: code 0, DPY-nnnn)."""
+    try:
+        driver._raise_err(number, **args)
+    except oracledb.Error as exc:
+        return exc
+    raise AssertionError(f"DPY-{number} was not raised")
+
+
+@pytest.mark.parametrize("number, args, retry_after_s", [
+    (driver.ERR_CONNECTION_CLOSED, {}, 10),  # the socket read EOF: a restart or a network cut mid-request
+    (driver.ERR_NOT_CONNECTED, {}, 10),
+    (driver.ERR_CALL_TIMEOUT_EXCEEDED, {"timeout": 60000}, 5),  # REVIEW-3 W3: the call timeout
+])
+def test_a_connection_lost_mid_request_is_a_503_with_retry_after_not_a_500(settings, number, args, retry_after_s):
+    """REVIEW-3 W2: thin mode reports a dropped connection as DPY-4011 with code 0, which the ORA map never read."""
+    lost = driver_error(number, **args)
+    assert lost.args[0].code == 0 and lost.args[0].full_code == f"DPY-{number:04d}"
+    conn = FakeConnection([("FROM TASKS", Reply(error=lost))])
+    app_settings = settings.model_copy(update={"api_tokens": SecretStr("t"), "run_worker": False,
+                                               "backfill_on_startup": False})
+    engine = OracleEngine(FakePool(conn), app_settings)
+    with pytest.raises(UnavailableError) as caught:
+        engine.get(TASKS, 1)
+    assert caught.value.retry_after_s == retry_after_s and f"DPY-{number:04d}" in str(caught.value)
+    assert conn.events == ["rollback"]  # and the connection went back to the pool
+    conn.replies.append(("FROM TASKS", Reply(error=lost)))
+    with TestClient(create_app(app_settings, engine=engine), raise_server_exceptions=False) as client:
+        answer = client.get("/api/v1/tasks/1", headers={"Authorization": "Bearer t"})
+    assert answer.status_code == 503 and answer.headers["Retry-After"] == str(retry_after_s)
+
+
+def test_temp_full_is_a_503_beside_the_other_full_tablespaces(settings):
+    """REVIEW-3 W2: ORA-01652 (unable to extend temp segment: temporary LOBs, sorts) means "retry later"."""
+    conn = FakeConnection([("FROM TASKS", Reply(error=ora_error(1652, "unable to extend temp segment by 128")))])
+    with pytest.raises(UnavailableError) as caught:
+        OracleEngine(FakePool(conn), settings).get(TASKS, 1)
+    assert "TEMP" in str(caught.value) and caught.value.retry_after_s == 30
+
+
+def test_every_pooled_connection_carries_the_call_timeout_and_admin_commands_are_not_cut(settings):
+    """REVIEW-3 W3: no statement had a call timeout, so a stuck lock wait held a pooled connection for ever."""
+    conn = FakeConnection([("USER_MINING_MODELS", Reply(rows=[(1,)]))])
+    engine = OracleEngine(FakePool(conn), settings.model_copy(update={"oracle_call_timeout_ms": 1234}))
+    engine.get(TASKS, 1)
+    engine.ensure_model()  # an operator's command: a model download may take minutes
+    engine.get(TASKS, 2)
+    assert [c.call_timeout for c in conn.calls] == [1234, 0, 1234]
+
+
+def test_the_default_call_timeout_is_a_minute(settings):
+    assert settings.oracle_call_timeout_ms == 60_000
 
 
 def test_a_listener_that_is_down_is_still_the_ten_second_retry(settings):

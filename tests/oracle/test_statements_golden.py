@@ -536,6 +536,20 @@ def test_a_database_that_refuses_the_probe_write_is_unavailable(fake_engine, con
         fake_engine.ping()
 
 
+def test_readiness_does_not_claim_to_catch_a_full_tablespace():
+    """REVIEW-3 W5: one short RAG_SETTINGS row fits the table's first extent, so READY_PROBE passes on a full
+    tablespace (ORA-01653 needs a new extent); the code and the docs say only what the probe proves."""
+    import inspect
+    from pathlib import Path
+
+    from app.engines.oracle.engine import OracleEngine
+
+    ping = inspect.getsource(OracleEngine.ping)
+    assert "or a full one" not in ping and "A full tablespace does not" in ping
+    readiness = Path("docs/ORACLE.md").read_text(encoding="utf-8").split("- **Readiness**")[1].split("\n- ")[0]
+    assert "full tablespace is not\n  detected" in readiness and "ORA-16000" in readiness
+
+
 def test_the_model_name_is_the_only_spliced_value():
     assert "ALL_MINILM_L12_V2 USING :q" in sql.embed_query("all_minilm_l12_v2")
     with pytest.raises(ValueError):

@@ -61,6 +61,19 @@ def parse_database_url(settings: Settings) -> tuple[str, str, str]:
     return user, password, dsn
 
 
+# The operator's commands (migrate, model load, vector index rebuild) run statements that legitimately take minutes
+# (a DDL over a large table, a 120 MB model download): they are run from a terminal, not by the service's pool
+# under load, so their calls are not cut (python-oracledb: call_timeout 0 is no timeout).
+ADMIN_CALL_TIMEOUT_MS = 0
+
+
+def _pool_state(pool: Any) -> str:
+    """The pool's own counts (python-oracledb ConnectionPool.busy / .opened): a saturated pool shows busy == opened
+    == max; fewer opened means new connections could not be opened in time (REVIEW-3 W4)."""
+    busy, opened = getattr(pool, "busy", None), getattr(pool, "opened", None)
+    return f"{busy} busy of {opened} opened" if busy is not None and opened is not None else "pool counts unknown"
+
+
 class OracleEngine:
     name = "oracle"
     dimensions = DIMENSIONS
@@ -98,18 +111,25 @@ class OracleEngine:
         self._pool.close(force=True)
 
     @contextmanager
-    def _connection(self) -> Iterator[Any]:
-        """A pooled connection, rolled back on any exception; "not now" faults become UnavailableError."""
+    def _connection(self, call_timeout_ms: int | None = None) -> Iterator[Any]:
+        """A pooled connection, rolled back on any exception; "not now" faults become UnavailableError.
+
+        Every round trip on it is bounded by ``call_timeout_ms`` (RAG_ORACLE_CALL_TIMEOUT_MS unless an operator's
+        command asks otherwise; 0: no bound): a lock wait or a stuck call ends in DPY-4024 instead of holding a
+        pooled connection for ever [PYDOC Connection.call_timeout; REVIEW-3 W3]. Set on every acquire, as a pooled
+        connection keeps what the last holder set."""
         try:
             conn = self._pool.acquire()
         except Exception as exc:  # listener down, network gone, pool exhausted past its timeout
             if errors.pool_saturated(exc):
                 raise UnavailableError(
-                    f"every pooled Oracle connection stayed busy for RAG_ORACLE_POOL_WAIT_TIMEOUT_MS="
-                    f"{self._settings.oracle_pool_wait_timeout_ms} (RAG_ORACLE_POOL_MAX={self._settings.oracle_pool_max}):"
-                    f" {exc}", errors.POOL_SATURATED_RETRY_S) from exc
+                    f"no pooled Oracle connection within RAG_ORACLE_POOL_WAIT_TIMEOUT_MS="
+                    f"{self._settings.oracle_pool_wait_timeout_ms} (all {self._settings.oracle_pool_max} busy, or a new"
+                    f" one could not be opened in time; {_pool_state(self._pool)}): {exc}",
+                    errors.POOL_SATURATED_RETRY_S) from exc
             raise UnavailableError(f"cannot get an Oracle connection: {exc}", 10) from exc
         try:
+            conn.call_timeout = self._settings.oracle_call_timeout_ms if call_timeout_ms is None else call_timeout_ms
             yield conn
         except BaseException as exc:
             try:
@@ -125,7 +145,7 @@ class OracleEngine:
 
     # --- schema and model -------------------------------------------------------------------
     def migrate(self) -> list[str]:
-        with self._connection() as conn:
+        with self._connection(ADMIN_CALL_TIMEOUT_MS) as conn:
             applied = migrations.migrate(conn)
             with conn.cursor() as cur:
                 if model_mark.adopt(cur, self.model_name):  # chunks from before the mark: this deployment's model
@@ -141,8 +161,10 @@ class OracleEngine:
                 (models,) = cur.fetchone()
                 if not models:
                     raise model_missing(self.model_name)
-                # Ready means writes work too: a read-only database or tablespace, or a full one, refuses
-                # this row (ORA-16000, ORA-00372, ORA-01653: UnavailableError through _connection).
+                # Ready means writes work too: a read-only database or tablespace refuses this row (ORA-16000,
+                # ORA-00372: UnavailableError through _connection). A full tablespace does not: one short row fits
+                # the first extent of RAG_SETTINGS, so ORA-01653 shows on the large tables' writes instead
+                # (REVIEW-3 W5; docs/ORACLE.md, Readiness).
                 cur.execute(sql.READY_PROBE, setting_key=f"ready-probe:{uuid.uuid4().hex}")
                 conn.rollback()
         except EngineError:
@@ -175,7 +197,7 @@ class OracleEngine:
     def ensure_model(self) -> str:
         """Load the ONNX model once, guarded by USER_MINING_MODELS (FACTS.md §5)."""
         settings = self._settings
-        with self._connection() as conn, conn.cursor() as cur:
+        with self._connection(ADMIN_CALL_TIMEOUT_MS) as conn, conn.cursor() as cur:
             cur.execute(sql.MODEL_EXISTS, model_name=self.model_name)
             (present,) = cur.fetchone()
             if present:
@@ -227,7 +249,7 @@ class OracleEngine:
 
     def rebuild_vector_index(self) -> str:
         """Recompute the IVF centroids from the data (FACTS.md §4): run after bulk loads."""
-        with self._connection() as conn, conn.cursor() as cur:
+        with self._connection(ADMIN_CALL_TIMEOUT_MS) as conn, conn.cursor() as cur:
             cur.execute(sql.COUNT_VECTORS)
             (vectors,) = cur.fetchone()
             if not vectors:
@@ -487,7 +509,7 @@ class OracleEngine:
             return done
 
     def purge_indexes(self) -> list[PurgeStep]:
-        with self._connection() as conn:
+        with self._connection(erasure.PURGE_CALL_TIMEOUT_MS) as conn:
             return erasure.purge_indexes(conn)
 
     def compact(self) -> list[PurgeStep]:
@@ -502,5 +524,8 @@ class OracleEngine:
         with self._connection() as conn, conn.cursor() as cur:
             cur.execute(sql.ERASURE_FORGET, employee_id=int(employee_id))
             conn.commit()
+        # An out-of-row LOB keeps its old version in its own LOB segment (RETENTION/PCTVERSION), not in the undo
+        # tablespace; only an in-row value's before-image is undo (REVIEW-3 W6).
         return [PurgeStep("held strings dropped from the job row", True,
-                          "the old LOB version stays in undo until it is overwritten (docs/OPERATIONS.md, Erasure)")]
+                          "the old LOB version stays in the LOB segment (its RETENTION) or, for a short in-row value, "
+                          "in undo, until its space is reused (docs/OPERATIONS.md, Erasure)")]

@@ -37,6 +37,12 @@ from app.rag.erasure import (
 log = logging.getLogger(__name__)
 
 PURGE_SYNC_MAXTIME_MIN = 10  # CTX_DDL.SYNC_INDEX maxtime, minutes: the purge's sync works at most about this long
+# maxtime bounds the sync's own work only: with LOCK_WAIT, a sync waiting for a running one (the IRnn job's) "waits
+# forever and maxtime is ignored" [DOC 12.1 ccapp "Locking Parameter for SYNC_INDEX"; REVIEW-3 W3]. The call timeout
+# of the purge's connection bounds each of its calls, wait included: above maxtime, as maxtime is approximate
+# ("may be less than, or greater than, what you specify", DOC 19 ccapp). Past it the step fails with DPY-4024 and
+# the erasure is reported not proven, to be rerun.
+PURGE_CALL_TIMEOUT_MS = (PURGE_SYNC_MAXTIME_MIN + 5) * 60_000
 
 
 def erase_employee(cur: Any, employee_id: int, documents: DocumentsPolicy | None,
@@ -112,7 +118,8 @@ def purge_indexes(conn: Any) -> list[PurgeStep]:
     tokens stay in the index tables until then (garbage collection, DOC ccref optimize_index).
     Both commit implicitly, so they run after the erasure has committed."""
     steps = []
-    # The sync waits for a running one (LOCK_WAIT): the worker's LOCK_NOWAIT sync may have skipped the deletes.
+    # The sync waits for a running one (LOCK_WAIT): the worker's LOCK_NOWAIT sync may have skipped the deletes. The
+    # engine bounds each call by PURGE_CALL_TIMEOUT_MS (the wait included): past it the step fails, not proven.
     for name, statement, binds in (
             ("Oracle Text sync", sql.PURGE_SYNC_TEXT_INDEX, {"maxtime_min": PURGE_SYNC_MAXTIME_MIN}),
             ("Oracle Text optimize (FULL)", sql.OPTIMIZE_TEXT_INDEX, {})):

@@ -26,6 +26,9 @@ CONFLICT_CODES = {
 _UNAVAILABLE_CODES = {
     **dict.fromkeys((1653, 1654, 1688, 1691, 1536),  # unable to extend table/index/partition/LOB; quota
                     (60, "the tablespace (or the schema's quota) is full: the DBA must add space")),
+    # ORA-01652 unable to extend temp segment: temporary LOBs and sorts; "retry the operation in case any concurrent
+    # operations have released space" [DOC error-help ora-01652] (REVIEW-3 W2)
+    1652: (30, "the temporary tablespace (TEMP) is full: retry later, or the DBA adds TEMP space"),
     16000: (30, "the database is open read-only"),  # ORA-16000
     372: (30, "a data file cannot be written now (read-only or offline tablespace)"),  # ORA-00372
     60: (1, "a deadlock was broken by rolling this statement back"),  # ORA-00060: retry at once
@@ -33,9 +36,11 @@ _UNAVAILABLE_CODES = {
                     (10, "Oracle is not available")),
 }
 # A str binds as a VARCHAR2 of its byte length (FACTS.md §12.1): past the column it is ORA-12899
-# ('value too large for column "APP"."SPRINTS"."GOAL" (actual: 4500, maximum: 4000)'), and a bind past
-# 32767 bytes into a VARCHAR2 column is ORA-01461, which names no column.
-VALUE_TOO_LARGE, LONG_BIND = 12899, 1461
+# ('value too large for column "APP"."SPRINTS"."GOAL" (actual: 4500, maximum: 4000)'); a bind value longer than
+# the maximum VARCHAR2 is ORA-01461 [DOC error-help ora-01461, REVIEW-3 C1], and the 26ai catalogue also has
+# ORA-14699 "long bind value is too large for column" (more than 4000 bytes for a VARCHAR2 or RAW column) [DOC
+# error-help oci-14699, REVIEW-3 U4]; neither names a column.
+VALUE_TOO_LARGE, LONG_BIND, LONG_BIND_TOO_LARGE = 12899, 1461, 14699
 _TOO_LARGE = re.compile(r'column (?:"[^"]*"\.)*"(?P<column>[^"]+)"'
                         r'(?: \(actual: (?P<actual>\d+), maximum: (?P<maximum>\d+)\))?')
 VARCHAR2_MAX_BYTES = 4000
@@ -64,16 +69,37 @@ def ora_error_number(exc: BaseException) -> int | None:
 # excluded as well.
 UPSERT_DATA_ERRORS = frozenset({
     1, 1400, 1407, 2290, 2291,  # a constraint: unique key, NOT NULL, CHECK, a missing parent
-    1461, 12899,  # a value too long for its column or its bind (FACTS.md §12.1)
+    1461, 12899, 14699,  # a value too long for its column or its bind (FACTS.md §12.1, REVIEW-3 U4)
     22835,  # buffer too small for CLOB to CHAR conversion: a text too long for VECTOR_EMBEDDING (FACTS.md §2)
     40284,  # the model does not exist (FACTS.md §2): ModelMissingError, not a form
     51803, 51805, 51812,  # a vector of the wrong dimensions, malformed, or of another format (FACTS.md §1, §11)
 })
 
 
+# python-oracledb's own "not now" errors (DPY-nnnn), which carry code 0 (REVIEW-3 W2): thin raises DPY-4011 itself
+# when the socket reads EOF or a reset, and renames a server-sent ORA-03113 & co. to it (src/oracledb/errors.py
+# ERR_CONNECTION_CLOSED, ERR_ORACLE_ERROR_XREF; impl/thin/transport.pyx read_packet); DPY-1001 is a call on a
+# connection already closed; DPY-4024 is the call timeout every pooled connection carries (REVIEW-3 W3).
+_UNAVAILABLE_DRIVER_CODES = {
+    "DPY-4011": (10, "the database or the network closed the Oracle connection"),
+    "DPY-1001": (10, "the Oracle connection was already closed"),
+    "DPY-4024": (5, "an Oracle call ran past RAG_ORACLE_CALL_TIMEOUT_MS (a lock wait or a stuck call)"),
+}
+
+
+def driver_code(exc: BaseException) -> str | None:
+    """python-oracledb's full code of a driver error ("DPY-4011"), or None for an ORA error or anything else."""
+    err = exc.args[0] if getattr(exc, "args", None) else None
+    full_code = getattr(err, "full_code", None)
+    return full_code if isinstance(full_code, str) and full_code.startswith("DPY-") else None
+
+
 def unavailable(exc: BaseException) -> UnavailableError | None:
-    """The contract error for an ORA code that means "not now", or None for anything else."""
-    code = ora_code(exc)
+    """The contract error for an ORA code or a driver error that means "not now", or None for anything else."""
+    if (driver := driver_code(exc)) in _UNAVAILABLE_DRIVER_CODES:
+        retry_after_s, what = _UNAVAILABLE_DRIVER_CODES[driver]
+        return UnavailableError(f"{what} ({driver}): {exc}", retry_after_s)
+    code = ora_code(exc) if driver is None else None
     if code not in _UNAVAILABLE_CODES:
         return None
     retry_after_s, what = _UNAVAILABLE_CODES[code]
@@ -85,9 +111,9 @@ POOL_SATURATED_RETRY_S = 2  # connections come back as requests finish: a client
 
 
 def pool_saturated(exc: BaseException) -> bool:
-    """python-oracledb's DPY-4005: every pooled connection stayed busy for the pool's wait_timeout."""
-    err = exc.args[0] if getattr(exc, "args", None) else None
-    return getattr(err, "full_code", None) == POOL_SATURATED
+    """python-oracledb's DPY-4005: no connection within the pool's wait_timeout. Every pooled one stayed busy, or a
+    new one could not be opened in time: the wait also covers a connection still being created (REVIEW-3 W4)."""
+    return driver_code(exc) == POOL_SATURATED
 
 
 NETWORK_ACL_DENIED = 24247  # ORA-24247: network access denied by access control list (ACL)
@@ -142,7 +168,7 @@ def conflicts(entity: EntitySpec, values: Mapping[str, Any] | None = None) -> It
         yield
     except Exception as exc:
         code = ora_code(exc) or 0
-        if code in (VALUE_TOO_LARGE, LONG_BIND):
+        if code in (VALUE_TOO_LARGE, LONG_BIND, LONG_BIND_TOO_LARGE):
             raise too_long(entity, values or {}, exc) from exc
         reason = CONFLICT_CODES.get(code)
         if reason is None:
@@ -151,7 +177,7 @@ def conflicts(entity: EntitySpec, values: Mapping[str, Any] | None = None) -> It
 
 
 def too_long(entity: EntitySpec, values: Mapping[str, Any], exc: BaseException) -> ValueTooLongError:
-    """Name the field: from ORA-12899's column, or (ORA-01461) the bound text too long for a VARCHAR2."""
+    """Name the field: from ORA-12899's column, or (ORA-01461/ORA-14699) the bound text too long for a VARCHAR2."""
     code = ora_code(exc)
     found = _TOO_LARGE.search(str(exc)) if code == VALUE_TOO_LARGE else None
     if found and found["column"] in entity.columns:

@@ -110,7 +110,8 @@ INDEX_ACCURACY = (
 #         immediately without error" when another sync runs) — the worker's best effort never waits on the IRnn sync
 SYNC_TEXT_INDEX = "BEGIN\n    CTX_DDL.SYNC_INDEX(idx_name => :idx_name, locking => CTX_DDL.LOCK_NOWAIT);\nEND;"
 # source: FACTS.md §8B + REVIEW-2 W7 (DOC 26/ccref/sync_index.html `maxtime IN NUMBER`, minutes) — the erasure
-#         purge must really sync, so it keeps the default LOCK_WAIT, bounded in its own work by maxtime
+#         purge must really sync, so it keeps the default LOCK_WAIT; maxtime bounds its own work, not its wait for a
+#         running sync, which the connection's call timeout bounds (REVIEW-3 W3, erasure.PURGE_CALL_TIMEOUT_MS)
 PURGE_SYNC_TEXT_INDEX = "BEGIN\n    CTX_DDL.SYNC_INDEX(idx_name => :idx_name, maxtime => :maxtime_min);\nEND;"
 # source: FACTS.md §4 (rebuild fails on 0 vectors, DIA-51875) — count vectors before rebuilding
 COUNT_VECTORS = "SELECT COUNT(*) FROM RAG_CHUNK WHERE EMBEDDING IS NOT NULL"
