@@ -137,7 +137,9 @@ def check_model(p: Probe) -> list[CheckResult]:
     if dims != column:
         return [failed(name, proves, f"model {p.model} makes {dims} dimensions, RAG_CHUNK.EMBEDDING holds {column}")]
     p.qv = vector_bind(np.asarray(vector, dtype=np.float32))
-    long_text = upsert.PROBE_CHUNK_TEXT  # a chunk-sized input, as the two-step upsert and long questions bind it
+    # the longest chunk there is (4,000 UTF-8 bytes of multi-byte text), as the two-step upsert and long questions
+    # bind it (REVIEW-3 U2)
+    long_text = upsert.PROBE_MULTIBYTE_TEXT
     try:
         with p.conn.cursor() as cur:
             cur.execute(sql.embed_query(p.model), q=long_text)
@@ -193,15 +195,17 @@ def check_indexes(p: Probe) -> list[CheckResult]:
 
 def check_upsert(p: Probe) -> list[CheckResult]:
     """The MERGE with VECTOR_EMBEDDING in its USING select; when refused, the two-step form. The form that works is
-    stored in RAG_SETTINGS, so the worker uses it without probing (upsert.stored_form). The probe's chunk is as long
-    as real chunks get, so :content binds as the worker's does."""
+    stored in RAG_SETTINGS, so the worker uses it without probing (upsert.stored_form). The probe binds two rows in
+    one executemany, one of exactly 4,000 UTF-8 bytes of multi-byte text, so :content binds as the worker's does."""
     name = "upsert"
-    proves = "FACTS.md §7 + §2, 'Could NOT confirm': VECTOR_EMBEDDING in a MERGE (a chunk-sized :content)"
+    proves = ("FACTS.md §7 + §2, 'Could NOT confirm': VECTOR_EMBEDDING in a MERGE; REVIEW-3 U2 (2 rows, one of "
+              "4,000 multi-byte bytes)")
     choice, using_error, two_step_error = upsert.decide(p.conn, p.model, p.column_dims or DIMENSIONS)
     if choice is None:
         return [failed(name, proves, f"both forms fail; two-step: {doctor.first_line(two_step_error)}", using_error)]
     if choice == upsert.UPSERT_IN_USING:
-        result = passed(name, proves, "MERGE with VECTOR_EMBEDDING in USING works")
+        result = passed(name, proves, "MERGE with VECTOR_EMBEDDING in USING works for 2 rows (3,480 ASCII bytes; "
+                                      "4,000 multi-byte bytes)")
     else:
         result = warned(name, proves, "MERGE with VECTOR_EMBEDDING in USING refused; the two-step form works",
                         using_error, "two-step (SELECT VECTOR_EMBEDDING FROM dual, MERGE with array('f'))")

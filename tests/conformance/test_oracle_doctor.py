@@ -30,8 +30,8 @@ def test_doctor_passes_every_needed_check_and_leaves_nothing_behind(oracle_engin
         with conn.cursor() as cur:
             cur.execute(sql.DOCTOR_SCRATCH_DIRTY)
             assert cur.fetchall() == []
-            cur.execute(sql.DOCTOR_SCRATCH_CHUNK, source_type="task", source_id=oracle_doctor.SCRATCH_SOURCE_ID)
-            assert cur.fetchone() is None
+            cur.execute(sql.DOCTOR_SCRATCH_CHUNKS, source_type="task", source_id=oracle_doctor.SCRATCH_SOURCE_ID)
+            assert cur.fetchall() == []
         upsert = next(r for r in results if r.name == "upsert")
         stored = upsert_form.stored_form(conn)
         assert stored == (upsert_form.UPSERT_TWO_STEP if upsert.fallback else upsert_form.UPSERT_IN_USING)

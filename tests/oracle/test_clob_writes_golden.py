@@ -1,7 +1,7 @@
-"""Every write of text into a CLOB column binds a long value as a temporary CLOB (REVIEW-2 U1).
+"""Every write of text into a CLOB column binds a long value as a temporary CLOB (REVIEW-2 U1, REVIEW-3 C1).
 
-python-oracledb thin declares a str bind at 4 bytes per byte of its UTF-8 text and sends one declared past the
-server's max_string_size as a LONG; a LONG bind beside INSERT ... RETURNING INTO is confirmed by no source. So
+python-oracledb thin declares a str bind at 4 bytes per byte of its UTF-8 text; Oracle judges the value, so a str
+under the maximum VARCHAR2 is a legal bind (REVIEW-3 C1), and a longer one must be a LOB. So
 CRUD bodies and descriptions, messages and project summaries over ``records.LONG_BIND_BYTES`` go as
 ``DB_TYPE_CLOB`` (one rule: ``records.clob_input_sizes``), short ones stay plain str binds, and VARCHAR2 columns
 are never touched. What the database does with them is the doctor's `clob returning` check.
@@ -22,6 +22,20 @@ from .fakes import Reply
 
 LONG = "é" * (LONG_BIND_BYTES // 2 + 1)  # just over the limit in UTF-8 bytes, fewer characters than bytes
 SHORT = "é" * (LONG_BIND_BYTES // 2)  # exactly the limit: an ordinary bind
+
+
+def test_the_guard_is_what_c1_allows_and_counts_multibyte_text_at_the_edge():
+    """REVIEW-3 C1: Oracle judges a str bind by its value (ORA-01461: a value longer than the maximum VARCHAR2), so a
+    text under 4,000 UTF-8 bytes binds as a str; 3,900 bytes stays one, 3,901 becomes a temporary CLOB."""
+    from app.engines.oracle.records import LONG_RAW_BIND_BYTES, blob_input_sizes
+
+    assert LONG_BIND_BYTES == 3900
+    at_edge, past_edge = "é" * 1300 + "€" * 433 + "a", "é" * 1300 + "€" * 433 + "ab"  # 3,900 and 3,901 bytes
+    assert (len(at_edge.encode()), len(past_edge.encode())) == (3900, 3901) and len(at_edge) < 2000
+    assert clob_input_sizes({"body": at_edge, "other": past_edge}, ("body", "other")) == {"other": oracledb.DB_TYPE_CLOB}
+    # RAW holds 2,000 bytes in SQL on a STANDARD database: the BLOB guard keeps REVIEW-3 C8's 1,000 bytes.
+    assert LONG_RAW_BIND_BYTES == 1000
+    assert blob_input_sizes({"a": b"x" * 1000, "b": b"x" * 1001}, ("a", "b")) == {"b": oracledb.DB_TYPE_BLOB}
 
 
 def test_the_rule_counts_utf8_bytes_and_touches_only_the_named_lob_binds():
@@ -116,10 +130,10 @@ def test_the_erasure_job_and_its_redactions_bind_long_texts_as_lobs(fake_engine,
     # 61 searched strings make a long OUTCOME and HELD; the REPORT (ids and counts) stays a plain bind
     assert insert.inputsizes == {"outcome": oracledb.DB_TYPE_CLOB, "held": oracledb.DB_TYPE_BLOB}
     conn.calls.clear()
-    fake_engine.record_erasure_step(7, "prove", {"prove": {"lines": ["x" * 2000]}}, "proven")
+    fake_engine.record_erasure_step(7, "prove", {"prove": {"lines": ["x" * 4000]}}, "proven")
     assert conn.calls[0].inputsizes == {"outcome": oracledb.DB_TYPE_CLOB}
     conn.calls.clear()
-    conn.replies += [("SELECT MESSAGE_ID, CONTENT FROM MESSAGES", Reply(rows=[(3, "Ana Ruiz said " + "é" * 600)])),
+    conn.replies += [("SELECT MESSAGE_ID, CONTENT FROM MESSAGES", Reply(rows=[(3, "Ana Ruiz said " + "é" * 1950)])),
                      ("SELECT CONVERSATION_ID, TITLE", Reply(rows=[(4, "Ana Ruiz " + "é" * 300)]))]
     fake_engine.redact_copies([PersonString("full name", "Ana Ruiz", bounded=True)])
     updates = {c.sql.split()[1]: c.inputsizes for c in conn.calls if c.sql.startswith("UPDATE")}

@@ -69,7 +69,7 @@ def healthy() -> tuple[FakeConnection, list[FakeConnection]]:
         (is_sql("read_model_mark"), Reply(rows=[(MODEL, None, 1)])),
         (is_sql("vector_index_info"), Reply(rows=[("VECTOR", "NEIGHBOR_PARTITIONS_IVF", "VALID")])),
         (is_sql("text_index_info"), Reply(rows=[("DOMAIN", "VALID", "VALID", "VALID")])),
-        (is_sql("doctor_scratch_chunk"), Reply(rows=[(vec(),)])),
+        (is_sql("doctor_scratch_chunks"), Reply(rows=[(0, vec()), (1, vec())])),
         (is_sql("claimable_count"), Reply(rows=[(0,)])),  # nothing claimable: the claim check runs
         (is_sql("doctor_scratch_dirty"), Reply(rows=[(i,) for i in range(1, 2 * BATCH + 1)])),
         (is_sql("doctor_developer"), Reply(rows=[(7,)])),
@@ -123,7 +123,7 @@ def test_a_healthy_database_passes_every_check_and_each_statement_is_the_golden_
     assert all(r.proves.startswith("FACTS.md §") for r in results)
     sent = main.sqls
     for name in ("doctor_embedding_column", "model_exists", "read_model_mark", "vector_index_info", "text_index_info",
-                 "upsert_chunk", "doctor_scratch_chunk", "write_setting", "doctor_delete_scratch_dirty",
+                 "upsert_chunk", "doctor_scratch_chunks", "write_setting", "doctor_delete_scratch_dirty",
                  "claimable_count", "enqueue", "doctor_scratch_dirty", "doctor_developer",
                  "doctor_vector_search_developer", "doctor_plan", "text_search_manager_unscoped", "index_accuracy",
                  "sync_text_index", "doctor_optimize_text_index", "text_token_tables_present",
@@ -141,17 +141,31 @@ def test_a_healthy_database_passes_every_check_and_each_statement_is_the_golden_
     assert text.binds["tq"].startswith("{NEAR} ACCUM {ACCUM} ACCUM {WITHIN}") and '"' not in text.binds["tq"]
 
 
-def test_the_model_check_embeds_a_chunk_sized_text_and_the_upsert_probe_binds_one(doctor_settings):
-    """REVIEW-2 (python-oracledb declares a str bind at 4 bytes per byte): the database decides whether a 3.5 KB
-    :content/:q works, in the MERGE and in VECTOR_EMBEDDING, as the worker and long questions bind them."""
-    from app.engines.oracle.records import LONG_BIND_BYTES
+def test_the_model_check_embeds_the_longest_chunk_and_the_upsert_probe_binds_two_rows_like_a_batch(doctor_settings):
+    """REVIEW-3 U2: the worker sends many rows of up to 4,000 multi-byte bytes (thin declares each :content at 4x);
+    the probe binds two rows in one executemany, one of exactly 4,000 UTF-8 bytes of multi-byte text, and both must
+    come back with a vector. The model check embeds that longest chunk too."""
+    from app.engines.oracle import upsert
 
     main, extra = healthy()
     run(doctor_settings, main, extra)
     embeds = [c.binds["q"] for c in main.calls if is_embed(c.sql)]
-    assert len(embeds) == 2 and LONG_BIND_BYTES < len(embeds[1].encode()) < 4000  # RAG_CHUNK.CONTENT holds it
+    assert len(embeds) == 2 and embeds[1] == upsert.PROBE_MULTIBYTE_TEXT
     merge = next(c for c in main.calls if c.sql == golden("upsert_chunk"))
-    assert merge.binds[0]["content"] == embeds[1] and merge.binds[0]["embedding_model"] == MODEL
+    contents = [row["content"] for row in merge.binds]
+    assert merge.kind == "executemany" and [row["chunk_ix"] for row in merge.binds] == [0, 1]
+    assert len(contents[1].encode("utf-8")) == 4000 and len(contents[1]) < 3000  # multi-byte, the chunker's maximum
+    assert len(contents[0].encode("utf-8")) > 3000 and all(r["embedding_model"] == MODEL for r in merge.binds)
+
+
+def test_a_probe_row_that_comes_back_without_its_vector_refuses_the_form(doctor_settings):
+    main, extra = healthy()
+    main.replies.insert(0, (is_sql("doctor_scratch_chunks"), Reply(rows=[(0, vec())])))  # the 4,000-byte row is lost
+    main.replies.insert(3, (is_embed, Reply(rows=[(vec(),)])))  # the two-step probe embeds its two rows
+    main.replies.insert(3, (is_embed, Reply(rows=[(vec(),)])))
+    results, _ = run(doctor_settings, main, extra)
+    upsert = by_name(results)["upsert"]
+    assert upsert.status == "WARN" and "scratch chunk(s) [1] of 2" in upsert.error
 
 
 def test_the_merge_form_is_stored_and_every_write_is_rolled_back_or_cleaned_up(doctor_settings):
@@ -189,7 +203,8 @@ def test_a_refused_merge_selects_and_stores_the_two_step_form(doctor_settings):
     main, extra = healthy()
     refused = ora_error(932, "inconsistent datatypes: expected - got -")  # VECTOR_EMBEDDING refused in a MERGE
     main.replies.insert(0, (is_sql("upsert_chunk"), Reply(error=refused)))
-    main.replies.insert(3, (is_embed, Reply(rows=[(vec(),)])))  # the two-step probe embeds the chunk first
+    main.replies.insert(3, (is_embed, Reply(rows=[(vec(),)])))  # the two-step probe embeds its two chunks first
+    main.replies.insert(3, (is_embed, Reply(rows=[(vec(),)])))
     results, code = run(doctor_settings, main, extra)
     upsert = by_name(results)["upsert"]
     assert code == EXIT_OK and upsert.status == "WARN" and upsert.error.startswith("ORA-00932")
@@ -204,6 +219,7 @@ def test_both_upsert_forms_failing_is_a_needed_failure_and_nothing_is_stored(doc
     main, extra = healthy()
     main.replies.insert(0, (is_sql("upsert_chunk"), Reply(error=ora_error(932, "inconsistent datatypes"))))
     main.replies.insert(0, (is_sql("upsert_chunk_bound"), Reply(error=ora_error(51803, "dimension mismatch"))))
+    main.replies.insert(3, (is_embed, Reply(rows=[(vec(),)])))
     main.replies.insert(3, (is_embed, Reply(rows=[(vec(),)])))
     results, code = run(doctor_settings, main, extra)
     upsert = by_name(results)["upsert"]
@@ -504,4 +520,4 @@ def test_a_model_that_cannot_embed_a_chunk_sized_text_fails(doctor_settings):
     main.replies.insert(3, (is_embed, Reply(error=ora_error(1461, "can bind a LONG value only"))))
     results, code = run(doctor_settings, main, extra)
     model = by_name(results)["model"]
-    assert model.status == "FAIL" and "3,480-byte" in model.detail and code == EXIT_FAILED
+    assert model.status == "FAIL" and "4,000-byte" in model.detail and code == EXIT_FAILED

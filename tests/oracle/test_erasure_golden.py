@@ -226,10 +226,13 @@ def test_a_text_too_long_to_bind_as_a_like_pattern_is_searched_by_its_pieces_onl
 def test_the_proof_pattern_limit_counts_utf8_bytes_of_the_escaped_pattern():
     from app.engines.oracle.erasure import bindable_pattern
 
-    assert bindable_pattern("a" * 998) == "%" + "a" * 998 + "%"  # 1,000 bytes: an ordinary bind
-    assert bindable_pattern("a" * 999) is None
-    assert bindable_pattern("é" * 499) is not None and bindable_pattern("é" * 500) is None  # 2 bytes each
-    assert bindable_pattern("%" * 499) is not None and bindable_pattern("%" * 500) is None  # escaping doubles it
+    # REVIEW-3 C1: a bind value under the maximum VARCHAR2 is legal however thin declares it: up to 3,900 bytes.
+    assert sql.PROOF_PATTERN_MAX_BYTES == 3900
+    assert bindable_pattern("a" * 3898) == "%" + "a" * 3898 + "%"  # 3,900 bytes: an ordinary bind
+    assert bindable_pattern("a" * 3899) is None
+    assert bindable_pattern("é" * 1949) is not None and bindable_pattern("é" * 1949 + "a") is None  # 3,900 / 3,901
+    assert bindable_pattern("€" * 1299) is not None and bindable_pattern("€" * 1300) is None  # 3 bytes each
+    assert bindable_pattern("%" * 1949) is not None and bindable_pattern("%" * 1950) is None  # escaping doubles it
 
 
 def test_a_name_the_count_finds_is_judged_as_whole_words(fake_engine, conn):

@@ -48,6 +48,19 @@ def test_ora_01461_with_no_single_suspect_names_no_field(fake_engine, conn):
     assert caught.value.field is None and "a text value of sprints" in str(caught.value)
 
 
+def test_ora_14699_is_the_same_too_long_value_as_ora_01461(fake_engine, conn):
+    """REVIEW-3 U4: the 26ai catalogue has ORA-14699 "long bind value is too large for column" (past 4,000 bytes
+    for a VARCHAR2): the client's input too, a 422 naming the field, never a 500; and never an upsert form refusal."""
+    from app.engines.oracle import upsert
+
+    conn.replies.append(("UPDATE TASKS", Reply(error=ora_error(14699, "long bind value is too large for column"))))
+    with pytest.raises(ValueTooLongError) as caught:
+        fake_engine.update(TASKS, 3, {"TITLE": "x" * 5000, "DESCRIPTION": "y" * 40_000})
+    assert caught.value.field == "title" and "ORA-14699" in str(caught.value)
+    assert conn.events == ["rollback"]
+    assert not upsert.form_refused(ora_error(14699, "long bind value is too large for column"))
+
+
 @pytest.fixture
 def oracle_client(conn, settings):
     app_settings = settings.model_copy(update={"api_tokens": SecretStr(TOKEN), "run_worker": False,

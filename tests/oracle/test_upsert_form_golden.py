@@ -111,11 +111,11 @@ def test_which_errors_may_be_the_form_itself(error, refused):
 # --- bootstrap ---------------------------------------------------------------------------------------
 
 def test_bootstrap_probes_the_merge_form_rolls_it_back_and_stores_it(settings):
-    conn = FakeConnection([(golden("doctor_scratch_chunk"), Reply(rows=[(vec(),)]))])
+    conn = FakeConnection([(golden("doctor_scratch_chunks"), Reply(rows=[(0, vec()), (1, vec())]))])
     assert OracleEngine(FakePool(conn), settings).choose_upsert_form() == "upsert form merge_using"
     merge = conn.calls[0]
     assert merge.sql == golden("upsert_chunk") and merge.binds[0]["source_id"] == upsert.SCRATCH_SOURCE_ID
-    assert merge.binds[0]["content"] == upsert.PROBE_CHUNK_TEXT
+    assert [row["content"] for row in merge.binds] == [upsert.PROBE_CHUNK_TEXT, upsert.PROBE_MULTIBYTE_TEXT]
     assert conn.sqls[-1] == golden("write_setting")
     assert conn.calls[-1].binds == {"setting_key": "UPSERT_FORM", "setting_value": "merge_using"}
     assert conn.events == ["rollback", "commit"]  # the scratch chunk goes; only the choice is committed
@@ -123,7 +123,7 @@ def test_bootstrap_probes_the_merge_form_rolls_it_back_and_stores_it(settings):
 
 def test_bootstrap_stores_the_two_step_form_when_the_merge_form_is_refused(settings):
     conn = FakeConnection([(golden("upsert_chunk"), Reply(error=REFUSED)), (is_embed, Reply(rows=[(vec(),)])),
-                           (golden("doctor_scratch_chunk"), Reply(rows=[(vec(),)]))])
+                           (is_embed, Reply(rows=[(vec(),)])), (golden("doctor_scratch_chunks"), Reply(rows=[(0, vec()), (1, vec())]))])
     outcome = OracleEngine(FakePool(conn), settings).choose_upsert_form()
     assert outcome.startswith("upsert form two_step (the MERGE with VECTOR_EMBEDDING is refused: ORA-00932")
     assert conn.calls[-1].binds == {"setting_key": "UPSERT_FORM", "setting_value": "two_step"}
@@ -137,10 +137,13 @@ def test_bootstrap_fails_when_neither_form_works_and_stores_nothing(settings):
     assert golden("write_setting") not in conn.sqls and "commit" not in conn.events
 
 
-def test_the_probe_chunk_is_as_long_as_real_chunks_get():
-    from app.engines.oracle.records import LONG_BIND_BYTES
+def test_the_probe_chunks_are_as_long_as_real_chunks_get_one_in_multibyte_text():
+    """REVIEW-3 U2: one probe row is exactly the chunker's bound, 4,000 UTF-8 bytes, in multi-byte text."""
+    from app.rag.chunking import MAX_BYTES
 
-    assert LONG_BIND_BYTES < len(upsert.PROBE_CHUNK_TEXT.encode()) <= 4000  # RAG_CHUNK.CONTENT VARCHAR2(4000 BYTE)
+    assert upsert.CHUNK_MAX_BYTES == MAX_BYTES == 4000  # RAG_CHUNK.CONTENT VARCHAR2(4000 BYTE)
+    assert len(upsert.PROBE_MULTIBYTE_TEXT.encode()) == 4000 < len(upsert.PROBE_MULTIBYTE_TEXT) * 3 // 2
+    assert 3000 < len(upsert.PROBE_CHUNK_TEXT.encode()) < 4000
 
 
 def test_compose_serves_only_after_bootstrap_chose_the_form():

@@ -97,16 +97,21 @@ def _input_sizes(cur: Any, entity: EntitySpec, columns: Sequence[str], binds: Ma
         cur.setinputsizes(**sizes)
 
 
-# python-oracledb thin declares a str bind at 4 bytes per byte of its UTF-8 text (DB_TYPE_VARCHAR's buffer size
-# factor) and sends a bind declared past the server's max_string_size (4,000 bytes on a STANDARD database) as a LONG
-# [CODE python-oracledb impl/base/metadata.pyx, types.pyx, impl/thin/messages/base.pyx]. A LONG bind into a LOB
-# column is documented for a plain INSERT/UPDATE only; beside RETURNING INTO it is unconfirmed (REVIEW-2 U1).
-LONG_BIND_BYTES = 1000
+# The longest str bound as an ordinary VARCHAR2 into a CLOB column, in UTF-8 bytes. Oracle judges a bind by its
+# value: ORA-01461 is "a bind value whose length exceeded the maximum VARCHAR2 length" [DOC error-help ora-01461],
+# and a bind only declared past 4,000 bytes (thin declares 4 bytes per byte [CODE python-oracledb metadata.pyx,
+# types.pyx]) is "expanded non LONG" bind data [DOC error-help dia-24816] (REVIEW-3 C1). Below 4,000 with a margin,
+# so a 1-4 KB text needs no temporary LOB (several round trips each [ISSUE python-oracledb #467]).
+LONG_BIND_BYTES = 3900
+# The longest bytes value bound as RAW into a BLOB column: a RAW bind is declared at its length (buffer size factor
+# 1), and RAW holds 2,000 bytes in SQL on a STANDARD database; kept where REVIEW-3 C8 confirms it.
+LONG_RAW_BIND_BYTES = 1000
 
 
 def clob_input_sizes(binds: Mapping[str, Any], lob_binds: Iterable[str]) -> dict[str, Any]:
-    """The one rule for every write of text into a CLOB column: a value that could travel as a LONG bind is bound
-    as a temporary CLOB instead (``cursor.setinputsizes(name=DB_TYPE_CLOB)``, any length [PYDOC lob_data.rst])."""
+    """The one rule for every write of text into a CLOB column: a value past ``LONG_BIND_BYTES`` (it could exceed the
+    maximum VARCHAR2) is bound as a temporary CLOB instead (``cursor.setinputsizes(name=DB_TYPE_CLOB)``, any length
+    [PYDOC lob_data.rst])."""
     import oracledb
 
     return {name: oracledb.DB_TYPE_CLOB for name in lob_binds if isinstance(binds.get(name), str)
@@ -114,12 +119,12 @@ def clob_input_sizes(binds: Mapping[str, Any], lob_binds: Iterable[str]) -> dict
 
 
 def blob_input_sizes(binds: Mapping[str, Any], lob_binds: Iterable[str]) -> dict[str, Any]:
-    """The same rule for bytes into a BLOB column: a value that could travel as a LONG RAW bind is bound as a
-    temporary BLOB instead (``cursor.setinputsizes(name=DB_TYPE_BLOB)`` [PYDOC lob_data.rst])."""
+    """The same rule for bytes into a BLOB column: a value past ``LONG_RAW_BIND_BYTES`` is bound as a temporary BLOB
+    instead (``cursor.setinputsizes(name=DB_TYPE_BLOB)`` [PYDOC lob_data.rst])."""
     import oracledb
 
     return {name: oracledb.DB_TYPE_BLOB for name in lob_binds
-            if isinstance(binds.get(name), bytes) and len(binds[name]) > LONG_BIND_BYTES}
+            if isinstance(binds.get(name), bytes) and len(binds[name]) > LONG_RAW_BIND_BYTES}
 
 
 def delete(cur: Any, entity: EntitySpec, row_id: int) -> bool:

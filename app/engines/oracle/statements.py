@@ -789,10 +789,10 @@ PROOF_TABLES: tuple[tuple[str, tuple[str, ...], bool], ...] = (
 )
 
 
-# The longest LIKE pattern the proof binds, in UTF-8 bytes: past it python-oracledb may send the bind as a LONG
-# (records.LONG_BIND_BYTES), which Oracle refuses inside UPPER()/LIKE with ORA-01461 (REVIEW-2 W1). A longer text
-# is searched by its pieces (app.rag.erasure.pieces), never whole.
-PROOF_PATTERN_MAX_BYTES = 1000
+# The longest LIKE pattern the proof binds, in UTF-8 bytes: a bind value past the maximum VARCHAR2 (4,000 bytes) is
+# ORA-01461 inside UPPER()/LIKE (REVIEW-2 W1); one below it is a legal bind however thin declares it (REVIEW-3 C1,
+# records.LONG_BIND_BYTES). A longer text is searched by its pieces (app.rag.erasure.pieces), never whole.
+PROOF_PATTERN_MAX_BYTES = 3900
 
 
 def proof_count(table: str, columns: Sequence[str]) -> str:
@@ -900,9 +900,10 @@ def upsert_chunk_bound() -> str:
 
 # source: FACTS.md §1 (cursor.description[i].vector_dimensions after execute, PYDOC) — the column's dimensions
 DOCTOR_EMBEDDING_COLUMN = "SELECT EMBEDDING FROM RAG_CHUNK WHERE 1 = 0"
-# source: FACTS.md §1 (VECTOR fetched as array('f')) — the scratch chunk the upsert check wrote
-DOCTOR_SCRATCH_CHUNK = (
-    "SELECT EMBEDDING FROM RAG_CHUNK WHERE SOURCE_TYPE = :source_type AND SOURCE_ID = :source_id AND CHUNK_IX = 0"
+# source: FACTS.md §1 (VECTOR fetched as array('f')) + REVIEW-3 U2 — the scratch chunks the upsert check wrote
+DOCTOR_SCRATCH_CHUNKS = (
+    "SELECT CHUNK_IX, EMBEDDING FROM RAG_CHUNK WHERE SOURCE_TYPE = :source_type AND SOURCE_ID = :source_id\n"
+    "ORDER BY CHUNK_IX"
 )
 # source: FACTS.md §10 (plain SELECT) — the committed scratch queue rows of the claim check
 DOCTOR_SCRATCH_DIRTY = "SELECT DIRTY_ID FROM RAG_DIRTY WHERE SOURCE_ID < 0 ORDER BY DIRTY_ID"

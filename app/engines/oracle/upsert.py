@@ -16,6 +16,7 @@ from typing import Any
 
 from app.engines.oracle import statements as sql
 from app.engines.oracle.errors import UPSERT_DATA_ERRORS, ora_error_number, unavailable
+from app.rag.chunking import MAX_BYTES as CHUNK_MAX_BYTES  # the longest chunk, in UTF-8 bytes
 
 log = logging.getLogger(__name__)
 
@@ -24,11 +25,25 @@ UPSERT_IN_USING = "merge_using"
 UPSERT_TWO_STEP = "two_step"
 TABLE_MISSING = 942  # ORA-00942: RAG_SETTINGS not migrated yet
 SCRATCH_SOURCE_ID = -1  # negative: never an identity id (statements.py, doctor section)
-# The probe's chunk: as long as real chunks get (RAG_CHUNK.CONTENT holds 4,000 bytes), so the probe binds :content
-# the way the worker does: over python-oracledb's LONG-bind size for a str (records.LONG_BIND_BYTES).
+# The probe's chunks, bound as the worker binds its batches (REVIEW-3 U2): several rows in one executemany, one of
+# them exactly as long as a chunk may get (the chunker's 4,000 UTF-8 bytes, RAG_CHUNK.CONTENT VARCHAR2(4000 BYTE)) in
+# multi-byte text, so thin declares its :content at 16,000 bytes, used twice in the MERGE (REVIEW-3 C1, ORA-01478).
 PROBE_CHUNK_TEXT = ("[TASK #0] doctor probe: sprint planning for the login bug\n"
                     + "Description: " + " ".join(f"step {i} of the session cookie renewal" for i in range(90)))
 
+
+def _exactly(prefix: str, phrase: str, size: int) -> str:
+    """``prefix`` and ``phrase`` repeated, cut to whole characters and padded with spaces to exactly ``size`` bytes."""
+    text = prefix
+    while len(text.encode()) < size:
+        text += phrase
+    while len(text.encode()) > size:
+        text = text[:-1]
+    return text + " " * (size - len(text.encode()))
+
+
+PROBE_MULTIBYTE_TEXT = _exactly("[TASK #0] sonda del doctor: ",
+                                "corrección del error de inicio de sesión — ログインの不具合 — ", CHUNK_MAX_BYTES)
 
 def stored_form(conn: Any) -> str:
     """The stored upsert form (``UPSERT_IN_USING`` when none is stored or V12 is not applied yet)."""
@@ -88,21 +103,26 @@ def form_refused(exc: BaseException) -> bool:
     return number is not None and number not in UPSERT_DATA_ERRORS and unavailable(exc) is None
 
 
-def probe_row(model: str) -> dict[str, Any]:
-    return {"source_type": "task", "source_id": SCRATCH_SOURCE_ID, "chunk_ix": 0, "owner_employee_id": None,
-            "project_id": None, "sprint_id": None, "doc_type": None, "content": PROBE_CHUNK_TEXT,
-            "content_hash": "doctor", "embedding_model": model}
+def probe_rows(model: str) -> list[dict[str, Any]]:
+    return [{"source_type": "task", "source_id": SCRATCH_SOURCE_ID, "chunk_ix": ix, "owner_employee_id": None,
+             "project_id": None, "sprint_id": None, "doc_type": None, "content": content,
+             "content_hash": "doctor", "embedding_model": model}
+            for ix, content in enumerate((PROBE_CHUNK_TEXT, PROBE_MULTIBYTE_TEXT))]
 
 
 def probe(conn: Any, model: str, dimensions: int, two_step: bool) -> BaseException | None:
-    """Upsert one scratch chunk in one form, read its vector back, roll back. None when it works."""
+    """Upsert the scratch chunks in one form, read their vectors back, roll back. None when it works."""
+    rows = probe_rows(model)
     try:
         with conn.cursor() as cur:
-            run(cur, model, [probe_row(model)], two_step)
-            cur.execute(sql.DOCTOR_SCRATCH_CHUNK, source_type="task", source_id=SCRATCH_SOURCE_ID)
-            stored = cur.fetchone()
-        if stored is None or stored[0] is None or len(stored[0]) != dimensions:
-            return RuntimeError(f"the scratch chunk came back {'without a vector' if stored else 'missing'}")
+            run(cur, model, rows, two_step)
+            cur.execute(sql.DOCTOR_SCRATCH_CHUNKS, source_type="task", source_id=SCRATCH_SOURCE_ID)
+            stored = {int(ix): vector for ix, vector in cur.fetchall()}
+        missing = [r["chunk_ix"] for r in rows if stored.get(r["chunk_ix"]) is None
+                   or len(stored[r["chunk_ix"]]) != dimensions]
+        if missing:
+            return RuntimeError(f"scratch chunk(s) {missing} of {len(rows)} came back missing or without a "
+                                f"{dimensions}-dimension vector")
         return None
     except Exception as exc:
         return exc
