@@ -101,12 +101,16 @@ def write(conn, settings):
 
 def mark_calls(conn):
     return [(c.sql, c.binds) for c in conn.calls
-            if c.sql in (golden("read_model_mark"), golden("other_model_chunk"), golden("write_setting"),
-                         golden("delete_setting"))]
+            if c.sql in (golden("read_model_mark"), golden("lock_model_target"), golden("other_model_chunk"),
+                         golden("write_setting"), golden("delete_setting"))]
+
+
+def locked(target=MODEL):
+    return (golden("lock_model_target"), Reply(rows=[(target,)] if target else []))
 
 
 def test_the_write_that_leaves_no_chunk_of_another_model_ends_the_swap_before_the_commit(settings):
-    conn = FakeConnection([marked(OTHER, target=MODEL), marked(OTHER, target=MODEL),
+    conn = FakeConnection([marked(OTHER, target=MODEL), marked(OTHER, target=MODEL), locked(),
                            (golden("other_model_chunk"), Reply(rows=[(0,)]))])
     write(conn, settings)
     merge = next(c for c in conn.calls if c.sql == golden("upsert_chunk"))
@@ -114,6 +118,7 @@ def test_the_write_that_leaves_no_chunk_of_another_model_ends_the_swap_before_th
     assert mark_calls(conn) == [
         (golden("read_model_mark"), {"mark_key": "EMBEDDING_MODEL", "target_key": "EMBEDDING_MODEL_TARGET"}),
         (golden("read_model_mark"), {"mark_key": "EMBEDDING_MODEL", "target_key": "EMBEDDING_MODEL_TARGET"}),
+        (golden("lock_model_target"), {"target_key": "EMBEDDING_MODEL_TARGET"}),
         (golden("other_model_chunk"), {"legacy_model": OTHER, "embedding_model": MODEL}),
         (golden("write_setting"), {"setting_key": "EMBEDDING_MODEL", "setting_value": MODEL}),
         (golden("delete_setting"), {"setting_key": "EMBEDDING_MODEL_TARGET"})]
@@ -121,8 +126,60 @@ def test_the_write_that_leaves_no_chunk_of_another_model_ends_the_swap_before_th
     assert conn.events == ["commit"]  # one transaction: the writes and the mark together
 
 
+def test_two_workers_writing_the_last_old_chunks_take_turns_on_the_target_row_and_the_second_ends_the_swap(settings):
+    """REVIEW-3 W1, simulated: under read committed each worker's OTHER_MODEL_CHUNK sees the other's uncommitted
+    chunk as old. Each locks the target row before it checks, so the second one checks after the first committed:
+    the first still counts the second's chunk (1), the second, waiting on the lock until then, counts none (0) and
+    ends the swap. Without the lock both would count 1 and the swap would never end."""
+    first = FakeConnection([marked(OTHER, target=MODEL), marked(OTHER, target=MODEL), locked(),
+                            (golden("other_model_chunk"), Reply(rows=[(1,)]))])  # B's chunk, uncommitted, is old
+    second = FakeConnection([marked(OTHER, target=MODEL), marked(OTHER, target=MODEL), locked(),
+                             (golden("other_model_chunk"), Reply(rows=[(0,)]))])  # after A's commit: none left
+    for conn in (first, second):
+        write(conn, settings)
+        sent = conn.sqls
+        assert sent.index(golden("lock_model_target")) < sent.index(golden("other_model_chunk"))
+        assert sent.index(golden("upsert_chunk")) < sent.index(golden("lock_model_target"))
+        assert conn.events == ["commit"]  # the lock is held until the unit's own commit
+    assert golden("delete_setting") not in first.sqls and golden("delete_setting") in second.sqls
+
+
+def test_a_writer_that_got_the_lock_after_another_ended_the_swap_does_nothing_more(settings):
+    conn = FakeConnection([marked(OTHER, target=MODEL), marked(OTHER, target=MODEL), locked(None)])
+    write(conn, settings)  # the row is gone: the other writer's commit ended the swap while this one waited
+    assert [s for s, _ in mark_calls(conn)][-1] == golden("lock_model_target") and conn.events == ["commit"]
+
+
+@pytest.mark.parametrize("key", ["EMBEDDING_MODEL", "UPSERT_FORM"])
+def test_ora_00001_on_a_settings_merge_is_someone_else_having_written_it(settings, key):
+    """REVIEW-3 W1: two sessions MERGE-inserting the same new key (the first mark of an empty index; two workers
+    storing the two-step form) race to ORA-00001 in the second. Only that statement is rolled back; the MERGE again
+    finds the committed row and updates it, and the batch commits instead of failing into a retry."""
+    from app.engines.oracle import upsert
+    from tests.oracle.fakes import ora_error
+
+    taken = (golden("write_setting"), Reply(error=ora_error(1, "unique constraint (APP.RAG_SETTINGS_PK) violated")))
+    if key == "EMBEDDING_MODEL":
+        conn = FakeConnection([marked(None, has_chunks=0), marked(None, has_chunks=1), taken])
+        write(conn, settings)
+        value = MODEL
+    else:
+        conn = FakeConnection([marked(MODEL), marked(MODEL), (golden("upsert_chunk"), Reply(error=ora_error(932, "x"))),
+                               ("VECTOR_EMBEDDING", Reply(rows=[(array("f", [0.05] * 384),)])),
+                               ("VECTOR_EMBEDDING", Reply(rows=[(array("f", [0.05] * 384),)])), taken])
+        write(conn, settings)
+        value = upsert.UPSERT_TWO_STEP
+    writes = [c.binds for c in conn.calls if c.sql == golden("write_setting")]
+    assert writes == [{"setting_key": key, "setting_value": value}] * 2 and conn.events == ["commit"]
+    conn = FakeConnection([marked(None, has_chunks=0), marked(None, has_chunks=1),
+                           (golden("write_setting"), Reply(error=ora_error(2291, "parent key not found")))])
+    with pytest.raises(Exception, match="ORA-02291"):  # any other error is still an error
+        write(conn, settings)
+    assert conn.events == ["rollback"]
+
+
 def test_a_swap_with_chunks_of_the_old_model_left_goes_on(settings):
-    conn = FakeConnection([marked(OTHER, target=MODEL), marked(OTHER, target=MODEL),
+    conn = FakeConnection([marked(OTHER, target=MODEL), marked(OTHER, target=MODEL), locked(),
                            (golden("other_model_chunk"), Reply(rows=[(1,)]))])
     write(conn, settings)
     assert [s for s, _ in mark_calls(conn)][-1] == golden("other_model_chunk")  # the mark stays
@@ -147,7 +204,8 @@ def test_the_first_vectors_of_an_empty_index_are_marked_and_a_marked_index_is_le
 
 
 def test_a_forced_backfill_under_another_model_starts_the_swap_in_its_transaction(settings):
-    conn = FakeConnection([marked(OTHER), marked(OTHER, target=MODEL), (golden("other_model_chunk"), Reply(rows=[(1,)])),
+    conn = FakeConnection([marked(OTHER), marked(OTHER, target=MODEL), locked(),
+                           (golden("other_model_chunk"), Reply(rows=[(1,)])),
                            ("FROM TASKS x", Reply(rows=[(1,), (2,)]))])
     assert engine_over(conn, settings).enqueue_backfill(["task", "sprint", "project", "doc"], force=True) == 2
     assert (golden("write_setting"), {"setting_key": "EMBEDDING_MODEL_TARGET", "setting_value": MODEL}) in mark_calls(conn)

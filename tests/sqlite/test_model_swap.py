@@ -212,3 +212,49 @@ def test_a_filtered_forced_reindex_cannot_start_a_swap_it_could_never_finish(sql
             enqueue_reindex(engine_b, force=True, **subset)
     assert engine_b.status(5).index["swap_target"] is None and ask(sqlite_engine, caller)  # nothing started
     enqueue_reindex(sqlite_engine, ("task",), force=True, limit=2)  # same model: a subset is a plain reindex
+
+
+def test_two_workers_writing_the_last_old_chunks_at_once_still_end_the_swap(sqlite_engine, embedder):
+    """REVIEW-3 W1 on real SQLite: two worker threads, each on its own connection, each claim and embed one of the
+    last two old chunks, and only then, both at once, write. SQLite has one writer at a time (BEGIN IMMEDIATE), so
+    the second write's check sees the first one's commit and ends the swap (Oracle needs the target lock for it:
+    tests/oracle/test_model_mark_golden.py)."""
+    import threading
+    from contextlib import contextmanager
+
+    from app.embedding.tokens import count_tokens
+    from app.services.indexing import drain_batch
+
+    both_embedded = threading.Barrier(2, timeout=120)  # a bound on a lost thread, not a timing assertion
+
+    class Overlapping(SQLiteEngine):
+        @contextmanager
+        def indexing(self):
+            with super().indexing() as tx:
+                yield tx
+                both_embedded.wait()  # both units have read and embedded; neither has written yet
+
+    seed(sqlite_engine, n_tasks=2)
+    engine = Overlapping(sqlite_engine.path, ModelB(embedder))
+    try:
+        enqueue_reindex(engine, force=True)
+        assert engine.stored_model() == ("all-MiniLM-L6-v2-int8", "test-model-b")
+        results, errors = [], []
+
+        def worker():
+            try:
+                results.append(drain_batch(engine, count_tokens, batch_size=1, max_attempts=5))
+            except BaseException as exc:  # surfaced below, with the thread's own traceback
+                errors.append(exc)
+
+        threads = [threading.Thread(target=worker) for _ in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert not errors, errors
+        assert sorted(r.claimed for r in results) == [1, 1] and not any(r.failed for r in results)
+        assert engine.conn.execute("SELECT COUNT(*) FROM RAG_DIRTY").fetchone()[0] == 0
+        assert engine.stored_model() == ("test-model-b", None)  # the swap ended: searches answer again
+    finally:
+        engine.close()

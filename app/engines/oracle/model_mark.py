@@ -19,11 +19,13 @@ from typing import Any
 
 from app.engines.base import EmbeddingModelError
 from app.engines.oracle import statements as sql
+from app.engines.oracle.errors import ora_error_number
 from app.rag.model_mark import Mark, is_swap, search_refusal, write_refusal
 
 MARK, TARGET = "EMBEDDING_MODEL", "EMBEDDING_MODEL_TARGET"
 SETTING = "RAG_ORACLE_MODEL_NAME"
 LEGACY_MODEL = "ALL_MINILM_L12_V2"  # app.config's default RAG_ORACLE_MODEL_NAME
+UNIQUE_TAKEN = 1  # ORA-00001: unique constraint violated
 
 
 def _stored(cur: Any) -> Mark:
@@ -50,11 +52,19 @@ def check_write(cur: Any, model: str) -> None:
 
 def after_write(cur: Any, model: str) -> None:
     """Inside the unit of work that stored ``model``'s vectors (check_write passed): mark them, or end the swap
-    when no chunk of another model is left (this transaction sees its own writes)."""
+    when no chunk of another model is left (this transaction sees its own writes).
+
+    Read committed never shows another transaction's uncommitted chunks, so two workers writing the last old chunks
+    at once would each still see the other's as old and neither would end the swap (REVIEW-3 W1). The target row is
+    locked first: a second writer waits for the first one's commit, and its check, a new statement, sees it."""
     stored = _stored(cur)
     if stored.target is None:
         if stored.mark != model:  # no mark yet: an empty index, or one from before the mark
             _set(cur, MARK, model)
+        return
+    cur.execute(sql.LOCK_MODEL_TARGET, target_key=TARGET)
+    locked = cur.fetchone()
+    if locked is None or locked[0] != model:  # another writer ended the swap while this one waited
         return
     cur.execute(sql.OTHER_MODEL_CHUNK, legacy_model=stored.mark or LEGACY_MODEL, embedding_model=model)
     if not int(cur.fetchone()[0]):
@@ -89,4 +99,17 @@ def adopt(cur: Any, model: str) -> bool:
 
 
 def _set(cur: Any, key: str, value: str) -> None:
-    cur.execute(sql.WRITE_SETTING, setting_key=key, setting_value=value)
+    write_setting(cur, key, value)
+
+
+def write_setting(cur: Any, key: str, value: str) -> None:
+    """MERGE one RAG_SETTINGS row. Two sessions inserting the same new key race: the second waits for the first
+    one's commit and gets ORA-00001 [PAGES asktom "ORA-00001 on merge, concurrent transactions"; REVIEW-3 W1]. That
+    is someone else having written it: only the failed statement is rolled back (FACTS.md §7, REVIEW-3 C13), and the
+    same MERGE again now finds the committed row and updates it."""
+    try:
+        cur.execute(sql.WRITE_SETTING, setting_key=key, setting_value=value)
+    except Exception as exc:
+        if ora_error_number(exc) != UNIQUE_TAKEN:
+            raise
+        cur.execute(sql.WRITE_SETTING, setting_key=key, setting_value=value)

@@ -858,12 +858,16 @@ READ_MODEL_MARK = (
 OTHER_MODEL_CHUNK = (
     "SELECT COUNT(*) FROM RAG_CHUNK WHERE NVL(EMBEDDING_MODEL, :legacy_model) <> :embedding_model AND ROWNUM = 1"
 )
+# source: FACTS.md §6 (FOR UPDATE in a top-level SELECT without DISTINCT/GROUP BY/aggregates [DOC sqlrf], as
+#         lock_sources) + REVIEW-3 W1 — writers ending a swap take turns: the check after it sees the other's commit
+LOCK_MODEL_TARGET = "SELECT SETTING_VALUE FROM RAG_SETTINGS WHERE SETTING_KEY = :target_key FOR UPDATE"
 # source: FACTS.md §10 (plain DELETE by key) — the swap target, once the swap ends
 DELETE_SETTING = "DELETE FROM RAG_SETTINGS WHERE SETTING_KEY = :setting_key"
 
 # source: FACTS.md §10 (plain SELECT by key)
 READ_SETTING = "SELECT SETTING_VALUE FROM RAG_SETTINGS WHERE SETTING_KEY = :setting_key"
-# source: FACTS.md §7 (MERGE with a single-row dual source; no ON column in SET, ORA-38104)
+# source: FACTS.md §7 (MERGE with a single-row dual source; no ON column in SET, ORA-38104); ORA-00001 when two
+#         sessions insert the same new key is absorbed by rerunning it (model_mark.write_setting, REVIEW-3 W1)
 WRITE_SETTING = (
     "MERGE INTO RAG_SETTINGS t\n"
     "USING (SELECT :setting_key AS SETTING_KEY, :setting_value AS SETTING_VALUE FROM dual) s\n"

@@ -14,6 +14,7 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
+from app.engines.oracle import model_mark
 from app.engines.oracle import statements as sql
 from app.engines.oracle.errors import UPSERT_DATA_ERRORS, ora_error_number, unavailable
 from app.rag.chunking import MAX_BYTES as CHUNK_MAX_BYTES  # the longest chunk, in UTF-8 bytes
@@ -59,7 +60,7 @@ def stored_form(conn: Any) -> str:
 
 
 def store_form(cur: Any, form: str) -> None:
-    cur.execute(sql.WRITE_SETTING, setting_key=UPSERT_FORM_KEY, setting_value=form)
+    model_mark.write_setting(cur, UPSERT_FORM_KEY, form)  # two workers falling back at once: ORA-00001 absorbed
 
 
 def run(cur: Any, model: str, rows: Sequence[dict[str, Any]], two_step: bool) -> None:
