@@ -68,7 +68,8 @@ def run(settings: Settings, connect: Connect | None = None, strict: bool = False
     probe = Probe(conn, connect, settings, sql.checked_model(settings.oracle_model_name))
     checks = [check_version, check_embedding_column, check_model, check_model_mark, check_indexes, check_upsert,
               check_claims, more.check_filtered_search, more.check_index_accuracy, more.check_text,
-              more.check_clob_returning, more.check_clob_like, more.check_triggers]
+              more.check_clob_returning, more.check_clob_like, more.check_message_clob,
+              more.check_triggers]
     results: list[CheckResult] = []
     try:
         for check in checks:

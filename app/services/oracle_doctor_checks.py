@@ -5,11 +5,12 @@ Each takes the runner's Probe (app/services/oracle_doctor.py), which rolls back 
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-from app.domain import Caller, Role, Scope
+from app.domain import Caller, Role, Scope, TurnFacts
+from app.engines.oracle import conversations, records
 from app.engines.oracle import statements as sql
-from app.engines.oracle import records
 from app.engines.oracle.records import returned_id
 from app.engines.oracle.search import text_query
 from app.engines.oracle.status import ACCURACY_TARGET, ACCURACY_TOP_K
@@ -220,6 +221,48 @@ def check_clob_like(p: Any) -> list[CheckResult]:
                                      f"redact_candidates {sorted(candidates)}")]
     return [passed(name, proves, "a mixed-case marker past 40,000 bytes of a CLOB found case-insensitively by the "
                                  "proof and redaction statements; an underscore matched only itself")]
+
+
+# --- a long answer with long VARCHAR2 binds beside its CLOB (REVIEW-3 U1) -------------------------------------
+
+def _json_of_at_least(size: int, item: Any) -> str:
+    """A JSON array of ``item(i)`` for i = 0, 1, ... until it is at least ``size`` UTF-8 bytes."""
+    items: list[Any] = []
+    while len(json.dumps(items).encode()) < size:
+        items.append(item(len(items)))
+    return json.dumps(items)
+
+
+def check_message_clob(p: Any) -> list[CheckResult]:
+    """The engine's own INSERT_MESSAGE with a 44,000-byte CONTENT (a temporary CLOB) and CITATIONS and RETRIEVED of
+    3,000 bytes each (thin declares them at 12,000): the order ORA-24816 refuses unless the LOB bind comes last. A
+    scratch employee and conversation, the message read back whole, everything rolled back."""
+    name = "message clob"
+    proves = "FACTS.md §11.6/§12.1 + REVIEW-3 U1 (INSERT_MESSAGE: 40 KB CLOB CONTENT beside 3 KB VARCHAR2 binds)"
+    citations = _json_of_at_least(3000, lambda i: f"[TASK #{10**12 + i}]")
+    retrieved = _json_of_at_least(3000, lambda i: ["task", 10**12 + i, 0])
+    with p.conn.cursor() as cur:
+        try:
+            employee_id = cur.var(int)
+            cur.execute(sql.DOCTOR_INSERT_EMPLOYEE, first_name="doctor probe asker", new_id=employee_id)
+            conversation_id = conversations.create_conversation(cur, returned_id(employee_id), "all", None,
+                                                                "doctor probe conversation")
+            binds = conversations.message_binds(conversation_id, "assistant", CLOB_PROBE_TEXT, citations, TurnFacts())
+            message_id = conversations.insert_message(cur, {**binds, "retrieved": retrieved})
+            cur.execute(sql.GET_TURN, user_id=message_id, answer_id=message_id)
+            row = cur.fetchone()
+        except Exception as exc:
+            return [failed(name, proves, "a long answer with long citations cannot be stored", exc)]
+        finally:
+            p.conn.rollback()
+    stored = None if row is None else (row[3], row[4], row[7])
+    if stored != (CLOB_PROBE_TEXT, citations, retrieved):
+        got = "missing" if row is None else "changed: " + ", ".join(
+            what for what, value, sent in zip(("content", "citations", "retrieved"), stored, (
+                CLOB_PROBE_TEXT, citations, retrieved)) if value != sent)
+        return [failed(name, proves, f"the message came back {got}")]
+    return [passed(name, proves, f"{len(CLOB_PROBE_TEXT.encode()):,}-byte content (a CLOB, bound last) with "
+                                 f"{len(citations):,}-byte citations and {len(retrieved):,}-byte retrieved, read back")]
 
 
 # --- enqueue and access triggers (one transaction, rolled back) ----------------------------------------

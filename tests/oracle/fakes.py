@@ -53,6 +53,32 @@ def check_binds(sql: str, binds: dict[str, Any]) -> None:
     assert not reserved, f"reserved word(s) used as bind names (ORA-01745): {reserved}\n{sql}"
 
 
+def placeholder_order(sql: str) -> list[str]:
+    """Named binds in the order of their first appearance: the bind positions python-oracledb sends them in."""
+    if _DDL.match(sql):
+        return []
+    return list(dict.fromkeys(n.upper() for n in _PLACEHOLDER.findall(_LITERALS_AND_COMMENTS.sub(" ", sql))))
+
+
+EXPANDED_STR_BYTES = 1000  # thin declares a str at 4 bytes per UTF-8 byte: past this it is declared past 4,000
+
+
+def check_lob_binds_last(sql: str, binds: dict[str, Any], inputsizes: dict[str, Any]) -> None:
+    """ORA-24816 "Expanded non LONG bind data supplied after actual LONG or LOB column" (Cause: a bind value of length
+    potentially > 4000 bytes follows binding for LOB or LONG; Action: re-order the binds so that the LOB binds are all
+    at the end) [DOC error-help dia-24816; the 10.2 message text quoted at dbafan.com/blog/?p=269] (REVIEW-3 U1)."""
+    lobs = {n.upper() for n, t in inputsizes.items() if t in (oracledb.DB_TYPE_CLOB, oracledb.DB_TYPE_BLOB)}
+    values = {n.upper(): v for n, v in binds.items()}
+    after_lob = None
+    for name in placeholder_order(sql):
+        if name in lobs:
+            after_lob = after_lob or name
+        elif after_lob and isinstance(values.get(name), str) and len(
+                values[name].encode("utf-8", "surrogatepass")) > EXPANDED_STR_BYTES:
+            raise AssertionError(f"ORA-24816: :{name.lower()} ({len(values[name].encode())} bytes, declared past 4,000) "
+                                 f"is bound after the LOB bind :{after_lob.lower()}\n{sql}")
+
+
 def golden(name: str) -> str:
     """The statement text of tests/oracle/golden/<name>.sql, without its header comment."""
     lines = (GOLDEN / f"{name}.sql").read_text(encoding="utf-8").splitlines()
@@ -138,6 +164,7 @@ class FakeCursor:
         assert not sql.rstrip().endswith("/"), f"a '/' terminator is SQL*Plus syntax, not SQL:\n{sql}"
         for row in (binds if kind == "executemany" else [binds]):
             check_binds(sql, row)
+            check_lob_binds_last(sql, row, self.inputsizes)
         call = Call(kind, sql, binds, self.prefetchrows, self.arraysize, self.inputsizes, self.conn.call_timeout)
         if sql not in self.conn.hidden:
             self.conn.calls.append(call)

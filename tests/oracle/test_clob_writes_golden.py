@@ -32,15 +32,17 @@ def test_the_guard_is_what_c1_allows_and_counts_multibyte_text_at_the_edge():
     assert LONG_BIND_BYTES == 3900
     at_edge, past_edge = "é" * 1300 + "€" * 433 + "a", "é" * 1300 + "€" * 433 + "ab"  # 3,900 and 3,901 bytes
     assert (len(at_edge.encode()), len(past_edge.encode())) == (3900, 3901) and len(at_edge) < 2000
-    assert clob_input_sizes({"body": at_edge, "other": past_edge}, ("body", "other")) == {"other": oracledb.DB_TYPE_CLOB}
+    assert clob_input_sizes({"body": at_edge}, ("body",)) == {}
+    assert clob_input_sizes({"body": past_edge}, ("body",)) == {"body": oracledb.DB_TYPE_CLOB}
     # RAW holds 2,000 bytes in SQL on a STANDARD database: the BLOB guard keeps REVIEW-3 C8's 1,000 bytes.
     assert LONG_RAW_BIND_BYTES == 1000
     assert blob_input_sizes({"a": b"x" * 1000, "b": b"x" * 1001}, ("a", "b")) == {"b": oracledb.DB_TYPE_BLOB}
 
 
 def test_the_rule_counts_utf8_bytes_and_touches_only_the_named_lob_binds():
-    binds = {"content": LONG, "title": LONG, "short": SHORT, "none": None}
+    binds = {"content": LONG, "title": LONG, "short": "é" * 500, "none": None}  # 1,000 bytes: never expanded
     assert clob_input_sizes(binds, ("content", "short", "none", "absent")) == {"content": oracledb.DB_TYPE_CLOB}
+    assert clob_input_sizes({"content": SHORT}, ("content",)) == {}
     assert clob_input_sizes({"content": "x" * 40_000}, ()) == {}
 
 
@@ -96,6 +98,56 @@ def test_a_long_message_is_bound_as_a_clob_and_a_short_one_is_not(fake_engine, c
     user, answer = [c for c in conn.calls if c.sql.startswith("INSERT INTO MESSAGES")]
     assert user.inputsizes == {} and answer.inputsizes == {"content": oracledb.DB_TYPE_CLOB}
     assert answer.binds["content"] == "a" * 40_000  # python-oracledb makes the temporary LOB from the str
+
+
+def test_a_long_answer_with_long_citations_and_retrieved_binds_the_clob_last(fake_engine, conn):
+    """REVIEW-3 U1: CITATIONS and RETRIEVED pass 1,000 bytes (declared past 4,000 by thin) while CONTENT is a temporary
+    CLOB; a bind of length potentially > 4000 bytes after a LOB bind is ORA-24816, so CONTENT is the last bind (the
+    fake raises ORA-24816 for the other order: tests/oracle/fakes.py check_lob_binds_last)."""
+    from app.domain import MAX_ID, MAX_RETRIEVED, TurnFacts
+
+    from .fakes import check_lob_binds_last, placeholder_order
+
+    facts = TurnFacts(focus="[TASK #3]", retrieved=tuple(("task", MAX_ID - i, 9) for i in range(MAX_RETRIEVED)))
+    citations = [f"[TASK #{MAX_ID - i}]" for i in range(60)]
+    conn.replies += [("UPDATE CONVERSATIONS", Reply(rowcount=1)),
+                     ("INSERT INTO MESSAGES", Reply(out={"new_id": [11]})),
+                     ("INSERT INTO MESSAGES", Reply(out={"new_id": [12]})),
+                     ("FROM MESSAGES WHERE MESSAGE_ID IN", Reply(rows=[(11, 5, "user", "q", "[]", None, None, None, None, None),
+                                                                      (12, 5, "assistant", "a", "[]", None, None, None, None, None)]))]
+    fake_engine.append_turn(5, "q", "é" * 20_000, citations, facts=facts)
+    answer = [c for c in conn.calls if c.sql.startswith("INSERT INTO MESSAGES")][1]
+    assert answer.inputsizes == {"content": oracledb.DB_TYPE_CLOB}
+    assert len(answer.binds["citations"].encode()) > 1000 and len(answer.binds["retrieved"].encode()) > 1000
+    assert placeholder_order(sql.INSERT_MESSAGE)[-2:] == ["CONTENT", "NEW_ID"]  # NEW_ID: a NUMBER out bind
+    old_order = sql.INSERT_MESSAGE.replace("CITATIONS, FOCUS, RETRIEVED, RAG_SCOPE, LLM_ERROR, CONTENT",
+                                           "CONTENT, CITATIONS, FOCUS, RETRIEVED, RAG_SCOPE, LLM_ERROR").replace(
+        ":citations, :focus, :retrieved, :used_scope, :llm_error, :content",
+        ":content, :citations, :focus, :retrieved, :used_scope, :llm_error")
+    with pytest.raises(AssertionError, match="ORA-24816: :citations"):
+        check_lob_binds_last(old_order, answer.binds, answer.inputsizes)
+
+
+def test_a_second_lob_column_after_a_temporary_lob_is_a_lob_too_when_it_is_expanded(fake_engine, conn):
+    """REVIEW-3 U1 with C1's 3,900-byte guard: ERASURE_JOBS.REPORT as a temporary CLOB followed by a 2,000-byte OUTCOME
+    str would be the ORA-24816 order; once one LOB bind of a statement is a LOB, its other LOB binds declared past
+    4,000 bytes are LOBs as well."""
+    binds = {"report": "r" * 5000, "outcome": "o" * 2000, "short": "s" * 1000}
+    assert clob_input_sizes(binds, ("report", "outcome", "short")) == {
+        "report": oracledb.DB_TYPE_CLOB, "outcome": oracledb.DB_TYPE_CLOB}
+    assert clob_input_sizes({"report": "r" * 3000, "outcome": "o" * 2000}, ("report", "outcome")) == {}
+
+
+def test_crud_writes_put_the_clob_columns_last_whatever_order_they_come_in():
+    """REVIEW-3 U1 for every entity, now and with columns added later: a CRUD value of up to 3,900 bytes binds as a
+    str declared past 4,000 bytes, so no such bind may follow a CLOB column's temporary LOB."""
+    from .fakes import placeholder_order
+
+    insert = sql.crud_insert(TASKS, ["DESCRIPTION", "STATUS", "TITLE", "PRIORITY"])
+    assert insert.startswith("INSERT INTO TASKS (STATUS, TITLE, PRIORITY, DESCRIPTION) VALUES")
+    assert placeholder_order(insert) == ["V_STATUS", "V_TITLE", "V_PRIORITY", "V_DESCRIPTION", "NEW_ID"]
+    update = sql.crud_update(DOCUMENTS, ["BODY", "TITLE", "DOC_TYPE"])
+    assert update == "UPDATE DOCUMENTS SET TITLE = :v_title, DOC_TYPE = :v_doc_type, BODY = :v_body WHERE DOCUMENT_ID = :row_id"
 
 
 def test_a_long_project_summary_is_bound_as_a_clob(fake_engine, conn):

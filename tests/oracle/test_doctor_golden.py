@@ -46,6 +46,17 @@ NO_ROW = Reply(rows=[])
 # The trigger check's scratch ids: project, owner, other employee, sprint, task, task in the sprint.
 PROJECT, OWNER, OTHER, SPRINT, TASK, SPRINT_TASK = 101, 201, 202, 151, 301, 302
 PROBE_DOC, DECOY_DOC = 402, 403  # the clob like check's documents
+ASKER, CONVERSATION, MESSAGE = 203, 501, 601  # the message clob check's scratch rows
+
+
+def message_row(**changed):
+    """The message the message clob check stored, as GET_TURN reads it back."""
+    from app.services.oracle_doctor_checks import CLOB_PROBE_TEXT, _json_of_at_least
+
+    row = {"content": CLOB_PROBE_TEXT, "citations": _json_of_at_least(3000, lambda i: f"[TASK #{10**12 + i}]"),
+           "retrieved": _json_of_at_least(3000, lambda i: ["task", 10**12 + i, 0]), **changed}
+    return (MESSAGE, CONVERSATION, "assistant", row["content"], row["citations"], None, None, row["retrieved"], None,
+            None)
 # RAG_DIRTY counts the trigger steps read, in order: task update (before, after), comment insert, project rename
 # (project, task; then both again), employee delete, sprint delete (its task), project delete, task delete (DELETE).
 DIRTY_COUNTS = (1, 2, 2, 3, 1, 3, 2, 4, 4, 5, 1, 2, 5, 6, 1)
@@ -83,6 +94,8 @@ def healthy() -> tuple[FakeConnection, list[FakeConnection]]:
         (is_sql("doctor_clob_like_count"), Reply(rows=[(1,)])),
         (is_sql("doctor_clob_like_values"), Reply(rows=[("… doctor_probe marker ångström",)])),
         (is_sql("doctor_clob_like_candidates"), Reply(rows=[(PROBE_DOC, "… doctor_probe marker ångström")])),
+        *[("INTO :new_id", Reply(out={"new_id": [i]})) for i in (ASKER, CONVERSATION, MESSAGE)],  # message clob
+        (is_sql("get_turn"), Reply(rows=[message_row()])),
         *[("INTO :new_id", Reply(out={"new_id": [i]})) for i in (PROJECT, OWNER, OTHER, SPRINT, TASK, SPRINT_TASK)],
         *[(is_sql("doctor_dirty_count"), Reply(rows=[(n,)])) for n in DIRTY_COUNTS],
         *[(is_sql("doctor_chunk_state"), Reply(rows=[state] if state else [])) for state in CHUNK_STATES],
@@ -117,7 +130,8 @@ def test_a_healthy_database_passes_every_check_and_each_statement_is_the_golden_
     assert [r.name for r in results] == [
         "version", "embedding column", "model", "model mark", "ivf index", "oracle text", "upsert",
         "claim (2 workers)", "ivf plan", "filtered approx", "index accuracy", "lexical reserved words", "text sync",
-        "text optimize", "text tokens", "clob returning", "clob like", "trigger task update", "trigger comment insert",
+        "text optimize", "text tokens", "clob returning", "clob like", "message clob", "trigger task update",
+        "trigger comment insert",
         "trigger project rename", "access reassignment", "access cascade delete", "access sprint delete",
         "access project delete", "access task delete"]
     assert all(r.proves.startswith("FACTS.md §") for r in results)
@@ -130,7 +144,8 @@ def test_a_healthy_database_passes_every_check_and_each_statement_is_the_golden_
                  "doctor_insert_project", "doctor_insert_employee", "doctor_insert_sprint", "doctor_insert_task",
                  "doctor_insert_chunk", "doctor_update_task", "doctor_insert_comment", "doctor_rename_project",
                  "doctor_reassign_task", "erase_delete_employee", "doctor_dirty_count", "doctor_chunk_state",
-                 "doctor_clob_like_count", "doctor_clob_like_values", "doctor_clob_like_candidates"):
+                 "doctor_clob_like_count", "doctor_clob_like_values", "doctor_clob_like_candidates",
+                 "insert_conversation", "insert_message", "get_turn"):
         assert golden(name) in sent, name
     # DISPLAY_CURSOR shows the session's last cursor: it must come right after the filtered APPROX query.
     approx = sent.index(golden("doctor_vector_search_developer"))
@@ -521,3 +536,28 @@ def test_a_model_that_cannot_embed_a_chunk_sized_text_fails(doctor_settings):
     results, code = run(doctor_settings, main, extra)
     model = by_name(results)["model"]
     assert model.status == "FAIL" and "4,000-byte" in model.detail and code == EXIT_FAILED
+
+
+def test_a_long_answer_beside_3kb_citations_and_retrieved_is_stored_with_its_clob_bound_last(doctor_settings):
+    """REVIEW-3 U1: the engine's INSERT_MESSAGE with a 44,000-byte content (a temporary CLOB) and 3,000-byte CITATIONS
+    and RETRIEVED (declared past 4,000 bytes) on scratch rows, read back whole and rolled back."""
+    import oracledb
+
+    main, extra = healthy()
+    results, code = run(doctor_settings, main, extra)
+    assert by_name(results)["message clob"].status == "PASS" and code == EXIT_OK
+    insert = next(c for c in main.calls if c.sql == golden("insert_message"))
+    assert insert.inputsizes == {"content": oracledb.DB_TYPE_CLOB} and len(insert.binds["content"].encode()) > 40_000
+    assert min(len(insert.binds[b].encode()) for b in ("citations", "retrieved")) >= 3000
+    turn = next(c for c in main.calls if c.sql == golden("get_turn"))
+    assert turn.binds == {"user_id": MESSAGE, "answer_id": MESSAGE}
+    assert main.sqls.index(golden("insert_message")) > main.sqls.index(golden("insert_conversation"))
+    main, extra = healthy()
+    replace_reply(main, "get_turn", 0, Reply(rows=[message_row(retrieved="[]")]))
+    results, code = run(doctor_settings, main, extra)
+    check = by_name(results)["message clob"]
+    assert check.status == "FAIL" and "changed: retrieved" in check.detail and code == EXIT_FAILED
+    main, extra = healthy()
+    main.replies.insert(0, (is_sql("insert_message"), Reply(error=ora_error(24816, "Expanded non LONG bind data"))))
+    results, _ = run(doctor_settings, main, extra)
+    assert by_name(results)["message clob"].error.startswith("ORA-24816")

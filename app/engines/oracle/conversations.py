@@ -95,18 +95,29 @@ def append_turn(cur: Any, conversation_id: int, user_text: str, assistant_text: 
     cur.execute(sql.TOUCH_CONVERSATION, conversation_id=int(conversation_id))
     if cur.rowcount == 0:  # also locks the conversation row until the commit
         raise ConflictError(f"conversation {conversation_id} does not exist")
-    ids = []
-    for role, content, cites, turn_facts in (("user", user_text, "[]", TurnFacts()),
-                                             ("assistant", assistant_text, cited, facts)):
-        new_id = cur.var(int)
-        binds = {"conversation_id": int(conversation_id), "message_role": role, "content": content,
-                 "citations": cites, "focus": turn_facts.focus, "retrieved": turn_facts.retrieved_json(),
-                 "used_scope": turn_facts.rag_scope, "llm_error": turn_facts.llm_error, "new_id": new_id}
-        if sizes := clob_input_sizes(binds, ("content",)):  # MESSAGES.CONTENT is a CLOB
-            cur.setinputsizes(**sizes)
-        cur.execute(sql.INSERT_MESSAGE, binds)
-        ids.append(returned_id(new_id))
-    return ids[0], ids[1]
+    user_id = insert_message(cur, message_binds(conversation_id, "user", user_text, "[]", TurnFacts()))
+    answer_id = insert_message(cur, message_binds(conversation_id, "assistant", assistant_text, cited, facts))
+    return user_id, answer_id
+
+
+def message_binds(conversation_id: int, role: str, content: str | None, citations: str,
+                  facts: TurnFacts) -> dict[str, Any]:
+    """INSERT_MESSAGE's values (``citations``: the stored JSON array)."""
+    return {"conversation_id": int(conversation_id), "message_role": role, "citations": citations,
+            "focus": facts.focus, "retrieved": facts.retrieved_json(), "used_scope": facts.rag_scope,
+            "llm_error": facts.llm_error, "content": content}
+
+
+def insert_message(cur: Any, binds: dict[str, Any]) -> int:
+    """One MESSAGES row, uncommitted; its new id. CONTENT, a CLOB, is bound as a temporary CLOB when long, and it is
+    the last bind of the statement: CITATIONS and RETRIEVED can be declared past 4,000 bytes (thin: 4 bytes per
+    byte), and such a bind after a LOB is ORA-24816 (REVIEW-3 U1)."""
+    new_id = cur.var(int)
+    binds = {**binds, "new_id": new_id}
+    if sizes := clob_input_sizes(binds, ("content",)):
+        cur.setinputsizes(**sizes)
+    cur.execute(sql.INSERT_MESSAGE, binds)
+    return returned_id(new_id)
 
 
 def turn(cur: Any, user_id: int, answer_id: int) -> tuple[Message, Message]:

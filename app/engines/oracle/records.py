@@ -103,6 +103,8 @@ def _input_sizes(cur: Any, entity: EntitySpec, columns: Sequence[str], binds: Ma
 # types.pyx]) is "expanded non LONG" bind data [DOC error-help dia-24816] (REVIEW-3 C1). Below 4,000 with a margin,
 # so a 1-4 KB text needs no temporary LOB (several round trips each [ISSUE python-oracledb #467]).
 LONG_BIND_BYTES = 3900
+# A str past this is declared past 4,000 bytes ("expanded"): after a LOB bind, that is ORA-24816 (REVIEW-3 U1).
+EXPANDED_BIND_BYTES = 1000
 # The longest bytes value bound as RAW into a BLOB column: a RAW bind is declared at its length (buffer size factor
 # 1), and RAW holds 2,000 bytes in SQL on a STANDARD database; kept where REVIEW-3 C8 confirms it.
 LONG_RAW_BIND_BYTES = 1000
@@ -114,8 +116,12 @@ def clob_input_sizes(binds: Mapping[str, Any], lob_binds: Iterable[str]) -> dict
     [PYDOC lob_data.rst])."""
     import oracledb
 
-    return {name: oracledb.DB_TYPE_CLOB for name in lob_binds if isinstance(binds.get(name), str)
-            and len(binds[name].encode("utf-8", "surrogatepass")) > LONG_BIND_BYTES}
+    sizes = {name: len(binds[name].encode("utf-8", "surrogatepass")) for name in lob_binds
+             if isinstance(binds.get(name), str)}
+    # Once one is a LOB, the others declared past 4,000 bytes must be too: a bind of length potentially > 4000 bytes
+    # after a LOB bind is ORA-24816 (REVIEW-3 U1), and a LOB column's bind may sit anywhere in the statement.
+    bound = LONG_BIND_BYTES if all(n <= LONG_BIND_BYTES for n in sizes.values()) else EXPANDED_BIND_BYTES
+    return {name: oracledb.DB_TYPE_CLOB for name, n in sizes.items() if n > bound}
 
 
 def blob_input_sizes(binds: Mapping[str, Any], lob_binds: Iterable[str]) -> dict[str, Any]:

@@ -370,9 +370,17 @@ def _bind_name(column: str) -> str:
     return "v_" + column.lower()
 
 
+def _lobs_last(entity: EntitySpec, columns: Sequence[str]) -> list[str]:
+    """The columns with the CLOB ones last: a long CLOB value is a temporary LOB bind, and a VARCHAR2 bind declared past
+    4,000 bytes after it would be ORA-24816, whose action is to put the LOB binds at the end (REVIEW-3 U1)."""
+    return sorted(columns, key=lambda c: (entity.table, c) in LOB_COLUMNS)
+
+
 def crud_insert(entity: EntitySpec, columns: Sequence[str]) -> str:
     entity.check_columns(columns)
-    # source: FACTS.md §10 (identity keys) + python-oracledb RETURNING INTO an out variable [PYDOC]
+    columns = _lobs_last(entity, columns)
+    # source: FACTS.md §10 (identity keys) + python-oracledb RETURNING INTO an out variable [PYDOC] + REVIEW-3 U1
+    #         (CLOB binds last)
     if not columns:
         return f"INSERT INTO {entity.table} ({entity.pk}) VALUES (NULL) RETURNING {entity.pk} INTO :new_id"
     cols = ", ".join(columns)
@@ -422,8 +430,8 @@ def crud_update(entity: EntitySpec, columns: Sequence[str]) -> str:
     entity.check_columns(columns)
     if not columns:
         raise ValueError("an UPDATE needs at least one column")
-    sets = ", ".join(f"{c} = :{_bind_name(c)}" for c in columns)
-    # source: FACTS.md §10 (plain UPDATE by key)
+    sets = ", ".join(f"{c} = :{_bind_name(c)}" for c in _lobs_last(entity, columns))
+    # source: FACTS.md §10 (plain UPDATE by key) + REVIEW-3 U1 (CLOB binds last)
     return f"UPDATE {entity.table} SET {sets} WHERE {entity.pk} = :row_id"
 
 
@@ -580,11 +588,13 @@ TOUCH_CONVERSATION = (
 )
 # source: FACTS.md §10 (plain DELETE by key; the messages go by ON DELETE CASCADE, as COMMENTS in V1)
 DELETE_CONVERSATION = "DELETE FROM CONVERSATIONS WHERE CONVERSATION_ID = :conversation_id"
-# source: FACTS.md §10 (identity key) + §11.6/§12.1 (a str binds straight into the CLOB CONTENT); the V13
-# columns are short VARCHAR2 values (None binds as NULL)
+# source: FACTS.md §10 (identity key) + §11.6/§12.1 (a str binds straight into the CLOB CONTENT) + REVIEW-3 U1
+#         (CONTENT, a temporary CLOB when long, is the last bind: ORA-24816's action "re-order the binds so that the
+#         LONG bind or LOB binds are all at the end of the bind list" [DOC error-help dia-24816 for the cause; the
+#         action as the 10.2 message file words it, quoted at dbafan.com/blog/?p=269]); V13's columns are VARCHAR2
 INSERT_MESSAGE = (
-    "INSERT INTO MESSAGES (CONVERSATION_ID, ROLE, CONTENT, CITATIONS, FOCUS, RETRIEVED, RAG_SCOPE, LLM_ERROR)\n"
-    "VALUES (:conversation_id, :message_role, :content, :citations, :focus, :retrieved, :used_scope, :llm_error)"
+    "INSERT INTO MESSAGES (CONVERSATION_ID, ROLE, CITATIONS, FOCUS, RETRIEVED, RAG_SCOPE, LLM_ERROR, CONTENT)\n"
+    "VALUES (:conversation_id, :message_role, :citations, :focus, :retrieved, :used_scope, :llm_error, :content)"
     " RETURNING MESSAGE_ID INTO :new_id"
 )
 # source: FACTS.md §10 (plain SELECT by key) + §11.6 (CLOB fetched as str: fetch_lobs = False)
