@@ -126,7 +126,7 @@ def check_text(p: Any) -> list[CheckResult]:
         except Exception as exc:
             out.append(warned(name, proves, "manual sync refused", exc,
                               "automatic maintenance only (fresh chunks reach CONTAINS later)"))
-    return out + [_text_optimize(p), _text_tokens(p)]
+    return out + [_text_optimize(p), _text_tokens(p), _text_token_case(p)]
 
 
 def _text_optimize(p: Any) -> CheckResult:
@@ -159,6 +159,29 @@ def _text_tokens(p: Any) -> CheckResult:
         except Exception as exc:
             return failed(name, proves, "the token table cannot be read", exc)
     return passed(name, proves, f"{', '.join(tables)} readable")
+
+
+TOKEN_CASE_SAMPLE = 1000  # word tokens of $I the case check reads
+
+
+def _text_token_case(p: Any) -> CheckResult:
+    """The proof looks a word up as UPPER(:w) among the word tokens (TOKEN_TYPE 0): a lexer that kept case would let a
+    deleted row's token pass unseen, a false "erased" (REVIEW-3 U3). With nothing indexed yet there is nothing to
+    prove, and nothing an erasure could miss: a skip the service does not need, rerun once records are indexed."""
+    name, proves = "text token case", "FACTS.md §8B + REVIEW-3 U3 ($I word tokens are upper-cased, as the proof reads)"
+    with p.conn.cursor() as cur:
+        try:
+            cur.execute(sql.DOCTOR_TOKEN_CASE, max_rows=TOKEN_CASE_SAMPLE)
+            sampled, not_upper = (int(n) for n in cur.fetchone())
+        except Exception as exc:
+            return failed(name, proves, "the word tokens cannot be read", exc)
+    if not sampled:
+        return _skipped(name, proves, f"{sql.TEXT_TOKEN_TABLES[1]} holds no word token yet: rerun once records are "
+                                      "indexed (no erasure can miss a token the index does not hold)")
+    if not_upper:
+        return failed(name, proves, f"{not_upper} of {sampled} word tokens are not upper-cased: the erasure proof's "
+                                    "UPPER lookup would miss them (a false 'erased'); the lexer keeps case")
+    return passed(name, proves, f"{sampled} word tokens sampled, all upper-cased")
 
 
 # --- long text into a CLOB beside RETURNING INTO (REVIEW-2 U1) ------------------------------------------

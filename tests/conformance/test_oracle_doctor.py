@@ -24,6 +24,9 @@ def test_doctor_passes_every_needed_check_and_leaves_nothing_behind(oracle_engin
     results, code = oracle_doctor.run(oracle_settings, strict=True)  # a skipped needed check fails too
     assert code == EXIT_OK, render_text(results, strict=True)
     assert not [r for r in results if r.status in ("FAIL", "SKIP") and r.needed], render_text(results, strict=True)
+    # REVIEW-3 U3 and U1 for real: the word tokens of 12 indexed tasks are upper-cased; the long message is stored
+    statuses = {r.name: r.status for r in results}
+    assert (statuses["text token case"], statuses["message clob"]) == ("PASS", "PASS"), render_text(results)
 
     conn = oracle_doctor.connector(oracle_settings)()
     try:

@@ -88,6 +88,7 @@ def healthy() -> tuple[FakeConnection, list[FakeConnection]]:
         (is_sql("doctor_plan"), Reply(rows=[("|  VECTOR$RAG_CHUNK$73521_73530_0$IVF_FLAT_CENTROIDS |",)])),
         (is_sql("index_accuracy"), Reply(out={"report": "Accuracy achieved (100%) is 10% higher"})),
         (is_sql("text_token_tables_present"), Reply(rows=[(I_TABLE,)])),
+        (is_sql("doctor_token_case"), Reply(rows=[(120, 0)])),
         ("INTO :new_id", Reply(out={"new_id": [401]})),  # the 40 KB document
         ("FROM DOCUMENTS WHERE", Reply(rows=[(401, "doctor probe document", CLOB_PROBE_TEXT, None, None, None)])),
         *[("INTO :new_id", Reply(out={"new_id": [i]})) for i in (PROBE_DOC, DECOY_DOC)],  # the LIKE check's pair
@@ -130,7 +131,7 @@ def test_a_healthy_database_passes_every_check_and_each_statement_is_the_golden_
     assert [r.name for r in results] == [
         "version", "embedding column", "model", "model mark", "ivf index", "oracle text", "upsert",
         "claim (2 workers)", "ivf plan", "filtered approx", "index accuracy", "lexical reserved words", "text sync",
-        "text optimize", "text tokens", "clob returning", "clob like", "message clob", "trigger task update",
+        "text optimize", "text tokens", "text token case", "clob returning", "clob like", "message clob", "trigger task update",
         "trigger comment insert",
         "trigger project rename", "access reassignment", "access cascade delete", "access sprint delete",
         "access project delete", "access task delete"]
@@ -145,7 +146,7 @@ def test_a_healthy_database_passes_every_check_and_each_statement_is_the_golden_
                  "doctor_insert_chunk", "doctor_update_task", "doctor_insert_comment", "doctor_rename_project",
                  "doctor_reassign_task", "erase_delete_employee", "doctor_dirty_count", "doctor_chunk_state",
                  "doctor_clob_like_count", "doctor_clob_like_values", "doctor_clob_like_candidates",
-                 "insert_conversation", "insert_message", "get_turn"):
+                 "insert_conversation", "insert_message", "get_turn", "doctor_token_case"):
         assert golden(name) in sent, name
     # DISPLAY_CURSOR shows the session's last cursor: it must come right after the filtered APPROX query.
     approx = sent.index(golden("doctor_vector_search_developer"))
@@ -470,6 +471,27 @@ def test_a_token_table_under_another_name_fails_the_text_tokens_check(doctor_set
     run(doctor_settings, main, extra)
     lookup = next(c for c in main.calls if c.sql.startswith("SELECT DISTINCT TOKEN_TEXT"))
     assert lookup.sql == sql.text_tokens(I_TABLE, ["login"]).sql and lookup.binds == {"w0": "login"}
+
+
+def test_word_tokens_that_keep_their_case_fail_and_an_empty_index_skips_without_failing_strict(doctor_settings):
+    """REVIEW-3 U3: the erasure proof looks words up as UPPER(:w) among word tokens (TOKEN_TYPE 0, golden
+    text_tokens_i); the doctor samples $I's word tokens and fails when any is not upper-cased (a false "erased")."""
+    main, extra = healthy()
+    results, _ = run(doctor_settings, main, extra)
+    case = by_name(results)["text token case"]
+    assert case.status == "PASS" and "120 word tokens" in case.detail
+    call = next(c for c in main.calls if c.sql == golden("doctor_token_case"))
+    assert call.binds == {"max_rows": 1000} and "TOKEN_TYPE = 0" in call.sql
+    main, extra = healthy()
+    main.replies.insert(0, (is_sql("doctor_token_case"), Reply(rows=[(120, 3)])))
+    results, code = run(doctor_settings, main, extra)
+    case = by_name(results)["text token case"]
+    assert case.status == "FAIL" and "3 of 120" in case.detail and case.needed and code == EXIT_FAILED
+    main, extra = healthy()
+    main.replies.insert(0, (is_sql("doctor_token_case"), Reply(rows=[(0, 0)])))
+    results, code = oracle_doctor.run(doctor_settings, connect=lambda c=iter([main, *extra]): next(c), strict=True)
+    case = by_name(results)["text token case"]
+    assert case.status == "SKIP" and not case.needed and code == EXIT_OK  # nothing indexed: nothing to miss
 
 
 def test_a_40kb_body_goes_through_insert_returning_as_a_clob_and_must_come_back_whole(doctor_settings):

@@ -842,9 +842,18 @@ def text_tokens(table: str, words: Sequence[str]) -> Statement:
         raise ValueError("no words to look up")
     in_list = ", ".join(f"UPPER(:w{i})" for i in range(len(words)))  # at most app.rag.erasure.words' limit
     # source: FACTS.md §8B + REVIEW-2 W9 (DR$<index>$I.TOKEN_TEXT, the index's own table in the app schema; after a
-    #         FULL optimize it holds no deleted row's tokens [DOC 26/ccref/optimize_index.html])
-    return Statement(f"SELECT DISTINCT TOKEN_TEXT FROM {table} WHERE TOKEN_TEXT IN ({in_list})",
+    #         FULL optimize it holds no deleted row's tokens [DOC 26/ccref/optimize_index.html]) + REVIEW-3 U3 (word
+    #         tokens only, TOKEN_TYPE 0; the doctor's "text token case" proves they are upper-cased)
+    return Statement(f"SELECT DISTINCT TOKEN_TEXT FROM {table} WHERE TOKEN_TYPE = 0 AND TOKEN_TEXT IN ({in_list})",
                      {f"w{i}": w for i, w in enumerate(words)})
+
+
+# source: FACTS.md §8B + REVIEW-3 U3 (the $I table's TOKEN_TEXT/TOKEN_TYPE, as text_tokens reads them; ROWNUM bounds
+#         the sample) — the proof looks tokens up by UPPER(word): of a sample of word tokens, how many are not upper
+DOCTOR_TOKEN_CASE = (
+    "SELECT COUNT(*), COUNT(CASE WHEN TOKEN_TEXT <> UPPER(TOKEN_TEXT) THEN 1 END)\n"
+    f"FROM (SELECT TOKEN_TEXT FROM {TEXT_TOKEN_TABLES[1]} WHERE TOKEN_TYPE = 0 AND ROWNUM <= :max_rows)"
+)
 
 
 # source: FACTS.md §8B (CONTAINS(col, :q) > 0 over the search index) + §12.4 and REVIEW-2 U2 (the term in braces, the
