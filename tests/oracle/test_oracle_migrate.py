@@ -199,3 +199,86 @@ def test_shipped_migrations_use_no_reserved_words_as_column_names_and_no_binds()
                 assert not re.search(r"(?<![\w:]):[A-Za-z]", statement), statement
             else:
                 assert set(re.findall(r":(\w+)\.", statement)) <= {"NEW", "OLD"}, statement
+
+
+# --- a rerun after a crash between a version's DDL and its version row (REVIEW-3 U5) -----------------------
+
+def columns_of(*names):
+    return Reply(rows=[(n,) for n in names])
+
+
+def rerun(tmp_path, script, *replies):
+    """V16 applied up to its last statement by a run that died before RECORD_VERSION: run it again."""
+    from .fakes import ora_error
+
+    write(tmp_path, "V16__x.sql", script)
+    conn = FakeConnection([("USER_TABLES", Reply(rows=[(1,)])), ("SELECT VERSION", Reply(rows=[]))]
+                          + [(m, r if isinstance(r, Reply) else Reply(error=ora_error(*r))) for m, r in replies])
+    return conn, (lambda: migrate.migrate(conn, migrate.discover(tmp_path)))
+
+
+TABLE_SCRIPT = ("CREATE TABLE JOBS (\n    ID NUMBER NOT NULL, -- the key, like ('a', 'b')\n    NOTE VARCHAR2(10) DEFAULT 'x,y',\n"
+                "    CONSTRAINT JOBS_PK PRIMARY KEY (ID),\n    CHECK (NOTE IN ('a', 'b'))\n);\n"
+                "CREATE INDEX JOBS_NOTE_IDX ON JOBS (NOTE);\nALTER TABLE JOBS ADD (DONE_AT TIMESTAMP, BY_WHOM VARCHAR2(9));\n")
+
+
+def test_a_rerun_keeps_the_objects_the_catalogue_shows_are_the_versions_own_and_records_it(tmp_path, caplog):
+    conn, run = rerun(tmp_path, TABLE_SCRIPT,
+                      ("CREATE TABLE JOBS", (955, "name is already used by an existing object")),
+                      (golden("migration_table_columns"), columns_of("ID", "NOTE", "DONE_AT", "BY_WHOM")),
+                      ("CREATE INDEX JOBS_NOTE_IDX", (955, "name is already used by an existing object")),
+                      (golden("migration_index_table"), Reply(rows=[("JOBS",)])),
+                      ("ALTER TABLE JOBS ADD", (1430, "column being added already exists in table")),
+                      (golden("migration_table_columns"), columns_of("ID", "NOTE", "DONE_AT", "BY_WHOM")))
+    assert run() == ["16"]
+    checks = [c for c in conn.calls if c.sql in (golden("migration_table_columns"), golden("migration_index_table"))]
+    assert [c.binds for c in checks] == [{"table_name": "JOBS"}, {"index_name": "JOBS_NOTE_IDX"}, {"table_name": "JOBS"}]
+    assert conn.sqls[-1] == golden("record_version") and conn.events == ["commit"]
+    assert "V16 statement 1: table JOBS (ID, NOTE) already exists" in caplog.text
+    assert "index JOBS_NOTE_IDX on JOBS" in caplog.text and "the columns of table JOBS (DONE_AT, BY_WHOM)" in caplog.text
+
+
+@pytest.mark.parametrize("script, error, catalogue", [
+    # another table under the name: it lacks a column the statement defines
+    (TABLE_SCRIPT, (955, "name is already used"), (golden("migration_table_columns"), columns_of("ID"))),
+    # not a table at all (a view, a sequence): USER_TAB_COLUMNS knows no such table
+    (TABLE_SCRIPT, (955, "name is already used"), (golden("migration_table_columns"), columns_of())),
+    # an index of that name on another table
+    ("CREATE INDEX JOBS_NOTE_IDX ON JOBS (NOTE);\n", (955, "name is already used"),
+     (golden("migration_index_table"), Reply(rows=[("OTHER",)]))),
+    # one added column is missing: the ALTER did not run, something else took a name
+    ("ALTER TABLE JOBS ADD (DONE_AT TIMESTAMP, BY_WHOM VARCHAR2(9));\n", (1430, "column being added already exists"),
+     (golden("migration_table_columns"), columns_of("ID", "DONE_AT"))),
+    # the wrong error for the statement: a CREATE TABLE never meets ORA-01430
+    (TABLE_SCRIPT, (1430, "column being added already exists"), ("never asked", Reply())),
+], ids=["another-table", "not-a-table", "index-elsewhere", "column-missing", "other-error"])
+def test_an_object_that_is_not_the_statements_own_still_fails_the_migration(tmp_path, script, error, catalogue):
+    conn, run = rerun(tmp_path, script, (script.split("(")[0].split(" ON")[0], error), catalogue)
+    with pytest.raises(MigrationError, match=f"ORA-{error[0]:05d}"):
+        run()
+    assert golden("record_version") not in conn.sqls and "commit" not in conn.events
+
+
+def test_statements_it_cannot_read_are_never_kept():
+    from app.engines.oracle.migration_objects import created_by
+
+    assert created_by('CREATE TABLE "Odd" (ID NUMBER)') is None  # quoted names are not read
+    assert created_by("ALTER TABLE T ADD CONSTRAINT T_UK UNIQUE (X)") is None
+    assert created_by("ALTER TABLE T ADD (CONSTRAINT T_UK UNIQUE (X))") is None
+    assert created_by("CREATE OR REPLACE TRIGGER T_TRG AFTER INSERT ON T FOR EACH ROW BEGIN NULL; END;") is None
+    assert created_by("INSERT INTO T (X) VALUES (1)") is None
+
+
+def test_every_table_index_and_column_the_shipped_migrations_create_is_read():
+    """So a rerun of any shipped version (and V16+ written the same way) is covered by the check."""
+    import re
+
+    from app.engines.oracle.migration_objects import created_by
+
+    ddl = re.compile(r"\s*(CREATE\s+(TABLE|(\w+\s+)?INDEX)|ALTER\s+TABLE\s+\w+\s+ADD)\b", re.IGNORECASE)
+    for migration in migrate.discover():
+        for statement in migration.statements():
+            if ddl.match(statement):
+                created = created_by(statement)
+                assert created is not None, (migration.path.name, statement[:80])
+                assert created.kind == "index" or created.columns, statement[:80]

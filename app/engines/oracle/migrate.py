@@ -8,11 +8,14 @@ sent without their ``;``, PL/SQL units with their final ``;`` and without the ``
 CREATE TRIGGER with compilation errors does not raise: python-oracledb sets ``cursor.warning``
 (DPY-7000). The runner turns that into a failure carrying USER_ERRORS (FACTS.md §10).
 Oracle DDL commits implicitly, so a version that fails halfway is not rolled back: fix the script,
-undo what it created, and rerun; the version is recorded only after all its statements succeed.
+undo what it created, and rerun; the version is recorded only after all its statements succeed. A rerun after a
+process died between a version's DDL and its version row keeps the objects the catalogue shows are that DDL's own
+(ORA-00955 / ORA-01430 on them, REVIEW-3 U5).
 """
 
 from __future__ import annotations
 
+import logging
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +23,10 @@ from pathlib import Path
 from app.engines.base import EngineError
 from app.engines.migration_files import migrations_dir
 from app.engines.oracle import statements as sql
+from app.engines.oracle.errors import ora_error_number
+from app.engines.oracle.migration_objects import already_ours
+
+log = logging.getLogger(__name__)
 
 MIGRATIONS_DIR = migrations_dir("oracle")
 _FILE_NAME = re.compile(r"V(\d+)__(\w+)\.sql")
@@ -80,7 +87,7 @@ def split_statements(script: str, name: str = "<script>") -> list[str]:
             else:
                 current.append(line.rstrip())
             continue
-        code = _without_line_comment(line).rstrip()
+        code = without_line_comment(line).rstrip()
         if code.endswith(";"):
             # The ';' ends the statement; a '-- comment' after it is dropped with it. A comment line
             # that happens to end with ';' (code is empty) does not end anything.
@@ -95,7 +102,7 @@ def split_statements(script: str, name: str = "<script>") -> list[str]:
     return statements
 
 
-def _without_line_comment(line: str) -> str:
+def without_line_comment(line: str) -> str:
     """The line up to a ``--`` comment that is not inside a '...' literal."""
     quoted = False
     for index, char in enumerate(line):
@@ -118,12 +125,19 @@ def applied_versions(connection) -> set[int]:
 
 
 def execute_checked(connection, statement: str, where: str) -> None:
-    """Execute one statement; a compilation warning (DPY-7000) becomes a MigrationError."""
+    """Execute one statement; a compilation warning (DPY-7000) becomes a MigrationError. An object the statement
+    creates that the catalogue shows already there, as this statement makes it, is kept: the version's earlier run
+    died before its version row (REVIEW-3 U5, app/engines/oracle/migration_objects.py)."""
     with connection.cursor() as cursor:
         try:
             cursor.execute(statement)
         except Exception as exc:
-            raise MigrationError(f"{where} failed: {exc}\n--- statement ---\n{statement}") from exc
+            kept = already_ours(cursor, ora_error_number(exc), statement)
+            if kept is None:
+                raise MigrationError(f"{where} failed: {exc}\n--- statement ---\n{statement}") from exc
+            log.warning("%s: %s already exists as this statement creates it (a run that stopped before recording "
+                        "its version): kept", where, kept.describe())
+            return
         warning = cursor.warning
     if warning is not None:
         with connection.cursor() as cursor:

@@ -51,6 +51,11 @@ VERSION_TABLE_EXISTS = "SELECT COUNT(*) FROM USER_TABLES WHERE TABLE_NAME = 'RAG
 APPLIED_VERSIONS = "SELECT VERSION FROM RAG_SCHEMA_VERSION ORDER BY VERSION"
 # source: FACTS.md §10 (plain INSERT with binds) — record one applied version
 RECORD_VERSION = "INSERT INTO RAG_SCHEMA_VERSION (VERSION, DESCRIPTION) VALUES (:version_no, :version_desc)"
+# source: FACTS.md §4 (USER_* dictionary views) + REVIEW-3 U5 — a table's columns, when a migration's CREATE TABLE
+#         or ALTER TABLE ADD meets ORA-00955 / ORA-01430: is the existing object the statement's own?
+MIGRATION_TABLE_COLUMNS = "SELECT COLUMN_NAME FROM USER_TAB_COLUMNS WHERE TABLE_NAME = :table_name"
+# source: FACTS.md §4 (USER_INDEXES, as VECTOR_INDEX_INFO) + REVIEW-3 U5 — the table an existing index is on
+MIGRATION_INDEX_TABLE = "SELECT TABLE_NAME FROM USER_INDEXES WHERE INDEX_NAME = :index_name"
 # source: FACTS.md §10 (DPY-7000 => read USER_ERRORS) — compilation errors after a warning
 COMPILATION_ERRORS = (
     "SELECT NAME, TYPE, LINE, POSITION, TEXT FROM USER_ERRORS ORDER BY NAME, TYPE, SEQUENCE"
