@@ -205,8 +205,9 @@ def check_upsert(p: Probe) -> list[CheckResult]:
     if choice is None:
         return [failed(name, proves, f"both forms fail; two-step: {doctor.first_line(two_step_error)}", using_error)]
     if choice == upsert.UPSERT_IN_USING:
-        result = passed(name, proves, "MERGE with VECTOR_EMBEDDING in USING works for 2 rows (3,480 ASCII bytes; "
-                                      "4,000 multi-byte bytes)")
+        sizes = " and ".join(f"{len(r['content'].encode()):,}" for r in upsert.probe_rows(p.model))
+        result = passed(name, proves, f"MERGE with VECTOR_EMBEDDING in USING works for 2 rows at once ({sizes} "
+                                      "UTF-8 bytes, the second multi-byte)")
     else:
         result = warned(name, proves, "MERGE with VECTOR_EMBEDDING in USING refused; the two-step form works",
                         using_error, "two-step (SELECT VECTOR_EMBEDDING FROM dual, MERGE with array('f'))")
