@@ -23,8 +23,8 @@ COLUMN_EXISTS = 1430  # ORA-01430: column being added already exists in table
 
 _NAME = r"([A-Za-z][A-Za-z0-9_$#]*)"
 _CREATE_TABLE = re.compile(rf"CREATE\s+TABLE\s+{_NAME}\s*\(", re.IGNORECASE)
-_CREATE_INDEX = re.compile(rf"CREATE\s+(?:(?:UNIQUE|BITMAP|VECTOR|SEARCH|MULTIVALUE)\s+)?INDEX\s+{_NAME}\s+ON\s+{_NAME}\b",
-                           re.IGNORECASE)
+_CREATE_INDEX = re.compile(
+    rf"CREATE\s+(?:(?:UNIQUE|BITMAP|VECTOR|SEARCH|MULTIVALUE)\s+)?INDEX\s+{_NAME}\s+ON\s+{_NAME}\b", re.IGNORECASE)
 _ALTER_ADD = re.compile(rf"ALTER\s+TABLE\s+{_NAME}\s+ADD\s*\(", re.IGNORECASE)
 _NOT_COLUMNS = {"CONSTRAINT", "PRIMARY", "UNIQUE", "FOREIGN", "CHECK", "SUPPLEMENTAL", "PERIOD"}
 
