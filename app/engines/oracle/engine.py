@@ -116,8 +116,9 @@ class OracleEngine:
 
         Every round trip on it is bounded by ``call_timeout_ms`` (RAG_ORACLE_CALL_TIMEOUT_MS unless an operator's
         command asks otherwise; 0: no bound): a lock wait or a stuck call ends in DPY-4024 instead of holding a
-        pooled connection for ever [PYDOC Connection.call_timeout; REVIEW-3 W3]. Set on every acquire, as a pooled
-        connection keeps what the last holder set."""
+        pooled connection for ever [PYDOC Connection.call_timeout; REVIEW-3 W3]. Set on every acquire, not once in a
+        session callback: a pooled connection keeps what its last holder set, and the pool may reset it to 0
+        [ISSUE python-oracledb #558]."""
         try:
             conn = self._pool.acquire()
         except Exception as exc:  # listener down, network gone, pool exhausted past its timeout
