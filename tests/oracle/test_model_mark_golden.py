@@ -144,9 +144,10 @@ def test_two_workers_writing_the_last_old_chunks_take_turns_on_the_target_row_an
     assert golden("delete_setting") not in first.sqls and golden("delete_setting") in second.sqls
 
 
-def test_a_writer_that_got_the_lock_after_another_ended_the_swap_does_nothing_more(settings):
-    conn = FakeConnection([marked(OTHER, target=MODEL), marked(OTHER, target=MODEL), locked(None)])
-    write(conn, settings)  # the row is gone: the other writer's commit ended the swap while this one waited
+@pytest.mark.parametrize("target", [None, "THIRD_MODEL"])
+def test_a_writer_that_got_the_lock_after_another_ended_the_swap_does_nothing_more(settings, target):
+    conn = FakeConnection([marked(OTHER, target=MODEL), marked(OTHER, target=MODEL), locked(target)])
+    write(conn, settings)  # the row is gone (the other writer's commit ended the swap), or names another swap
     assert [s for s, _ in mark_calls(conn)][-1] == golden("lock_model_target") and conn.events == ["commit"]
 
 
