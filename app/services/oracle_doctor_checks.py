@@ -189,23 +189,36 @@ def _text_token_case(p: Any) -> CheckResult:
 CLOB_PROBE_TEXT = "doctor probe body: é " * 2000  # 44,000 UTF-8 bytes: past the 32 KB of an extended VARCHAR2
 
 
+# The longest text a CLOB column takes as a plain str bind (records.LONG_BIND_BYTES, REVIEW-3 C1), in multi-byte
+# text: thin declares it at 15,600 bytes, an "expanded non LONG" bind beside RETURNING INTO.
+CLOB_EDGE_TEXT = "é" * 1300 + "€" * 433 + "a"
+
+
 def check_clob_returning(p: Any) -> list[CheckResult]:
     """A 40 KB document body through the engine's own CRUD insert (INSERT ... RETURNING INTO, the long value bound
-    as a temporary CLOB), read back whole, rolled back."""
-    name, proves = "clob returning", "FACTS.md §11.6/§12.1 + REVIEW-2 U1 (INSERT ... RETURNING with a 40 KB CLOB)"
-    with p.conn.cursor() as cur:
-        try:
-            new_id = records.create(cur, DOCUMENTS, {"TITLE": "doctor probe document", "BODY": CLOB_PROBE_TEXT})
-            row = records.get(cur, DOCUMENTS, new_id)
-        except Exception as exc:  # the Oracle error itself, not the 422 the CRUD path would make of ORA-01461
-            return [failed(name, proves, "a long body cannot be written with RETURNING INTO", exc.__cause__ or exc)]
-        finally:
-            p.conn.rollback()
-    if row is None or row["body"] != CLOB_PROBE_TEXT:
-        got = None if row is None else len(row["body"] or "")
-        return [failed(name, proves, f"the body came back {'missing' if got is None else f'as {got} characters'}")]
-    size = len(CLOB_PROBE_TEXT.encode())
-    return [passed(name, proves, f"{size:,}-byte body inserted as a CLOB with RETURNING INTO and read back whole")]
+    as a temporary CLOB), and one of exactly 3,900 UTF-8 bytes, the longest bound as a plain str (REVIEW-3 C1), each
+    read back whole, rolled back."""
+    name = "clob returning"
+    proves = ("FACTS.md §11.6/§12.1 + REVIEW-2 U1 (INSERT ... RETURNING with a 40 KB CLOB) + REVIEW-3 C1 (a 3,900-byte "
+              "str bind)")
+    for body in (CLOB_PROBE_TEXT, CLOB_EDGE_TEXT):
+        size = len(body.encode())
+        with p.conn.cursor() as cur:
+            try:
+                new_id = records.create(cur, DOCUMENTS, {"TITLE": "doctor probe document", "BODY": body})
+                row = records.get(cur, DOCUMENTS, new_id)
+            except Exception as exc:  # the Oracle error itself, not the 422 the CRUD path would make of ORA-01461
+                return [failed(name, proves, f"a {size:,}-byte body cannot be written with RETURNING INTO",
+                               exc.__cause__ or exc)]
+            finally:
+                p.conn.rollback()
+        if row is None or row["body"] != body:
+            got = None if row is None else len(row["body"] or "")
+            return [failed(name, proves, f"the {size:,}-byte body came back "
+                                         f"{'missing' if got is None else f'as {got} characters'}")]
+    return [passed(name, proves, f"{len(CLOB_PROBE_TEXT.encode()):,}-byte body inserted as a CLOB and a "
+                                 f"{len(CLOB_EDGE_TEXT.encode()):,}-byte one as a str, with RETURNING INTO, "
+                                 "each read back whole")]
 
 
 # --- LIKE on a CLOB, as the erasure's proof and redaction search (REVIEW-2 U8) ----------------------------

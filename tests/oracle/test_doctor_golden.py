@@ -70,7 +70,7 @@ CHUNK_STATES = ((OTHER, PROJECT, None),  # reassignment: the task's chunk
 
 def healthy() -> tuple[FakeConnection, list[FakeConnection]]:
     """A main connection scripted as a healthy 26ai answers, and the claim check's three connections."""
-    from app.services.oracle_doctor_checks import CLOB_PROBE_TEXT
+    from app.services.oracle_doctor_checks import CLOB_EDGE_TEXT, CLOB_PROBE_TEXT
 
     main = FakeConnection([
         (is_sql("doctor_embedding_column"), Reply(description=[SimpleNamespace(vector_dimensions=384)])),
@@ -91,6 +91,8 @@ def healthy() -> tuple[FakeConnection, list[FakeConnection]]:
         (is_sql("doctor_token_case"), Reply(rows=[(120, 0)])),
         ("INTO :new_id", Reply(out={"new_id": [401]})),  # the 40 KB document
         ("FROM DOCUMENTS WHERE", Reply(rows=[(401, "doctor probe document", CLOB_PROBE_TEXT, None, None, None)])),
+        ("INTO :new_id", Reply(out={"new_id": [404]})),  # the 3,900-byte document (REVIEW-3 C1)
+        ("FROM DOCUMENTS WHERE", Reply(rows=[(404, "doctor probe document", CLOB_EDGE_TEXT, None, None, None)])),
         *[("INTO :new_id", Reply(out={"new_id": [i]})) for i in (PROBE_DOC, DECOY_DOC)],  # the LIKE check's pair
         (is_sql("doctor_clob_like_count"), Reply(rows=[(1,)])),
         (is_sql("doctor_clob_like_values"), Reply(rows=[("… doctor_probe marker ångström",)])),
@@ -505,6 +507,9 @@ def test_a_40kb_body_goes_through_insert_returning_as_a_clob_and_must_come_back_
     assert insert.sql.endswith("RETURNING DOCUMENT_ID INTO :new_id") and insert.inputsizes == {
         "v_body": oracledb.DB_TYPE_CLOB}
     assert len(insert.binds["v_body"].encode()) > 40_000
+    # REVIEW-3 C1: the longest body bound as a plain str, at the edge, proven beside RETURNING INTO too
+    edge = [c for c in main.calls if c.sql.startswith("INSERT INTO DOCUMENTS")][1]
+    assert len(edge.binds["v_body"].encode()) == 3900 and edge.inputsizes == {}
     main, extra = healthy()
     main.replies.insert(0, ("FROM DOCUMENTS WHERE", Reply(rows=[(401, "t", "doctor probe body", None, None, None)])))
     results, code = run(doctor_settings, main, extra)
@@ -522,7 +527,7 @@ def test_like_on_a_clob_is_proved_with_the_erasures_own_statements_past_40kb(doc
     main, extra = healthy()
     run(doctor_settings, main, extra)
     inserts = [c for c in main.calls if c.sql.startswith("INSERT INTO DOCUMENTS")]
-    probe, decoy = (c.binds["v_body"] for c in inserts[1:3])
+    probe, decoy = (c.binds["v_body"] for c in inserts[2:4])  # after the clob returning check's two
     assert probe.index("Doctor_Probe") > 40_000 and "Doctor-Probe" in decoy
     likes = [c for c in main.calls if "LIKE UPPER(:pattern)" in c.sql]
     assert [c.binds for c in likes] == [{"pattern": r"%doctor\_probe marker ångström%"}] * 3
