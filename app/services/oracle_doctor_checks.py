@@ -225,6 +225,11 @@ def check_clob_returning(p: Any) -> list[CheckResult]:
 
 # Mixed case and an underscore: UPPER on both sides and the ESCAPE of "_" are what the statements rely on.
 CLOB_LIKE_MARKER = "Doctor_Probe Marker Ångström"
+# The longest text the proof binds whole (sql.PROOF_PATTERN_MAX_BYTES, REVIEW-3 C1): its LIKE pattern is exactly that
+# many UTF-8 bytes of multi-byte text, a bind declared past 4,000 bytes inside UPPER() and LIKE.
+CLOB_LIKE_LONG = ("Sonda Ångström " * 300)[:sql.PROOF_PATTERN_MAX_BYTES]
+while len(like_pattern(CLOB_LIKE_LONG.lower()).encode()) > sql.PROOF_PATTERN_MAX_BYTES:
+    CLOB_LIKE_LONG = CLOB_LIKE_LONG[:-1]
 
 
 def check_clob_like(p: Any) -> list[CheckResult]:
@@ -232,13 +237,14 @@ def check_clob_like(p: Any) -> list[CheckResult]:
     lies past its first 40,000 bytes, a document inserted for the check and rolled back; the pattern is built
     by the engine's own like_pattern, lower-cased so only a case-insensitive match finds it."""
     name = "clob like"
-    proves = "FACTS.md §10 + REVIEW-2 U8 (UPPER(clob) LIKE UPPER(:pattern) ESCAPE '\\' past 40 KB)"
+    proves = ("FACTS.md §10 + REVIEW-2 U8 (UPPER(clob) LIKE UPPER(:pattern) ESCAPE '\\' past 40 KB) + REVIEW-3 C1 "
+              "(a 3,900-byte pattern)")
     pattern = like_pattern(CLOB_LIKE_MARKER.lower())
     decoy = CLOB_LIKE_MARKER.replace("_", "-")  # matched only if "_" were a wildcard
     with p.conn.cursor() as cur:
         try:
             new_id = records.create(cur, DOCUMENTS, {"TITLE": "doctor probe document",
-                                                     "BODY": f"{CLOB_PROBE_TEXT} {CLOB_LIKE_MARKER}"})
+                                                     "BODY": f"{CLOB_PROBE_TEXT} {CLOB_LIKE_MARKER} {CLOB_LIKE_LONG}"})
             decoy_id = records.create(cur, DOCUMENTS, {"TITLE": "doctor probe decoy",
                                                        "BODY": f"{CLOB_PROBE_TEXT} {decoy}"})
             cur.execute(sql.proof_count(DOCUMENTS.table, ("BODY",)), pattern=pattern)
@@ -247,16 +253,20 @@ def check_clob_like(p: Any) -> list[CheckResult]:
             values = len(cur.fetchall())
             cur.execute(sql.redact_candidates(DOCUMENTS.table, DOCUMENTS.pk, "BODY"), pattern=pattern)
             candidates = {int(row_id) for row_id, _ in cur.fetchall()}
+            cur.execute(sql.proof_count(DOCUMENTS.table, ("BODY",)), pattern=like_pattern(CLOB_LIKE_LONG.lower()))
+            (counted_long,) = cur.fetchone()
         except Exception as exc:
             return [failed(name, proves, "a LIKE on a CLOB column failed", exc.__cause__ or exc)]
         finally:
             p.conn.rollback()
-    if counted != 1 or values != 1 or candidates != {new_id}:
+    if counted != 1 or values != 1 or candidates != {new_id} or counted_long != 1:
         return [failed(name, proves, f"expected the one probe document (#{new_id}, not the decoy #{decoy_id}): "
                                      f"proof_count {counted}, proof_values {values} row(s), "
-                                     f"redact_candidates {sorted(candidates)}")]
+                                     f"redact_candidates {sorted(candidates)}, "
+                                     f"proof_count of the {sql.PROOF_PATTERN_MAX_BYTES:,}-byte pattern {counted_long}")]
     return [passed(name, proves, "a mixed-case marker past 40,000 bytes of a CLOB found case-insensitively by the "
-                                 "proof and redaction statements; an underscore matched only itself")]
+                                 "proof and redaction statements; an underscore matched only itself; a "
+                                 f"{sql.PROOF_PATTERN_MAX_BYTES:,}-byte multi-byte pattern found too")]
 
 
 # --- a long answer with long VARCHAR2 binds beside its CLOB (REVIEW-3 U1) -------------------------------------

@@ -97,6 +97,7 @@ def healthy() -> tuple[FakeConnection, list[FakeConnection]]:
         (is_sql("doctor_clob_like_count"), Reply(rows=[(1,)])),
         (is_sql("doctor_clob_like_values"), Reply(rows=[("… doctor_probe marker ångström",)])),
         (is_sql("doctor_clob_like_candidates"), Reply(rows=[(PROBE_DOC, "… doctor_probe marker ångström")])),
+        (is_sql("doctor_clob_like_count"), Reply(rows=[(1,)])),  # the 3,900-byte pattern
         *[("INTO :new_id", Reply(out={"new_id": [i]})) for i in (ASKER, CONVERSATION, MESSAGE)],  # message clob
         (is_sql("get_turn"), Reply(rows=[message_row()])),
         *[("INTO :new_id", Reply(out={"new_id": [i]})) for i in (PROJECT, OWNER, OTHER, SPRINT, TASK, SPRINT_TASK)],
@@ -530,7 +531,11 @@ def test_like_on_a_clob_is_proved_with_the_erasures_own_statements_past_40kb(doc
     probe, decoy = (c.binds["v_body"] for c in inserts[2:4])  # after the clob returning check's two
     assert probe.index("Doctor_Probe") > 40_000 and "Doctor-Probe" in decoy
     likes = [c for c in main.calls if "LIKE UPPER(:pattern)" in c.sql]
-    assert [c.binds for c in likes] == [{"pattern": r"%doctor\_probe marker ångström%"}] * 3
+    assert [c.binds for c in likes[:3]] == [{"pattern": r"%doctor\_probe marker ångström%"}] * 3
+    # REVIEW-3 C1: the longest pattern the proof binds whole, 3,900 bytes of multi-byte text, a substring of the probe
+    long_pattern = likes[3].binds["pattern"]
+    assert likes[3].sql == golden("doctor_clob_like_count") and len(long_pattern.encode()) == 3900
+    assert long_pattern.strip("%").upper() in probe.upper() and long_pattern.strip("%").upper() not in decoy.upper()
     broken = ((Reply(rows=[(2,)]), "proof_count 2"), (Reply(error=ora_error(932, "inconsistent datatypes")), "ORA-00932"))
     for rows, why in broken:
         main, extra = healthy()
@@ -543,6 +548,11 @@ def test_like_on_a_clob_is_proved_with_the_erasures_own_statements_past_40kb(doc
     results, _ = run(doctor_settings, main, extra)
     check = by_name(results)["clob like"]
     assert check.status == "FAIL" and f"[{PROBE_DOC}, {DECOY_DOC}]" in check.detail
+    main, extra = healthy()
+    replace_reply(main, "doctor_clob_like_count", 1, Reply(rows=[(0,)]))  # the long pattern finds nothing
+    results, code = run(doctor_settings, main, extra)
+    check = by_name(results)["clob like"]
+    assert check.status == "FAIL" and "3,900-byte pattern 0" in check.detail and code == EXIT_FAILED
 
 
 @pytest.mark.parametrize("stored, expected", [
