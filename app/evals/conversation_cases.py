@@ -231,8 +231,9 @@ FAMILY = {  # the kinds of issue 23 the report is split by
 
 
 def sample(cases: list[Case], min_turns: int, seed: int = SEED) -> list[Case]:
-    """A fixed, seeded subset with at least ``min_turns`` turns, stratified by the first turn's template and
-    language (round-robin over the strata), chains included: what tests/quality runs in make test."""
+    """A fixed, seeded subset with at least ``min_turns`` turns, stratified by the first turn's template,
+    language and shape (whole rounds over the strata, so each is in it at least once): what tests/quality
+    runs in make test."""
     strata: dict[tuple[str, str, bool], list[Case]] = {}
     for case in cases:
         strata.setdefault((case.turns[0].template, case.turns[0].lang, case.is_chain), []).append(case)
@@ -242,7 +243,7 @@ def sample(cases: list[Case], min_turns: int, seed: int = SEED) -> list[Case]:
     turns = 0
     while turns < min_turns and any(queues):
         for queue in queues:
-            if queue and turns < min_turns:
+            if queue:
                 chosen.append(queue.pop())
                 turns += len(chosen[-1].turns)
     return chosen
