@@ -92,6 +92,8 @@ DOC_FACTS: tuple[tuple[str, str, str, str], ...] = (
     ("es", "¿cuál es el riesgo del portal LATAM según la planificación?", "Notas de la reunión de planificación - Portal LATAM", "Riesgo"),
     ("es", "¿qué se priorizó en la planificación del portal?", "Notas de la reunión de planificación - Portal LATAM", "Prioridad"),
     ("es", "¿cada cuánto hay un lanzamiento?", "Release process", "every second Thursday"),
+    ("es", "¿qué hago si se cae el sistema de pagos?", "On-call runbook", "payments outage"),
+    ("es", "¿cuántas aprobaciones necesita el código de pagos?", "Engineering onboarding guide", "two approvals"),
 )
 
 NOWHERE: tuple[tuple[str, str], ...] = (
@@ -100,4 +102,6 @@ NOWHERE: tuple[tuple[str, str], ...] = (
     ("en", "what is the budget of the Mars office?"),
     ("es", "¿qué se decidió sobre la integración con blockchain?"),
     ("es", "¿quién lleva el piloto de computación cuántica?"),
+    ("es", "¿cuál es el presupuesto de la oficina en Marte?"),
+    ("es", "¿qué dijo el cliente de Noruega sobre el contrato?"),
 )

@@ -55,5 +55,6 @@ DOC_FACTS: tuple[tuple[str, str, str, str], ...] = (
 
 NOWHERE: tuple[tuple[str, str], ...] = (
     ("en", "what is our policy for the Antarctica data centre?"),
+    ("en", "when is the team offsite in Lisbon?"),
     ("es", "¿quién aprobó la fusión con la empresa de drones?"),
 )
