@@ -12,11 +12,12 @@ and figures it states, and — for a refusal only — that it says so. Folded te
 - count (and sums): the figure appears, and it cites no task outside the set it counts;
 - compare: the first line names a winner (any of them when tied: a project by its full name, a person by
   full or first name, a sprint by name) and the winner's figure;
-- names (comment authors): it cites the task, and every author's full name appears;
+- names (comment authors): it cites the task, and every author's full name appears other than as the
+  task's assignee field ("Assignee: Ana Garcia" names the assignee, not a commenter);
 - text (a document, a comment): it cites the entity, and each required paragraph is covered — at least
   COVERED of its words of four letters or more appear in the answer (a paraphrase of a whole sentence
   passes, half a sentence does not);
-- scope: the turn's new retrieval scope is the asked one;
+- scope: the conversation's retrieval scope after the turn is the asked one (changed now, or already so);
 - refusal (nothing the asker may see answers): it is a **right refusal** when its first line says so (one
   of REFUSALS, or a zero figure), whatever it offers after that ("the closest: …").
 
@@ -50,6 +51,7 @@ _DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+)?\b")
 _ID = re.compile(r"#\d+")
 _NUMBER = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)?(?![\w])")
 _WORD = re.compile(r"[a-z0-9ñ]+")
+_ASSIGNEE_FIELD = re.compile(r"\b(?:assignee|asignad[oa]s? a|responsable)\s*:?\s*[a-zñ]+(?: [a-zñ]+)?")
 
 
 @dataclass(frozen=True)
@@ -120,8 +122,9 @@ def _wrong_because(truth: Truth, answer: str, new_scope: str | None) -> str | No
     if truth.kind == "names":
         if truth.entity not in all_anchors(answer):
             return f"does not cite {truth.entity}"
-        missing = [g[0] for g in truth.values if not _has_any(answer, g, ())]
-        return f"does not name {missing[0]!r}" if missing else None
+        said = _ASSIGNEE_FIELD.sub(" ", fold(answer))
+        missing = [g[0] for g in truth.values if not _has_any(said, g, ())]
+        return f"does not name {missing[0]!r} (but as the assignee)" if missing else None
     if truth.kind == "text":
         if truth.entity not in all_anchors(answer):
             return f"does not cite {truth.entity}"

@@ -90,6 +90,11 @@ def test_comment_authors_need_the_task_and_every_name():
     truth = Truth("names", entity="[TASK #3]", values=(("chen wei",), ("ana garcia",)))
     assert judge(truth, "[TASK #3]: Chen Wei (2026-11-20): Blocked…; Ana García: PR is up", NOTHING_HIDDEN).outcome == "right"
     assert judge(truth, "[TASK #3] Assignee: Ana Garcia", NOTHING_HIDDEN).outcome == "wrong"
+    # the assignee's own comment is named only when the answer says they commented, not as the assignee field
+    assignee_commented = Truth("names", entity="[TASK #3]", values=(("ben carter",),))
+    assert judge(assignee_commented, "- Fix it: Assignee: Ben Carter [TASK #3]", NOTHING_HIDDEN).outcome == "wrong"
+    assert judge(assignee_commented, "[TASK #3] Assignee: Ben Carter\n- Ben Carter (2026-11-20): PR is up",
+                 NOTHING_HIDDEN).outcome == "right"
 
 
 def test_a_document_answer_covers_every_paragraph_not_half_of_one():
