@@ -125,7 +125,7 @@ def write_section(result: dict) -> None:
             if marker in text else (text + "\n" + INTRO, "\n")
     runs[result["label"]] = tables(result).strip()
     section = START + "\n" + "\n\n".join(runs.values()) + "\n" + END
-    BENCHMARKS_MD.write_text(before + section + after)
+    BENCHMARKS_MD.write_text(before + section + "\n\n" + after.lstrip("\n"))
 
 
 def _commit() -> str:
