@@ -47,7 +47,11 @@ INTRO = (
     "defines *right* per kind). **Held-out** rows use the phrasings of app/evals/conversation_phrasings_heldout.py, "
     "which nobody tunes on. Modes: offline (extractive), an honest loopback LLM (repeats its first context block), "
     "and one that appends an invented anchor (\"[TASK #99999]. See also [SPRINT #1].\"). score = (right + right "
-    "refusal) / questions; a leak (a hidden entity's anchor or title) or an invented anchor makes an answer wrong. A run is named by its label and the commit it ran on; \"before\" is the answers of main @ 810fcd1 (the benchmark's own commit changes no answer). The honest model repeats its first block even when that block does not answer (a question about nothing, a follow-up with no focus): until the chat says \"nothing you can see is about X\" in that block, those turns are wrong with it.\n\n"
+    "refusal) / questions; a leak (a hidden entity's anchor or title) or an invented anchor makes an answer wrong. "
+    "A run is named by its label and the commit it ran on; \"before\" is the answers of main @ 810fcd1 (the "
+    "benchmark's own commit changes no answer). The honest model repeats its first block even when that block "
+    "does not answer (a question about nothing, a follow-up with no focus): until the chat says \"nothing you "
+    "can see is about X\" in that block, those turns are wrong with it.\n\n"
 )
 
 

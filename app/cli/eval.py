@@ -61,7 +61,8 @@ def eval_command(env: CliEnv, corpus: Path | None, queries: Path | None, qrels: 
 
     With --conversations, the demo data is seeded the same way and about 600 generated questions
     (templates x askers x projects x sprints x phrasings; a third Spanish; chains of follow-ups and
-    scope changes) are asked through the chat in RAG_SEARCH_MODE; each answer is judged right, a
+    scope changes) are asked through the chat in RAG_SEARCH_MODE (or --mode, when one mode is
+    given); each answer is judged right, a
     right refusal or wrong against a truth computed from the records (leaks and wrong refusals
     counted apart), per mode of --llm, tuned vs held-out phrasings, language and kind.
 
@@ -83,7 +84,7 @@ def eval_command(env: CliEnv, corpus: Path | None, queries: Path | None, qrels: 
                 or db_path is not None:
             raise click.UsageError("--conversations cannot be combined with --corpus/--queries/--qrels/--golden/"
                                    "--limit-docs/--db")
-        _conversations(env, llm_mode, sample, as_json)
+        _conversations(env, llm_mode, sample, None if mode == "all" else mode, as_json)
         return
     if llm_mode != "offline" or sample is not None:
         raise click.UsageError("--llm and --sample apply to --conversations only")
@@ -167,13 +168,17 @@ def _print_golden(results: dict) -> None:
                    f"pairs expecting nothing answered")
 
 
-def _conversations(env: CliEnv, llm_mode: str, sample: int | None, as_json: bool) -> None:
+def _conversations(env: CliEnv, llm_mode: str, sample: int | None, search_mode: str | None, as_json: bool) -> None:
+    """The chat searches in --mode when one is given (not "all"), else in RAG_SEARCH_MODE."""
     from app.services import conversation_bench
 
     embedder = getattr(env.engine, "embedder", None) if env.engine is not None else None
     modes = list(conversation_bench.MODES) if llm_mode == "all" else [llm_mode]
-    results = conversation_bench.evaluate_conversations(modes, embedder=embedder, progress=_bar,
-                                                        base=env.get_settings(), min_turns=sample)
+    base = env.get_settings()
+    if search_mode is not None:
+        base = base.model_copy(update={"search_mode": search_mode})
+    results = conversation_bench.evaluate_conversations(modes, embedder=embedder, progress=_bar, base=base,
+                                                        min_turns=sample)
     if as_json:
         click.echo(json.dumps(results))
         return

@@ -24,8 +24,8 @@ and figures it states, and — for a refusal only — that it says so. Folded te
 Figures are read from the text without its anchors, ISO dates and "#n" ids. Separately, and whatever the
 kind: a **leak** is an anchor of an entity hidden from the asker in the answer, or a hidden entity's title
 in it (titles the asker can see are removed first, and a title the asker typed themselves is no leak); an
-answer with a leak is wrong, and so is one citing an anchor of an entity that does not exist (invented). A **wrong refusal** is a wrong answer whose first line refuses although a
-visible answer exists.
+answer with a leak is wrong, and so is one citing an anchor of an entity that does not exist (invented).
+A **wrong refusal** is a wrong answer whose first line refuses although a visible answer exists.
 """
 
 from __future__ import annotations

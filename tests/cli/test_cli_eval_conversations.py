@@ -21,10 +21,11 @@ def run(sqlite_settings, sqlite_engine):
 
 
 def test_a_sample_with_the_inventing_model_is_judged_and_printed(run, capsys):
-    result = run("--conversations", "--sample", "20", "--llm", "inventing", "--json")
+    result = run("--conversations", "--sample", "20", "--llm", "inventing", "--mode", "lexical", "--json")
     assert result.exit_code == 0, result.output
     figures = json.loads(result.stdout)
     assert list(figures["modes"]) == ["inventing"] and figures["questions"] >= 20
+    assert figures["search_mode"] == "lexical"
     inventing = figures["modes"]["inventing"]
     a = inventing["all"]
     assert a["questions"] == figures["questions"] == a["right"] + a["right_refusal"] + a["wrong"]
