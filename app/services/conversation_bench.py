@@ -20,7 +20,7 @@ from typing import Any
 from app.config import Settings
 from app.evals import conversation_cases, loopback_llm
 from app.evals.conversation_cases import FAMILY, Case
-from app.evals.conversation_score import Hidden, Verdict, judge
+from app.evals.conversation_score import Verdict, judge
 from app.evals.conversation_truth import Snapshot, truth
 from app.services.evaluation import ProgressFactory, SilentProgress
 
@@ -93,15 +93,12 @@ def _converse_all(engine, settings: Settings, snap: Snapshot, cases: Sequence[Ca
     from app.services import chat
     from app.services.search import resolve_caller
 
-    existing = snap.anchors()
-
     async def run() -> list[Judged]:
         judged: list[Judged] = []
         async with httpx.AsyncClient() as client:
             for case in cases:
                 caller = resolve_caller(engine, employee_id=case.asker)
-                anchors, titles = snap.hidden(case.asker)
-                hidden = Hidden(anchors, titles, snap.visible_titles(case.asker), existing)
+                hidden = snap.hidden(case.asker)
                 conversation, scope, asked = None, None, []
                 for ix, turn in enumerate(case.turns):
                     asked.append(turn.text)

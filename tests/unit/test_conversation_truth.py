@@ -60,7 +60,8 @@ def test_lookups_give_the_stored_value_and_a_hidden_or_missing_task_is_a_refusal
     assert truth(snap, 1, "lookup_assignee", {"task": 5}, None).values == (("unassigned", "sin asignar", "nobody",
                                                                             "no one", "nadie"),)
     card = truth(snap, 3, "card", {"task": 3}, None)
-    assert card.raw_values == ("TODO", "Ben Carter", "2026-12-01")
+    assert card.raw_values == ("TODO", "Ben Carter", "2026-12-01") and "assigned to you" in card.values[1]
+    assert "assigned to you" not in truth(snap, 1, "card", {"task": 3}, None).values[1]  # Maria asks: not hers
     assert truth(snap, 2, "lookup_status", {"task": 3}, None) == REFUSAL
     assert truth(snap, 1, "lookup_status", {"task": 9999}, None) == REFUSAL
 
@@ -72,6 +73,7 @@ def test_counts_sums_and_comparisons_count_what_the_asker_sees_under_the_scope(s
     overdue = truth(snap, 1, "compare_project_overdue", {}, None)
     assert overdue.figure == 1 and "mobile app relaunch" in overdue.values[0] and "payments platform" in overdue.values[0]
     assert truth(snap, 1, "compare_person_open", {}, 2).raw_values == ("3",)  # under Payments: Ben, 2 open
+    assert "you have" in truth(snap, 3, "compare_person_open", {}, None).values[0]  # Ben sees only his own
     assert truth(snap, 1, "fu_count_status", {"status": "TODO"}, 2).tasks == {"[TASK #3]"}
 
 
@@ -91,10 +93,13 @@ def test_comments_blockers_and_documents(snap):
 
 
 def test_what_is_hidden_from_a_developer_is_named_for_the_leak_check(snap):
-    anchors, titles = snap.hidden(2)
-    assert anchors == {"[TASK #3]", "[TASK #4]", "[TASK #5]", "[DOC #2]"}
-    assert "Weekly sync notes" in titles and "Task number 1" not in titles
-    assert snap.hidden(1) == (frozenset(), ())
+    hidden = snap.hidden(2)
+    assert hidden.anchors == {"[TASK #3]", "[TASK #4]", "[TASK #5]", "[DOC #2]"}
+    assert "Weekly sync notes" in hidden.titles and "Task number 1" not in hidden.titles
+    assert hidden.passages == ("Login bug first.",) and "Task number 1" in hidden.visible_titles
+    assert "[PROJECT #2]" in hidden.existing and "[TASK #99999]" not in hidden.existing
+    manager = snap.hidden(1)
+    assert (manager.anchors, manager.titles, manager.passages) == (frozenset(), (), ())
 
 
 def test_phrasings_split_into_tuned_and_held_out_with_the_same_templates_and_no_phrasing_in_both():
