@@ -13,6 +13,7 @@ held out; what it asks is its template (app/evals/conversation_truth.py).
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -121,18 +122,15 @@ def _combos(snap: Snapshot, askers: list[int], picks: Mapping[int, list[int]]) -
 
 def _spread(snap: Snapshot, template: str, rows: list[tuple[int, dict]]) -> Iterator[Case]:
     """Each phrasing with its share of the slot combinations (distinct within a phrasing, rotating)."""
+    stride = next(s for s in range(7, 8 + len(rows)) if math.gcd(s, len(rows)) == 1)  # visits every row
     for lang, offset in (("en", 0), ("es", 1)):
         per = min(PER_PHRASING[lang], len(rows))
-        if len(rows) <= len(askers_of(rows)):  # one combination per asker: fewer of them
+        if len(rows) <= len({asker for asker, _ in rows}):  # one combination per asker: fewer of them
             per = max(1, per // 2)
         for i, (text, part) in enumerate(phrasings(template, lang)):
             for j in range(per):
-                asker, slots = rows[(offset + i * per + j * 7) % len(rows)]
+                asker, slots = rows[(offset + i * per + j * stride) % len(rows)]
                 yield Case(f"{template}-{lang}-{i}-{j}", asker, (_turn(snap, template, text, part, lang, slots),))
-
-
-def askers_of(rows: list[tuple[int, dict]]) -> set[int]:
-    return {a for a, _ in rows}
 
 
 def _facts(snap: Snapshot, askers: list[int]) -> Iterator[Case]:
