@@ -1,7 +1,8 @@
 """HELD-OUT phrasings of the conversation benchmark: a third of each template's phrasings, per language.
 
 Engineers improving the answers must not read this file (nor tune on it): the benchmark's held-out score
-is only worth something if these phrasings were never seen. Same shape as conversation_phrasings.py.
+is only worth something if these phrasings were never seen; none repeats an example of issue 23 either, since
+those are tuned on. Same shape as conversation_phrasings.py.
 """
 
 from __future__ import annotations
@@ -9,8 +10,8 @@ from __future__ import annotations
 PHRASINGS: dict[str, dict[str, tuple[str, ...]]] = {
     "my_status": {"en": ("anything of mine that is {status}?",), "es": ("¿qué tengo {status}?",)},
     "my_overdue": {"en": ("am I late on anything?",), "es": ("¿qué se me pasó de fecha?",)},
-    "my_due": {"en": ("anything I need to finish {window}?",), "es": ("¿qué me vence {window}?",)},
-    "person_tasks": {"en": ("what is on {person}'s plate?",), "es": ("¿en qué anda {person}?",)},
+    "my_due": {"en": ("what deadlines of mine fall {window}?",), "es": ("¿qué me vence {window}?",)},
+    "person_tasks": {"en": ("what has {person} got on the go?",), "es": ("¿qué le toca a {person}?",)},
     "person_status": {"en": ("show {person}'s work that is {status}",), "es": ("tareas {status} de {person}",)},
     "lookup_status": {"en": ("where are we with task {id}?",), "es": ("¿cómo va la tarea {id}?",)},
     "lookup_assignee": {"en": ("who is handling task {id}?",), "es": ("¿quién se encarga de la tarea {id}?",)},
