@@ -32,7 +32,7 @@ FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
                    "is honest or invents an anchor, or all three in turn.")
 @click.option("--sample", type=click.IntRange(1), default=None,
               help="With --conversations: only a fixed, seeded subset of at least N questions, stratified "
-                   "by kind and language (the one make test holds).")
+                   "by kind and language (make test holds the offline score of --sample 160).")
 @click.option("--mode", type=click.Choice(MODE_CHOICES), default="all", show_default=True,
               help="Search mode(s) to score: vector, lexical, hybrid, or all three.")
 @click.option("--limit-docs", type=click.IntRange(1), default=None,
@@ -45,7 +45,8 @@ FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
 def eval_command(env: CliEnv, corpus: Path | None, queries: Path | None, qrels: Path | None, golden: Path | None,
                  conversations: bool, llm_mode: str, sample: int | None, mode: str, limit_docs: int | None,
                  db_path: Path | None, as_json: bool) -> None:
-    """Score retrieval quality: nDCG@10, recall@10/@100 and MRR@10 per search mode.
+    """Score retrieval quality: nDCG@10, recall@10/@100 and MRR@10 per search mode (or, with
+    --conversations, the chat's answers).
 
     The collection is indexed into a throw-away embedded (SQLite) database through the production
     write path (documents → triggers → queue → worker → chunks), whatever RAG_DATABASE_URL says
