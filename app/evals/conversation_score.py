@@ -46,7 +46,8 @@ REFUSALS = (
     "i don't know", "i do not know", "don't know", "no lo se", "no se", "nothing you can see", "nothing you are allowed",
     "nothing visible", "nada de lo que puedes ver", "nada que puedas ver", "can't find", "cannot find",
     "could not find", "couldn't find", "not found", "no encuentro", "no encontre", "no task you can see",
-    "ninguna tarea", "ningun", "you can see no", "no puedes ver", "nobody", "no one", "nadie", "no hay",
+    "ninguna", "ninguno", "ningun", "you can see no", "no puedes ver", "nobody", "no one", "nadie", "no hay",
+    "no task", "no tasks", "nothing matches", "nothing in what you can see",
     "there is no", "there are no", "no such", "not among what",
 )
 _DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+)?\b")

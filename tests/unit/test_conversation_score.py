@@ -62,6 +62,8 @@ def test_a_refusal_is_right_only_when_nothing_visible_answers_and_its_first_line
     assert judge(REFUSAL, "I can't find task #107 among what you can see.", BEN_ONLY).outcome == "right_refusal"
     assert judge(REFUSAL, "No lo sé: nada de lo que puedes ver responde.", BEN_ONLY).outcome == "right_refusal"
     assert judge(REFUSAL, "Tasks (overdue) — 0", BEN_ONLY).outcome == "right_refusal"
+    assert judge(REFUSAL, "Ninguna tarea que puedas ver coincide: vencidas.", BEN_ONLY).outcome == "right_refusal"
+    assert judge(REFUSAL, "No task you can see matches: overdue.", BEN_ONLY).outcome == "right_refusal"
     presented = judge(REFUSAL, "From what you can see:\n- 1:1 notes: Ana wants to lead [DOC #6]", BEN_ONLY)
     assert presented.outcome == "wrong" and not presented.wrong_refusal
     wrong_refusal = judge(THREE, "I don't know: nothing you are allowed to see answers this.", BEN_ONLY)
