@@ -108,6 +108,8 @@ def _combos(snap: Snapshot, askers: list[int], picks: Mapping[int, list[int]]) -
         "my_due": [(a, {"window": w}) for a in askers for w in (0, 1)],
         "person_tasks": [(a, {"person": p}) for p in people for a in askers],
         "person_status": [(a, {"person": p, "status": s}) for s in STATUSES for p in people for a in askers],
+        "person_overdue": [(a, {"person": p}) for p in people for a in askers],
+        "topic_tasks": [(a, {"area": area}) for area in _areas(snap) for a in askers],
         **{f"lookup_{f}": tasks for f in ("status", "assignee", "due", "priority", "points")},
         "title_status": titled, "title_assignee": titled, "card": tasks,
         "count_status": [(a, {"status": s, "project": p}) for p in sorted(snap.projects) for s in STATUSES
@@ -118,6 +120,14 @@ def _combos(snap: Snapshot, askers: list[int], picks: Mapping[int, list[int]]) -
         "blocked_project": [(a, {"project": p}) for p in sorted(snap.projects) for a in askers],
         "doc_summary": [(a, {"doc": d}) for d in sorted(snap.documents) for a in askers],
     }
+
+
+def _areas(snap: Snapshot) -> list[str]:
+    """The demo's topics ("the refund flow") that some task title names."""
+    from app.demo_data import AREAS
+
+    titles = [str(t["title"]).lower() for t in snap.tasks.values()]
+    return [area for project in sorted(AREAS) for area in AREAS[project] if any(area.lower() in t for t in titles)]
 
 
 def _spread(snap: Snapshot, template: str, rows: list[tuple[int, dict]]) -> Iterator[Case]:
@@ -194,6 +204,8 @@ def _said(snap: Snapshot, slots: Mapping[str, Any], lang: str) -> dict[str, str]
         said["status"] = SAY["status"][lang][slots["status"]]
     if "window" in slots:
         said["window"] = SAY["window"][lang][slots["window"]]
+    if "area" in slots:
+        said["area"] = slots["area"]
     if "person" in slots:
         said["person"] = str(snap.employees[slots["person"]]["first_name"])
     if "task" in slots:
@@ -214,7 +226,9 @@ def _items(slots: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
 
 
 FAMILY = {  # the kinds of issue 23 the report is split by
-    **dict.fromkeys(("my_status", "my_overdue", "my_due", "person_tasks", "person_status"), "work"),
+    **dict.fromkeys(("my_status", "my_overdue", "my_due", "person_tasks", "person_status", "person_overdue"),
+                    "work"),
+    "topic_tasks": "topic",
     **dict.fromkeys(("lookup_status", "lookup_assignee", "lookup_due", "lookup_priority", "lookup_points",
                      "card", "fu_assignee", "fu_due", "fu_status"), "lookup_id"),
     **dict.fromkeys(("title_status", "title_assignee"), "lookup_title"),

@@ -2,7 +2,7 @@
 
 The other third is in conversation_phrasings_heldout.py, which the engineers improving the answers never
 read; the benchmark reports the two parts separately. A phrasing is a format string over the template's
-slots ({status}, {window}, {person}, {id}, {title}, {project}, {sprint}, {doc}); what each template asks
+slots ({status}, {window}, {person}, {id}, {title}, {area}, {project}, {sprint}, {doc}); what each template asks
 (and so how its truth is computed) is in app/evals/conversation_cases.py. ``DOC_FACTS``: questions about
 one document's content, each with the document's title and a key phrase of the paragraph that answers it
 (the truth is that paragraph, read from the database). ``NOWHERE``: questions nothing in the data answers.
@@ -21,6 +21,10 @@ PHRASINGS: dict[str, dict[str, tuple[str, ...]]] = {
                      "es": ("¿qué tareas tiene asignadas {person}?", "lista las tareas de {person}")},
     "person_status": {"en": ("which of {person}'s tasks are {status}?", "what does {person} have {status}?"),
                       "es": ("¿qué tareas de {person} están {status}?", "¿qué tiene {person} {status}?")},
+    "person_overdue": {"en": ("which of {person}'s tasks are overdue?", "is {person} late on anything?"),
+                       "es": ("¿qué tareas de {person} están vencidas?", "¿tiene {person} tareas atrasadas?")},
+    "topic_tasks": {"en": ("which tasks are about {area}?", "what is going on with {area}?"),
+                    "es": ("¿qué tareas hay sobre {area}?", "¿qué pasa con {area}?")},
     "lookup_status": {"en": ("what is the status of task {id}?", "is task {id} done yet?"),
                       "es": ("¿en qué estado está la tarea {id}?", "¿cuál es el estado de la tarea {id}?")},
     "lookup_assignee": {"en": ("who is assigned to task {id}?", "who owns task {id}?"),

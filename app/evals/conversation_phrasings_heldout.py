@@ -13,6 +13,8 @@ PHRASINGS: dict[str, dict[str, tuple[str, ...]]] = {
     "my_due": {"en": ("what deadlines of mine fall {window}?",), "es": ("¿qué me vence {window}?",)},
     "person_tasks": {"en": ("what has {person} got on the go?",), "es": ("¿qué le toca a {person}?",)},
     "person_status": {"en": ("show {person}'s work that is {status}",), "es": ("tareas {status} de {person}",)},
+    "person_overdue": {"en": ("what has {person} let slip past its date?",), "es": ("¿qué se le pasó de fecha a {person}?",)},
+    "topic_tasks": {"en": ("anything in the works on {area}?",), "es": ("¿hay trabajo sobre {area}?",)},
     "lookup_status": {"en": ("where are we with task {id}?",), "es": ("¿cómo va la tarea {id}?",)},
     "lookup_assignee": {"en": ("who is handling task {id}?",), "es": ("¿quién se encarga de la tarea {id}?",)},
     "lookup_due": {"en": ("what is the deadline for task {id}?",), "es": ("¿cuál es el plazo de la tarea {id}?",)},

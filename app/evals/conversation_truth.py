@@ -9,7 +9,8 @@ judges. What each template asks:
 - my_status / person_status: the asker's (the person's) tasks in that status — a list;
 - my_overdue: the asker's tasks due before today and not DONE — a list;
 - my_due: the asker's tasks due in the ISO week (Monday to Sunday) this/next week — a list;
-- person_tasks: every task assigned to the person — a list;
+- person_tasks: every task assigned to the person; person_overdue: those due before today and not DONE — a list;
+- topic_tasks: the tasks whose title names the area ("the refund flow") — a list;
 - lookup_<field> / title_<field>: that task's status, assignee, due date, priority or story points — a lookup;
 - card: the task's status, assignee and due date, all three — a lookup;
 - count_status: how many of the project's tasks are in the status — a count;
@@ -198,11 +199,13 @@ def _matching(snap: Snapshot, asker: int, template: str, slots: Mapping[str, Any
     if template in ("blocked_project", "fu_blocked"):
         return [t for t in rows if t["status"] != "DONE" and any(
             w in fold(str(c["body"])) for c in snap.comments_of(t["task_id"]) for w in ("blocked", "bloqueado"))]
+    if template == "topic_tasks":
+        return [t for t in rows if words(slots["area"]) in words(str(t["title"]))]
     owner = slots.get("person", asker)
     rows = [t for t in rows if t["assignee_id"] == owner]
     if template in ("my_status", "person_status"):
         return [t for t in rows if t["status"] == slots["status"]]
-    if template == "my_overdue":
+    if template in ("my_overdue", "person_overdue"):
         return [t for t in rows if _due(t) is not None and _due(t) < snap.today and t["status"] != "DONE"]
     if template == "my_due":
         monday = snap.today - dt.timedelta(days=snap.today.weekday()) + dt.timedelta(weeks=slots["window"])

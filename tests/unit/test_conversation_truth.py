@@ -52,6 +52,9 @@ def test_a_developers_lists_hold_only_their_tasks_and_overdue_means_late_and_not
     assert truth(snap, 2, "person_tasks", {"person": 3}, None) == REFUSAL  # Ben's tasks are hidden from Ana
     assert truth(snap, 1, "person_tasks", {"person": 3}, None).tasks == {"[TASK #3]", "[TASK #4]"}
     assert truth(snap, 3, "my_due", {"window": 1}, None).tasks == {"[TASK #4]"}  # next ISO week
+    assert truth(snap, 1, "person_overdue", {"person": 3}, None).tasks == {"[TASK #3]"}
+    assert truth(snap, 1, "topic_tasks", {"area": "number 4"}, None).tasks == {"[TASK #4]"}  # whole words: not 14
+    assert truth(snap, 2, "topic_tasks", {"area": "number 4"}, None) == REFUSAL
 
 
 def test_lookups_give_the_stored_value_and_a_hidden_or_missing_task_is_a_refusal(snap):
