@@ -1,7 +1,7 @@
 """The benchmark's conversations: templates × askers × projects × sprints × tasks × phrasings. Pure.
 
-Built from a Snapshot of the seeded demo database (the ids, names and titles a question uses), with a
-fixed seed, so the same data gives the same conversations. Askers of each role: Maria (a manager: sees
+Built from a Snapshot of the seeded demo database (the ids, names and titles a question uses; topics are
+app/demo_data.AREAS that some title names), with a fixed seed, so the same data gives the same conversations. Askers of each role: Maria (a manager: sees
 everything) and four developers (see their own tasks and the organisation-wide material), so the same
 question is answerable for one asker and hidden from another. English phrasings get twice the slot
 combinations of Spanish ones: a third of the questions are Spanish. Chains: a task asked by id, title or
@@ -13,7 +13,6 @@ held out; what it asks is its template (app/evals/conversation_truth.py).
 
 from __future__ import annotations
 
-import math
 import random
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -131,15 +130,18 @@ def _areas(snap: Snapshot) -> list[str]:
 
 
 def _spread(snap: Snapshot, template: str, rows: list[tuple[int, dict]]) -> Iterator[Case]:
-    """Each phrasing with its share of the slot combinations (distinct within a phrasing, rotating)."""
-    stride = next(s for s in range(7, 8 + len(rows)) if math.gcd(s, len(rows)) == 1)  # visits every row
-    for lang, offset in (("en", 0), ("es", 1)):
+    """Each phrasing with its share of the slot combinations, taken in a fixed shuffled order (so every
+    project, sprint, status and asker gets its turn), distinct until all are used, Spanish after English."""
+    order = random.Random(f"{SEED}-{template}").sample(rows, len(rows))
+    taken = 0
+    for lang in ("en", "es"):
         per = min(PER_PHRASING[lang], len(rows))
         if len(rows) <= len({asker for asker, _ in rows}):  # one combination per asker: fewer of them
             per = max(1, per // 2)
         for i, (text, part) in enumerate(phrasings(template, lang)):
             for j in range(per):
-                asker, slots = rows[(offset + i * per + j * stride) % len(rows)]
+                asker, slots = order[taken % len(order)]
+                taken += 1
                 yield Case(f"{template}-{lang}-{i}-{j}", asker, (_turn(snap, template, text, part, lang, slots),))
 
 
