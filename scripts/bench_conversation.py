@@ -48,6 +48,8 @@ INTRO = (
     "which nobody tunes on. Modes: offline (extractive), an honest loopback LLM (repeats its first context block), "
     "and one that appends an invented anchor (\"[TASK #99999]. See also [SPRINT #1].\"). score = (right + right "
     "refusal) / questions; a leak (a hidden entity's anchor or title) or an invented anchor makes an answer wrong. "
+    "*LLM replies kept*: turns answered with the model's reply (not replaced by the extractive answer); every reply "
+    "of the inventing model cites an anchor it was not given, so issue 23 wants that figure at 0 there. "
     "A run is named by its label and the commit it ran on; \"before\" is the answers of main @ 810fcd1 (the "
     "benchmark's own commit changes no answer). The honest model repeats its first block even when that block "
     "does not answer (a question about nothing, a follow-up with no focus): until the chat says \"nothing you "
@@ -83,7 +85,8 @@ def main() -> None:
         append_rows([f"| {result['date']} | conversation benchmark ({args.label}, {mode}) | {result['questions']} "
                      f"questions | score all / tuned / held-out | {f['all']['score']} / "
                      f"{f['by_part']['tuned']['score']} / {f['by_part']['heldout']['score']} | leaks "
-                     f"{f['all']['leaks']}, wrong refusals {f['all']['wrong_refusals']} | - |"
+                     f"{f['all']['leaks']}, wrong refusals {f['all']['wrong_refusals']}, LLM replies kept "
+                     f"{f['all']['llm_used']} | - |"
                      for mode, f in result["modes"].items()])
 
 
@@ -91,8 +94,8 @@ def tables(result: dict) -> str:
     """The run's two tables: per mode and split, then the score per kind and mode."""
     head = (f"### {result['label']} — {result['commit']}, {result['date']} ({result['questions']} questions, "
             f"{result['conversations']} conversations, {result['seconds']} s)\n\n"
-            "| mode | split | questions | right | right refusal | wrong | leaks | wrong refusals | score |\n"
-            "|---|---|---|---|---|---|---|---|---|\n")
+            "| mode | split | questions | right | right refusal | wrong | leaks | wrong refusals | LLM replies kept "
+            "| score |\n|---|---|---|---|---|---|---|---|---|---|\n")
     rows = []
     for mode, f in result["modes"].items():
         for name, where in SPLITS:
@@ -101,7 +104,7 @@ def tables(result: dict) -> str:
                 continue
             score = f"**{v['score']:.3f}**" if name in ("all", "held-out") else f"{v['score']:.3f}"
             rows.append(f"| {mode} | {name} | {v['questions']} | {v['right']} | {v['right_refusal']} | {v['wrong']} "
-                        f"| {v['leaks']} | {v['wrong_refusals']} | {score} |")
+                        f"| {v['leaks']} | {v['wrong_refusals']} | {v['llm_used']} | {score} |")
     modes = list(result["modes"])
     kinds = sorted({k for f in result["modes"].values() for k in f["by_family"]})
     by_kind = (f"\n\n| kind | questions | {' | '.join(f'{m} score' for m in modes)} |\n"
