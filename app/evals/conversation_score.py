@@ -116,7 +116,7 @@ def _wrong_because(truth: Truth, answer: str, new_scope: str | None) -> str | No
             return f"does not cite {truth.entity}"
         said = _ASSIGNEE_FIELD.sub(" ", fold(answer))
         missing = [g[0] for g in truth.values if not _has_any(said, g, ())]
-        return f"does not name {missing[0]!r} (but as the assignee)" if missing else None
+        return f"does not name {missing[0]!r} as a commenter" if missing else None
     if truth.kind == "text":
         if truth.entity not in all_anchors(answer):
             return f"does not cite {truth.entity}"
