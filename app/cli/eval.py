@@ -12,6 +12,7 @@ from tqdm import tqdm
 from app.cli.root import CliEnv, cli, pass_env
 
 MODE_CHOICES = ["vector", "lexical", "hybrid", "all"]
+LLM_CHOICES = ["offline", "honest", "inventing", "all"]
 FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
 
 
@@ -22,6 +23,16 @@ FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
 @click.option("--golden", type=FILE, default=None,
               help="A golden set over the demo data (tests/data/golden_demo.jsonl; format: app/rag/golden.py) "
                    "instead of a BEIR collection.")
+@click.option("--conversations", is_flag=True,
+              help="The conversation benchmark over the demo data (app/services/conversation_bench.py) "
+                   "instead of a retrieval evaluation: generated conversations asked through the chat, "
+                   "every answer judged against a truth computed from the records.")
+@click.option("--llm", "llm_mode", type=click.Choice(LLM_CHOICES), default="offline", show_default=True,
+              help="With --conversations: answer offline (no LLM), with a loopback model on 127.0.0.1 that "
+                   "is honest or invents an anchor, or all three in turn.")
+@click.option("--sample", type=click.IntRange(1), default=None,
+              help="With --conversations: only a fixed, seeded subset of at least N questions, stratified "
+                   "by kind and language (make test holds the offline score of --sample 160).")
 @click.option("--mode", type=click.Choice(MODE_CHOICES), default="all", show_default=True,
               help="Search mode(s) to score: vector, lexical, hybrid, or all three.")
 @click.option("--limit-docs", type=click.IntRange(1), default=None,
@@ -32,8 +43,10 @@ FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object keyed by mode.")
 @pass_env
 def eval_command(env: CliEnv, corpus: Path | None, queries: Path | None, qrels: Path | None, golden: Path | None,
-                 mode: str, limit_docs: int | None, db_path: Path | None, as_json: bool) -> None:
-    """Score retrieval quality: nDCG@10, recall@10/@100 and MRR@10 per search mode.
+                 conversations: bool, llm_mode: str, sample: int | None, mode: str, limit_docs: int | None,
+                 db_path: Path | None, as_json: bool) -> None:
+    """Score retrieval quality: nDCG@10, recall@10/@100 and MRR@10 per search mode (or, with
+    --conversations, the chat's answers).
 
     The collection is indexed into a throw-away embedded (SQLite) database through the production
     write path (documents → triggers → queue → worker → chunks), whatever RAG_DATABASE_URL says
@@ -47,18 +60,35 @@ def eval_command(env: CliEnv, corpus: Path | None, queries: Path | None, qrels: 
     asker the file names (developers expect only what they may see): recall@5 and MRR@10 per mode,
     asker role and language, and how often the honest-answer rule answers.
 
+    With --conversations, the demo data is seeded the same way and about 600 generated questions
+    (templates x askers x projects x sprints x phrasings; a third Spanish; chains of follow-ups and
+    scope changes) are asked through the chat in RAG_SEARCH_MODE (or --mode, when one mode is
+    given); each answer is judged right, a
+    right refusal or wrong against a truth computed from the records (leaks and wrong refusals
+    counted apart), per mode of --llm, tuned vs held-out phrasings, language and kind.
+
     Example:
 
     \b
         ragctl eval --corpus scifact/corpus.jsonl --queries scifact/queries.jsonl \\
             --qrels scifact/qrels.tsv --limit-docs 1000 --json
         ragctl eval --golden tests/data/golden_demo.jsonl
+        ragctl eval --conversations --llm all
     """
     from app.services import evaluation
 
     settings = env.get_settings()
     modes = list(evaluation.EVAL_MODES) if mode == "all" else [mode]
     beir = (corpus, queries, qrels)
+    if conversations:
+        if any(path is not None for path in beir) or golden is not None or limit_docs is not None \
+                or db_path is not None:
+            raise click.UsageError("--conversations cannot be combined with --corpus/--queries/--qrels/--golden/"
+                                   "--limit-docs/--db")
+        _conversations(env, llm_mode, sample, None if mode == "all" else mode, as_json)
+        return
+    if llm_mode != "offline" or sample is not None:
+        raise click.UsageError("--llm and --sample apply to --conversations only")
     if golden is not None:
         if any(path is not None for path in beir) or limit_docs is not None or db_path is not None:
             raise click.UsageError("--golden cannot be combined with --corpus/--queries/--qrels/--limit-docs/--db")
@@ -137,3 +167,34 @@ def _print_golden(results: dict) -> None:
                    f"pairs with an answer answered; {h['unanswerable_answered']}/{h['unanswerable_pairs']} "
                    f"unanswerable answered; {h['nothing_visible_answered']}/{h['nothing_visible_pairs']} "
                    f"pairs expecting nothing answered")
+
+
+def _conversations(env: CliEnv, llm_mode: str, sample: int | None, search_mode: str | None, as_json: bool) -> None:
+    """The chat searches in --mode when one is given (not "all"), else in RAG_SEARCH_MODE."""
+    from app.services import conversation_bench
+
+    embedder = getattr(env.engine, "embedder", None) if env.engine is not None else None
+    modes = list(conversation_bench.MODES) if llm_mode == "all" else [llm_mode]
+    base = env.get_settings()
+    if search_mode is not None:
+        base = base.model_copy(update={"search_mode": search_mode})
+    results = conversation_bench.evaluate_conversations(modes, embedder=embedder, progress=_bar, base=base,
+                                                        min_turns=sample)
+    if as_json:
+        click.echo(json.dumps(results))
+        return
+    _print_conversations(results)
+
+
+def _print_conversations(results: dict) -> None:
+    click.echo(f"{results['questions']} questions in {results['conversations']} conversations "
+               f"({results['chains']} chains; {results['languages']['es']} Spanish; "
+               f"{results['parts']['heldout']} with held-out phrasings)")
+    click.echo(f"{'mode':<10} {'split':<22} {'n':>4} {'right':>5} {'refus':>5} {'wrong':>5} {'leaks':>5} "
+               f"{'wr.ref':>6} {'score':>6}")
+    for name, r in results["modes"].items():
+        rows = [("all", r["all"])] + [(key, v) for split in ("by_part", "by_lang", "by_family")
+                                      for key, v in r[split].items()]
+        for key, v in rows:
+            click.echo(f"{name:<10} {key:<22} {v['questions']:>4} {v['right']:>5} {v['right_refusal']:>5} "
+                       f"{v['wrong']:>5} {v['leaks']:>5} {v['wrong_refusals']:>6} {v['score']:>6.3f}")

@@ -1,0 +1,263 @@
+"""The benchmark's conversations: templates × askers × projects × sprints × tasks × phrasings. Pure.
+
+Built from a Snapshot of the seeded demo database (the ids, names and titles a question uses; topics are
+app/demo_data.AREAS that some title names), with a fixed seed, so the same data gives the same conversations. Askers of each role: Maria (a manager: sees
+everything) and four developers (see their own tasks and the organisation-wide material), so the same
+question is answerable for one asker and hidden from another. English phrasings get twice the slot
+combinations of Spanish ones: a third of the questions are Spanish. Chains: a task asked by id, title or
+its comments, then "who is assigned to it?", "¿y cuándo vence?", "who commented on it?"; and a scope
+change ("only look at the Payments Platform project from now on"), questions under it, then "search
+everything again". Each turn knows its template, slots, language and whether its phrasing is tuned or
+held out; what it asks is its template (app/evals/conversation_truth.py).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from app.evals import conversation_phrasings as tuned
+from app.evals import conversation_phrasings_heldout as heldout
+from app.evals.conversation_truth import Snapshot
+
+SEED = 23
+ASKERS = ("Maria", "Ana", "Ben", "Chen", "Diego")  # first names in app/demo_data.EMPLOYEES
+MISSING_TASK = 9999
+STATUSES = ("IN_PROGRESS", "TODO", "IN_REVIEW", "DONE")
+SAY = {
+    "status": {"en": {"IN_PROGRESS": "in progress", "TODO": "still to do", "IN_REVIEW": "in review", "DONE": "done"},
+               "es": {"IN_PROGRESS": "en progreso", "TODO": "por hacer", "IN_REVIEW": "en revisión",
+                      "DONE": "terminadas"}},
+    "window": {"en": {0: "this week", 1: "next week"}, "es": {0: "esta semana", 1: "la próxima semana"}},
+}
+PER_PHRASING = {"en": 4, "es": 2}  # slot combinations per phrasing
+FOCUS_CHAINS_PER_ASKER = 5
+PARTS = ("tuned", "heldout")
+
+
+@dataclass(frozen=True)
+class Turn:
+    text: str
+    lang: str
+    part: str  # tuned | heldout: where its phrasing comes from
+    template: str
+    slots: tuple[tuple[str, Any], ...]
+
+    @property
+    def slot(self) -> dict[str, Any]:
+        return dict(self.slots)
+
+
+@dataclass(frozen=True)
+class Case:
+    """One conversation, asked by one employee from its first turn to its last."""
+
+    cid: str
+    asker: int
+    turns: tuple[Turn, ...]
+
+    @property
+    def is_chain(self) -> bool:
+        return len(self.turns) >= 3
+
+
+def phrasings(template: str, lang: str) -> list[tuple[str, str]]:
+    """(phrasing, part) of a template in a language: the tuned ones, then the held-out ones."""
+    return [(p, part) for part, module in zip(PARTS, (tuned, heldout))
+            for p in module.PHRASINGS.get(template, {}).get(lang, ())]
+
+
+def build(snap: Snapshot) -> list[Case]:
+    rng = random.Random(SEED)
+    ids = {str(e["first_name"]): i for i, e in snap.employees.items()}
+    askers = [ids[name] for name in ASKERS]
+    if MISSING_TASK in snap.tasks:
+        raise ValueError(f"task {MISSING_TASK} exists: the benchmark's missing id must not")
+    picks = {a: _task_picks(snap, a, rng) for a in askers}
+    cases: list[Case] = []
+    combos = _combos(snap, askers, picks)
+    for template, rows in combos.items():
+        cases.extend(_spread(snap, template, rows))
+    cases.extend(_facts(snap, askers))
+    cases.extend(_focus_chains(snap, askers, picks))
+    cases.extend(_scope_chains(snap, askers))
+    return cases
+
+
+def _task_picks(snap: Snapshot, asker: int, rng: random.Random) -> list[int]:
+    """Tasks one asker asks about: visible ones, then (a developer) one hidden from them, then a missing id."""
+    visible = [t["task_id"] for t in snap.visible_tasks(asker)]
+    hidden = [i for i in sorted(snap.tasks) if not snap.sees_task(asker, i) and snap.tasks[i]["assignee_id"]]
+    chosen = rng.sample(visible, 3)
+    if hidden:
+        chosen[2] = rng.choice(hidden)
+    return [*chosen, rng.choice(visible), MISSING_TASK]
+
+
+def _combos(snap: Snapshot, askers: list[int], picks: Mapping[int, list[int]]) -> dict[str, list[tuple[int, dict]]]:
+    people = [i for i, e in snap.employees.items() if str(e["role"]).upper() == "DEVELOPER"]
+    tasks = [(a, {"task": t}) for a in askers for t in picks[a]]
+    titled = [(a, {"task": t}) for a in askers for t in picks[a][:3]]
+    by_status = [(a, {"status": s}) for a in askers for s in STATUSES]
+    return {
+        "my_status": by_status,
+        "my_overdue": [(a, {}) for a in askers],
+        "my_due": [(a, {"window": w}) for a in askers for w in (0, 1)],
+        "person_tasks": [(a, {"person": p}) for p in people for a in askers],
+        "person_status": [(a, {"person": p, "status": s}) for s in STATUSES for p in people for a in askers],
+        "person_overdue": [(a, {"person": p}) for p in people for a in askers],
+        "topic_tasks": [(a, {"area": area}) for area in _areas(snap) for a in askers],
+        **{f"lookup_{f}": tasks for f in ("status", "assignee", "due", "priority", "points")},
+        "title_status": titled, "title_assignee": titled, "card": tasks,
+        "count_status": [(a, {"status": s, "project": p}) for p in sorted(snap.projects) for s in STATUSES
+                         for a in askers],
+        "sum_points": [(a, {"sprint": s}) for s in sorted(snap.sprints) for a in askers],
+        **{f"compare_{c}": [(a, {}) for a in askers] for c in ("project_overdue", "person_open", "sprint_points")},
+        "comment_authors": tasks, "latest_comment": tasks,
+        "blocked_project": [(a, {"project": p}) for p in sorted(snap.projects) for a in askers],
+        "doc_summary": [(a, {"doc": d}) for d in sorted(snap.documents) for a in askers],
+    }
+
+
+def _areas(snap: Snapshot) -> list[str]:
+    """The demo's topics ("the refund flow") that some task title names."""
+    from app.demo_data import AREAS
+
+    titles = [str(t["title"]).lower() for t in snap.tasks.values()]
+    return [area for project in sorted(AREAS) for area in AREAS[project] if any(area.lower() in t for t in titles)]
+
+
+def _spread(snap: Snapshot, template: str, rows: list[tuple[int, dict]]) -> Iterator[Case]:
+    """Each phrasing with its share of the slot combinations, taken in a fixed shuffled order (so every
+    project, sprint, status and asker gets its turn), distinct until all are used, Spanish after English."""
+    order = random.Random(f"{SEED}-{template}").sample(rows, len(rows))
+    taken = 0
+    for lang in ("en", "es"):
+        per = min(PER_PHRASING[lang], len(rows))
+        if len(rows) <= len({asker for asker, _ in rows}):  # one combination per asker: fewer of them
+            per = max(1, per // 2)
+        for i, (text, part) in enumerate(phrasings(template, lang)):
+            for j in range(per):
+                asker, slots = order[taken % len(order)]
+                taken += 1
+                yield Case(f"{template}-{lang}-{i}-{j}", asker, (_turn(snap, template, text, part, lang, slots),))
+
+
+def _facts(snap: Snapshot, askers: list[int]) -> Iterator[Case]:
+    """Document facts and questions nothing answers, each asked by the manager and by one developer."""
+    developers = askers[1:]
+    for part, module in zip(PARTS, (tuned, heldout)):
+        for n, (lang, text, title, key) in enumerate(module.DOC_FACTS):
+            slots = {"doc": snap.doc_by_title(title)["document_id"], "key": key}
+            for asker in (askers[0], developers[n % len(developers)]):
+                yield Case(f"doc_fact-{part}-{n}-{asker}", asker, (Turn(text, lang, part, "doc_fact", _items(slots)),))
+        for n, (lang, text) in enumerate(module.NOWHERE):
+            for asker in (askers[0], developers[(n + 1) % len(developers)]):
+                yield Case(f"nowhere-{part}-{n}-{asker}", asker, (Turn(text, lang, part, "nowhere", ()),))
+
+
+def _focus_chains(snap: Snapshot, askers: list[int], picks: Mapping[int, list[int]]) -> Iterator[Case]:
+    """A task (by id, by title, or its comments), then three follow-ups about it."""
+    openers = ("card", "lookup_status", "title_status", "comment_authors", "lookup_due")
+    closers = ("fu_authors", "fu_others", "fu_status")
+    n = 0
+    for asker in askers:
+        for k in range(FOCUS_CHAINS_PER_ASKER):
+            task = picks[asker][k]  # visible, visible, hidden (a developer), visible, missing
+            lang = "es" if n % 3 == 2 else "en"
+            opener = openers[(n + k) % len(openers)]
+            if task not in snap.tasks and opener == "title_status":
+                opener = "card"  # a missing task has no title to ask by
+            templates = (opener, "fu_assignee", "fu_due", closers[n % len(closers)])
+            yield Case(f"chain-focus-{n}", asker, tuple(
+                _turn(snap, t, *_phrasing(t, lang, n + ix), lang, {"task": task}) for ix, t in enumerate(templates)))
+            n += 1
+
+
+def _scope_chains(snap: Snapshot, askers: list[int]) -> Iterator[Case]:
+    """"Only look at project X from now on", two questions under it, then "search everything again"."""
+    n = 0
+    for asker in askers:
+        for project in sorted(snap.projects):
+            lang = "es" if n % 3 == 2 else "en"
+            status = STATUSES[n % 3]
+            steps = (("scope_project", {"project": project}), ("fu_blocked", {}),
+                     ("fu_count_status", {"status": status}), ("scope_all", {}))
+            yield Case(f"chain-scope-{n}", asker, tuple(
+                _turn(snap, t, *_phrasing(t, lang, n + ix), lang, slots) for ix, (t, slots) in enumerate(steps)))
+            n += 1
+
+
+def _phrasing(template: str, lang: str, n: int) -> tuple[str, str]:
+    pool = phrasings(template, lang)
+    return pool[n % len(pool)]
+
+
+def _turn(snap: Snapshot, template: str, text: str, part: str, lang: str, slots: Mapping[str, Any]) -> Turn:
+    return Turn(text.format(**_said(snap, slots, lang)), lang, part, template, _items(slots))
+
+
+def _said(snap: Snapshot, slots: Mapping[str, Any], lang: str) -> dict[str, str]:
+    """The slots as the question writes them."""
+    said: dict[str, str] = {}
+    if "status" in slots:
+        said["status"] = SAY["status"][lang][slots["status"]]
+    if "window" in slots:
+        said["window"] = SAY["window"][lang][slots["window"]]
+    if "area" in slots:
+        said["area"] = slots["area"]
+    if "person" in slots:
+        said["person"] = str(snap.employees[slots["person"]]["first_name"])
+    if "task" in slots:
+        said["id"] = str(slots["task"])
+        task = snap.tasks.get(slots["task"])
+        said["title"] = str(task["title"]) if task is not None else ""
+    if "project" in slots:
+        said["project"] = str(snap.projects[slots["project"]]["name"])
+    if "sprint" in slots:
+        said["sprint"] = str(snap.sprints[slots["sprint"]]["name"])
+    if "doc" in slots:
+        said["doc"] = str(snap.documents[slots["doc"]]["title"])
+    return said
+
+
+def _items(slots: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
+    return tuple(sorted(slots.items()))
+
+
+FAMILY = {  # the kinds of issue 23 the report is split by
+    **dict.fromkeys(("my_status", "my_overdue", "my_due", "person_tasks", "person_status", "person_overdue"),
+                    "work"),
+    "topic_tasks": "topic",
+    **dict.fromkeys(("lookup_status", "lookup_assignee", "lookup_due", "lookup_priority", "lookup_points",
+                     "card", "fu_assignee", "fu_due", "fu_status"), "lookup_id"),
+    **dict.fromkeys(("title_status", "title_assignee"), "lookup_title"),
+    **dict.fromkeys(("count_status", "sum_points", "fu_count_status"), "count"),
+    **dict.fromkeys(("compare_project_overdue", "compare_person_open", "compare_sprint_points"), "compare"),
+    **dict.fromkeys(("comment_authors", "latest_comment", "fu_authors", "fu_others"), "comments"),
+    **dict.fromkeys(("blocked_project", "fu_blocked"), "blockers"),
+    **dict.fromkeys(("scope_project", "scope_all"), "scope"),
+    **dict.fromkeys(("doc_summary", "doc_fact"), "documents"),
+    "nowhere": "nowhere",
+}
+
+
+def sample(cases: list[Case], min_turns: int, seed: int = SEED) -> list[Case]:
+    """A fixed, seeded subset with at least ``min_turns`` turns, stratified by the first turn's template,
+    language and shape (whole rounds over the strata, so each is in it at least once): what tests/quality
+    runs in make test."""
+    strata: dict[tuple[str, str, bool], list[Case]] = {}
+    for case in cases:
+        strata.setdefault((case.turns[0].template, case.turns[0].lang, case.is_chain), []).append(case)
+    rng = random.Random(seed)
+    queues = [rng.sample(group, len(group)) for _, group in sorted(strata.items())]
+    chosen: list[Case] = []
+    turns = 0
+    while turns < min_turns and any(queues):
+        for queue in queues:
+            if queue:
+                chosen.append(queue.pop())
+                turns += len(chosen[-1].turns)
+    return chosen
