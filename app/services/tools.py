@@ -201,8 +201,8 @@ def get_entity(state: ToolState, type: Any = None, id: Any = None, key: Any = No
         type, id = found[0]  # a key two sources share: the first imported
     # An id past the database's integer range is refused here: the engine cannot even bind it.
     if type not in refs.ANCHOR_PREFIX or not is_id(id):
-        return {"success": False, "error": "give type (task, sprint, project or doc) and id (a positive integer, "
-                                           f"at most {MAX_ID}), or a task's key"}
+        return {"success": False, "error": "type must be task, sprint, project or doc and id a positive integer "
+                                           f"(at most {MAX_ID}), or give a task's key"}
     ref: EntityRef = (type, id)
     record = entities.lookup(state.engine, state.caller, ref)
     if record is None:

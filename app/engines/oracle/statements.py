@@ -746,7 +746,9 @@ def find_tasks(caller_id: int | None, query: TaskQuery) -> Statement:
 # --- erasure of an employee (app/engines/oracle/erasure.py) -------------------------------------
 
 # source: FACTS.md §10 (plain SELECT by key) — the strings that will be erased, read before the deletes
-ERASE_EMPLOYEE_ROW = "SELECT FIRST_NAME, LAST_NAME, EMAIL, TELEGRAM_ID FROM EMPLOYEES WHERE EMPLOYEE_ID = :employee_id"
+ERASE_EMPLOYEE_ROW = (
+    "SELECT FIRST_NAME, LAST_NAME, EMAIL, TELEGRAM_ID, EXTERNAL_ID FROM EMPLOYEES WHERE EMPLOYEE_ID = :employee_id"
+)
 # source: FACTS.md §10 (plain SELECT; BODY CLOB fetched as str, §11.6)
 ERASE_AUTHORED_COMMENTS = (
     "SELECT COMMENT_ID, TASK_ID, BODY FROM COMMENTS WHERE AUTHOR_ID = :employee_id ORDER BY COMMENT_ID"
