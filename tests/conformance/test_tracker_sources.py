@@ -207,3 +207,13 @@ def test_a_key_resolves_only_to_tasks_the_asker_may_see(engine):
         ("task", mine), ("task", also_mine)]
     assert entities.refs_by_key(engine, asker, ["PAY-2"]) == entities.refs_by_key(engine, asker, ["PAY-3"]) == []
     assert entities.refs_by_key(engine, manager, ["PAY-2"]) == [("task", theirs)]
+
+
+def test_find_tasks_rows_carry_the_tracker_key(engine):
+    from app.domain import TaskQuery
+
+    manager = engine.caller(employee(engine, "Mia", "Boss", role="MANAGER"))
+    imported = imported_task(engine, "PAY-1210")
+    native = task(engine, "Native")
+    rows = {r["task_id"]: r for r in engine.find_tasks(manager, TaskQuery())}
+    assert rows[imported]["external_key"] == "PAY-1210" and rows[native]["external_key"] is None

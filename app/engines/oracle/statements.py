@@ -732,7 +732,8 @@ def find_tasks(caller_id: int | None, query: TaskQuery) -> Statement:
     # source: FACTS.md §10 (plain joins, values as named binds) + §3 (FETCH FIRST n ROWS ONLY)
     sql = (
         "SELECT t.TASK_ID, t.TITLE, t.STATUS, t.PRIORITY, t.SPRINT_ID, s.NAME, t.PROJECT_ID, p.NAME, t.ASSIGNEE_ID,\n"
-        "       TRIM(e.FIRST_NAME || ' ' || e.LAST_NAME), t.EXPECTED_END_DATE, t.STORY_POINTS\n"
+        "       TRIM(e.FIRST_NAME || ' ' || e.LAST_NAME), t.EXPECTED_END_DATE, t.STORY_POINTS,\n"
+        "       t.EXTERNAL_KEY\n"
         "FROM TASKS t\n"
         "LEFT JOIN SPRINTS s ON s.SPRINT_ID = t.SPRINT_ID\n"
         "LEFT JOIN PROJECTS p ON p.PROJECT_ID = t.PROJECT_ID\n"

@@ -380,7 +380,8 @@ def find_tasks(caller_id: int | None, query: TaskQuery) -> tuple[str, list[Any]]
         binds.append(query.due_before.isoformat())
     sql = (
         "SELECT t.TASK_ID, t.TITLE, t.STATUS, t.PRIORITY, t.SPRINT_ID, s.NAME, t.PROJECT_ID, p.NAME, t.ASSIGNEE_ID,"
-        " TRIM(COALESCE(e.FIRST_NAME, '') || ' ' || COALESCE(e.LAST_NAME, '')), t.EXPECTED_END_DATE, t.STORY_POINTS"
+        " TRIM(COALESCE(e.FIRST_NAME, '') || ' ' || COALESCE(e.LAST_NAME, '')), t.EXPECTED_END_DATE, t.STORY_POINTS,"
+        " t.EXTERNAL_KEY"
         " FROM TASKS t"
         " LEFT JOIN SPRINTS s ON s.SPRINT_ID = t.SPRINT_ID"
         " LEFT JOIN PROJECTS p ON p.PROJECT_ID = t.PROJECT_ID"
