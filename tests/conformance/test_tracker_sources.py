@@ -53,6 +53,7 @@ def test_find_by_external_maps_keys_of_one_source_to_ids(engine):
     imported_task(engine, "PAY-1210", source=GITHUB)
     assert engine.find_by_external(TASKS, JIRA, ["PAY-1210", "MOB-231", "NOPE-1"]) == {"PAY-1210": pay, "MOB-231": mob}
     assert engine.find_by_external(TASKS, JIRA, []) == {}
+    assert engine.find_by_external(TASKS, JIRA, None) == {"PAY-1210": pay, "MOB-231": mob}  # a reconciliation's view
     chen = engine.create(EMPLOYEES, {"FIRST_NAME": "Chen", "LAST_NAME": "Wei", "SOURCE": JIRA,
                                      "EXTERNAL_ID": "5b10ac8d82e05b22cc7d4ef5"})["employee_id"]
     assert engine.find_by_external(EMPLOYEES, JIRA, ["5b10ac8d82e05b22cc7d4ef5"]) == {"5b10ac8d82e05b22cc7d4ef5": chen}

@@ -253,7 +253,7 @@ class SQLiteEngine:
         with self._write() as conn:
             yield records.SQLiteRecordsTx(conn, errors.conflicts)
 
-    def find_by_external(self, entity: EntitySpec, source: str, keys: Sequence[str]) -> dict[str, int]:
+    def find_by_external(self, entity: EntitySpec, source: str, keys: Sequence[str] | None) -> dict[str, int]:
         return records.find_by_external(self.conn, entity, source, keys)
 
     def replace_task_links(self, task_id: int, links: Sequence[TaskLink]) -> bool:

@@ -70,9 +70,12 @@ def delete(conn: apsw.Connection, entity: EntitySpec, row_id: int) -> bool:
 
 # --- imported rows (app/sources) ------------------------------------------------------------------
 
-def find_by_external(conn: apsw.Connection, entity: EntitySpec, source: str, keys: Sequence[str]) -> dict[str, int]:
-    """Ids by external key of the rows of ``source`` with these keys (keys not found are absent)."""
+def find_by_external(conn: apsw.Connection, entity: EntitySpec, source: str,
+                     keys: Sequence[str] | None) -> dict[str, int]:
+    """Ids by external key of the rows of ``source`` with these keys (keys not found are absent; None: all)."""
     source, keys = check_external_lookup(entity, source, keys)
+    if keys is None:
+        return dict(conn.execute(sql.find_by_external(entity, None), [source]).fetchall())
     out: dict[str, int] = {}
     for batch in batched(keys, IN_BATCH):
         out.update(conn.execute(sql.find_by_external(entity, batch), [source, *batch]).fetchall())
@@ -243,7 +246,7 @@ class SQLiteRecordsTx:
         with self._conflicts(entity):
             return delete(self._conn, entity, row_id)
 
-    def find_by_external(self, entity: EntitySpec, source: str, keys: Sequence[str]) -> dict[str, int]:
+    def find_by_external(self, entity: EntitySpec, source: str, keys: Sequence[str] | None) -> dict[str, int]:
         return find_by_external(self._conn, entity, source, keys)
 
     def replace_task_links(self, task_id: int, links: Sequence[TaskLink]) -> bool:
