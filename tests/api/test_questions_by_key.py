@@ -103,7 +103,8 @@ def test_a_hidden_key_answers_exactly_like_an_unknown_one(offline, imported):
     finally:
         engine.delete(TASKS, hidden)
         Worker(engine, settings).run_once()
-    assert {k: after[k] for k in ("answer", "route", "citations")} == {k: before[k] for k in ("answer", "route", "citations")}
+    shown = ("answer", "route", "citations")
+    assert {k: after[k] for k in shown} == {k: before[k] for k in shown}
     assert not any(r["source_type"] == "task" and r["source_id"] == hidden for r in after["results"])
 
 
