@@ -289,11 +289,33 @@ def test_an_object_that_is_not_the_statements_own_still_fails_the_migration(tmp_
     assert golden("record_version") not in conn.sqls and "commit" not in conn.events
 
 
+def test_a_rerun_keeps_a_constraint_the_catalogue_shows_on_the_statements_table(tmp_path, caplog):
+    script = "ALTER TABLE JOBS ADD CONSTRAINT JOBS_NOTE_UK UNIQUE (NOTE);\n"
+    conn, run = rerun(tmp_path, script,
+                      ("ALTER TABLE JOBS ADD CONSTRAINT", (2264, "name already used by an existing constraint")),
+                      (golden("migration_constraint_table"), Reply(rows=[("JOBS",)])))
+    assert run() == ["16"]
+    assert [c.binds for c in conn.calls if c.sql == golden("migration_constraint_table")] == [
+        {"constraint_name": "JOBS_NOTE_UK"}]
+    assert conn.sqls[-1] == golden("record_version") and "constraint JOBS_NOTE_UK on JOBS" in caplog.text
+
+
+@pytest.mark.parametrize("error, owner", [((2264, "name already used by an existing constraint"), "OTHER"),
+                                          ((955, "name is already used by an existing object"), "JOBS")],
+                         ids=["constraint-elsewhere", "other-error"])
+def test_a_constraint_that_is_not_the_statements_own_still_fails_the_migration(tmp_path, error, owner):
+    script = "ALTER TABLE JOBS ADD CONSTRAINT JOBS_NOTE_UK UNIQUE (NOTE);\n"
+    conn, run = rerun(tmp_path, script, ("ALTER TABLE JOBS ADD CONSTRAINT", error),
+                      (golden("migration_constraint_table"), Reply(rows=[(owner,)])))
+    with pytest.raises(MigrationError, match=f"ORA-{error[0]:05d}"):
+        run()
+    assert golden("record_version") not in conn.sqls
+
+
 def test_statements_it_cannot_read_are_never_kept():
     from app.engines.oracle.migration_objects import created_by
 
     assert created_by('CREATE TABLE "Odd" (ID NUMBER)') is None  # quoted names are not read
-    assert created_by("ALTER TABLE T ADD CONSTRAINT T_UK UNIQUE (X)") is None
     assert created_by("ALTER TABLE T ADD (CONSTRAINT T_UK UNIQUE (X))") is None
     assert created_by("CREATE OR REPLACE TRIGGER T_TRG AFTER INSERT ON T FOR EACH ROW BEGIN NULL; END;") is None
     assert created_by("INSERT INTO T (X) VALUES (1)") is None
@@ -311,4 +333,4 @@ def test_every_table_index_and_column_the_shipped_migrations_create_is_read():
             if ddl.match(statement):
                 created = created_by(statement)
                 assert created is not None, (migration.path.name, statement[:80])
-                assert created.kind == "index" or created.columns, statement[:80]
+                assert created.kind in ("index", "constraint") or created.columns, statement[:80]
