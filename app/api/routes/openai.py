@@ -30,13 +30,13 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from app.api.deps import EngineDep, GrantDep, SettingsDep
 from app.api.errors import http_answer
-from app.api.openai_schemas import (MODELS, ChatCompletion, ChatCompletionRequest, ChatMessageIn, ModelCard, ModelList,
-                                    OpenAIError, error_responses)
+from app.api.openai_schemas import (MAX_CONVERSATION_CHARS, MODELS, ChatCompletion, ChatCompletionRequest,
+                                    ChatMessageIn, ModelCard, ModelList, OpenAIError, error_responses)
 from app.api.routes.chat import drain_events, results_of, until_disconnect
 from app.auth import TokenGrant
 from app.config import Settings
 from app.domain import MAX_QUESTION_CHARS, Caller
-from app.embedding.tokens import count_tokens
+from app.embedding.tokens import count_tokens_many
 from app.engines.base import Engine
 from app.services import chat
 from app.services.askers import resolve_asker
@@ -69,6 +69,7 @@ def list_models() -> ModelList:
 async def create_chat_completion(body: ChatCompletionRequest, request: Request, engine: EngineDep,
                                  settings: SettingsDep, grant: GrantDep):
     """Answer the last user message from what the asker may see, the earlier messages being the conversation."""
+    check_conversation_size(body.messages)
     mode_settings = settings_for(settings, body.model)
     question, turns = conversation_of(body.messages)
     caller = await run_in_threadpool(asker_of, engine, grant, body.user)
@@ -77,7 +78,7 @@ async def create_chat_completion(body: ChatCompletionRequest, request: Request, 
     if not body.stream:
         with slots.take():  # a client that hangs up cancels the turn and frees the slot, as on /api/v1/chat
             answer = await until_disconnect(request, chat.chat(engine, mode_settings, prep, client))
-        return await run_in_threadpool(completion_of, body, caller, answer)
+            return await run_in_threadpool(completion_of, body, caller, answer)  # counting is the turn's work too
     slot = slots.take()
     slot.__enter__()  # released when the producer ends (a client that hangs up cancels it, and the turn)
     send, receive = anyio.create_memory_object_stream[ServerSentEvent](math.inf)
@@ -144,6 +145,16 @@ def settings_for(settings: Settings, model: str) -> Settings:
     return settings.model_copy(update={"search_mode": model.removeprefix("rag-")})
 
 
+def check_conversation_size(messages: list[ChatMessageIn]) -> None:
+    """Refuse a message list whose text is past MAX_CONVERSATION_CHARS, before anything is done with it (the
+    count is ``MAX_MESSAGES``, checked as the body is parsed)."""
+    size = sum(len(_plain(m)) for m in messages)
+    if size > MAX_CONVERSATION_CHARS:
+        raise OpenAIError(400, f"the messages hold {size} characters; at most {MAX_CONVERSATION_CHARS} are taken "
+                               "(the newest turns are what the answer reads: drop or shorten older ones)",
+                          "messages_too_long", "messages")
+
+
 def conversation_of(messages: list[ChatMessageIn]) -> tuple[str, list[tuple[str, str]]]:
     """(the question, the earlier (role, text) turns). System and tool messages are not read: the service
     answers only from the records, with its own instructions."""
@@ -203,9 +214,10 @@ def _named(user: str | None) -> tuple[int | None, str | None] | None:
 
 def completion_of(body: ChatCompletionRequest, caller: Caller, answer: chat.ChatAnswer,
                   completion_id: str | None = None, created: int | None = None) -> dict[str, Any]:
-    """The chat core's answer as a chat.completion (blocking: counts word pieces)."""
-    prompt = sum(count_tokens(_plain(m)) for m in body.messages)
-    completion = count_tokens(answer.answer)
+    """The chat core's answer as a chat.completion (blocking: counts word pieces, in one batch that lets go
+    of the GIL, over at most MAX_CONVERSATION_CHARS)."""
+    *prompts, completion = count_tokens_many([*(_plain(m) for m in body.messages), answer.answer])
+    prompt = sum(prompts)
     return ChatCompletion(
         id=completion_id or _completion_id(), created=created or int(time.time()), model=body.model,
         choices=[{"message": {"content": answer.answer}}],
