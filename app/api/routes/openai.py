@@ -21,6 +21,7 @@ import math
 import re
 import time
 import uuid
+from contextlib import ExitStack
 from typing import Any
 
 import anyio
@@ -70,30 +71,31 @@ async def create_chat_completion(body: ChatCompletionRequest, request: Request, 
                                  settings: SettingsDep, grant: GrantDep):
     """Answer the last user message from what the asker may see, the earlier messages being the conversation."""
     check_conversation_size(body.messages)
-    mode_settings = settings_for(settings, body.model)
-    question, turns = conversation_of(body.messages)
-    caller = await run_in_threadpool(asker_of, engine, grant, body.user)
-    prep = await run_in_threadpool(chat.prepare_stateless, engine, mode_settings, caller, turns, question)
-    slots, client = request.app.state.chat_slots, request.app.state.llm_client
-    if not body.stream:
-        with slots.take():  # a client that hangs up cancels the turn and frees the slot, as on /api/v1/chat
-            answer = await until_disconnect(request, chat.chat(engine, mode_settings, prep, client))
-            return await run_in_threadpool(completion_of, body, caller, answer)  # counting is the turn's work too
-    slot = slots.take()
-    slot.__enter__()  # released when the producer ends (a client that hangs up cancels it, and the turn)
+    with ExitStack() as held:
+        if body.stream:  # a stream by its body: claimed here, before any work (app/api/streams.py)
+            held.enter_context(request.app.state.streams.claim(grant))
+        mode_settings = settings_for(settings, body.model)
+        question, turns = conversation_of(body.messages)
+        caller = await run_in_threadpool(asker_of, engine, grant, body.user)
+        prep = await run_in_threadpool(chat.prepare_stateless, engine, mode_settings, caller, turns, question)
+        slots, client = request.app.state.chat_slots, request.app.state.llm_client
+        if not body.stream:
+            with slots.take():  # a client that hangs up cancels the turn and frees the slot, as on /api/v1/chat
+                answer = await until_disconnect(request, chat.chat(engine, mode_settings, prep, client))
+                return await run_in_threadpool(completion_of, body, caller, answer)  # counting is the turn's too
+        held.enter_context(slots.take())
+        stream_and_slot = held.pop_all()  # released when the producer ends (a client that hangs up cancels it)
     send, receive = anyio.create_memory_object_stream[ServerSentEvent](math.inf)
 
     async def produce() -> None:
         """Runs in sse-starlette's task group: cancelled with it when the client goes away."""
         completion_id, created = _completion_id(), int(time.time())
-        try:
+        with stream_and_slot:
             async with send:
                 await send.send(_chunk(body, completion_id, created, {"role": "assistant", "content": ""}))
                 for event in await _streamed(request, body, engine, mode_settings, prep, client, caller, completion_id,
                                              created):
                     await send.send(event)
-        finally:
-            slot.__exit__(None, None, None)
 
     return EventSourceResponse(drain_events(receive), data_sender_callable=produce, ping=10, sep="\n")
 
