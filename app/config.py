@@ -60,6 +60,9 @@ class Settings(BaseSettings):
     llm_model: str | None = None
     llm_api_key: SecretStr | None = None
     llm_timeout_s: float = Field(60.0, gt=0)
+    # Every chat-completions request asks for at most this many tokens: a model that does not stop would
+    # otherwise generate to the end of its context, holding a one-at-a-time LLM server long after our deadline.
+    llm_max_tokens: int = Field(1024, ge=16, le=100_000)
     # The offline answer quotes a hit only when its cosine distance to the question is at most this (and
     # it shares a topic word); else it says "I don't know". Calibrated on the golden set over the demo data,
     # keeping SciFact answered >= 97%: scripts/calibrate_answer_threshold.py, docs/CHAT.md "Honest answers".
