@@ -328,3 +328,35 @@ def test_an_unexpected_failure_is_a_plain_tool_error_without_the_servers_interna
 
     failed, message = run(go)
     assert failed and message == "the server failed on this call (it is logged; the request id is in the logs)"
+
+
+def test_several_people_matching_a_name_are_listed_by_name_and_id_only(mcp_url, ids, sqlite_engine):
+    """Issue 26, point 13(b), decided (docs/CONFIGURATION.md): every asker may learn the directory (full
+    name and id), as the tracker shows its members to each other, and nothing else about the people listed:
+    not their role, email or Telegram id, and none of their tasks the asker may not see."""
+    from tests.support import employee
+
+    other = employee(sqlite_engine, "Ana", "Torres", role="MANAGER", telegram_id="secret_tg_9")
+
+    async def go():
+        async with http_session(mcp_url, ANA) as client:
+            return await call(client, "find_tasks", assignee_name="Ana")
+
+    failed, message = run(go)
+    assert failed and message == (f"several employees match: Ana Garcia (id {ids['ana']}), Ana Torres (id {other}); "
+                                  "ask which one, or pass assignee")
+    assert not any(secret in message for secret in ("MANAGER", "example.com", "secret_tg_9", "ana_tg"))
+
+
+def test_stdio_on_a_mistyped_database_path_refuses_to_start_and_creates_nothing(sqlite_settings, tmp_path):
+    """Issue 26, point 13(c): it left an empty database file (and its directory) behind."""
+    import subprocess
+
+    mistyped = tmp_path / "dta" / "rag.db"
+    settings = sqlite_settings.model_copy(update={"database_url": f"sqlite:///{mistyped}"})
+    params = stdio_params(settings, RAG_MCP_EMPLOYEE_ID="2")
+    done = subprocess.run([params.command, *params.args], env=params.env, input="", capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode != 0 and done.stdout == ""
+    assert f"no database at {mistyped}" in done.stderr and "Traceback" not in done.stderr
+    assert not mistyped.exists() and not mistyped.parent.exists()
