@@ -10,7 +10,7 @@ closes one that stalls; they count against the token's cap like any stream.
 ``StreamGuard`` is an ASGI middleware (inside TokenGate, so the token's grant is known): it claims a stream
 for the requests that are always streams, before the app sees them, and watches every response sent as
 ``text/event-stream``. A face whose request is a stream only by its body (OpenAI's ``stream: true``) claims
-with ``OpenStreams.claim`` in its route, before any work.
+with ``OpenStreams.claim`` in its route, with its chat slot.
 """
 
 from __future__ import annotations

@@ -29,7 +29,8 @@ MAX_ITEMS = 100  # an array argument (the REST twins' list filters take at most 
 STRING_BOUNDS = {"query": MAX_NAME_CHARS, "assignee_name": MAX_NAME_CHARS, "status": MAX_LABEL_CHARS,
                  "priority": MAX_LABEL_CHARS}
 ASKER_PROPERTIES = {
-    "employee_id": {"type": "integer", "minimum": 1, "maximum": JSON_MAX_ID, "description": "who is asking, by EMPLOYEES.EMPLOYEE_ID "
+    "employee_id": {"type": "integer", "minimum": 1, "maximum": JSON_MAX_ID,
+                    "description": "who is asking, by EMPLOYEES.EMPLOYEE_ID "
                     "(give this or telegram_id): the answer holds only what this person may see"},
     "telegram_id": {"type": "string", "maxLength": 64, "pattern": TELEGRAM_PATTERN,
                     "description": "or who is asking, by their Telegram id"},

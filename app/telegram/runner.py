@@ -111,7 +111,8 @@ async def run(settings: TelegramSettings, stop: asyncio.Event) -> None:
     backend = Backend(settings.backend_url, settings.backend_token.get_secret_value(), settings.backend_timeout_s)
     try:
         await check_backend(backend)
-        application = build_application(settings, backend, ChatStore(settings.state_path, state_key(settings.bot_token.get_secret_value())))
+        store = ChatStore(settings.state_path, state_key(settings.bot_token.get_secret_value()))
+        application = build_application(settings, backend, store)
         try:
             await application.initialize()  # getMe
         except InvalidToken:  # its message holds the token: not repeated

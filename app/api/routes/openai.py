@@ -71,20 +71,16 @@ async def create_chat_completion(body: ChatCompletionRequest, request: Request, 
                                  settings: SettingsDep, grant: GrantDep):
     """Answer the last user message from what the asker may see, the earlier messages being the conversation."""
     check_conversation_size(body.messages)
-    with ExitStack() as held:
-        if body.stream:  # a stream by its body: claimed here, before any work (app/api/streams.py)
-            held.enter_context(request.app.state.streams.claim(grant))
-        mode_settings = settings_for(settings, body.model)
-        question, turns = conversation_of(body.messages)
-        caller = await run_in_threadpool(asker_of, engine, grant, body.user)
-        prep = await run_in_threadpool(chat.prepare_stateless, engine, mode_settings, caller, turns, question)
-        slots, client = request.app.state.chat_slots, request.app.state.llm_client
-        if not body.stream:
-            with slots.take():  # a client that hangs up cancels the turn and frees the slot, as on /api/v1/chat
-                answer = await until_disconnect(request, chat.chat(engine, mode_settings, prep, client))
-                return await run_in_threadpool(completion_of, body, caller, answer)  # counting is the turn's too
-        held.enter_context(slots.take())
-        stream_and_slot = held.pop_all()  # released when the producer ends (a client that hangs up cancels it)
+    mode_settings = settings_for(settings, body.model)
+    question, turns = conversation_of(body.messages)
+    caller = await run_in_threadpool(asker_of, engine, grant, body.user)
+    prep = await run_in_threadpool(chat.prepare_stateless, engine, mode_settings, caller, turns, question)
+    slots, client = request.app.state.chat_slots, request.app.state.llm_client
+    if not body.stream:
+        with slots.take():  # a client that hangs up cancels the turn and frees the slot, as on /api/v1/chat
+            answer = await until_disconnect(request, chat.chat(engine, mode_settings, prep, client))
+            return await run_in_threadpool(completion_of, body, caller, answer)  # counting is the turn's work too
+    stream_and_slot = open_stream(request, grant)
     send, receive = anyio.create_memory_object_stream[ServerSentEvent](math.inf)
 
     async def produce() -> None:
@@ -145,6 +141,15 @@ def settings_for(settings: Settings, model: str) -> Settings:
     if model == "rag-extractive":
         return settings.model_copy(update={"search_mode": "hybrid", "llm_url": None, "llm_model": None})
     return settings.model_copy(update={"search_mode": model.removeprefix("rag-")})
+
+
+def open_stream(request: Request, grant: TokenGrant) -> ExitStack:
+    """The token's place among its open streams (app/api/streams.py: a 429 past RAG_STREAMS_PER_TOKEN), then
+    a chat slot; both released when the returned stack is closed (by the stream's producer)."""
+    with ExitStack() as held:
+        held.enter_context(request.app.state.streams.claim(grant))
+        held.enter_context(request.app.state.chat_slots.take())
+        return held.pop_all()
 
 
 def check_conversation_size(messages: list[ChatMessageIn]) -> None:
