@@ -15,7 +15,7 @@ with ``OpenStreams.claim`` in its route, with its chat slot.
 
 from __future__ import annotations
 
-import time
+import asyncio
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
@@ -82,27 +82,33 @@ class StreamGuard:
 
     async def _watched(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Run the app; once it answers with an event stream, end the response if it sends nothing for the
-        idle timeout (the app is cancelled, the response's body closed)."""
-        last_sent, ended, idled = time.monotonic(), False, False
+        idle timeout (the app is cancelled, the response's body closed). A timer re-armed at each message,
+        not a watcher task: a task group would wrap the app's own exceptions (BodyLimit's among them)."""
+        loop = asyncio.get_running_loop()
+        timer: asyncio.TimerHandle | None = None
+        streaming = ended = idled = False
 
-        async with anyio.create_task_group() as group:
-            async def watch() -> None:
+        with anyio.CancelScope() as cancel:
+            def idle() -> None:
                 nonlocal idled
-                while (left := last_sent + self.idle_timeout_s - time.monotonic()) > 0:
-                    await anyio.sleep(left)
                 idled = True
-                group.cancel_scope.cancel()
+                cancel.cancel()
 
             async def tracked(message: Message) -> None:
-                nonlocal last_sent, ended
-                if message["type"] == "http.response.start" and _is_event_stream(message):
-                    group.start_soon(watch)
+                nonlocal timer, streaming, ended
+                if message["type"] == "http.response.start":
+                    streaming = _is_event_stream(message)
                 elif message["type"] == "http.response.body" and not message.get("more_body", False):
                     ended = True
-                last_sent = time.monotonic()
+                if timer is not None:
+                    timer.cancel()
+                timer = loop.call_later(self.idle_timeout_s, idle) if streaming and not ended else None
                 await send(message)
 
-            await self.app(scope, receive, tracked)
-            group.cancel_scope.cancel()  # the watcher, if the stream ended by itself
+            try:
+                await self.app(scope, receive, tracked)
+            finally:
+                if timer is not None:
+                    timer.cancel()
         if idled and not ended:
             await send({"type": "http.response.body", "body": b"", "more_body": False})
