@@ -1,7 +1,7 @@
 """Issue 26, point 13(a): two workers on one SQLite file embed each chunk once. Two engines on one file (each
 its own connections, in-flight set and lock descriptor, as two processes have), each drained by a real Worker
-in its own thread at the same time, both counting what their embedder was asked to embed; and a real
-`ragctl worker` process beside this one."""
+in its own thread at the same time, both counting what their embedder was asked to embed; and the lock held
+by another process, then SIGKILLed."""
 
 from __future__ import annotations
 
@@ -9,15 +9,11 @@ import os
 import subprocess
 import sys
 import threading
-from pathlib import Path
 
 from app.config import Settings
 from app.engines.sqlite.engine import SQLiteEngine
 from app.worker import Worker
 from tests.support import task
-
-RAGCTL = str(Path(sys.executable).with_name("ragctl"))
-
 
 class CountingEmbedder:
     """The real MiniLM, counting the texts it embeds."""
@@ -70,24 +66,33 @@ def test_two_workers_on_one_file_embed_each_chunk_once(tmp_path, embedder):
             e.close()
 
 
-def test_a_worker_process_beside_this_one_waits_for_its_batch_and_a_killed_one_holds_nothing(tmp_path, embedder):
-    """The lock is the kernel's: a `ragctl worker --once` process beside an engine of this process that
-    holds the drain lock claims nothing while it is held, then drains once it is let go."""
-    url = f"sqlite:///{tmp_path}/rag.db"
-    engine = SQLiteEngine.open(Settings(database_url=url), embedder=embedder)
+HOLD = """
+import sys, time
+from app.engines.sqlite.drain_lock import DrainLock
+lock = DrainLock(sys.argv[1])
+assert lock.acquire(wait_s=30)
+print("held", flush=True)
+time.sleep(600)
+"""
+
+
+def test_another_process_holding_the_drain_lock_makes_a_claim_wait_and_a_killed_one_holds_nothing(tmp_path, embedder):
+    """The lock is the kernel's: while another process holds it this engine claims nothing (after its wait);
+    once that process is SIGKILLed (a worker killed mid-batch), the claim goes through at once."""
+    settings = Settings(database_url=f"sqlite:///{tmp_path}/rag.db")
+    engine = SQLiteEngine.open(settings, embedder=embedder)
     engine.migrate()
+    holder = subprocess.Popen([sys.executable, "-c", HOLD, settings.sqlite_path], stdout=subprocess.PIPE, text=True,
+                              env={**os.environ, "PYTHONPATH": os.getcwd()})
     try:
-        for i in range(4):
-            task(engine, f"Queued for another process {i}")
-        env = {**os.environ, "RAG_DATABASE_URL": url, "RAG_BACKFILL_ON_STARTUP": "false", "RAG_LOG_FORMAT": "text"}
+        task(engine, "Queued while another process drains")
+        assert holder.stdout.readline().strip() == "held"
+        assert engine.drain_lock.acquire(wait_s=0.2) is False
+        holder.kill()
+        holder.wait(30)
         with engine.indexing() as tx:
-            assert tx.claim(1, 5)  # this process drains now (and holds the lock until the unit ends)
-            held = subprocess.run([RAGCTL, "worker", "--once"], env=env, capture_output=True, text=True,
-                                  timeout=120)
-            assert held.returncode == 0, held.stderr
-            assert engine.status(5).pending == 4  # it claimed nothing while the lock was held
-        done = subprocess.run([RAGCTL, "worker", "--once"], env=env, capture_output=True, text=True, timeout=300)
-        assert done.returncode == 0, done.stderr
-        assert engine.status(5).pending == 0
+            assert [row.source_type for row in tx.claim(8, 5)] == ["task"]
     finally:
+        holder.kill()
+        holder.wait(30)
         engine.close()
