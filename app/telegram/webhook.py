@@ -81,7 +81,7 @@ class UpdateHandler(tornado.web.RequestHandler):
         if not hmac.compare_digest(given.encode(), self.receiver.secret.encode()):
             raise tornado.web.HTTPError(HTTPStatus.FORBIDDEN)
         length = self.request.headers.get("Content-Length")
-        if length is None or not length.isdigit():
+        if length is None or not (length.isascii() and length.isdigit()):
             raise tornado.web.HTTPError(HTTPStatus.LENGTH_REQUIRED)
         if int(length) > self.receiver.max_body_bytes:
             raise tornado.web.HTTPError(HTTPStatus.REQUEST_ENTITY_TOO_LARGE)
