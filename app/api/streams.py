@@ -10,7 +10,7 @@ closes one that stalls; they count against the token's cap like any stream.
 ``StreamGuard`` is an ASGI middleware (inside TokenGate, so the token's grant is known): it claims a stream
 for the requests that are always streams, before the app sees them, and watches every response sent as
 ``text/event-stream``. A face whose request is a stream only by its body (OpenAI's ``stream: true``) claims
-with ``OpenStreams.claim`` in its route, with its chat slot.
+with ``OpenStreams.claim`` in its route, with its chat slot, after an ``OpenStreams.check`` before any work.
 """
 
 from __future__ import annotations
@@ -38,13 +38,19 @@ class OpenStreams:
         self.per_token = per_token
         self.open: Counter[str] = Counter()
 
-    @contextmanager
-    def claim(self, grant: TokenGrant | None) -> Iterator[None]:
+    def check(self, grant: TokenGrant | None) -> str:
+        """Refuse (429) when the token's streams are all taken; its key otherwise. A route that claims only
+        after some work checks first, so a refusal costs none of it."""
         key = grant.name if grant is not None else ""
         if self.open[key] >= self.per_token:
             raise HTTPException(status.HTTP_429_TOO_MANY_REQUESTS,
                                 f"this token already has {self.per_token} streams open (RAG_STREAMS_PER_TOKEN); "
                                 "close one, or retry later", headers={"Retry-After": str(RETRY_AFTER_S)})
+        return key
+
+    @contextmanager
+    def claim(self, grant: TokenGrant | None) -> Iterator[None]:
+        key = self.check(grant)
         self.open[key] += 1
         try:
             yield

@@ -71,6 +71,8 @@ async def create_chat_completion(body: ChatCompletionRequest, request: Request, 
                                  settings: SettingsDep, grant: GrantDep):
     """Answer the last user message from what the asker may see, the earlier messages being the conversation."""
     check_conversation_size(body.messages)
+    if body.stream:
+        request.app.state.streams.check(grant)  # a refusal before any work; open_stream claims below
     mode_settings = settings_for(settings, body.model)
     question, turns = conversation_of(body.messages)
     caller = await run_in_threadpool(asker_of, engine, grant, body.user)
