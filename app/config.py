@@ -64,6 +64,9 @@ class Settings(BaseSettings):
     llm_model: str | None = None
     llm_api_key: SecretStr | None = None
     llm_timeout_s: float = Field(60.0, gt=0)
+    # Every chat-completions request asks for at most this many tokens: a model that does not stop would
+    # otherwise generate to the end of its context, holding a one-at-a-time LLM server long after our deadline.
+    llm_max_tokens: int = Field(1024, ge=16, le=100_000)
     # The offline answer quotes a hit only when its cosine distance to the question is at most this (and
     # it shares a topic word); else it says "I don't know". Calibrated on the golden set over the demo data,
     # keeping SciFact answered >= 97%: scripts/calibrate_answer_threshold.py, docs/CHAT.md "Honest answers".
@@ -78,6 +81,11 @@ class Settings(BaseSettings):
     summary_max_tasks: int = Field(20, ge=0, le=200)  # the newest tasks (by id) a summary is made from
     # Chats in flight at once (each may wait on the LLM); one more is answered 503 + Retry-After.
     chat_max_concurrency: int = Field(32, ge=1, le=10_000)
+    # Long-lived streams (GET /mcp, the SSE chat streams): at most this many open at once per token (one more
+    # is a 429; a bot token needs at least its bot's concurrent answers), and each is closed by the server once
+    # it has sent nothing for this long (the chat streams ping meanwhile; GET /mcp sends nothing).
+    streams_per_token: int = Field(32, ge=1, le=10_000)
+    stream_idle_timeout_s: float = Field(120.0, gt=0)
     # Conversations: the last N turns (user + assistant pairs) go into the prompt and the follow-up
     # query; a new conversation's retrieval scope ("all", "none" or a project id); the bound on the
     # model's tool-calling loop (0 offers no tools).

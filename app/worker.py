@@ -51,6 +51,8 @@ class Worker:
         self._causes: list[str] = []  # request ids whose nudges the next run answers
         self.last_error: str | None = None
         self._waiting_for_schema = False  # said once in the log, not at every tick
+        self.failing_ticks = 0  # consecutive runs that failed (a storage fault): its start and end are logged
+        self._fault_error: str | None = None
         self._backfill_pending = False  # the startup backfill, deferred until the schema is migrated
 
     # --- lifecycle ---------------------------------------------------------------------------
@@ -155,20 +157,37 @@ class Worker:
                 self.startup_backfill()
             result = self.run_once()
             self.last_error = result.errors[-1] if result.errors else None
+            self._fault_ended()
             if result.claimed:
                 log.info(
                     "drained %d queue rows: %d chunks written, %d unchanged, %d sources deleted, %d failed",
                     result.claimed, result.chunks_written, result.chunks_unchanged,
                     result.sources_deleted, result.failed,
                 )
-        except Exception as exc:  # claim or record_failure itself failed: log it loudly, keep ticking
+        except Exception as exc:  # claim or record_failure itself failed (a storage fault): keep ticking
             self.last_error = f"{type(exc).__name__}: {exc}"
-            log.exception("drain job failed")
+            self._fault_tick()
         finally:
             request_id_var.reset(context)
             with self._state_lock:
                 self._running = False
                 self._reschedule(immediately=self._nudged_while_running)
+
+    def _fault_tick(self) -> None:
+        """A run failed as a whole (the queue itself could not be read or written: a full disk, a read-only
+        or broken database). The first failure of a fault is logged with its traceback; the ticks after it,
+        which fail the same way until the fault ends, are only counted (one traceback per tick was ~1,800
+        log entries an hour)."""
+        self.failing_ticks += 1
+        self._fault_error = self.last_error
+        if self.failing_ticks == 1:
+            log.exception("drain job failed; it retries every tick and says when it works again")
+
+    def _fault_ended(self) -> None:
+        if self.failing_ticks:
+            log.warning("drain job works again after %d failed runs (last error: %s)", self.failing_ticks,
+                        self._fault_error)
+            self.failing_ticks = 0
 
     def schema_ready(self) -> bool:
         """Whether the schema is migrated; until it is, the job waits quietly (one log line, not a

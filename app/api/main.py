@@ -24,6 +24,7 @@ from app.api.routes import chat, chat_context, conversations, health, openai, ra
 from app.api.routes import metrics as metrics_route
 from app.api.schemas import error_response
 from app.api.slots import Slots
+from app.api.streams import OpenStreams, StreamGuard
 from app.auth import TokenGrant
 from app.console import routes as console
 from app.config import Settings
@@ -66,10 +67,13 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     app.state.settings = settings
     app.state.grants = grants
     app.state.chat_slots = Slots(settings.chat_max_concurrency, "chats")
+    app.state.streams = OpenStreams(settings.streams_per_token)
     errors.install(app)
     # The last added runs first: give the request its id (so every answer and log line carries it),
     # authenticate, check the token's scope against the route, refuse while the schema is not migrated,
-    # then limit the body and its nesting: all before any route reads it.
+    # then limit the body and its nesting: all before any route reads it; innermost, the streams' cap and
+    # idle timeout (app/api/streams.py).
+    app.add_middleware(StreamGuard, streams=app.state.streams, idle_timeout_s=settings.stream_idle_timeout_s)
     app.add_middleware(JsonDepthLimit)
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
     app.add_middleware(SchemaGate)

@@ -27,6 +27,10 @@ MODELS: dict[str, str] = {
 }
 OPENAI_PREFIX = "/v1/"
 MAX_MESSAGES = 200
+# All the messages' text together: the chat core reads only the newest turns that fit its history budget
+# (12,000 characters), but every character is parsed and counted for usage; 19 × 100,000 characters cost
+# 2.5-3.4 s per request before this bound.
+MAX_CONVERSATION_CHARS = 200_000
 USER_FIELD = ("who asks, with an admin or bot token: an employee id (\"42\") or \"tg:<telegram id>\"; the token "
               "must be allowed to act for them. With a token bound to one employee it may be left out (naming "
               "anyone else is a 403; a value that names no one, such as a client's own user id, is ignored)")

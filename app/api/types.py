@@ -107,7 +107,8 @@ def line(max_length: int) -> Any:
                      _Pattern(f"[^{PY_SPACE}]")]
 
 
-Name, Title, Label, Question = line(200), line(400), line(40), line(MAX_QUESTION_CHARS)
+MAX_NAME_CHARS, MAX_LABEL_CHARS = 200, 40  # a name or a search for one; a status, priority or label
+Name, Title, Label, Question = line(MAX_NAME_CHARS), line(400), line(MAX_LABEL_CHARS), line(MAX_QUESTION_CHARS)
 
 EMAIL_PATTERN = f"^[^@{PY_SPACE}]+@[^@{PY_SPACE}]+\\.[^@{PY_SPACE}]+$"
 _EMAIL = _full(EMAIL_PATTERN)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
 import click
 
@@ -32,10 +33,23 @@ def mcp(env: CliEnv) -> None:
 
     settings = env.get_settings()
     grant = asker_grant(settings)
+    if env.engine is None:
+        require_database_file(settings)
     logs.configure(settings.log_format)
     logging.getLogger("mcp").setLevel(logging.WARNING)  # the SDK logs every request at INFO
     with env.open() as engine:
         anyio.run(serve_stdio, engine, settings, grant)
+
+
+def require_database_file(settings: Settings) -> None:
+    """This process only reads: a SQLite path that names no file is a mistyped one, refused before SQLite
+    would create an empty database there (and the directories to it)."""
+    if settings.engine != "sqlite" or settings.sqlite_path == ":memory:":
+        return
+    path = Path(settings.sqlite_path).expanduser()
+    if not path.is_file():
+        raise click.ClickException(f"no database at {path} (RAG_DATABASE_URL={settings.database_url}): `ragctl mcp` "
+                                   "only reads an existing one; check the path, or create it with `ragctl migrate`")
 
 
 def asker_grant(settings: Settings) -> TokenGrant:

@@ -25,3 +25,9 @@ def _tokenizer():
 def count_tokens(text: str) -> int:
     """Word pieces in ``text``, special tokens excluded."""
     return len(_tokenizer().encode(text, add_special_tokens=False).ids)
+
+
+def count_tokens_many(texts: list[str]) -> list[int]:
+    """Word pieces in each text, special tokens excluded. One batch call, which (unlike ``encode``) lets go
+    of the GIL while it works, so a thread counting a long text does not stall the event loop."""
+    return [len(e.ids) for e in _tokenizer().encode_batch(texts, add_special_tokens=False)] if texts else []

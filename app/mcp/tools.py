@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from app.api.types import DOC_TYPE_PATTERN, TELEGRAM_PATTERN
+from app.api.types import DOC_TYPE_PATTERN, JSON_MAX_ID, MAX_LABEL_CHARS, MAX_NAME_CHARS, TELEGRAM_PATTERN
 from app.config import Settings
 from app.domain import MAX_QUESTION_CHARS, SEARCH_MODES, SOURCE_TYPES, Caller
 from app.engines.base import Engine
@@ -24,8 +24,13 @@ from app.services import search as searching
 from app.services import tools
 
 MAX_TOP_K = 50
+MAX_ITEMS = 100  # an array argument (the REST twins' list filters take at most 100 values)
+# A string argument's bound where the chat tool's schema sets none: the REST twin's (app/api/types.py).
+STRING_BOUNDS = {"query": MAX_NAME_CHARS, "assignee_name": MAX_NAME_CHARS, "status": MAX_LABEL_CHARS,
+                 "priority": MAX_LABEL_CHARS}
 ASKER_PROPERTIES = {
-    "employee_id": {"type": "integer", "minimum": 1, "description": "who is asking, by EMPLOYEES.EMPLOYEE_ID "
+    "employee_id": {"type": "integer", "minimum": 1, "maximum": JSON_MAX_ID,
+                    "description": "who is asking, by EMPLOYEES.EMPLOYEE_ID "
                     "(give this or telegram_id): the answer holds only what this person may see"},
     "telegram_id": {"type": "string", "maxLength": 64, "pattern": TELEGRAM_PATTERN,
                     "description": "or who is asking, by their Telegram id"},
@@ -55,6 +60,27 @@ class ToolFailed(Exception):
 
 def _object(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
     return {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
+
+
+def bounded(schema: dict[str, Any], name: str | None = None) -> dict[str, Any]:
+    """``schema`` with a bound on every string (its REST twin's, else a name's), integer (a JSON-safe id) and
+    array (``MAX_ITEMS``) that has none, inside objects, arrays and alternatives too."""
+    kind = schema.get("type")
+    if kind == "string" and not {"enum", "const", "maxLength"} & schema.keys():
+        schema["maxLength"] = 10 if schema.get("format") == "date" else STRING_BOUNDS.get(name, MAX_NAME_CHARS)
+        if name == "query":  # as REST's Name: not blank
+            schema.update(minLength=1, pattern=r"\S")
+    elif kind == "integer" and "maximum" not in schema:
+        schema["maximum"] = JSON_MAX_ID
+    elif kind == "array" and "maxItems" not in schema:
+        schema["maxItems"] = MAX_ITEMS
+    for key, sub in schema.get("properties", {}).items():
+        bounded(sub, key)
+    if isinstance(schema.get("items"), dict):
+        bounded(schema["items"], name)
+    for alternative in schema.get("anyOf", []):
+        bounded(alternative, name)
+    return schema
 
 
 def _state(engine: Engine, caller: Caller) -> tools.ToolState:
@@ -87,13 +113,13 @@ SEARCH = Tool(
     "when you use the result. Use for open questions ('what is blocking the login work?'); for structured "
     "questions about tasks (status, priority, sprint, overdue) use find_tasks; to read one entity by id, "
     "get_entity.",
-    _object({
+    bounded(_object({
         "question": {"type": "string", "minLength": 1, "maxLength": MAX_QUESTION_CHARS,
                      "description": "the question or keywords, in the asker's words (English or Spanish)"},
-        "scope": {"anyOf": [{"type": "integer", "minimum": 1}, {"enum": ["none", "all"]}],
+        "scope": {"anyOf": [{"type": "integer", "minimum": 1, "maximum": JSON_MAX_ID}, {"enum": ["none", "all"]}],
                   "description": "a project id (that project only), \"none\" (what belongs to no project: "
                                  "organisation-wide documents) or \"all\" (default)"},
-        "source_types": {"type": "array", "minItems": 1, "uniqueItems": True,
+        "source_types": {"type": "array", "minItems": 1, "maxItems": len(SOURCE_TYPES), "uniqueItems": True,
                          "items": {"enum": list(SOURCE_TYPES)}, "description": "only these kinds of entity"},
         "doc_types": {"type": "array", "minItems": 1, "maxItems": MAX_DOC_TYPES,
                       "items": {"type": "string", "pattern": DOC_TYPE_PATTERN},
@@ -101,7 +127,7 @@ SEARCH = Tool(
         "mode": {"enum": list(SEARCH_MODES), "description": "hybrid (default: meaning and keywords), vector "
                                                            "(meaning only) or lexical (keywords only)"},
         "top_k": {"type": "integer", "minimum": 1, "maximum": MAX_TOP_K, "description": "results to return"},
-    }, ["question"]),
+    }, ["question"])),
     _search)
 
 
@@ -125,8 +151,10 @@ def _get_entity(engine: Engine, settings: Settings, caller: Caller, args: dict[s
 
 
 def _chat_tool_parameters(schema: dict[str, Any]) -> dict[str, Any]:
-    """The chat tool's own argument schema (app/services/tools.py): the model and an agent see the same."""
-    return copy.deepcopy(schema["function"]["parameters"])
+    """The chat tool's own argument schema (app/services/tools.py), bounded as its REST twin is: the model
+    and an agent see the same arguments, and an agent's are checked against these bounds before any work
+    (a 200,000-character ``search_projects`` query cost 4.4 s of CPU unbounded)."""
+    return bounded(copy.deepcopy(schema["function"]["parameters"]))
 
 
 FIND_TASKS = Tool(
@@ -150,8 +178,8 @@ LIST_MY_TASKS = Tool(
     "list_my_tasks", "List my tasks",
     "The tasks assigned to the asker, by id; optionally only those with a status or priority, open ones, "
     "overdue ones, or those due in a window. Each task carries its anchor, e.g. [TASK #12].",
-    _object({k: v for k, v in tools.FIND_TASKS["function"]["parameters"]["properties"].items()
-             if k in _MY_TASK_FIELDS}, []),
+    bounded(_object({k: copy.deepcopy(v) for k, v in tools.FIND_TASKS["function"]["parameters"]["properties"].items()
+                     if k in _MY_TASK_FIELDS}, [])),
     _list_my_tasks)
 
 TOOLS: dict[str, Tool] = {t.name: t for t in (SEARCH, FIND_TASKS, GET_ENTITY, SEARCH_PROJECTS, LIST_MY_TASKS)}

@@ -7,7 +7,10 @@ tool calls assembled from their streamed fragments). Every failure is an ``LLMEr
 keep the finer cause (``http_status``, ``bad_reply``, ``empty``). An HTTP 4xx or 5xx is a
 bad_response: the server was reached and answered, just not usefully (the OpenAI API documents no
 error a client could act on differently here). One deadline, ``RAG_LLM_TIMEOUT_S``, covers the whole
-call, so a server that trickles bytes cannot keep a chat waiting past it.
+call, so a server that trickles bytes cannot keep a chat waiting past it; at the deadline the request's
+connection is closed (a cancelled httpx request, or the streamed response's ``aclose``), which is how the
+server learns to stop. Every request carries ``max_tokens`` (``RAG_LLM_MAX_TOKENS``) for a server that
+would not notice: without it a model that does not stop generates to the end of its context.
 """
 
 from __future__ import annotations
@@ -104,7 +107,8 @@ def _request(settings: Settings, messages: list[dict[str, Any]], **extra: Any) -
     headers = {"Content-Type": "application/json"}
     if settings.llm_api_key is not None:
         headers["Authorization"] = f"Bearer {settings.llm_api_key.get_secret_value()}"
-    body = {"model": settings.llm_model, "messages": messages, "temperature": 0, **extra}
+    body = {"model": settings.llm_model, "messages": messages, "temperature": 0, "max_tokens": settings.llm_max_tokens,
+            **extra}
     return url, headers, body
 
 

@@ -178,6 +178,7 @@ class ChatBot:
     def _apology(self, exc: BackendError, update: Update, scope: str | None) -> str:
         texts = _texts(update)
         if exc.kind == "not_found":
+            self.store.forget(update.effective_chat.id)  # erased, or never added: nothing of them is kept
             return texts.unknown_user.format(telegram_id=_telegram_id(update))
         if exc.kind == "invalid":
             return texts.bad_scope.format(scope=scope, detail=exc.detail) if scope else \

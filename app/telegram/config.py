@@ -45,6 +45,9 @@ class TelegramSettings(BaseSettings):
     # Telegram sends it in X-Telegram-Bot-Api-Secret-Token with every update; a request without it is
     # refused (403). Required in webhook mode: the URL alone would let anyone post fake updates.
     webhook_secret: SecretStr | None = None
+    # The largest update the webhook reads; a longer one is refused (413) before its body is read. Telegram's
+    # updates are a few KiB (a message holds at most 4,096 characters).
+    webhook_max_body_bytes: int = Field(1_048_576, ge=1024, le=100 * 1_048_576)
     log_format: Literal["json", "text"] = "json"  # as the API's RAG_LOG_FORMAT
 
     @field_validator("api_url", "api_file_url", "backend_url", "webhook_url")

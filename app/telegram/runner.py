@@ -19,7 +19,8 @@ from app.telegram.bot import ChatBot
 from app.telegram.catalogue import CATALOGUE, DEFAULT_LANGUAGE
 from app.telegram.concurrency import PerChatProcessor
 from app.telegram.config import TelegramSettings
-from app.telegram.state import ChatStore
+from app.telegram.state import ChatStore, state_key
+from app.telegram.webhook import WebhookReceiver
 
 log = logging.getLogger(__name__)
 
@@ -32,14 +33,16 @@ class StartupError(Exception):
 
 def build_application(settings: TelegramSettings, backend: Backend, store: ChatStore) -> Application:
     chat_bot = ChatBot(settings, backend, store)
-    application = (
+    builder = (
         Application.builder()
         .token(settings.bot_token.get_secret_value())
         .base_url(settings.api_url)
         .base_file_url(settings.api_file_url)
         .concurrent_updates(PerChatProcessor(settings.max_concurrent_answers, chat_bot.refuse))
-        .build()
     )
+    if settings.webhook_url is not None:
+        builder = builder.updater(None)  # our own webhook receiver (app/telegram/webhook.py) feeds the queue
+    application = builder.build()
     application.add_handlers(chat_bot.handlers())
     application.add_error_handler(_log_error)
     return application
@@ -77,24 +80,30 @@ async def set_commands(application: Application) -> None:
             log.warning("Telegram refused the %s command menu: %s", language, exc.message)
 
 
-async def _receive_updates(application: Application, settings: TelegramSettings) -> None:
-    updater = application.updater
+async def _receive_updates(application: Application, settings: TelegramSettings) -> WebhookReceiver | None:
+    """Long polling (python-telegram-bot's updater), or our webhook receiver, which is returned to be stopped."""
     if settings.webhook_url is None:
-        await updater.start_polling(timeout=settings.poll_timeout_s, poll_interval=0.0, allowed_updates=UPDATES)
+        await application.updater.start_polling(timeout=settings.poll_timeout_s, poll_interval=0.0,
+                                                allowed_updates=UPDATES)
         log.info("polling %s… for updates", settings.api_url)
-        return
+        return None
+    secret = settings.webhook_secret.get_secret_value()
+    receiver = WebhookReceiver(listen=settings.webhook_listen, port=settings.webhook_port, path=settings.webhook_path,
+                               secret=secret, max_body_bytes=settings.webhook_max_body_bytes, bot=application.bot,
+                               queue=application.update_queue)
     try:
-        await updater.start_webhook(listen=settings.webhook_listen, port=settings.webhook_port,
-                                    url_path=settings.webhook_path, webhook_url=settings.webhook_url,
-                                    secret_token=settings.webhook_secret.get_secret_value(),
-                                    allowed_updates=UPDATES)
+        receiver.start()  # the port first: Telegram is told of a URL only once something answers at it
     except OSError as exc:
         raise StartupError(f"cannot listen for the webhook on {settings.webhook_listen}:{settings.webhook_port} "
                            f"({exc.strerror or exc})") from None
+    try:
+        await application.bot.set_webhook(settings.webhook_url, secret_token=secret, allowed_updates=UPDATES)
     except TelegramError as exc:
+        await receiver.stop()
         raise StartupError(f"Telegram refused the webhook {settings.webhook_url}: {exc.message}") from None
     log.info("receiving updates at %s (listening on %s:%d%s)", settings.webhook_url, settings.webhook_listen,
              settings.webhook_port, settings.webhook_path)
+    return receiver
 
 
 async def run(settings: TelegramSettings, stop: asyncio.Event) -> None:
@@ -102,7 +111,8 @@ async def run(settings: TelegramSettings, stop: asyncio.Event) -> None:
     backend = Backend(settings.backend_url, settings.backend_token.get_secret_value(), settings.backend_timeout_s)
     try:
         await check_backend(backend)
-        application = build_application(settings, backend, ChatStore(settings.state_path))
+        store = ChatStore(settings.state_path, state_key(settings.bot_token.get_secret_value()))
+        application = build_application(settings, backend, store)
         try:
             await application.initialize()  # getMe
         except InvalidToken:  # its message holds the token: not repeated
@@ -111,12 +121,15 @@ async def run(settings: TelegramSettings, stop: asyncio.Event) -> None:
             raise StartupError(f"cannot reach the Telegram Bot API at {settings.api_url}… ({exc.message})") from None
         try:
             await set_commands(application)
-            await _receive_updates(application, settings)
+            receiver = await _receive_updates(application, settings)
             await application.start()
             log.info("answering as @%s, at most %d updates at once", application.bot.username,
                      settings.max_concurrent_answers)
             await stop.wait()
-            await application.updater.stop()
+            if receiver is None:
+                await application.updater.stop()
+            else:
+                await receiver.stop()
             await application.stop()
         finally:
             await application.shutdown()

@@ -186,8 +186,52 @@ def test_ids_past_the_databases_range_are_tool_errors_not_server_errors(mcp_url,
                     await call(ana, "get_entity", type="sprint", id=huge))
 
     asker, task_id, sprint_id = run(go)
-    assert asker[0] and "employee_id must be a positive integer" in asker[1]
-    assert task_id[0] and sprint_id[0] and "id a positive integer" in task_id[1]
+    assert asker[0] and "employee_id: " in asker[1] and "is greater than the maximum" in asker[1]
+    assert task_id[0] and sprint_id[0] and "id: " in task_id[1] and "is greater than the maximum" in task_id[1]
+
+
+def test_issue_26_point_3_a_200000_character_project_query_is_refused_before_any_work(mcp_url, ids):
+    """REST's project search takes at most 200 characters; MCP's search_projects took any length (200,000
+    cost 4.4 s of CPU, 1.92 MB 199.8 s). Now every argument has its REST twin's bound, in the schema the agent
+    lists and in the check made before the call reaches the service."""
+    async def go():
+        async with http_session(mcp_url, ANA) as client:
+            listed = {t.name: t.input_schema for t in (await client.list_tools()).tools}
+            return listed, [await call(client, "search_projects", query="payments " * 25_000),
+                            await call(client, "search_projects", query="p" * 201),
+                            await call(client, "search_projects", query="   "),
+                            await call(client, "find_tasks", assignee_name="x" * 201),
+                            await call(client, "find_tasks", status="S" * 41),
+                            await call(client, "get_entity", type="task", id=2**53),
+                            await call(client, "search_projects", query="p" * 200)]
+
+    listed, results = run(go)
+    assert listed["search_projects"]["properties"]["query"]["maxLength"] == 200
+    *refused, longest = results
+    assert all(failed and message.startswith("invalid arguments: ") for failed, message in refused), refused
+    assert "is too long" in refused[0][1] and "does not match" in refused[2][1]
+    assert longest[0] is False and longest[1]["projects"] is not None
+
+
+def test_every_string_integer_and_array_argument_of_every_tool_is_bounded():
+    """So a tool added later (or an argument added to a chat tool) cannot take an unbounded input."""
+    def unbounded(schema, where):
+        kind = schema.get("type")
+        found = []
+        if kind == "string" and not {"enum", "const", "maxLength"} & schema.keys():
+            found.append(where)
+        if (kind == "integer" and "maximum" not in schema) or (kind == "array" and "maxItems" not in schema):
+            found.append(where)
+        for key, sub in schema.get("properties", {}).items():
+            found += unbounded(sub, f"{where}.{key}")
+        if isinstance(schema.get("items"), dict):
+            found += unbounded(schema["items"], f"{where}[]")
+        for n, alternative in enumerate(schema.get("anyOf", [])):
+            found += unbounded(alternative, f"{where}|{n}")
+        return found
+
+    assert [w for tool in TOOLS.values() for bound in (True, False)
+            for w in unbounded(tool.input_schema(bound), tool.name)] == []
 
 
 @pytest.mark.parametrize("token", [None, "wrong-token", f"{ANA}-and-more"])
@@ -284,3 +328,35 @@ def test_an_unexpected_failure_is_a_plain_tool_error_without_the_servers_interna
 
     failed, message = run(go)
     assert failed and message == "the server failed on this call (it is logged; the request id is in the logs)"
+
+
+def test_several_people_matching_a_name_are_listed_by_name_and_id_only(mcp_url, ids, sqlite_engine):
+    """Issue 26, point 13(b), decided (docs/CONFIGURATION.md): every asker may learn the directory (full
+    name and id), as the tracker shows its members to each other, and nothing else about the people listed:
+    not their role, email or Telegram id, and none of their tasks the asker may not see."""
+    from tests.support import employee
+
+    other = employee(sqlite_engine, "Ana", "Torres", role="MANAGER", telegram_id="secret_tg_9")
+
+    async def go():
+        async with http_session(mcp_url, ANA) as client:
+            return await call(client, "find_tasks", assignee_name="Ana")
+
+    failed, message = run(go)
+    assert failed and message == (f"several employees match: Ana Garcia (id {ids['ana']}), Ana Torres (id {other}); "
+                                  "ask which one, or pass assignee")
+    assert not any(secret in message for secret in ("MANAGER", "example.com", "secret_tg_9", "ana_tg"))
+
+
+def test_stdio_on_a_mistyped_database_path_refuses_to_start_and_creates_nothing(sqlite_settings, tmp_path):
+    """Issue 26, point 13(c): it left an empty database file (and its directory) behind."""
+    import subprocess
+
+    mistyped = tmp_path / "dta" / "rag.db"
+    settings = sqlite_settings.model_copy(update={"database_url": f"sqlite:///{mistyped}"})
+    params = stdio_params(settings, RAG_MCP_EMPLOYEE_ID="2")
+    done = subprocess.run([params.command, *params.args], env=params.env, input="", capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode != 0 and done.stdout == ""
+    assert f"no database at {mistyped}" in done.stderr and "Traceback" not in done.stderr
+    assert not mistyped.exists() and not mistyped.parent.exists()

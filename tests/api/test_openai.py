@@ -241,7 +241,7 @@ def test_a_huge_message_list_reaches_the_llm_as_a_bounded_prompt(api_settings, s
     """A client keeps the conversation, so it can send 100,000-character turns: the prompt the operator pays for
     holds only the newest turns that fit the history budget, each cut to a turn's bound."""
     login = f"[TASK #{ids['login']}]"
-    earlier = [("user" if i % 2 == 0 else "assistant", f"turn {i} " + "blah " * 19_000) for i in range(10)]
+    earlier = [("user" if i % 2 == 0 else "assistant", f"turn {i} " + "blah " * 3_900) for i in range(10)]
     with FakeLLM(Reply.plain(f"The login bug {login}.")) as llm, \
             server(api_settings, sqlite_engine, ids, **llm_settings(llm, chat_max_tool_rounds=0)) as url:
         done = ask(sdk(url), *earlier, ("user", "what is wrong with the login bug?"))
@@ -275,3 +275,40 @@ def test_a_failure_after_the_stream_began_is_the_error_the_plain_request_answers
     assert plain.json()["error"]["type"] == "server_error"
     assert json.loads(data[0])["choices"][0]["delta"]["role"] == "assistant"
     assert json.loads(data[-2]) == plain.json() and data[-1] == "[DONE]" and len(data) == 3
+
+
+def test_issue_26_point_4_a_message_list_past_its_size_is_refused_before_any_work(base_url, ids):
+    """19 messages of 100,000 characters cost 2.5-3.4 s each (usage counted every one): now the list's text is
+    bounded and checked first, so the refusal comes before who asks is even looked at (a bot token naming
+    no one would otherwise be told `user_required`)."""
+    from app.api.openai_schemas import MAX_CONVERSATION_CHARS, MAX_MESSAGES
+
+    huge = [("user" if i % 2 == 0 else "assistant", "x" * 100_000) for i in range(18)] + [("user", "login bug")]
+    for token in (ANA_TOKEN, BOT):
+        with pytest.raises(openai.BadRequestError) as refused:
+            ask(sdk(base_url, token), *huge)
+        assert refused.value.body == {
+            "message": f"the messages hold {18 * 100_000 + 9} characters; at most {MAX_CONVERSATION_CHARS} are "
+                       "taken (the newest turns are what the answer reads: drop or shorten older ones)",
+            "type": "invalid_request_error", "param": "messages", "code": "messages_too_long"}
+    parts = [{"role": "user", "content": [{"type": "text", "text": "y" * 100_000}] * 3}]  # parts count too
+    with pytest.raises(openai.BadRequestError) as refused:
+        sdk(base_url).chat.completions.create(model="rag-extractive", messages=parts)
+    assert refused.value.body["code"] == "messages_too_long"
+    with pytest.raises(openai.BadRequestError) as refused:
+        ask(sdk(base_url), *[("user", "hi")] * (MAX_MESSAGES + 1))
+    assert refused.value.body["param"] == "messages"
+
+
+def test_usage_counts_every_message_and_the_answer_at_the_bound(base_url, ids):
+    from app.api.openai_schemas import MAX_CONVERSATION_CHARS
+    from app.embedding.tokens import count_tokens
+
+    earlier = [("user", "word " * 19_000), ("assistant", "reply " * 10_000)]
+    question = ("user", "what is wrong with the login bug?")
+    assert sum(len(text) for _, text in (*earlier, question)) <= MAX_CONVERSATION_CHARS
+    done = ask(sdk(base_url), *earlier, question, model="rag-extractive")
+    expected = sum(count_tokens(text) for _, text in (*earlier, question))
+    assert done.usage.prompt_tokens == expected
+    assert done.usage.completion_tokens == count_tokens(done.choices[0].message.content)
+    assert done.usage.total_tokens == done.usage.prompt_tokens + done.usage.completion_tokens

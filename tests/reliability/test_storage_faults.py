@@ -8,6 +8,7 @@ dropped connection would show as a transport error, not as a status code.
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -31,19 +32,43 @@ AUTH = {"Authorization": "Bearer test-token"}
 RAGCTL = str(Path(sys.executable).with_name("ragctl"))
 
 
+# Where the system tools live besides PATH: Debian's PATH for a normal user lacks /usr/sbin (losetup, mkfs).
+SYSTEM_DIRS = ("/usr/sbin", "/sbin")
+
+
+def tool(name: str) -> str:
+    """The path of a system tool, on PATH or in the system directories; else the test is skipped naming it."""
+    found = shutil.which(name, path=os.pathsep.join([os.environ.get("PATH", ""), *SYSTEM_DIRS]))
+    if found is None:
+        pytest.skip(f"{name} is not installed (looked on PATH and in {', '.join(SYSTEM_DIRS)}): "
+                    "it is needed to produce a real storage fault")
+    return found
+
+
+def run_tool(*args: str) -> subprocess.CompletedProcess:
+    """Run a system tool, capturing its output; a tool that cannot be run at all is a skip naming it."""
+    try:
+        return subprocess.run([tool(args[0]), *args[1:]], capture_output=True, text=True)
+    except OSError as exc:  # not executable, refused by the system
+        pytest.skip(f"cannot run {args[0]}: {exc}")
+
+
 @pytest.fixture
 def tiny_fs():
     """An 8 MiB tmpfs of our own (needs root, as CI has); skipped with the reason where mount is refused."""
     where = tempfile.mkdtemp(prefix="rag-tinyfs-")
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8m,mode=0755", "tmpfs", where],
-                             capture_output=True, text=True)
+    try:
+        mounted = run_tool("mount", "-t", "tmpfs", "-o", "size=8m,mode=0755", "tmpfs", where)
+    except BaseException:  # a skip: nothing was mounted
+        os.rmdir(where)
+        raise
     if mounted.returncode != 0:
         os.rmdir(where)
         pytest.skip(f"cannot mount a tmpfs to produce real disk faults: {mounted.stderr.strip() or 'not root'}")
     try:
         yield Path(where)
     finally:
-        subprocess.run(["umount", "-l", where], check=False)
+        run_tool("umount", "-l", where)
         os.rmdir(where)
 
 
@@ -120,7 +145,7 @@ def read_only_db(tiny_fs):
     engine = SQLiteEngine.open(settings, embedder=object())
     engine.migrate()
     engine.close()
-    subprocess.run(["mount", "-o", "remount,ro", str(tiny_fs)], check=True)
+    assert run_tool("mount", "-o", "remount,ro", str(tiny_fs)).returncode == 0
     with pytest.raises(OSError):  # the fault is real: not even root can write there now
         (tiny_fs / "probe").write_bytes(b"x")
     return settings
@@ -168,21 +193,25 @@ def ext4_fs(tmp_path):
     Yields (mount point, the loop device's name, its backing image)."""
     image, where = tmp_path / "ext4.img", tmp_path / "mnt"
     where.mkdir()
-    made = subprocess.run(f"truncate -s 32M {image} && mkfs.ext4 -q {image}", shell=True, capture_output=True, text=True)
-    loop = subprocess.run(["losetup", "-f", "--show", str(image)], capture_output=True, text=True)
+    for name in ("mkfs.ext4", "losetup", "mount", "umount", "chattr"):
+        tool(name)  # every tool the fixture and its cleanup need, before anything is made
+    with open(image, "wb") as out:
+        out.truncate(32 * 1024 * 1024)
+    made = run_tool("mkfs.ext4", "-q", str(image))
+    loop = run_tool("losetup", "-f", "--show", str(image)) if made.returncode == 0 else made
     if made.returncode or loop.returncode:
         pytest.skip(f"cannot make an ext4 loop device: {(made.stderr or loop.stderr).strip() or 'not root'}")
     device = loop.stdout.strip()
-    mounted = subprocess.run(["mount", "-o", "errors=remount-ro", device, str(where)], capture_output=True, text=True)
+    mounted = run_tool("mount", "-o", "errors=remount-ro", device, str(where))
     if mounted.returncode:
-        subprocess.run(["losetup", "-d", device], check=False)
+        run_tool("losetup", "-d", device)
         pytest.skip(f"cannot mount ext4: {mounted.stderr.strip()}")
     try:
         yield where, Path(device).name, image
     finally:
-        subprocess.run(["chattr", "-i", str(image)], check=False)
-        subprocess.run(["umount", "-l", str(where)], check=False)
-        subprocess.run(["losetup", "-d", device], check=False)
+        run_tool("chattr", "-i", str(image))
+        run_tool("umount", "-l", str(where))
+        run_tool("losetup", "-d", device)
 
 
 def _not_ready_after(fault, ext4_fs, embedder, words: str, writes_fail: bool) -> None:
@@ -226,7 +255,7 @@ def test_a_device_returning_io_errors_is_not_ready(ext4_fs, embedder):
     A commit may still be answered (SQLite's WAL write lands in the page cache; with synchronous=NORMAL a
     commit does not wait for the disk), so only an fsync'ed probe tells: readiness must say so."""
     image = ext4_fs[2]
-    _not_ready_after(lambda: subprocess.run(["chattr", "+i", str(image)], check=True), ext4_fs, embedder,
+    _not_ready_after(lambda: run_tool("chattr", "+i", str(image)).check_returncode(), ext4_fs, embedder,
                      "failed", writes_fail=False)
 
 
@@ -264,3 +293,54 @@ def test_a_stream_whose_turn_cannot_be_stored_ends_with_the_same_503_as_post_cha
     assert got[-1][1] == {"detail": plain.json()["detail"], "code": 503,
                           "retry_after_s": int(plain.headers["Retry-After"])}
     assert listed["items"] == [] and listed["total"] == 0  # neither turn was kept
+
+
+def test_a_system_tool_that_is_not_installed_is_a_skip_naming_it():
+    with pytest.raises(pytest.skip.Exception, match=r"^no-such-tool is not installed \(looked on PATH and in "
+                                                    r"/usr/sbin, /sbin\)"):
+        tool("no-such-tool")
+
+
+def test_issue_26_point_10_a_storage_fault_is_logged_once_when_it_starts_and_once_when_it_ends(tiny_fs, embedder,
+                                                                                           caplog):
+    """A full disk under a running worker (its queue cannot be claimed): one ERROR with the traceback when
+    the drain first fails, nothing for the ticks after it, one line when it works again with the count of
+    failed runs. Before, every tick logged a chained traceback at ERROR (56 headers in 7 s at 500 ms)."""
+    import logging
+
+    from app.worker import Worker
+
+    settings = Settings(database_url=f"sqlite:///{tiny_fs}/rag.db", api_tokens="test-token", run_worker=False,
+                        backfill_on_startup=False, worker_delay_ms=20, worker_initial_delay_ms=0)
+    engine = SQLiteEngine.open(settings, embedder=embedder)
+    engine.migrate()
+    worker = Worker(engine, settings)
+    filler = None
+    try:
+        for i in range(3):
+            task(engine, f"Queued while the disk fills up {i}")
+        filler = fill(tiny_fs)
+        with caplog.at_level(logging.INFO, logger="app.worker"):
+            worker.start()
+            deadline = time.monotonic() + 60
+            while worker.failing_ticks < 5 and time.monotonic() < deadline:
+                time.sleep(0.02)
+            failed = worker.failing_ticks
+            assert failed >= 5, "the worker never failed five runs in a row on a full disk"
+            filler.unlink()
+            filler = None
+            while engine.status(5).pending and time.monotonic() < deadline:
+                time.sleep(0.02)
+            worker.stop()
+        assert engine.status(5).pending == 0  # it drained once the fault ended
+    finally:
+        worker.stop()
+        if filler is not None:
+            filler.unlink()
+        engine.close()
+    lines = [r for r in caplog.records if r.name == "app.worker" and r.levelno >= logging.WARNING]
+    assert [r.levelname for r in lines] == ["ERROR", "WARNING"], [r.getMessage() for r in lines]
+    started, ended = lines
+    assert started.exc_info is not None and ended.exc_info is None
+    count = int(ended.getMessage().split(" after ")[1].split()[0])
+    assert count >= failed and "failed runs" in ended.getMessage()

@@ -10,9 +10,10 @@ import pytest
 
 from app.telegram.catalogue import EN, ES
 from app.telegram.concurrency import CHAT_QUEUE
+from app.telegram.state import ChatStore, state_key
 from tests.telegram_bot.conftest import drive, settings_for
 from tests.telegram_bot.fake_api import ChatReply, FakeAPI
-from tests.telegram_bot.fake_telegram import FakeTelegram
+from tests.telegram_bot.fake_telegram import TOKEN, FakeTelegram
 
 ME = 7  # a Telegram user our fake API knows (employee 1, Ana, a developer)
 
@@ -250,11 +251,27 @@ def test_the_conversation_survives_a_restart(telegram, tmp_path):
     with FakeAPI(ChatReply(("One.",)), ChatReply(("Two.",))) as api:
         telegram.push(telegram.text_update(ME, "first"))
         drive(settings_for(telegram, api, state), shows(telegram, "One."))
-        assert json.loads(state.read_text())[str(ME)]["conversation_id"] == 41
+        assert ChatStore(state, state_key(TOKEN)).get(ME).conversation_id == 41
 
         telegram.push(telegram.text_update(ME, "second"))
         drive(settings_for(telegram, api, state), shows(telegram, "One.", "Two."))  # a new bot process
         assert api.chats()[1] == {"telegram_id": "7", "message": "second", "conversation_id": 41}
+
+
+def test_a_person_our_api_no_longer_knows_is_forgotten_by_the_bots_state_file(telegram, tmp_path):
+    """Issue 26, point 9: an erased person's chat leaves nothing in RAG_TELEGRAM_STATE_PATH once the API
+    says it no longer knows them (and the file never held their Telegram id to begin with)."""
+    state = tmp_path / "state.json"
+    with FakeAPI(ChatReply(("One.",))) as api:
+        telegram.push(telegram.text_update(ME, "first"))
+        drive(settings_for(telegram, api, state), shows(telegram, "One."))
+        assert ChatStore(state, state_key(TOKEN)).get(ME).conversation_id == 41
+        assert list(json.loads(state.read_text())["chats"]) != [str(ME)]  # keyed by a hash, not the id
+        api.employees.clear()  # erased: our API answers 404 for their Telegram id
+        api.conversations.clear()
+        telegram.push(telegram.text_update(ME, "second"))
+        drive(settings_for(telegram, api, state), shows(telegram, "One.", EN.unknown_user.format(telegram_id=ME)))
+        assert json.loads(state.read_text()) == {"format": 2, "chats": {}}
 
 
 def test_a_conversation_our_api_no_longer_knows_starts_afresh(telegram, tmp_path):

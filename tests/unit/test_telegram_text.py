@@ -12,7 +12,7 @@ import pytest
 from app.logs import REDACTED, redact
 from app.telegram.catalogue import EN, ES, texts_for
 from app.telegram.scoping import choose, fixed_scope
-from app.telegram.state import ChatState, ChatStore
+from app.telegram.state import ChatState, ChatStore, state_key
 from app.telegram.text import TELEGRAM_LIMIT, format_answer, preview, scope_name, split_message, utf16_len
 
 
@@ -108,8 +108,29 @@ def test_redact_removes_a_secret_as_written_and_as_json_escapes_it():
 
 
 def test_the_chat_map_survives_a_reload_and_a_damaged_file_is_ignored(tmp_path):
-    path = tmp_path / "sub" / "state.json"
-    ChatStore(path).put(5, ChatState(conversation_id=41, scope="3", scope_label="Login"))
-    assert ChatStore(path).get(5) == ChatState(41, "3", "Login")
+    path, key = tmp_path / "sub" / "state.json", state_key("123:bot")
+    ChatStore(path, key).put(5, ChatState(conversation_id=41, scope="3", scope_label="Login"))
+    assert ChatStore(path, key).get(5) == ChatState(41, "3", "Login")
+    assert ChatStore(path, state_key("456:another-bot")).get(5) == ChatState()  # a new token starts afresh
     path.write_text("{not json")
-    assert ChatStore(path).get(5) == ChatState()
+    assert ChatStore(path, key).get(5) == ChatState()
+
+
+def test_the_chat_map_holds_no_telegram_id_and_forgets_a_chat_whole(tmp_path):
+    """Issue 26, point 9: the file on the bot's host, where an erasure cannot reach, names no one."""
+    path, key = tmp_path / "state.json", state_key("123:bot")
+    store = ChatStore(path, key)
+    store.put(100000007, ChatState(conversation_id=41, scope="3", scope_label="Login"))
+    store.put(100000008, ChatState(conversation_id=42))
+    assert b"100000007" not in path.read_bytes() and b"100000008" not in path.read_bytes()
+    store.forget(100000007)
+    assert ChatStore(path, key).get(100000007) == ChatState() and ChatStore(path, key).get(100000008).conversation_id == 42
+    assert b"41" not in path.read_bytes() and b"Login" not in path.read_bytes()
+
+
+def test_a_chat_map_keyed_by_chat_id_is_rewritten_hashed_when_loaded(tmp_path):
+    path, key = tmp_path / "state.json", state_key("123:bot")
+    path.write_text(json.dumps({"100000007": {"conversation_id": 41, "scope": "all", "scope_label": None}}))
+    assert ChatStore(path, key).get(100000007) == ChatState(41, "all")
+    assert b"100000007" not in path.read_bytes()
+    assert ChatStore(path, key).get(100000007) == ChatState(41, "all")

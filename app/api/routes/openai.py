@@ -21,6 +21,7 @@ import math
 import re
 import time
 import uuid
+from contextlib import ExitStack
 from typing import Any
 
 import anyio
@@ -30,13 +31,13 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from app.api.deps import EngineDep, GrantDep, SettingsDep
 from app.api.errors import http_answer
-from app.api.openai_schemas import (MODELS, ChatCompletion, ChatCompletionRequest, ChatMessageIn, ModelCard, ModelList,
-                                    OpenAIError, error_responses)
+from app.api.openai_schemas import (MAX_CONVERSATION_CHARS, MODELS, ChatCompletion, ChatCompletionRequest,
+                                    ChatMessageIn, ModelCard, ModelList, OpenAIError, error_responses)
 from app.api.routes.chat import drain_events, results_of, until_disconnect
 from app.auth import TokenGrant
 from app.config import Settings
 from app.domain import MAX_QUESTION_CHARS, Caller
-from app.embedding.tokens import count_tokens
+from app.embedding.tokens import count_tokens_many
 from app.engines.base import Engine
 from app.services import chat
 from app.services.askers import resolve_asker
@@ -69,6 +70,9 @@ def list_models() -> ModelList:
 async def create_chat_completion(body: ChatCompletionRequest, request: Request, engine: EngineDep,
                                  settings: SettingsDep, grant: GrantDep):
     """Answer the last user message from what the asker may see, the earlier messages being the conversation."""
+    check_conversation_size(body.messages)
+    if body.stream:
+        request.app.state.streams.check(grant)  # a refusal before any work; open_stream claims below
     mode_settings = settings_for(settings, body.model)
     question, turns = conversation_of(body.messages)
     caller = await run_in_threadpool(asker_of, engine, grant, body.user)
@@ -77,22 +81,19 @@ async def create_chat_completion(body: ChatCompletionRequest, request: Request, 
     if not body.stream:
         with slots.take():  # a client that hangs up cancels the turn and frees the slot, as on /api/v1/chat
             answer = await until_disconnect(request, chat.chat(engine, mode_settings, prep, client))
-        return await run_in_threadpool(completion_of, body, caller, answer)
-    slot = slots.take()
-    slot.__enter__()  # released when the producer ends (a client that hangs up cancels it, and the turn)
+            return await run_in_threadpool(completion_of, body, caller, answer)  # counting is the turn's work too
+    stream_and_slot = open_stream(request, grant)
     send, receive = anyio.create_memory_object_stream[ServerSentEvent](math.inf)
 
     async def produce() -> None:
         """Runs in sse-starlette's task group: cancelled with it when the client goes away."""
         completion_id, created = _completion_id(), int(time.time())
-        try:
+        with stream_and_slot:
             async with send:
                 await send.send(_chunk(body, completion_id, created, {"role": "assistant", "content": ""}))
                 for event in await _streamed(request, body, engine, mode_settings, prep, client, caller, completion_id,
                                              created):
                     await send.send(event)
-        finally:
-            slot.__exit__(None, None, None)
 
     return EventSourceResponse(drain_events(receive), data_sender_callable=produce, ping=10, sep="\n")
 
@@ -142,6 +143,25 @@ def settings_for(settings: Settings, model: str) -> Settings:
     if model == "rag-extractive":
         return settings.model_copy(update={"search_mode": "hybrid", "llm_url": None, "llm_model": None})
     return settings.model_copy(update={"search_mode": model.removeprefix("rag-")})
+
+
+def open_stream(request: Request, grant: TokenGrant) -> ExitStack:
+    """The token's place among its open streams (app/api/streams.py: a 429 past RAG_STREAMS_PER_TOKEN), then
+    a chat slot; both released when the returned stack is closed (by the stream's producer)."""
+    with ExitStack() as held:
+        held.enter_context(request.app.state.streams.claim(grant))
+        held.enter_context(request.app.state.chat_slots.take())
+        return held.pop_all()
+
+
+def check_conversation_size(messages: list[ChatMessageIn]) -> None:
+    """Refuse a message list whose text is past MAX_CONVERSATION_CHARS, before anything is done with it (the
+    count is ``MAX_MESSAGES``, checked as the body is parsed)."""
+    size = sum(len(_plain(m)) for m in messages)
+    if size > MAX_CONVERSATION_CHARS:
+        raise OpenAIError(400, f"the messages hold {size} characters; at most {MAX_CONVERSATION_CHARS} are taken "
+                               "(the newest turns are what the answer reads: drop or shorten older ones)",
+                          "messages_too_long", "messages")
 
 
 def conversation_of(messages: list[ChatMessageIn]) -> tuple[str, list[tuple[str, str]]]:
@@ -203,9 +223,10 @@ def _named(user: str | None) -> tuple[int | None, str | None] | None:
 
 def completion_of(body: ChatCompletionRequest, caller: Caller, answer: chat.ChatAnswer,
                   completion_id: str | None = None, created: int | None = None) -> dict[str, Any]:
-    """The chat core's answer as a chat.completion (blocking: counts word pieces)."""
-    prompt = sum(count_tokens(_plain(m)) for m in body.messages)
-    completion = count_tokens(answer.answer)
+    """The chat core's answer as a chat.completion (blocking: counts word pieces, in one batch that lets go
+    of the GIL, over at most MAX_CONVERSATION_CHARS)."""
+    *prompts, completion = count_tokens_many([*(_plain(m) for m in body.messages), answer.answer])
+    prompt = sum(prompts)
     return ChatCompletion(
         id=completion_id or _completion_id(), created=created or int(time.time()), model=body.model,
         choices=[{"message": {"content": answer.answer}}],

@@ -34,6 +34,7 @@ from app.domain import (SEARCH_MODES, Caller, Conversation, ConversationKey, Mes
 from app.engines.base import ConflictError, EmbeddingModelError, EngineError, SchemaNotMigratedError
 from app.engines.sqlite import conversations, erasure, errors, indexing, model_mark, records, search, status, summaries
 from app.engines.sqlite import migrate as migrations
+from app.engines.sqlite.drain_lock import DrainLock
 from app.engines.sqlite import statements as sql
 from app.engines.sqlite.indexing import SQLiteIndexingTx
 from app.engines.sqlite.lexical_index import LexicalIndex
@@ -67,11 +68,11 @@ class SQLiteEngine:
         self._index: VectorIndex | None = None
         self._lexical: LexicalIndex | None = None  # built on the first search that needs it
         self._index_lock = threading.Lock()
-        # Claimed-but-unfinished queue rows of this process: SQLite has no SKIP LOCKED, so two
-        # in-process workers at least skip each other's rows (another process may still overlap,
-        # which is safe: upserts are idempotent and queue rows are deleted by exact id).
+        # Claimed-but-unfinished queue rows of this engine: SQLite has no SKIP LOCKED, so two
+        # in-process workers skip each other's rows
         self._inflight: set[int] = set()
         self._inflight_lock = threading.Lock()
+        self.drain_lock = DrainLock(path)  # and another process's claims wait for this one's (drain_lock.py)
         self._closed = False
         self._schema_ok = False  # remembered once true: a migrated schema stays migrated
 
@@ -181,6 +182,7 @@ class SQLiteEngine:
 
     def close(self) -> None:
         self._closed = True
+        self.drain_lock.close()
         with self._connections_lock:
             connections, self._connections = self._connections, []
         for conn in connections:
@@ -286,6 +288,8 @@ class SQLiteEngine:
         finally:
             with self._inflight_lock:
                 self._inflight.difference_update(tx.claimed)
+            if tx.holds_drain_lock:
+                self.drain_lock.release()
 
     def record_failure(self, retry_after_s: Mapping[int, float], error: str) -> None:
         with self._write() as conn:

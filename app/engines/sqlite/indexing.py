@@ -38,11 +38,17 @@ class SQLiteIndexingTx:
         # What each source looked like when this unit read it (None: absent). The writes derived from
         # it are applied only if the source still looks the same inside the write transaction.
         self._loaded: dict[SourceKey, SourceRecord | None] = {}
+        self.holds_drain_lock = False
 
     def claim(self, limit: int, max_attempts: int) -> list[DirtyRow]:
         engine = self._engine
         # A process with another model than the index's must not take rows it cannot index.
         model_mark.check_write(self._conn, engine.model_name)
+        if not self.holds_drain_lock:  # held until the unit ends: another process claims what it left
+            if not engine.drain_lock.acquire():
+                log.info("another process is draining this database: nothing claimed now")
+                return []
+            self.holds_drain_lock = True
         with engine._inflight_lock:
             skip = engine._inflight - self._claimed
             rows = self._conn.execute(sql.CLAIM, (max_attempts, limit + len(skip))).fetchall()
