@@ -23,7 +23,8 @@ _PRIORITY = {"en": {"CRITICAL": "critical", "HIGH": "high priority", "MEDIUM": "
                     "LOW": "de prioridad baja"}}
 _TEXT = {
     "en": {"mine": "assigned to you", "person": "assigned to {name}", "open": "not done", "overdue": "overdue",
-           "unassigned": "unassigned", "due": "due {label} ({first} to {last})", "in": "in {name}",
+           "unassigned": "unassigned", "due": "due {label} ({first} to {last})",
+           "due_by": "due {label} (by {last})", "in": "in {name}",
            "list": "Tasks ({what}) — {n}:", "all": "Tasks you can see — {n}:", "more": "…and {n} more.",
            "none": "No task you can see matches: {what}.", "none_all": "You can see no task.",
            "count": "Tasks ({what}): {n}", "count_all": "Tasks you can see: {n}",
@@ -31,7 +32,8 @@ _TEXT = {
            "no_estimate": "{n} of them have no estimate", "due_on": "due {date}",
            "which": "Which one do you mean: {names}? Ask again with the full name."},
     "es": {"mine": "asignadas a ti", "person": "asignadas a {name}", "open": "sin terminar", "overdue": "vencidas",
-           "unassigned": "sin asignar", "due": "que vencen {label} ({first} a {last})", "in": "en {name}",
+           "unassigned": "sin asignar", "due": "que vencen {label} ({first} a {last})",
+           "due_by": "que vencen {label} (hasta el {last})", "in": "en {name}",
            "list": "Tareas ({what}) — {n}:", "all": "Tareas que puedes ver — {n}:",
            "more": "…y {n} más.", "none": "Ninguna tarea que puedas ver coincide: {what}.",
            "none_all": "No puedes ver ninguna tarea.", "count": "Tareas ({what}): {n}",
@@ -70,8 +72,9 @@ def describe(question: TaskQuestion, person: Person | None = None) -> str:
         parts.append(say["unassigned"])
     if question.due:
         first, end = question.due
-        parts.append(say["due"].format(label=question.due_label, first=first.isoformat(),
-                                       last=(end - dt.timedelta(days=1)).isoformat()))
+        last = (end - dt.timedelta(days=1)).isoformat()
+        parts.append(say["due_by"].format(label=question.due_label, last=last) if first is None else
+                     say["due"].format(label=question.due_label, first=first.isoformat(), last=last))
     for named in (question.sprint, question.project):
         if named is not None:
             parts.append(say["in"].format(name=named.name))

@@ -36,7 +36,7 @@ class TaskQuestion:
     priority: str | None = None
     overdue: bool = False
     unassigned: bool = False
-    due: tuple[dt.date, dt.date] | None = None  # due on or after [0] and before [1]
+    due: tuple[dt.date | None, dt.date] | None = None  # due on or after [0] (None: any day) and before [1]
     due_label: str | None = None  # "this week", "esta semana", ...
     sprint: Named | None = None
     project: Named | None = None
@@ -101,12 +101,65 @@ _DUE_PHRASES = {
     "la semana que viene": ("week", 1), "proxima semana": ("week", 1), "today": ("day", 0), "hoy": ("day", 0),
     "tomorrow": ("day", 1), "manana": ("day", 1),
 }
+_WEEKDAYS = {name: ix for ix, names in enumerate((
+    ("monday", "lunes"), ("tuesday", "martes"), ("wednesday", "miercoles"), ("thursday", "jueves"),
+    ("friday", "viernes"), ("saturday", "sabado"), ("sunday", "domingo"))) for name in names}
+_BY_MARKERS = ("by", "until", "till", "para el", "hasta el", "para el dia", "hasta el dia")
+_WEEKDAY = re.compile(r"(?<![\w-])(?:(?P<marker>before|by|until|till|on|antes\s+del?|para\s+el(?:\s+dia)?"
+                      r"|hasta\s+el(?:\s+dia)?|el)\s+)?(?P<day>" + "|".join(_WEEKDAYS) + r")(?![\w-])")
 _SPANISH_LABELS = {"this week": "esta semana", "next week": "la próxima semana", "today": "hoy",
                    "tomorrow": "mañana"}
 
 
 def parse(question: str, vocabulary: Vocabulary, today: dt.date) -> TaskQuestion | None:
     """The tracker question this is, or None (then it is a question for retrieval)."""
+    reading = _read(question, vocabulary)
+    if reading is None or _leftover(reading.text, reading.taken):
+        return None
+    found = reading.found
+    asks_about_tasks = any(k in found for k in ("noun", "points", "overdue", "unassigned")) or (
+        reading.people and "open" in found)
+    filters = [reading.sprint, reading.project, *(found.get(k) for k in (
+        "status", "priority", "overdue", "unassigned", "due", "mine", "open", "count", "points")), reading.people]
+    if not asks_about_tasks or not any(filters):
+        return None
+    return _question(reading, today, "points" if "points" in found else "count" if "count" in found else "list")
+
+
+def slots(question: str, vocabulary: Vocabulary, today: dt.date, aggregate: Aggregate = "list",
+          default_open: bool = True, default_mine: bool = True) -> TaskQuestion | None:
+    """The filters a question names, whatever else it says: for a question whose kind is already known
+    by its meaning (app/rag/intents.py: "what's on my plate?" is someone's work). Nobody named means the
+    asker (``default_mine``); no status named means work not finished (``default_open``). None when it names a task or
+    document by id, or says "not mine" (no filter expresses that)."""
+    reading = _read(question, vocabulary)
+    if reading is None:
+        return None
+    found = reading.found
+    if "points" in found:
+        aggregate = "points"
+    elif "count" in found and aggregate == "list":
+        aggregate = "count"
+    if default_mine and not reading.people and not found.get("unassigned") and not (reading.sprint or reading.project):
+        found["mine"] = True
+    if default_open and "status" not in found:
+        found["open"] = True
+    return _question(reading, today, aggregate)
+
+
+@dataclass
+class _Reading:
+    text: str
+    lang: str
+    taken: list[tuple[int, int]]
+    found: dict[str, object]
+    people: list[Person]
+    sprint: Named | None
+    project: Named | None
+
+
+def _read(question: str, vocabulary: Vocabulary) -> _Reading | None:
+    """Every filter the question names, and where (None: a task or document asked by id, or "not mine")."""
     text = terms.fold(question)
     lang = "es" if terms.is_spanish(question) else "en"
     taken: list[tuple[int, int]] = []  # spans of the folded text already understood
@@ -140,29 +193,44 @@ def parse(question: str, vocabulary: Vocabulary, today: dt.date) -> TaskQuestion
     take(STATUS_PHRASES, "status")
     take(OVERDUE_PHRASES, "overdue")
     take(PRIORITY_PHRASES, "priority")
+    _take_weekday(text, taken, found)
     take(_DUE_PHRASES, "due")
     take(MINE_PHRASES, "mine")
     people = _people(text, vocabulary, taken)
     take(OPEN_PHRASES, "open")
     take(TASK_NOUNS, "noun")
     take(PERSON_MARKERS, "")
-    if _leftover(text, taken):
-        return None
-    asks_about_tasks = any(k in found for k in ("noun", "points", "overdue", "unassigned")) or (
-        people and "open" in found)
-    filters = [sprint, project, *(found.get(k) for k in ("status", "priority", "overdue", "unassigned", "due",
-                                                             "mine", "open", "count", "points")), people]
-    if not asks_about_tasks or not any(filters):
-        return None
-    due, due_label = _due_range(found.get("due"), today, lang)
-    aggregate: Aggregate = "points" if "points" in found else "count" if "count" in found else "list"
+    return _Reading(text, lang, taken, found, people, sprint, project)
+
+
+def _question(reading: _Reading, today: dt.date, aggregate: Aggregate) -> TaskQuestion:
+    found, people = reading.found, reading.people
+    due, due_label = _due_range(found.get("due"), today, reading.lang)
     return TaskQuestion(
-        lang=lang, aggregate=aggregate, mine="mine" in found and not people, people=tuple(people),
+        lang=reading.lang, aggregate=aggregate, mine="mine" in found and not people, people=tuple(people),
         status=found.get("status"), open_only="open" in found and "status" not in found,  # type: ignore[arg-type]
         priority=found.get("priority"), overdue="overdue" in found,  # type: ignore[arg-type]
-        unassigned="unassigned" in found, due=due, due_label=due_label, sprint=sprint, project=project,
-        words=tuple(text[s:e] for s, e in sorted(taken)),
+        unassigned="unassigned" in found, due=due, due_label=due_label, sprint=reading.sprint,
+        project=reading.project, words=tuple(reading.text[s:e] for s, e in sorted(reading.taken)),
     )
+
+
+def _take_weekday(text: str, taken: list[tuple[int, int]], found: dict[str, object]) -> None:
+    """ "before Friday" / "antes del viernes" (due before it), "by Friday" / "para el viernes" (due on or
+    before it), "on Friday" / "el viernes" (due that day): the next such day after today."""
+    for match in _WEEKDAY.finditer(text):
+        if _free(taken, match.span()):
+            taken.append(match.span())
+            marker = " ".join((match.group("marker") or "").split())
+            mode = "before" if marker in ("before", "antes del", "antes de") else \
+                "by" if marker in _BY_MARKERS else "on"
+            found.setdefault("due", ("weekday", _WEEKDAYS[match.group("day")], mode, match.group(0).strip()))
+            return
+
+
+def people_in(question: str, vocabulary: Vocabulary) -> list[Person]:
+    """The people the question names (all who share a first or last name it uses)."""
+    return _people(terms.fold(question), vocabulary, [])
 
 
 def to_query(question: TaskQuestion, asker_id: int, person: Person | None, today: dt.date) -> TaskQuery:
@@ -292,9 +360,17 @@ def _leftover(text: str, taken: list[tuple[int, int]]) -> bool:
     return False
 
 
-def _due_range(kind: object, today: dt.date, lang: str) -> tuple[tuple[dt.date, dt.date] | None, str | None]:
+def _due_range(kind: object, today: dt.date, lang: str) -> tuple[tuple[dt.date | None, dt.date] | None, str | None]:
     if kind is None:
         return None, None
+    if kind[0] == "weekday":  # type: ignore[index]
+        _, weekday, mode, said = kind  # type: ignore[misc]
+        day = today + dt.timedelta(days=(weekday - today.weekday() - 1) % 7 + 1)  # the next one after today
+        if mode == "before":
+            return (None, day), said  # what is overdue is due before it too
+        if mode == "by":
+            return (None, day + dt.timedelta(days=1)), said
+        return (day, day + dt.timedelta(days=1)), said
     unit, offset = kind  # type: ignore[misc]
     if unit == "day":
         start = today + dt.timedelta(days=offset)
