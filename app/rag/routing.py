@@ -40,6 +40,10 @@ RouteKind = Literal["tasks", "lookup", "follow_up", "retrieve", "compare", "comm
 Missing = Literal["group", "task"]
 
 _COMMENTS = re.compile(r"(?<![\w-])(?:comment\w*|coment\w*|replied|repl(?:y|ies)|respondi\w*)(?![\w-])")
+# "what is blocked?", "which tasks are stuck?", "¿qué está bloqueado?": a list, even beside a focus (while
+# "is there a blocker?" beside one is about it).
+_LIST_ASKED = re.compile(r"(?<![\w-])(?:what|what's|whats|which|anything|que|cuales|cual|algo)(?![\w-])"
+                         r".*(?:blocked|stuck|bloquead\w*|atascad\w*|trabad\w*)")
 _BLOCKED = re.compile(r"(?<![\w-])(?:block\w*|bloque\w*|stuck|atascad\w*|trabad\w*|held up|holding up)(?![\w-])")
 
 
@@ -77,7 +81,7 @@ def route(question: str, focus: EntityRef | None, vocabulary: Vocabulary, today:
         if _COMMENTS.search(text) and not ids and (follow_up or intent == "comments"):
             return Route("clarify", intent=intent, missing="task", lang=lang)  # whose comments?
     if _BLOCKED.search(text) or intent == "blockers":
-        if tasks_asked or (pointing and about):
+        if tasks_asked or (about and (pointing or not _LIST_ASKED.search(text))):
             return Route("blockers", refs=about, intent=intent, lang=lang)
         filters = task_questions.slots(question, vocabulary, today, default_mine=False) if not ids else None
         understood = {terms.stem(w) for phrase in (filters.words if filters else ()) for w in terms.words(phrase)}

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 
 from app.domain import Named, Vocabulary
-from app.rag import terms
+from app.rag import refs, terms
 from app.rag.intents import Intent
 
 # Phrases that ask for where to search, folded (terms.fold). Any one of them, or the kind "scope" by
@@ -21,7 +21,8 @@ from app.rag.intents import Intent
 _ASKING = re.compile(r"(?<![\w-])(?:" + "|".join((
     r"from now on", r"going forward", r"for now on", r"only (?:look|search|use|check|answer)\w*",
     r"just (?:look|search)\w*", r"(?:limit|restrict)\w* (?:it |this |the search |yourself |answers )?to",
-    r"stop filtering", r"(?:search|look)\w* (?:in |at |through |across )?"
+    r"stop filtering", r"switch(?:ing)? (?:the scope |this conversation |the conversation )?to",
+    r"change (?:the |this conversation's |the conversation's )?scope", r"cambia\w* (?:el ambito|a)", r"(?:search|look)\w* (?:in |at |through |across )?"
     r"(?:everything|everywhere|all(?: projects)?)", r"all projects again", r"everything again",
     r"a partir de ahora", r"de ahora en adelante", r"desde ahora", r"solo (?:en |con )?(?:el|los) proyectos?",
     r"unicamente (?:en )?el proyecto", r"limita(?:r|te)?", r"centrate en", r"ce[nñ]ite a", r"quita el filtro",
@@ -44,6 +45,11 @@ class ScopeRequest:
     project: Named | None = None
 
 
+def might_be(question: str) -> bool:
+    """Whether a rule phrase asks for a scope (before any name is read)."""
+    return _ASKING.search(terms.fold(question)) is not None
+
+
 def recognise(question: str, vocabulary: Vocabulary, intent: Intent | None) -> ScopeRequest | None:
     """The scope the asker's own message asks for, or None when it asks for none."""
     text = terms.fold(question)
@@ -55,6 +61,9 @@ def recognise(question: str, vocabulary: Vocabulary, intent: Intent | None) -> S
     project = project_named(text, vocabulary)
     if project is not None:
         return ScopeRequest(lang, str(project.id), project)
+    by_id = [source_id for source_type, source_id in refs.mentions(text) if source_type == "project"]
+    if len(by_id) == 1:  # "switch to project 12": the tool's path says whether it exists
+        return ScopeRequest(lang, str(by_id[0]))
     if _ALL.search(text):
         return ScopeRequest(lang, "all")
     return ScopeRequest(lang, None)

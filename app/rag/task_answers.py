@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from app.domain import Person
+from app.rag.computed import Computed
 from app.rag.task_questions import TaskQuestion
 
 MAX_LISTED = 15  # tasks written out in a list answer; the rest are counted
@@ -100,6 +101,18 @@ def answer(question: TaskQuestion, rows: Sequence[Mapping[str, Any]], person: Pe
     if len(rows) > MAX_LISTED:
         lines.append(say["more"].format(n=f"{len(rows) - MAX_LISTED}{more}"))
     return "\n".join(lines)
+
+
+def computed(question: TaskQuestion, rows: Sequence[Mapping[str, Any]], person: Person | None = None,
+             truncated: bool = False) -> Computed:
+    """The answer as a Computed: its text, the tasks it names (the listed ones, or those counted or
+    added up), and the figure it states (the count, or the sum of story points)."""
+    text = answer(question, rows, person, truncated)
+    named = rows[:MAX_LISTED] if question.aggregate == "list" else rows[:MAX_ANCHORS]
+    anchors = tuple(_anchor(r) for r in named)
+    figure = _number(sum(float(r["story_points"] or 0) for r in rows)) if question.aggregate == "points" \
+        else str(len(rows))
+    return Computed(text, anchors, (figure,) if rows else (), anchors[0] if len(rows) == 1 else None)
 
 
 def _points(question: TaskQuestion, rows: Sequence[Mapping[str, Any]], what: str, more: str) -> str:
