@@ -39,6 +39,11 @@ RouteKind = Literal["tasks", "lookup", "follow_up", "retrieve", "compare", "comm
                     "clarify"]
 Missing = Literal["group", "task"]
 
+# Idioms of one's own work a sentence embedding of Spanish barely separates ("¿en qué ando?"): read as the
+# kind "work", as a kind found by meaning would be.
+_WORK = re.compile(r"(?<![\w-])(?:en que (?:ando|anda|andas|andan|estoy|esta|estas)|que (?:tengo|tiene|tienes) que "
+                   r"(?:hacer|terminar|entregar|acabar)|que me (?:toca|tocan|queda|quedan)|on (?:my|his|her) plate)"
+                   r"(?![\w-])")
 _COMMENTS = re.compile(r"(?<![\w-])(?:comment\w*|coment\w*|replied|repl(?:y|ies)|respondi\w*)(?![\w-])")
 # "what is blocked?", "which tasks are stuck?", "¿qué está bloqueado?": a list, even beside a focus (while
 # "is there a blocker?" beside one is about it).
@@ -64,6 +69,8 @@ def route(question: str, focus: EntityRef | None, vocabulary: Vocabulary, today:
           intent: Intent | None = None) -> Route:
     text = terms.fold(question)
     lang = "es" if terms.is_spanish(question) else "en"
+    if intent is None and _WORK.search(text):
+        intent = "work"
     # Folded text (as the name spans are), so a sprint named "... Sprint 2" is not read as SPRINT #2.
     ids = refs.mentions(text, masked=task_questions.name_spans(question, vocabulary))
     asked_scope = scope_requests.recognise(question, vocabulary, intent)

@@ -28,6 +28,11 @@ _ASKING = re.compile(r"(?<![\w-])(?:" + "|".join((
     r"unicamente (?:en )?el proyecto", r"limita(?:r|te)?", r"centrate en", r"ce[nñ]ite a", r"quita el filtro",
     r"busca\w* en tod[oa]s?", r"busca\w* en todas partes", r"en todo otra vez", r"todos los proyectos",
 )) + r")(?![\w-])")
+# A kind found by meaning changes state only beside a word that speaks of where to search: "what is the
+# payments project about?" sits near the scope examples, yet asks for nothing to change.
+_WHERE = re.compile(r"(?<![\w-])(?:only|just|solo|solamente|unicamente|limit\w*|restrict\w*|search\w*|look\w*|"
+                    r"busca\w*|mira\w*|everything|everywhere|todo|todos|todas|again|otra vez|de nuevo|focus\w*|"
+                    r"centr\w*|stick|quita\w*|filter\w*|filtr\w*|scope|ambito|from now|a partir)(?![\w-])")
 _ALL = re.compile(r"(?<![\w-])(?:everything|everywhere|all projects|all of them|every project|all again|"
                   r"stop filtering|todo|todos los proyectos|todas partes|quita el filtro|sin filtro)(?![\w-])")
 _NONE = re.compile(r"(?<![\w-])(?:no project|without a project|belong to no project|any project|"
@@ -53,7 +58,7 @@ def might_be(question: str) -> bool:
 def recognise(question: str, vocabulary: Vocabulary, intent: Intent | None) -> ScopeRequest | None:
     """The scope the asker's own message asks for, or None when it asks for none."""
     text = terms.fold(question)
-    if intent != "scope" and not _ASKING.search(text):
+    if not _ASKING.search(text) and not (intent == "scope" and _WHERE.search(text)):
         return None
     lang = "es" if terms.is_spanish(question) else "en"
     if _NONE.search(text):

@@ -63,6 +63,8 @@ OPEN_NEGATED = ("not done", "not finished", "not completed", "not complete", "no
 NEGATIONS = frozenset(("not", "no", "non", "never", "nunca", "ni", "without", "sin"))
 NOT_MINE = ("not assigned to me", "not mine", "no asignadas a mi", "no asignados a mi", "no son mias",
             "no son mios")
+TO_DO_VERBS = ("need to do", "needs to do", "have to do", "has to do", "got to do", "still to do", "left to do",
+               "tengo que hacer", "tiene que hacer", "hay que hacer")
 OPEN_PHRASES = ("not done", "not finished", "unfinished", "open", "left", "remaining", "pending", "outstanding",
                 "still open", "sin terminar", "abiertas", "abiertos", "pendientes", "pendiente", "restantes",
                 "quedan", "faltan", "por terminar", "working on", "trabajando en", "esta trabajando", "trabajando",
@@ -186,6 +188,7 @@ def _read(question: str, vocabulary: Vocabulary) -> _Reading | None:
     take(NOT_MINE, "not_mine")
     if "not_mine" in found:
         return None  # other people's tasks and unassigned ones: no filter says that
+    take(TO_DO_VERBS, "open")  # "what do I need to do?" asks for open work, not the TODO status
     take(OPEN_NEGATED, "open")
     take(COUNT_PHRASES, "count")
     take(POINTS_PHRASES, "points")
