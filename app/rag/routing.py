@@ -82,6 +82,9 @@ def route(question: str, focus: EntityRef | None, vocabulary: Vocabulary, today:
     about = tasks_asked or ((focus,) if focus is not None and focus[0] == "task" and (follow_up or pointing)
                             else ())
     if _COMMENTS.search(text) or intent == "comments":
+        if not about and focus is not None and focus[0] == "task" and not ids \
+                and not followup.own_topic(_COMMENTS.sub(" ", text)):  # "¿quién más comentó?": the focus's
+            about = (focus,)
         if about:
             return Route("comments", refs=about, intent=intent, people=tuple(task_questions.people_in(
                 question, vocabulary)), lang=lang)
