@@ -1,74 +1,20 @@
 """The question kinds by meaning (app/rag/intents.py) with the real MiniLM, over paraphrases that are NOT
-among its examples: how well the kinds generalise, in English and in Spanish. A kind left unclear is
-not wrong (the turn goes to retrieval, or a rule catches it: tests/unit/test_intent_routing.py); a wrong
-kind is, and is bounded tightly. The figures go to docs/BENCHMARKS.md."""
+among its examples (tests/data/intent_paraphrases.json, also read by scripts/bench_intents.py): how well
+the kinds generalise, in English and in Spanish. A kind left unclear is not wrong (the turn goes to
+retrieval, or a rule catches it: tests/unit/test_intent_routing.py); a wrong kind is, and is bounded tightly."""
 
 from __future__ import annotations
+
+import json
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from app.rag import intents, terms
 
-PARAPHRASES = [
-    ("what's on my plate?", 'work'),
-    ('anything I should finish before Friday?', 'work'),
-    ('¿en qué ando?', 'work'),
-    ('what do I still need to do?', 'work'),
-    ("what's my workload right now?", 'work'),
-    ('which of my tickets are not closed yet?', 'work'),
-    ('what is Emma doing at the moment?', 'work'),
-    ('what has Luis got on his desk?', 'work'),
-    ('what must I wrap up by Thursday?', 'work'),
-    ('¿qué tareas me quedan?', 'work'),
-    ('¿qué tengo que terminar antes del viernes?', 'work'),
-    ('¿en qué anda Chen?', 'work'),
-    ('¿qué tengo asignado?', 'work'),
-    ('what about the story about currency conversion?', 'entity'),
-    ("what's up with the fraud scoring ticket?", 'entity'),
-    ('tell me about the task on the sales dashboard', 'entity'),
-    ('¿qué hay de la tarea de los pagos en pesos?', 'entity'),
-    ('how many open tickets are there?', 'count'),
-    ('how many tasks are overdue in total?', 'count'),
-    ('what is the sum of points left for Ana?', 'count'),
-    ('¿cuántos tickets críticos hay?', 'count'),
-    ('¿cuántas tareas vencidas hay?', 'count'),
-    ('which project has the most overdue work?', 'compare'),
-    ('who has the biggest backlog?', 'compare'),
-    ('which sprint has the fewest tasks left?', 'compare'),
-    ('tasks per person, please', 'compare'),
-    ('¿qué proyecto va más atrasado?', 'compare'),
-    ('¿quién tiene menos tareas?', 'compare'),
-    ('¿cuántas tareas tiene cada persona?', 'compare'),
-    ('show the count of tasks by status', 'compare'),
-    ('who else commented on it?', 'comments'),
-    ('what was the most recent comment?', 'comments'),
-    ('did anybody reply on that ticket?', 'comments'),
-    ('what did Maria write on it?', 'comments'),
-    ('¿quién más comentó?', 'comments'),
-    ('¿qué comentó Diego?', 'comments'),
-    ('¿cuál fue el último comentario?', 'comments'),
-    ('what is blocked?', 'blockers'),
-    ("what's stopping this one?", 'blockers'),
-    ('which tasks are blocked right now?', 'blockers'),
-    ('¿qué está bloqueado?', 'blockers'),
-    ('¿qué impide avanzar con esta tarea?', 'blockers'),
-    ('only look at the payments project from now on', 'scope'),
-    ('search everything again', 'scope'),
-    ('solo el proyecto de pagos', 'scope'),
-    ('busca en todo otra vez', 'scope'),
-    ('from now on just the data warehouse project', 'scope'),
-    ('please search all projects again', 'scope'),
-    ('limítate al proyecto de la app móvil', 'scope'),
-    ('what is the release plan?', 'free'),
-    ('how should we write texts in Spanish?', 'free'),
-    ('¿Cómo debemos escribir los textos en español?', 'free'),
-    ('what was decided in the weekly mobile sync?', 'free'),
-    ('what is the on-call process?', 'free'),
-    ('how many approvals does a payments PR need?', 'free'),
-    ('¿qué dice la guía de estilo?', 'free'),
-    ('who wrote the architecture decision?', 'free'),
-]
+PARAPHRASES = [(p["question"], p["kind"]) for p in json.loads(
+    (Path(__file__).resolve().parents[1] / "data" / "intent_paraphrases.json").read_text(encoding="utf-8"))]
 
 
 @pytest.fixture(scope="module")
