@@ -62,7 +62,8 @@ def main() -> None:
               "classify_ms_p95": round(sorted(classify_ms)[int(0.95 * len(classify_ms))], 3), "by_language": by_lang}
     save_result(ROOT / "docs" / "bench" / "bench_intents.json", result)
     day = result["date"]
-    rows = [f"| {day} | question kinds: examples embedded at start-up | {len(texts)} | ms | {result['startup_ms']} | - | - |",
+    rows = [f"| {day} | question kinds: examples embedded at start-up | {len(texts)} | ms | {result['startup_ms']} "
+            "| - | - |",
             f"| {day} | question kind per question | - | embed / classify p50 ms | {result['embed_ms_p50']} / "
             f"{result['classify_ms_p50']} | - | - |"]
     for lang, figures in by_lang.items():

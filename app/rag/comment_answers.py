@@ -26,7 +26,8 @@ _LATEST = frozenset(("latest", "last", "newest", "recent", "most recent", "ultim
                      "mas reciente"))
 
 _TEXT = {
-    "en": {"head": "Comments on {anchor} {title} — {n}{by}:", "by": ", by {names}", "none": "{anchor} {title} has no comments.",
+    "en": {"head": "Comments on {anchor} {title} — {n}{by}:", "by": ", by {names}",
+           "none": "{anchor} {title} has no comments.",
            "latest": "The latest comment on {anchor} {title}:", "of": "Comments by {name} on {anchor} {title} — {n}:",
            "none_of": "{name} has not commented on {anchor} {title}.", "unknown": "author not recorded",
            "blocked": "{anchor} {title} ({status}) is held up by:", "free": "Nothing in {anchor} {title} ({status}) "

@@ -66,7 +66,7 @@ def group_of(question: str) -> GroupBy | None:
     if not (most or fewest):
         return None
     dimension = _dimension(words) or ("assignee" if re.search(r"(?<![\w-])(?:who|quien)", text) else None)
-    if dimension is None:
+    if dimension in (None, "priority", "status"):  # "the highest priority task" is a task, not a ranking
         return None
     return GroupBy(dimension, fewest=bool(fewest) and not most)
 

@@ -22,11 +22,12 @@ _ASKING = re.compile(r"(?<![\w-])(?:" + "|".join((
     r"from now on", r"going forward", r"for now on", r"only (?:look|search|use|check|answer)\w*",
     r"just (?:look|search)\w*", r"(?:limit|restrict)\w* (?:it |this |the search |yourself |answers )?to",
     r"stop filtering", r"switch(?:ing)? (?:the scope |this conversation |the conversation )?to",
-    r"change (?:the |this conversation's |the conversation's )?scope", r"cambia\w* (?:el ambito|a)", r"(?:search|look)\w* (?:in |at |through |across )?"
+    r"change (?:the |this conversation's |the conversation's )?scope", r"cambia\w* (?:el ambito|a)",
+    r"(?:search|look)\w* (?:in |at |through |across )?"
     r"(?:everything|everywhere|all(?: projects)?)", r"all projects again", r"everything again",
     r"a partir de ahora", r"de ahora en adelante", r"desde ahora", r"solo (?:en |con )?(?:el|los) proyectos?",
     r"unicamente (?:en )?el proyecto", r"limita(?:r|te)?", r"centrate en", r"ce[nñ]ite a", r"quita el filtro",
-    r"busca\w* en tod[oa]s?", r"busca\w* en todas partes", r"en todo otra vez", r"todos los proyectos",
+    r"busca\w* en tod[oa]s?", r"busca\w* en todas partes", r"en todo otra vez",
 )) + r")(?![\w-])")
 # A kind found by meaning changes state only beside a word that speaks of where to search: "what is the
 # payments project about?" sits near the scope examples, yet asks for nothing to change.

@@ -328,7 +328,7 @@ def _record_answer(engine: Engine, prep: Prepared, route: Route, evidence: Evide
             computed = comment_answers.comments_answer(prep.message, tasks, route.lang, person)
         else:
             computed = comment_answers.blockers_of(tasks, route.lang)
-        gone = " ".join(_NOT_VISIBLE[route.lang].format(what=_spoken(r)) for r in evidence.missing)
+        gone = " ".join(_NOT_VISIBLE[route.lang].format(what=f"#{r[1]}") for r in evidence.missing)
         evidence.computed = Computed("\n\n".join(p for p in (computed.text, gone) if p), computed.anchors,
                                      computed.figures, computed.focus)
         return
@@ -365,7 +365,9 @@ def _scope_change(prep: Prepared, route: Route) -> Computed:
     if target == "none":
         return Computed(say["none"])
     anchor = f"[PROJECT #{target}]"
-    return Computed(say["project"].format(name=result["label"], anchor=anchor), (anchor,), (), anchor)
+    prep.state.anchors.add(anchor)  # citable, as a tool's result is
+    # Nothing an LLM's reply must repeat: it may say the change in its own words around its answer.
+    return Computed(say["project"].format(name=result["label"], anchor=anchor))
 
 
 _MAX_PROJECTS_ASKED = 10
@@ -385,7 +387,7 @@ _CLARIFY = {
     "es": {"task": "¿Qué tarea? Nómbrala o da su número (por ejemplo \"tarea 107\").",
            "group": "¿Comparar por qué: proyecto, iteración, persona o estado?"},
 }
-_NOT_VISIBLE = {"en": "There is no {what} that you can see.", "es": "No hay ninguna {what} que puedas ver."}
+_NOT_VISIBLE = {"en": "There is no task {what} that you can see.", "es": "No hay ninguna tarea {what} que puedas ver."}
 
 
 # --- answers ---------------------------------------------------------------------------------------

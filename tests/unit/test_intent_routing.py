@@ -107,6 +107,7 @@ def test_scope_requests(kind_of, question, target):
     "what is the payments project about?", "what are the known limitations of the nightly ETL?",
     "what should I focus on this week?", "who can tell me more about the project?",
     "¿Cómo debemos escribir los textos en español?", "what was decided in the weekly mobile sync?",
+    "¿cuántas tareas hay en todos los proyectos?",
 ])
 def test_questions_that_ask_for_no_scope_change_are_not_scope_requests(kind_of, question):
     assert routed(kind_of, question).kind != "scope"
