@@ -233,7 +233,7 @@ async def _retrieval_query(settings: Settings, client: httpx.AsyncClient, deadli
     within a share of the turn's deadline; without one, or when that fails, the focus's title (or the
     last question that named a topic) is carried over."""
     question = prep.message
-    if route.kind in ("tasks", "lookup") or not memory:
+    if route.kind not in ("follow_up", "retrieve") or not memory:  # the route names what it is about
         return question
     if route.kind == "retrieve" and not followup.is_follow_up(question):
         return question

@@ -137,10 +137,12 @@ def test_a_developer_compares_only_what_she_may_see(demo, offline):
     assert {p: n for p, n in figures.items() if n} == mine
 
 
-def _commented_task(demo):
-    """A task with comments by two or more people, its comment bodies and its authors' names (SQL)."""
-    task_id = sql(demo, "SELECT TASK_ID FROM COMMENTS GROUP BY TASK_ID HAVING COUNT(DISTINCT AUTHOR_ID) >= 2 "
-                        "ORDER BY TASK_ID LIMIT 1")[0][0]
+def _commented_task(demo, assignee=None):
+    """A task (of ``assignee``, if given) with comments by two or more people, its comment bodies and its
+    authors' names (SQL)."""
+    task_id = sql(demo, "SELECT c.TASK_ID FROM COMMENTS c JOIN TASKS t ON t.TASK_ID = c.TASK_ID WHERE "
+                        "t.ASSIGNEE_ID = COALESCE(?, t.ASSIGNEE_ID) GROUP BY c.TASK_ID HAVING "
+                        "COUNT(DISTINCT c.AUTHOR_ID) >= 2 ORDER BY c.TASK_ID LIMIT 1", assignee)[0][0]
     rows = sql(demo, "SELECT c.BODY, e.FIRST_NAME || ' ' || e.LAST_NAME FROM COMMENTS c JOIN EMPLOYEES e ON "
                      "e.EMPLOYEE_ID = c.AUTHOR_ID WHERE c.TASK_ID = ? ORDER BY c.COMMENT_ID", task_id)
     return task_id, [r[0] for r in rows], [r[1] for r in rows]
@@ -159,6 +161,25 @@ def test_who_else_commented_answers_from_the_focus_comments(demo, offline, follo
     else:  # until then it says the author is not recorded, and names nobody it would have to guess
         assert then["answer"].count("author not recorded" if follow_up.startswith("who") else
                                     "autor no registrado") == len(bodies)
+
+
+def test_my_plate_and_who_else_commented_with_the_llm(demo):
+    """A three-turn conversation with the loopback LLM: the routed answers (the asker's open tasks, the focus's
+    comments) are the model's first context block, whatever the model then says."""
+    task_id, bodies, _ = _commented_task(demo, ANA)
+    truth = [r[0] for r in sql(demo, f"SELECT TASK_ID FROM TASKS WHERE ASSIGNEE_ID = ? AND {OPEN} ORDER BY TASK_ID",
+                               ANA)]
+    replies = [Reply.plain("Your open tasks are listed."), Reply.plain(f"Task [TASK #{task_id}]."),
+               Reply.plain(f"Several people commented [TASK #{task_id}].")]
+    with FakeLLM(*replies) as llm, TestClient(_app(demo, **llm_settings(llm, chat_max_tool_rounds=0))) as c:
+        plate, lookup, commented = converse(c, ANA, "what's on my plate?", f"tell me about task {task_id}",
+                                            "who else commented on it?")
+    assert [a["route"] for a in (plate, lookup, commented)] == ["tasks", "lookup", "comments"]
+    answers_given = [json.dumps(r["body"]["messages"], ensure_ascii=False) for r in llm.requests
+                     if r["body"]["messages"][-1]["content"].endswith(("plate?", "on it?"))]
+    plate_prompt, comments_prompt = answers_given[0], answers_given[-1]
+    assert f"— {len(truth)}:" in plate_prompt and all(f"[TASK #{t}]" in plate_prompt for t in truth[:15])
+    assert all(json.dumps(body, ensure_ascii=False)[1:-1] in comments_prompt for body in bodies)
 
 
 # --- failure 4: scope by words, and a focus that ignores a new scope ------------------------------------
