@@ -130,4 +130,6 @@ _FILTER_STEMS = frozenset(terms.stem(w) for w in (*task_questions.TASK_NOUNS, "r
 def _compare(question: str, vocabulary: Vocabulary, today: dt.date, group: GroupBy, intent: Intent | None,
              lang: str) -> Route:
     filters = task_questions.slots(question, vocabulary, today, default_mine=False, default_open=False)
+    if filters is None:  # "… not assigned to me": no filter says that
+        return Route("retrieve", intent=intent, lang=lang)
     return Route("compare", tasks=filters, group=group, intent=intent, lang=lang)

@@ -19,7 +19,7 @@ from app.worker import Worker
 from tests.fake_llm import FakeLLM, Reply
 from tests.support import document
 
-from .chat_data import AUTH, client_for, llm_settings, seed, tool_result
+from .chat_data import AUTH, ask, client_for, converse, llm_settings, seed, tool_result
 
 MARIA, ANA, CHEN = 1, 2, 4  # demo employees (app/demo_data.EMPLOYEES, seed order)
 TASK = re.compile(r"\[TASK #(\d+)\]")
@@ -49,21 +49,6 @@ def offline(demo):
 
 def sql(demo, query, *args):
     return demo[0].conn.execute(query, args).fetchall()
-
-
-def ask(c, who, message, conversation=None):
-    body = {"employee_id": who, "message": message, **({"conversation_id": conversation} if conversation else {})}
-    response = c.post("/api/v1/chat", json=body, headers=AUTH)
-    assert response.status_code == 200, response.text
-    return response.json()
-
-
-def converse(c, who, *questions):
-    answers, conversation = [], None
-    for question in questions:
-        answers.append(ask(c, who, question, conversation))
-        conversation = answers[-1]["conversation_id"]
-    return answers
 
 
 def tasks_in(text):

@@ -69,6 +69,10 @@ def test_comparisons_group_and_keep_their_filters(kind_of, question, dimension, 
     assert route.tasks.overdue is overdue and not route.tasks.mine
 
 
+def test_a_comparison_no_filter_can_express_is_left_to_retrieval():
+    assert routing.route("which project has the most tasks not assigned to me?", None, NAMES, TODAY).kind == "retrieve"
+
+
 def test_a_comparison_without_a_grouping_asks_for_one():
     route = routing.route("who is the most overloaded?", None, NAMES, TODAY, "compare")
     assert route.kind == "compare" and route.group.dimension == "assignee"
