@@ -44,6 +44,9 @@ Missing = Literal["group", "task"]
 _WORK = re.compile(r"(?<![\w-])(?:en que (?:ando|anda|andas|andan|estoy|esta|estas)|que (?:tengo|tiene|tienes) que "
                    r"(?:hacer|terminar|entregar|acabar)|que me (?:toca|tocan|queda|quedan)|on (?:my|his|her) plate)"
                    r"(?![\w-])")
+# Words no filter explains that a question of a kind found by meaning may still hold ("what's on my plate?":
+# "plate"; "anything I should finish before Friday?": "finish"); more, and it is about something else.
+MAX_UNKNOWN = 2
 _COMMENTS = re.compile(r"(?<![\w-])(?:comment\w*|coment\w*|replied|repl(?:y|ies)|respondi\w*)(?![\w-])")
 # "what is blocked?", "which tasks are stuck?", "¿qué está bloqueado?": a list, even beside a focus (while
 # "is there a blocker?" beside one is about it).
@@ -107,13 +110,14 @@ def route(question: str, focus: EntityRef | None, vocabulary: Vocabulary, today:
         return Route("tasks", tasks=asked, intent=intent, lang=lang)
     if ids:
         return Route("lookup", refs=tuple(ids), intent=intent, lang=lang)
-    if intent == "compare":
-        dimension = comparisons.dimension_named(question)
+    if intent == "compare" and task_questions.slots(question, vocabulary, today, max_unknown=MAX_UNKNOWN + 1):
+        dimension = comparisons.dimension_named(question)  # "most"/"fewest" are words no filter explains
         if dimension is None:
             return Route("clarify", intent=intent, missing="group", lang=lang)
         return _compare(question, vocabulary, today, GroupBy(dimension), intent, lang)
     if intent in ("work", "count") and not follow_up:
-        asked = task_questions.slots(question, vocabulary, today, "count" if intent == "count" else "list")
+        asked = task_questions.slots(question, vocabulary, today, "count" if intent == "count" else "list",
+                                     max_unknown=MAX_UNKNOWN)
         if asked is not None:
             return Route("tasks", tasks=asked, intent=intent, lang=lang)
     if follow_up:

@@ -129,13 +129,14 @@ def parse(question: str, vocabulary: Vocabulary, today: dt.date) -> TaskQuestion
 
 
 def slots(question: str, vocabulary: Vocabulary, today: dt.date, aggregate: Aggregate = "list",
-          default_open: bool = True, default_mine: bool = True) -> TaskQuestion | None:
+          default_open: bool = True, default_mine: bool = True, max_unknown: int | None = None) -> TaskQuestion | None:
     """The filters a question names, whatever else it says: for a question whose kind is already known
     by its meaning (app/rag/intents.py: "what's on my plate?" is someone's work). Nobody named means the
     asker (``default_mine``); no status named means work not finished (``default_open``). None when it names a task or
-    document by id, or says "not mine" (no filter expresses that)."""
+    document by id, says "not mine" (no filter expresses that), or has more than ``max_unknown`` words no filter
+    explains ("how do I book a meeting room for Friday?" is near "my work" in meaning, but is about a room)."""
     reading = _read(question, vocabulary)
-    if reading is None:
+    if reading is None or max_unknown is not None and len(_unknown(reading.text, reading.taken)) > max_unknown:
         return None
     found = reading.found
     if "points" in found:
@@ -351,16 +352,16 @@ def _people(text: str, vocabulary: Vocabulary, taken: list[tuple[int, int]]) -> 
 def _leftover(text: str, taken: list[tuple[int, int]]) -> bool:
     """Whether a word outside the understood spans carries meaning (then the question is not ours); a
     negation always does."""
+    return bool(_unknown(text, taken))
+
+
+def _unknown(text: str, taken: list[tuple[int, int]]) -> list[str]:
+    """The words outside the understood spans that carry meaning (a negation always does)."""
     rest = list(text)
     for start, end in taken:
         rest[start:end] = " " * (end - start)
-    for word in terms.words("".join(rest)):
-        if word in NEGATIONS:
-            return True
-        if word in terms.STOP or word in FILLER or len(word) < 2 and not word.isdigit():
-            continue
-        return True
-    return False
+    return [word for word in terms.words("".join(rest)) if word in NEGATIONS or not (
+        word in terms.STOP or word in FILLER or len(word) < 2 and not word.isdigit())]
 
 
 def _due_range(kind: object, today: dt.date, lang: str) -> tuple[tuple[dt.date | None, dt.date] | None, str | None]:

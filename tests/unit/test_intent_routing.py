@@ -56,6 +56,13 @@ def test_the_next_weekday_is_after_today():
     assert asked.due == (dt.date(2026, 12, 8), dt.date(2026, 12, 9))
 
 
+@pytest.mark.parametrize("question", ["how do I book a meeting room for Friday?",
+                                      "which design does Ana want to lead?"])
+def test_a_question_near_a_kind_but_about_something_else_is_retrieval(kind_of, question):
+    """Near "my work" in meaning, but most of its words are about a room or a design: no filter explains them."""
+    assert routed(kind_of, question).kind == "retrieve"
+
+
 @pytest.mark.parametrize("question, dimension, overdue", [
     ("which project has the most overdue work?", "project", True),
     ("¿qué proyecto tiene más tareas atrasadas?", "project", True),
