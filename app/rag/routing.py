@@ -91,8 +91,8 @@ def route(question: str, focus: EntityRef | None, vocabulary: Vocabulary, today:
         if about:
             return Route("comments", refs=about, intent=intent, people=tuple(task_questions.people_in(
                 question, vocabulary)), lang=lang)
-        if _COMMENTS.search(text) and not ids and (follow_up or intent == "comments"):
-            return Route("clarify", intent=intent, missing="task", lang=lang)  # whose comments?
+        if _COMMENTS.search(text) and not ids and not followup.own_topic(_COMMENTS.sub(" ", text)):
+            return Route("clarify", intent=intent, missing="task", lang=lang)  # whose comments? (it names none)
     if _BLOCKED.search(text) or intent == "blockers":
         if tasks_asked or (about and (pointing or not _LIST_ASKED.search(text))):
             return Route("blockers", refs=about, intent=intent, lang=lang)

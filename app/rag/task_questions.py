@@ -63,6 +63,11 @@ OPEN_NEGATED = ("not done", "not finished", "not completed", "not complete", "no
 NEGATIONS = frozenset(("not", "no", "non", "never", "nunca", "ni", "without", "sin"))
 NOT_MINE = ("not assigned to me", "not mine", "no asignadas a mi", "no asignados a mi", "no son mias",
             "no son mios")
+# "I"/"me"/"ando": a question of someone's work that names nobody and says one of these is the asker's
+# ("what's due tomorrow?" says none: everything the asker may see).
+_FIRST_PERSON = frozenset(terms.fold(w) for w in """
+i me my mine myself i'm im i've i'd mi mis mio mia mios mias yo tengo estoy ando debo voy puedo
+""".split())
 TO_DO_VERBS = ("need to do", "needs to do", "have to do", "has to do", "got to do", "still to do", "left to do",
                "tengo que hacer", "tiene que hacer", "hay que hacer")
 OPEN_PHRASES = ("not done", "not finished", "unfinished", "open", "left", "remaining", "pending", "outstanding",
@@ -131,8 +136,8 @@ def parse(question: str, vocabulary: Vocabulary, today: dt.date) -> TaskQuestion
 def slots(question: str, vocabulary: Vocabulary, today: dt.date, aggregate: Aggregate = "list",
           default_open: bool = True, default_mine: bool = True, max_unknown: int | None = None) -> TaskQuestion | None:
     """The filters a question names, whatever else it says: for a question whose kind is already known
-    by its meaning (app/rag/intents.py: "what's on my plate?" is someone's work). Nobody named means the
-    asker (``default_mine``); no status named means work not finished (``default_open``). None when it names a task or
+    by its meaning (app/rag/intents.py: "what's on my plate?" is someone's work). Nobody named, beside "I",
+    "me", "my" or a Spanish first person, means the asker (``default_mine``); no status named means work not finished (``default_open``). None when it names a task or
     document by id, says "not mine" (no filter expresses that), or has more than ``max_unknown`` words no filter
     explains ("how do I book a meeting room for Friday?" is near "my work" in meaning, but is about a room)."""
     reading = _read(question, vocabulary)
@@ -143,7 +148,8 @@ def slots(question: str, vocabulary: Vocabulary, today: dt.date, aggregate: Aggr
         aggregate = "points"
     elif "count" in found and aggregate == "list":
         aggregate = "count"
-    if default_mine and not reading.people and not found.get("unassigned") and not (reading.sprint or reading.project):
+    if default_mine and not reading.people and not found.get("unassigned") and not (reading.sprint or reading.project) \
+            and _FIRST_PERSON & set(terms.words(reading.text)):
         found["mine"] = True
     if default_open and "status" not in found:
         found["open"] = True

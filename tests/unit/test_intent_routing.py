@@ -51,6 +51,12 @@ def test_a_weekday_is_a_due_window(kind_of, question, marker_end):
     assert route.kind == "tasks" and route.tasks.mine and route.tasks.due == (None, marker_end)
 
 
+def test_work_without_a_first_person_is_everything_visible(kind_of):
+    route = routed(kind_of, "what's due tomorrow?")
+    assert route.kind == "tasks" and not route.tasks.mine and route.tasks.due == (dt.date(2026, 12, 2),
+                                                                                  dt.date(2026, 12, 3))
+
+
 def test_the_next_weekday_is_after_today():
     asked = task_questions.slots("what is due on Tuesday?", NAMES, TODAY)  # today is a Tuesday: the next one
     assert asked.due == (dt.date(2026, 12, 8), dt.date(2026, 12, 9))
@@ -93,6 +99,7 @@ def test_comments_of_the_focus(kind_of):
     assert said.kind == "comments" and [p.employee_id for p in said.people] == [4]
     assert routed(kind_of, "who commented on task 12?").refs == (("task", 12),)
     assert routed(kind_of, "who commented on it?").kind == "clarify"  # no focus: which task?
+    assert routed(kind_of, "which tasks did Chen comment on?").kind == "retrieve"  # names its own topic
 
 
 def test_blocked_lists_and_the_focus_blockers(kind_of):
