@@ -44,6 +44,10 @@ Missing = Literal["group", "task"]
 _WORK = re.compile(r"(?<![\w-])(?:en que (?:ando|anda|andas|andan|estoy|esta|estas)|que (?:tengo|tiene|tienes) que "
                    r"(?:hacer|terminar|entregar|acabar)|que me (?:toca|tocan|queda|quedan)|on (?:my|his|her) plate)"
                    r"(?![\w-])")
+# "which tasks did Chen comment on?" asks for tasks, not for one task's comments.
+_TASKS_ASKED = re.compile(r"(?<![\w-])(?:which|what|que|cuales)\s+(?:tasks|tickets|issues|tareas)(?![\w-])")
+_LATEST_STEMS = frozenset(terms.stem(w) for w in ("latest", "last", "recent", "newest", "ultimo", "ultima",
+                                                  "reciente", "else", "mas", "anyone", "anybody", "someone", "alguien"))
 # Words no filter explains that a question of a kind found by meaning may still hold ("what's on my plate?":
 # "plate"; "anything I should finish before Friday?": "finish"); more, and it is about something else.
 MAX_UNKNOWN = 2
@@ -84,14 +88,16 @@ def route(question: str, focus: EntityRef | None, vocabulary: Vocabulary, today:
     tasks_asked = tuple(r for r in ids if r[0] == "task")
     about = tasks_asked or ((focus,) if focus is not None and focus[0] == "task" and (follow_up or pointing)
                             else ())
-    if _COMMENTS.search(text) or intent == "comments":
-        if not about and focus is not None and focus[0] == "task" and not ids \
-                and not followup.own_topic(_COMMENTS.sub(" ", text)):  # "¿quién más comentó?": the focus's
-            about = (focus,)
+    if (_COMMENTS.search(text) or intent == "comments") and not _TASKS_ASKED.search(text):
+        authors = tuple(task_questions.people_in(question, vocabulary))
+        # What the question names besides comments, their authors and "the latest": nothing means the focus's.
+        topic = followup.own_topic(_COMMENTS.sub(" ", text)) - _LATEST_STEMS - {
+            terms.stem(w) for p in authors for w in terms.words(terms.fold(p.name))}
+        if not about and focus is not None and focus[0] == "task" and not ids and not topic:
+            about = (focus,)  # "¿quién más comentó?", "¿qué comentó Diego?"
         if about:
-            return Route("comments", refs=about, intent=intent, people=tuple(task_questions.people_in(
-                question, vocabulary)), lang=lang)
-        if _COMMENTS.search(text) and not ids and not followup.own_topic(_COMMENTS.sub(" ", text)):
+            return Route("comments", refs=about, intent=intent, people=authors, lang=lang)
+        if _COMMENTS.search(text) and not ids and not topic:
             return Route("clarify", intent=intent, missing="task", lang=lang)  # whose comments? (it names none)
     if _BLOCKED.search(text) or intent == "blockers":
         if tasks_asked or (about and (pointing or not _LIST_ASKED.search(text))):

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from app.domain import CommentSource, Named, Person, TaskSource, Vocabulary
-from app.rag import comment_answers, comparisons, intents, routing, scope_requests, task_questions, titles
+from app.rag import comment_answers, comparisons, intents, routing, scope_requests, task_questions, terms, titles
 from app.rag.comparisons import GroupBy
 
 TODAY = dt.date(2026, 12, 1)  # a Tuesday
@@ -134,6 +134,26 @@ def test_questions_that_ask_for_no_scope_change_are_not_scope_requests(kind_of, 
 
 def test_a_scope_request_without_a_project_asks_which():
     assert scope_requests.recognise("from now on only that project", NAMES, None).target is None
+
+
+ROUTE_OF_KIND = {"work": "tasks", "count": "tasks", "compare": "compare", "comments": "comments",
+                 "blockers": "blockers", "scope": "scope", "free": "retrieve", "entity": "retrieve"}
+TEAM = Vocabulary(people=(*NAMES.people, Person(3, "Ben", "Carter"), Person(5, "Diego", "Hernandez"),
+                          Person(6, "Emma", "Schmidt"), Person(9, "Luis", "Perez")),
+                  projects=NAMES.projects, sprints=NAMES.sprints)
+
+
+@pytest.mark.parametrize("lang, right_at_least", [("en", 0.9), ("es", 0.85)])
+def test_kind_and_rules_route_the_paraphrases(kind_of, lang, right_at_least):
+    """The whole router (kind by meaning, rules, slots) over the paraphrases outside the examples (comments
+    and blockers asked beside a focus, as a conversation asks them)."""
+    from tests.unit.test_intents import PARAPHRASES
+
+    asked = [(q, kind) for q, kind in PARAPHRASES if terms.is_spanish(q) == (lang == "es")]
+    wrong = [(q, kind, route.kind) for q, kind in asked for route in [routing.route(
+        q, ("task", 107) if kind in ("comments", "blockers") else None, TEAM, TODAY, kind_of(q))]
+        if route.kind != ROUTE_OF_KIND[kind]]
+    assert 1 - len(wrong) / len(asked) >= right_at_least, wrong
 
 
 # --- comparisons ----------------------------------------------------------------------------------
