@@ -323,3 +323,22 @@ def test_librechats_title_request_in_spanish(demo, offline):
                                         "case conventions. Only return the title itself."}]})
     assert response.json()["choices"][0]["message"]["content"] == "En Qué Ando"
     assert response.json()["rag"]["route"] == "title"
+
+
+def test_a_comparison_past_find_tasks_limit_names_no_winner(sqlite_engine, sqlite_settings):
+    """300 tasks of Alpha, then 450 of Beta: find_tasks (by id, up to 500) reads Alpha 300 and Beta 200, a wrong
+    winner; the answer says it cannot rank instead of ranking that part."""
+    from tests.support import employee, project, task
+
+    boss = employee(sqlite_engine, "Maria", "Lopez", role="MANAGER")
+    first, second = project(sqlite_engine, "Alpha", "a"), project(sqlite_engine, "Beta", "b")
+    for n in range(300):
+        task(sqlite_engine, f"alpha {n}", project_id=first)
+    for n in range(450):
+        task(sqlite_engine, f"beta {n}", project_id=second)
+    truth = sql((sqlite_engine,), "SELECT PROJECT_ID, COUNT(*) FROM TASKS GROUP BY PROJECT_ID ORDER BY 2 DESC")
+    assert truth[0] == (second, 450)  # the true winner is Beta
+    with client_for(sqlite_settings, sqlite_engine) as c:
+        answer = ask(c, boss, "which project has the most tasks?")
+    assert answer["route"] == "compare" and "cannot rank" in answer["answer"]
+    assert "Alpha" not in answer["answer"] and "Beta" not in answer["answer"] and answer["citations"] == []
