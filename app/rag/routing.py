@@ -89,23 +89,13 @@ def route(question: str, focus: EntityRef | None, vocabulary: Vocabulary, today:
     about = tasks_asked or ((focus,) if focus is not None and focus[0] == "task" and (follow_up or pointing)
                             else ())
     if (_COMMENTS.search(text) or intent == "comments") and not _TASKS_ASKED.search(text):
-        authors = tuple(task_questions.people_in(question, vocabulary))
-        # What the question names besides comments, their authors and "the latest": nothing means the focus's.
-        topic = followup.own_topic(_COMMENTS.sub(" ", text)) - _LATEST_STEMS - {
-            terms.stem(w) for p in authors for w in terms.words(terms.fold(p.name))}
-        if not about and focus is not None and focus[0] == "task" and not ids and not topic:
-            about = (focus,)  # "¿quién más comentó?", "¿qué comentó Diego?"
-        if about:
-            return Route("comments", refs=about, intent=intent, people=authors, lang=lang)
-        if _COMMENTS.search(text) and not ids and not topic:
-            return Route("clarify", intent=intent, missing="task", lang=lang)  # whose comments? (it names none)
+        found = _comments(question, text, focus, ids, about, vocabulary, intent, lang)
+        if found is not None:
+            return found
     if _BLOCKED.search(text) or intent == "blockers":
-        if tasks_asked or (about and (pointing or not _LIST_ASKED.search(text))):
-            return Route("blockers", refs=about, intent=intent, lang=lang)
-        filters = task_questions.slots(question, vocabulary, today, default_mine=False) if not ids else None
-        understood = {terms.stem(w) for phrase in (filters.words if filters else ()) for w in terms.words(phrase)}
-        if filters is not None and not followup.own_topic(question) - _FILTER_STEMS - understood:
-            return Route("blockers", tasks=filters, intent=intent, lang=lang)
+        found = _blockers(question, text, ids, about, pointing, vocabulary, today, intent, lang)
+        if found is not None:
+            return found
     if follow_up and pointing:  # "is it overdue?" is about the focus, not a list
         return Route("follow_up", refs=(focus,), intent=intent, lang=lang)  # type: ignore[arg-type]
     asked = task_questions.parse(question, vocabulary, today)  # "overdue in sprint 3" before SPRINT #3
@@ -129,6 +119,37 @@ def route(question: str, focus: EntityRef | None, vocabulary: Vocabulary, today:
     if follow_up:
         return Route("follow_up", refs=(focus,), intent=intent, lang=lang)  # type: ignore[arg-type]
     return Route("retrieve", intent=intent, lang=lang)
+
+
+def _comments(question: str, text: str, focus: EntityRef | None, ids: list[EntityRef], about: tuple[EntityRef, ...],
+              vocabulary: Vocabulary, intent: Intent | None, lang: str) -> Route | None:
+    """The comments of the tasks asked about, of the focus when the question names nothing else, or the
+    question back (whose comments?); None: the question names a topic of its own (retrieval reads it)."""
+    authors = tuple(task_questions.people_in(question, vocabulary))
+    # What the question names besides comments, their authors and "the latest": nothing means the focus's.
+    topic = followup.own_topic(_COMMENTS.sub(" ", text)) - _LATEST_STEMS - {
+        terms.stem(w) for p in authors for w in terms.words(terms.fold(p.name))}
+    if not about and focus is not None and focus[0] == "task" and not ids and not topic:
+        about = (focus,)  # "¿quién más comentó?", "¿qué comentó Diego?"
+    if about:
+        return Route("comments", refs=about, intent=intent, people=authors, lang=lang)
+    if _COMMENTS.search(text) and not ids and not topic:
+        return Route("clarify", intent=intent, missing="task", lang=lang)
+    return None
+
+
+def _blockers(question: str, text: str, ids: list[EntityRef], about: tuple[EntityRef, ...], pointing: bool,
+              vocabulary: Vocabulary, today: dt.date, intent: Intent | None, lang: str) -> Route | None:
+    """What blocks the tasks asked about (or the focus), or the blocked tasks the question's filters name;
+    None: it names a topic no filter explains ("what's blocking the refund flow?": retrieval)."""
+    tasks_asked = tuple(r for r in ids if r[0] == "task")
+    if tasks_asked or (about and (pointing or not _LIST_ASKED.search(text))):
+        return Route("blockers", refs=about, intent=intent, lang=lang)
+    filters = task_questions.slots(question, vocabulary, today, default_mine=False) if not ids else None
+    understood = {terms.stem(w) for phrase in (filters.words if filters else ()) for w in terms.words(phrase)}
+    if filters is not None and not followup.own_topic(question) - _FILTER_STEMS - understood:
+        return Route("blockers", tasks=filters, intent=intent, lang=lang)
+    return None
 
 
 # Words a blockers question may hold beside "blocked" and still be about the list: "what is blocked in
