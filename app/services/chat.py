@@ -19,7 +19,6 @@ Order of work, so that bad input changes nothing and a failure stores nothing ha
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 import json
 import logging
@@ -33,18 +32,18 @@ import anyio
 import httpx
 
 from app.config import Settings
-from app.domain import (MAX_CITATIONS, MAX_QUESTION_CHARS, MAX_RETRIEVED, Caller, Conversation, Message, Named,
-                        Scope, SearchHit, SourceRecord, TaskSource, TurnFacts, Vocabulary)
+from app.domain import (MAX_CITATIONS, MAX_QUESTION_CHARS, MAX_RETRIEVED, Caller, Conversation, Message, Scope,
+                        SearchHit, SourceRecord, TurnFacts, Vocabulary)
 from app.engines.base import Engine
 from app.entities import EMPLOYEES
 from app.logs import current_request_id
-from app.rag import (citations, comment_answers, comparisons, extractive, followup, prompting, refs, routing,
-                     scope_requests, task_answers, task_questions, terms)
+from app.rag import (citations, comparisons, extractive, followup, prompting, refs, routing, scope_requests,
+                     task_questions, terms)
 from app.rag.computed import Computed
 from app.rag.refs import EntityRef
 from app.rag.routing import Route
 from app.rag.templates import header_line
-from app.services import conversations, entities, tools, understanding
+from app.services import conversations, entities, routed_answers, tools, understanding
 from app.services.conversations import EffectiveScope, InvalidScopeError
 from app.services.llm import (Completion, Deadline, LLMError, ToolCall, ToolCalls, complete, complete_with_tools,
                               stream, stream_with_tools)
@@ -261,7 +260,7 @@ def _gather(engine: Engine, settings: Settings, prep: Prepared, route: Route, qu
     """Blocking: the routed lookups or task query, and retrieval (always: the LLM reads it, and every
     answer lists what it was given). A scope request changes the scope first, so retrieval runs under
     the scope the asker just chose."""
-    computed = _scope_change(prep, route) if route.kind == "scope" else None
+    computed = routed_answers.scope_change(prep.state, route) if route.kind == "scope" else None
     scope = conversations.effective(engine, prep.state.scope)
     vector = prep.question_vector if query == prep.message else None
     found = search(engine, query, prep.caller, prep.top_k, Scope(project=scope.project), settings.search_mode,
@@ -271,123 +270,17 @@ def _gather(engine: Engine, settings: Settings, prep: Prepared, route: Route, qu
         evidence.entities = entities.visible(engine, prep.caller, route.refs)
         evidence.missing = [r for r in route.refs if r not in evidence.entities]
     elif route.kind == "tasks" and route.tasks is not None:
-        evidence.computed, evidence.task_rows, evidence.person = _tracker_answer(engine, prep, route.tasks)
+        evidence.computed, evidence.task_rows, evidence.person = routed_answers.tracker(prep.state, route.tasks)
     elif route.kind == "compare":
-        evidence.computed = _comparison(engine, prep, route)
+        evidence.computed = routed_answers.comparison(prep.state, route)
     elif route.kind in ("comments", "blockers"):
-        _record_answer(engine, prep, route, evidence)
+        read = routed_answers.comments_or_blockers(prep.state, route, prep.message, scope)
+        evidence.computed, evidence.entities, evidence.missing = read.computed, read.entities, read.missing
     elif route.kind == "clarify":
-        evidence.computed = Computed(_CLARIFY[route.lang][route.missing])  # type: ignore[index]
+        evidence.computed = routed_answers.clarify(route)
     if evidence.computed is not None:
         evidence.tasks_text = evidence.computed.text  # the LLM's first context block
     return evidence
-
-
-def _tracker_answer(engine: Engine, prep: Prepared, asked: task_questions.TaskQuestion):
-    """find_tasks for a tracker question (the access rule in SQL), and its answer."""
-    ambiguous = task_answers.ambiguous_person(asked)
-    if ambiguous is not None:
-        return Computed(ambiguous), [], None
-    person = asked.people[0] if asked.people else None
-    query = task_questions.to_query(asked, prep.caller.employee_id, person, prep.state.today)
-    rows = engine.find_tasks(prep.caller, query)
-    truncated = len(rows) == query.limit
-    return task_answers.computed(asked, rows, person, truncated), rows, person
-
-
-def _comparison(engine: Engine, prep: Prepared, route: Route) -> Computed:
-    """Every matching task the asker may see, grouped and ranked. A list cut at find_tasks' limit could
-    crown the wrong winner: then the answer says it cannot rank rather than rank a part."""
-    asked, group = route.tasks, route.group
-    assert asked is not None and group is not None
-    ambiguous = task_answers.ambiguous_person(asked)
-    if ambiguous is not None:
-        return Computed(ambiguous)
-    person = asked.people[0] if asked.people else None
-    query = task_questions.to_query(asked, prep.caller.employee_id, person, prep.state.today)
-    rows = engine.find_tasks(prep.caller, query)
-    vocabulary = prep.state.vocabulary()
-    known = {"project": vocabulary.projects if asked.project is None else (),
-             "sprint": [s for s in vocabulary.sprints if asked.project is None or s.project_id == asked.project.id]
-             if asked.sprint is None else (),
-             "assignee": vocabulary.people if prep.caller.sees_everything and person is None else ()}
-    groups = comparisons.rank(rows, group, asked.aggregate == "points", known.get(group.dimension, ()))
-    return comparisons.answer(groups, group, asked.lang, asked.aggregate == "points",
-                              task_answers.describe(asked, person), truncated=len(rows) == query.limit)
-
-
-def _record_answer(engine: Engine, prep: Prepared, route: Route, evidence: Evidence) -> None:
-    """Comments or blockers of the tasks asked about (the focus, or ids), or the blocked tasks in the
-    conversation's scope; what a hidden task and a missing one say is the same."""
-    if route.refs:
-        evidence.entities = entities.visible(engine, prep.caller, route.refs)
-        evidence.missing = [r for r in route.refs if r not in evidence.entities]
-        tasks = [r for r in evidence.entities.values() if isinstance(r, TaskSource)]
-        if route.kind == "comments":
-            person = route.people[0] if len(route.people) == 1 else None
-            computed = comment_answers.comments_answer(prep.message, tasks, route.lang, person)
-        else:
-            computed = comment_answers.blockers_of(tasks, route.lang)
-        gone = " ".join(_NOT_VISIBLE[route.lang].format(what=f"#{r[1]}") for r in evidence.missing)
-        evidence.computed = Computed("\n\n".join(p for p in (computed.text, gone) if p), computed.anchors,
-                                     computed.figures, computed.focus)
-        return
-    asked = route.tasks or task_questions.TaskQuestion(lang=route.lang, open_only=True)
-    scope = evidence.scope.project
-    if asked.project is None and isinstance(scope, int):  # what is blocked *here*: the conversation's project
-        asked = dataclasses.replace(asked, project=Named(scope, evidence.scope.label))
-    person = asked.people[0] if len(asked.people) == 1 else None
-    query = task_questions.to_query(asked, prep.caller.employee_id, person, prep.state.today)
-    rows = [r for r in engine.find_tasks(prep.caller, query) if scope != "none" or r.get("project_id") is None]
-    records = entities.visible(engine, prep.caller, [("task", int(r["task_id"])) for r in rows])
-    tasks = [r for r in records.values() if isinstance(r, TaskSource)]
-    computed = comment_answers.blocked_list(tasks, route.lang, task_answers.describe(asked, person))
-    listed = {refs.ref_of(a) for a in computed.anchors}
-    evidence.entities = {ref: record for ref, record in records.items() if ref in listed}
-    evidence.computed = computed
-
-
-def _scope_change(prep: Prepared, route: Route) -> Computed:
-    """The scope the asker asked for, set through the set_rag_scope tool's own path (a pinned
-    conversation refuses it there), or the question back when no project was named."""
-    asked, say = route.scope, _SCOPE_TEXT[route.lang]
-    assert asked is not None
-    if asked.target is None:
-        projects = prep.state.vocabulary().projects
-        names = ", ".join(f"{p.name} (#{p.id})" for p in projects[:_MAX_PROJECTS_ASKED])
-        return Computed(say["which"].format(names=names or "-"))
-    result = tools.set_rag_scope(prep.state, asked.target)
-    if not result["success"]:
-        return Computed(say["refused"].format(error=result["error"]))
-    target = result["rag_scope"]
-    if target == "all":
-        return Computed(say["all"])
-    if target == "none":
-        return Computed(say["none"])
-    anchor = f"[PROJECT #{target}]"
-    prep.state.anchors.add(anchor)  # citable, as a tool's result is
-    # Nothing an LLM's reply must repeat: it may say the change in its own words around its answer.
-    return Computed(say["project"].format(name=result["label"], anchor=anchor))
-
-
-_MAX_PROJECTS_ASKED = 10
-_SCOPE_TEXT = {
-    "en": {"all": "From now on I search everything you can see.",
-           "none": "From now on I search only what belongs to no project.",
-           "project": "From now on I search only the {name} project {anchor}.",
-           "which": "Which project? {names}", "refused": "The scope stays as it is: {error}."},
-    "es": {"all": "A partir de ahora busco en todo lo que puedes ver.",
-           "none": "A partir de ahora busco solo en lo que no pertenece a ningún proyecto.",
-           "project": "A partir de ahora busco solo en el proyecto {name} {anchor}.",
-           "which": "¿Qué proyecto? {names}", "refused": "El ámbito no cambia: {error}."},
-}
-_CLARIFY = {
-    "en": {"task": "Which task? Name it or give its id (for example \"task 107\").",
-           "group": "Compare by what: project, sprint, person or status?"},
-    "es": {"task": "¿Qué tarea? Nómbrala o da su número (por ejemplo \"tarea 107\").",
-           "group": "¿Comparar por qué: proyecto, iteración, persona o estado?"},
-}
-_NOT_VISIBLE = {"en": "There is no task {what} that you can see.", "es": "No hay ninguna tarea {what} que puedas ver."}
 
 
 # --- answers ---------------------------------------------------------------------------------------
