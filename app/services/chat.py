@@ -6,8 +6,11 @@ Order of work, so that bad input changes nothing and a failure stores nothing ha
 1. ``prepare`` checks the conversation (404) and the scope (422) and reads the recent turns.
 2. Memory under the current rule: turns grounded in an entity the asker can no longer see are left out
    of everything that follows (prompt, rewrite, focus); the focus must still be visible.
-3. Routing (app/rag/routing.py): an id is looked up, a tracker question is a find_tasks query, a
-   follow-up is about the focus, the rest is retrieval — the same for the extractive answer and the LLM.
+3. Routing (app/rag/routing.py): the question's kind by meaning (app/services/understanding.py), then the
+   rules and slots: an id is looked up, a tracker question is a find_tasks query, a comparison a ranking,
+   comments and blockers are read from the records, a scope request changes the scope, a follow-up is
+   about the focus, the rest is retrieval — the same for the extractive answer and the LLM. A route that
+   computes its answer fills ``Evidence.computed`` (app/services/routed_answers.py).
 4. Retrieval under the conversation's scope and the access rule (a follow-up's query carries its focus).
 5. With an LLM: the routed evidence first in the context, tools for at most RAG_CHAT_MAX_TOOL_ROUNDS
    rounds, then the answer, whose citations are checked (app/rag/citations.py). One deadline,
