@@ -342,3 +342,14 @@ def test_a_comparison_past_find_tasks_limit_names_no_winner(sqlite_engine, sqlit
         answer = ask(c, boss, "which project has the most tasks?")
     assert answer["route"] == "compare" and "cannot rank" in answer["answer"]
     assert "Alpha" not in answer["answer"] and "Beta" not in answer["answer"] and answer["citations"] == []
+
+
+@pytest.mark.parametrize("question, said", [
+    ("switch to project 424242", "project 424242 does not exist"),  # the tool's own path refuses it
+    ("from now on only that project", "Which project?"),  # no project named: the question back
+    ("a partir de ahora solo ese proyecto", "¿Qué proyecto?"),
+])
+def test_a_scope_request_that_names_no_existing_project_changes_nothing(offline, question, said):
+    answer = ask(offline, MARIA, question)
+    assert answer["route"] == "scope" and said in answer["answer"]
+    assert answer["new_rag_scope"] is None and answer["rag_scope"] == "all"
