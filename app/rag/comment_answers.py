@@ -112,7 +112,8 @@ def blocked_list(tasks: Sequence[TaskSource], lang: str, filters: str = "") -> C
 def blocking_lines(task: TaskSource, lang: str = "en") -> list[str]:
     """The sentences of the description and the comments (with their authors) that say it is blocked."""
     found = [s for s in re.split(r"(?<=[.!?])\s+", task.description or "") if _BLOCKING.search(s)]
-    found += [_line(c, lang)[2:] for c in _in_order(task.comments) if _BLOCKING.search(c.body)]
+    found += [_line(c, lang)[2:] if c.author_name else " ".join(c.body.split())
+              for c in _in_order(task.comments) if _BLOCKING.search(c.body)]
     return found
 
 

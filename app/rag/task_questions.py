@@ -111,6 +111,10 @@ _DUE_PHRASES = {
 _WEEKDAYS = {name: ix for ix, names in enumerate((
     ("monday", "lunes"), ("tuesday", "martes"), ("wednesday", "miercoles"), ("thursday", "jueves"),
     ("friday", "viernes"), ("saturday", "sabado"), ("sunday", "domingo"))) for name in names}
+_DAY_NAMES = {"en": ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"),
+              "es": ("lunes", "martes", "miércoles", "jueves", "viernes", "sábado", "domingo")}
+_WEEKDAY_LABELS = {"en": {"before": "before {day}", "by": "by {day}", "on": "on {day}"},
+                   "es": {"before": "antes del {day}", "by": "hasta el {day}", "on": "el {day}"}}
 _BY_MARKERS = ("by", "until", "till", "para el", "hasta el", "para el dia", "hasta el dia")
 _WEEKDAY = re.compile(r"(?<![\w-])(?:(?P<marker>before|by|until|till|on|antes\s+del?|para\s+el(?:\s+dia)?"
                       r"|hasta\s+el(?:\s+dia)?|el)\s+)?(?P<day>" + "|".join(_WEEKDAYS) + r")(?![\w-])")
@@ -234,7 +238,7 @@ def _take_weekday(text: str, taken: list[tuple[int, int]], found: dict[str, obje
             marker = " ".join((match.group("marker") or "").split())
             mode = "before" if marker in ("before", "antes del", "antes de") else \
                 "by" if marker in _BY_MARKERS else "on"
-            found.setdefault("due", ("weekday", _WEEKDAYS[match.group("day")], mode, match.group(0).strip()))
+            found.setdefault("due", ("weekday", _WEEKDAYS[match.group("day")], mode))
             return
 
 
@@ -374,8 +378,9 @@ def _due_range(kind: object, today: dt.date, lang: str) -> tuple[tuple[dt.date |
     if kind is None:
         return None, None
     if kind[0] == "weekday":  # type: ignore[index]
-        _, weekday, mode, said = kind  # type: ignore[misc]
+        _, weekday, mode = kind  # type: ignore[misc]
         day = today + dt.timedelta(days=(weekday - today.weekday() - 1) % 7 + 1)  # the next one after today
+        said = _WEEKDAY_LABELS[lang][mode].format(day=_DAY_NAMES[lang][weekday])
         if mode == "before":
             return (None, day), said  # what is overdue is due before it too
         if mode == "by":
