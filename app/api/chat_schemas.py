@@ -91,9 +91,13 @@ class ChatResponse(BaseModel):
     results: list[ChatResult] = Field(description="what the answer was given: first the entities the question named "
                                                   "or a tool returned (origin \"entity\"), then the retrieved "
                                                   "chunks, best first (origin \"search\")")
-    route: Literal["tasks", "lookup", "follow_up", "retrieve"] = Field(
-        description="how the question was answered: tasks (a tracker question: find_tasks), lookup (an entity "
-                    "asked by id), follow_up (about the conversation's focus), retrieve (search)")
+    route: Literal["tasks", "lookup", "follow_up", "retrieve", "compare", "comments", "blockers", "scope",
+                   "clarify"] = Field(
+        description="how the question was answered: tasks (someone's work, a count or a sum: find_tasks), lookup "
+                    "(an entity asked by id), follow_up (about the conversation's focus), retrieve (search), "
+                    "compare (a winner and a ranking), comments / blockers (read from the tasks' comments and "
+                    "descriptions), scope (the conversation's scope changed by the asker's words), clarify (a "
+                    "question back: which task, project or grouping)")
     llm_used: bool = Field(description="true when the LLM wrote the answer; false for the extractive answer")
     llm_error: LLM_ERROR | None = Field(
         None, description="why the configured LLM's answer was not used (the extractive answer stands in): timeout "

@@ -32,6 +32,7 @@ from app.engines import open_engine
 from app.engines.base import Engine
 from app.mcp.server import McpHttp
 from app.metrics_history import MetricsHistory, run_sampler
+from app.services import understanding
 from app.services.llm import llm_client
 from app.summaries_job import start_summary_job
 from app.worker import Worker
@@ -120,6 +121,7 @@ def _lifespan(settings: Settings, engine: Engine | None, grants: tuple[TokenGran
             worker = Worker(app.state.engine, settings)
             if settings.backfill_on_startup:
                 await run_in_threadpool(worker.startup_backfill)
+            await run_in_threadpool(understanding.warm, app.state.engine)  # not in the first turn's deadline
             if settings.run_worker:
                 worker.start()
                 app.state.worker = worker

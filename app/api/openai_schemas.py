@@ -91,8 +91,8 @@ class RagDetails(BaseModel):
     asker: CallerPublic
     llm_used: bool = Field(description="true when the LLM wrote the answer; false for the extractive answer")
     llm_error: LLM_ERROR | None = Field(None, description="why the LLM's answer was not used, as on POST /api/v1/chat")
-    route: str = Field(description="how the question was answered: lookup (an id), tasks (a tracker question), "
-                                   "follow_up (the conversation's focus) or retrieve")
+    route: str = Field(description="how the question was answered, as on POST /api/v1/chat: lookup, tasks, "
+                                   "follow_up, retrieve, compare, comments, blockers, scope or clarify")
     results: list[ChatResult] = Field(description="what the answer was given: the entities the question named, "
                                                   "then the retrieved chunks, best first")
 

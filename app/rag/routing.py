@@ -1,11 +1,21 @@
 """Where a question goes before anything is retrieved. Pure: no I/O.
 
+The rules are the precise path, and win:
+
+- a scope request ("only look at the payments project from now on", "busca en todo otra vez") → ``scope``;
+- comments or blockers of the focus ("who else commented on it?", "what is blocking it?") or of an id →
+  ``comments`` / ``blockers``; "what is blocked?" without a pointer → ``blockers`` over what is in scope;
 - a tracker question ("which of my tasks are in progress?") → ``tasks``: the find_tasks query;
+- a comparison ("which project has the most overdue work?", "tasks per status") → ``compare``;
 - an explicit id ("task 107", "tarea 107", "#107", "doc 6"), or a tracker key ("PAY-1210") the caller resolved
   to tasks they may see (``keyed``: app/services/entities.py) → ``lookup`` under the access rule;
 - a follow-up that names nothing of its own ("when is it due?") while the conversation has a focus →
-  ``follow_up``: about the focus;
-- everything else → ``retrieve``.
+  ``follow_up``: about the focus.
+
+Then the question's kind by meaning (app/rag/intents.py, found by the caller from the question's
+embedding) routes what no rule matched: someone's work or a count → ``tasks`` with the filters the
+question names (app/rag/task_questions.slots), a comparison → ``compare``, comments or blockers → as
+above; a clear kind that lacks what it needs asks for it (``clarify``). Everything else → ``retrieve``.
 
 The same route serves the extractive answer and the LLM (which gets the routed evidence first, and the
 same lookups as tools), so offline and online agree on what is true.
@@ -14,39 +24,147 @@ same lookups as tools), so offline and online agree on what is true.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from dataclasses import dataclass
 from typing import Literal
 
-from app.domain import Vocabulary
-from app.rag import followup, refs, task_questions, terms
+from app.domain import Person, Vocabulary
+from app.rag import comparisons, followup, refs, scope_requests, task_questions, terms
+from app.rag.comparisons import GroupBy
+from app.rag.intents import Intent
 from app.rag.refs import EntityRef
+from app.rag.scope_requests import ScopeRequest
 from app.rag.task_questions import TaskQuestion
 
-RouteKind = Literal["tasks", "lookup", "follow_up", "retrieve"]
+RouteKind = Literal["tasks", "lookup", "follow_up", "retrieve", "compare", "comments", "blockers", "scope",
+                    "clarify"]
+Missing = Literal["group", "task"]
+
+# Idioms of one's own work a sentence embedding of Spanish barely separates ("¿en qué ando?"): read as the
+# kind "work", as a kind found by meaning would be.
+_WORK = re.compile(r"(?<![\w-])(?:en que (?:ando|anda|andas|andan|estoy|esta|estas)|que (?:tengo|tiene|tienes) que "
+                   r"(?:hacer|terminar|entregar|acabar)|que me (?:toca|tocan|queda|quedan)|on (?:my|his|her) plate)"
+                   r"(?![\w-])")
+# "which tasks did Chen comment on?" asks for tasks, not for one task's comments.
+_TASKS_ASKED = re.compile(r"(?<![\w-])(?:which|what|que|cuales)\s+(?:tasks|tickets|issues|tareas)(?![\w-])")
+_LATEST_STEMS = frozenset(terms.stem(w) for w in ("latest", "last", "recent", "newest", "ultimo", "ultima",
+                                                  "reciente", "else", "mas", "anyone", "anybody", "someone", "alguien"))
+# Words no filter explains that a question of a kind found by meaning may still hold ("what's on my plate?":
+# "plate"; "anything I should finish before Friday?": "finish"); more, and it is about something else.
+MAX_UNKNOWN = 2
+_COMMENTS = re.compile(r"(?<![\w-])(?:comment\w*|coment\w*|replied|repl(?:y|ies)|respondi\w*)(?![\w-])")
+# "what is blocked?", "which tasks are stuck?", "¿qué está bloqueado?": a list, even beside a focus (while
+# "is there a blocker?" beside one is about it).
+_LIST_ASKED = re.compile(r"(?<![\w-])(?:what|what's|whats|which|anything|que|cuales|cual|algo)(?![\w-])"
+                         r".*(?:blocked|stuck|bloquead\w*|atascad\w*|trabad\w*)")
+_BLOCKED = re.compile(r"(?<![\w-])(?:block\w*|bloque\w*|stuck|atascad\w*|trabad\w*|held up|holding up)(?![\w-])")
 
 
 @dataclass(frozen=True)
 class Route:
     kind: RouteKind
-    refs: tuple[EntityRef, ...] = ()  # lookup: the ids asked for; follow_up: the focus
-    tasks: TaskQuestion | None = None
+    refs: tuple[EntityRef, ...] = ()  # lookup: the ids asked for; follow_up, comments, blockers: what about
+    tasks: TaskQuestion | None = None  # tasks: the question; compare / blockers: the filters it names
+    intent: Intent | None = None  # the kind by meaning, when one was clear (None: unclear, or not asked)
+    group: GroupBy | None = None  # compare: grouped by what, which end
+    scope: ScopeRequest | None = None  # scope: what the asker asked for
+    people: tuple[Person, ...] = ()  # comments: whose ("what did Chen say?")
+    missing: Missing | None = None  # clarify: what to ask for
+    lang: str = "en"
 
 
 def route(question: str, focus: EntityRef | None, vocabulary: Vocabulary, today: dt.date,
-          keyed: tuple[EntityRef, ...] = ()) -> Route:
+          intent: Intent | None = None, keyed: tuple[EntityRef, ...] = ()) -> Route:
+    text = terms.fold(question)
+    lang = "es" if terms.is_spanish(question) else "en"
+    if intent is None and _WORK.search(text):
+        intent = "work"
     # Folded text (as the name spans are), so a sprint named "... Sprint 2" is not read as SPRINT #2.
     masked = [*task_questions.name_spans(question, vocabulary), *refs.key_spans(question)]
     # A key is a lookup like an id; one that names no task the caller may see is not (it may be "COVID-19"),
     # and reads exactly as an unknown key.
-    ids = refs.unique([*refs.mentions(terms.fold(question), masked=masked), *keyed])
+    ids = refs.unique([*refs.mentions(text, masked=masked), *keyed])
+    asked_scope = scope_requests.recognise(question, vocabulary, intent)
+    if asked_scope is not None:
+        return Route("scope", scope=asked_scope, intent=intent, lang=lang)
     follow_up = focus is not None and not ids and followup.is_follow_up(question)
-    if follow_up and followup.points_back(question):  # "is it overdue?" is about the focus, not a list
-        return Route("follow_up", refs=(focus,))  # type: ignore[arg-type]
+    pointing = focus is not None and not ids and followup.points_back(question)
+    tasks_asked = tuple(r for r in ids if r[0] == "task")
+    about = tasks_asked or ((focus,) if focus is not None and focus[0] == "task" and (follow_up or pointing)
+                            else ())
+    if (_COMMENTS.search(text) or intent == "comments") and not _TASKS_ASKED.search(text):
+        found = _comments(question, text, focus, ids, about, vocabulary, intent, lang)
+        if found is not None:
+            return found
+    if _BLOCKED.search(text) or intent == "blockers":
+        found = _blockers(question, text, ids, about, pointing, vocabulary, today, intent, lang)
+        if found is not None:
+            return found
+    if follow_up and pointing:  # "is it overdue?" is about the focus, not a list
+        return Route("follow_up", refs=(focus,), intent=intent, lang=lang)  # type: ignore[arg-type]
     asked = task_questions.parse(question, vocabulary, today)  # "overdue in sprint 3" before SPRINT #3
+    group = comparisons.group_of(question)
+    if group is not None and not ids:
+        return _compare(question, vocabulary, today, group, intent, lang)
     if asked is not None:
-        return Route("tasks", tasks=asked)
+        return Route("tasks", tasks=asked, intent=intent, lang=lang)
     if ids:
-        return Route("lookup", refs=tuple(ids))
+        return Route("lookup", refs=tuple(ids), intent=intent, lang=lang)
+    if intent == "compare" and task_questions.slots(question, vocabulary, today, max_unknown=MAX_UNKNOWN + 1):
+        dimension = comparisons.dimension_named(question)  # "most"/"fewest" are words no filter explains
+        if dimension is None:
+            return Route("clarify", intent=intent, missing="group", lang=lang)
+        return _compare(question, vocabulary, today, GroupBy(dimension), intent, lang)
+    if intent in ("work", "count") and not follow_up:
+        asked = task_questions.slots(question, vocabulary, today, "count" if intent == "count" else "list",
+                                     max_unknown=MAX_UNKNOWN)
+        if asked is not None:
+            return Route("tasks", tasks=asked, intent=intent, lang=lang)
     if follow_up:
-        return Route("follow_up", refs=(focus,))  # type: ignore[arg-type]
-    return Route("retrieve")
+        return Route("follow_up", refs=(focus,), intent=intent, lang=lang)  # type: ignore[arg-type]
+    return Route("retrieve", intent=intent, lang=lang)
+
+
+def _comments(question: str, text: str, focus: EntityRef | None, ids: list[EntityRef], about: tuple[EntityRef, ...],
+              vocabulary: Vocabulary, intent: Intent | None, lang: str) -> Route | None:
+    """The comments of the tasks asked about, of the focus when the question names nothing else, or the
+    question back (whose comments?); None: the question names a topic of its own (retrieval reads it)."""
+    authors = tuple(task_questions.people_in(question, vocabulary))
+    # What the question names besides comments, their authors and "the latest": nothing means the focus's.
+    topic = followup.own_topic(_COMMENTS.sub(" ", text)) - _LATEST_STEMS - {
+        terms.stem(w) for p in authors for w in terms.words(terms.fold(p.name))}
+    if not about and focus is not None and focus[0] == "task" and not ids and not topic:
+        about = (focus,)  # "¿quién más comentó?", "¿qué comentó Diego?"
+    if about:
+        return Route("comments", refs=about, intent=intent, people=authors, lang=lang)
+    if _COMMENTS.search(text) and not ids and not topic:
+        return Route("clarify", intent=intent, missing="task", lang=lang)
+    return None
+
+
+def _blockers(question: str, text: str, ids: list[EntityRef], about: tuple[EntityRef, ...], pointing: bool,
+              vocabulary: Vocabulary, today: dt.date, intent: Intent | None, lang: str) -> Route | None:
+    """What blocks the tasks asked about (or the focus), or the blocked tasks the question's filters name;
+    None: it names a topic no filter explains ("what's blocking the refund flow?": retrieval)."""
+    tasks_asked = tuple(r for r in ids if r[0] == "task")
+    if tasks_asked or (about and (pointing or not _LIST_ASKED.search(text))):
+        return Route("blockers", refs=about, intent=intent, lang=lang)
+    filters = task_questions.slots(question, vocabulary, today, default_mine=False) if not ids else None
+    understood = {terms.stem(w) for phrase in (filters.words if filters else ()) for w in terms.words(phrase)}
+    if filters is not None and not followup.own_topic(question) - _FILTER_STEMS - understood:
+        return Route("blockers", tasks=filters, intent=intent, lang=lang)
+    return None
+
+
+# Words a blockers question may hold beside "blocked" and still be about the list: "what is blocked in
+# the payments project?", "which tasks are stuck?".
+_FILTER_STEMS = frozenset(terms.stem(w) for w in (*task_questions.TASK_NOUNS, "right", "now", "currently",
+                                                 "project", "proyecto", "sprint", "stuck", "atascadas"))
+
+
+def _compare(question: str, vocabulary: Vocabulary, today: dt.date, group: GroupBy, intent: Intent | None,
+             lang: str) -> Route:
+    filters = task_questions.slots(question, vocabulary, today, default_mine=False, default_open=False)
+    if filters is None:  # "… not assigned to me": no filter says that
+        return Route("retrieve", intent=intent, lang=lang)
+    return Route("compare", tasks=filters, group=group, intent=intent, lang=lang)

@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from app.domain import Person
+from app.rag.computed import Computed
 from app.rag.task_questions import TaskQuestion
 
 MAX_LISTED = 15  # tasks written out in a list answer; the rest are counted
@@ -23,7 +24,8 @@ _PRIORITY = {"en": {"CRITICAL": "critical", "HIGH": "high priority", "MEDIUM": "
                     "LOW": "de prioridad baja"}}
 _TEXT = {
     "en": {"mine": "assigned to you", "person": "assigned to {name}", "open": "not done", "overdue": "overdue",
-           "unassigned": "unassigned", "due": "due {label} ({first} to {last})", "in": "in {name}",
+           "unassigned": "unassigned", "due": "due {label} ({first} to {last})",
+           "due_by": "due {label} (by {last})", "in": "in {name}",
            "list": "Tasks ({what}) — {n}:", "all": "Tasks you can see — {n}:", "more": "…and {n} more.",
            "none": "No task you can see matches: {what}.", "none_all": "You can see no task.",
            "count": "Tasks ({what}): {n}", "count_all": "Tasks you can see: {n}",
@@ -31,7 +33,8 @@ _TEXT = {
            "no_estimate": "{n} of them have no estimate", "due_on": "due {date}",
            "which": "Which one do you mean: {names}? Ask again with the full name."},
     "es": {"mine": "asignadas a ti", "person": "asignadas a {name}", "open": "sin terminar", "overdue": "vencidas",
-           "unassigned": "sin asignar", "due": "que vencen {label} ({first} a {last})", "in": "en {name}",
+           "unassigned": "sin asignar", "due": "que vencen {label} ({first} a {last})",
+           "due_by": "que vencen {label} (hasta el {last})", "in": "en {name}",
            "list": "Tareas ({what}) — {n}:", "all": "Tareas que puedes ver — {n}:",
            "more": "…y {n} más.", "none": "Ninguna tarea que puedas ver coincide: {what}.",
            "none_all": "No puedes ver ninguna tarea.", "count": "Tareas ({what}): {n}",
@@ -70,8 +73,9 @@ def describe(question: TaskQuestion, person: Person | None = None) -> str:
         parts.append(say["unassigned"])
     if question.due:
         first, end = question.due
-        parts.append(say["due"].format(label=question.due_label, first=first.isoformat(),
-                                       last=(end - dt.timedelta(days=1)).isoformat()))
+        last = (end - dt.timedelta(days=1)).isoformat()
+        parts.append(say["due_by"].format(label=question.due_label, last=last) if first is None else
+                     say["due"].format(label=question.due_label, first=first.isoformat(), last=last))
     for named in (question.sprint, question.project):
         if named is not None:
             parts.append(say["in"].format(name=named.name))
@@ -97,6 +101,18 @@ def answer(question: TaskQuestion, rows: Sequence[Mapping[str, Any]], person: Pe
     if len(rows) > MAX_LISTED:
         lines.append(say["more"].format(n=f"{len(rows) - MAX_LISTED}{more}"))
     return "\n".join(lines)
+
+
+def computed(question: TaskQuestion, rows: Sequence[Mapping[str, Any]], person: Person | None = None,
+             truncated: bool = False) -> Computed:
+    """The answer as a Computed: its text, the tasks it names (the listed ones, or those counted or
+    added up), and the figure it states (the count, or the sum of story points)."""
+    text = answer(question, rows, person, truncated)
+    named = rows[:MAX_LISTED] if question.aggregate == "list" else rows[:MAX_ANCHORS]
+    anchors = tuple(_anchor(r) for r in named)
+    figure = _number(sum(float(r["story_points"] or 0) for r in rows)) if question.aggregate == "points" \
+        else str(len(rows))
+    return Computed(text, anchors, (figure,) if rows else (), anchors[0] if len(rows) == 1 else None)
 
 
 def _points(question: TaskQuestion, rows: Sequence[Mapping[str, Any]], what: str, more: str) -> str:

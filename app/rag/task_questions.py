@@ -36,7 +36,7 @@ class TaskQuestion:
     priority: str | None = None
     overdue: bool = False
     unassigned: bool = False
-    due: tuple[dt.date, dt.date] | None = None  # due on or after [0] and before [1]
+    due: tuple[dt.date | None, dt.date] | None = None  # due on or after [0] (None: any day) and before [1]
     due_label: str | None = None  # "this week", "esta semana", ...
     sprint: Named | None = None
     project: Named | None = None
@@ -63,6 +63,13 @@ OPEN_NEGATED = ("not done", "not finished", "not completed", "not complete", "no
 NEGATIONS = frozenset(("not", "no", "non", "never", "nunca", "ni", "without", "sin"))
 NOT_MINE = ("not assigned to me", "not mine", "no asignadas a mi", "no asignados a mi", "no son mias",
             "no son mios")
+# "I"/"me"/"ando": a question of someone's work that names nobody and says one of these is the asker's
+# ("what's due tomorrow?" says none: everything the asker may see).
+_FIRST_PERSON = frozenset(terms.fold(w) for w in """
+i me my mine myself i'm im i've i'd mi mis mio mia mios mias yo tengo estoy ando debo voy puedo
+""".split())
+TO_DO_VERBS = ("need to do", "needs to do", "have to do", "has to do", "got to do", "still to do", "left to do",
+               "tengo que hacer", "tiene que hacer", "hay que hacer")
 OPEN_PHRASES = ("not done", "not finished", "unfinished", "open", "left", "remaining", "pending", "outstanding",
                 "still open", "sin terminar", "abiertas", "abiertos", "pendientes", "pendiente", "restantes",
                 "quedan", "faltan", "por terminar", "working on", "trabajando en", "esta trabajando", "trabajando",
@@ -101,12 +108,71 @@ _DUE_PHRASES = {
     "la semana que viene": ("week", 1), "proxima semana": ("week", 1), "today": ("day", 0), "hoy": ("day", 0),
     "tomorrow": ("day", 1), "manana": ("day", 1),
 }
+_WEEKDAYS = {name: ix for ix, names in enumerate((
+    ("monday", "lunes"), ("tuesday", "martes"), ("wednesday", "miercoles"), ("thursday", "jueves"),
+    ("friday", "viernes"), ("saturday", "sabado"), ("sunday", "domingo"))) for name in names}
+_DAY_NAMES = {"en": ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"),
+              "es": ("lunes", "martes", "miércoles", "jueves", "viernes", "sábado", "domingo")}
+_WEEKDAY_LABELS = {"en": {"before": "before {day}", "by": "by {day}", "on": "on {day}"},
+                   "es": {"before": "antes del {day}", "by": "hasta el {day}", "on": "el {day}"}}
+_BY_MARKERS = ("by", "until", "till", "para el", "hasta el", "para el dia", "hasta el dia")
+_WEEKDAY = re.compile(r"(?<![\w-])(?:(?P<marker>before|by|until|till|on|antes\s+del?|para\s+el(?:\s+dia)?"
+                      r"|hasta\s+el(?:\s+dia)?|el)\s+)?(?P<day>" + "|".join(_WEEKDAYS) + r")(?![\w-])")
 _SPANISH_LABELS = {"this week": "esta semana", "next week": "la próxima semana", "today": "hoy",
                    "tomorrow": "mañana"}
 
 
 def parse(question: str, vocabulary: Vocabulary, today: dt.date) -> TaskQuestion | None:
     """The tracker question this is, or None (then it is a question for retrieval)."""
+    reading = _read(question, vocabulary)
+    if reading is None or _leftover(reading.text, reading.taken):
+        return None
+    found = reading.found
+    asks_about_tasks = any(k in found for k in ("noun", "points", "overdue", "unassigned")) or (
+        reading.people and "open" in found)
+    filters = [reading.sprint, reading.project, *(found.get(k) for k in (
+        "status", "priority", "overdue", "unassigned", "due", "mine", "open", "count", "points")), reading.people]
+    if not asks_about_tasks or not any(filters):
+        return None
+    return _question(reading, today, "points" if "points" in found else "count" if "count" in found else "list")
+
+
+def slots(question: str, vocabulary: Vocabulary, today: dt.date, aggregate: Aggregate = "list",
+          default_open: bool = True, default_mine: bool = True, max_unknown: int | None = None) -> TaskQuestion | None:
+    """The filters a question names, whatever else it says: for a question whose kind is already known
+    by its meaning (app/rag/intents.py: "what's on my plate?" is someone's work). Nobody named, beside "I",
+    "me", "my" or a Spanish first person, means the asker (``default_mine``); no status named means work not finished (``default_open``). None when it names a task or
+    document by id, says "not mine" (no filter expresses that), or has more than ``max_unknown`` words no filter
+    explains ("how do I book a meeting room for Friday?" is near "my work" in meaning, but is about a room)."""
+    reading = _read(question, vocabulary)
+    if reading is None or max_unknown is not None and len(_unknown(reading.text, reading.taken)) > max_unknown:
+        return None
+    found = reading.found
+    if "points" in found:
+        aggregate = "points"
+    elif "count" in found and aggregate == "list":
+        aggregate = "count"
+    if default_mine and not reading.people and not found.get("unassigned") and not (reading.sprint or reading.project) \
+            and _FIRST_PERSON & set(terms.words(reading.text)):
+        found["mine"] = True
+    if default_open and "status" not in found:
+        found["open"] = True
+    return _question(reading, today, aggregate)
+
+
+@dataclass
+class _Reading:
+    text: str
+    lang: str
+    taken: list[tuple[int, int]]
+    found: dict[str, object]
+    people: list[Person]
+    sprint: Named | None
+    project: Named | None
+
+
+def _read(question: str, vocabulary: Vocabulary) -> _Reading | None:
+    """Every filter the question names, and where (None: a task or document asked by id, or "not mine")."""
     text = terms.fold(question)
     lang = "es" if terms.is_spanish(question) else "en"
     taken: list[tuple[int, int]] = []  # spans of the folded text already understood
@@ -133,6 +199,7 @@ def parse(question: str, vocabulary: Vocabulary, today: dt.date) -> TaskQuestion
     take(NOT_MINE, "not_mine")
     if "not_mine" in found:
         return None  # other people's tasks and unassigned ones: no filter says that
+    take(TO_DO_VERBS, "open")  # "what do I need to do?" asks for open work, not the TODO status
     take(OPEN_NEGATED, "open")
     take(COUNT_PHRASES, "count")
     take(POINTS_PHRASES, "points")
@@ -140,29 +207,44 @@ def parse(question: str, vocabulary: Vocabulary, today: dt.date) -> TaskQuestion
     take(STATUS_PHRASES, "status")
     take(OVERDUE_PHRASES, "overdue")
     take(PRIORITY_PHRASES, "priority")
+    _take_weekday(text, taken, found)
     take(_DUE_PHRASES, "due")
     take(MINE_PHRASES, "mine")
     people = _people(text, vocabulary, taken)
     take(OPEN_PHRASES, "open")
     take(TASK_NOUNS, "noun")
     take(PERSON_MARKERS, "")
-    if _leftover(text, taken):
-        return None
-    asks_about_tasks = any(k in found for k in ("noun", "points", "overdue", "unassigned")) or (
-        people and "open" in found)
-    filters = [sprint, project, *(found.get(k) for k in ("status", "priority", "overdue", "unassigned", "due",
-                                                             "mine", "open", "count", "points")), people]
-    if not asks_about_tasks or not any(filters):
-        return None
-    due, due_label = _due_range(found.get("due"), today, lang)
-    aggregate: Aggregate = "points" if "points" in found else "count" if "count" in found else "list"
+    return _Reading(text, lang, taken, found, people, sprint, project)
+
+
+def _question(reading: _Reading, today: dt.date, aggregate: Aggregate) -> TaskQuestion:
+    found, people = reading.found, reading.people
+    due, due_label = _due_range(found.get("due"), today, reading.lang)
     return TaskQuestion(
-        lang=lang, aggregate=aggregate, mine="mine" in found and not people, people=tuple(people),
+        lang=reading.lang, aggregate=aggregate, mine="mine" in found and not people, people=tuple(people),
         status=found.get("status"), open_only="open" in found and "status" not in found,  # type: ignore[arg-type]
         priority=found.get("priority"), overdue="overdue" in found,  # type: ignore[arg-type]
-        unassigned="unassigned" in found, due=due, due_label=due_label, sprint=sprint, project=project,
-        words=tuple(text[s:e] for s, e in sorted(taken)),
+        unassigned="unassigned" in found, due=due, due_label=due_label, sprint=reading.sprint,
+        project=reading.project, words=tuple(reading.text[s:e] for s, e in sorted(reading.taken)),
     )
+
+
+def _take_weekday(text: str, taken: list[tuple[int, int]], found: dict[str, object]) -> None:
+    """ "before Friday" / "antes del viernes" (due before it), "by Friday" / "para el viernes" (due on or
+    before it), "on Friday" / "el viernes" (due that day): the next such day after today."""
+    for match in _WEEKDAY.finditer(text):
+        if _free(taken, match.span()):
+            taken.append(match.span())
+            marker = " ".join((match.group("marker") or "").split())
+            mode = "before" if marker in ("before", "antes del", "antes de") else \
+                "by" if marker in _BY_MARKERS else "on"
+            found.setdefault("due", ("weekday", _WEEKDAYS[match.group("day")], mode))
+            return
+
+
+def people_in(question: str, vocabulary: Vocabulary) -> list[Person]:
+    """The people the question names (all who share a first or last name it uses)."""
+    return _people(terms.fold(question), vocabulary, [])
 
 
 def to_query(question: TaskQuestion, asker_id: int, person: Person | None, today: dt.date) -> TaskQuery:
@@ -280,21 +362,30 @@ def _people(text: str, vocabulary: Vocabulary, taken: list[tuple[int, int]]) -> 
 def _leftover(text: str, taken: list[tuple[int, int]]) -> bool:
     """Whether a word outside the understood spans carries meaning (then the question is not ours); a
     negation always does."""
+    return bool(_unknown(text, taken))
+
+
+def _unknown(text: str, taken: list[tuple[int, int]]) -> list[str]:
+    """The words outside the understood spans that carry meaning (a negation always does)."""
     rest = list(text)
     for start, end in taken:
         rest[start:end] = " " * (end - start)
-    for word in terms.words("".join(rest)):
-        if word in NEGATIONS:
-            return True
-        if word in terms.STOP or word in FILLER or len(word) < 2 and not word.isdigit():
-            continue
-        return True
-    return False
+    return [word for word in terms.words("".join(rest)) if word in NEGATIONS or not (
+        word in terms.STOP or word in FILLER or len(word) < 2 and not word.isdigit())]
 
 
-def _due_range(kind: object, today: dt.date, lang: str) -> tuple[tuple[dt.date, dt.date] | None, str | None]:
+def _due_range(kind: object, today: dt.date, lang: str) -> tuple[tuple[dt.date | None, dt.date] | None, str | None]:
     if kind is None:
         return None, None
+    if kind[0] == "weekday":  # type: ignore[index]
+        _, weekday, mode = kind  # type: ignore[misc]
+        day = today + dt.timedelta(days=(weekday - today.weekday() - 1) % 7 + 1)  # the next one after today
+        said = _WEEKDAY_LABELS[lang][mode].format(day=_DAY_NAMES[lang][weekday])
+        if mode == "before":
+            return (None, day), said  # what is overdue is due before it too
+        if mode == "by":
+            return (None, day + dt.timedelta(days=1)), said
+        return (day, day + dt.timedelta(days=1)), said
     unit, offset = kind  # type: ignore[misc]
     if unit == "day":
         start = today + dt.timedelta(days=offset)

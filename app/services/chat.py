@@ -6,8 +6,11 @@ Order of work, so that bad input changes nothing and a failure stores nothing ha
 1. ``prepare`` checks the conversation (404) and the scope (422) and reads the recent turns.
 2. Memory under the current rule: turns grounded in an entity the asker can no longer see are left out
    of everything that follows (prompt, rewrite, focus); the focus must still be visible.
-3. Routing (app/rag/routing.py): an id is looked up, a tracker question is a find_tasks query, a
-   follow-up is about the focus, the rest is retrieval — the same for the extractive answer and the LLM.
+3. Routing (app/rag/routing.py): the question's kind by meaning (app/services/understanding.py), then the
+   rules and slots: an id is looked up, a tracker question is a find_tasks query, a comparison a ranking,
+   comments and blockers are read from the records, a scope request changes the scope, a follow-up is
+   about the focus, the rest is retrieval — the same for the extractive answer and the LLM. A route that
+   computes its answer fills ``Evidence.computed`` (app/services/routed_answers.py).
 4. Retrieval under the conversation's scope and the access rule (a follow-up's query carries its focus).
 5. With an LLM: the routed evidence first in the context, tools for at most RAG_CHAT_MAX_TOOL_ROUNDS
    rounds, then the answer, whose citations are checked (app/rag/citations.py). One deadline,
@@ -37,12 +40,13 @@ from app.domain import (MAX_CITATIONS, MAX_QUESTION_CHARS, MAX_RETRIEVED, Caller
 from app.engines.base import Engine
 from app.entities import EMPLOYEES
 from app.logs import current_request_id
-from app.rag import citations, extractive, followup, prompting, refs, routing, task_answers, task_questions, terms
+from app.rag import (citations, comparisons, extractive, followup, prompting, refs, routing, scope_requests,
+                     task_questions, terms)
 from app.rag.computed import Computed
 from app.rag.refs import EntityRef
 from app.rag.routing import Route
 from app.rag.templates import header_line
-from app.services import conversations, entities, tools
+from app.services import conversations, entities, routed_answers, tools, understanding
 from app.services.conversations import EffectiveScope, InvalidScopeError
 from app.services.llm import (Completion, Deadline, LLMError, ToolCall, ToolCalls, complete, complete_with_tools,
                               stream, stream_with_tools)
@@ -83,6 +87,7 @@ class Prepared:
     title: str
     top_k: int
     persist: bool = True  # False: a conversation the client keeps (prepare_stateless); nothing is stored
+    question_vector: Any = None  # the question's embedding, once routing made it (retrieval reuses it)
 
 
 @dataclass
@@ -169,8 +174,9 @@ async def chat(engine: Engine, settings: Settings, prep: Prepared, client: httpx
     started = time.perf_counter()
     deadline = Deadline(settings.llm_timeout_s)
     llm_on = bool(settings.llm_url and settings.llm_model)
-    memory, focus = await anyio.to_thread.run_sync(conversations.memory, engine, prep.caller, prep.history)
-    route = await anyio.to_thread.run_sync(_route, prep, focus)
+    memory, focus = await anyio.to_thread.run_sync(conversations.memory, engine, prep.caller, prep.history,
+                                                   prep.state.scope)
+    route = await anyio.to_thread.run_sync(_route, engine, prep, focus)
     history = prompting.recent_history([{"role": m.role, "content": m.content}
                                         for m in memory][-2 * settings.chat_history_turns:]) \
         if settings.chat_history_turns else []
@@ -205,14 +211,22 @@ async def chat(engine: Engine, settings: Settings, prep: Prepared, client: httpx
 
 # --- routing, query, evidence --------------------------------------------------------------------
 
-def _route(prep: Prepared, focus: SourceRecord | None) -> Route:
+def _route(engine: Engine, prep: Prepared, focus: SourceRecord | None) -> Route:
+    """The question's kind by meaning, then the rules and the slots (app/rag/routing.py). Whether the
+    asker's own words ask for a scope change is decided here, once: the set_rag_scope tool runs only then."""
     question = prep.message
-    needs_names = task_questions.might_be(question) or bool(refs.mentions(terms.fold(question)))
+    understood = understanding.understand(engine, question)
+    prep.question_vector = understood.vector
+    needs_names = understood.intent not in (None, "free", "entity") or task_questions.might_be(question) \
+        or bool(refs.mentions(terms.fold(question))) or scope_requests.might_be(question) \
+        or comparisons.group_of(question) is not None
     vocabulary = prep.state.vocabulary() if needs_names else Vocabulary()
     focus_ref = entities.ref_of(focus) if focus is not None else None
     keys = refs.key_mentions(question)
     keyed = tuple(entities.refs_by_key(prep.state.engine, prep.caller, keys)) if keys else ()
-    return routing.route(question, focus_ref, vocabulary, prep.state.today, keyed)
+    route = routing.route(question, focus_ref, vocabulary, prep.state.today, understood.intent, keyed)
+    prep.state.asked_scope = route.kind == "scope"
+    return route
 
 
 async def _retrieval_query(settings: Settings, client: httpx.AsyncClient, deadline: Deadline, prep: Prepared,
@@ -223,7 +237,7 @@ async def _retrieval_query(settings: Settings, client: httpx.AsyncClient, deadli
     within a share of the turn's deadline; without one, or when that fails, the focus's title (or the
     last question that named a topic) is carried over."""
     question = prep.message
-    if route.kind in ("tasks", "lookup") or not memory:
+    if route.kind not in ("follow_up", "retrieve") or not memory:  # the route names what it is about
         return question
     if route.kind == "retrieve" and not followup.is_follow_up(question):
         return question
@@ -249,34 +263,37 @@ def refs_free(text: str) -> str:
 
 def _gather(engine: Engine, settings: Settings, prep: Prepared, route: Route, query: str) -> Evidence:
     """Blocking: the routed lookups or task query, and retrieval (always: the LLM reads it, and every
-    answer lists what it was given)."""
+    answer lists what it was given). A scope request changes the scope first, so retrieval runs under
+    the scope the asker just chose."""
+    computed = routed_answers.scope_change(prep.state, route) if route.kind == "scope" else None
     scope = conversations.effective(engine, prep.state.scope)
-    found = search(engine, query, prep.caller, prep.top_k, Scope(project=scope.project), settings.search_mode)
-    evidence = Evidence(route, found, query, scope)
+    vector = prep.question_vector if query == prep.message else None
+    found = search(engine, query, prep.caller, prep.top_k, Scope(project=scope.project), settings.search_mode,
+                   vector=vector)
+    evidence = Evidence(route, found, query, scope, computed=computed)
     if route.kind in ("lookup", "follow_up"):
         evidence.entities = entities.visible(engine, prep.caller, route.refs)
         evidence.missing = [r for r in route.refs if r not in evidence.entities]
     elif route.kind == "tasks" and route.tasks is not None:
-        evidence.tasks_text, evidence.task_rows, evidence.person = _tracker_answer(engine, prep, route.tasks)
+        evidence.computed, evidence.task_rows, evidence.person = routed_answers.tracker(prep.state, route.tasks)
+    elif route.kind == "compare":
+        evidence.computed = routed_answers.comparison(prep.state, route)
+    elif route.kind in ("comments", "blockers"):
+        read = routed_answers.comments_or_blockers(prep.state, route, prep.message, scope)
+        evidence.computed, evidence.entities, evidence.missing = read.computed, read.entities, read.missing
+    elif route.kind == "clarify":
+        evidence.computed = routed_answers.clarify(route)
+    if evidence.computed is not None:
+        evidence.tasks_text = evidence.computed.text  # the LLM's first context block
     return evidence
-
-
-def _tracker_answer(engine: Engine, prep: Prepared, asked: task_questions.TaskQuestion):
-    """find_tasks for a tracker question (the access rule in SQL), and its answer text."""
-    ambiguous = task_answers.ambiguous_person(asked)
-    if ambiguous is not None:
-        return ambiguous, [], None
-    person = asked.people[0] if asked.people else None
-    query = task_questions.to_query(asked, prep.caller.employee_id, person, prep.state.today)
-    rows = engine.find_tasks(prep.caller, query)
-    truncated = len(rows) == query.limit
-    return task_answers.answer(asked, rows, person, truncated), rows, person
 
 
 # --- answers ---------------------------------------------------------------------------------------
 
 def _offline_answer(settings: Settings, prep: Prepared, evidence: Evidence) -> str:
     route = evidence.route
+    if evidence.computed is not None:  # computed from the records (intent: every route that computes one)
+        return evidence.computed.text
     if route.kind == "tasks" and evidence.tasks_text is not None:
         return evidence.tasks_text
     if route.kind == "lookup":
@@ -296,7 +313,8 @@ def _citable(evidence: Evidence, state: tools.ToolState) -> set[str]:
     """Anchors an answer may cite: what it was given this turn (never an earlier turn's, never a guess)."""
     hits = prompting.context_hits(evidence.found.result.hits)
     return {*prompting.unique_anchors(hits), *(refs.anchor(r) for r in evidence.entities),
-            *(f"[TASK #{t['task_id']}]" for t in evidence.task_rows), *state.anchors}
+            *(f"[TASK #{t['task_id']}]" for t in evidence.task_rows), *state.anchors,
+            *(evidence.computed.anchors if evidence.computed else ())}
 
 
 def _citations_of(answer: str, evidence: Evidence, state: tools.ToolState) -> list[str]:

@@ -102,10 +102,13 @@ def withdrawn(engine: Engine, caller: Caller, messages: list[Message]) -> set[in
     return {m.message_id for m in answers if any(r not in still for r in grounds(m))}
 
 
-def memory(engine: Engine, caller: Caller, history: list[Message]) -> tuple[list[Message], SourceRecord | None]:
+def memory(engine: Engine, caller: Caller, history: list[Message],
+           scope: str = "all") -> tuple[list[Message], SourceRecord | None]:
     """The recent turns under the access rule *now*: a question and its answer are left out when the
     answer rested on anything the caller can no longer see. And the conversation's focus (the last
-    answer's that was not left out), when the caller may still see it."""
+    answer's that was not left out), when the caller may still see it and it lies inside the
+    conversation's ``scope`` now: after a scope change (by words, the tool, PATCH, the bot's /scope) the
+    next "what is blocked?" is not about a focus in the old project."""
     gone = withdrawn(engine, caller, history)
     kept: list[Message] = []
     for ix, message in enumerate(history):
@@ -115,7 +118,17 @@ def memory(engine: Engine, caller: Caller, history: list[Message]) -> tuple[list
     last = next((m for m in reversed(kept) if m.role == "assistant"), None)
     focus_ref = refs.ref_of(last.facts.focus) if last is not None and last.facts.focus else None
     focus = entities.lookup(engine, caller, focus_ref) if focus_ref is not None else None
+    if focus is not None and not in_scope(focus, effective(engine, scope).project):
+        focus = None
     return kept, focus
+
+
+def in_scope(record: SourceRecord, project: ProjectScope) -> bool:
+    """Whether an entity lies inside a retrieval scope: "all" holds everything, "none" what has no project."""
+    if project == "all":
+        return True
+    owner = getattr(record, "project_id", None)
+    return owner is None if project == "none" else owner == project
 
 
 def title_of(message: str) -> str:

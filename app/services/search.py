@@ -5,6 +5,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+import numpy as np
+
 from app import metrics
 from app.domain import Caller, Scope, SearchMode, SearchResult
 from app.engines.base import Engine
@@ -42,12 +44,14 @@ def search(
     top_k: int,
     scope: Scope | None = None,
     mode: SearchMode = "hybrid",
+    vector: np.ndarray | None = None,
 ) -> TimedSearch:
+    """``vector``: the question's embedding when the caller already made it (the chat's kind by meaning)."""
     question = question.strip()
     if not question:
         raise ValueError("the question is empty")
     started = time.perf_counter()
-    vector = engine.embed_query(question)
+    vector = engine.embed_query(question) if vector is None else vector
     embedded = time.perf_counter()
     result = engine.search(vector, question, caller, top_k, scope or Scope(), mode)
     done = time.perf_counter()

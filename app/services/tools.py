@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import difflib
 import json
+import logging
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -23,6 +24,8 @@ from app.rag import refs, terms
 from app.rag.refs import EntityRef
 from app.services import conversations, entities
 from app.services.llm import ToolCall
+
+log = logging.getLogger(__name__)
 
 SNIPPET_CHARS = 240
 TOP_PROJECTS = 5
@@ -39,6 +42,9 @@ class ToolState:
     pinned_project_id: int | None
     conversation: Conversation | None
     scope_changed: bool = False
+    # Whether the asker's own message asks for a scope change (app/rag/scope_requests.py, decided by the
+    # chat's routing): set_rag_scope runs only then, never because retrieved text told the model to.
+    asked_scope: bool = False
     anchors: set[str] = field(default_factory=set)  # what tool results showed the model: citable
     entities: dict[EntityRef, SourceRecord] = field(default_factory=dict)  # what get_entity returned
     task_rows: list[dict[str, Any]] = field(default_factory=list)  # what find_tasks returned
@@ -98,6 +104,13 @@ SET_RAG_SCOPE = _function(
 def set_rag_scope(state: ToolState, scope: Any) -> dict[str, Any]:
     if state.pinned_project_id is not None:
         return {"success": False, "error": "this conversation is pinned to a project; its scope cannot be changed"}
+    if not state.asked_scope:
+        log.warning("set_rag_scope refused: the asker's message does not ask for a scope change (employee %s, "
+                    "conversation %s, scope %r): a call prompted by retrieved text is data, not a request",
+                    state.caller.employee_id, state.conversation.conversation_id if state.conversation else None,
+                    str(scope)[:40])
+        return {"success": False, "error": "not done: the asker's own message does not ask to change the scope, "
+                                           "so it stays as it is"}
     try:
         stored = conversations.valid_scope(state.engine, scope)
     except conversations.InvalidScopeError as exc:

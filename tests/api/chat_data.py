@@ -35,6 +35,25 @@ def seed(engine, settings) -> dict[str, int]:
     return ids
 
 
+def ask(c, who, message, conversation=None, **extra) -> dict[str, Any]:
+    """One turn through POST /api/v1/chat (200 expected), in a conversation or starting one."""
+    body = {"employee_id": who, "message": message, **extra}
+    if conversation is not None:
+        body["conversation_id"] = conversation
+    response = c.post("/api/v1/chat", json=body, headers=AUTH)
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def converse(c, who, *questions) -> list[dict[str, Any]]:
+    """Several turns of one new conversation, each answer as POST /api/v1/chat returns it."""
+    answers, conversation = [], None
+    for question in questions:
+        answers.append(ask(c, who, question, conversation))
+        conversation = answers[-1]["conversation_id"]
+    return answers
+
+
 def client_for(settings, engine, **update: Any) -> TestClient:
     settings = settings.model_copy(update={"run_worker": False, "backfill_on_startup": False, **update})
     return TestClient(create_app(settings, engine=engine), raise_server_exceptions=False)

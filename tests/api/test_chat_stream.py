@@ -76,7 +76,9 @@ def test_with_tools_the_answer_after_a_tool_round_streams_token_by_token(sqlite_
         app = app_for(sqlite_settings, sqlite_engine, **llm_settings(llm))  # tools on (the default rounds)
         with serve(app) as url, httpx.Client(base_url=url, headers=AUTH, timeout=10) as c:
             with c.stream("POST", "/api/v1/chat/stream",
-                          json={"employee_id": ids["boss"], "message": "who fixes the login bug?"}) as r:
+                          # the asker asks for the scope: set_rag_scope runs only then (issue 26, point 8)
+                          json={"employee_id": ids["boss"],
+                                "message": "only the mobile app project from now on: who fixes the login bug?"}) as r:
                 got = sse_events(r)
             stored = c.get(f"/api/v1/conversations/{got[-1][1]['conversation_id']}/messages",
                            params={"employee_id": ids["boss"]}).json()

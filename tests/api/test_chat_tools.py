@@ -30,7 +30,7 @@ def test_the_model_switches_the_scope_and_it_persists(sqlite_engine, sqlite_sett
     script = [Reply.tools(call("set_rag_scope", scope=str(ids["payments"]))), Reply.plain("Switched."),
               Reply.plain("Still payments.")]
     with FakeLLM(*script) as llm, client_for(sqlite_settings, sqlite_engine, **llm_settings(llm)) as c:
-        body = ask(c, ids["boss"], "let's talk about the payments project").json()
+        body = ask(c, ids["boss"], "from now on, only the payments project").json()
         stored = c.get(f"/api/v1/conversations/{body['conversation_id']}", params={"employee_id": ids["boss"]},
                        headers=AUTH).json()
         later = ask(c, ids["boss"], "refunds?", conversation_id=body["conversation_id"]).json()

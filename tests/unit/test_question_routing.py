@@ -120,7 +120,7 @@ def test_anything_else_is_left_to_retrieval(question):
     ("are there any open tasks?", ("task", 55), "tasks"),
     ("is there any task due today?", ("task", 55), "tasks"),
     ("is that task overdue?", ("task", 55), "follow_up"),
-    ("is there a blocker?", ("task", 55), "follow_up"),
+    ("is there a blocker?", ("task", 55), "blockers"),  # the focus's blockers: its comments and description
 ])
 def test_routes(question, focus, kind):
     route = routing.route(question, focus, NAMES, TODAY)

@@ -39,6 +39,7 @@ from app.config import Settings
 from app.domain import MAX_QUESTION_CHARS, Caller
 from app.embedding.tokens import count_tokens_many
 from app.engines.base import Engine
+from app.rag import titles
 from app.services import chat
 from app.services.askers import resolve_asker
 from app.services.search import UnknownCallerError
@@ -74,8 +75,13 @@ async def create_chat_completion(body: ChatCompletionRequest, request: Request, 
     if body.stream:
         request.app.state.streams.check(grant)  # a refusal before any work; open_stream claims below
     mode_settings = settings_for(settings, body.model)
-    question, turns = conversation_of(body.messages)
+    # Before the question's length bound: a title request quotes the chat, and is no question about the records.
+    title_request = title_asked(body.messages)
+    question, turns = conversation_of(body.messages) if title_request is None else ("", [])
     caller = await run_in_threadpool(asker_of, engine, grant, body.user)
+    if title_request is not None:
+        earlier = [_text(m, ix) for ix, m in enumerate(body.messages[:-1]) if m.role == "user"]
+        return title_response(body, caller, title_request, titles.title_answer(title_request, earlier))
     prep = await run_in_threadpool(chat.prepare_stateless, engine, mode_settings, caller, turns, question)
     slots, client = request.app.state.chat_slots, request.app.state.llm_client
     if not body.stream:
@@ -96,6 +102,38 @@ async def create_chat_completion(body: ChatCompletionRequest, request: Request, 
                     await send.send(event)
 
     return EventSourceResponse(drain_events(receive), data_sender_callable=produce, ping=10, sep="\n")
+
+
+def title_asked(messages: list[ChatMessageIn]) -> str | None:
+    """The last message's text when it is a chat client's title request (Open WebUI, LibreChat)."""
+    if not messages or messages[-1].role != "user":
+        return None
+    text = _text(messages[-1], len(messages) - 1)
+    return text if titles.is_title_request(text[:titles.INSTRUCTION_CHARS]) else None
+
+
+def title_response(body: ChatCompletionRequest, caller: Caller, request: str, title: str):
+    """A title request's answer (app/rag/titles.py), plain or streamed as OpenAI's chunks; nothing was
+    searched, so no results and no citations (``usage`` counts the request and the title)."""
+    completion_id, created = _completion_id(), int(time.time())
+    asked, used = count_tokens(request), count_tokens(title)
+    rag = {"asker": {"employee_id": caller.employee_id, "role": caller.role}, "llm_used": False, "llm_error": None,
+           "route": "title", "results": []}
+    if not body.stream:
+        return ChatCompletion(id=completion_id, created=created, model=body.model,
+                              choices=[{"message": {"content": title}}], citations=[], rag=rag,
+                              usage={"prompt_tokens": asked, "completion_tokens": used,
+                                     "total_tokens": asked + used},
+                              ).model_dump(mode="json")
+    events = [_chunk(body, completion_id, created, {"role": "assistant", "content": ""}),
+              _chunk(body, completion_id, created, {"content": title}),
+              _chunk(body, completion_id, created, {}, "stop", citations=[], rag=rag), ServerSentEvent("[DONE]")]
+
+    async def replay():
+        for event in events:
+            yield event
+
+    return EventSourceResponse(replay(), sep="\n")
 
 
 def _chunk(body: ChatCompletionRequest, completion_id: str, created: int, delta: dict[str, Any],

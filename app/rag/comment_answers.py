@@ -1,0 +1,136 @@
+"""Answers read from a task's comments: who commented, what someone said, the latest comment, and what
+is blocked and by what. Pure: no I/O; the records come from app/services/entities.py (under the access
+rule) and are app.domain TaskSource rows.
+
+Blockers are read from the comments and the description ("Blocked until the API contract is agreed",
+"waiting on design"); a task's stored links (TASK_LINKS, "is blocked by") join them once the engines
+load them. A comment's author and date are None until the engines fill them: the answer then says the
+comment's author is not recorded rather than guessing one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from app.domain import DONE_STATUSES, CommentSource, Person, TaskSource
+from app.rag import terms
+from app.rag.computed import Computed
+
+MAX_COMMENTS = 8  # the newest comments written out per task
+MAX_BLOCKED = 15  # blocked tasks written out; the rest are counted
+
+_BLOCKING = re.compile(r"(?<![\w-])(?:block\w*|bloque\w*|waiting (?:on|for)|stuck|on hold|depends on|"
+                       r"esperando|atascad\w*|trabad\w*|depende de|pendiente de)", re.IGNORECASE)
+_LATEST = frozenset(("latest", "last", "newest", "recent", "most recent", "ultimo", "ultima", "reciente",
+                     "mas reciente"))
+
+_TEXT = {
+    "en": {"head": "Comments on {anchor} {title} — {n}{by}:", "by": ", by {names}",
+           "none": "{anchor} {title} has no comments.",
+           "latest": "The latest comment on {anchor} {title}:", "of": "Comments by {name} on {anchor} {title} — {n}:",
+           "none_of": "{name} has not commented on {anchor} {title}.", "unknown": "author not recorded",
+           "blocked": "{anchor} {title} ({status}) is held up by:", "free": "Nothing in {anchor} {title} ({status}) "
+           "says it is blocked.", "list": "Blocked tasks you can see{among} — {n}:", "among": " ({filters})",
+           "no_list": "No open task you can see{among} says it is blocked.", "more": "…and {n} more."},
+    "es": {"head": "Comentarios de {anchor} {title} — {n}{by}:", "by": ", de {names}",
+           "none": "{anchor} {title} no tiene comentarios.", "latest": "El último comentario de {anchor} {title}:",
+           "of": "Comentarios de {name} en {anchor} {title} — {n}:",
+           "none_of": "{name} no ha comentado en {anchor} {title}.", "unknown": "autor no registrado",
+           "blocked": "{anchor} {title} ({status}) está frenada por:",
+           "free": "Nada en {anchor} {title} ({status}) dice que esté bloqueada.",
+           "list": "Tareas bloqueadas que puedes ver{among} — {n}:", "among": " ({filters})",
+           "no_list": "Ninguna tarea abierta que puedas ver{among} dice estar bloqueada.", "more": "…y {n} más."},
+}
+
+
+def comments_answer(question: str, tasks: Sequence[TaskSource], lang: str, person: Person | None = None) -> Computed:
+    """The comments of each task, newest last: only ``person``'s when a person is named ("what did Chen
+    say?"), only the newest when the question asks for the latest one, else who commented and what."""
+    say = _TEXT[lang]
+    latest = bool(set(terms.words(terms.fold(question))) & _LATEST) or "most recent" in terms.fold(question)
+    blocks, figures = [], []
+    for task in tasks:
+        anchor, title = f"[TASK #{task.task_id}]", task.title
+        comments = _in_order(task.comments)
+        if person is not None:
+            comments = [c for c in comments if _by(c, person)]
+            if not comments:
+                blocks.append(say["none_of"].format(name=person.name, anchor=anchor, title=title))
+                continue
+            head = say["of"].format(name=person.name, anchor=anchor, title=title, n=len(comments))
+        elif not comments:
+            blocks.append(say["none"].format(anchor=anchor, title=title))
+            continue
+        elif latest:
+            comments, head = comments[-1:], say["latest"].format(anchor=anchor, title=title)
+        else:
+            authors = list(dict.fromkeys(c.author_name for c in comments if c.author_name))
+            by = say["by"].format(names=", ".join(authors)) if authors else ""
+            head = say["head"].format(anchor=anchor, title=title, n=len(comments), by=by)
+            figures.append(str(len(comments)))
+        blocks.append("\n".join([head, *(_line(c, lang) for c in comments[-MAX_COMMENTS:])]))
+    anchors = tuple(f"[TASK #{t.task_id}]" for t in tasks)
+    return Computed("\n\n".join(blocks), anchors, tuple(figures), anchors[0] if anchors else None)
+
+
+def blockers_of(tasks: Sequence[TaskSource], lang: str) -> Computed:
+    """What holds each task up, in its own words (description and comments), or that nothing says so."""
+    say = _TEXT[lang]
+    blocks = []
+    for task in tasks:
+        anchor, status = f"[TASK #{task.task_id}]", task.status or "-"
+        reasons = blocking_lines(task, lang)
+        if reasons:
+            blocks.append("\n".join([say["blocked"].format(anchor=anchor, title=task.title, status=status),
+                                     *(f"- {r}" for r in reasons)]))
+        else:
+            blocks.append(say["free"].format(anchor=anchor, title=task.title, status=status))
+    anchors = tuple(f"[TASK #{t.task_id}]" for t in tasks)
+    return Computed("\n\n".join(blocks), anchors, (), anchors[0] if anchors else None)
+
+
+def blocked_list(tasks: Sequence[TaskSource], lang: str, filters: str = "") -> Computed:
+    """The open tasks whose description or comments say they are blocked, each with its reason."""
+    say = _TEXT[lang]
+    among = say["among"].format(filters=filters) if filters else ""
+    blocked = [(t, blocking_lines(t, lang)) for t in tasks if (t.status or "").upper() not in DONE_STATUSES]
+    blocked = [(t, reasons) for t, reasons in blocked if reasons]
+    if not blocked:
+        return Computed(say["no_list"].format(among=among))
+    lines = [say["list"].format(among=among, n=len(blocked))]
+    for task, reasons in blocked[:MAX_BLOCKED]:
+        owner = " ".join(p for p in (task.assignee_first, task.assignee_last) if p)
+        lines.append(f"- [TASK #{task.task_id}] {task.title} — {task.status or '-'}"
+                     f"{', ' + owner if owner else ''}: {reasons[-1]}")
+    if len(blocked) > MAX_BLOCKED:
+        lines.append(say["more"].format(n=len(blocked) - MAX_BLOCKED))
+    anchors = tuple(f"[TASK #{t.task_id}]" for t, _ in blocked[:MAX_BLOCKED])
+    return Computed("\n".join(lines), anchors, (str(len(blocked)),), None)
+
+
+def blocking_lines(task: TaskSource, lang: str = "en") -> list[str]:
+    """The sentences of the description and the comments (with their authors) that say it is blocked."""
+    found = [s for s in re.split(r"(?<=[.!?])\s+", task.description or "") if _BLOCKING.search(s)]
+    found += [_line(c, lang)[2:] if c.author_name else " ".join(c.body.split())
+              for c in _in_order(task.comments) if _BLOCKING.search(c.body)]
+    return found
+
+
+def _in_order(comments: Sequence[CommentSource]) -> list[CommentSource]:
+    """Oldest first: by date where every comment has one, else as stored (the order they were written)."""
+    if comments and all(c.created_at is not None for c in comments):
+        return sorted(comments, key=lambda c: c.created_at)  # type: ignore[arg-type, return-value]
+    return list(comments)
+
+
+def _by(comment: CommentSource, person: Person) -> bool:
+    if comment.author_id is not None:
+        return comment.author_id == person.employee_id
+    return comment.author_name is not None and terms.fold(comment.author_name) == terms.fold(person.name)
+
+
+def _line(comment: CommentSource, lang: str) -> str:
+    who = comment.author_name or _TEXT[lang]["unknown"]
+    when = f" ({comment.created_at.isoformat()[:10]})" if comment.created_at is not None else ""
+    return f"- {who}{when}: {' '.join(comment.body.split())}"

@@ -1,0 +1,267 @@
+"""Routing by kind and slots (app/rag/routing.py with app/rag/intents.py and the real MiniLM), and the pure
+answers of the new routes: comparisons (app/rag/comparisons.py), comments and blockers
+(app/rag/comment_answers.py), scope requests (app/rag/scope_requests.py) and title requests
+(app/rag/titles.py). The questions of issue 23 are routed as written."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+
+import numpy as np
+import pytest
+
+from app.domain import CommentSource, Named, Person, TaskSource, Vocabulary
+from app.rag import comment_answers, comparisons, intents, routing, scope_requests, task_questions, terms, titles
+from app.rag.comparisons import GroupBy
+
+TODAY = dt.date(2026, 12, 1)  # a Tuesday
+NAMES = Vocabulary(
+    people=(Person(1, "Maria", "Lopez"), Person(2, "Ana", "Garcia"), Person(4, "Chen", "Wei")),
+    projects=(Named(1, "Mobile App Relaunch"), Named(2, "Payments Platform"), Named(3, "Data Warehouse Migration"),
+              Named(4, "Portal de Clientes LATAM")),
+    sprints=(Named(3, "Payments Sprint 1", 2), Named(4, "Payments Sprint 2", 2)),
+)
+
+
+@pytest.fixture(scope="module")
+def kind_of(embedder):
+    texts, labels = intents.example_texts()
+    matrix = np.asarray(embedder.embed(texts), dtype=np.float32)
+    return lambda question: intents.classify(embedder.embed([question])[0], matrix, labels)
+
+
+def routed(kind_of, question, focus=None):
+    return routing.route(question, focus, NAMES, TODAY, kind_of(question))
+
+
+@pytest.mark.parametrize("question", ["what's on my plate?", "¿en qué ando?", "what do I still need to do?"])
+def test_my_work_in_other_words_is_my_open_tasks(kind_of, question):
+    route = routed(kind_of, question)
+    assert route.kind == "tasks" and route.tasks.mine and route.tasks.open_only and route.tasks.aggregate == "list"
+
+
+@pytest.mark.parametrize("question, marker_end", [
+    ("anything I should finish before Friday?", dt.date(2026, 12, 4)),  # before Friday: due up to Thursday
+    ("¿qué tengo que terminar antes del viernes?", dt.date(2026, 12, 4)),
+    ("what must I wrap up by Thursday?", dt.date(2026, 12, 4)),  # by Thursday: Thursday included
+])
+def test_a_weekday_is_a_due_window(kind_of, question, marker_end):
+    route = routed(kind_of, question)
+    assert route.kind == "tasks" and route.tasks.mine and route.tasks.due == (None, marker_end)
+
+
+def test_work_without_a_first_person_is_everything_visible(kind_of):
+    route = routed(kind_of, "what's due tomorrow?")
+    assert route.kind == "tasks" and not route.tasks.mine and route.tasks.due == (dt.date(2026, 12, 2),
+                                                                                  dt.date(2026, 12, 3))
+
+
+def test_the_next_weekday_is_after_today():
+    asked = task_questions.slots("what is due on Tuesday?", NAMES, TODAY)  # today is a Tuesday: the next one
+    assert asked.due == (dt.date(2026, 12, 8), dt.date(2026, 12, 9))
+
+
+@pytest.mark.parametrize("question", ["how do I book a meeting room for Friday?",
+                                      "which design does Ana want to lead?"])
+def test_a_question_near_a_kind_but_about_something_else_is_retrieval(kind_of, question):
+    """Near "my work" in meaning, but most of its words are about a room or a design: no filter explains them."""
+    assert routed(kind_of, question).kind == "retrieve"
+
+
+@pytest.mark.parametrize("question, dimension, overdue", [
+    ("which project has the most overdue work?", "project", True),
+    ("¿qué proyecto tiene más tareas atrasadas?", "project", True),
+    ("who has the most open tasks?", "assignee", False),
+    ("how many tasks per status?", "status", False),
+    ("¿cuántas tareas tiene cada persona?", "assignee", False),
+])
+def test_comparisons_group_and_keep_their_filters(kind_of, question, dimension, overdue):
+    route = routed(kind_of, question)
+    assert route.kind == "compare" and route.group.dimension == dimension
+    assert route.tasks.overdue is overdue and not route.tasks.mine
+
+
+def test_a_comparison_no_filter_can_express_is_left_to_retrieval():
+    assert routing.route("which project has the most tasks not assigned to me?", None, NAMES, TODAY).kind == "retrieve"
+
+
+def test_a_comparison_without_a_grouping_asks_for_one():
+    route = routing.route("who is the most overloaded?", None, NAMES, TODAY, "compare")
+    assert route.kind == "compare" and route.group.dimension == "assignee"
+    assert routing.route("rank by open work", None, NAMES, TODAY, "compare").kind == "clarify"
+
+
+def test_comments_of_the_focus(kind_of):
+    route = routed(kind_of, "who else commented on it?", focus=("task", 107))
+    assert route.kind == "comments" and route.refs == (("task", 107),)
+    said = routed(kind_of, "what did Chen say about it?", focus=("task", 107))
+    assert said.kind == "comments" and [p.employee_id for p in said.people] == [4]
+    assert routed(kind_of, "who commented on task 12?").refs == (("task", 12),)
+    assert routed(kind_of, "who commented on it?").kind == "clarify"  # no focus: which task?
+    assert routed(kind_of, "which tasks did Chen comment on?").kind == "retrieve"  # names its own topic
+
+
+def test_blocked_lists_and_the_focus_blockers(kind_of):
+    listed = routed(kind_of, "what is blocked?", focus=("task", 107))
+    assert listed.kind == "blockers" and listed.refs == ()  # a list, even beside a focus
+    assert routed(kind_of, "what is blocked in the payments project?").tasks.project.id == 2
+    assert routed(kind_of, "what is blocking it?", focus=("task", 107)).refs == (("task", 107),)
+    assert routed(kind_of, "what's blocking the refund flow?").kind == "retrieve"  # a topic: retrieval reads it
+
+
+@pytest.mark.parametrize("question, target", [
+    ("only look at the payments project from now on", "2"), ("search everything again", "all"),
+    ("solo el proyecto de pagos", "2"), ("busca en todo otra vez", "all"),
+    ("from now on just the data warehouse project", "3"), ("switch to project 4", "4"),
+    ("only documents that belong to no project from now on", "none"),
+])
+def test_scope_requests(kind_of, question, target):
+    route = routed(kind_of, question)
+    assert route.kind == "scope" and route.scope.target == target
+
+
+@pytest.mark.parametrize("question", [
+    "what is the payments project about?", "what are the known limitations of the nightly ETL?",
+    "what should I focus on this week?", "who can tell me more about the project?",
+    "¿Cómo debemos escribir los textos en español?", "what was decided in the weekly mobile sync?",
+    "¿cuántas tareas hay en todos los proyectos?",
+])
+def test_questions_that_ask_for_no_scope_change_are_not_scope_requests(kind_of, question):
+    assert routed(kind_of, question).kind != "scope"
+    assert scope_requests.recognise(question, NAMES, None) is None
+
+
+def test_a_scope_request_without_a_project_asks_which():
+    assert scope_requests.recognise("from now on only that project", NAMES, None).target is None
+
+
+ROUTE_OF_KIND = {"work": "tasks", "count": "tasks", "compare": "compare", "comments": "comments",
+                 "blockers": "blockers", "scope": "scope", "free": "retrieve", "entity": "retrieve"}
+TEAM = Vocabulary(people=(*NAMES.people, Person(3, "Ben", "Carter"), Person(5, "Diego", "Hernandez"),
+                          Person(6, "Emma", "Schmidt"), Person(9, "Luis", "Perez")),
+                  projects=NAMES.projects, sprints=NAMES.sprints)
+
+
+@pytest.mark.parametrize("lang, right_at_least", [("en", 0.9), ("es", 0.85)])
+def test_kind_and_rules_route_the_paraphrases(kind_of, lang, right_at_least):
+    """The whole router (kind by meaning, rules, slots) over the paraphrases outside the examples (comments
+    and blockers asked beside a focus, as a conversation asks them)."""
+    from tests.unit.test_intents import PARAPHRASES
+
+    asked = [(q, kind) for q, kind in PARAPHRASES if terms.is_spanish(q) == (lang == "es")]
+    wrong = [(q, kind, route.kind) for q, kind in asked for route in [routing.route(
+        q, ("task", 107) if kind in ("comments", "blockers") else None, TEAM, TODAY, kind_of(q))]
+        if route.kind != ROUTE_OF_KIND[kind]]
+    assert 1 - len(wrong) / len(asked) >= right_at_least, wrong
+
+
+# --- comparisons ----------------------------------------------------------------------------------
+
+def _row(task_id, project_id, project, points=1, assignee=None):
+    return {"task_id": task_id, "project_id": project_id, "project_name": project, "story_points": points,
+            "assignee_id": assignee, "assignee_name": None, "status": "TODO"}
+
+
+def test_the_winner_with_its_figure_then_the_ranking():
+    rows = [_row(1, 1, "Mobile"), _row(2, 2, "Payments"), _row(3, 2, "Payments"), _row(4, None, None)]
+    groups = comparisons.rank(rows, GroupBy("project"), False, [Named(1, "Mobile"), Named(2, "Payments"),
+                                                               Named(3, "Data")])
+    assert [(g.key, g.figure) for g in groups] == [(2, 2), (1, 1), (None, 1), (3, 0)]
+    answer = comparisons.answer(groups, GroupBy("project"), "en", False, "overdue", truncated=False)
+    first, ranking = answer.text.splitlines()[0], answer.text.splitlines()[2:6]
+    assert first == "The project with the most tasks (overdue): Payments [PROJECT #2] — 2."
+    assert ranking == ["1. Payments [PROJECT #2] — 2", "2. Mobile [PROJECT #1] — 1", "3. no project — 1",
+                       "4. Data [PROJECT #3] — 0"]
+    assert answer.anchors == ("[PROJECT #2]", "[PROJECT #1]", "[PROJECT #3]") and answer.focus == "[PROJECT #2]"
+    assert set(answer.figures) == {"2", "1", "0"}
+
+
+def test_fewest_names_a_group_with_none_and_ties_are_said():
+    groups = comparisons.rank([_row(1, 1, "Mobile")], GroupBy("project", fewest=True), False,
+                              [Named(1, "Mobile"), Named(2, "Payments"), Named(3, "Data")])
+    answer = comparisons.answer(groups, GroupBy("project", fewest=True), "es", False, "", truncated=False)
+    assert answer.text.splitlines()[0] == "Empatan con menos tareas (0): Data [PROJECT #3], Payments [PROJECT #2]."
+
+
+def test_story_points_are_added_up():
+    rows = [_row(1, 1, "Mobile", 8), _row(2, 2, "Payments", 3), _row(3, 2, "Payments", 2)]
+    groups = comparisons.rank(rows, GroupBy("project"), True)
+    assert [(g.name, g.figure) for g in groups] == [("Mobile", 8), ("Payments", 5)]
+
+
+def test_a_truncated_list_crowns_no_winner():
+    """find_tasks stops at its limit: the rows past it could change the winner, so no ranking is made."""
+    rows = [_row(i, 1, "Mobile") for i in range(1, 500)] + [_row(500, 2, "Payments")]
+    groups = comparisons.rank(rows, GroupBy("project"), False)
+    answer = comparisons.answer(groups, GroupBy("project"), "en", False, "", truncated=True)
+    assert "cannot rank" in answer.text and "Mobile" not in answer.text and answer.anchors == ()
+
+
+# --- comments and blockers ------------------------------------------------------------------------
+
+def _task(comments, description="Users are logged out.", status="IN_PROGRESS"):
+    return TaskSource(107, "Fix login bug", status, "HIGH", None, None, 1, "Mobile", 5, "Diego", "Hernandez",
+                      3, None, None, description, tuple(comments))
+
+
+CHEN = CommentSource("Blocked until the API contract is agreed.", 4, "Chen Wei", dt.datetime(2026, 11, 20, 9))
+ANA = CommentSource("PR is up for review.", 2, "Ana Garcia", dt.datetime(2026, 11, 22, 9))
+
+
+def test_who_commented_names_every_author_newest_last():
+    answer = comment_answers.comments_answer("who else commented on it?", [_task([ANA, CHEN])], "en")
+    assert answer.text.splitlines() == [
+        "Comments on [TASK #107] Fix login bug — 2, by Chen Wei, Ana Garcia:",
+        "- Chen Wei (2026-11-20): Blocked until the API contract is agreed.",
+        "- Ana Garcia (2026-11-22): PR is up for review."]
+    assert answer.anchors == ("[TASK #107]",) and answer.figures == ("2",)
+
+
+def test_the_latest_comment_and_one_persons_comments():
+    latest = comment_answers.comments_answer("¿cuál es el último comentario?", [_task([CHEN, ANA])], "es")
+    assert latest.text.splitlines() == ["El último comentario de [TASK #107] Fix login bug:",
+                                        "- Ana Garcia (2026-11-22): PR is up for review."]
+    chen = comment_answers.comments_answer("what did Chen say?", [_task([CHEN, ANA])], "en", Person(4, "Chen", "Wei"))
+    assert "Blocked until" in chen.text and "PR is up" not in chen.text
+    nobody = comment_answers.comments_answer("what did Maria say?", [_task([CHEN])], "en", Person(1, "Maria", "Lopez"))
+    assert nobody.text == "Maria Lopez has not commented on [TASK #107] Fix login bug."
+
+
+def test_a_comment_without_an_author_says_so_rather_than_guess():
+    answer = comment_answers.comments_answer("who commented?", [_task([CommentSource("Looks good.")])], "en")
+    assert "- author not recorded: Looks good." in answer.text
+
+
+def test_blockers_come_from_the_description_and_the_comments():
+    task = _task([ANA, CHEN], description="Waiting on design. Then fix it.")
+    answer = comment_answers.blockers_of([task], "en")
+    assert answer.text.splitlines() == ["[TASK #107] Fix login bug (IN_PROGRESS) is held up by:",
+                                        "- Waiting on design.",
+                                        "- Chen Wei (2026-11-20): Blocked until the API contract is agreed."]
+    assert comment_answers.blockers_of([_task([ANA])], "en").text.startswith("Nothing in [TASK #107]")
+
+
+def test_the_blocked_list_leaves_out_finished_tasks():
+    blocked, done, free = _task([CHEN]), _task([CHEN], status="DONE"), _task([ANA])
+    answer = comment_answers.blocked_list([blocked, done, free], "en", "in Mobile")
+    assert answer.text.splitlines()[0] == "Blocked tasks you can see (in Mobile) — 1:"
+    assert comment_answers.blocked_list([free], "es").text == "Ninguna tarea abierta que puedas ver dice estar bloqueada."
+
+
+# --- title requests -------------------------------------------------------------------------------
+
+OPEN_WEBUI = ("### Task:\nGenerate a concise, 3-5 word title with an emoji summarizing the chat history.\n"
+              "### Guidelines:\n- Keep it short.\n### Output:\nJSON format: { \"title\": \"your concise title here\" }\n"
+              "### Chat History:\n<chat_history>\nUSER: which project has the most overdue work?\n"
+              "ASSISTANT: The project with the most tasks (overdue): Payments Platform — 7.\n</chat_history>")
+LIBRECHAT = ("Provide a concise, 5-word-or-less title for the conversation, using title case conventions. Only "
+             "return the title itself.\n\nConversation:\nUser: ¿en qué ando?\nAI: Tareas (asignadas a ti) — 3:")
+
+
+def test_title_requests_get_a_title_from_the_conversation():
+    assert json.loads(titles.title_answer(OPEN_WEBUI, [])) == {"title": "📋 Project Overdue Work"}
+    assert titles.title_answer(LIBRECHAT, []) == "En Qué Ando"
+    assert titles.title_answer("Provide a concise, 5-word-or-less title for the conversation.",
+                               ["what is blocked in payments?"]) == "Blocked Payments"
+    assert not titles.is_title_request("what is the title of task 5?")
