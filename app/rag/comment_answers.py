@@ -2,10 +2,10 @@
 is blocked and by what. Pure: no I/O; the records come from app/services/entities.py (under the access
 rule) and are app.domain TaskSource rows.
 
-Blockers are read from the comments and the description ("Blocked until the API contract is agreed",
-"waiting on design"); a task's stored links (TASK_LINKS, "is blocked by") join them once the engines
-load them. A comment's author and date are None until the engines fill them: the answer then says the
-comment's author is not recorded rather than guessing one.
+Blockers are the task's stored "is blocked by" links (TASK_LINKS, by key only: the target may be a task the
+reader cannot see), then the sentences of its description and comments that say so ("Blocked until the API
+contract is agreed", "waiting on design"). A comment with no recorded author (a row written before authors
+were loaded, or an erased person's) says so rather than guessing one.
 """
 
 from __future__ import annotations
@@ -32,7 +32,8 @@ _TEXT = {
            "none_of": "{name} has not commented on {anchor} {title}.", "unknown": "author not recorded",
            "blocked": "{anchor} {title} ({status}) is held up by:", "free": "Nothing in {anchor} {title} ({status}) "
            "says it is blocked.", "list": "Blocked tasks you can see{among} — {n}:", "among": " ({filters})",
-           "no_list": "No open task you can see{among} says it is blocked.", "more": "…and {n} more."},
+           "no_list": "No open task you can see{among} says it is blocked.", "more": "…and {n} more.",
+           "link": "Blocked by {key} (tracker link)"},
     "es": {"head": "Comentarios de {anchor} {title} — {n}{by}:", "by": ", de {names}",
            "none": "{anchor} {title} no tiene comentarios.", "latest": "El último comentario de {anchor} {title}:",
            "of": "Comentarios de {name} en {anchor} {title} — {n}:",
@@ -40,7 +41,8 @@ _TEXT = {
            "blocked": "{anchor} {title} ({status}) está frenada por:",
            "free": "Nada en {anchor} {title} ({status}) dice que esté bloqueada.",
            "list": "Tareas bloqueadas que puedes ver{among} — {n}:", "among": " ({filters})",
-           "no_list": "Ninguna tarea abierta que puedas ver{among} dice estar bloqueada.", "more": "…y {n} más."},
+           "no_list": "Ninguna tarea abierta que puedas ver{among} dice estar bloqueada.", "more": "…y {n} más.",
+           "link": "Bloqueada por {key} (enlace del tracker)"},
 }
 
 
@@ -110,8 +112,10 @@ def blocked_list(tasks: Sequence[TaskSource], lang: str, filters: str = "") -> C
 
 
 def blocking_lines(task: TaskSource, lang: str = "en") -> list[str]:
-    """The sentences of the description and the comments (with their authors) that say it is blocked."""
-    found = [s for s in re.split(r"(?<=[.!?])\s+", task.description or "") if _BLOCKING.search(s)]
+    """Its "is blocked by" links, then the sentences of the description and the comments (with their authors)
+    that say it is blocked."""
+    found = [_TEXT[lang]["link"].format(key=link.target_key) for link in task.links if link.link_type == "BLOCKED_BY"]
+    found += [s for s in re.split(r"(?<=[.!?])\s+", task.description or "") if _BLOCKING.search(s)]
     found += [_line(c, lang)[2:] if c.author_name else " ".join(c.body.split())
               for c in _in_order(task.comments) if _BLOCKING.search(c.body)]
     return found

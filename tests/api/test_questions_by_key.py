@@ -67,12 +67,15 @@ def ask(c, who, message):
     return response.json()
 
 
-@pytest.mark.parametrize("question", ["what is the status of PAY-1210?", "PAY-1210", "who commented on PAY-1210?",
-                                      "what blocks PAY-1210?", "¿cuál es el estado de PAY-1210?"])
-def test_a_key_the_asker_may_see_is_a_lookup_of_that_task(offline, imported, question):
+@pytest.mark.parametrize("question, route", [
+    ("what is the status of PAY-1210?", "lookup"), ("PAY-1210", "lookup"), ("who commented on PAY-1210?", "comments"),
+    ("what blocks PAY-1210?", "blockers"), ("¿cuál es el estado de PAY-1210?", "lookup")])
+def test_a_key_the_asker_may_see_is_a_lookup_of_that_task(offline, imported, question, route):
     _, _, ids = imported
     answer = ask(offline, ids["ana"], question)
-    assert answer["route"] == "lookup", answer
+    assert answer["route"] == route, answer
+    if route == "blockers":  # the stored "is blocked by" link answers it, by key (its target may be hidden)
+        assert "Blocked by PAY-56" in answer["answer"] and "Settlement ledger" not in answer["answer"]
     assert f"[TASK #{ids['pay1210']}]" in answer["citations"]
     assert any(r["source_type"] == "task" and r["source_id"] == ids["pay1210"] for r in answer["results"])
 
