@@ -21,6 +21,8 @@ import httpx
 
 log = logging.getLogger(__name__)
 
+MAX_ETAGS = 2000  # answers kept for conditional requests (a listing's pages, changed issues' comment lists)
+
 
 class SourceError(RuntimeError):
     """A tracker could not be read; the message says what to check. Nothing of the failed page is written."""
@@ -43,7 +45,7 @@ class SourceClient:
         self.sleep = sleep  # injectable so a test can record the waits the server asked for
         self._client = httpx.Client(base_url=self.base_url, headers={"Accept": "application/json", **(headers or {})},
                                     auth=auth, timeout=timeout_s, follow_redirects=True)
-        self._etags: dict[str, tuple[str, Any]] = {}
+        self._etags: dict[str, tuple[str, Any, httpx.Headers]] = {}
         self.requests = 0
         self.not_modified = 0
         self.waits: list[float] = []
@@ -80,11 +82,13 @@ class SourceClient:
                 continue
             if response.status_code == 304 and cached is not None:
                 self.not_modified += 1
-                return cached[1], response.headers
+                return cached[1], cached[2]  # the kept body, with its Link header
             if response.status_code < 300:
                 body = self._json(response, request)
                 if response.headers.get("ETag"):
-                    self._etags[cache_key] = (response.headers["ETag"], body)
+                    if len(self._etags) >= MAX_ETAGS:  # bounded: drop the oldest kept answer
+                        self._etags.pop(next(iter(self._etags)))
+                    self._etags[cache_key] = (response.headers["ETag"], body, response.headers)
                 return body, response.headers
             wait = self._retry_wait(response, attempt)
             if wait is None:

@@ -4,8 +4,9 @@
 Incremental: ``project in (…) AND updated >= "<since − overlap>" ORDER BY updated ASC, key ASC``. JQL reads
 dates in the sync account's own time zone at minute precision, so the bound is written in the zone
 ``/myself`` reports, rounded down, and re-reading a few issues is harmless (an unchanged issue writes
-nothing). v2 pages by moving the bound forward (keyset) rather than by offset alone: an issue edited during
-a pass jumps to the end of the order, and an offset would skip the issue that slid into its place.
+nothing). v2 pages by moving the bound forward (keyset) rather than by offset: an issue edited during a pass
+jumps to the end of the order, and an offset would skip the issue that slid into its place (an offset is
+used only inside one minute holding more than a page of issues).
 v3 pages with ``nextPageToken`` as /search/jql requires.
 """
 
@@ -68,9 +69,10 @@ class JiraREST:
             if len(raw) < self.page_size:
                 return
             last = max(jira.issue_order(i)[0] for i in raw)
-            bound = _minute(last, zone)
-            skip = skip + len(raw) if lower is not None and _minute(lower, zone) == bound else sum(
-                1 for i in raw if _minute(jira.issue_order(i)[0], zone) == bound)
+            # The next page starts at the newest update of this one (re-reading its minute, whose issues
+            # ``seen`` drops); only a page all within one minute moves on by offset.
+            same_minute = lower is not None and _minute(lower, zone) == _minute(last, zone)
+            skip = skip + len(raw) if same_minute else 0
             lower = last
 
     def _token_pages(self, since: dt.datetime | None, zone: dt.tzinfo, fields: str) -> Iterator[list[SourceIssue]]:
