@@ -115,11 +115,11 @@ class Settings(BaseSettings):
     jira_pat: SecretStr | None = None
     jira_email: str | None = None
     jira_api_token: SecretStr | None = None
-    jira_projects: str = ""  # comma-separated keys: PAY,MOB
+    jira_projects: str | None = None  # comma-separated keys: PAY,MOB
     jira_story_points_field: str = "customfield_10016"  # Cloud's "Story point estimate"; Server often customfield_10002
     jira_sprint_field: str | None = None  # the sprint custom field; unset: any field whose values look like sprints
     github_token: SecretStr | None = None
-    github_repos: str = ""  # comma-separated OWNER/REPO for `ragctl sync github` and the scheduled sync
+    github_repos: str | None = None  # comma-separated OWNER/REPO for `ragctl sync github` and the scheduled sync
     github_api_url: str = "https://api.github.com"
     github_label_map: str | None = None  # JSON {"priority": {"p0": "CRITICAL"}, "type": {"bug": "Bug"}}
     sources_people_file: str | None = None  # JSON {"<external id or e-mail>": "MANAGER"}: everyone else a DEVELOPER

@@ -27,7 +27,7 @@ def jira_source(settings: Settings, **retry: Any) -> JiraREST:
         email=settings.jira_email,
         api_token=settings.jira_api_token.get_secret_value() if settings.jira_api_token else None,
         **(retry or retry_options(settings)))
-    projects = [p.strip() for p in settings.jira_projects.split(",") if p.strip()]
+    projects = [p.strip() for p in (settings.jira_projects or "").split(",") if p.strip()]
     return JiraREST(client, api, projects, story_points_field=settings.jira_story_points_field or None,
                     sprint_field=settings.jira_sprint_field)
 
@@ -39,7 +39,7 @@ def github_source(settings: Settings, repo: str, **retry: Any) -> GitHubIssues:
 
 
 def github_repos(settings: Settings) -> list[str]:
-    return [r.strip() for r in settings.github_repos.split(",") if r.strip()]
+    return [r.strip() for r in (settings.github_repos or "").split(",") if r.strip()]
 
 
 def github_labels(settings: Settings) -> dict[str, dict[str, str]] | None:
