@@ -46,6 +46,8 @@ class EntitySpec:
     pk: str
     columns: tuple[str, ...]  # writable columns, in table order
     date_columns: tuple[str, ...] = ()
+    # The column keeping an imported row's key in its source (unique with SOURCE; app/sources finds rows by it).
+    external: str | None = None
 
     def __post_init__(self) -> None:
         for ident in (self.table, self.pk, *self.columns):
@@ -54,6 +56,8 @@ class EntitySpec:
         unknown = set(self.date_columns) - set(self.columns)
         if unknown:
             raise ValueError(f"date columns {unknown} are not columns of {self.name}")
+        if self.external is not None and not {self.external, "SOURCE"} <= set(self.columns):
+            raise ValueError(f"{self.name}: an external key needs the columns {self.external} and SOURCE")
 
     @property
     def all_columns(self) -> tuple[str, ...]:
@@ -72,26 +76,36 @@ class EntitySpec:
             raise ValueError(f"two filters of {self.name} share a name: {names}")
 
 
+# SOURCE and the external key (EXTERNAL_KEY, or EXTERNAL_ID for a person) are set together or not at all: NULL
+# for native rows, "jira:https://acme.atlassian.net" / "github:octo/repo" and the tracker's key for imported ones.
 EMPLOYEES = EntitySpec(
-    "employees", "EMPLOYEES", "EMPLOYEE_ID", ("FIRST_NAME", "LAST_NAME", "EMAIL", "ROLE", "TELEGRAM_ID")
+    "employees", "EMPLOYEES", "EMPLOYEE_ID",
+    ("FIRST_NAME", "LAST_NAME", "EMAIL", "ROLE", "TELEGRAM_ID", "SOURCE", "EXTERNAL_ID"),
+    external="EXTERNAL_ID",
 )
 PROJECTS = EntitySpec(
     "projects", "PROJECTS", "PROJECT_ID",
-    ("NAME", "STATUS", "DESCRIPTION", "START_DATE", "END_DATE"),
-    date_columns=("START_DATE", "END_DATE"),
+    ("NAME", "STATUS", "DESCRIPTION", "START_DATE", "END_DATE", "SOURCE", "EXTERNAL_KEY"),
+    date_columns=("START_DATE", "END_DATE"), external="EXTERNAL_KEY",
 )
 SPRINTS = EntitySpec(
     "sprints", "SPRINTS", "SPRINT_ID",
-    ("PROJECT_ID", "NAME", "STATUS", "GOAL", "START_DATE", "END_DATE"),
-    date_columns=("START_DATE", "END_DATE"),
+    ("PROJECT_ID", "NAME", "STATUS", "GOAL", "START_DATE", "END_DATE", "SOURCE", "EXTERNAL_KEY"),
+    date_columns=("START_DATE", "END_DATE"), external="EXTERNAL_KEY",
 )
+# An imported task also keeps its issue type, the tracker's status name where it differs from STATUS, and its
+# labels, fix versions and components as the chunk shows them (comma-separated text, one column each: three
+# lines of the chunk, and a sync writes each from its own field with nothing to parse back).
 TASKS = EntitySpec(
     "tasks", "TASKS", "TASK_ID",
     ("TITLE", "DESCRIPTION", "STATUS", "PRIORITY", "SPRINT_ID", "PROJECT_ID", "ASSIGNEE_ID",
-     "STORY_POINTS", "ESTIMATED_HOURS", "EXPECTED_END_DATE"),
-    date_columns=("EXPECTED_END_DATE",),
+     "STORY_POINTS", "ESTIMATED_HOURS", "EXPECTED_END_DATE", "SOURCE", "EXTERNAL_KEY", "ISSUE_TYPE", "STATUS_NAME",
+     "LABELS", "FIX_VERSIONS", "COMPONENTS"),
+    date_columns=("EXPECTED_END_DATE",), external="EXTERNAL_KEY",
 )
-COMMENTS = EntitySpec("comments", "COMMENTS", "COMMENT_ID", ("TASK_ID", "AUTHOR_ID", "BODY", "CREATED_AT"))
+# An imported comment keeps its id in the tracker (Jira comment id, GitHub comment id), so an edit finds its row.
+COMMENTS = EntitySpec("comments", "COMMENTS", "COMMENT_ID",
+                      ("TASK_ID", "AUTHOR_ID", "BODY", "CREATED_AT", "SOURCE", "EXTERNAL_KEY"), external="EXTERNAL_KEY")
 DOCUMENTS = EntitySpec(
     "documents", "DOCUMENTS", "DOCUMENT_ID", ("TITLE", "BODY", "PROJECT_ID", "OWNER_EMPLOYEE_ID", "DOC_TYPE")
 )
@@ -104,4 +118,7 @@ ENTITIES: dict[str, EntitySpec] = {
 # ENTITIES (no generic routes, not source tables of the erasure proof), only named for error messages.
 CONVERSATIONS = EntitySpec("conversations", "CONVERSATIONS", "CONVERSATION_ID",
                            ("EMPLOYEE_ID", "TITLE", "RAG_SCOPE", "PINNED_PROJECT_ID"))
+# A task's links (TASK_LINKS, V11 / Oracle V16): written by replace_task_links, never by the generic CRUD.
+TASK_LINKS = EntitySpec("task_links", "TASK_LINKS", "LINK_ID", ("TASK_ID", "LINK_TYPE", "TARGET_KEY", "TARGET_TASK_ID"))
+SYNC_CURSORS = EntitySpec("sync_cursors", "SYNC_CURSORS", "SOURCE", ("CURSOR_VALUE",))
 MESSAGES = EntitySpec("messages", "MESSAGES", "MESSAGE_ID", ("CONVERSATION_ID", "ROLE", "CONTENT", "CITATIONS"))

@@ -25,6 +25,7 @@ from app.domain import (
     SourceRecord,
     SourceType,
     SummarySource,
+    TaskLink,
     TaskQuery,
     TurnFacts,
     Vocabulary,
@@ -118,6 +119,27 @@ class IndexingTx(Protocol):
     def delete_dirty(self, dirty_ids: Sequence[int]) -> None: ...
 
 
+class RecordsTx(Protocol):
+    """The record writes of one ``Engine.batch()`` transaction: everything done through it commits together on a
+    clean exit, or (any exception out of the block) not at all. The same writes as the engine's own methods, so
+    the triggers queue what they change and access changes at once. A ConflictError caught inside the block
+    undoes only its own statement (both engines roll back the failed statement, not the transaction)."""
+
+    def create(self, entity: EntitySpec, values: dict[str, Any]) -> dict[str, Any]: ...
+
+    def get(self, entity: EntitySpec, row_id: int) -> dict[str, Any] | None: ...
+
+    def update(self, entity: EntitySpec, row_id: int, values: dict[str, Any]) -> dict[str, Any] | None: ...
+
+    def delete(self, entity: EntitySpec, row_id: int) -> bool: ...
+
+    def find_by_external(self, entity: EntitySpec, source: str, keys: Sequence[str]) -> dict[str, int]: ...
+
+    def replace_task_links(self, task_id: int, links: Sequence[TaskLink]) -> bool: ...
+
+    def set_sync_cursor(self, source: str, value: str | None) -> None: ...
+
+
 class Engine(Protocol):
     name: str  # "sqlite" | "oracle"
     model_name: str
@@ -163,6 +185,39 @@ class Engine(Protocol):
     def update(self, entity: EntitySpec, row_id: int, values: dict[str, Any]) -> dict[str, Any] | None: ...
 
     def delete(self, entity: EntitySpec, row_id: int) -> bool: ...
+
+    # --- imported rows (app/sources: a tracker's issues written through the same path as the API) -------
+    def batch(self) -> AbstractContextManager[RecordsTx]:
+        """One write transaction for a page of a sync: its creates, updates, deletes, links and cursor commit
+        together, so a crash between two pages replays the uncommitted one (idempotent by external key)."""
+        ...
+
+    def find_by_external(self, entity: EntitySpec, source: str, keys: Sequence[str]) -> dict[str, int]:
+        """Ids by external key (``entity.external``: EXTERNAL_KEY, a person's EXTERNAL_ID) of the rows of one
+        source with these keys; keys not found are absent. ValueError for an entity without external keys or a
+        key or source that is not 1..200 (source: 400) characters without control characters (nothing read)."""
+        ...
+
+    def replace_task_links(self, task_id: int, links: Sequence[TaskLink]) -> bool:
+        """Make the task's TASK_LINKS exactly ``links`` (one per link type and target key, the first wins); a link
+        without ``target_task_id`` takes the id of the task of the same source with that key, if imported. Only
+        what differs is written (True if anything was), so the triggers queue the task only on a change.
+        ConflictError if there is no such task or a target id names no task."""
+        ...
+
+    def sync_cursor(self, source: str) -> str | None:
+        """The source's stored cursor (SYNC_CURSORS), None if none was ever stored."""
+        ...
+
+    def set_sync_cursor(self, source: str, value: str | None) -> None:
+        """Store the source's cursor in a transaction of its own (in a page's own transaction: ``batch()``);
+        ValueError for a value over 4,000 bytes in UTF-8."""
+        ...
+
+    def tasks_by_key(self, key: str) -> list[int]:
+        """Ids of the tasks with this EXTERNAL_KEY in any source, lowest first; no access rule (the caller
+        applies it: app/services/entities.py)."""
+        ...
 
     # --- write path -------------------------------------------------------------------------
     def indexing(self) -> AbstractContextManager[IndexingTx]: ...

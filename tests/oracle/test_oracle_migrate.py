@@ -79,7 +79,7 @@ def test_split_rejects_malformed_scripts(script, message):
 
 def test_shipped_migrations_split_cleanly():
     found = migrate.discover()
-    assert [m.version for m in found] == [1, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]
+    assert [m.version for m in found] == [1, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]
     by_version = {m.version: m.statements() for m in found}
     assert by_version[13] == ["ALTER TABLE MESSAGES ADD (FOCUS VARCHAR2(40 BYTE), RETRIEVED VARCHAR2(4000 BYTE), "
                               "RAG_SCOPE VARCHAR2(20 BYTE), LLM_ERROR VARCHAR2(20 BYTE))"]
@@ -125,6 +125,36 @@ def test_shipped_migrations_split_cleanly():
         assert statement.count("' ' || CHR(9) || CHR(10) || CHR(11) || CHR(12) || CHR(13)") == 6
     assert jobs_ddl.startswith("CREATE TABLE ERASURE_JOBS (") and "CONSTRAINT ERASURE_JOBS_PK PRIMARY KEY" in jobs_ddl
     assert "HELD        BLOB" in jobs_ddl and "REFERENCES" not in jobs_ddl  # outlives the employee
+    check_v16(by_version[16])
+
+
+def check_v16(statements: list[str]) -> None:
+    """Imported rows (issue 24): keys with their source, a task's links, the sync cursor, and two triggers."""
+    tasks_ddl, *rest = statements
+    assert tasks_ddl == (
+        "ALTER TABLE TASKS ADD (SOURCE VARCHAR2(400 CHAR), EXTERNAL_KEY VARCHAR2(200 CHAR), ISSUE_TYPE VARCHAR2(200 CHAR),"
+        "\n                       STATUS_NAME VARCHAR2(200 CHAR), LABELS CLOB, FIX_VERSIONS CLOB, COMPONENTS CLOB)")
+    for table, key in (("TASKS", "EXTERNAL_KEY"), ("EMPLOYEES", "EXTERNAL_ID"), ("PROJECTS", "EXTERNAL_KEY"),
+                       ("SPRINTS", "EXTERNAL_KEY"), ("COMMENTS", "EXTERNAL_KEY")):
+        assert (f"ALTER TABLE {table} ADD CONSTRAINT {table}_EXTERNAL_CK\n    CHECK ((SOURCE IS NULL AND {key} IS NULL) "
+                f"OR (SOURCE IS NOT NULL AND {key} IS NOT NULL))") in rest
+        assert f"ALTER TABLE {table} ADD CONSTRAINT {table}_EXTERNAL_UK UNIQUE (SOURCE, {key})" in rest
+    assert "CREATE INDEX TASKS_EXTERNAL_KEY_IDX ON TASKS (EXTERNAL_KEY)" in rest
+    links = next(s for s in rest if s.startswith("CREATE TABLE TASK_LINKS ("))
+    assert "REFERENCES TASKS (TASK_ID) ON DELETE CASCADE" in links and "ON DELETE SET NULL" in links
+    assert "CHECK (LINK_TYPE IN ('BLOCKS', 'BLOCKED_BY', 'RELATES'))" in links
+    assert "CONSTRAINT TASK_LINKS_UK UNIQUE (TASK_ID, LINK_TYPE, TARGET_KEY)" in links
+    cursors = next(s for s in rest if s.startswith("CREATE TABLE SYNC_CURSORS ("))
+    assert "CONSTRAINT SYNC_CURSORS_PK PRIMARY KEY" in cursors and "CURSOR_VALUE VARCHAR2(4000 BYTE)" in cursors
+    triggers = [s for s in rest if s.startswith("CREATE OR REPLACE TRIGGER")]
+    assert [t.split("\n")[0] for t in triggers] == ["CREATE OR REPLACE TRIGGER TASK_LINKS_RAG_DIRTY_TRG",
+                                                   "CREATE OR REPLACE TRIGGER EMPLOYEES_RAG_DIRTY_TRG"]
+    assert all(t.endswith("END;") for t in triggers)
+    # ORA-04091: the links trigger, fired by a deleted task's cascades, reads no table at all.
+    assert "SELECT" not in triggers[0] and "AFTER INSERT OR UPDATE OR DELETE ON TASK_LINKS" in triggers[0]
+    assert ("SELECT DISTINCT 'task', TASK_ID, 'UPSERT' FROM COMMENTS WHERE AUTHOR_ID = :NEW.EMPLOYEE_ID"
+            in triggers[1]) and "AFTER UPDATE OF FIRST_NAME, LAST_NAME ON EMPLOYEES" in triggers[1]
+    assert rest[-1] == "INSERT INTO RAG_DIRTY (SOURCE_TYPE, SOURCE_ID, ACTION) SELECT 'task', TASK_ID, 'UPSERT' FROM TASKS"
 
 
 def write(tmp_path: Path, name: str, text: str) -> None:

@@ -178,9 +178,11 @@ def test_load_sources_and_hashes(fake_engine, conn):
     import datetime as dt
 
     task_row = (11, "Fix login", "TODO", "HIGH", 5, "Sprint 1", 3, "Apollo", 7, "Ana", "Ruiz", 3, 2.5,
-                dt.datetime(2026, 1, 2), "desc")
+                dt.datetime(2026, 1, 2), "desc", None, None, None, None, None, None)
     conn.replies += [("FROM TASKS t", Reply(rows=[task_row])),
-                     ("FROM COMMENTS", Reply(rows=[(11, "first"), (11, "second")])),
+                     ("FROM COMMENTS", Reply(rows=[(11, "first", None, None, None, None),
+                                                   (11, "second", None, None, None, None)])),
+                     ("FROM TASK_LINKS", Reply(rows=[])),
                      ("CONTENT_HASH FROM RAG_CHUNK", Reply(rows=[(11, 0, "h0"), (11, 1, "h1")]))]
     with fake_engine.indexing() as tx:
         records = tx.load_sources("task", [11, 12])
@@ -189,9 +191,10 @@ def test_load_sources_and_hashes(fake_engine, conn):
             tx.load_sources(source_type, ids)
     assert conn.calls[0].sql == golden("load_sources_task") and conn.calls[0].binds == {"id0": 11, "id1": 12}
     assert conn.calls[1].sql == golden("task_comments") and conn.calls[1].binds == {"id0": 11}
-    assert conn.calls[2].sql == golden("chunk_hashes")
-    assert conn.calls[2].binds == {"source_type": "task", "id0": 11, "id1": 12}
-    assert [c.sql for c in conn.calls[3:]] == [golden("load_sources_sprint"), golden("load_sources_project"),
+    assert conn.calls[2].sql == golden("task_links") and conn.calls[2].binds == {"id0": 11}
+    assert conn.calls[3].sql == golden("chunk_hashes")
+    assert conn.calls[3].binds == {"source_type": "task", "id0": 11, "id1": 12}
+    assert [c.sql for c in conn.calls[4:]] == [golden("load_sources_sprint"), golden("load_sources_project"),
                                                golden("load_sources_doc")]
     record = records[11]
     assert [c.body for c in record.comments] == ["first", "second"] and record.expected_end_date == dt.date(2026, 1, 2)
@@ -612,7 +615,7 @@ def test_every_backfill_and_loader_branch_binds_exactly_its_placeholders(source_
                 statement = sql.backfill_ids(source_type, project_id, force, limit)
                 check_binds(statement.sql, statement.binds)
     for statement in (sql.load_sources(source_type, [1, 2, 3]), sql.chunk_hashes(source_type, [1]),
-                      sql.task_comments([1, 2])):
+                      sql.task_comments([1, 2]), sql.task_links([1, 2])):
         check_binds(statement.sql, statement.binds)
 
 

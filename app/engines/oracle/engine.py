@@ -20,8 +20,8 @@ import numpy as np
 
 from app.config import Settings
 from app.domain import (SEARCH_MODES, Caller, Conversation, ConversationKey, Message, Page, ProjectCard, RagStatus, Scope,
-                        SearchMode, SearchResult, SourceRecord, SourceType, SummarySource, TaskQuery, TurnFacts,
-                        Vocabulary)
+                        SearchMode, SearchResult, SourceRecord, SourceType, SummarySource, TaskLink, TaskQuery,
+                        TurnFacts, Vocabulary)
 from app.engines.base import ConflictError, EngineError, SchemaNotMigratedError, UnavailableError
 from app.engines.oracle import (conversations, erasure, errors, indexing, model_mark, records, search, status,
                                 summaries, upsert)
@@ -281,6 +281,34 @@ class OracleEngine:
             deleted = records.delete(cur, entity, row_id)
             conn.commit()
             return deleted
+
+    # --- imported rows (app/sources) -----------------------------------------------------------
+    @contextmanager
+    def batch(self) -> Iterator[records.OracleRecordsTx]:
+        """One transaction for a sync page: its upserts, links and cursor commit together or not at all."""
+        with self._connection() as conn, conn.cursor() as cur:
+            yield records.OracleRecordsTx(cur)
+            conn.commit()
+
+    def find_by_external(self, entity: EntitySpec, source: str, keys: Sequence[str]) -> dict[str, int]:
+        with self._connection() as conn, conn.cursor() as cur:
+            return records.find_by_external(cur, entity, source, keys)
+
+    def replace_task_links(self, task_id: int, links: Sequence[TaskLink]) -> bool:
+        with self.batch() as tx:
+            return tx.replace_task_links(task_id, links)
+
+    def sync_cursor(self, source: str) -> str | None:
+        with self._connection() as conn, conn.cursor() as cur:
+            return records.sync_cursor(cur, source)
+
+    def set_sync_cursor(self, source: str, value: str | None) -> None:
+        with self.batch() as tx:
+            tx.set_sync_cursor(source, value)
+
+    def tasks_by_key(self, key: str) -> list[int]:
+        with self._connection() as conn, conn.cursor() as cur:
+            return records.tasks_by_key(cur, key)
 
     # --- write path -------------------------------------------------------------------------
     @contextmanager

@@ -18,12 +18,15 @@ from app.domain import (
     SourceRecord,
     SourceType,
     SprintSource,
+    TaskLink,
     TaskSource,
+    check_external_key,
 )
-from app.engines.base import EngineError, batched
+from app.engines.base import ConflictError, EngineError, batched
 from app.engines.oracle import statements as sql
 from app.engines.oracle.errors import conflicts
-from app.entities import Condition, EntitySpec
+from app.engines.external import check_cursor_value, check_external_lookup, link_changes, wanted_links
+from app.entities import SYNC_CURSORS, TASK_LINKS, TASKS, Condition, EntitySpec
 
 IN_LIST_MAX = 500  # ids per IN list (Oracle allows 1000 expressions: ORA-01795)
 
@@ -128,6 +131,92 @@ def delete(cur: Any, entity: EntitySpec, row_id: int) -> bool:
     return cur.rowcount > 0
 
 
+# --- imported rows (app/sources) ------------------------------------------------------------------
+
+def find_by_external(cur: Any, entity: EntitySpec, source: str, keys: Sequence[str]) -> dict[str, int]:
+    """Ids by external key of the rows of ``source`` with these keys (keys not found are absent)."""
+    source, keys = check_external_lookup(entity, source, keys)
+    out: dict[str, int] = {}
+    for chunk in batched(keys, IN_LIST_MAX):
+        statement = sql.find_by_external(entity, chunk)
+        cur.execute(statement.sql, {"source_name": source, **statement.binds})
+        out.update((key, int(row_id)) for key, row_id in cur.fetchall())
+    return out
+
+
+def replace_task_links(cur: Any, task_id: int, links: Sequence[TaskLink]) -> bool:
+    """Make the task's links exactly these; True if anything was written (the trigger then queues the task)."""
+    cur.execute(sql.TASK_SOURCE, task_id=int(task_id))
+    row = cur.fetchone()
+    if row is None:
+        raise ConflictError(f"task_links: task {task_id} does not exist")
+    unresolved = [link.target_key for link in links if isinstance(link, TaskLink) and link.target_task_id is None]
+    resolved = find_by_external(cur, TASKS, row[0], unresolved) if row[0] is not None and unresolved else {}
+    wanted = wanted_links(links, resolved)
+    cur.execute(sql.LINKS_OF_TASK, task_id=int(task_id))
+    current = [(int(i), t, k, _opt_int(target)) for i, t, k, target in cur.fetchall()]
+    changes = link_changes(current, wanted)
+    with conflicts(TASK_LINKS):
+        for link_id in changes.deletes:
+            cur.execute(sql.DELETE_LINK, link_id=link_id)
+        for link_id, target in changes.retargets:
+            cur.execute(sql.RETARGET_LINK, target_task_id=target, link_id=link_id)
+        for link in changes.inserts:
+            cur.execute(sql.INSERT_LINK, task_id=int(task_id), link_type=link.link_type, target_key=link.target_key,
+                        target_task_id=link.target_task_id)
+    return bool(changes)
+
+
+def sync_cursor(cur: Any, source: str) -> str | None:
+    cur.execute(sql.READ_SYNC_CURSOR, source_name=check_external_key(source, "source"))
+    row = cur.fetchone()
+    return row[0] if row else None
+
+
+def set_sync_cursor(cur: Any, source: str, value: str | None) -> None:
+    with conflicts(SYNC_CURSORS):  # two first writes at once: ORA-00001 on the MERGE's insert
+        cur.execute(sql.WRITE_SYNC_CURSOR, source_name=check_external_key(source, "source"),
+                    cursor_value=check_cursor_value(value))
+
+
+def tasks_by_key(cur: Any, key: str) -> list[int]:
+    cur.execute(sql.TASKS_BY_KEY, external_key=key)
+    return [int(row[0]) for row in cur.fetchall()]
+
+
+class OracleRecordsTx:
+    """The record writes of one ``engine.batch()`` transaction (app.engines.base.RecordsTx) on its cursor: the
+    same functions as the engine's own create/update/delete; the engine commits once, at the end."""
+
+    def __init__(self, cur: Any) -> None:
+        self._cur = cur
+
+    def create(self, entity: EntitySpec, values: dict[str, Any]) -> dict[str, Any]:
+        return created(self._cur, entity, create(self._cur, entity, values))
+
+    def get(self, entity: EntitySpec, row_id: int) -> dict[str, Any] | None:
+        return get(self._cur, entity, row_id)
+
+    def update(self, entity: EntitySpec, row_id: int, values: dict[str, Any]) -> dict[str, Any] | None:
+        entity.check_columns(values)
+        columns = [c for c in entity.columns if c in values]
+        if columns and not update(self._cur, entity, row_id, columns, values):
+            return None
+        return get(self._cur, entity, row_id)
+
+    def delete(self, entity: EntitySpec, row_id: int) -> bool:
+        return delete(self._cur, entity, row_id)
+
+    def find_by_external(self, entity: EntitySpec, source: str, keys: Sequence[str]) -> dict[str, int]:
+        return find_by_external(self._cur, entity, source, keys)
+
+    def replace_task_links(self, task_id: int, links: Sequence[TaskLink]) -> bool:
+        return replace_task_links(self._cur, task_id, links)
+
+    def set_sync_cursor(self, source: str, value: str | None) -> None:
+        set_sync_cursor(self._cur, source, value)
+
+
 def returned_id(var: Any) -> int:
     value = var.getvalue()
     if isinstance(value, list):  # DML RETURNING INTO: one value per affected row
@@ -170,10 +259,19 @@ def load_sources(cur: Any, source_type: SourceType, ids: Sequence[int]) -> dict[
         if source_type == "task" and rows:
             statement = sql.task_comments([int(r[0]) for r in rows])
             cur.execute(statement.sql, statement.binds)
-            for task_id, body in cur.fetchall():
-                comments.setdefault(int(task_id), []).append(CommentSource(body or ""))
+            for task_id, body, author_id, first, last, created_at in cur.fetchall():
+                known = first is not None or last is not None  # the author still exists
+                comments.setdefault(int(task_id), []).append(CommentSource(
+                    body or "", _opt_int(author_id) if known else None,
+                    " ".join(p for p in (first, last) if p) if known else None, created_at))
+        links: dict[int, list[TaskLink]] = {}
+        if source_type == "task" and rows:
+            statement = sql.task_links([int(r[0]) for r in rows])
+            cur.execute(statement.sql, statement.binds)
+            for task_id, link_type, target_key, target_task_id in cur.fetchall():
+                links.setdefault(int(task_id), []).append(TaskLink(link_type, target_key, _opt_int(target_task_id)))
         for row in rows:
-            record = _source(source_type, row, comments)
+            record = _source(source_type, row, comments, links)
             out[_record_id(record)] = record
     return out
 
@@ -192,14 +290,17 @@ def _opt_int(value: Any) -> int | None:
     return None if value is None else int(value)
 
 
-def _source(source_type: str, row: Sequence[Any], comments: dict[int, list[CommentSource]]) -> SourceRecord:
+def _source(source_type: str, row: Sequence[Any], comments: dict[int, list[CommentSource]],
+            links: dict[int, list[TaskLink]]) -> SourceRecord:
     if source_type == "task":
         (task_id, title, status, priority, sprint_id, sprint_name, project_id, project_name, assignee_id,
-         first, last, points, hours, due, description) = row
+         first, last, points, hours, due, description, external_key, issue_type, status_name, labels, fix_versions,
+         components) = row
         return TaskSource(
             int(task_id), title, status, priority, _opt_int(sprint_id), sprint_name, _opt_int(project_id),
             project_name, _opt_int(assignee_id), first, last, _number(points), _number(hours), _date(due),
-            description, tuple(comments.get(int(task_id), ())),
+            description, tuple(comments.get(int(task_id), ())), external_key, issue_type, status_name, labels,
+            fix_versions, components, tuple(links.get(int(task_id), ())),
         )
     if source_type == "sprint":
         sprint_id, name, status, project_id, project_name, goal, start, end = row

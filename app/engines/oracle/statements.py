@@ -285,7 +285,8 @@ _LOAD_SOURCES = {
     "task": (
         "SELECT t.TASK_ID, t.TITLE, t.STATUS, t.PRIORITY, t.SPRINT_ID, s.NAME, t.PROJECT_ID, p.NAME,\n"
         "       t.ASSIGNEE_ID, e.FIRST_NAME, e.LAST_NAME, t.STORY_POINTS, t.ESTIMATED_HOURS,\n"
-        "       t.EXPECTED_END_DATE, t.DESCRIPTION\n"
+        "       t.EXPECTED_END_DATE, t.DESCRIPTION, t.EXTERNAL_KEY, t.ISSUE_TYPE, t.STATUS_NAME, t.LABELS,\n"
+        "       t.FIX_VERSIONS, t.COMPONENTS\n"
         "FROM TASKS t\n"
         "LEFT JOIN SPRINTS s ON s.SPRINT_ID = t.SPRINT_ID\n"
         "LEFT JOIN PROJECTS p ON p.PROJECT_ID = t.PROJECT_ID\n"
@@ -326,12 +327,71 @@ def lock_sources(source_type: str, ids: Sequence[int]) -> Statement:
 
 
 def task_comments(task_ids: Sequence[int]) -> Statement:
+    """Each comment with its author's name as the employee row has it now (none: no such employee)."""
     in_sql, binds = _in_list("id", task_ids)
-    # source: FACTS.md §10 (plain SELECT; BODY CLOB fetched as str, §11.6)
+    # source: FACTS.md §10 (plain SELECT with a LEFT JOIN, as _LOAD_SOURCES; BODY CLOB fetched as str, §11.6;
+    #         CREATED_AT a TIMESTAMP fetched as a naive datetime)
     return Statement(
-        f"SELECT TASK_ID, BODY FROM COMMENTS WHERE TASK_ID IN {in_sql} ORDER BY TASK_ID, CREATED_AT, COMMENT_ID",
+        "SELECT c.TASK_ID, c.BODY, c.AUTHOR_ID, e.FIRST_NAME, e.LAST_NAME, c.CREATED_AT\n"
+        "FROM COMMENTS c\n"
+        "LEFT JOIN EMPLOYEES e ON e.EMPLOYEE_ID = c.AUTHOR_ID\n"
+        f"WHERE c.TASK_ID IN {in_sql}\n"
+        "ORDER BY c.TASK_ID, c.CREATED_AT, c.COMMENT_ID",
         binds,
     )
+
+
+def task_links(task_ids: Sequence[int]) -> Statement:
+    in_sql, binds = _in_list("id", task_ids)
+    # source: FACTS.md §10 (plain SELECT with named binds)
+    return Statement(
+        "SELECT TASK_ID, LINK_TYPE, TARGET_KEY, TARGET_TASK_ID FROM TASK_LINKS\n"
+        f"WHERE TASK_ID IN {in_sql}\n"
+        "ORDER BY TASK_ID, LINK_TYPE, TARGET_KEY",
+        binds,
+    )
+
+
+# --- imported rows (app/sources): ids by external key, a task's links, the sync cursors (V16) ------------
+
+def find_by_external(entity: EntitySpec, keys: Sequence[str]) -> Statement:
+    """``(external key, id)`` of one source's rows with these keys; the caller binds :source_name too."""
+    if entity.external is None:
+        raise ValueError(f"{entity.name} keep no external key")
+    in_sql, binds = _in_list("k", keys)
+    # source: FACTS.md §10 (plain SELECT with named binds; identifiers from EntitySpec only)
+    return Statement(
+        f"SELECT {entity.external}, {entity.pk} FROM {entity.table}\n"
+        f"WHERE SOURCE = :source_name AND {entity.external} IN {in_sql}",
+        binds,
+    )
+
+
+# source: FACTS.md §10 (plain SELECT by key)
+TASK_SOURCE = "SELECT SOURCE FROM TASKS WHERE TASK_ID = :task_id"
+# source: FACTS.md §10 (plain SELECT by key)
+LINKS_OF_TASK = "SELECT LINK_ID, LINK_TYPE, TARGET_KEY, TARGET_TASK_ID FROM TASK_LINKS WHERE TASK_ID = :task_id"
+# source: FACTS.md §10 (plain INSERT; LINK_ID from the identity column, V16)
+INSERT_LINK = (
+    "INSERT INTO TASK_LINKS (TASK_ID, LINK_TYPE, TARGET_KEY, TARGET_TASK_ID)\n"
+    "VALUES (:task_id, :link_type, :target_key, :target_task_id)"
+)
+# source: FACTS.md §10 (plain UPDATE by key)
+RETARGET_LINK = "UPDATE TASK_LINKS SET TARGET_TASK_ID = :target_task_id WHERE LINK_ID = :link_id"
+# source: FACTS.md §10 (plain DELETE by key)
+DELETE_LINK = "DELETE FROM TASK_LINKS WHERE LINK_ID = :link_id"
+# source: FACTS.md §10 (plain SELECT by key)
+READ_SYNC_CURSOR = "SELECT CURSOR_VALUE FROM SYNC_CURSORS WHERE SOURCE = :source_name"
+# source: FACTS.md §7 (MERGE with a single-row dual source; no ON column in SET, ORA-38104) — as WRITE_SETTING
+WRITE_SYNC_CURSOR = (
+    "MERGE INTO SYNC_CURSORS t\n"
+    "USING (SELECT :source_name AS SOURCE, :cursor_value AS CURSOR_VALUE FROM dual) s\n"
+    "ON (t.SOURCE = s.SOURCE)\n"
+    "WHEN MATCHED THEN UPDATE SET t.CURSOR_VALUE = s.CURSOR_VALUE, t.UPDATED_AT = SYS_EXTRACT_UTC(SYSTIMESTAMP)\n"
+    "WHEN NOT MATCHED THEN INSERT (SOURCE, CURSOR_VALUE) VALUES (s.SOURCE, s.CURSOR_VALUE)"
+)
+# source: FACTS.md §10 (plain SELECT; TASKS_EXTERNAL_KEY_IDX, V16) — questions name a key without its source
+TASKS_BY_KEY = "SELECT TASK_ID FROM TASKS WHERE EXTERNAL_KEY = :external_key ORDER BY TASK_ID"
 
 
 # --- backfill ---------------------------------------------------------------------------------
@@ -448,7 +508,8 @@ def crud_timestamp_binds(columns: Sequence[str]) -> tuple[str, ...]:
 
 # The CLOB columns CRUD writes (V1); tests/oracle/test_column_limits.py checks this set against the DDL. Their long
 # values are bound as temporary CLOBs (records.clob_input_sizes), as are MESSAGES.CONTENT and PROJECTS.AUTO_SUMMARY.
-LOB_COLUMNS = frozenset({("PROJECTS", "DESCRIPTION"), ("TASKS", "DESCRIPTION"), ("COMMENTS", "BODY"),
+LOB_COLUMNS = frozenset({("PROJECTS", "DESCRIPTION"), ("TASKS", "DESCRIPTION"), ("TASKS", "LABELS"),
+                         ("TASKS", "FIX_VERSIONS"), ("TASKS", "COMPONENTS"), ("COMMENTS", "BODY"),
                          ("DOCUMENTS", "BODY")})
 
 
@@ -461,8 +522,8 @@ def crud_lob_binds(entity: EntitySpec, columns: Sequence[str]) -> tuple[str, ...
 # source: FACTS.md §10 (plain DELETE; children first, queue last because the deletes enqueue)
 WIPE = tuple(
     f"DELETE FROM {table}"
-    for table in ("MESSAGES", "CONVERSATIONS", "COMMENTS", "TASKS", "DOCUMENTS", "SPRINTS", "PROJECTS", "EMPLOYEES",
-                  "RAG_CHUNK", "RAG_DIRTY", "ERASURE_JOBS")
+    for table in ("MESSAGES", "CONVERSATIONS", "COMMENTS", "TASK_LINKS", "TASKS", "DOCUMENTS", "SPRINTS", "PROJECTS",
+                  "EMPLOYEES", "RAG_CHUNK", "RAG_DIRTY", "ERASURE_JOBS", "SYNC_CURSORS")
 )
 
 # --- search -----------------------------------------------------------------------------------

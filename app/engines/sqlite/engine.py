@@ -29,8 +29,8 @@ from app.config import Settings
 from app.embedding import load_embedder
 from app.embedding.models import DEFAULT_MODEL, SQLITE_VECTOR_DIMENSIONS, model_spec
 from app.domain import (SEARCH_MODES, Caller, Conversation, ConversationKey, Message, Page, ProjectCard, RagStatus,
-                        Scope, SearchMode, SearchResult, SourceRecord, SourceType, SummarySource, TaskQuery, TurnFacts,
-                        Vocabulary)
+                        Scope, SearchMode, SearchResult, SourceRecord, SourceType, SummarySource, TaskLink, TaskQuery,
+                        TurnFacts, Vocabulary)
 from app.engines.base import ConflictError, EmbeddingModelError, EngineError, SchemaNotMigratedError
 from app.engines.sqlite import conversations, erasure, errors, indexing, model_mark, records, search, status, summaries
 from app.engines.sqlite import migrate as migrations
@@ -245,6 +245,30 @@ class SQLiteEngine:
     def delete(self, entity: EntitySpec, row_id: int) -> bool:
         with errors.conflicts(entity), self._write() as conn:
             return records.delete(conn, entity, row_id)
+
+    # --- imported rows (app/sources) -------------------------------------------------------------
+    @contextmanager
+    def batch(self) -> Iterator[records.SQLiteRecordsTx]:
+        """One write transaction for a sync page: its upserts, links and cursor commit together or not at all."""
+        with self._write() as conn:
+            yield records.SQLiteRecordsTx(conn, errors.conflicts)
+
+    def find_by_external(self, entity: EntitySpec, source: str, keys: Sequence[str]) -> dict[str, int]:
+        return records.find_by_external(self.conn, entity, source, keys)
+
+    def replace_task_links(self, task_id: int, links: Sequence[TaskLink]) -> bool:
+        with self.batch() as tx:
+            return tx.replace_task_links(task_id, links)
+
+    def sync_cursor(self, source: str) -> str | None:
+        return records.sync_cursor(self.conn, source)
+
+    def set_sync_cursor(self, source: str, value: str | None) -> None:
+        with self.batch() as tx:
+            tx.set_sync_cursor(source, value)
+
+    def tasks_by_key(self, key: str) -> list[int]:
+        return records.tasks_by_key(self.conn, key)
 
     # --- write path -----------------------------------------------------------------------------
     @contextmanager

@@ -10,11 +10,12 @@ from typing import Any
 
 import apsw
 
-from app.domain import (Caller, CommentSource, DocSource, Page, ProjectSource, Role, SourceRecord, SourceType, SprintSource,
-                        TaskSource)
-from app.engines.base import batched
+from app.domain import (Caller, CommentSource, DocSource, Page, ProjectSource, Role, SourceRecord,
+                        SourceType, SprintSource, TaskLink, TaskSource, check_external_key)
+from app.engines.base import ConflictError, batched
+from app.engines.external import check_cursor_value, check_external_lookup, link_changes, wanted_links
 from app.engines.sqlite import statements as sql
-from app.entities import Condition, EntitySpec
+from app.entities import TASK_LINKS, TASKS, Condition, EntitySpec
 
 IN_BATCH = 500  # ids per IN (...) list, well under SQLite's bind limit
 
@@ -67,6 +68,47 @@ def delete(conn: apsw.Connection, entity: EntitySpec, row_id: int) -> bool:
     return conn.changes() > 0
 
 
+# --- imported rows (app/sources) ------------------------------------------------------------------
+
+def find_by_external(conn: apsw.Connection, entity: EntitySpec, source: str, keys: Sequence[str]) -> dict[str, int]:
+    """Ids by external key of the rows of ``source`` with these keys (keys not found are absent)."""
+    source, keys = check_external_lookup(entity, source, keys)
+    out: dict[str, int] = {}
+    for batch in batched(keys, IN_BATCH):
+        out.update(conn.execute(sql.find_by_external(entity, batch), [source, *batch]).fetchall())
+    return out
+
+
+def replace_task_links(conn: apsw.Connection, task_id: int, links: Sequence[TaskLink]) -> bool:
+    """Make the task's links exactly these; True if anything was written (the triggers then queue the task)."""
+    row = conn.execute(sql.TASK_SOURCE, (task_id,)).fetchone()
+    if row is None:
+        raise ConflictError(f"task_links: task {task_id} does not exist")
+    unresolved = [link.target_key for link in links if isinstance(link, TaskLink) and link.target_task_id is None]
+    resolved = find_by_external(conn, TASKS, row[0], unresolved) if row[0] is not None and unresolved else {}
+    changes = link_changes(conn.execute(sql.LINKS_OF_TASK, (task_id,)).fetchall(), wanted_links(links, resolved))
+    for link_id in changes.deletes:
+        conn.execute(sql.DELETE_LINK, (link_id,))
+    for link_id, target in changes.retargets:
+        conn.execute(sql.RETARGET_LINK, (target, link_id))
+    for link in changes.inserts:
+        conn.execute(sql.INSERT_LINK, (task_id, link.link_type, link.target_key, link.target_task_id))
+    return bool(changes)
+
+
+def sync_cursor(conn: apsw.Connection, source: str) -> str | None:
+    row = conn.execute(sql.READ_SYNC_CURSOR, (check_external_key(source, "source"),)).fetchone()
+    return row[0] if row else None
+
+
+def set_sync_cursor(conn: apsw.Connection, source: str, value: str | None) -> None:
+    conn.execute(sql.WRITE_SYNC_CURSOR, (check_external_key(source, "source"), check_cursor_value(value)))
+
+
+def tasks_by_key(conn: apsw.Connection, key: str) -> list[int]:
+    return [row[0] for row in conn.execute(sql.TASKS_BY_KEY, (key,))]
+
+
 def _bind(value: Any) -> Any:
     if isinstance(value, (dt.date, dt.datetime)):
         return value.isoformat()
@@ -112,21 +154,42 @@ def load_sources(conn: apsw.Connection, source_type: SourceType, ids: Sequence[i
 
 def _load_tasks(conn: apsw.Connection, ids: Sequence[int]) -> dict[int, TaskSource]:
     comments: dict[int, list[CommentSource]] = {}
-    for task_id, body in conn.execute(sql.task_comments(ids), ids):
+    for task_id, body, author_id, first, last, created_at in conn.execute(sql.task_comments(ids), ids):
         if body and body.strip():
-            comments.setdefault(task_id, []).append(CommentSource(body))
+            known = first is not None or last is not None  # the author still exists
+            comments.setdefault(task_id, []).append(CommentSource(
+                body, author_id if known else None, _name(first, last) if known else None, _stamp(created_at)))
+    links: dict[int, list[TaskLink]] = {}
+    for task_id, link_type, target_key, target_task_id in conn.execute(sql.task_links(ids), ids):
+        links.setdefault(task_id, []).append(TaskLink(link_type, target_key, target_task_id))
     out = {}
     for row in conn.execute(sql.load_tasks(ids), ids):
         (task_id, title, status, priority, sprint_id, sprint_name, project_id, project_name, assignee_id,
-         first, last, points, hours, due, description) = row
+         first, last, points, hours, due, description, external_key, issue_type, status_name, labels,
+         fix_versions, components) = row
         out[task_id] = TaskSource(
             task_id, title or "", status, priority,
             sprint_id if sprint_name is not None else None, sprint_name,
             project_id if project_name is not None else None, project_name,
             assignee_id if (first is not None or last is not None) else None, first, last,
             points, hours, _opt_date(due), description, tuple(comments.get(task_id, ())),
+            external_key, issue_type, status_name, labels, fix_versions, components, tuple(links.get(task_id, ())),
         )
     return out
+
+
+def _name(first: str | None, last: str | None) -> str:
+    return " ".join(p for p in (first, last) if p)
+
+
+def _stamp(value: Any) -> dt.datetime | None:
+    """COMMENTS.CREATED_AT as stored (ISO text) -> datetime; anything unparsable is unknown."""
+    if isinstance(value, str):
+        try:
+            return dt.datetime.fromisoformat(value)
+        except ValueError:
+            return None
+    return None
 
 
 def _load_sprints(conn: apsw.Connection, ids: Sequence[int]) -> dict[int, SprintSource]:
@@ -151,3 +214,41 @@ def _load_docs(conn: apsw.Connection, ids: Sequence[int]) -> dict[int, DocSource
         did: DocSource(did, title or "", body, pid if pexists else None, owner, doc_type)
         for did, title, body, pid, pexists, owner, doc_type in conn.execute(sql.load_docs(ids), ids)
     }
+
+
+class SQLiteRecordsTx:
+    """The record writes of one ``engine.batch()`` transaction (app.engines.base.RecordsTx): the same
+    functions as the engine's own create/update/delete, on the batch's connection."""
+
+    def __init__(self, conn: apsw.Connection, conflicts: Any) -> None:
+        self._conn = conn
+        self._conflicts = conflicts  # app.engines.sqlite.errors.conflicts
+
+    def create(self, entity: EntitySpec, values: dict[str, Any]) -> dict[str, Any]:
+        with self._conflicts(entity):
+            return create(self._conn, entity, values)
+
+    def get(self, entity: EntitySpec, row_id: int) -> dict[str, Any] | None:
+        return get(self._conn, entity, row_id)
+
+    def update(self, entity: EntitySpec, row_id: int, values: dict[str, Any]) -> dict[str, Any] | None:
+        entity.check_columns(values)
+        columns = [c for c in entity.columns if c in values]
+        if not columns:
+            return get(self._conn, entity, row_id)
+        with self._conflicts(entity):
+            return update(self._conn, entity, row_id, columns, values)
+
+    def delete(self, entity: EntitySpec, row_id: int) -> bool:
+        with self._conflicts(entity):
+            return delete(self._conn, entity, row_id)
+
+    def find_by_external(self, entity: EntitySpec, source: str, keys: Sequence[str]) -> dict[str, int]:
+        return find_by_external(self._conn, entity, source, keys)
+
+    def replace_task_links(self, task_id: int, links: Sequence[TaskLink]) -> bool:
+        with self._conflicts(TASK_LINKS):
+            return replace_task_links(self._conn, task_id, links)
+
+    def set_sync_cursor(self, source: str, value: str | None) -> None:
+        set_sync_cursor(self._conn, source, value)

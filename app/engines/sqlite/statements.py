@@ -40,8 +40,9 @@ APPLIED_VERSIONS = "SELECT VERSION, CHECKSUM FROM SCHEMA_VERSION"
 RECORD_VERSION = "INSERT INTO SCHEMA_VERSION (VERSION, NAME, CHECKSUM) VALUES (?, ?, ?)"
 FOREIGN_KEY_CHECK = "PRAGMA foreign_key_check"
 
-WIPE_TABLES = ("MESSAGES", "CONVERSATIONS", "COMMENTS", "TASKS", "SPRINTS", "DOCUMENTS", "PROJECTS", "EMPLOYEES",
-               "RAG_CHUNK", "RAG_VEC", "RAG_DIRTY", "RAG_CHUNK_CHANGES", "ERASURE_JOBS")
+WIPE_TABLES = ("MESSAGES", "CONVERSATIONS", "COMMENTS", "TASK_LINKS", "TASKS", "SPRINTS", "DOCUMENTS", "PROJECTS", "EMPLOYEES",
+               "RAG_CHUNK", "RAG_VEC", "RAG_DIRTY", "RAG_CHUNK_CHANGES", "ERASURE_JOBS",
+               "SYNC_CURSORS")
 WIPE = tuple(f"DELETE FROM {table}" for table in WIPE_TABLES)
 # A new epoch tells every process's vector index to reload from scratch.
 BUMP_EPOCH = "UPDATE RAG_META SET VALUE = VALUE + 1 WHERE KEY = 'epoch'"
@@ -107,15 +108,23 @@ def crud_delete(entity: EntitySpec) -> str:
 
 
 def task_comments(ids: Sequence[int]) -> str:
-    return (f"SELECT TASK_ID, BODY FROM COMMENTS WHERE TASK_ID IN ({marks(ids)}) "
-            "ORDER BY TASK_ID, CREATED_AT, COMMENT_ID")
+    """Each comment with its author's name as the employee row has it now (none: no such employee)."""
+    return ("SELECT c.TASK_ID, c.BODY, c.AUTHOR_ID, e.FIRST_NAME, e.LAST_NAME, c.CREATED_AT FROM COMMENTS c"
+            " LEFT JOIN EMPLOYEES e ON e.EMPLOYEE_ID = c.AUTHOR_ID"
+            f" WHERE c.TASK_ID IN ({marks(ids)}) ORDER BY c.TASK_ID, c.CREATED_AT, c.COMMENT_ID")
+
+
+def task_links(ids: Sequence[int]) -> str:
+    return ("SELECT TASK_ID, LINK_TYPE, TARGET_KEY, TARGET_TASK_ID FROM TASK_LINKS"
+            f" WHERE TASK_ID IN ({marks(ids)}) ORDER BY TASK_ID, LINK_TYPE, TARGET_KEY")
 
 
 def load_tasks(ids: Sequence[int]) -> str:
     return (
         "SELECT t.TASK_ID, t.TITLE, t.STATUS, t.PRIORITY, t.SPRINT_ID, s.NAME, t.PROJECT_ID, p.NAME,"
         " t.ASSIGNEE_ID, e.FIRST_NAME, e.LAST_NAME, t.STORY_POINTS, t.ESTIMATED_HOURS, t.EXPECTED_END_DATE,"
-        " t.DESCRIPTION FROM TASKS t"
+        " t.DESCRIPTION, t.EXTERNAL_KEY, t.ISSUE_TYPE, t.STATUS_NAME, t.LABELS, t.FIX_VERSIONS, t.COMPONENTS"
+        " FROM TASKS t"
         " LEFT JOIN SPRINTS s ON s.SPRINT_ID = t.SPRINT_ID"
         " LEFT JOIN PROJECTS p ON p.PROJECT_ID = t.PROJECT_ID"
         " LEFT JOIN EMPLOYEES e ON e.EMPLOYEE_ID = t.ASSIGNEE_ID"
@@ -139,6 +148,28 @@ def load_docs(ids: Sequence[int]) -> str:
             " d.OWNER_EMPLOYEE_ID, d.DOC_TYPE FROM DOCUMENTS d"
             " LEFT JOIN PROJECTS p ON p.PROJECT_ID = d.PROJECT_ID"
             f" WHERE d.DOCUMENT_ID IN ({marks(ids)})")
+
+
+# --- imported rows (app/sources): ids by external key, a task's links, the sync cursors -----------
+
+
+def find_by_external(entity: EntitySpec, keys: Sequence[str]) -> str:
+    """``(external key, id)`` of the rows of one source (the first bind) with these keys (identifiers from
+    EntitySpec only)."""
+    return (f"SELECT {entity.external}, {entity.pk} FROM {entity.table} WHERE SOURCE = ? "
+            f"AND {entity.external} IN ({marks(keys)})")
+
+
+TASK_SOURCE = "SELECT SOURCE FROM TASKS WHERE TASK_ID = ?"
+LINKS_OF_TASK = "SELECT LINK_ID, LINK_TYPE, TARGET_KEY, TARGET_TASK_ID FROM TASK_LINKS WHERE TASK_ID = ?"
+INSERT_LINK = "INSERT INTO TASK_LINKS (TASK_ID, LINK_TYPE, TARGET_KEY, TARGET_TASK_ID) VALUES (?, ?, ?, ?)"
+RETARGET_LINK = "UPDATE TASK_LINKS SET TARGET_TASK_ID = ? WHERE LINK_ID = ?"
+DELETE_LINK = "DELETE FROM TASK_LINKS WHERE LINK_ID = ?"
+READ_SYNC_CURSOR = "SELECT CURSOR_VALUE FROM SYNC_CURSORS WHERE SOURCE = ?"
+WRITE_SYNC_CURSOR = ("INSERT INTO SYNC_CURSORS (SOURCE, CURSOR_VALUE) VALUES (?, ?) ON CONFLICT (SOURCE) DO UPDATE SET"
+                     f" CURSOR_VALUE = excluded.CURSOR_VALUE, UPDATED_AT = {NOW}")
+# Questions name "PAY-1210" without its source: every source's task with that key.
+TASKS_BY_KEY = "SELECT TASK_ID FROM TASKS WHERE EXTERNAL_KEY = ? ORDER BY TASK_ID"
 
 
 # --- queue --------------------------------------------------------------------------------------

@@ -1,0 +1,88 @@
+-- Issue 24: other trackers are sources (DESIGN.md). Imported rows keep their key in the tracker, a task its
+-- issue type, status name, labels, fix versions, components and links; a sync keeps one cursor per source.
+--
+-- 1. SOURCE and the external key on every row an import writes: NULL for native rows, e.g.
+--    "jira:https://acme.atlassian.net" and "PAY-1210" for imported ones. Both are set or neither (the CHECK),
+--    so the unique index means the same on both engines (Oracle compares a half-NULL key, SQLite does not).
+--    An employee's key is EXTERNAL_ID (Jira user key / accountId, GitHub login); a comment's is its id in
+--    the tracker, so an edited comment finds its row. ADD COLUMN with a CHECK is checked against the existing
+--    rows, all NULL here (https://sqlite.org/lang_altertable.html#altertabaddcol).
+ALTER TABLE TASKS ADD COLUMN SOURCE TEXT;
+ALTER TABLE TASKS ADD COLUMN EXTERNAL_KEY TEXT CHECK ((SOURCE IS NULL) = (EXTERNAL_KEY IS NULL));
+ALTER TABLE TASKS ADD COLUMN ISSUE_TYPE TEXT;
+ALTER TABLE TASKS ADD COLUMN STATUS_NAME TEXT;
+ALTER TABLE TASKS ADD COLUMN LABELS TEXT;
+ALTER TABLE TASKS ADD COLUMN FIX_VERSIONS TEXT;
+ALTER TABLE TASKS ADD COLUMN COMPONENTS TEXT;
+CREATE UNIQUE INDEX TASKS_EXTERNAL_UK ON TASKS (SOURCE, EXTERNAL_KEY);
+-- Questions name a key without its source ("what blocks PAY-77?").
+CREATE INDEX TASKS_EXTERNAL_KEY_IDX ON TASKS (EXTERNAL_KEY);
+
+ALTER TABLE EMPLOYEES ADD COLUMN SOURCE TEXT;
+ALTER TABLE EMPLOYEES ADD COLUMN EXTERNAL_ID TEXT CHECK ((SOURCE IS NULL) = (EXTERNAL_ID IS NULL));
+CREATE UNIQUE INDEX EMPLOYEES_EXTERNAL_UK ON EMPLOYEES (SOURCE, EXTERNAL_ID);
+
+ALTER TABLE PROJECTS ADD COLUMN SOURCE TEXT;
+ALTER TABLE PROJECTS ADD COLUMN EXTERNAL_KEY TEXT CHECK ((SOURCE IS NULL) = (EXTERNAL_KEY IS NULL));
+CREATE UNIQUE INDEX PROJECTS_EXTERNAL_UK ON PROJECTS (SOURCE, EXTERNAL_KEY);
+
+ALTER TABLE SPRINTS ADD COLUMN SOURCE TEXT;
+ALTER TABLE SPRINTS ADD COLUMN EXTERNAL_KEY TEXT CHECK ((SOURCE IS NULL) = (EXTERNAL_KEY IS NULL));
+CREATE UNIQUE INDEX SPRINTS_EXTERNAL_UK ON SPRINTS (SOURCE, EXTERNAL_KEY);
+
+ALTER TABLE COMMENTS ADD COLUMN SOURCE TEXT;
+ALTER TABLE COMMENTS ADD COLUMN EXTERNAL_KEY TEXT CHECK ((SOURCE IS NULL) = (EXTERNAL_KEY IS NULL));
+CREATE UNIQUE INDEX COMMENTS_EXTERNAL_UK ON COMMENTS (SOURCE, EXTERNAL_KEY);
+
+-- 2. A task's links, read from its own side (BLOCKED_BY: the target blocks this task). A link to an issue not
+--    imported keeps its key (TARGET_TASK_ID NULL); a link goes with its task, and loses its target id when the
+--    target is deleted. Ids are never reused (V5): AUTOINCREMENT.
+CREATE TABLE TASK_LINKS (
+    LINK_ID        INTEGER PRIMARY KEY AUTOINCREMENT,
+    TASK_ID        INTEGER NOT NULL REFERENCES TASKS (TASK_ID) ON DELETE CASCADE,
+    LINK_TYPE      TEXT NOT NULL CHECK (LINK_TYPE IN ('BLOCKS', 'BLOCKED_BY', 'RELATES')),
+    TARGET_KEY     TEXT NOT NULL,
+    TARGET_TASK_ID INTEGER REFERENCES TASKS (TASK_ID) ON DELETE SET NULL,
+    UNIQUE (TASK_ID, LINK_TYPE, TARGET_KEY)
+);
+CREATE INDEX TASK_LINKS_TARGET_IDX ON TASK_LINKS (TARGET_TASK_ID);
+CREATE INDEX TASK_LINKS_KEY_IDX ON TASK_LINKS (TARGET_KEY);
+
+-- 3. One cursor per source, written by the sync only after the page it follows is committed.
+CREATE TABLE SYNC_CURSORS (
+    SOURCE       TEXT PRIMARY KEY,
+    CURSOR_VALUE TEXT,
+    UPDATED_AT   TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%f', 'now'))
+);
+
+-- 4. Triggers. A task's chunk shows its links ("Blocked by: PAY-56"), so a change to them marks the task, as
+--    a comment does; a link deleted by its task's cascade marks nothing (the task's own DELETE row covers it).
+CREATE TRIGGER TASK_LINKS_RAG_AI AFTER INSERT ON TASK_LINKS BEGIN
+    INSERT INTO RAG_DIRTY (SOURCE_TYPE, SOURCE_ID, ACTION) VALUES ('task', NEW.TASK_ID, 'UPSERT');
+END;
+
+CREATE TRIGGER TASK_LINKS_RAG_AU AFTER UPDATE ON TASK_LINKS BEGIN
+    INSERT INTO RAG_DIRTY (SOURCE_TYPE, SOURCE_ID, ACTION)
+        SELECT 'task', OLD.TASK_ID, 'UPSERT'
+        WHERE OLD.TASK_ID IS NOT NEW.TASK_ID AND EXISTS (SELECT 1 FROM TASKS WHERE TASK_ID = OLD.TASK_ID);
+    INSERT INTO RAG_DIRTY (SOURCE_TYPE, SOURCE_ID, ACTION) VALUES ('task', NEW.TASK_ID, 'UPSERT');
+END;
+
+CREATE TRIGGER TASK_LINKS_RAG_AD AFTER DELETE ON TASK_LINKS
+WHEN EXISTS (SELECT 1 FROM TASKS WHERE TASK_ID = OLD.TASK_ID) BEGIN
+    INSERT INTO RAG_DIRTY (SOURCE_TYPE, SOURCE_ID, ACTION) VALUES ('task', OLD.TASK_ID, 'UPSERT');
+END;
+
+-- The chunk shows each comment's author ("- Chen Wei (2026-11-20): ..."): renaming a person marks the tasks
+-- they commented on, not only the ones assigned to them (V5's trigger, widened).
+DROP TRIGGER EMPLOYEES_RAG_NAME_AU;
+CREATE TRIGGER EMPLOYEES_RAG_NAME_AU AFTER UPDATE OF FIRST_NAME, LAST_NAME ON EMPLOYEES
+WHEN OLD.FIRST_NAME IS NOT NEW.FIRST_NAME OR OLD.LAST_NAME IS NOT NEW.LAST_NAME BEGIN
+    INSERT INTO RAG_DIRTY (SOURCE_TYPE, SOURCE_ID, ACTION)
+        SELECT 'task', TASK_ID, 'UPSERT' FROM TASKS WHERE ASSIGNEE_ID = NEW.EMPLOYEE_ID;
+    INSERT INTO RAG_DIRTY (SOURCE_TYPE, SOURCE_ID, ACTION)
+        SELECT DISTINCT 'task', TASK_ID, 'UPSERT' FROM COMMENTS WHERE AUTHOR_ID = NEW.EMPLOYEE_ID;
+END;
+
+-- 5. Every task's chunk text changes (comment authors and dates, and the new lines): queue them all.
+INSERT INTO RAG_DIRTY (SOURCE_TYPE, SOURCE_ID, ACTION) SELECT 'task', TASK_ID, 'UPSERT' FROM TASKS;
