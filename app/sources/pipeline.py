@@ -62,6 +62,9 @@ class PageWriter:
     _stored_comments: dict[int, dict[str, int]] = field(default_factory=dict)  # task → its imported comments
     _matched: set[str] = field(default_factory=set)  # people found by e-mail: team members, left as they are
     _seen_people: set[str] = field(default_factory=set)  # people already compared in this pass
+    # Links whose target was not imported when their task was written: target key → (task, its links), so the
+    # task's links are replaced again (and take the target's id) once the target is written in this pass.
+    _unresolved: dict[str, dict[int, list[TaskLink]]] = field(default_factory=dict)
 
     def write(self, issues: Sequence[SourceIssue], keep_cursor: dt.datetime | None = None,
               store_cursor: bool = True) -> tuple[SyncCounts, dt.datetime | None]:
@@ -83,6 +86,7 @@ class PageWriter:
                         continue
                     setattr(counts, changed, getattr(counts, changed) + 1)
                     newest = issue.updated if newest is None else max(newest, issue.updated)
+                self._resolve_links(tx, [issue.key for issue in issues])
                 cursor = newest if held is None else held - dt.timedelta(microseconds=1)
                 if cursor is not None and keep_cursor is not None and cursor <= keep_cursor:
                     cursor = None
@@ -91,6 +95,7 @@ class PageWriter:
         except BaseException:
             self._ids = remembered  # the rows of this page were rolled back with it
             self._seen_people.clear()
+            self._unresolved.clear()
             raise
         return counts, cursor
 
@@ -144,7 +149,17 @@ class PageWriter:
         touched |= self._comments(tx, task_id, issue)
         links = [TaskLink(link.link_type, link.target_key) for link in issue.links]
         touched |= bool(tx.replace_task_links(task_id, links))
+        for link in links:
+            if self._ids.get((TASKS.name, link.target_key)) is None:
+                self._unresolved.setdefault(link.target_key, {})[task_id] = links
         return "updated" if outcome == "unchanged" and touched else outcome
+
+    def _resolve_links(self, tx: RecordsTx, keys: Sequence[str]) -> None:
+        """Links written before their target, whose target this page wrote: replaced again, now with its id."""
+        for key in keys:
+            if (TASKS.name, key) in self._ids:
+                for task_id, links in self._unresolved.pop(key, {}).items():
+                    tx.replace_task_links(task_id, links)
 
     def _upsert(self, tx: RecordsTx, entity: EntitySpec, key: str, values: dict[str, Any],
                 on_create: Mapping[str, Any] | None = None) -> tuple[int, str]:
