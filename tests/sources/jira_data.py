@@ -96,3 +96,22 @@ def sprint_object(sid: int, name: str, state: str = "active") -> dict:
 def sprint_string(sid: int, name: str, state: str = "ACTIVE") -> str:
     return (f"com.atlassian.greenhopper.service.sprint.Sprint@1a2b3c[id={sid},rapidViewId=3,state={state},name={name},"
             "goal=<null>,startDate=2026-11-02T09:00:00.000Z,endDate=2026-11-16T17:00:00.000Z,completeDate=<null>,sequence=7]")
+
+
+def tracker(api: str = "2") -> list[dict]:
+    """A small tracker: four PAY issues with comments by three people, a link both ways, both sprint forms."""
+    def c(cid: int, who: str, text: str, minutes: int) -> dict:
+        return comment(cid, who, text, minutes, api)
+
+    return [
+        issue("PAY-1", "Refund fails for EUR", api=api, minutes=10, assignee="chen",
+              description="h2. Steps\n* pay\n* refund", status=("In QE Test", "indeterminate"), priority="Blocker",
+              issue_type="Bug", labels=["backend", "refunds"], points=5, due="2026-11-30",
+              sprint=sprint_string(12, "PAY Sprint 7"), links=[blocked_by("PAY-2")],
+              comments=[c(1, "emma", "Seen on *prod*", 11), c(2, "chen", "Fix in review", 12), c(3, "mia", "Thanks", 13)]),
+        issue("PAY-2", "Ledger export times out", api=api, minutes=20, assignee="emma",
+              sprint=sprint_object(12, "PAY Sprint 7"), links=[blocks("PAY-1")], comments=[c(4, "chen", "Reproduced", 21)]),
+        issue("PAY-3", "Old flaky test", api=api, minutes=30, status=("Done", "done")),
+        issue("PAY-4", "Card tokens on mobile", api=api, minutes=40, assignee="chen",
+              comments=[c(5, "emma", "Mobile team owns it", 41)]),
+    ]

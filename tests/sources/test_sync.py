@@ -49,20 +49,8 @@ def jira_reader(fake: FakeJira, page_size: int = 100) -> JiraREST:
 
 
 def seed(fake: FakeJira, api: str) -> None:
-    c = lambda cid, who, text, m: jira_data.comment(cid, who, text, m, api)  # noqa: E731
-    fake.put(jira_data.issue("PAY-1", "Refund fails for EUR", api=api, minutes=10, assignee="chen",
-                             description="h2. Steps\n* pay\n* refund", status=("In QE Test", "indeterminate"),
-                             priority="Blocker", issue_type="Bug", labels=["backend", "refunds"], points=5,
-                             due="2026-11-30", sprint=jira_data.sprint_string(12, "PAY Sprint 7"),
-                             links=[jira_data.blocked_by("PAY-2")],
-                             comments=[c(1, "emma", "Seen on *prod*", 11), c(2, "chen", "Fix in review", 12),
-                                       c(3, "mia", "Thanks", 13)]))
-    fake.put(jira_data.issue("PAY-2", "Ledger export times out", api=api, minutes=20, assignee="emma",
-                             sprint=jira_data.sprint_object(12, "PAY Sprint 7"), links=[jira_data.blocks("PAY-1")],
-                             comments=[c(4, "chen", "Reproduced", 21)]))
-    fake.put(jira_data.issue("PAY-3", "Old flaky test", api=api, minutes=30, status=("Done", "done")))
-    fake.put(jira_data.issue("PAY-4", "Card tokens on mobile", api=api, minutes=40, assignee="chen",
-                             comments=[c(5, "emma", "Mobile team owns it", 41)]))
+    for issue in jira_data.tracker(api):
+        fake.put(issue)
 
 
 @pytest.mark.parametrize("api", ["2", "3"])

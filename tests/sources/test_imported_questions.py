@@ -1,0 +1,56 @@
+"""Questions answered on an imported Jira tracker, offline, through POST /api/v1/chat: a search by words, a count
+by the mapped status, "my tasks" for an imported person, and a developer who sees only their issues."""
+
+from __future__ import annotations
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.api.main import create_app
+from app.entities import EMPLOYEES, TASKS
+from app.sources import jira
+from app.sources.pipeline import import_issues
+from app.worker import Worker
+from tests.sources import jira_data
+
+AUTH = {"Authorization": "Bearer test-token"}
+
+
+@pytest.fixture
+def imported(sqlite_engine, sqlite_settings):
+    issues = [jira.issue_of(i, story_points_field="customfield_10016") for i in jira_data.tracker()]
+    assert import_issues(sqlite_engine, "jira:https://example.atlassian.net", issues).created == 4
+    people = {p["first_name"]: p["employee_id"] for p in sqlite_engine.list_records(EMPLOYEES, [], None, 50).items}
+    sqlite_engine.update(EMPLOYEES, people["Mia"], {"ROLE": "MANAGER"})  # roles are the team's to edit
+    Worker(sqlite_engine, sqlite_settings).run_once()
+    tasks = {t["external_key"]: t["task_id"] for t in sqlite_engine.list_records(TASKS, [], None, 50).items}
+    settings = sqlite_settings.model_copy(update={"run_worker": False, "backfill_on_startup": False})
+    with TestClient(create_app(settings, engine=sqlite_engine)) as client:
+        def ask(who: str, question: str) -> dict:
+            response = client.post("/api/v1/chat", json={"message": question, "employee_id": people[who]}, headers=AUTH)
+            assert response.status_code == 200, response.text
+            return response.json()
+
+        yield ask, tasks
+
+
+def test_a_search_by_words_finds_the_imported_issue(imported):
+    ask, tasks = imported
+    body = ask("Mia", "ledger export times out")
+    assert f"[TASK #{tasks['PAY-2']}]" in body["citations"] and "Ledger export times out" in body["answer"]
+
+
+def test_counts_and_my_tasks_read_the_mapped_fields(imported):
+    ask, tasks = imported
+    review = ask("Mia", "how many tasks are in review?")
+    assert review["citations"] == [f"[TASK #{tasks['PAY-1']}]"] and ": 1" in review["answer"]  # "In QE Test"
+    mine = ask("Chen", "what are my tasks?")
+    assert sorted(mine["citations"]) == sorted([f"[TASK #{tasks['PAY-1']}]", f"[TASK #{tasks['PAY-4']}]"])
+    assert "IN_REVIEW, CRITICAL, due 2026-11-30, PAY Sprint 7" in mine["answer"]  # status, Blocker, due, sprint
+
+
+def test_a_developer_sees_only_the_issues_assigned_to_them(imported):
+    ask, tasks = imported
+    body = ask("Emma", "refund fails for EUR")  # PAY-1 is Chen's
+    assert f"[TASK #{tasks['PAY-1']}]" not in body["citations"] and f"TASK #{tasks['PAY-1']}" not in body["answer"]
+    assert ask("Emma", "ledger export times out")["citations"] == [f"[TASK #{tasks['PAY-2']}]"]
