@@ -60,6 +60,7 @@ class PageWriter:
     _ids: dict[tuple[str, str], int] = field(default_factory=dict)
     _absent: set[tuple[str, str]] = field(default_factory=set)  # keys the page's pre-read did not find
     _stored_comments: dict[int, dict[str, int]] = field(default_factory=dict)  # task → its imported comments
+    _comment_rows: dict[int, dict[str, Any]] = field(default_factory=dict)  # those comments' rows, by id
     _matched: set[str] = field(default_factory=set)  # people found by e-mail: team members, left as they are
     _seen_people: set[str] = field(default_factory=set)  # people already compared in this pass
     # Links whose target was not imported when their task was written: target key → (task, its links), so the
@@ -113,13 +114,14 @@ class PageWriter:
                 found = self.engine.find_by_external(entity, self.source, wanted[part:part + READ_AHEAD])
                 self._ids.update({(entity.name, k): v for k, v in found.items()})
                 self._absent.update((entity.name, k) for k in wanted[part:part + READ_AHEAD] if k not in found)
-        self._stored_comments = {}
+        self._stored_comments, self._comment_rows = {}, {}
         for issue in issues:
             task_id = self._ids.get((TASKS.name, issue.key))
             if task_id is not None:
                 rows = _rows_where(self.engine, COMMENTS, [Condition("task_id", "TASK_ID", "eq", task_id)])
-                self._stored_comments[task_id] = {r["external_key"]: r["comment_id"] for r in rows
-                                                  if r.get("source") == self.source}
+                mine = [r for r in rows if r.get("source") == self.source]
+                self._stored_comments[task_id] = {r["external_key"]: r["comment_id"] for r in mine}
+                self._comment_rows.update({r["comment_id"]: r for r in mine})
         for ext, person in people.items():
             if (EMPLOYEES.name, ext) in self._absent and person.email:
                 match = self.engine.list_records(EMPLOYEES, [Condition("email", "EMAIL", "eq_ci", person.email)],
@@ -171,7 +173,9 @@ class PageWriter:
             row_id = row[entity.pk.lower()]
             self._ids[(entity.name, key)] = row_id
             return row_id, "created"
-        current = tx.get(entity, row_id) or {}
+        # A comment read ahead with its task is compared with that row (the page's one read of its thread).
+        known = self._comment_rows.pop(row_id, None) if entity is COMMENTS else None
+        current = known if known is not None else (tx.get(entity, row_id) or {})
         changed = {k: v for k, v in values.items() if not _same(current.get(k.lower()), v)}
         if not changed:
             return row_id, "unchanged"
