@@ -25,12 +25,14 @@ from app.api.types import (  # noqa: F401  (MAX_TEXT_CHARS: the documented limit
     Day,
     DocType,
     Email,
+    ExternalKey,
     Goal,
     Id,
     Label,
     Name,
     NonNegative,
     Question,
+    SourceName,
     TelegramId,
     Text,
     Title,
@@ -72,6 +74,22 @@ class UpdateModel(WriteModel):
     """A PATCH body: every field may be omitted; only the fields that were sent are written."""
 
 
+class _Imported:
+    """An imported row names its source and its key there together, or neither (a native row); the database's
+    CHECK says the same for a PATCH of one of them (409)."""
+
+    @model_validator(mode="after")
+    def _source_with_key(self) -> Any:
+        key = "external_id" if "external_id" in type(self).model_fields else "external_key"
+        if (getattr(self, "source", None) is None) != (getattr(self, key, None) is None):
+            raise ValueError(f"source and {key} are given together or not at all")
+        return self
+
+
+IMPORTED = ("imported rows (app/sources): `source` names the tracker (\"jira:https://acme.atlassian.net\"), "
+            "`{key}` the row's key there; both or neither")
+
+
 class _DateRange:
     @model_validator(mode="after")
     def _ordered(self) -> Any:
@@ -82,12 +100,15 @@ class _DateRange:
 
 
 # --- employees -------------------------------------------------------------------------------
-class EmployeeCreate(WriteModel):
+class EmployeeCreate(_Imported, WriteModel):
     first_name: Name
     last_name: Name
     email: Email
     role: Role = Role.DEVELOPER
     telegram_id: TelegramId | None = None
+    source: SourceName | None = Field(None, description=IMPORTED.format(key="external_id"))
+    external_id: ExternalKey | None = Field(None, description="the person's id in the tracker (Jira user key or "
+                                                              "accountId, GitHub login)")
 
 
 
@@ -98,15 +119,19 @@ class EmployeePublic(BaseModel):
     email: str | None = None
     role: Role
     telegram_id: Annotated[str | None, BeforeValidator(lambda v: None if v is None else str(v))] = None
+    source: str | None = None
+    external_id: str | None = None
 
 
 # --- projects --------------------------------------------------------------------------------
-class ProjectCreate(_DateRange, WriteModel):
+class ProjectCreate(_Imported, _DateRange, WriteModel):
     name: Name
     status: Label | None = None
     description: Text | None = None
     start_date: Day | None = None
     end_date: Day | None = None
+    source: SourceName | None = Field(None, description=IMPORTED.format(key="external_key"))
+    external_key: ExternalKey | None = None
 
 
 
@@ -117,6 +142,8 @@ class ProjectPublic(BaseModel):
     description: str | None = None
     start_date: dt.date | None = None
     end_date: dt.date | None = None
+    source: str | None = None
+    external_key: str | None = None
     auto_summary: str | None = Field(None, description="read one project: the LLM-written summary project matching "
                                                        "uses (RAG_SUMMARY_*), its citations checked; null until "
                                                        "written, and in lists")
@@ -124,13 +151,15 @@ class ProjectPublic(BaseModel):
 
 
 # --- sprints ---------------------------------------------------------------------------------
-class SprintCreate(_DateRange, WriteModel):
+class SprintCreate(_Imported, _DateRange, WriteModel):
     project_id: Id | None = None
     name: Name
     status: Label | None = None
     goal: Goal | None = None
     start_date: Day | None = None
     end_date: Day | None = None
+    source: SourceName | None = Field(None, description=IMPORTED.format(key="external_key"))
+    external_key: ExternalKey | None = None
 
 
 
@@ -142,10 +171,12 @@ class SprintPublic(BaseModel):
     goal: str | None = None
     start_date: dt.date | None = None
     end_date: dt.date | None = None
+    source: str | None = None
+    external_key: str | None = None
 
 
 # --- tasks -----------------------------------------------------------------------------------
-class TaskCreate(WriteModel):
+class TaskCreate(_Imported, WriteModel):
     title: Title
     description: Text | None = None
     status: Label | None = None
@@ -156,6 +187,15 @@ class TaskCreate(WriteModel):
     story_points: NonNegative | None = None
     estimated_hours: NonNegative | None = None
     expected_end_date: Day | None = None
+    source: SourceName | None = Field(None, description=IMPORTED.format(key="external_key"))
+    external_key: ExternalKey | None = Field(None, description="the issue's key (\"PAY-1210\", \"octo/repo#123\"): "
+                                                               "unique per source, shown in the chunk's first line")
+    issue_type: Name | None = Field(None, description="the tracker's issue type (\"Bug\", \"Story\")")
+    status_name: Name | None = Field(None, description="the tracker's own status name (\"In QE Test\"), shown "
+                                                       "beside status where it says something else")
+    labels: Text | None = Field(None, description="as the chunk shows them: \"backend, refunds\"")
+    fix_versions: Text | None = None
+    components: Text | None = None
 
 
 
@@ -171,13 +211,22 @@ class TaskPublic(BaseModel):
     story_points: float | None = None
     estimated_hours: float | None = None
     expected_end_date: dt.date | None = None
+    source: str | None = None
+    external_key: str | None = None
+    issue_type: str | None = None
+    status_name: str | None = None
+    labels: str | None = None
+    fix_versions: str | None = None
+    components: str | None = None
 
 
 # --- comments (CREATED_AT is set by the database) ---------------------------------------------
-class CommentCreate(WriteModel):
+class CommentCreate(_Imported, WriteModel):
     task_id: Id
     author_id: Id | None = None
     body: line(MAX_COMMENT_CHARS)  # type: ignore[valid-type]
+    source: SourceName | None = Field(None, description=IMPORTED.format(key="external_key"))
+    external_key: ExternalKey | None = Field(None, description="the comment's id in the tracker")
 
 
 
@@ -187,6 +236,8 @@ class CommentPublic(BaseModel):
     author_id: int | None = None
     body: str
     created_at: Stamp = None
+    source: str | None = None
+    external_key: str | None = None
 
 
 # --- documents (no owner = organisation-wide) ------------------------------------------------

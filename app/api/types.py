@@ -17,7 +17,7 @@ from pydantic import AfterValidator, BeforeValidator, Field, GetJsonSchemaHandle
 from pydantic_core import PydanticCustomError
 from pydantic_core import core_schema as cs
 
-from app.domain import MAX_QUESTION_CHARS
+from app.domain import MAX_EXTERNAL_KEY_CHARS, MAX_QUESTION_CHARS, MAX_SOURCE_CHARS, check_external_key
 
 # Ids in bodies, paths and queries stay within I-JSON's exact integer range (RFC 7493: ±(2**53-1)):
 # JSON tools hold numbers as doubles, so a schema bound of 2**63-1 reads as "about 9.2e18" to them
@@ -165,3 +165,19 @@ Day = Annotated[dt.date, BeforeValidator(_iso_day)]
 # What app.rag.scope.doc_type_key accepts, as sent: trimmed, 1-40 letters, digits, spaces, _ or -.
 DOC_TYPE_PATTERN = f"^[{PY_SPACE}]*[A-Za-z0-9_-]([A-Za-z0-9_ -]{{0,38}}[A-Za-z0-9_-])?[{PY_SPACE}]*$"
 DocType = Annotated[str, _Pattern(DOC_TYPE_PATTERN)]
+
+
+# An imported row's key in its tracker ("PAY-1210", "octo/repo#123", a Jira accountId) and the source that imported
+# it ("jira:https://acme.atlassian.net"): kept exactly as sent (a sync matches them byte for byte), so no trimming;
+# no control characters, no blank at either end (app.domain.check_external_key, both engines).
+_KEY_EDGE = f"[^\\x00-\\x1f\\x7f{PY_SPACE}]"
+EXTERNAL_KEY_PATTERN = f"^{_KEY_EDGE}([^\\x00-\\x1f\\x7f]*{_KEY_EDGE})?$"
+
+
+def _external(limit: int, what: str) -> Any:
+    return Annotated[str, StringConstraints(max_length=limit), AfterValidator(lambda v: check_external_key(v, what)),
+                     _Pattern(EXTERNAL_KEY_PATTERN)]
+
+
+ExternalKey = _external(MAX_EXTERNAL_KEY_CHARS, "external key")
+SourceName = _external(MAX_SOURCE_CHARS, "source")

@@ -4,14 +4,21 @@ from __future__ import annotations
 
 import datetime as dt
 
-from app.domain import DocSource, ProjectSource, SourceRecord, SprintSource, TaskSource
+from app.domain import CommentSource, DocSource, ProjectSource, SourceRecord, SprintSource, TaskSource
+
+# How a task's links read in its chunk, in this order (TASK_LINKS.LINK_TYPE, read from the task's side).
+LINK_LABELS = (("BLOCKED_BY", "Blocked by"), ("BLOCKS", "Blocks"), ("RELATES", "Relates to"))
 
 
 def header_line(record: SourceRecord) -> str:
-    """The first line of every chunk of an entity: its anchor and title."""
+    """The first line of every chunk of an entity: its anchor and title (an imported task: its tracker key and
+    issue type first, "[TASK #501] PAY-1210 (Bug) Refund fails")."""
     match record:
         case TaskSource():
-            return f"[TASK #{record.task_id}] {record.title}"
+            key = " ".join(part for part in (_or(record.external_key, ""),
+                                             f"({record.issue_type.strip()})" if _or(record.issue_type, "") else "")
+                           if part)
+            return f"[TASK #{record.task_id}] {key + ' ' if key else ''}{record.title}"
         case SprintSource():
             return f"[SPRINT #{record.sprint_id}] {record.name} ({_or(record.status, '-')})"
         case ProjectSource():
@@ -30,7 +37,7 @@ def body_sections(record: SourceRecord) -> list[str]:
     match record:
         case TaskSource():
             lines = [
-                f"Status: {_or(record.status, '-')} | Priority: {_or(record.priority, '-')}"
+                f"Status: {_status(record.status, record.status_name)} | Priority: {_or(record.priority, '-')}"
                 f" | Sprint: {_or(record.sprint_name, 'none')}",
                 f"Project: {_or(record.project_name, 'none')}",
                 f"Assignee: {_person(record.assignee_first, record.assignee_last)}",
@@ -40,11 +47,19 @@ def body_sections(record: SourceRecord) -> list[str]:
             if record.estimated_hours is not None:
                 lines.append(f"Estimated hours: {_number(record.estimated_hours)}")
             lines.append(f"Due: {_date(record.expected_end_date)}")
+            for label, value in (("Labels", record.labels), ("Fix versions", record.fix_versions),
+                                 ("Components", record.components)):
+                if _or(value, ""):
+                    lines.append(f"{label}: {_or(value, '')}")
+            for link_type, label in LINK_LABELS:
+                keys = [link.target_key for link in record.links if link.link_type == link_type]
+                if keys:
+                    lines.append(f"{label}: {', '.join(keys)}")
             lines.append(f"Description: {_or(record.description, '-')}")
             if not record.comments:
                 return ["\n".join(lines)]
             lines.append("Comments:")
-            return ["\n".join(lines)] + [f"- {c.body.strip()}" for c in record.comments]
+            return ["\n".join(lines)] + [comment_line(c) for c in record.comments]
         case SprintSource():
             return [
                 "\n".join(
@@ -63,6 +78,27 @@ def body_sections(record: SourceRecord) -> list[str]:
         case DocSource():
             return paragraphs(record.body or "")
     raise TypeError(f"unknown source record {type(record).__name__}")
+
+
+def comment_line(comment: CommentSource) -> str:
+    """"- Chen Wei (2026-11-20): <body>": who wrote it and when, each left out where unknown."""
+    who = _or(comment.author_name, "")
+    when = f"({comment.created_at.date().isoformat()})" if comment.created_at is not None else ""
+    by = " ".join(part for part in (who, when) if part)
+    return f"- {by + ': ' if by else ''}{comment.body.strip()}"
+
+
+def _status(status: str | None, name: str | None) -> str:
+    """Our status, then the tracker's own name for it where that says something else ("IN_REVIEW (In QE Test)";
+    "In Progress" beside IN_PROGRESS adds nothing)."""
+    shown = _or(status, "-")
+    if not _or(name, "") or _folded(name) == _folded(status or ""):
+        return shown
+    return f"{shown} ({name.strip()})"
+
+
+def _folded(label: str) -> str:
+    return "".join(c for c in label.upper() if c.isalnum())
 
 
 def paragraphs(text: str) -> list[str]:

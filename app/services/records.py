@@ -49,25 +49,28 @@ def get_record(engine: Engine, entity: EntitySpec, row_id: int) -> dict[str, Any
 @dataclass(frozen=True)
 class Filter:
     """A list filter: the column it reads and how it compares. ``id``: the id, or "none" for rows without
-    one; ``label``: equal ignoring case (status, priority, role, doc_type); ``exact``: equal; ``before`` /
+    one; ``label``: equal ignoring case (status, priority, role, doc_type); ``exact``: equal; ``key``: an imported
+    row's source or key, equal byte for byte; ``before`` /
     ``after``: a date strictly before / after the given day (rows without a date never match)."""
 
     column: str
-    kind: Literal["id", "label", "exact", "before", "after"]
+    kind: Literal["id", "label", "exact", "key", "before", "after"]
 
 
 # The filters of each list endpoint, by query parameter name (app/api/routes/records.py publishes them).
+_IMPORTED = {"source": Filter("SOURCE", "key"), "external_key": Filter("EXTERNAL_KEY", "key")}
 FILTERS: dict[str, dict[str, Filter]] = {
-    EMPLOYEES.name: {"role": Filter("ROLE", "label"), "telegram_id": Filter("TELEGRAM_ID", "exact")},
-    PROJECTS.name: {"status": Filter("STATUS", "label")},
-    SPRINTS.name: {"project_id": Filter("PROJECT_ID", "id"), "status": Filter("STATUS", "label")},
+    EMPLOYEES.name: {"role": Filter("ROLE", "label"), "telegram_id": Filter("TELEGRAM_ID", "exact"),
+                     "source": Filter("SOURCE", "key"), "external_id": Filter("EXTERNAL_ID", "key")},
+    PROJECTS.name: {"status": Filter("STATUS", "label"), **_IMPORTED},
+    SPRINTS.name: {"project_id": Filter("PROJECT_ID", "id"), "status": Filter("STATUS", "label"), **_IMPORTED},
     TASKS.name: {
         "assignee_id": Filter("ASSIGNEE_ID", "id"), "status": Filter("STATUS", "label"),
         "priority": Filter("PRIORITY", "label"), "sprint_id": Filter("SPRINT_ID", "id"),
         "project_id": Filter("PROJECT_ID", "id"), "due_before": Filter("EXPECTED_END_DATE", "before"),
-        "due_after": Filter("EXPECTED_END_DATE", "after"),
+        "due_after": Filter("EXPECTED_END_DATE", "after"), **_IMPORTED,
     },
-    COMMENTS.name: {"task_id": Filter("TASK_ID", "id"), "author_id": Filter("AUTHOR_ID", "id")},
+    COMMENTS.name: {"task_id": Filter("TASK_ID", "id"), "author_id": Filter("AUTHOR_ID", "id"), **_IMPORTED},
     DOCUMENTS.name: {"project_id": Filter("PROJECT_ID", "id"), "owner_employee_id": Filter("OWNER_EMPLOYEE_ID", "id"),
                      "doc_type": Filter("DOC_TYPE", "label")},
 }

@@ -74,7 +74,7 @@ def test_an_unknown_parameter_says_which_ones_the_endpoint_takes(client):
     detail = client.get("/api/v1/tasks", params={"assignee": 3}, headers=AUTH).json()["detail"][0]
     assert detail["type"] == "extra_forbidden"
     assert detail["msg"] == ("unknown query parameter (this endpoint takes: assignee_id, cursor, due_after, due_before, "
-                             "limit, priority, project_id, sprint_id, status)")
+                             "external_key, limit, priority, project_id, source, sprint_id, status)")
 
 
 def test_a_cursor_from_other_filters_is_refused(client, sqlite_engine):

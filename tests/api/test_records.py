@@ -139,3 +139,52 @@ def test_patch_cannot_put_the_end_before_the_stored_start(client, seeded):
     assert snapshot(client) == before
     assert client.patch(url, json={"start_date": "2024-07-01", "end_date": "2024-12-31"}, headers=AUTH).status_code == 200
     assert client.patch(url, json={"start_date": None}, headers=AUTH).status_code == 200
+
+
+JIRA = "jira:https://acme.atlassian.net"
+
+
+def test_an_imported_task_round_trips_and_is_found_by_its_key(client):
+    body = {"title": "Refund fails", "source": JIRA, "external_key": "PAY-1210", "issue_type": "Bug",
+            "status": "IN_REVIEW", "status_name": "In QE Test", "labels": "backend, refunds",
+            "fix_versions": "2026.12", "components": "Payments API"}
+    created = post(client, "tasks", body)
+    assert created.status_code == 201, created.text
+    assert {k: created.json()[k] for k in body} == body
+    post(client, "tasks", {**body, "source": "github:octo/repo"})  # the same key in another source
+    post(client, "tasks", {"title": "Native"})
+    found = client.get("/api/v1/tasks", params={"external_key": "PAY-1210"}, headers=AUTH).json()
+    assert [t["source"] for t in found["items"]] == [JIRA, "github:octo/repo"] and found["total"] == 2
+    one = client.get("/api/v1/tasks", params={"external_key": "PAY-1210", "source": JIRA}, headers=AUTH).json()
+    assert [t["task_id"] for t in one["items"]] == [created.json()["task_id"]]
+    assert client.get("/api/v1/tasks", params={"external_key": "pay-1210"}, headers=AUTH).json()["total"] == 0
+    person = post(client, "employees", {"first_name": "Chen", "last_name": "Wei", "email": "chen@example.com",
+                                        "source": JIRA, "external_id": "5b10ac8d82e05b22cc7d4ef5"})
+    assert person.status_code == 201 and person.json()["external_id"] == "5b10ac8d82e05b22cc7d4ef5"
+    listed = client.get("/api/v1/employees", params={"external_id": "5b10ac8d82e05b22cc7d4ef5"}, headers=AUTH).json()
+    assert [e["employee_id"] for e in listed["items"]] == [person.json()["employee_id"]]
+
+
+@pytest.mark.parametrize("body", [
+    {"title": "Key without source", "external_key": "PAY-1"},
+    {"title": "Source without key", "source": JIRA},
+    {"title": "Blank edge", "source": JIRA, "external_key": " PAY-1"},
+    {"title": "Control char", "source": JIRA, "external_key": "PAY\n1"},
+    {"title": "Too long", "source": JIRA, "external_key": "K" * 201},
+])
+def test_a_malformed_import_key_is_a_422_and_changes_nothing(client, body):
+    before = snapshot(client)
+    response = post(client, "tasks", body)
+    assert response.status_code == 422, response.text
+    assert snapshot(client) == before
+
+
+def test_a_duplicate_key_in_one_source_or_a_lone_key_patched_in_is_a_409(client):
+    first = post(client, "tasks", {"title": "One", "source": JIRA, "external_key": "PAY-1"}).json()
+    again = post(client, "tasks", {"title": "Two", "source": JIRA, "external_key": "PAY-1"})
+    assert again.status_code == 409
+    native = post(client, "tasks", {"title": "Native"}).json()
+    patched = client.patch(f"/api/v1/tasks/{native['task_id']}", json={"external_key": "PAY-2"}, headers=AUTH)
+    assert patched.status_code == 409  # the CHECK: a key needs its source
+    assert client.get(f"/api/v1/tasks/{native['task_id']}", headers=AUTH).json()["external_key"] is None
+    assert client.get(f"/api/v1/tasks/{first['task_id']}", headers=AUTH).json()["title"] == "One"

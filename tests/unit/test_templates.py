@@ -61,3 +61,45 @@ def test_sprint_project_doc_templates():
     assert render(described).endswith("Description: Customer portal")
     doc = DocSource(9, "Retro notes", "First para.\n\nSecond para.", None, None, "MEETING_NOTES")
     assert render(doc) == "[DOC #9] Retro notes\nFirst para.\nSecond para."
+
+
+def test_an_imported_task_shows_its_key_type_tracker_status_fields_links_and_comment_authors():
+    from app.domain import TaskLink
+
+    imported = task(
+        task_id=501, title="Refund fails for partial captures", status="IN_REVIEW", story_points=None,
+        estimated_hours=None, external_key="PAY-1210", issue_type="Bug", status_name="In QE Test",
+        labels="backend, refunds", fix_versions="2026.12", components=" Payments API ",
+        links=(TaskLink("RELATES", "MOB-9"), TaskLink("BLOCKED_BY", "PAY-56", 56), TaskLink("BLOCKS", "PAY-80"),
+               TaskLink("BLOCKED_BY", "OPS-3")),
+        comments=(CommentSource("Blocked until the PSP answers.", 3, "Chen Wei", dt.datetime(2026, 11, 20, 9, 15)),
+                  CommentSource("Seen again", None, None, dt.datetime(2026, 11, 21, 8, 0)),
+                  CommentSource("Left by an old client", 4, "Ana Ruiz", None)),
+    )
+    assert render(imported) == (
+        "[TASK #501] PAY-1210 (Bug) Refund fails for partial captures\n"
+        "Status: IN_REVIEW (In QE Test) | Priority: HIGH | Sprint: Sprint 3\n"
+        "Project: Apollo\n"
+        "Assignee: Ana Ruiz\n"
+        "Due: 2026-12-01\n"
+        "Labels: backend, refunds\n"
+        "Fix versions: 2026.12\n"
+        "Components: Payments API\n"
+        "Blocked by: PAY-56, OPS-3\n"
+        "Blocks: PAY-80\n"
+        "Relates to: MOB-9\n"
+        "Description: Users land on /home after login.\n"
+        "Comments:\n"
+        "- Chen Wei (2026-11-20): Blocked until the PSP answers.\n"
+        "- (2026-11-21): Seen again\n"
+        "- Ana Ruiz: Left by an old client"
+    )
+
+
+def test_the_tracker_status_name_is_shown_only_where_it_says_something_else():
+    assert "Status: IN_PROGRESS | " in render(task(status_name="In Progress"))
+    assert "Status: DONE (Won't Fix) | " in render(task(status="DONE", status_name="Won't Fix"))
+    assert "Status: - (Reopened) | " in render(task(status=None, status_name="Reopened"))
+    assert header_line(task(issue_type="Story")) == "[TASK #12] (Story) Fix login redirect"
+    assert header_line(task(external_key="octo/repo#123", issue_type="  ")) == "[TASK #12] octo/repo#123 Fix login redirect"
+    assert "Labels" not in render(task(labels="  ", fix_versions=None))

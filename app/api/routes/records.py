@@ -11,7 +11,7 @@ from app.api.deps import EngineDep, WorkerDep, nudge
 from app.api.listing import QueryId, envelope, page_model, query_model
 from app.api.routes import erasure
 from app.api.schemas import CURSOR_ISSUED, DATE_ORDER, ENTITY_SCHEMAS, beyond_schema, error_response
-from app.api.types import JSON_MAX_ID, TELEGRAM_PATTERN, Day, Label
+from app.api.types import JSON_MAX_ID, TELEGRAM_PATTERN, Day, Label, SourceName
 from app.domain import Role
 from app.entities import ENTITIES, EntitySpec
 from app.services import records
@@ -23,6 +23,7 @@ _FILTER_TYPES: dict[str, Any] = {
     "id": (QueryId | Literal["none"], "an id, or none for rows without one"),
     "label": (Label, "equal, ignoring case"),
     "exact": (Annotated[str, Field(max_length=64, pattern=TELEGRAM_PATTERN)], "equal"),
+    "key": (SourceName, "equal, exactly as stored (an imported row's source or key)"),
     "before": (Day, "strictly before this day (YYYY-MM-DD); rows without a date never match"),
     "after": (Day, "strictly after this day (YYYY-MM-DD); rows without a date never match"),
 }
