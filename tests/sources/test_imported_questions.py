@@ -1,5 +1,6 @@
 """Questions answered on an imported Jira tracker, offline, through POST /api/v1/chat: a search by words, a count
-by the mapped status, "my tasks" for an imported person, and a developer who sees only their issues."""
+by the mapped status, "my tasks" for an imported person, a developer who sees only their issues; and the chunk an
+imported issue becomes (key, type, status name, links, comment authors and dates)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.api.main import create_app
+from app.domain import Caller, Role, Scope
 from app.entities import EMPLOYEES, TASKS
 from app.sources import jira
 from app.sources.pipeline import import_issues
@@ -54,3 +56,16 @@ def test_a_developer_sees_only_the_issues_assigned_to_them(imported):
     body = ask("Emma", "refund fails for EUR")  # PAY-1 is Chen's
     assert f"[TASK #{tasks['PAY-1']}]" not in body["citations"] and f"TASK #{tasks['PAY-1']}" not in body["answer"]
     assert ask("Emma", "ledger export times out")["citations"] == [f"[TASK #{tasks['PAY-2']}]"]
+
+
+def test_the_imported_chunk_carries_key_type_status_name_links_and_comment_authors(imported, sqlite_engine):
+    ask, tasks = imported
+    mia = next(p for p in sqlite_engine.list_records(EMPLOYEES, [], None, 50).items if p["first_name"] == "Mia")
+    vector = sqlite_engine.embed_query("refund fails for EUR")
+    hits = sqlite_engine.search(vector, "refund fails EUR", Caller(mia["employee_id"], Role.MANAGER), 5,
+                                Scope(), "hybrid").hits
+    text = next(h.content for h in hits if h.source_id == tasks["PAY-1"])
+    assert text.startswith(f"[TASK #{tasks['PAY-1']}] PAY-1 (Bug) Refund fails for EUR")
+    assert "Status: IN_REVIEW (In QE Test) | Priority: CRITICAL | Sprint: PAY Sprint 7" in text
+    assert "Labels: backend, refunds" in text and "Blocked by: PAY-2" in text
+    assert "- Emma Richards (2026-11-02): Seen on prod" in text and "- Chen Wei (2026-11-02): Fix in review" in text
