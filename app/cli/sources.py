@@ -35,6 +35,8 @@ def sync() -> None:
 
 
 no_index = click.option("--no-index", is_flag=True, help="Only write the rows; the worker indexes them later.")
+once = click.option("--once", is_flag=True, help="Run one pass and exit (else a pass every RAG_SYNC_INTERVAL_S).")
+full = click.option("--full", is_flag=True, help="Read every issue, not only those updated since the cursor.")
 
 
 @import_group.command(name="jira")
@@ -99,11 +101,11 @@ def import_github(env: CliEnv, repo: str, no_index: bool) -> None:
 
 
 @sync.command(name="jira")
-@click.option("--once", is_flag=True, help="Run one pass and exit (else a pass every RAG_SYNC_INTERVAL_S).")
-@click.option("--full", is_flag=True, help="Read every issue, not only those updated since the cursor.")
+@once
+@full
 @no_index
 @pass_env
-def sync_jira(env: CliEnv, once: bool, full: bool, no_index: bool) -> None:
+def sync_jira(env: CliEnv, **flags: bool) -> None:
     """Sync the Jira projects of RAG_JIRA_PROJECTS from RAG_JIRA_URL: issues updated since the last pass,
     and the deletions and moves found by a reconciliation of keys.
 
@@ -112,15 +114,15 @@ def sync_jira(env: CliEnv, once: bool, full: bool, no_index: bool) -> None:
         RAG_JIRA_URL=https://jira.example.com RAG_JIRA_PAT=... RAG_JIRA_PROJECTS=PAY,MOB ragctl sync jira --once
     """
     settings = env.get_settings()
-    _loop(env, once, lambda: configured.jira_source(settings), full, no_index)
+    _loop(env, lambda: configured.jira_source(settings), **flags)
 
 
 @sync.command(name="github")
-@click.option("--once", is_flag=True, help="Run one pass and exit (else a pass every RAG_SYNC_INTERVAL_S).")
-@click.option("--full", is_flag=True, help="Read every issue, not only those updated since the cursor.")
+@once
+@full
 @no_index
 @pass_env
-def sync_github(env: CliEnv, once: bool, full: bool, no_index: bool) -> None:
+def sync_github(env: CliEnv, **flags: bool) -> None:
     """Sync the repositories of RAG_GITHUB_REPOS: issues updated since the last pass, and deletions.
 
     Example:
@@ -132,10 +134,10 @@ def sync_github(env: CliEnv, once: bool, full: bool, no_index: bool) -> None:
     if not repos:
         raise click.ClickException("RAG_GITHUB_REPOS is not set: name the repositories to sync (octo-org/octo-repo)")
     for repo in repos:
-        _loop(env, once, lambda repo=repo: configured.github_source(settings, repo), full, no_index)
+        _loop(env, lambda repo=repo: configured.github_source(settings, repo), **flags)
 
 
-def _loop(env: CliEnv, once: bool, build: Callable, full: bool, no_index: bool) -> None:
+def _loop(env: CliEnv, build: Callable, *, once: bool, full: bool, no_index: bool) -> None:
     settings = env.get_settings()
     if not once and settings.sync_interval_s <= 0:
         raise click.ClickException("RAG_SYNC_INTERVAL_S is 0: use --once, or set an interval in seconds")

@@ -13,11 +13,10 @@ import datetime as dt
 import hashlib
 import json
 import re
-import threading
 from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qs, urlencode, urlsplit
 
-from tests.loopback import LoopbackHTTPServer
+from tests.sources.fake_server import FakeServer
 
 BASE = dt.datetime(2026, 11, 2, 9, 0, tzinfo=dt.timezone.utc)
 
@@ -34,26 +33,13 @@ OCTOCAT = account("octocat", 1)
 HUBOT = account("hubot", 2)
 
 
-class FakeGitHub:
+class FakeGitHub(FakeServer):
     def __init__(self, repo: str = "octo-org/octo-repo", token: str = "ghp-secret") -> None:
         self.repo, self.token = repo, token
         self.issues: dict[int, dict] = {}
         self.comments: dict[int, dict] = {}  # comment id → comment (issue_url says whose)
-        self.requests: list[tuple[str, dict]] = []
         self.not_modified = 0
-        self.failures: list[list] = []
-        self.lock = threading.Lock()
-        self.server = LoopbackHTTPServer(("127.0.0.1", 0), self._handler())
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    def __enter__(self) -> FakeGitHub:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        super().__init__(self._handler())
 
     def issue(self, number: int, title: str, minutes: int, *, state: str = "open", labels=(), assignee=None,
               milestone=None, pull: bool = False, body: str = "") -> dict:
@@ -77,9 +63,6 @@ class FakeGitHub:
             issue = self.issues[number]
             issue["comments"] = sum(1 for c in self.comments.values() if c["issue_url"].endswith(f"/issues/{number}"))
             issue["updated_at"] = max(issue["updated_at"], at(minutes))  # a comment bumps the issue, as on GitHub
-
-    def fail(self, path: str, status: int, headers: dict | None = None, times: int = 1) -> None:
-        self.failures.append([re.compile(path), status, headers or {}, times])
 
     def _listing(self, path: str, query: dict[str, str]):
         prefix = f"/repos/{self.repo}/issues"
@@ -122,10 +105,9 @@ class FakeGitHub:
                 query = {k: v[0] for k, v in parse_qs(url.query).items()}
                 with fake.lock:
                     fake.requests.append((url.path, query))
-                    for failure in fake.failures:
-                        if failure[3] > 0 and failure[0].search(url.path):
-                            failure[3] -= 1
-                            return self._send(failure[1], {"message": "scripted"}, failure[2])
+                    scripted = fake.scripted_failure(url.path)
+                    if scripted is not None:
+                        return self._send(scripted[0], {"message": "scripted"}, scripted[1])
                     if self.headers.get("Authorization") != f"Bearer {fake.token}":
                         return self._send(401, {"message": "Bad credentials"}, {})
                     items = fake._listing(url.path, query)

@@ -15,40 +15,26 @@ import base64
 import datetime as dt
 import json
 import re
-import threading
 import zoneinfo
 from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qs, urlsplit
 
-from tests.loopback import LoopbackHTTPServer
 from tests.sources import jira_data
+from tests.sources.fake_server import FakeServer
 
 _JQL = re.compile(r'^project in \((?P<projects>[^)]*)\)(?: AND updated >= "(?P<since>[^"]+)")? ORDER BY updated ASC, key ASC$')
 
 
-class FakeJira:
+class FakeJira(FakeServer):
     def __init__(self, api: str = "2", *, pat: str = "pat-secret", email: str = "bot@example.com",
                  api_token: str = "api-secret", embedded_comments: int = 2, time_zone: str = "UTC") -> None:
         self.api, self.pat, self.email, self.api_token = api, pat, email, api_token
         self.embedded_comments, self.time_zone = embedded_comments, time_zone
         self.issues: dict[str, dict] = {}  # key → issue (fields.comment holds every comment)
         self.projects: dict[str, dict] = {}
-        self.requests: list[tuple[str, dict[str, list[str]]]] = []
-        self.failures: list[list] = []  # [path regex, status, headers, times left]
         self.search_pages_served = 0
         self.crash_after_pages: int | None = None
-        self.lock = threading.Lock()
-        self.server = LoopbackHTTPServer(("127.0.0.1", 0), self._handler())
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    def __enter__(self) -> FakeJira:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        super().__init__(self._handler())
 
     # --- scripting ------------------------------------------------------------------------------
     def put(self, issue: dict) -> None:
@@ -56,9 +42,6 @@ class FakeJira:
             self.issues[issue["key"]] = issue
             key = issue["fields"]["project"]["key"]
             self.projects.setdefault(key, jira_data.project(key, issue["fields"]["project"].get("name", key)))
-
-    def fail(self, path: str, status: int, headers: dict | None = None, times: int = 1) -> None:
-        self.failures.append([re.compile(path), status, headers or {}, times])
 
     def searches(self) -> list[dict[str, list[str]]]:
         return [q for p, q in self.requests if p.endswith("/search") or p.endswith("/search/jql")]
@@ -142,12 +125,10 @@ class FakeJira:
                 query = parse_qs(url.query)
                 with fake.lock:
                     fake.requests.append((url.path, query))
-                    status, headers, body = 200, {}, None
-                    for failure in fake.failures:
-                        if failure[3] > 0 and failure[0].search(url.path):
-                            failure[3] -= 1
-                            status, headers, body = failure[1], failure[2], {"errorMessages": ["scripted"]}
-                            break
+                    headers: dict = {}
+                    scripted = fake.scripted_failure(url.path)
+                    if scripted is not None:
+                        (status, headers), body = scripted, {"errorMessages": ["scripted"]}
                     else:
                         if not fake._authorized(self.headers.get("Authorization")):
                             status, body = 401, {"errorMessages": ["You are not authenticated."]}

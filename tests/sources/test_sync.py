@@ -252,3 +252,24 @@ def test_sync_jira_once_from_the_settings_and_a_clear_401(sqlite_settings, sqlit
         wrong = settings.model_copy(update={"jira_pat": SecretStr("wrong")})
         result = run("sync", "jira", "--once", s=wrong)
         assert result.exit_code == 1 and "401 Unauthorized" in result.output and "Traceback" not in result.output
+
+
+def test_import_github_and_sync_github_once_from_the_cli(sqlite_settings, sqlite_engine):
+    with FakeGitHub() as fake:
+        fake.issue(1, "Found a bug", 1, labels=["bug"], assignee=HUBOT)
+        fake.issue(2, "Fix the bug", 2, pull=True)
+        settings = sqlite_settings.model_copy(update={"github_token": SecretStr(fake.token), "github_api_url": fake.url,
+                                                      "github_repos": fake.repo})
+        run = lambda *a, s=settings: CliRunner().invoke(cli, list(a), obj=CliEnv(s, sqlite_engine))  # noqa: E731
+        first = run("import", "github", fake.repo, "--no-index")
+        assert first.exit_code == 0, first.output
+        assert "github:octo-org/octo-repo: 1 created, 0 updated, 0 unchanged, 0 deleted, 0 failed" in first.output
+        fake.issue(3, "Another", 90)
+        again = run("sync", "github", "--once")
+        assert again.exit_code == 0, again.output
+        assert "github:octo-org/octo-repo: 1 created, 0 updated, 1 unchanged, 0 deleted, 0 failed" in again.output
+        assert peek_queue(sqlite_engine) == []  # indexed after the pass
+        bad = run("import", "github", "not a repo")
+        assert bad.exit_code == 2 and "OWNER/REPO" in bad.output
+        denied = run("sync", "github", "--once", s=settings.model_copy(update={"github_token": SecretStr("nope")}))
+        assert denied.exit_code == 1 and "401 Unauthorized" in denied.output
