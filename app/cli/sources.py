@@ -26,12 +26,22 @@ from app.sources.pipeline import ReconcileRefusedError, import_issues, run_pass
 
 @cli.group(name="import")
 def import_group() -> None:
-    """Import a tracker: Jira export files, or a GitHub repository's issues."""
+    """Import a tracker: Jira export files, or a GitHub repository's issues (docs/IMPORT.md).
+
+    Example:
+
+        ragctl import jira ./jira-export
+    """
 
 
 @cli.group()
 def sync() -> None:
-    """Keep a tracker in sync over REST (incremental, with deletions found by reconciliation)."""
+    """Keep a tracker in sync over REST (incremental, with deletions found by reconciliation).
+
+    Example:
+
+        ragctl sync jira --once
+    """
 
 
 no_index = click.option("--no-index", is_flag=True, help="Only write the rows; the worker indexes them later.")
