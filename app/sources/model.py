@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field
-from typing import Literal
 
-LinkType = Literal["BLOCKS", "BLOCKED_BY", "RELATES"]
+from app.domain import LinkType
 
 
 @dataclass(frozen=True)

@@ -66,10 +66,11 @@ class PageWriter:
     # Links whose target was not imported when their task was written: target key → (task, its links), so the
     # task's links are replaced again (and take the target's id) once the target is written in this pass.
     _unresolved: dict[str, dict[int, list[TaskLink]]] = field(default_factory=dict)
+    _held: dt.datetime | None = None  # the update time of the first issue of this pass that failed to write
 
     def write(self, issues: Sequence[SourceIssue], keep_cursor: dt.datetime | None = None,
               store_cursor: bool = True) -> tuple[SyncCounts, dt.datetime | None]:
-        """Write one page and, with ``store_cursor``, the cursor it allows (never behind ``keep_cursor``, the one
+        """Write one page and, with ``store_cursor``, the cursor it allows (``_cursor``; ``keep_cursor`` is the one
         stored) in the same transaction; the counts and that cursor (None: nothing new to follow)."""
         counts, newest, held = SyncCounts(), None, None
         remembered = dict(self._ids)
@@ -88,9 +89,9 @@ class PageWriter:
                     setattr(counts, changed, getattr(counts, changed) + 1)
                     newest = issue.updated if newest is None else max(newest, issue.updated)
                 self._resolve_links(tx, [issue.key for issue in issues])
-                cursor = newest if held is None else held - dt.timedelta(microseconds=1)
-                if cursor is not None and keep_cursor is not None and cursor <= keep_cursor:
-                    cursor = None
+                if held is not None:
+                    self._held = held if self._held is None else min(self._held, held)
+                cursor = self._cursor(newest, keep_cursor)
                 if store_cursor and cursor is not None:
                     tx.set_sync_cursor(self.source, cursor.isoformat())
         except BaseException:
@@ -99,6 +100,16 @@ class PageWriter:
             self._unresolved.clear()
             raise
         return counts, cursor
+
+    def _cursor(self, newest: dt.datetime | None, stored: dt.datetime | None) -> dt.datetime | None:
+        """The cursor after a page: its newest issue, never behind the stored one — unless an issue of this pass
+        failed: then just before the first failed one, for the rest of the pass, even behind the stored cursor,
+        so the next pass reads it again (the issues after it re-read as unchanged)."""
+        if self._held is not None:
+            return self._held - dt.timedelta(microseconds=1)
+        if newest is None or (stored is not None and newest <= stored):
+            return None
+        return newest
 
     def _read_ahead(self, issues: Sequence[SourceIssue]) -> None:
         """Before the page's transaction, in a few reads: which tasks, comments and people exist already, the

@@ -273,3 +273,20 @@ def test_import_github_and_sync_github_once_from_the_cli(sqlite_settings, sqlite
         assert bad.exit_code == 2 and "OWNER/REPO" in bad.output
         denied = run("sync", "github", "--once", s=settings.model_copy(update={"github_token": SecretStr("nope")}))
         assert denied.exit_code == 1 and "401 Unauthorized" in denied.output
+
+
+def test_an_issue_that_fails_to_write_holds_the_cursor_for_the_rest_of_the_pass(sqlite_engine):
+    with FakeJira("2") as fake:
+        for n in range(1, 7):
+            fake.put(jira_data.issue(f"PAY-{n}", f"issue {n}", minutes=10 * n))
+        bad = jira_data.issue("PAY-2", "issue 2", minutes=20, sprint=jira_data.sprint_object(1, "Sprint 1"))
+        bad["fields"]["customfield_10020"][0]["id"] = "1\n2"  # a sprint id no engine stores: the write is refused
+        fake.put(bad)
+        counts = run_pass(sqlite_engine, jira_reader(fake, page_size=2), overlap=OVERLAP, reconcile=False)
+        assert (counts.created, counts.failed) == (5, 1) and "PAY-2" in counts.errors[0]
+        # Later pages wrote, but the cursor stays just before the failed issue, so the next pass reads it again.
+        assert sqlite_engine.sync_cursor(fake_source(fake)) == "2026-11-02T09:19:59.999999"
+        fake.put(jira_data.issue("PAY-2", "issue 2 fixed", minutes=20))
+        again = run_pass(sqlite_engine, jira_reader(fake, page_size=2), overlap=OVERLAP, reconcile=False)
+        assert (again.created, again.failed) == (1, 0) and task_by_key(sqlite_engine, "PAY-2")["title"] == "issue 2 fixed"
+        assert sqlite_engine.sync_cursor(fake_source(fake)) == "2026-11-02T10:00:00"
