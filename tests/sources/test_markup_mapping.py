@@ -142,3 +142,41 @@ def test_export_files_read_recursively(tmp_path):
         jira.read_export(tmp_path)
     with pytest.raises(jira.JiraFormatError, match="no such"):
         jira.read_export(tmp_path / "missing")
+
+
+def import_table_cell(jira_field: str) -> str:
+    """The 'how' cell of the row of docs/IMPORT.md's Jira mapping table whose first cell names ``jira_field``."""
+    from pathlib import Path
+
+    page = Path(__file__).resolve().parents[2] / "docs" / "IMPORT.md"
+    for line in page.read_text().splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 3 and cells[0] == jira_field:
+            return cells[2]
+    raise AssertionError(f"docs/IMPORT.md has no mapping row for {jira_field}")
+
+
+def documented_arrows(cell: str) -> dict[str, str]:
+    """"Blocker, Highest → CRITICAL; High → HIGH" → {"blocker": "CRITICAL", "highest": "CRITICAL", "high": "HIGH"}."""
+    import re
+
+    out = {}
+    for segment in re.split(r"[;]|, (?=`)", cell):
+        if "→" not in segment:
+            continue
+        names, target = segment.split("→", 1)
+        target = target.split()[0]
+        for name in re.split(r",| or ", names):
+            out[name.strip(" `").lower()] = target
+    return out
+
+
+def test_the_documented_priority_and_status_tables_are_the_code_s():
+    priorities = documented_arrows(import_table_cell("`priority.name`"))
+    assert {k: v for k, v in priorities.items() if k not in ("absent", "any other")} == \
+        mapping.PRIORITY_BY_NAME
+    statuses = documented_arrows(import_table_cell("`status.statusCategory`"))
+    assert statuses == {k: v for k, v in mapping.STATUS_BY_CATEGORY.items() if k != "undefined"}
+    review_words = import_table_cell("`status.statusCategory`").split("where the name says ")[1].split(")")[0]
+    for word in review_words.replace(" or ", ", ").split(", "):
+        assert mapping.REVIEW_WORDS.search(f"In {word}"), word
