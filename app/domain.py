@@ -476,5 +476,6 @@ class TaskQuery:
 
 
 # The columns find_tasks returns, in order (dict keys of each result).
+# external_key: an imported task's key in its tracker ("PAY-1210"), None for a native one.
 TASK_FIELDS = ("task_id", "title", "status", "priority", "sprint_id", "sprint_name", "project_id", "project_name",
-               "assignee_id", "assignee_name", "expected_end_date", "story_points")
+               "assignee_id", "assignee_name", "expected_end_date", "story_points", "external_key")

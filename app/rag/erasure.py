@@ -154,7 +154,7 @@ def build_report(
 
 
 def person_strings(
-    employee: tuple,  # FIRST_NAME, LAST_NAME, EMAIL, TELEGRAM_ID
+    employee: tuple,  # FIRST_NAME, LAST_NAME, EMAIL, TELEGRAM_ID, EXTERNAL_ID (an imported person's tracker id)
     comments: list[tuple],  # COMMENT_ID, TASK_ID, BODY
     documents: list[tuple],  # DOCUMENT_ID, TITLE, BODY
     policy: DocumentsPolicy | None,
@@ -165,7 +165,7 @@ def person_strings(
 
     Assistant answers in the employee's conversations are deleted with them but not searched for: they
     quote the tracker's chunk text, which legitimately stays in the chunks."""
-    first, last, email, telegram = (str(v).strip() if v is not None else "" for v in employee)
+    first, last, email, telegram, external = (str(v).strip() if v is not None else "" for v in (*employee, None)[:5])
     found: list[PersonString] = []
     skipped: list[Skipped] = []
     if first and last:
@@ -174,7 +174,7 @@ def person_strings(
                     for label in ("first name", "last name")]
     else:
         skipped.append(Skipped("name", "a single name is not precise (anyone may share it)"))
-    for label, value in (("email", email), ("telegram id", telegram)):
+    for label, value in (("email", email), ("telegram id", telegram), ("tracker id", external)):
         if len(value) >= MIN_PROOF_CHARS:
             found.append(PersonString(label, value, bounded=True))
         elif value:

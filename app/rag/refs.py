@@ -1,5 +1,6 @@
 """Entities named by id in a question or an answer: "task 107", "TASK #107", "#107", "tarea 107",
-"doc 6", "documento 6", "sprint 3", "[DOC #6]". Pure: no I/O.
+"doc 6", "documento 6", "sprint 3", "[DOC #6]"; and the tracker keys a question names ("PAY-1210",
+"octo/repo#123"), which only the database can tell from look-alikes ("COVID-19"). Pure: no I/O.
 
 An entity reference is ``(source_type, source_id)`` with the source types of the chunk index; its
 anchor is the text every chunk of it starts with and every answer cites ("[TASK #107]").
@@ -76,3 +77,23 @@ def anchors_in(text: str) -> list[EntityRef]:
 
 def unique(refs: Iterable[EntityRef]) -> list[EntityRef]:
     return list(dict.fromkeys(refs))
+
+
+# An imported task's key (TASKS.EXTERNAL_KEY): a Jira key as Jira writes it (an upper-case project key of 2+
+# characters, a dash, the issue number) or a GitHub issue "owner/repo#123" (GitHub's owner and repository name
+# characters). Look-alikes ("COVID-19", "ISO-8601") are keys of no task: resolution decides, not this pattern.
+_KEY = re.compile(
+    r"(?<![\w/.-])(?P<jira>[A-Z][A-Z0-9_]+-[0-9]{1,18})(?![\w-])"
+    r"|(?<![\w.-])(?P<github>[A-Za-z0-9][A-Za-z0-9-]{0,38}/[A-Za-z0-9._-]{1,100}#[0-9]{1,19})(?![\w#])"
+)
+MAX_KEYS = 10  # keys read from one question: a lookup, not a bulk query
+
+
+def key_mentions(text: str) -> list[str]:
+    """The tracker keys the text names, in order of first mention, each once (at most MAX_KEYS)."""
+    return list(dict.fromkeys(m.group(0) for m in _KEY.finditer(text)))[:MAX_KEYS]
+
+
+def key_spans(text: str) -> list[tuple[int, int]]:
+    """Where ``key_mentions`` found its keys (so "octo/repo#123" is not also read as task #123)."""
+    return [(m.start(), m.end()) for m in _KEY.finditer(text)]

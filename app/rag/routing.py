@@ -1,7 +1,8 @@
 """Where a question goes before anything is retrieved. Pure: no I/O.
 
 - a tracker question ("which of my tasks are in progress?") → ``tasks``: the find_tasks query;
-- an explicit id ("task 107", "tarea 107", "#107", "doc 6") → ``lookup`` under the access rule;
+- an explicit id ("task 107", "tarea 107", "#107", "doc 6"), or a tracker key ("PAY-1210") the caller resolved
+  to tasks they may see (``keyed``: app/services/entities.py) → ``lookup`` under the access rule;
 - a follow-up that names nothing of its own ("when is it due?") while the conversation has a focus →
   ``follow_up``: about the focus;
 - everything else → ``retrieve``.
@@ -31,9 +32,13 @@ class Route:
     tasks: TaskQuestion | None = None
 
 
-def route(question: str, focus: EntityRef | None, vocabulary: Vocabulary, today: dt.date) -> Route:
+def route(question: str, focus: EntityRef | None, vocabulary: Vocabulary, today: dt.date,
+          keyed: tuple[EntityRef, ...] = ()) -> Route:
     # Folded text (as the name spans are), so a sprint named "... Sprint 2" is not read as SPRINT #2.
-    ids = refs.mentions(terms.fold(question), masked=task_questions.name_spans(question, vocabulary))
+    masked = [*task_questions.name_spans(question, vocabulary), *refs.key_spans(question)]
+    # A key is a lookup like an id; one that names no task the caller may see is not (it may be "COVID-19"),
+    # and reads exactly as an unknown key.
+    ids = refs.unique([*refs.mentions(terms.fold(question), masked=masked), *keyed])
     follow_up = focus is not None and not ids and followup.is_follow_up(question)
     if follow_up and followup.points_back(question):  # "is it overdue?" is about the focus, not a list
         return Route("follow_up", refs=(focus,))  # type: ignore[arg-type]

@@ -210,7 +210,9 @@ def _route(prep: Prepared, focus: SourceRecord | None) -> Route:
     needs_names = task_questions.might_be(question) or bool(refs.mentions(terms.fold(question)))
     vocabulary = prep.state.vocabulary() if needs_names else Vocabulary()
     focus_ref = entities.ref_of(focus) if focus is not None else None
-    return routing.route(question, focus_ref, vocabulary, prep.state.today)
+    keys = refs.key_mentions(question)
+    keyed = tuple(entities.refs_by_key(prep.state.engine, prep.caller, keys)) if keys else ()
+    return routing.route(question, focus_ref, vocabulary, prep.state.today, keyed)
 
 
 async def _retrieval_query(settings: Settings, client: httpx.AsyncClient, deadline: Deadline, prep: Prepared,

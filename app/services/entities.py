@@ -1,10 +1,12 @@
-"""Entities by id under the access rule: "task 107" in a question, the conversation's focus, the model's
-``get_entity`` tool, and whether an earlier answer still rests only on what the asker may see.
+"""Entities by id or tracker key under the access rule: "task 107" or "PAY-1210" in a question, the
+conversation's focus, the model's ``get_entity`` tool, and whether an earlier answer still rests only on what
+the asker may see.
 
 The rule is the search rule (app/rag/access.py), applied to the entity's live row: a task is visible to
 its assignee (and to managers and admins), a document to its owner or, without one, to everyone,
 sprints and projects to everyone. An entity the asker may not see and one that does not exist give the
-same answer (absent), so an id cannot be probed.
+same answer (absent), so an id cannot be probed; so do a key of a task the asker may not see and a key no
+task has.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 
-from app.domain import Caller, SearchHit, SourceRecord
+from app.domain import Caller, SearchHit, SourceRecord, check_external_key
 from app.engines.base import Engine
 from app.rag.access import is_visible
 from app.rag.chunking import identity
@@ -37,6 +39,18 @@ def visible(engine: Engine, caller: Caller, wanted: Iterable[EntityRef]) -> dict
             if is_visible(caller, source_type, owner):
                 found[(source_type, source_id)] = record  # type: ignore[index]
     return {ref: found[ref] for ref in order if ref in found}
+
+
+def refs_by_key(engine: Engine, caller: Caller, keys: Iterable[str]) -> list[EntityRef]:
+    """The tasks with these tracker keys (TASKS.EXTERNAL_KEY, any source) that the caller may see now, in the
+    order asked: a key of a hidden task and a key no task has both give nothing."""
+    ids: list[int] = []
+    for key in keys:
+        try:
+            ids += engine.tasks_by_key(check_external_key(key))
+        except ValueError:  # no key any task can have
+            continue
+    return list(visible(engine, caller, [("task", task_id) for task_id in ids]))
 
 
 def lookup(engine: Engine, caller: Caller, ref: EntityRef) -> SourceRecord | None:

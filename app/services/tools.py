@@ -16,7 +16,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from app.domain import MAX_ID, Caller, Conversation, Person, SourceRecord, TaskQuery, Vocabulary, is_id
+from app.domain import MAX_EXTERNAL_KEY_CHARS, MAX_ID, Caller, Conversation, Person, SourceRecord, TaskQuery, Vocabulary, is_id
 from app.engines.base import Engine
 from app.rag import refs, terms
 from app.rag.refs import EntityRef
@@ -181,18 +181,28 @@ def _day(value: Any, name: str) -> dt.date | None:
 
 GET_ENTITY = _function(
     "get_entity", "Read one task, sprint, project or document by its id (e.g. the user asks about 'task 107' "
-    "or 'doc 6'), with its status, assignee, due date, comments or text. Only what the asker may see.",
+    "or 'doc 6'), or one task by its tracker key (e.g. 'PAY-1210', 'octo/repo#123'), with its status, assignee, "
+    "due date, links, comments or text. Give either type and id, or key. Only what the asker may see.",
     {"type": {"type": "string", "enum": ["task", "sprint", "project", "doc"], "description": "what kind of entity"},
-     "id": {"type": "integer", "minimum": 1, "description": "its id, the number in its anchor ([TASK #107] → 107)"}},
-    ["type", "id"])
+     "id": {"type": "integer", "minimum": 1, "description": "its id, the number in its anchor ([TASK #107] → 107)"},
+     "key": {"type": "string", "minLength": 1, "maxLength": MAX_EXTERNAL_KEY_CHARS,
+             "description": "a task's key in its tracker, as the user wrote it (PAY-1210)"}},
+    [])
 
 
-def get_entity(state: ToolState, type: Any, id: Any) -> dict[str, Any]:  # noqa: A002 (the tool's words)
-    """A hidden entity and a missing one give the same error, so the model (and the asker) cannot tell them apart."""
+def get_entity(state: ToolState, type: Any = None, id: Any = None, key: Any = None) -> dict[str, Any]:  # noqa: A002
+    """A hidden entity and a missing one give the same error, so the model (and the asker) cannot tell them apart;
+    likewise a key of a hidden task and a key no task has."""
+    if key is not None and type is None and id is None:
+        found = entities.refs_by_key(state.engine, state.caller, [key]) if isinstance(key, str) else []
+        if not found:
+            return {"success": False, "error": f"there is no task with the key {str(key)[:MAX_EXTERNAL_KEY_CHARS]!r} "
+                                               "that the asker may see"}
+        type, id = found[0]  # a key two sources share: the first imported
     # An id past the database's integer range is refused here: the engine cannot even bind it.
     if type not in refs.ANCHOR_PREFIX or not is_id(id):
         return {"success": False, "error": "type must be task, sprint, project or doc and id a positive integer "
-                                           f"(at most {MAX_ID})"}
+                                           f"(at most {MAX_ID}), or give a task's key"}
     ref: EntityRef = (type, id)
     record = entities.lookup(state.engine, state.caller, ref)
     if record is None:

@@ -266,3 +266,17 @@ def _delete_orphan(engine):
         with engine._connection() as conn, conn.cursor() as cur:
             cur.execute("DELETE FROM RAG_CHUNK WHERE SOURCE_ID = 999001")
             conn.commit()
+
+
+def test_an_imported_persons_tracker_id_is_erased_with_them_and_proven(engine):
+    s = seed(engine)
+    source, external = "jira:https://acme.atlassian.net", "5b10ac8d82e05b22cc7d4ef5"
+    engine.update(EMPLOYEES, s["ana"], {"SOURCE": source, "EXTERNAL_ID": external})
+    drain_all(engine)
+    theirs = engine.load_records("task", [s["theirs"]])[s["theirs"]]
+    assert FULL_NAME in [c.author_name for c in theirs.comments]  # the chunk names comment authors now
+    result = erase(engine, s["ana"], delete_documents=True)
+    assert result.ok, result.failures
+    assert verdict_of(result)["tracker id"] == "erased"
+    assert engine.find_by_external(EMPLOYEES, source, [external]) == {}  # a re-import creates a new person
+    assert FULL_NAME not in "\n".join(chunk_texts(engine, s["boss"]))

@@ -192,3 +192,28 @@ def test_comments_load_with_their_author_and_date_and_a_rename_queues_commented_
     drain_all(engine)
     assert other not in {r.source_id for r in peek_queue(engine)}
     assert c["comment_id"] > 0
+
+
+def test_a_key_resolves_only_to_tasks_the_asker_may_see(engine):
+    from app.services import entities
+
+    dev, other = employee(engine, "Ana", "Ruiz"), employee(engine, "Diego", "Paz")
+    manager = engine.caller(employee(engine, "Mia", "Boss", role="MANAGER"))
+    mine = imported_task(engine, "PAY-1", ASSIGNEE_ID=dev)
+    theirs = imported_task(engine, "PAY-2", ASSIGNEE_ID=other)
+    also_mine = imported_task(engine, "PAY-1", source=GITHUB, ASSIGNEE_ID=dev)
+    asker = engine.caller(dev)
+    assert entities.refs_by_key(engine, asker, ["PAY-2", "PAY-1", "NOPE-1", "bad\nkey", ""]) == [
+        ("task", mine), ("task", also_mine)]
+    assert entities.refs_by_key(engine, asker, ["PAY-2"]) == entities.refs_by_key(engine, asker, ["PAY-3"]) == []
+    assert entities.refs_by_key(engine, manager, ["PAY-2"]) == [("task", theirs)]
+
+
+def test_find_tasks_rows_carry_the_tracker_key(engine):
+    from app.domain import TaskQuery
+
+    manager = engine.caller(employee(engine, "Mia", "Boss", role="MANAGER"))
+    imported = imported_task(engine, "PAY-1210")
+    native = task(engine, "Native")
+    rows = {r["task_id"]: r for r in engine.find_tasks(manager, TaskQuery())}
+    assert rows[imported]["external_key"] == "PAY-1210" and rows[native]["external_key"] is None

@@ -196,3 +196,27 @@ def test_v8_rebuilds_the_lexical_index_with_stemming_and_keeps_every_chunk_searc
         assert engine.conn.execute(match, ("archive",)).fetchall() == [(chunk_id,)]
     finally:
         engine.close()
+
+
+def test_v11_queues_every_task_and_keeps_existing_rows_native(tmp_path):
+    """An upgraded database: every task's chunk text changes (comment authors and dates), so V11 queues them
+    all; existing rows get NULL keys, and the widened rename trigger reaches the tasks a person commented on."""
+    directory = tmp_path / "migrations"
+    directory.mkdir()
+    for path in migrations.MIGRATIONS_DIR.glob("V*.sql"):
+        if int(path.name[1:].split("__")[0]) <= 10:
+            shutil.copy(path, directory)
+    conn = SQLiteEngine(str(tmp_path / "v10.db")).conn
+    assert migrations.migrate(conn, directory)[-1] == "10"
+    conn.execute("INSERT INTO EMPLOYEES (EMPLOYEE_ID, FIRST_NAME) VALUES (1, 'Chen'), (2, 'Ana')")
+    conn.execute("INSERT INTO TASKS (TASK_ID, TITLE, ASSIGNEE_ID) VALUES (1, 'a', 2), (2, 'b', NULL), (3, 'c', NULL)")
+    conn.execute("INSERT INTO COMMENTS (TASK_ID, AUTHOR_ID, BODY) VALUES (2, 1, 'seen')")
+    conn.execute("DELETE FROM RAG_DIRTY")
+    shutil.copy(next(migrations.MIGRATIONS_DIR.glob("V11__*.sql")), directory)
+    assert migrations.migrate(conn, directory) == ["11"]
+    assert conn.execute("SELECT SOURCE_TYPE, SOURCE_ID FROM RAG_DIRTY ORDER BY SOURCE_ID").fetchall() == [
+        ("task", 1), ("task", 2), ("task", 3)]
+    assert conn.execute("SELECT COUNT(*) FROM TASKS WHERE SOURCE IS NULL AND EXTERNAL_KEY IS NULL").fetchone() == (3,)
+    conn.execute("DELETE FROM RAG_DIRTY")
+    conn.execute("UPDATE EMPLOYEES SET FIRST_NAME = 'Wei' WHERE EMPLOYEE_ID = 1")  # assigned nothing, commented once
+    assert conn.execute("SELECT SOURCE_TYPE, SOURCE_ID FROM RAG_DIRTY").fetchall() == [("task", 2)]

@@ -242,3 +242,37 @@ def test_demo_dates_follow_the_day_seeded_and_nothing_else_does():
     other = demo_data.build(today=dt.date(2025, 1, 1))
     strip = lambda rows: [{k: v for k, v in r.items() if not isinstance(v, dt.date)} for r in rows]  # noqa: E731
     assert strip(other.tasks) == strip(data.tasks) and strip(other.sprints) == strip(data.sprints)
+
+
+# --- tracker keys (issue 24) ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("text, keys", [
+    ("what is the status of PAY-1210?", ["PAY-1210"]),
+    ("PAY-1210", ["PAY-1210"]),
+    ("who commented on MOB-231? and on MOB-231", ["MOB-231"]),
+    ("what blocks PAY-77, PAY_OPS-3 or octo/repo#123?", ["PAY-77", "PAY_OPS-3", "octo/repo#123"]),
+    ("see https://github.com/octo/my.repo#7.", ["octo/my.repo#7"]),
+    ("COVID-19 rules", ["COVID-19"]),  # a look-alike: only the database can tell (no task has that key)
+    ("pay-12, X-1, ABC-12-3, ÁB-12, task #107, p95 of 2.3 s", []),
+])
+def test_tracker_keys_in_text(text, keys):
+    assert refs.key_mentions(text) == keys
+
+
+def test_at_most_ten_keys_are_read_from_one_question():
+    assert len(refs.key_mentions(" ".join(f"PAY-{i}" for i in range(1, 30)))) == refs.MAX_KEYS
+
+
+def test_a_resolved_key_is_a_lookup_and_an_unresolved_one_routes_as_if_it_were_not_there():
+    keyed = routing.route("what is the status of PAY-1210?", None, NAMES, TODAY, keyed=(("task", 501),))
+    assert keyed.kind == "lookup" and keyed.refs == (("task", 501),)
+    both = routing.route("compare task 107 with PAY-1210", None, NAMES, TODAY, keyed=(("task", 501),))
+    assert both.refs == (("task", 107), ("task", 501))
+    unresolved = routing.route("what is the status of PAY-1210?", None, NAMES, TODAY)
+    assert unresolved.kind == "retrieve"  # a hidden key and an unknown one: the same route
+    # An unresolved key is as if not written (a follow-up stays one); a resolved one moves the focus, as an id does.
+    assert routing.route("is it blocked by PAY-56?", ("task", 7), NAMES, TODAY).refs == (("task", 7),)
+    assert routing.route("is it blocked by PAY-56?", ("task", 7), NAMES, TODAY, keyed=(("task", 56),)) == \
+        routing.Route("lookup", refs=(("task", 56),))
+    assert routing.route("octo/repo#123", None, NAMES, TODAY).kind == "retrieve"  # its "#123" is no task id
+    assert routing.route("#123", None, NAMES, TODAY).kind == "lookup"

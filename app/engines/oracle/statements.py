@@ -732,7 +732,8 @@ def find_tasks(caller_id: int | None, query: TaskQuery) -> Statement:
     # source: FACTS.md §10 (plain joins, values as named binds) + §3 (FETCH FIRST n ROWS ONLY)
     sql = (
         "SELECT t.TASK_ID, t.TITLE, t.STATUS, t.PRIORITY, t.SPRINT_ID, s.NAME, t.PROJECT_ID, p.NAME, t.ASSIGNEE_ID,\n"
-        "       TRIM(e.FIRST_NAME || ' ' || e.LAST_NAME), t.EXPECTED_END_DATE, t.STORY_POINTS\n"
+        "       TRIM(e.FIRST_NAME || ' ' || e.LAST_NAME), t.EXPECTED_END_DATE, t.STORY_POINTS,\n"
+        "       t.EXTERNAL_KEY\n"
         "FROM TASKS t\n"
         "LEFT JOIN SPRINTS s ON s.SPRINT_ID = t.SPRINT_ID\n"
         "LEFT JOIN PROJECTS p ON p.PROJECT_ID = t.PROJECT_ID\n"
@@ -746,7 +747,9 @@ def find_tasks(caller_id: int | None, query: TaskQuery) -> Statement:
 # --- erasure of an employee (app/engines/oracle/erasure.py) -------------------------------------
 
 # source: FACTS.md §10 (plain SELECT by key) — the strings that will be erased, read before the deletes
-ERASE_EMPLOYEE_ROW = "SELECT FIRST_NAME, LAST_NAME, EMAIL, TELEGRAM_ID FROM EMPLOYEES WHERE EMPLOYEE_ID = :employee_id"
+ERASE_EMPLOYEE_ROW = (
+    "SELECT FIRST_NAME, LAST_NAME, EMAIL, TELEGRAM_ID, EXTERNAL_ID FROM EMPLOYEES WHERE EMPLOYEE_ID = :employee_id"
+)
 # source: FACTS.md §10 (plain SELECT; BODY CLOB fetched as str, §11.6)
 ERASE_AUTHORED_COMMENTS = (
     "SELECT COMMENT_ID, TASK_ID, BODY FROM COMMENTS WHERE AUTHOR_ID = :employee_id ORDER BY COMMENT_ID"
