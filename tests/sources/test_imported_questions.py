@@ -69,3 +69,25 @@ def test_the_imported_chunk_carries_key_type_status_name_links_and_comment_autho
     assert "Status: IN_REVIEW (In QE Test) | Priority: CRITICAL | Sprint: PAY Sprint 7" in text
     assert "Labels: backend, refunds" in text and "Blocked by: PAY-2" in text
     assert "- Emma Richards (2026-11-02): Seen on prod" in text and "- Chen Wei (2026-11-02): Fix in review" in text
+
+
+def test_questions_by_key_on_the_imported_tracker(imported):
+    ask, tasks = imported
+    anchor = f"[TASK #{tasks['PAY-1']}]"
+    status = ask("Mia", "what is the status of PAY-1?")
+    assert status["citations"] == [anchor] and "IN_REVIEW (In QE Test)" in status["answer"]
+    blocks = ask("Mia", "what blocks PAY-1?")
+    assert blocks["citations"] == [anchor] and "Blocked by: PAY-2" in blocks["answer"]
+    assert ask("Mia", "who commented on PAY-1?")["citations"] == [anchor]
+    # Emma may not see PAY-1 (Chen's): asking for it answers exactly as it does once no PAY-1 exists at all (her own
+    # PAY-2 still names it in "Blocks: PAY-1"), and never cites it.
+    hidden = ask("Emma", "what is the status of PAY-1?")
+    assert anchor not in hidden["citations"] and "PAY-1 (Bug)" not in hidden["answer"]
+
+
+def test_a_hidden_key_answers_as_a_key_that_names_nothing(imported, sqlite_engine):
+    ask, tasks = imported
+    hidden = ask("Emma", "what is the status of PAY-1?")
+    sqlite_engine.delete(TASKS, tasks["PAY-1"])  # its chunk goes at once; PAY-2's text (and link key) stays
+    unknown = ask("Emma", "what is the status of PAY-1?")
+    assert (hidden["answer"], hidden["citations"]) == (unknown["answer"], unknown["citations"])
