@@ -124,7 +124,7 @@ def sync_jira(env: CliEnv, **flags: bool) -> None:
         RAG_JIRA_URL=https://jira.example.com RAG_JIRA_PAT=... RAG_JIRA_PROJECTS=PAY,MOB ragctl sync jira --once
     """
     settings = env.get_settings()
-    _loop(env, lambda: configured.jira_source(settings), **flags)
+    _loop(env, [lambda: configured.jira_source(settings)], **flags)
 
 
 @sync.command(name="github")
@@ -143,30 +143,30 @@ def sync_github(env: CliEnv, **flags: bool) -> None:
     repos = configured.github_repos(settings)
     if not repos:
         raise click.ClickException("RAG_GITHUB_REPOS is not set: name the repositories to sync (octo-org/octo-repo)")
-    for repo in repos:
-        _loop(env, lambda repo=repo: configured.github_source(settings, repo), **flags)
+    _loop(env, [lambda repo=repo: configured.github_source(settings, repo) for repo in repos], **flags)
 
 
-def _loop(env: CliEnv, build: Callable, *, once: bool, full: bool, no_index: bool) -> None:
+def _loop(env: CliEnv, builders: list[Callable], *, once: bool, full: bool, no_index: bool) -> None:
+    """One pass of each source (``--once``), or passes every RAG_SYNC_INTERVAL_S until Ctrl-C."""
     settings = env.get_settings()
     if not once and settings.sync_interval_s <= 0:
         raise click.ClickException("RAG_SYNC_INTERVAL_S is 0: use --once, or set an interval in seconds")
     passes = 0
-    stop = threading.Event()
     with env.open() as engine:
         while True:
-            try:
-                source = build()
-            except ValueError as exc:
-                raise click.ClickException(str(exc)) from None
-            reconcile = once or passes % settings.sync_reconcile_every == 0
-            _pass(engine, source, settings, reconcile=reconcile, full=full and passes == 0, env=env,
-                  no_index=no_index, keep_going=not once)
+            for build in builders:
+                try:
+                    source = build()
+                except ValueError as exc:
+                    raise click.ClickException(str(exc)) from None
+                reconcile = once or passes % settings.sync_reconcile_every == 0
+                _pass(engine, source, settings, reconcile=reconcile, full=full and passes == 0, env=env,
+                      no_index=no_index, keep_going=not once)
             passes += 1
             if once:
                 return
             try:
-                stop.wait(settings.sync_interval_s)
+                threading.Event().wait(settings.sync_interval_s)
             except KeyboardInterrupt:
                 return
 
