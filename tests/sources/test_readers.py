@@ -155,3 +155,27 @@ def test_github_pages_skip_pull_requests_read_comments_and_304_costs_nothing():
         incremental = [i.key for page in reader.pages(dt.datetime(2026, 11, 2, 9, 4)) for i in page]
         assert incremental == ["octo-org/octo-repo#1"]  # the comment at 9:05 bumped it
         assert any(p.endswith("/issues/1/comments") for p, _ in fake.requests)
+
+
+def test_a_dropped_connection_is_retried_then_reported():
+    import socket
+
+    waits, sleep = recorded()
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    client = SourceClient(f"http://127.0.0.1:{port}", max_retries=2, backoff_s=0.5, sleep=sleep)
+    with pytest.raises(SourceError, match="after 3 attempts"):
+        client.get_json("/rest/api/2/myself")
+    assert waits == [0.5, 1.0]
+
+
+def test_retry_after_reads_seconds_and_http_dates():
+    from email.utils import format_datetime
+
+    from app.sources.http import _retry_after
+
+    assert _retry_after("7") == 7.0 and _retry_after(None) is None and _retry_after("soon") is None
+    later = dt.datetime.now(dt.timezone.utc) + dt.timedelta(seconds=30)
+    assert 25 <= _retry_after(format_datetime(later, usegmt=True)) <= 31
+    assert _retry_after(format_datetime(dt.datetime(2000, 1, 1, tzinfo=dt.timezone.utc), usegmt=True)) == 0.0

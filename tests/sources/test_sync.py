@@ -290,3 +290,23 @@ def test_an_issue_that_fails_to_write_holds_the_cursor_for_the_rest_of_the_pass(
         again = run_pass(sqlite_engine, jira_reader(fake, page_size=2), overlap=OVERLAP, reconcile=False)
         assert (again.created, again.failed) == (1, 0) and task_by_key(sqlite_engine, "PAY-2")["title"] == "issue 2 fixed"
         assert sqlite_engine.sync_cursor(fake_source(fake)) == "2026-11-02T10:00:00"
+
+
+def test_the_people_file_names_managers_and_an_edited_role_survives_a_reimport(tmp_path, sqlite_engine):
+    from app.sources.mapping import read_people_map
+
+    people_file = tmp_path / "people.json"
+    people_file.write_text(json.dumps({"EMMA@example.com": "manager"}))
+    roles = read_people_map(str(people_file))
+    with FakeJira("2") as fake:
+        seed(fake, "2")
+        run_pass(sqlite_engine, jira_reader(fake), overlap=OVERLAP, reconcile=False, roles=roles)
+        people = {e["first_name"]: e for e in rows(sqlite_engine, EMPLOYEES)}
+        assert people["Emma"]["role"] == "MANAGER" and people["Chen"]["role"] == "DEVELOPER"
+        sqlite_engine.update(EMPLOYEES, people["Chen"]["employee_id"], {"ROLE": "ADMIN"})  # the team edits a role
+        sqlite_engine.set_sync_cursor(fake_source(fake), None)
+        run_pass(sqlite_engine, jira_reader(fake), overlap=OVERLAP, reconcile=False, roles=roles)
+        assert sqlite_engine.get(EMPLOYEES, people["Chen"]["employee_id"])["role"] == "ADMIN"
+    people_file.write_text(json.dumps({"mia": "BOSS"}))
+    with pytest.raises(ValueError, match="unknown role 'BOSS'"):
+        read_people_map(str(people_file))
