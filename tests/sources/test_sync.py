@@ -13,6 +13,7 @@ from pydantic import SecretStr
 
 from app.cli import CliEnv, cli
 from app.entities import COMMENTS, EMPLOYEES, PROJECTS, SPRINTS, TASKS, Condition
+from app.sources import jira
 from app.sources.github import GitHubIssues, github_client
 from app.sources.http import SourceError
 from app.sources.jira_rest import JiraREST, jira_client
@@ -310,3 +311,19 @@ def test_the_people_file_names_managers_and_an_edited_role_survives_a_reimport(t
     people_file.write_text(json.dumps({"mia": "BOSS"}))
     with pytest.raises(ValueError, match="unknown role 'BOSS'"):
         read_people_map(str(people_file))
+
+
+def test_a_page_that_breaks_midway_leaves_nothing_of_itself_not_even_its_cursor(sqlite_engine):
+    from dataclasses import replace
+
+    from app.sources.pipeline import PageWriter
+
+    good, broken = (jira.issue_of(raw) for raw in jira_data.tracker()[:2])
+    broken = replace(broken, updated=None)  # written, then the cursor arithmetic breaks: an error out of the page
+    writer = PageWriter(sqlite_engine, "jira:https://example.atlassian.net")
+    with pytest.raises(TypeError):
+        writer.write([good, broken])
+    assert rows(sqlite_engine, TASKS) == [] and rows(sqlite_engine, COMMENTS) == [] and rows(sqlite_engine, EMPLOYEES) == []
+    assert sqlite_engine.sync_cursor("jira:https://example.atlassian.net") is None and peek_queue(sqlite_engine) == []
+    counts, cursor = writer.write([good])  # the writer forgot the rolled-back ids: the page is written again whole
+    assert counts.created == 1 and task_by_key(sqlite_engine, "PAY-1") is not None
