@@ -6,7 +6,8 @@ answers: ``/rest/api/{2,3}/myself``, ``/project``, ``/rest/api/2/search`` (jql, 
 is the one the sync writes (project in (...) [AND updated >= "yyyy-MM-dd HH:mm"] ORDER BY updated ASC, key ASC),
 dates in the account's time zone. A search embeds at most ``embedded_comments`` comments (with the real total)
 so the client must page the rest. Failures are scripted per path (``fail``), requests are recorded, and
-``crash_after_pages`` makes the search answer 500 forever after so many pages.
+``crash_after_pages`` makes the search answer 500 forever after so many pages; ``hold_after_pages`` makes it
+never answer after so many (until the server stops), so a test can kill the syncing process mid-pass.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import base64
 import datetime as dt
 import json
 import re
+import threading
 import zoneinfo
 from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qs, urlsplit
@@ -34,7 +36,13 @@ class FakeJira(FakeServer):
         self.projects: dict[str, dict] = {}
         self.search_pages_served = 0
         self.crash_after_pages: int | None = None
+        self.hold_after_pages: int | None = None
+        self.stopping = threading.Event()
         super().__init__(self._handler())
+
+    def __exit__(self, *exc) -> None:
+        self.stopping.set()
+        super().__exit__(*exc)
 
     # --- scripting ------------------------------------------------------------------------------
     def put(self, issue: dict) -> None:
@@ -123,6 +131,10 @@ class FakeJira(FakeServer):
             def do_GET(self) -> None:
                 url = urlsplit(self.path)
                 query = parse_qs(url.query)
+                if url.path.endswith("/search") and fake.hold_after_pages is not None \
+                        and fake.search_pages_served >= fake.hold_after_pages and query.get("fields") != ["key"]:
+                    fake.stopping.wait()  # a tracker that stops answering mid-pass
+                    return
                 with fake.lock:
                     fake.requests.append((url.path, query))
                     headers: dict = {}

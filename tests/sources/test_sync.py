@@ -327,3 +327,38 @@ def test_a_page_that_breaks_midway_leaves_nothing_of_itself_not_even_its_cursor(
     assert sqlite_engine.sync_cursor("jira:https://example.atlassian.net") is None and peek_queue(sqlite_engine) == []
     counts, cursor = writer.write([good])  # the writer forgot the rolled-back ids: the page is written again whole
     assert counts.created == 1 and task_by_key(sqlite_engine, "PAY-1") is not None
+
+
+def test_a_sync_process_killed_after_its_first_page_resumes_without_a_gap_or_a_duplicate(sqlite_settings, sqlite_engine):
+    """The real thing: `ragctl sync jira --once` in its own process, killed (SIGKILL) while it waits for page 2."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    with FakeJira("2") as fake:
+        for n in range(1, 151):  # two pages of 100
+            fake.put(jira_data.issue(f"PAY-{n}", f"issue {n}", minutes=n, assignee="chen",
+                                     comments=[jira_data.comment(n, "mia", f"note {n}", n)]))
+        fake.hold_after_pages = 1
+        env = {**os.environ, "RAG_DATABASE_URL": sqlite_settings.database_url, "RAG_JIRA_URL": fake.url,
+               "RAG_JIRA_PAT": fake.pat, "RAG_JIRA_PROJECTS": "PAY", "RAG_API_TOKENS": "x"}
+        proc = subprocess.Popen([sys.executable, "-c", "from app.cli import main; main()", "sync", "jira", "--once",
+                                 "--no-index"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            deadline = time.monotonic() + 120
+            while sqlite_engine.sync_cursor(fake_source(fake)) is None:  # page 1 committed, with its cursor
+                assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read().decode()[-2000:]
+                time.sleep(0.05)
+        finally:
+            proc.send_signal(signal.SIGKILL)
+            proc.wait(timeout=60)
+        assert proc.returncode == -signal.SIGKILL
+        assert sorted(int(t["external_key"][4:]) for t in rows(sqlite_engine, TASKS)) == list(range(1, 101))
+        assert sqlite_engine.sync_cursor(fake_source(fake)) == "2026-11-02T10:40:00"  # PAY-100's update time
+        fake.hold_after_pages = None
+        counts = run_pass(sqlite_engine, jira_reader(fake), overlap=OVERLAP, reconcile=True)
+        assert (counts.created, counts.failed, counts.deleted) == (50, 0, 0) and counts.unchanged == 3  # the overlap
+        keys = [t["external_key"] for t in rows(sqlite_engine, TASKS)]
+        assert len(keys) == len(set(keys)) == 150 and len(rows(sqlite_engine, COMMENTS)) == 150
