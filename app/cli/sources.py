@@ -18,6 +18,7 @@ from tqdm import tqdm
 from app.cli.root import CliEnv, cli, drain_with_progress, pass_env
 from app.engines.base import Engine
 from app.sources import configured, jira
+from app.sources.github import check_repo
 from app.sources.http import SourceError
 from app.sources.mapping import read_people_map
 from app.sources.model import SyncCounts
@@ -103,9 +104,13 @@ def import_github(env: CliEnv, repo: str, no_index: bool) -> None:
     """
     settings = env.get_settings()
     try:
-        source = configured.github_source(settings, repo)
+        check_repo(repo)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="REPO") from None
+    try:
+        source = configured.github_source(settings, repo)
+    except ValueError as exc:  # RAG_GITHUB_LABEL_MAP
+        raise click.ClickException(str(exc)) from None
     with env.open() as engine:
         _pass(engine, source, settings, reconcile=True, full=True, env=env, no_index=no_index)
 

@@ -136,9 +136,9 @@ def read_export(root: str | Path) -> JiraExport:
     issue (``{"id", "key", "fields"}``), a search page (``{"issues": [...]}``), a project (``project.json``,
     the /rest/api/2/project/{key} shape) or a list of projects (/rest/api/2/project)."""
     path = Path(root)
-    files = sorted(path.rglob("*.json")) if path.is_dir() else [path]
     if not path.exists():
         raise JiraFormatError(f"{root}: no such file or folder")
+    files = sorted(path.rglob("*.json")) if path.is_dir() else [path]
     issues: dict[str, Mapping[str, Any]] = {}
     projects: dict[str, Mapping[str, Any]] = {}
     for file in files:
