@@ -180,3 +180,31 @@ def test_the_documented_priority_and_status_tables_are_the_code_s():
     review_words = import_table_cell("`status.statusCategory`").split("where the name says ")[1].split(")")[0]
     for word in review_words.replace(" or ", ", ").split(", "):
         assert mapping.REVIEW_WORDS.search(f"In {word}"), word
+
+
+def test_the_github_label_map_setting():
+    from app.config import Settings
+    from app.sources.configured import github_labels
+    from app.sources.github import issue_of
+
+    settings = Settings(_env_file=None, github_label_map='{"priority": {"Sev1": "CRITICAL"}, "type": {"Defect": "Bug"}}')
+    labels = github_labels(settings)
+    assert labels == {"priority": {"sev1": "CRITICAL"}, "type": {"defect": "Bug"}}
+    raw = {"number": 5, "title": "Crash", "state": "open", "labels": [{"name": "SEV1"}, {"name": "defect"}],
+           "updated_at": "2026-11-02T09:00:00Z"}
+    issue = issue_of(raw, "octo/repo", [], labels)
+    assert (issue.key, issue.priority, issue.issue_type) == ("octo/repo#5", "CRITICAL", "Bug")
+    with pytest.raises(ValueError, match="not JSON"):
+        github_labels(Settings(_env_file=None, github_label_map="{nope"))
+    with pytest.raises(ValueError, match="must be"):
+        github_labels(Settings(_env_file=None, github_label_map='["p0"]'))
+
+
+def test_jira_settings_need_credentials():
+    from pydantic import ValidationError
+
+    from app.config import Settings
+
+    with pytest.raises(ValidationError, match="RAG_JIRA_PAT"):
+        Settings(_env_file=None, jira_url="https://jira.example.com")
+    assert Settings(_env_file=None, jira_url="https://x.atlassian.net", jira_email="a@b.c", jira_api_token="t").jira_url
