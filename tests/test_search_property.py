@@ -7,6 +7,8 @@ top-k. The engine must return the same chunks in the same order (up to distance 
 
 from __future__ import annotations
 
+import datetime as dt
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -14,6 +16,7 @@ from hypothesis import strategies as st
 
 from app.domain import CommentSource, DocSource, ProjectSource, Scope, SprintSource, TaskSource
 from app.embedding.tokens import count_tokens
+from app.entities import COMMENTS
 from app.rag.access import is_visible
 from app.rag.chunking import chunk_record
 from app.rag.scope import parse_doc_types
@@ -70,13 +73,15 @@ def build(engine, team):
         sprint_id = sprint_ids[spr] if spr is not None and sprint_ids else None
         project_id = projects[proj] if proj is not None else None
         tid = task(engine, title, f"{title} details", assignee_id=assignee, project_id=project_id, sprint_id=sprint_id)
+        written = []  # a comment's chunk line shows the date the database gave it
         for body in comments:
-            comment(engine, tid, body)
+            stamp = engine.get(COMMENTS, comment(engine, tid, body))["created_at"]
+            written.append(CommentSource(body, None, None, dt.datetime.fromisoformat(stamp)))
         records.append(TaskSource(
             tid, title, "TODO", "MEDIUM", sprint_id, names[sprint_id][0] if sprint_id else None,
             project_id, f"Project {projects.index(project_id)}" if project_id else None, assignee,
             f"Dev{dev}" if assignee else None, "Coder" if assignee else None, None, None, None,
-            f"{title} details", tuple(CommentSource(c) for c in comments)))
+            f"{title} details", tuple(written)))
     for title, owner, proj, doc_type in docs:
         owner_id = devs[owner] if owner is not None else None
         project_id = projects[proj] if proj is not None else None

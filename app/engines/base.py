@@ -133,7 +133,7 @@ class RecordsTx(Protocol):
 
     def delete(self, entity: EntitySpec, row_id: int) -> bool: ...
 
-    def find_by_external(self, entity: EntitySpec, source: str, keys: Sequence[str]) -> dict[str, int]: ...
+    def find_by_external(self, entity: EntitySpec, source: str, keys: Sequence[str] | None) -> dict[str, int]: ...
 
     def replace_task_links(self, task_id: int, links: Sequence[TaskLink]) -> bool: ...
 
@@ -189,12 +189,14 @@ class Engine(Protocol):
     # --- imported rows (app/sources: a tracker's issues written through the same path as the API) -------
     def batch(self) -> AbstractContextManager[RecordsTx]:
         """One write transaction for a page of a sync: its creates, updates, deletes, links and cursor commit
-        together, so a crash between two pages replays the uncommitted one (idempotent by external key)."""
+        together, so a crash between two pages replays the uncommitted one (idempotent by external key). Fetch
+        the page before entering: the block holds the write lock (SQLite) or row locks (Oracle) until it ends."""
         ...
 
-    def find_by_external(self, entity: EntitySpec, source: str, keys: Sequence[str]) -> dict[str, int]:
+    def find_by_external(self, entity: EntitySpec, source: str, keys: Sequence[str] | None) -> dict[str, int]:
         """Ids by external key (``entity.external``: EXTERNAL_KEY, a person's EXTERNAL_ID) of the rows of one
-        source with these keys; keys not found are absent. ValueError for an entity without external keys or a
+        source with these keys; keys not found are absent; ``keys=None``: every row of the source (what a
+        reconciliation compares with the tracker's keys). ValueError for an entity without external keys or a
         key or source that is not 1..200 (source: 400) characters without control characters (nothing read)."""
         ...
 

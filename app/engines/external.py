@@ -13,14 +13,16 @@ from dataclasses import dataclass, replace
 from app.domain import MAX_CURSOR_BYTES, TaskLink, check_external_key
 from app.entities import EntitySpec
 
-def check_external_lookup(entity: EntitySpec, source: str, keys: Sequence[str]) -> tuple[str, list[str]]:
+def check_external_lookup(entity: EntitySpec, source: str,
+                          keys: Sequence[str] | None) -> tuple[str, list[str] | None]:
     """ValueError (nothing read) unless the entity keeps external keys and every value is a key both engines bind;
-    the keys without repeats, in order."""
+    the keys without repeats, in order (None: every key of the source)."""
     if entity.external is None:
         raise ValueError(f"{entity.name} keep no external key")
     if isinstance(keys, (str, bytes)):
         raise ValueError("keys must be a sequence of strings, not one string")
-    return check_external_key(source, "source"), list(dict.fromkeys(check_external_key(k) for k in keys))
+    source = check_external_key(source, "source")
+    return source, None if keys is None else list(dict.fromkeys(check_external_key(k) for k in keys))
 
 
 def check_cursor_value(value: str | None) -> str | None:

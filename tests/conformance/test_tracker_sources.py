@@ -53,6 +53,7 @@ def test_find_by_external_maps_keys_of_one_source_to_ids(engine):
     imported_task(engine, "PAY-1210", source=GITHUB)
     assert engine.find_by_external(TASKS, JIRA, ["PAY-1210", "MOB-231", "NOPE-1"]) == {"PAY-1210": pay, "MOB-231": mob}
     assert engine.find_by_external(TASKS, JIRA, []) == {}
+    assert engine.find_by_external(TASKS, JIRA, None) == {"PAY-1210": pay, "MOB-231": mob}  # a reconciliation's view
     chen = engine.create(EMPLOYEES, {"FIRST_NAME": "Chen", "LAST_NAME": "Wei", "SOURCE": JIRA,
                                      "EXTERNAL_ID": "5b10ac8d82e05b22cc7d4ef5"})["employee_id"]
     assert engine.find_by_external(EMPLOYEES, JIRA, ["5b10ac8d82e05b22cc7d4ef5"]) == {"5b10ac8d82e05b22cc7d4ef5": chen}
@@ -217,3 +218,25 @@ def test_find_tasks_rows_carry_the_tracker_key(engine):
     native = task(engine, "Native")
     rows = {r["task_id"]: r for r in engine.find_tasks(manager, TaskQuery())}
     assert rows[imported]["external_key"] == "PAY-1210" and rows[native]["external_key"] is None
+
+
+def test_long_key_lists_are_read_in_batches_and_repeats_once(engine):
+    wanted = [imported_task(engine, f"PAY-{n}") for n in (1, 700, 1201)]
+    keys = [f"PAY-{n}" for n in range(1, 1202)] + ["PAY-1"]
+    assert engine.find_by_external(TASKS, JIRA, keys) == {"PAY-1": wanted[0], "PAY-700": wanted[1],
+                                                          "PAY-1201": wanted[2]}
+
+
+def test_replace_task_links_keeps_the_first_of_a_repeated_link_and_a_cursor_may_be_cleared(engine):
+    t = imported_task(engine, "PAY-77")
+    other = imported_task(engine, "PAY-9")
+    assert engine.replace_task_links(t, [TaskLink("RELATES", "PAY-9", other), TaskLink("RELATES", "PAY-9"),
+                                         TaskLink("BLOCKS", "PAY-9")]) is True
+    assert engine.load_records("task", [t])[t].links == (TaskLink("BLOCKS", "PAY-9", other),
+                                                         TaskLink("RELATES", "PAY-9", other))
+    with pytest.raises(ValueError):
+        engine.replace_task_links(t, ["RELATES PAY-9"])  # not a TaskLink: nothing written
+    assert len(engine.load_records("task", [t])[t].links) == 2
+    engine.set_sync_cursor(JIRA, "page-2")
+    engine.set_sync_cursor(JIRA, None)  # a full re-sync from the start
+    assert engine.sync_cursor(JIRA) is None

@@ -29,6 +29,12 @@ def test_find_by_external_binds_the_source_and_each_key(fake_engine, conn):
     assert fake_engine.find_by_external(TASKS, JIRA, []) == {} and len(conn.calls) == 1  # no key: no statement
 
 
+def test_find_by_external_without_keys_reads_every_row_of_the_source(fake_engine, conn):
+    conn.replies.append(("FROM TASKS", Reply(rows=[("PAY-1", 11), ("PAY-2", 12)])))
+    assert fake_engine.find_by_external(TASKS, JIRA, None) == {"PAY-1": 11, "PAY-2": 12}
+    assert conn.calls[0].sql == golden("find_by_external_all_tasks") and conn.calls[0].binds == {"source_name": JIRA}
+
+
 def test_find_by_external_splits_long_key_lists_under_the_in_list_limit(fake_engine, conn):
     fake_engine.find_by_external(TASKS, JIRA, [f"PAY-{i}" for i in range(1, 1202)])
     assert [len(c.binds) - 1 for c in conn.calls] == [500, 500, 201]  # ORA-01795: at most 1000 per IN list

@@ -290,7 +290,7 @@ class OracleEngine:
             yield records.OracleRecordsTx(cur)
             conn.commit()
 
-    def find_by_external(self, entity: EntitySpec, source: str, keys: Sequence[str]) -> dict[str, int]:
+    def find_by_external(self, entity: EntitySpec, source: str, keys: Sequence[str] | None) -> dict[str, int]:
         with self._connection() as conn, conn.cursor() as cur:
             return records.find_by_external(cur, entity, source, keys)
 

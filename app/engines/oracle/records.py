@@ -133,11 +133,11 @@ def delete(cur: Any, entity: EntitySpec, row_id: int) -> bool:
 
 # --- imported rows (app/sources) ------------------------------------------------------------------
 
-def find_by_external(cur: Any, entity: EntitySpec, source: str, keys: Sequence[str]) -> dict[str, int]:
-    """Ids by external key of the rows of ``source`` with these keys (keys not found are absent)."""
+def find_by_external(cur: Any, entity: EntitySpec, source: str, keys: Sequence[str] | None) -> dict[str, int]:
+    """Ids by external key of the rows of ``source`` with these keys (keys not found are absent; None: all)."""
     source, keys = check_external_lookup(entity, source, keys)
     out: dict[str, int] = {}
-    for chunk in batched(keys, IN_LIST_MAX):
+    for chunk in [None] if keys is None else batched(keys, IN_LIST_MAX):
         statement = sql.find_by_external(entity, chunk)
         cur.execute(statement.sql, {"source_name": source, **statement.binds})
         out.update((key, int(row_id)) for key, row_id in cur.fetchall())
@@ -207,7 +207,7 @@ class OracleRecordsTx:
     def delete(self, entity: EntitySpec, row_id: int) -> bool:
         return delete(self._cur, entity, row_id)
 
-    def find_by_external(self, entity: EntitySpec, source: str, keys: Sequence[str]) -> dict[str, int]:
+    def find_by_external(self, entity: EntitySpec, source: str, keys: Sequence[str] | None) -> dict[str, int]:
         return find_by_external(self._cur, entity, source, keys)
 
     def replace_task_links(self, task_id: int, links: Sequence[TaskLink]) -> bool:

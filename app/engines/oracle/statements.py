@@ -354,17 +354,18 @@ def task_links(task_ids: Sequence[int]) -> Statement:
 
 # --- imported rows (app/sources): ids by external key, a task's links, the sync cursors (V16) ------------
 
-def find_by_external(entity: EntitySpec, keys: Sequence[str]) -> Statement:
-    """``(external key, id)`` of one source's rows with these keys; the caller binds :source_name too."""
+def find_by_external(entity: EntitySpec, keys: Sequence[str] | None) -> Statement:
+    """``(external key, id)`` of one source's rows with these keys, or all of them (None: the sync's
+    reconciliation); the caller binds :source_name too."""
     if entity.external is None:
         raise ValueError(f"{entity.name} keep no external key")
+    select = f"SELECT {entity.external}, {entity.pk} FROM {entity.table}\nWHERE SOURCE = :source_name"
+    if keys is None:
+        # source: FACTS.md §10 (plain SELECT with a named bind; identifiers from EntitySpec only)
+        return Statement(select)
     in_sql, binds = _in_list("k", keys)
     # source: FACTS.md §10 (plain SELECT with named binds; identifiers from EntitySpec only)
-    return Statement(
-        f"SELECT {entity.external}, {entity.pk} FROM {entity.table}\n"
-        f"WHERE SOURCE = :source_name AND {entity.external} IN {in_sql}",
-        binds,
-    )
+    return Statement(f"{select} AND {entity.external} IN {in_sql}", binds)
 
 
 # source: FACTS.md §10 (plain SELECT by key)

@@ -251,9 +251,9 @@ class SQLiteEngine:
     def batch(self) -> Iterator[records.SQLiteRecordsTx]:
         """One write transaction for a sync page: its upserts, links and cursor commit together or not at all."""
         with self._write() as conn:
-            yield records.SQLiteRecordsTx(conn, errors.conflicts)
+            yield records.SQLiteRecordsTx(conn)
 
-    def find_by_external(self, entity: EntitySpec, source: str, keys: Sequence[str]) -> dict[str, int]:
+    def find_by_external(self, entity: EntitySpec, source: str, keys: Sequence[str] | None) -> dict[str, int]:
         return records.find_by_external(self.conn, entity, source, keys)
 
     def replace_task_links(self, task_id: int, links: Sequence[TaskLink]) -> bool:

@@ -15,6 +15,7 @@ from app.domain import (Caller, CommentSource, DocSource, Page, ProjectSource, R
 from app.engines.base import ConflictError, batched
 from app.engines.external import check_cursor_value, check_external_lookup, link_changes, wanted_links
 from app.engines.sqlite import statements as sql
+from app.engines.sqlite.errors import conflicts
 from app.entities import TASK_LINKS, TASKS, Condition, EntitySpec
 
 IN_BATCH = 500  # ids per IN (...) list, well under SQLite's bind limit
@@ -70,9 +71,12 @@ def delete(conn: apsw.Connection, entity: EntitySpec, row_id: int) -> bool:
 
 # --- imported rows (app/sources) ------------------------------------------------------------------
 
-def find_by_external(conn: apsw.Connection, entity: EntitySpec, source: str, keys: Sequence[str]) -> dict[str, int]:
-    """Ids by external key of the rows of ``source`` with these keys (keys not found are absent)."""
+def find_by_external(conn: apsw.Connection, entity: EntitySpec, source: str,
+                     keys: Sequence[str] | None) -> dict[str, int]:
+    """Ids by external key of the rows of ``source`` with these keys (keys not found are absent; None: all)."""
     source, keys = check_external_lookup(entity, source, keys)
+    if keys is None:
+        return dict(conn.execute(sql.find_by_external(entity, None), [source]).fetchall())
     out: dict[str, int] = {}
     for batch in batched(keys, IN_BATCH):
         out.update(conn.execute(sql.find_by_external(entity, batch), [source, *batch]).fetchall())
@@ -220,12 +224,11 @@ class SQLiteRecordsTx:
     """The record writes of one ``engine.batch()`` transaction (app.engines.base.RecordsTx): the same
     functions as the engine's own create/update/delete, on the batch's connection."""
 
-    def __init__(self, conn: apsw.Connection, conflicts: Any) -> None:
+    def __init__(self, conn: apsw.Connection) -> None:
         self._conn = conn
-        self._conflicts = conflicts  # app.engines.sqlite.errors.conflicts
 
     def create(self, entity: EntitySpec, values: dict[str, Any]) -> dict[str, Any]:
-        with self._conflicts(entity):
+        with conflicts(entity):
             return create(self._conn, entity, values)
 
     def get(self, entity: EntitySpec, row_id: int) -> dict[str, Any] | None:
@@ -236,18 +239,18 @@ class SQLiteRecordsTx:
         columns = [c for c in entity.columns if c in values]
         if not columns:
             return get(self._conn, entity, row_id)
-        with self._conflicts(entity):
+        with conflicts(entity):
             return update(self._conn, entity, row_id, columns, values)
 
     def delete(self, entity: EntitySpec, row_id: int) -> bool:
-        with self._conflicts(entity):
+        with conflicts(entity):
             return delete(self._conn, entity, row_id)
 
-    def find_by_external(self, entity: EntitySpec, source: str, keys: Sequence[str]) -> dict[str, int]:
+    def find_by_external(self, entity: EntitySpec, source: str, keys: Sequence[str] | None) -> dict[str, int]:
         return find_by_external(self._conn, entity, source, keys)
 
     def replace_task_links(self, task_id: int, links: Sequence[TaskLink]) -> bool:
-        with self._conflicts(TASK_LINKS):
+        with conflicts(TASK_LINKS):
             return replace_task_links(self._conn, task_id, links)
 
     def set_sync_cursor(self, source: str, value: str | None) -> None:

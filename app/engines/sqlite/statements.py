@@ -153,11 +153,11 @@ def load_docs(ids: Sequence[int]) -> str:
 # --- imported rows (app/sources): ids by external key, a task's links, the sync cursors -----------
 
 
-def find_by_external(entity: EntitySpec, keys: Sequence[str]) -> str:
-    """``(external key, id)`` of the rows of one source (the first bind) with these keys (identifiers from
-    EntitySpec only)."""
-    return (f"SELECT {entity.external}, {entity.pk} FROM {entity.table} WHERE SOURCE = ? "
-            f"AND {entity.external} IN ({marks(keys)})")
+def find_by_external(entity: EntitySpec, keys: Sequence[str] | None) -> str:
+    """``(external key, id)`` of the rows of one source (the first bind) with these keys, or all of them (None;
+    the sync's reconciliation). Identifiers from EntitySpec only."""
+    select = f"SELECT {entity.external}, {entity.pk} FROM {entity.table} WHERE SOURCE = ?"
+    return select + ("" if keys is None else f" AND {entity.external} IN ({marks(keys)})")
 
 
 TASK_SOURCE = "SELECT SOURCE FROM TASKS WHERE TASK_ID = ?"
