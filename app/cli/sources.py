@@ -185,7 +185,7 @@ def _pass(engine: Engine, source, settings, *, reconcile: bool, full: bool, env:
 
         try:
             if full:
-                engine.set_sync_cursor(source.source, "")
+                engine.set_sync_cursor(source.source, None)  # cleared: this pass reads everything
             counts = run_pass(engine, source, overlap=configured.overlap(settings), reconcile=reconcile, roles=roles,
                               on_page=progress)
         except (SourceError, ReconcileRefusedError, ValueError) as exc:
