@@ -53,11 +53,12 @@ def comment_of(raw: Mapping[str, Any]) -> SourceComment:
 def issue_of(raw: Mapping[str, Any], repo: str, comments: list[Mapping[str, Any]],
              labels_map: Mapping[str, Mapping[str, str]] | None = None) -> SourceIssue:
     labels_map = labels_map or mapping.GITHUB_LABELS
-    labels = tuple(str(lab.get("name")) for lab in raw.get("labels") or () if isinstance(lab, Mapping) and lab.get("name"))
+    labels = tuple(str(lab.get("name")) for lab in raw.get("labels") or ()
+                   if isinstance(lab, Mapping) and lab.get("name"))
     lowered = [lab.lower() for lab in labels]
-    priority = next((labels_map.get("priority", {})[lab] for lab in lowered if lab in labels_map.get("priority", {})),
-                    mapping.DEFAULT_PRIORITY)
-    issue_type = next((labels_map.get("type", {})[lab] for lab in lowered if lab in labels_map.get("type", {})), "Issue")
+    by_priority, by_type = labels_map.get("priority", {}), labels_map.get("type", {})
+    priority = next((by_priority[lab] for lab in lowered if lab in by_priority), mapping.DEFAULT_PRIORITY)
+    issue_type = next((by_type[lab] for lab in lowered if lab in by_type), "Issue")
     if raw.get("state") == "closed":
         status, name = "DONE", ("Closed as not planned" if raw.get("state_reason") == "not_planned" else None)
     else:
@@ -69,10 +70,12 @@ def issue_of(raw: Mapping[str, Any], repo: str, comments: list[Mapping[str, Any]
     if isinstance(milestone, Mapping) and milestone.get("number") is not None:
         sprint = SourceSprint(str(milestone["number"]), str(milestone.get("title") or milestone["number"])[:200],
                               "ACTIVE" if milestone.get("state") == "open" else "CLOSED",
-                              mapping.parse_date(milestone.get("created_at")), mapping.parse_date(milestone.get("due_on")),
+                              mapping.parse_date(milestone.get("created_at")),
+                              mapping.parse_date(milestone.get("due_on")),
                               (milestone.get("description") or None))
     return SourceIssue(
-        key=f"{repo}#{raw['number']}", project=SourceProject(repo, repo), title=str(raw.get("title") or "")[:500] or f"#{raw['number']}",
+        key=f"{repo}#{raw['number']}", project=SourceProject(repo, repo),
+        title=str(raw.get("title") or "")[:500] or f"#{raw['number']}",
         description=(raw.get("body") or "").strip(), issue_type=issue_type, status=status, status_name=name,
         priority=priority, due=None, story_points=None,
         assignee=person_of(assignees[0]) if assignees else None, reporter=person_of(raw.get("user")), sprint=sprint,
@@ -93,7 +96,8 @@ class GitHubIssues:
         by_issue: dict[int, list[Mapping[str, Any]]] | None = None
         if since is None:  # a full pass: every comment of the repository in one listing
             by_issue = {}
-            for comment in self._listing(f"/repos/{self.repo}/issues/comments", {"sort": "created", "direction": "asc"}):
+            listing = self._listing(f"/repos/{self.repo}/issues/comments", {"sort": "created", "direction": "asc"})
+            for comment in listing:
                 number = int(str(comment.get("issue_url", "")).rsplit("/", 1)[-1] or 0)
                 by_issue.setdefault(number, []).append(comment)
         params = {"state": "all", "sort": "updated", "direction": "asc"}

@@ -96,7 +96,8 @@ def issue_of(raw: Mapping[str, Any], comments: Sequence[Mapping[str, Any]] | Non
     project_raw = fields.get("project") or (projects or {}).get(key.rsplit("-", 1)[0]) or {"key": key.rsplit("-", 1)[0]}
     project_key = str(project_raw.get("key") or key.rsplit("-", 1)[0])
     full = (projects or {}).get(project_key) or project_raw
-    project = SourceProject(project_key, str(full.get("name") or project_key)[:200], body_text(full.get("description")) or None)
+    project = SourceProject(project_key, str(full.get("name") or project_key)[:200],
+                            body_text(full.get("description")) or None)
     status = fields.get("status") or {}
     ours, original = mapping.jira_status((status.get("statusCategory") or {}).get("key"), status.get("name"))
     if comments is None:

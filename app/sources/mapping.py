@@ -122,7 +122,8 @@ def sprint_of(value: Any) -> SourceSprint | None:
     return SourceSprint(
         external_id=str(value["id"]), name=str(value["name"])[:200],
         status=SPRINT_STATUS.get(str(value.get("state") or "").lower()),
-        start_date=parse_date(value.get("startDate")), end_date=parse_date(value.get("endDate") or value.get("completeDate")),
+        start_date=parse_date(value.get("startDate")),
+        end_date=parse_date(value.get("endDate") or value.get("completeDate")),
         goal=(value.get("goal") or None))
 
 

@@ -80,7 +80,7 @@ class PageWriter:
                 for issue in issues:
                     try:
                         changed = self._write_issue(tx, issue)
-                    except (ValueError, ConflictError) as exc:  # one bad issue must not stop the page; it holds the cursor
+                    except (ValueError, ConflictError) as exc:  # one bad issue: the page goes on, the cursor waits
                         log.warning("%s %s not written: %s", self.source, issue.key, exc)
                         counts.failed += 1
                         counts.errors.append(f"{issue.key}: {exc}")
