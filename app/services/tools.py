@@ -16,7 +16,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from app.domain import MAX_EXTERNAL_KEY_CHARS, MAX_ID, Caller, Conversation, Person, SourceRecord, TaskQuery, Vocabulary, is_id
+from app.domain import (MAX_EXTERNAL_KEY_CHARS, MAX_ID, Caller, Conversation, Person, SourceRecord, TaskQuery,
+                        Vocabulary, is_id)
 from app.engines.base import Engine
 from app.rag import refs, terms
 from app.rag.refs import EntityRef

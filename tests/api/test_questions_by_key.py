@@ -103,7 +103,8 @@ def test_a_hidden_key_answers_exactly_like_an_unknown_one(offline, imported):
     finally:
         engine.delete(TASKS, hidden)
         Worker(engine, settings).run_once()
-    assert {k: after[k] for k in ("answer", "route", "citations")} == {k: before[k] for k in ("answer", "route", "citations")}
+    shown = ("answer", "route", "citations")
+    assert {k: after[k] for k in shown} == {k: before[k] for k in shown}
     assert not any(r["source_type"] == "task" and r["source_id"] == hidden for r in after["results"])
 
 
@@ -128,3 +129,13 @@ def test_the_models_get_entity_tool_takes_a_key_and_hides_and_misses_alike(impor
     assert "PAY-1210 (Bug)" in found["text"] and "Chen Wei (2026-11-20)" in found["text"]
     assert hidden["success"] is missing["success"] is False
     assert hidden["error"].replace("PAY-57", "K") == missing["error"].replace("PAY-99", "K")
+
+
+@pytest.mark.parametrize("arguments", [{"key": 7}, {"key": ""}, {"key": "K" * 500}, {"key": "PAY-1210\n"}, {}])
+def test_get_entity_answers_a_malformed_key_as_a_tool_error(imported, arguments):
+    from app.services import tools
+
+    engine, _, ids = imported
+    state = tools.ToolState(engine, engine.caller(ids["ana"]), "all", None, None)
+    result = tools.get_entity(state, **arguments)
+    assert result["success"] is False and len(result["error"]) < 400 and state.anchors == set()
