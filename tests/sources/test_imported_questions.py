@@ -91,3 +91,11 @@ def test_a_hidden_key_answers_as_a_key_that_names_nothing(imported, sqlite_engin
     sqlite_engine.delete(TASKS, tasks["PAY-1"])  # its chunk goes at once; PAY-2's text (and link key) stays
     unknown = ask("Emma", "what is the status of PAY-1?")
     assert (hidden["answer"], hidden["citations"]) == (unknown["answer"], unknown["citations"])
+
+
+def test_people_are_found_by_their_imported_names(imported):
+    ask, tasks = imported
+    chen = ask("Mia", "what is Chen Wei working on?")  # "Chen Wei" came from Jira's displayName
+    assert sorted(chen["citations"]) == sorted([f"[TASK #{tasks['PAY-1']}]", f"[TASK #{tasks['PAY-4']}]"])
+    assert "Chen Wei" in chen["answer"]
+    assert ask("Mia", "tasks assigned to Emma Richards")["citations"] == [f"[TASK #{tasks['PAY-2']}]"]
