@@ -121,6 +121,29 @@ class Settings(BaseSettings):
     mcp_employee_id: int | None = Field(None, gt=0, le=2**63 - 1)
     mcp_token: SecretStr | None = None
 
+    # Trackers as sources (app/sources, docs/IMPORT.md). Jira: Server/Data Center with a personal access token
+    # (REST v2), or Cloud with an e-mail + API token (REST v3); the projects to sync by key.
+    jira_url: str | None = None
+    jira_pat: SecretStr | None = None
+    jira_email: str | None = None
+    jira_api_token: SecretStr | None = None
+    jira_projects: str | None = None  # comma-separated keys: PAY,MOB
+    jira_story_points_field: str = "customfield_10016"  # Cloud's "Story point estimate"; Server often customfield_10002
+    jira_sprint_field: str | None = None  # the sprint custom field; unset: any field whose values look like sprints
+    github_token: SecretStr | None = None
+    github_repos: str | None = None  # comma-separated OWNER/REPO for `ragctl sync github` and the scheduled sync
+    github_api_url: str = "https://api.github.com"
+    github_label_map: str | None = None  # JSON {"priority": {"p0": "CRITICAL"}, "type": {"bug": "Bug"}}
+    sources_people_file: str | None = None  # JSON {"<external id or e-mail>": "MANAGER"}: everyone else a DEVELOPER
+    # The scheduled sync inside `ragctl serve` (0: off); each pass re-reads this much before its cursor (JQL dates
+    # are minutes, and clocks differ); every Nth pass also reconciles the keys (deletions, moves).
+    sync_interval_s: float = Field(0.0, ge=0)
+    sync_overlap_s: float = Field(120.0, ge=0)
+    sync_reconcile_every: int = Field(12, ge=1)
+    # A 429 / 5xx is retried after Retry-After (else a doubling backoff), each wait at most this long, this often.
+    sync_max_retries: int = Field(5, ge=0, le=20)
+    sync_max_wait_s: float = Field(60.0, gt=0)
+
     @field_validator("database_url")
     @classmethod
     def _known_scheme(cls, value: str) -> str:
@@ -168,6 +191,13 @@ class Settings(BaseSettings):
         from app.domain import check_rag_scope  # a bad default fails at startup, not in every chat
 
         return check_rag_scope(value)
+
+    @model_validator(mode="after")
+    def _jira_needs_credentials(self) -> Settings:
+        if self.jira_url and not (self.jira_pat or (self.jira_email and self.jira_api_token)):
+            raise ValueError("RAG_JIRA_URL is set without credentials: RAG_JIRA_PAT (Server/Data Center) or "
+                             "RAG_JIRA_EMAIL + RAG_JIRA_API_TOKEN (Cloud)")
+        return self
 
     @model_validator(mode="after")
     def _tokens_parse(self) -> Settings:

@@ -28,7 +28,7 @@ import random
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -238,12 +238,14 @@ def _in_scope(scope: Scope, project_id: int | None) -> bool:
     return project_id == int(scope.project)
 
 
-def run(engine: Engine, cases: int, seed: int, drain_every: float = 0.05, faces: Sequence[Face] = ()) -> Tally:
+def run(engine: Engine, cases: int, seed: int, drain_every: float = 0.05, faces: Sequence[Face] = (),
+        populate: Callable[[World], None] = World.populate) -> Tally:
     """``cases`` random steps: about 45% searches, 50% writes, ``drain_every`` drains (the worker); each
-    search is also asked through every face."""
+    search is also asked through every face. ``populate`` builds and indexes the team first (an imported
+    tracker: tests/sources/test_imported_access.py)."""
     rng = random.Random(seed)
     world = World(engine, rng)
-    world.populate()
+    populate(world)
     vectors = np.asarray([engine.embed_query(w) for w in WORDS], dtype=np.float32)
     tally = Tally()
     for _ in range(cases):

@@ -34,6 +34,7 @@ from app.mcp.server import McpHttp
 from app.metrics_history import MetricsHistory, run_sampler
 from app.services import understanding
 from app.services.llm import llm_client
+from app.sources.job import start_sync_job
 from app.summaries_job import start_summary_job
 from app.worker import Worker
 
@@ -105,7 +106,8 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
 
 
 def _lifespan(settings: Settings, engine: Engine | None, grants: tuple[TokenGrant, ...]):
-    """Open the engine (unless injected), start the worker and the summaries job; undo it all at shutdown."""
+    """Open the engine (unless injected), start the worker, the summaries and the tracker sync jobs; undo it all at
+    shutdown."""
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -117,6 +119,7 @@ def _lifespan(settings: Settings, engine: Engine | None, grants: tuple[TokenGran
         sampler = asyncio.create_task(run_sampler(app.state.history, settings.console_sample_s))
         app.state.llm_client = llm_client(settings)
         app.state.summaries = None
+        app.state.sync = None
         try:
             worker = Worker(app.state.engine, settings)
             if settings.backfill_on_startup:
@@ -126,6 +129,7 @@ def _lifespan(settings: Settings, engine: Engine | None, grants: tuple[TokenGran
                 worker.start()
                 app.state.worker = worker
                 app.state.summaries = start_summary_job(app.state.engine, settings)
+                app.state.sync = start_sync_job(app.state.engine, settings)
             _warn_about_tokens(grants)
             async with app.state.mcp.running():
                 yield
@@ -136,6 +140,8 @@ def _lifespan(settings: Settings, engine: Engine | None, grants: tuple[TokenGran
             await app.state.llm_client.aclose()
             if app.state.summaries is not None:
                 await run_in_threadpool(app.state.summaries.stop)
+            if app.state.sync is not None:
+                await run_in_threadpool(app.state.sync.stop)
             if app.state.worker is not None:
                 await run_in_threadpool(app.state.worker.stop)
             if own_engine:

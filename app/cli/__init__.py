@@ -14,6 +14,7 @@ from app.cli import (  # noqa: F401  (registers the commands)
     oracle,
     search,
     server,
+    sources,
     summaries,
     telegram,
 )

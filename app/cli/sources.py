@@ -1,0 +1,224 @@
+"""``ragctl import jira|github`` and ``ragctl sync jira|github``: bring a team's tracker in and keep it in sync.
+
+Each prints one summary line per source (created / updated / unchanged / deleted / failed), the same for a
+file import and a REST pass, then indexes what it queued (unless ``--no-index``). A tracker error (wrong
+token, unknown project, a server that keeps failing) ends the command with one line saying what to check;
+the pages already written stay, and the next pass resumes from their cursor.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from urllib.parse import urlsplit
+
+import click
+from tqdm import tqdm
+
+from app.cli.root import CliEnv, cli, drain_with_progress, pass_env
+from app.engines.base import Engine
+from app.sources import configured, jira
+from app.sources.github import check_repo
+from app.sources.http import SourceError
+from app.sources.mapping import read_people_map
+from app.sources.model import SyncCounts
+from app.sources.pipeline import ReconcileRefusedError, import_issues, run_pass
+
+
+@cli.group(name="import")
+def import_group() -> None:
+    """Import a tracker: Jira export files, or a GitHub repository's issues (docs/IMPORT.md).
+
+    Example:
+
+        ragctl import jira ./jira-export
+    """
+
+
+@cli.group()
+def sync() -> None:
+    """Keep a tracker in sync over REST (incremental, with deletions found by reconciliation).
+
+    Example:
+
+        ragctl sync jira --once
+    """
+
+
+no_index = click.option("--no-index", is_flag=True, help="Only write the rows; the worker indexes them later.")
+once = click.option("--once", is_flag=True, help="Run one pass and exit (else a pass every RAG_SYNC_INTERVAL_S).")
+full = click.option("--full", is_flag=True, help="Read every issue, not only those updated since the cursor.")
+
+
+@import_group.command(name="jira")
+@click.argument("path", type=click.Path(exists=True))
+@click.option("--source", "source_url", default=None,
+              help="The Jira site the files came from [default: read from the issues' self links, else RAG_JIRA_URL].")
+@no_index
+@pass_env
+def import_jira(env: CliEnv, path: str, source_url: str | None, no_index: bool) -> None:
+    """Import Jira issues from JSON files (a folder is searched recursively): one issue, a search page
+    ({"issues": [...]}) or a project.json per file. A second run over the same files writes nothing.
+
+    Example:
+
+        ragctl import jira ./jira-export --source https://acme.atlassian.net
+    """
+    settings = env.get_settings()
+    try:
+        export = jira.read_export(path)
+        roles = read_people_map(settings.sources_people_file)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+    site = source_url or _site_of(export.issues) or settings.jira_url or "files"
+    source = f"jira:{site.rstrip('/')}"
+    ordered = sorted(export.issues, key=jira.issue_order)
+    try:
+        issues = [jira.issue_of(raw, story_points_field=settings.jira_story_points_field or None,
+                                sprint_field=settings.jira_sprint_field, projects=export.projects) for raw in ordered]
+    except jira.JiraFormatError as exc:
+        raise click.ClickException(str(exc)) from None
+    with env.open() as engine, tqdm(total=len(issues), desc="importing", unit="issue") as bar:
+        seen = [0]
+
+        def progress(total: SyncCounts) -> None:
+            done = total.created + total.updated + total.unchanged + total.failed
+            bar.update(done - seen[0])
+            seen[0] = done
+
+        counts = import_issues(engine, source, issues, roles=roles, on_page=progress)
+        bar.close()
+        _report(source, counts, engine, env, no_index)
+
+
+@import_group.command(name="github")
+@click.argument("repo")
+@no_index
+@pass_env
+def import_github(env: CliEnv, repo: str, no_index: bool) -> None:
+    """Import every issue of a GitHub repository (pull requests skipped), with its comments and milestones.
+
+    Example:
+
+        RAG_GITHUB_TOKEN=... ragctl import github octo-org/octo-repo
+    """
+    settings = env.get_settings()
+    try:
+        check_repo(repo)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="REPO") from None
+    try:
+        source = configured.github_source(settings, repo)
+    except ValueError as exc:  # RAG_GITHUB_LABEL_MAP
+        raise click.ClickException(str(exc)) from None
+    with env.open() as engine:
+        _pass(engine, source, settings, reconcile=True, full=True, env=env, no_index=no_index)
+
+
+@sync.command(name="jira")
+@once
+@full
+@no_index
+@pass_env
+def sync_jira(env: CliEnv, **flags: bool) -> None:
+    """Sync the Jira projects of RAG_JIRA_PROJECTS from RAG_JIRA_URL: issues updated since the last pass,
+    and the deletions and moves found by a reconciliation of keys.
+
+    Example:
+
+        RAG_JIRA_URL=https://jira.example.com RAG_JIRA_PAT=... RAG_JIRA_PROJECTS=PAY,MOB ragctl sync jira --once
+    """
+    settings = env.get_settings()
+    _loop(env, [lambda: configured.jira_source(settings)], **flags)
+
+
+@sync.command(name="github")
+@once
+@full
+@no_index
+@pass_env
+def sync_github(env: CliEnv, **flags: bool) -> None:
+    """Sync the repositories of RAG_GITHUB_REPOS: issues updated since the last pass, and deletions.
+
+    Example:
+
+        RAG_GITHUB_TOKEN=... RAG_GITHUB_REPOS=octo-org/octo-repo ragctl sync github --once
+    """
+    settings = env.get_settings()
+    repos = configured.github_repos(settings)
+    if not repos:
+        raise click.ClickException("RAG_GITHUB_REPOS is not set: name the repositories to sync (octo-org/octo-repo)")
+    _loop(env, [lambda repo=repo: configured.github_source(settings, repo) for repo in repos], **flags)
+
+
+def _loop(env: CliEnv, builders: list[Callable], *, once: bool, full: bool, no_index: bool) -> None:
+    """One pass of each source (``--once``), or passes every RAG_SYNC_INTERVAL_S until Ctrl-C."""
+    settings = env.get_settings()
+    if not once and settings.sync_interval_s <= 0:
+        raise click.ClickException("RAG_SYNC_INTERVAL_S is 0: use --once, or set an interval in seconds")
+    passes = 0
+    with env.open() as engine:
+        while True:
+            for build in builders:
+                try:
+                    source = build()
+                except ValueError as exc:
+                    raise click.ClickException(str(exc)) from None
+                reconcile = once or passes % settings.sync_reconcile_every == 0
+                _pass(engine, source, settings, reconcile=reconcile, full=full and passes == 0, env=env,
+                      no_index=no_index, keep_going=not once)
+            passes += 1
+            if once:
+                return
+            try:
+                threading.Event().wait(settings.sync_interval_s)
+            except KeyboardInterrupt:
+                return
+
+
+def _pass(engine: Engine, source, settings, *, reconcile: bool, full: bool, env: CliEnv, no_index: bool,
+          keep_going: bool = False) -> None:
+    roles = read_people_map(settings.sources_people_file)
+    with tqdm(desc=f"syncing {source.source}", unit="issue") as bar:
+        def progress(counts: SyncCounts) -> None:
+            bar.update(counts.created + counts.updated + counts.unchanged + counts.failed)
+
+        try:
+            if full:
+                engine.set_sync_cursor(source.source, None)  # cleared: this pass reads everything
+            counts = run_pass(engine, source, overlap=configured.overlap(settings), reconcile=reconcile, roles=roles,
+                              on_page=progress)
+        except (SourceError, ReconcileRefusedError, ValueError) as exc:
+            bar.close()
+            if keep_going:
+                click.echo(f"{source.source}: {exc}", err=True)
+                return
+            raise click.ClickException(f"{source.source}: {exc}\nHint: the pages already written stay; the next "
+                                       "pass resumes from their cursor") from None
+        finally:
+            source.client.close()
+    _report(source.source, counts, engine, env, no_index)
+
+
+def _report(source: str, counts: SyncCounts, engine: Engine, env: CliEnv, no_index: bool) -> None:
+    click.echo(f"{source}: {counts.summary()}")
+    for error in counts.errors[:10]:
+        click.echo(f"  failed: {error}", err=True)
+    if not no_index:
+        from app.worker import Worker
+
+        settings = env.get_settings()
+        if engine.status(settings.max_attempts).pending:
+            drain_with_progress(engine, settings, Worker(engine, settings))
+    if counts.failed:
+        raise click.ClickException(f"{counts.failed} issue(s) failed to import (listed above); the rest is written")
+
+
+def _site_of(issues: list) -> str | None:
+    """The Jira site of an export, from its issues' ``self`` links (https://acme.atlassian.net/rest/api/2/…)."""
+    for issue in issues:
+        link = issue.get("self")
+        if isinstance(link, str) and "/rest/api/" in link:
+            parts = urlsplit(link)
+            return f"{parts.scheme}://{parts.netloc}{parts.path.split('/rest/api/')[0]}"
+    return None

@@ -1,0 +1,138 @@
+"""GitHub Issues over REST: one repository's issues (pull requests skipped), their comments and milestones,
+mapped to neutral records. Keys are ``OWNER/REPO#123``; people are GitHub accounts (by numeric id, so a
+renamed login stays the same person).
+
+Pages follow the ``Link: <…>; rel="next"`` header. Statuses: closed → DONE, open → TODO unless a label says
+in progress / in review. Priority and issue type come from labels by a map (RAG_GITHUB_LABEL_MAP, else
+``mapping.GITHUB_LABELS``). Comments: a first (full) pass reads the repository's comment list once; an
+incremental pass reads each changed issue's own list, complete, so an edited or deleted comment is seen.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from app.sources import mapping
+from app.sources.http import SourceClient
+from app.sources.model import SourceComment, SourceIssue, SourcePerson, SourceProject, SourceSprint
+
+REPO = re.compile(r"[A-Za-z0-9_.-]{1,100}/[A-Za-z0-9_.-]{1,100}")
+PAGE_SIZE = 100
+_NEXT = re.compile(r'<([^>]+)>\s*;\s*rel="next"')
+_STATUS_LABELS = {"in progress": "IN_PROGRESS", "in-progress": "IN_PROGRESS", "doing": "IN_PROGRESS",
+                  "in review": "IN_REVIEW", "in-review": "IN_REVIEW", "review": "IN_REVIEW"}
+
+
+def check_repo(repo: str) -> str:
+    if not REPO.fullmatch(repo or "") or ".." in repo:
+        raise ValueError(f"a GitHub repository is OWNER/REPO, got {repo!r}")
+    return repo
+
+
+def github_client(token: str | None, api_url: str = "https://api.github.com", **retry: Any) -> SourceClient:
+    headers = {"Accept": "application/vnd.github+json", "X-GitHub-Api-Version": "2022-11-28"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    return SourceClient(api_url, headers, **retry)
+
+
+def person_of(user: Any) -> SourcePerson | None:
+    if not isinstance(user, Mapping) or user.get("id") is None:
+        return None
+    return SourcePerson(f"github:{user['id']}", user.get("name") or user.get("login"), user.get("email") or None)
+
+
+def comment_of(raw: Mapping[str, Any]) -> SourceComment:
+    return SourceComment(str(raw["id"]), (raw.get("body") or "").strip(), person_of(raw.get("user")),
+                         mapping.parse_datetime(raw.get("created_at")))
+
+
+def issue_of(raw: Mapping[str, Any], repo: str, comments: list[Mapping[str, Any]],
+             labels_map: Mapping[str, Mapping[str, str]] | None = None) -> SourceIssue:
+    labels_map = labels_map or mapping.GITHUB_LABELS
+    labels = tuple(str(lab.get("name")) for lab in raw.get("labels") or ()
+                   if isinstance(lab, Mapping) and lab.get("name"))
+    lowered = [lab.lower() for lab in labels]
+    by_priority, by_type = labels_map.get("priority", {}), labels_map.get("type", {})
+    priority = next((by_priority[lab] for lab in lowered if lab in by_priority), mapping.DEFAULT_PRIORITY)
+    issue_type = next((by_type[lab] for lab in lowered if lab in by_type), "Issue")
+    if raw.get("state") == "closed":
+        status, name = "DONE", ("Closed as not planned" if raw.get("state_reason") == "not_planned" else None)
+    else:
+        status = next((_STATUS_LABELS[lab] for lab in lowered if lab in _STATUS_LABELS), "TODO")
+        name = None
+    assignees = raw.get("assignees") or ([raw["assignee"]] if raw.get("assignee") else [])
+    milestone = raw.get("milestone")
+    sprint = None
+    if isinstance(milestone, Mapping) and milestone.get("number") is not None:
+        sprint = SourceSprint(str(milestone["number"]), str(milestone.get("title") or milestone["number"])[:200],
+                              "ACTIVE" if milestone.get("state") == "open" else "CLOSED",
+                              mapping.parse_date(milestone.get("created_at")),
+                              mapping.parse_date(milestone.get("due_on")),
+                              (milestone.get("description") or None))
+    return SourceIssue(
+        key=f"{repo}#{raw['number']}", project=SourceProject(repo, repo),
+        title=str(raw.get("title") or "")[:500] or f"#{raw['number']}",
+        description=(raw.get("body") or "").strip(), issue_type=issue_type, status=status, status_name=name,
+        priority=priority, due=None, story_points=None,
+        assignee=person_of(assignees[0]) if assignees else None, reporter=person_of(raw.get("user")), sprint=sprint,
+        updated=mapping.parse_datetime(raw.get("updated_at")) or dt.datetime(1970, 1, 1),
+        comments=tuple(comment_of(c) for c in comments), labels=labels)
+
+
+class GitHubIssues:
+    def __init__(self, client: SourceClient, repo: str, labels_map: Mapping[str, Mapping[str, str]] | None = None,
+                 page_size: int = PAGE_SIZE) -> None:
+        self.client, self.repo, self.labels_map, self.page_size = client, check_repo(repo), labels_map, page_size
+
+    @property
+    def source(self) -> str:
+        return f"github:{self.repo}"
+
+    def pages(self, since: dt.datetime | None) -> Iterator[list[SourceIssue]]:
+        by_issue: dict[int, list[Mapping[str, Any]]] | None = None
+        if since is None:  # a full pass: every comment of the repository in one listing
+            by_issue = {}
+            listing = self._listing(f"/repos/{self.repo}/issues/comments", {"sort": "created", "direction": "asc"})
+            for comment in listing:
+                number = int(str(comment.get("issue_url", "")).rsplit("/", 1)[-1] or 0)
+                by_issue.setdefault(number, []).append(comment)
+        params = {"state": "all", "sort": "updated", "direction": "asc"}
+        if since is not None:
+            params["since"] = since.replace(microsecond=0).isoformat() + "Z"
+        for page in self._pages(f"/repos/{self.repo}/issues", params):
+            issues = []
+            for raw in page:
+                if "pull_request" in raw:
+                    continue
+                if by_issue is not None:
+                    comments = by_issue.get(int(raw["number"]), [])
+                elif raw.get("comments"):
+                    comments = list(self._listing(f"/repos/{self.repo}/issues/{raw['number']}/comments", {}))
+                else:
+                    comments = []
+                issues.append(issue_of(raw, self.repo, comments, self.labels_map))
+            if issues:
+                yield issues
+
+    def all_keys(self) -> set[str]:
+        return {f"{self.repo}#{raw['number']}" for raw in self._listing(f"/repos/{self.repo}/issues", {"state": "all"})
+                if "pull_request" not in raw}
+
+    def _listing(self, path: str, params: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
+        for page in self._pages(path, params):
+            yield from page
+
+    def _pages(self, path: str, params: Mapping[str, Any]) -> Iterator[list[Mapping[str, Any]]]:
+        url: str | None = path
+        query: Mapping[str, Any] | None = {**params, "per_page": self.page_size}
+        while url:
+            body, headers = self.client.get(url, query)
+            if not isinstance(body, list):
+                raise ValueError(f"GitHub answered {path} with {type(body).__name__}, expected a list")
+            yield body
+            match = _NEXT.search(headers.get("Link", ""))
+            url, query = (match.group(1), None) if match else (None, None)

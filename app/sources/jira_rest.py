@@ -1,0 +1,179 @@
+"""Jira over REST: Server/Data Center (API v2, a personal access token as Bearer) and Cloud (API v3, e-mail
++ API token as basic auth). Each yields pages of issues in update order, and every key for reconciliation.
+
+Incremental: ``project in (…) AND updated >= "<since − overlap>" ORDER BY updated ASC, key ASC``. JQL reads
+dates in the sync account's own time zone at minute precision, so the bound is written in the zone
+``/myself`` reports, rounded down, and re-reading a few issues is harmless (an unchanged issue writes
+nothing). v2 pages by moving the bound forward (keyset) rather than by offset: an issue edited during a pass
+jumps to the end of the order, and an offset would skip the issue that slid into its place (an offset is
+used only inside one minute holding more than a page of issues).
+v3 pages with ``nextPageToken`` as /search/jql requires.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import zoneinfo
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+import httpx
+
+from app.sources import jira
+from app.sources.http import SourceClient
+from app.sources.model import SourceIssue
+
+PAGE_SIZE = 100
+COMMENT_PAGE = 100
+
+
+class JiraREST:
+    """One Jira site. ``api`` is "2" (Server/Data Center) or "3" (Cloud)."""
+
+    def __init__(self, client: SourceClient, api: str, projects: Sequence[str], *, story_points_field: str | None,
+                 sprint_field: str | None = None, page_size: int = PAGE_SIZE) -> None:
+        if api not in ("2", "3"):
+            raise ValueError(f"Jira REST API version must be 2 or 3, got {api!r}")
+        if not projects:
+            raise ValueError("name the Jira projects to sync (RAG_JIRA_PROJECTS=PAY,MOB)")
+        self.client, self.api, self.projects = client, api, [p.strip() for p in projects if p.strip()]
+        self.story_points_field, self.sprint_field, self.page_size = story_points_field, sprint_field, page_size
+        self._project_objects: dict[str, Mapping[str, Any]] | None = None
+
+    @property
+    def source(self) -> str:
+        return f"jira:{self.client.base_url}"
+
+    def _path(self, tail: str) -> str:
+        return f"/rest/api/{self.api}/{tail}"
+
+    def pages(self, since: dt.datetime | None) -> Iterator[list[SourceIssue]]:
+        """Issues updated at or after ``since`` (naive UTC; None: all), a page at a time, in update order."""
+        zone = self._zone()
+        fields = ",".join([*jira.SEARCH_FIELDS, *(f for f in (self.story_points_field, self.sprint_field) if f)])
+        if self.api == "3":
+            yield from self._token_pages(since, zone, fields)
+        else:
+            yield from self._keyset_pages(since, zone, fields)
+
+    def _keyset_pages(self, since: dt.datetime | None, zone: dt.tzinfo, fields: str) -> Iterator[list[SourceIssue]]:
+        lower, skip, seen = since, 0, {}
+        while True:
+            body = self.client.get_json(self._path("search"), {
+                "jql": self._jql(lower, zone), "startAt": skip, "maxResults": self.page_size, "fields": fields})
+            raw = list(body.get("issues") or [])
+            fresh = [i for i in raw if seen.get(i.get("key")) != (i.get("fields") or {}).get("updated")]
+            seen.update({i.get("key"): (i.get("fields") or {}).get("updated") for i in raw})
+            if fresh:
+                yield self._map(fresh)
+            if len(raw) < self.page_size:
+                return
+            last = max(jira.issue_order(i)[0] for i in raw)
+            # The next page starts at the newest update of this one (re-reading its minute, whose issues
+            # ``seen`` drops); only a page all within one minute moves on by offset.
+            same_minute = lower is not None and _minute(lower, zone) == _minute(last, zone)
+            skip = skip + len(raw) if same_minute else 0
+            lower = last
+
+    def _token_pages(self, since: dt.datetime | None, zone: dt.tzinfo, fields: str) -> Iterator[list[SourceIssue]]:
+        token = None
+        while True:
+            params = {"jql": self._jql(since, zone), "maxResults": self.page_size, "fields": fields}
+            if token:
+                params["nextPageToken"] = token
+            body = self.client.get_json(self._path("search/jql"), params)
+            raw = list(body.get("issues") or [])
+            if raw:
+                yield self._map(raw)
+            token = body.get("nextPageToken")
+            if body.get("isLast", not token) or not token or not raw:
+                return
+
+    def all_keys(self) -> set[str]:
+        """Every issue key of the synced projects now (``fields=key``): what reconciliation keeps."""
+        keys: set[str] = set()
+        jql = self._jql(None, dt.timezone.utc)
+        if self.api == "3":
+            token = None
+            while True:
+                params = {"jql": jql, "maxResults": 1000, "fields": "key"}
+                if token:
+                    params["nextPageToken"] = token
+                body = self.client.get_json(self._path("search/jql"), params)
+                keys.update(i["key"] for i in body.get("issues") or [])
+                token = body.get("nextPageToken")
+                if body.get("isLast", not token) or not token or not body.get("issues"):
+                    return keys
+        start = 0
+        while True:
+            body = self.client.get_json(self._path("search"), {"jql": jql, "startAt": start, "maxResults": 1000,
+                                                               "fields": "key"})
+            issues = body.get("issues") or []
+            keys.update(i["key"] for i in issues)
+            start += len(issues)
+            if not issues or start >= int(body.get("total", 0)):
+                return keys
+
+    def _map(self, raw: list[Mapping[str, Any]]) -> list[SourceIssue]:
+        projects = self._projects()
+        return [jira.issue_of(issue, self._comments(issue), story_points_field=self.story_points_field,
+                              sprint_field=self.sprint_field, projects=projects) for issue in raw]
+
+    def _comments(self, issue: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+        """All comments of an issue: the embedded ones, or every page of /issue/{key}/comment when the search
+        embedded fewer than its total."""
+        embedded = (issue.get("fields") or {}).get("comment") or {}
+        comments = list(embedded.get("comments") or [])
+        if int(embedded.get("total", len(comments))) <= len(comments):
+            return comments
+        comments, start = [], 0
+        while True:
+            body = self.client.get_json(self._path(f"issue/{issue['key']}/comment"),
+                                        {"startAt": start, "maxResults": COMMENT_PAGE, "orderBy": "created"})
+            page = body.get("comments") or []
+            comments.extend(page)
+            start += len(page)
+            if not page or start >= int(body.get("total", 0)):
+                return comments
+
+    def _projects(self) -> dict[str, Mapping[str, Any]]:
+        if self._project_objects is None:
+            listed = self.client.get_json(self._path("project"))
+            self._project_objects = {str(p["key"]): p for p in listed if isinstance(p, Mapping) and p.get("key")}
+        return self._project_objects
+
+    def _zone(self) -> dt.tzinfo:
+        """The zone JQL dates are read in: the sync account's own (``/myself``), UTC when unknown."""
+        name = (self.client.get_json(self._path("myself")) or {}).get("timeZone")
+        try:
+            return zoneinfo.ZoneInfo(name) if name else dt.timezone.utc
+        except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+            return dt.timezone.utc
+
+    def _jql(self, since: dt.datetime | None, zone: dt.tzinfo) -> str:
+        keys = ", ".join(_jql_string(p) for p in self.projects)
+        where = f"project in ({keys})"
+        if since is not None:
+            where += f' AND updated >= "{_minute(since, zone).strftime("%Y-%m-%d %H:%M")}"'
+        return where + " ORDER BY updated ASC, key ASC"
+
+
+def _minute(stamp: dt.datetime, zone: dt.tzinfo) -> dt.datetime:
+    """A naive UTC time in ``zone``, rounded down to the minute (JQL's precision)."""
+    return stamp.replace(tzinfo=dt.timezone.utc).astimezone(zone).replace(second=0, microsecond=0, tzinfo=None)
+
+
+def _jql_string(value: str) -> str:
+    """A JQL string literal: quoted, with quotes and backslashes escaped (a project key from the settings)."""
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def jira_client(url: str, *, pat: str | None = None, email: str | None = None, api_token: str | None = None,
+                **retry: Any) -> tuple[SourceClient, str]:
+    """The client and API version for a Jira site: a PAT means Server/Data Center (v2, Bearer); an e-mail +
+    API token means Cloud (v3, basic auth)."""
+    if pat:
+        return SourceClient(url, {"Authorization": f"Bearer {pat}"}, **retry), "2"
+    if email and api_token:
+        return SourceClient(url, auth=httpx.BasicAuth(email, api_token), **retry), "3"
+    raise ValueError("Jira needs RAG_JIRA_PAT (Server/Data Center) or RAG_JIRA_EMAIL + RAG_JIRA_API_TOKEN (Cloud)")

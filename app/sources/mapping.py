@@ -1,0 +1,158 @@
+"""The mapping tables from a tracker's words to ours, as data (docs/IMPORT.md shows them; its test reads
+these), and the small parsers every source shares: dates, people's names, Jira's sprint field forms."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from app.domain import Role
+from app.sources.model import SourceSprint
+
+# Jira statusCategory.key → our status. "indeterminate" becomes IN_REVIEW where the status name says so.
+STATUS_BY_CATEGORY = {"new": "TODO", "undefined": "TODO", "indeterminate": "IN_PROGRESS", "done": "DONE"}
+REVIEW_WORDS = re.compile(r"review|\bqa\b|\bqe\b|test|verif", re.I)
+
+# Jira priority name (lower case) → our priority; anything else (None, "Medium", a custom name) is MEDIUM.
+PRIORITY_BY_NAME = {
+    "blocker": "CRITICAL", "highest": "CRITICAL", "critical": "CRITICAL",
+    "high": "HIGH", "major": "HIGH",
+    "medium": "MEDIUM", "none": "MEDIUM",
+    "low": "LOW", "lowest": "LOW", "minor": "LOW", "trivial": "LOW",
+}
+DEFAULT_PRIORITY = "MEDIUM"
+
+# Jira sprint state → our sprint status.
+SPRINT_STATUS = {"future": "PLANNED", "active": "ACTIVE", "closed": "CLOSED"}
+
+# Jira issue link type names (their outward / inward phrases) → our link types.
+BLOCKS_PHRASE = re.compile(r"\bblocks\b", re.I)
+BLOCKED_PHRASE = re.compile(r"blocked by", re.I)
+
+# GitHub labels (lower case) → our priority / issue type when RAG_GITHUB_LABEL_MAP names none.
+GITHUB_LABELS: dict[str, dict[str, str]] = {
+    "priority": {"p0": "CRITICAL", "critical": "CRITICAL", "priority: critical": "CRITICAL",
+                 "p1": "HIGH", "high": "HIGH", "priority: high": "HIGH",
+                 "p2": "MEDIUM", "medium": "MEDIUM", "priority: medium": "MEDIUM",
+                 "p3": "LOW", "low": "LOW", "priority: low": "LOW"},
+    "type": {"bug": "Bug", "enhancement": "Story", "feature": "Story", "documentation": "Task", "question": "Task"},
+}
+
+
+def jira_status(category_key: str | None, name: str | None) -> tuple[str, str | None]:
+    """(our status, the original name where it differs from ours)."""
+    ours = STATUS_BY_CATEGORY.get((category_key or "new").lower(), "TODO")
+    if ours == "IN_PROGRESS" and name and REVIEW_WORDS.search(name):
+        ours = "IN_REVIEW"
+    original = (name or "").strip() or None
+    if original is not None and original.upper().replace(" ", "_") == ours:
+        original = None
+    return ours, original
+
+
+def jira_priority(name: str | None) -> str:
+    return PRIORITY_BY_NAME.get((name or "none").strip().lower(), DEFAULT_PRIORITY)
+
+
+def link_type(phrase: str) -> str:
+    """A Jira link phrase as one of ours: "is blocked by" → BLOCKED_BY, "blocks" → BLOCKS, else RELATES
+    (duplicates, clones, causes and "relates to" all read as related work)."""
+    if BLOCKED_PHRASE.search(phrase):
+        return "BLOCKED_BY"
+    if BLOCKS_PHRASE.search(phrase):
+        return "BLOCKS"
+    return "RELATES"
+
+
+def split_name(display_name: str | None, fallback: str) -> tuple[str, str]:
+    """A display name as (first, last): "Chen Wei" → ("Chen", "Wei"), "Ana María López" → ("Ana María",
+    "López"), "octocat" → ("octocat", ""). A missing name uses the fallback (the user's id)."""
+    parts = (display_name or "").split()
+    if not parts:
+        return fallback[:100], ""
+    if len(parts) == 1:
+        return parts[0][:100], ""
+    return " ".join(parts[:-1])[:100], parts[-1][:100]
+
+
+def parse_datetime(value: Any) -> dt.datetime | None:
+    """A Jira ("2026-11-20T10:15:30.000+0000") or GitHub ("2026-11-20T10:15:30Z") timestamp as naive UTC."""
+    if not isinstance(value, str) or not value:
+        return None
+    text = value.strip().replace("Z", "+00:00")
+    text = re.sub(r"([+-]\d{2})(\d{2})$", r"\1:\2", text)  # +0000 → +00:00 (older Pythons, and clarity)
+    try:
+        stamp = dt.datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    if stamp.tzinfo is not None:
+        stamp = stamp.astimezone(dt.timezone.utc).replace(tzinfo=None)
+    return stamp
+
+
+def parse_date(value: Any) -> dt.date | None:
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        return dt.date.fromisoformat(value[:10])
+    except ValueError:
+        return None
+
+
+# The old Jira Software form of a sprint field value: "com.atlassian.greenhopper.service.sprint.Sprint@1a2b
+# [id=12,rapidViewId=3,state=ACTIVE,name=PAY Sprint 7,startDate=2026-11-02T09:00:00.000Z,...]".
+_SPRINT_STRING = re.compile(r"\[(.*)\]\s*$", re.S)
+_SPRINT_FIELD = re.compile(r"(\w+)=(.*?)(?=,\w+=|$)", re.S)
+
+
+def sprint_of(value: Any) -> SourceSprint | None:
+    """One sprint from any of Jira's forms: an object ({"id", "name", "state", "startDate", "endDate",
+    "goal"}), the old greenhopper string, or None."""
+    if isinstance(value, str):
+        match = _SPRINT_STRING.search(value)
+        if not match:
+            return None
+        value = {k: (None if v == "<null>" else v) for k, v in _SPRINT_FIELD.findall(match.group(1))}
+    if not isinstance(value, Mapping) or value.get("id") in (None, "") or not value.get("name"):
+        return None
+    return SourceSprint(
+        external_id=str(value["id"]), name=str(value["name"])[:200],
+        status=SPRINT_STATUS.get(str(value.get("state") or "").lower()),
+        start_date=parse_date(value.get("startDate")),
+        end_date=parse_date(value.get("endDate") or value.get("completeDate")),
+        goal=(value.get("goal") or None))
+
+
+def current_sprint(values: Iterable[Any]) -> SourceSprint | None:
+    """The sprint an issue is in now: an active one, else a future one, else the last closed one listed."""
+    sprints = [s for s in (sprint_of(v) for v in values) if s is not None]
+    for wanted in ("ACTIVE", "PLANNED"):
+        for sprint in sprints:
+            if sprint.status == wanted:
+                return sprint
+    return sprints[-1] if sprints else None
+
+
+def read_people_map(path: str | None) -> dict[str, Role]:
+    """The optional people mapping file (RAG_SOURCES_PEOPLE_FILE): JSON {"<external id or email>": "MANAGER"}.
+    Everyone not named is imported as a DEVELOPER."""
+    if not path:
+        return {}
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"cannot read the people mapping file {path}: {exc}") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"the people mapping file {path} must be a JSON object of id or email -> role")
+    out = {}
+    for who, role in data.items():
+        try:
+            out[str(who).lower()] = Role(str(role).upper())
+        except ValueError:
+            raise ValueError(f"the people mapping file names an unknown role {role!r} for {who!r} "
+                             f"(DEVELOPER, MANAGER or ADMIN)") from None
+    return out

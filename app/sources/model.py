@@ -1,0 +1,95 @@
+"""What a tracker's issue becomes before it is written: neutral records, the same for every source."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+
+from app.domain import LinkType
+
+
+@dataclass(frozen=True)
+class SourcePerson:
+    """A user of the tracker: ``external_id`` is Jira's user key / accountId or GitHub's login."""
+
+    external_id: str
+    display_name: str | None = None
+    email: str | None = None
+
+
+@dataclass(frozen=True)
+class SourceProject:
+    key: str  # Jira project key, GitHub OWNER/REPO
+    name: str
+    description: str | None = None
+
+
+@dataclass(frozen=True)
+class SourceSprint:
+    external_id: str  # Jira sprint id, GitHub milestone number
+    name: str
+    status: str | None = None  # PLANNED / ACTIVE / CLOSED
+    start_date: dt.date | None = None
+    end_date: dt.date | None = None
+    goal: str | None = None
+
+
+@dataclass(frozen=True)
+class SourceComment:
+    external_id: str  # Jira / GitHub comment id: an edited comment finds its row
+    body: str
+    author: SourcePerson | None
+    created_at: dt.datetime | None  # UTC, naive
+
+
+@dataclass(frozen=True)
+class SourceLink:
+    link_type: LinkType
+    target_key: str
+
+
+@dataclass(frozen=True)
+class SourceIssue:
+    key: str  # PAY-1210, octo/repo#123
+    project: SourceProject
+    title: str
+    description: str
+    issue_type: str | None
+    status: str  # TODO / IN_PROGRESS / IN_REVIEW / DONE
+    status_name: str | None  # the tracker's own name, where it differs from ``status``
+    priority: str  # CRITICAL / HIGH / MEDIUM / LOW
+    due: dt.date | None
+    story_points: float | None
+    assignee: SourcePerson | None
+    reporter: SourcePerson | None
+    sprint: SourceSprint | None  # the current (last) sprint of the issue
+    updated: dt.datetime  # UTC, naive: what the incremental cursor follows
+    comments: tuple[SourceComment, ...] = ()
+    links: tuple[SourceLink, ...] = ()
+    labels: tuple[str, ...] = ()
+    fix_versions: tuple[str, ...] = ()
+    components: tuple[str, ...] = ()
+
+
+@dataclass
+class SyncCounts:
+    """The one-line summary every import and sync prints."""
+
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    deleted: int = 0
+    failed: int = 0
+    errors: list[str] = field(default_factory=list)
+
+    def add(self, other: SyncCounts) -> None:
+        self.created += other.created
+        self.updated += other.updated
+        self.unchanged += other.unchanged
+        self.deleted += other.deleted
+        self.failed += other.failed
+        self.errors.extend(other.errors)
+
+    def summary(self) -> str:
+        return (f"{self.created} created, {self.updated} updated, {self.unchanged} unchanged, "
+                f"{self.deleted} deleted, {self.failed} failed")

@@ -1,0 +1,117 @@
+"""Jira issues in the shapes of Atlassian's documented REST examples (the ED / EX projects, the fictional
+"Mia Krystof" of the docs' user objects): no real person's data. v2 bodies are wiki markup, v3 bodies ADF."""
+
+from __future__ import annotations
+
+import datetime as dt
+import zlib
+
+BASE = dt.datetime(2026, 11, 2, 9, 0, tzinfo=dt.timezone.utc)
+
+PEOPLE = {
+    "mia": {"accountId": "5b10a2844c20165700ede21g", "key": "JIRAUSER10100", "name": "mia",
+            "displayName": "Mia Krystof", "emailAddress": "mia@example.com"},
+    "emma": {"accountId": "5b10ac8d82e05b22cc7d4ef5", "key": "JIRAUSER10101", "name": "emma",
+             "displayName": "Emma Richards", "emailAddress": "emma@example.com"},
+    "chen": {"accountId": "5b109f2e9729b51b54dc274d", "key": "JIRAUSER10102", "name": "chen",
+             "displayName": "Chen Wei", "emailAddress": "chen@example.com"},
+}
+
+
+def stamp(minutes: int) -> str:
+    return (BASE + dt.timedelta(minutes=minutes)).strftime("%Y-%m-%dT%H:%M:%S.000+0000")
+
+
+def updated_of(issue: dict) -> dt.datetime:
+    return dt.datetime.strptime(issue["fields"]["updated"], "%Y-%m-%dT%H:%M:%S.000%z")
+
+
+def user(who: str | None, api: str = "2") -> dict | None:
+    if who is None:
+        return None
+    person = dict(PEOPLE[who])
+    if api == "3":  # Cloud names users by accountId only
+        person.pop("key"), person.pop("name")
+    else:
+        person.pop("accountId")
+    return person
+
+
+def body(text: str, api: str):
+    if api == "2":
+        return text
+    return {"type": "doc", "version": 1, "content": [
+        {"type": "paragraph", "content": [{"type": "text", "text": line}]} for line in text.split("\n") if line]}
+
+
+def project(key: str, name: str) -> dict:
+    return {"self": f"https://example.atlassian.net/rest/api/2/project/{key}", "id": str(10000 + len(key)),
+            "key": key, "name": name, "description": f"The {name} project", "projectTypeKey": "software"}
+
+
+def comment(cid: int, who: str, text: str, minutes: int, api: str = "2") -> dict:
+    return {"id": str(cid), "author": user(who, api), "body": body(text, api), "created": stamp(minutes),
+            "updated": stamp(minutes)}
+
+
+def issue(key: str, summary: str, *, api: str = "2", minutes: int = 0, description: str = "",
+          status: tuple[str, str] = ("To Do", "new"), priority: str | None = "Medium", assignee: str | None = None,
+          reporter: str | None = "mia", comments: list[dict] | None = None, links: list[dict] | None = None,
+          sprint: object = None, issue_type: str = "Task", labels: list[str] | None = None, points: float | None = None,
+          due: str | None = None, project_name: str | None = None) -> dict:
+    project_key = key.rsplit("-", 1)[0]
+    fields = {
+        "summary": summary, "description": body(description, api) if description else None,
+        "issuetype": {"name": issue_type, "subtask": False},
+        "status": {"name": status[0], "statusCategory": {"key": status[1]}},
+        "priority": {"name": priority} if priority else None, "duedate": due,
+        "assignee": user(assignee, api), "reporter": user(reporter, api),
+        "comment": {"comments": comments or [], "total": len(comments or []), "maxResults": 50, "startAt": 0},
+        "issuelinks": links or [], "labels": labels or [], "fixVersions": [], "components": [],
+        "created": stamp(0), "updated": stamp(minutes),
+        "project": {"key": project_key, "name": project_name or f"{project_key} project"},
+        "customfield_10016": points,
+    }
+    if sprint is not None:
+        fields["customfield_10020"] = [sprint]
+    return {"id": str(10000 + zlib.crc32(key.encode()) % 90000), "key": key, "self": f"https://example/rest/api/2/issue/{key}",
+            "fields": fields}
+
+
+def blocked_by(key: str) -> dict:
+    return {"id": "10001", "type": {"name": "Blocks", "inward": "is blocked by", "outward": "blocks"},
+            "inwardIssue": {"key": key}}
+
+
+def blocks(key: str) -> dict:
+    return {"id": "10002", "type": {"name": "Blocks", "inward": "is blocked by", "outward": "blocks"},
+            "outwardIssue": {"key": key}}
+
+
+def sprint_object(sid: int, name: str, state: str = "active") -> dict:
+    return {"id": sid, "name": name, "state": state, "boardId": 1, "goal": "Ship refunds",
+            "startDate": "2026-11-02T09:00:00.000Z", "endDate": "2026-11-16T17:00:00.000Z"}
+
+
+def sprint_string(sid: int, name: str, state: str = "ACTIVE") -> str:
+    return (f"com.atlassian.greenhopper.service.sprint.Sprint@1a2b3c[id={sid},rapidViewId=3,state={state},name={name},"
+            "goal=<null>,startDate=2026-11-02T09:00:00.000Z,endDate=2026-11-16T17:00:00.000Z,completeDate=<null>,sequence=7]")
+
+
+def tracker(api: str = "2") -> list[dict]:
+    """A small tracker: four PAY issues with comments by three people, a link both ways, both sprint forms."""
+    def c(cid: int, who: str, text: str, minutes: int) -> dict:
+        return comment(cid, who, text, minutes, api)
+
+    return [
+        issue("PAY-1", "Refund fails for EUR", api=api, minutes=10, assignee="chen",
+              description="h2. Steps\n* pay\n* refund", status=("In QE Test", "indeterminate"), priority="Blocker",
+              issue_type="Bug", labels=["backend", "refunds"], points=5, due="2026-11-30",
+              sprint=sprint_string(12, "PAY Sprint 7"), links=[blocked_by("PAY-2")],
+              comments=[c(1, "emma", "Seen on *prod*", 11), c(2, "chen", "Fix in review", 12), c(3, "mia", "Thanks", 13)]),
+        issue("PAY-2", "Ledger export times out", api=api, minutes=20, assignee="emma",
+              sprint=sprint_object(12, "PAY Sprint 7"), links=[blocks("PAY-1")], comments=[c(4, "chen", "Reproduced", 21)]),
+        issue("PAY-3", "Old flaky test", api=api, minutes=30, status=("Done", "done")),
+        issue("PAY-4", "Card tokens on mobile", api=api, minutes=40, assignee="chen",
+              comments=[c(5, "emma", "Mobile team owns it", 41)]),
+    ]
