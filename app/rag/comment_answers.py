@@ -33,7 +33,7 @@ _TEXT = {
            "blocked": "{anchor} {title} ({status}) is held up by:", "free": "Nothing in {anchor} {title} ({status}) "
            "says it is blocked.", "list": "Blocked tasks you can see{among} — {n}:", "among": " ({filters})",
            "no_list": "No open task you can see{among} says it is blocked.", "more": "…and {n} more.",
-           "link": "Blocked by {key} (tracker link)"},
+           "link": "Blocked by: {key}"},
     "es": {"head": "Comentarios de {anchor} {title} — {n}{by}:", "by": ", de {names}",
            "none": "{anchor} {title} no tiene comentarios.", "latest": "El último comentario de {anchor} {title}:",
            "of": "Comentarios de {name} en {anchor} {title} — {n}:",
@@ -42,7 +42,7 @@ _TEXT = {
            "free": "Nada en {anchor} {title} ({status}) dice que esté bloqueada.",
            "list": "Tareas bloqueadas que puedes ver{among} — {n}:", "among": " ({filters})",
            "no_list": "Ninguna tarea abierta que puedas ver{among} dice estar bloqueada.", "more": "…y {n} más.",
-           "link": "Bloqueada por {key} (enlace del tracker)"},
+           "link": "Bloqueada por: {key}"},
 }
 
 

@@ -75,7 +75,7 @@ def test_a_key_the_asker_may_see_is_a_lookup_of_that_task(offline, imported, que
     answer = ask(offline, ids["ana"], question)
     assert answer["route"] == route, answer
     if route == "blockers":  # the stored "is blocked by" link answers it, by key (its target may be hidden)
-        assert "Blocked by PAY-56" in answer["answer"] and "Settlement ledger" not in answer["answer"]
+        assert "Blocked by: PAY-56" in answer["answer"] and "Settlement ledger" not in answer["answer"]
     assert f"[TASK #{ids['pay1210']}]" in answer["citations"]
     assert any(r["source_type"] == "task" and r["source_id"] == ids["pay1210"] for r in answer["results"])
 
