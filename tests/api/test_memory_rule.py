@@ -9,9 +9,11 @@ import json
 import pytest
 
 from app.api.chat_schemas import WITHDRAWN_TEXT
+from app.domain import MAX_CITATIONS, MAX_RETRIEVED
 from app.entities import DOCUMENTS, EMPLOYEES, TASKS
 from app.worker import Worker
 from tests.fake_llm import FakeLLM, Reply
+from tests.support import task
 
 from .chat_data import AUTH, client_for, llm_settings, seed
 
@@ -113,3 +115,27 @@ def test_a_withdrawn_answer_no_longer_sets_the_focus(sqlite_engine, sqlite_setti
                        headers=AUTH).json()
     assert detail["items"][1]["withdrawn"] is True
     assert follow["route"] != "follow_up" and refund not in follow["citations"]
+
+
+def test_an_answer_naming_more_tasks_than_its_stored_caps_is_withdrawn_for_any_of_them(sqlite_engine, sqlite_settings,
+                                                                                       ids):
+    """Issue 26 point 7 as written: an answer naming 160 of a developer's tasks stores 100 citations and 64
+    retrieved refs; once task #150 is reassigned the stored answer is withdrawn all the same (every entity it
+    rests on is stored), and its text, #150's title with it, is no longer shown to the old assignee."""
+    many = [task(sqlite_engine, f"Ledger cleanup step {n}", f"Part {n} of the ledger cleanup", assignee_id=ids["luis"],
+                 project_id=ids["payments"]) for n in range(1, 161)]
+    reply = "Your tasks: " + "; ".join(f"[TASK #{t}] Ledger cleanup step {n}" for n, t in enumerate(many, start=1))
+    with FakeLLM(Reply.plain(reply)) as llm, \
+            client_for(sqlite_settings, sqlite_engine, **llm_settings(llm, chat_max_tool_rounds=0)) as c:
+        first = ask(c, ids["luis"], "list all my tasks")
+        assert first["answer"] == reply and len(first["citations"]) > MAX_CITATIONS, first["answer"][:300]
+        messages = f"/api/v1/conversations/{first['conversation_id']}/messages?employee_id={ids['luis']}"
+        before = c.get(messages, headers=AUTH).json()["items"]
+        sqlite_engine.update(TASKS, many[149], {"ASSIGNEE_ID": ids["ana"]})  # the worker is not run
+        after = c.get(messages, headers=AUTH).json()["items"]
+    stored = before[1]
+    assert (len(stored["citations"]), len(stored["retrieved"])) == (MAX_CITATIONS, MAX_RETRIEVED)
+    assert f"[TASK #{many[149]}]" not in stored["citations"] and [*many[149:150], 0] not in stored["retrieved"]
+    assert [m["withdrawn"] for m in before] == [False, False]
+    assert [m["withdrawn"] for m in after] == [False, True]
+    assert "Ledger cleanup step 150" not in json.dumps(after)

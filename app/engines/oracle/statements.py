@@ -461,7 +461,7 @@ def crud_lob_binds(entity: EntitySpec, columns: Sequence[str]) -> tuple[str, ...
 # source: FACTS.md §10 (plain DELETE; children first, queue last because the deletes enqueue)
 WIPE = tuple(
     f"DELETE FROM {table}"
-    for table in ("MESSAGES", "CONVERSATIONS", "COMMENTS", "TASKS", "DOCUMENTS", "SPRINTS", "PROJECTS", "EMPLOYEES",
+    for table in ("MESSAGE_ENTITIES", "MESSAGES", "CONVERSATIONS", "COMMENTS", "TASKS", "DOCUMENTS", "SPRINTS", "PROJECTS", "EMPLOYEES",
                   "RAG_CHUNK", "RAG_DIRTY", "ERASURE_JOBS")
 )
 
@@ -599,6 +599,20 @@ COUNT_MESSAGES = "SELECT COUNT(*) FROM MESSAGES WHERE CONVERSATION_ID = :convers
 RECENT_MESSAGES = (
     f"SELECT {_message_columns} FROM MESSAGES WHERE CONVERSATION_ID = :conversation_id\n"
     "ORDER BY MESSAGE_ID DESC FETCH FIRST :max_rows ROWS ONLY"
+)
+
+# source: FACTS.md §10 (plain INSERT of bound values) + §6 (one statement over rows with executemany; §11.7: the
+#         caller skips an empty batch) — every entity an answer rests on (V17), in the turn's transaction
+INSERT_MESSAGE_ENTITY = (
+    "INSERT INTO MESSAGE_ENTITIES (MESSAGE_ID, SOURCE_TYPE, SOURCE_ID) VALUES (:message_id, :source_type, :source_id)"
+)
+# source: FACTS.md §10 (plain join, as ERASE_USER_MESSAGES; BETWEEN on the primary key's first column) — the
+#         entities of one conversation's answers between two message ids (a page, the recent window)
+MESSAGE_ENTITIES_BETWEEN = (
+    "SELECT e.MESSAGE_ID, e.SOURCE_TYPE, e.SOURCE_ID FROM MESSAGE_ENTITIES e\n"
+    "JOIN MESSAGES m ON m.MESSAGE_ID = e.MESSAGE_ID\n"
+    "WHERE m.CONVERSATION_ID = :conversation_id AND e.MESSAGE_ID BETWEEN :first_id AND :last_id\n"
+    "ORDER BY e.MESSAGE_ID, e.SOURCE_TYPE, e.SOURCE_ID"
 )
 
 # --- what the model's tools read ------------------------------------------------------------------

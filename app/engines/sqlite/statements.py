@@ -40,7 +40,7 @@ APPLIED_VERSIONS = "SELECT VERSION, CHECKSUM FROM SCHEMA_VERSION"
 RECORD_VERSION = "INSERT INTO SCHEMA_VERSION (VERSION, NAME, CHECKSUM) VALUES (?, ?, ?)"
 FOREIGN_KEY_CHECK = "PRAGMA foreign_key_check"
 
-WIPE_TABLES = ("MESSAGES", "CONVERSATIONS", "COMMENTS", "TASKS", "SPRINTS", "DOCUMENTS", "PROJECTS", "EMPLOYEES",
+WIPE_TABLES = ("MESSAGE_ENTITIES", "MESSAGES", "CONVERSATIONS", "COMMENTS", "TASKS", "SPRINTS", "DOCUMENTS", "PROJECTS", "EMPLOYEES",
                "RAG_CHUNK", "RAG_VEC", "RAG_DIRTY", "RAG_CHUNK_CHANGES", "ERASURE_JOBS")
 WIPE = tuple(f"DELETE FROM {table}" for table in WIPE_TABLES)
 # A new epoch tells every process's vector index to reload from scratch.
@@ -294,6 +294,13 @@ LIST_MESSAGES = (f"SELECT {MESSAGE_COLUMNS} FROM MESSAGES WHERE CONVERSATION_ID 
 COUNT_MESSAGES = "SELECT COUNT(*) FROM MESSAGES WHERE CONVERSATION_ID = ?"
 # The newest n, newest first (reversed in Python): MESSAGES_CONVERSATION_IDX serves both orders.
 RECENT_MESSAGES = f"SELECT {MESSAGE_COLUMNS} FROM MESSAGES WHERE CONVERSATION_ID = ? ORDER BY MESSAGE_ID DESC LIMIT ?"
+# Every entity an answer rests on (V12); read for the messages of one conversation between two ids (a page,
+# the recent window), in the order TurnFacts keeps them. The primary key (MESSAGE_ID first) serves the range.
+INSERT_MESSAGE_ENTITY = "INSERT INTO MESSAGE_ENTITIES (MESSAGE_ID, SOURCE_TYPE, SOURCE_ID) VALUES (?, ?, ?)"
+MESSAGE_ENTITIES_BETWEEN = (
+    "SELECT e.MESSAGE_ID, e.SOURCE_TYPE, e.SOURCE_ID FROM MESSAGE_ENTITIES e "
+    "JOIN MESSAGES m ON m.MESSAGE_ID = e.MESSAGE_ID WHERE m.CONVERSATION_ID = ? AND e.MESSAGE_ID BETWEEN ? AND ? "
+    "ORDER BY e.MESSAGE_ID, e.SOURCE_TYPE, e.SOURCE_ID")
 
 # --- what the model's tools read ----------------------------------------------------------------
 
