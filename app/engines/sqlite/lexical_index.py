@@ -6,7 +6,7 @@ arrays and a query is a few vectorised gathers and scatters.
 
 Same answers as ``SELECT ... WHERE RAG_FTS MATCH '"t1" OR "t2" ...' ORDER BY bm25(RAG_FTS), CHUNK_ID``:
 terms come from app.rag.fts_tokens (FTS5's unicode61 tokenizer, optionally porter) and the score is
-fts5_aux.c's:
+fts5_aux.c's (app/rag/bm25.py, whose constants both engines use):
   idf(t) = ln((N - n(t) + 0.5) / (n(t) + 0.5)), clamped to 1e-6 when <= 0 (very common terms),
   bm25  = sum over the query's phrases, in order, of idf * tf*(k1+1) / (tf + k1*(1 - b + b*D/avgdl)),
 with k1 = 1.2, b = 0.75, D the chunk's token count; a phrase repeated in the query counts each time.
@@ -39,10 +39,9 @@ from app.domain import Scope
 from app.engines.sqlite import statements as sql
 from app.engines.sqlite.change_log import FollowsChangeLog
 from app.engines.sqlite.vector_index import NULL_ID, TYPE_CODE, ScopeCodes, best_k
+from app.rag.bm25 import B, K1, MIN_IDF
 from app.rag.fts_tokens import query_terms, tokenize
 
-K1, B = 1.2, 0.75  # fts5_aux.c's constants
-MIN_IDF = 1e-6  # fts5_aux.c clamps idf <= 0 (a term in more than half the rows) to this
 _COMPACT_RATIO = 0.25
 _MERGE_RATIO = 0.1  # merge the delta into the CSR arrays past this share of the postings...
 _MERGE_MIN = 10_000  # ...or this many postings, whichever is larger
