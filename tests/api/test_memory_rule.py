@@ -5,6 +5,7 @@ of what the asker may no longer see, and GET /conversations/{id}/messages shows 
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
 
@@ -139,3 +140,40 @@ def test_an_answer_naming_more_tasks_than_its_stored_caps_is_withdrawn_for_any_o
     assert [m["withdrawn"] for m in before] == [False, False]
     assert [m["withdrawn"] for m in after] == [False, True]
     assert "Ledger cleanup step 150" not in json.dumps(after)
+
+
+def test_random_answers_naming_over_a_hundred_tasks_are_withdrawn_exactly_when_one_of_them_leaves(
+        sqlite_engine, sqlite_settings, ids):
+    """Randomized: each case an answer naming 101-200 of a developer's tasks, then a random change — one of the
+    named tasks reassigned or deleted (the answer must read withdrawn), or a change that hides nothing from
+    the asker (a named task retitled, someone else's task reassigned: it must not)."""
+    rng = random.Random(26)
+    mine = [task(sqlite_engine, f"Batch job {n}", f"Nightly batch {n}", assignee_id=ids["luis"]) for n in range(260)]
+    theirs = [task(sqlite_engine, f"Other job {n}", assignee_id=ids["ana"]) for n in range(5)]
+    cases = []
+    for _ in range(12):
+        named = rng.sample(mine, rng.randint(101, 200))
+        change = rng.choice(["reassign", "delete", "retitle", "elsewhere"])
+        cases.append((named, change, rng.choice(named)))
+        if change in ("reassign", "delete"):
+            mine = [t for t in mine if t != cases[-1][2]]
+    replies = [Reply.plain("Yours: " + "; ".join(f"[TASK #{t}]" for t in named)) for named, _, _ in cases]
+    outcomes = []
+    with FakeLLM(*replies) as llm, \
+            client_for(sqlite_settings, sqlite_engine, **llm_settings(llm, chat_max_tool_rounds=0)) as c:
+        for named, change, target in cases:
+            answer = ask(c, ids["luis"], "list all my tasks")
+            assert len(answer["citations"]) == len(named) > MAX_CITATIONS
+            if change == "reassign":
+                sqlite_engine.update(TASKS, target, {"ASSIGNEE_ID": ids["ana"]})
+            elif change == "delete":
+                sqlite_engine.delete(TASKS, target)
+            elif change == "retitle":
+                sqlite_engine.update(TASKS, target, {"TITLE": "Batch job renamed"})
+            else:
+                sqlite_engine.update(TASKS, rng.choice(theirs), {"ASSIGNEE_ID": ids["boss"]})
+            items = c.get(f"/api/v1/conversations/{answer['conversation_id']}/messages?employee_id={ids['luis']}",
+                          headers=AUTH).json()["items"]
+            outcomes.append((change, items[1]["withdrawn"]))
+    assert outcomes == [(change, change in ("reassign", "delete")) for _, change, _ in cases]
+    assert {change for change, _ in outcomes} == {"reassign", "delete", "retitle", "elsewhere"}
