@@ -114,6 +114,20 @@ def test_every_entity_an_answer_rests_on_is_stored_past_the_caps_and_withdraws_i
     assert engine.delete(EMPLOYEES, ana) and engine.get_conversation(again.conversation_id) is None
 
 
+def test_an_answer_stored_before_its_entities_were_recorded_is_withdrawn_when_its_lists_filled_their_caps(engine):
+    """An answer without MESSAGE_ENTITIES rows (written before V12 / V17) may have rested on more than its 100
+    citations or 64 retrieved chunks: it is withdrawn, though all it lists is still visible; one below both caps
+    is judged by what it lists."""
+    ana = employee(engine, "Ana", "Ruiz")
+    tasks = [task(engine, f"Step {n}", assignee_id=ana) for n in range(100)]
+    conv = engine.create_conversation(ana, "all", None, None)
+    engine.append_turn(conv.conversation_id, "all?", "100 of them", [f"[TASK #{t}]" for t in tasks])
+    engine.append_turn(conv.conversation_id, "some?", "99 of them", [f"[TASK #{t}]" for t in tasks[:99]],
+                       facts=TurnFacts(retrieved=tuple(("task", t, 0) for t in tasks[:63])))
+    at_caps, below = [m for m in engine.recent_messages(conv.conversation_id, 4) if m.role == "assistant"]
+    assert withdrawn(engine, resolve_caller(engine, ana), [at_caps, below]) == {at_caps.message_id}
+
+
 def test_scope_is_stored_and_a_malformed_one_changes_nothing(engine):
     ana = employee(engine, "Ana", "Ruiz")
     conv = engine.create_conversation(ana, "all", None, None)
