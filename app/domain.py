@@ -276,9 +276,9 @@ class TurnFacts:
     applied and why the LLM's answer was not used. Validated here so both engines store the same.
 
     ``entities`` is every (source_type, source_id) the answer rests on — all it cited or names by anchor,
-    its focus, everything it was given — sorted, each once, with no limit (MESSAGE_ENTITIES, SQLite V12 / Oracle V17): the
-    citations and ``retrieved`` are capped for the columns that hold them, and withdrawal must see past
-    those caps (issue 26 point 7). Empty for user turns and for answers stored before V12."""
+    its focus, everything it was given — sorted, each once, with no limit (MESSAGE_ENTITIES, SQLite V12 /
+    Oracle V17): the citations and ``retrieved`` are capped for the columns that hold them, and withdrawal
+    must see past those caps (issue 26 point 7). Empty for user turns and answers stored before V12."""
 
     focus: str | None = None
     retrieved: tuple[ChunkRef, ...] = ()
