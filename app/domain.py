@@ -5,8 +5,8 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Generic, Literal, TypeVar, Union
 
@@ -321,12 +321,18 @@ LLM_ERRORS = ("timeout", "unreachable", "bad_response", "ungrounded")
 class TurnFacts:
     """What an assistant turn rested on, stored with it (MESSAGES.FOCUS, RETRIEVED, RAG_SCOPE, LLM_ERROR):
     the conversation's focus after the turn (an anchor), the chunks it was given, the scope retrieval
-    applied and why the LLM's answer was not used. Validated here so both engines store the same."""
+    applied and why the LLM's answer was not used. Validated here so both engines store the same.
+
+    ``entities`` is every (source_type, source_id) the answer rests on — all it cited or names by anchor,
+    its focus, everything it was given — sorted, each once, with no limit (MESSAGE_ENTITIES, SQLite V12 /
+    Oracle V17): the citations and ``retrieved`` are capped for the columns that hold them, and withdrawal
+    must see past those caps (issue 26 point 7). Empty for user turns and answers stored before V12."""
 
     focus: str | None = None
     retrieved: tuple[ChunkRef, ...] = ()
     rag_scope: str | None = None
     llm_error: str | None = None
+    entities: tuple[tuple[SourceType, int], ...] = ()
 
     def __post_init__(self) -> None:
         if self.focus is not None and (not isinstance(self.focus, str) or not ANCHOR_TEXT.fullmatch(self.focus)):
@@ -338,6 +344,13 @@ class TurnFacts:
                   and all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= MAX_ID for v in ref[1:]))
             if not ok:
                 raise ValueError(f"a retrieved chunk is (source_type, source_id, chunk_ix), got {ref!r}")
+        for ref in self.entities:
+            ok = (isinstance(ref, tuple) and len(ref) == 2 and ref[0] in SOURCE_TYPES
+                  and isinstance(ref[1], int) and not isinstance(ref[1], bool) and 0 < ref[1] <= MAX_ID)
+            if not ok:
+                raise ValueError(f"an entity is (source_type, source_id), got {ref!r}")
+        if list(self.entities) != sorted(set(self.entities)):  # the order both engines read them back in
+            raise ValueError("an answer's entities are sorted, each once")
         if self.rag_scope is not None:
             check_rag_scope(self.rag_scope)
         if self.llm_error is not None and self.llm_error not in LLM_ERRORS:
@@ -361,6 +374,22 @@ class Message:
     citations: tuple[str, ...]  # anchors such as "[TASK #12]", in the order cited
     created_at: dt.datetime  # UTC, naive
     facts: TurnFacts = TurnFacts()  # assistant turns: what the answer rested on (user turns: empty)
+
+
+def answer_range(messages: Sequence[Message]) -> tuple[int, int] | None:
+    """The first and last answer ids among ``messages``: the range an engine reads their entities in."""
+    answers = [m.message_id for m in messages if m.role == "assistant"]
+    return (min(answers), max(answers)) if answers else None
+
+
+def with_entities(messages: Sequence[Message], rows: Iterable[tuple[int, str, int]]) -> list[Message]:
+    """``messages`` with the entities of their answers from MESSAGE_ENTITIES rows (message id, type, id), which
+    come in (message, type, id) order: the order TurnFacts keeps them in."""
+    found: dict[int, list[tuple[SourceType, int]]] = {}
+    for message_id, source_type, source_id in rows:
+        found.setdefault(int(message_id), []).append((source_type, int(source_id)))  # type: ignore[arg-type]
+    return [replace(m, facts=replace(m.facts, entities=tuple(found[m.message_id]))) if m.message_id in found else m
+            for m in messages]
 
 
 T = TypeVar("T")

@@ -87,16 +87,22 @@ def synthetic_chunks(n: int, rng: np.random.Generator) -> list[ChunkWrite]:
     return chunks
 
 
+def seeded_engine(directory: str, vectors: np.ndarray, chunks: list[ChunkWrite]) -> SQLiteEngine:
+    """A migrated engine in ``directory`` holding ``chunks``, written through the storage path in batches."""
+    engine = SQLiteEngine.open(Settings(database_url=f"sqlite:///{directory}/bench.db"), embedder=TableEmbedder(vectors))
+    engine.migrate()
+    for start in range(0, len(chunks), 5000):
+        with engine.indexing() as tx:
+            tx.write_chunks(chunks[start : start + 5000])
+    return engine
+
+
 def bench_search(n: int, n_queries: int, rng: np.random.Generator) -> dict:
     vectors = rng.standard_normal((n, DIM)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     chunks = synthetic_chunks(n, rng)
     with tempfile.TemporaryDirectory() as tmp:
-        engine = SQLiteEngine.open(Settings(database_url=f"sqlite:///{tmp}/bench.db"), embedder=TableEmbedder(vectors))
-        engine.migrate()
-        for start in range(0, n, 5000):
-            with engine.indexing() as tx:
-                tx.write_chunks(chunks[start : start + 5000])
+        engine = seeded_engine(tmp, vectors, chunks)
         manager, developer = Caller(10_000, Role.MANAGER), Caller(7, Role.DEVELOPER)
         queries = rng.standard_normal((n_queries, DIM)).astype(np.float32)
         queries /= np.linalg.norm(queries, axis=1, keepdims=True)

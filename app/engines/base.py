@@ -296,7 +296,9 @@ class Engine(Protocol):
                     facts: TurnFacts = TurnFacts()) -> tuple[Message, Message]:
         """Store the user's message and the answer in ONE transaction and bump UPDATED_AT: both or
         neither. ``rag_scope`` (a scope the model's tool chose this turn) is stored in the same
-        transaction; ``facts`` (what the answer rested on) with the answer. ConflictError if the
+        transaction; ``facts`` (what the answer rested on) with the answer, ``facts.entities`` as
+        MESSAGE_ENTITIES rows (every one: read back with the message by list_messages and
+        recent_messages, deleted with it). ConflictError if the
         conversation does not exist, a row is refused, or ``rag_scope`` would move it off the project it
         was pinned to meanwhile (nothing is stored)."""
         ...

@@ -162,7 +162,7 @@ def prepare_stateless(engine: Engine, settings: Settings, caller: Caller, turns:
             if history and history[-1].role == "user":
                 history.pop()
             continue
-        facts = TurnFacts(focus=cited[0] if cited else None)
+        facts = TurnFacts(focus=cited[0] if cited else None, entities=_rests_on(content, cited, None, ()))
         history.append(Message(-(ix + 1), 0, role, content, cited, now, facts))  # type: ignore[arg-type]
     state = tools.ToolState(engine, caller, scope, None, None)
     return Prepared(caller, question.strip(), state, history, conversations.title_of(question),
@@ -197,7 +197,10 @@ async def chat(engine: Engine, settings: Settings, prep: Prepared, client: httpx
             await sink.token(answer)
     llm_ms = (time.perf_counter() - llm_started) * 1000
     scope_used = evidence.scope
-    facts = TurnFacts(_focus_after(cited, focus), _retrieved(evidence, prep.state), scope_used.value, llm_error)
+    given = _given(evidence, prep.state)
+    focus_after = _focus_after(cited, focus)
+    facts = TurnFacts(focus_after, given[:MAX_RETRIEVED], scope_used.value, llm_error,
+                      _rests_on(answer, cited, focus_after, given))
     conversation_id = message_id = None
     if prep.persist:
         conv, message_id = await anyio.to_thread.run_sync(_store, engine, prep, answer, cited[:MAX_CITATIONS], facts)
@@ -442,12 +445,22 @@ def _focus_after(cited: list[str], focus: SourceRecord | None) -> str | None:
     return refs.anchor(entities.ref_of(focus)) if focus is not None else None
 
 
-def _retrieved(evidence: Evidence, state: tools.ToolState) -> tuple[tuple[str, int, int], ...]:
-    """The chunks and entities the turn was given, best first: looked up, tools, then retrieval."""
+def _given(evidence: Evidence, state: tools.ToolState) -> tuple[tuple[str, int, int], ...]:
+    """Every chunk and entity the turn was given, best first: looked up, tools, then retrieval (the
+    best MAX_RETRIEVED are stored as the turn's RETRIEVED)."""
     given = [(t, i, 0) for t, i in [*evidence.entities, *state.entities]]
     given += [("task", int(t["task_id"]), 0) for t in [*evidence.task_rows, *state.task_rows]]
     given += [(h.source_type, h.source_id, h.chunk_ix) for h in evidence.found.result.hits]
-    return tuple(dict.fromkeys(given))[:MAX_RETRIEVED]
+    return tuple(dict.fromkeys(given))
+
+
+def _rests_on(answer: str, cited: Sequence[str], focus: str | None,
+              given: Sequence[tuple[str, int, int]]) -> tuple[tuple[str, int], ...]:
+    """Every entity an answer rests on, with no cap (MESSAGE_ENTITIES): all it cited, every anchor in its
+    text, its focus and everything it was given — so withdrawal sees the 150th task of a 160-task list."""
+    anchors = [*cited, *([focus] if focus else [])]
+    named = [r for r in map(refs.ref_of, anchors) if r is not None]
+    return tuple(sorted({*named, *refs.anchors_in(answer), *((t, i) for t, i, _ in given)}))  # type: ignore[arg-type]
 
 
 def _entity_results(evidence: Evidence, state: tools.ToolState, cited: list[str]) -> list[SearchHit]:

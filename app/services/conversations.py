@@ -16,7 +16,8 @@ import datetime as dt
 from dataclasses import dataclass
 
 from app import paging
-from app.domain import Caller, Conversation, Message, ProjectScope, SourceRecord, check_rag_scope, is_id, scope_project
+from app.domain import (MAX_CITATIONS, MAX_RETRIEVED, Caller, Conversation, Message, ProjectScope, SourceRecord,
+                        check_rag_scope, is_id, scope_project)
 from app.engines.base import ConflictError, Engine
 from app.entities import PROJECTS
 from app.paging import Listing
@@ -87,19 +88,29 @@ def effective(engine: Engine, stored: str) -> EffectiveScope:
 
 
 def grounds(message: Message) -> list[EntityRef]:
-    """The entities an assistant turn rested on: what it cited, what it was given, its focus."""
+    """The entities an assistant turn rested on: every one stored with it (MESSAGE_ENTITIES), and what it
+    cited, what it was given and its focus (all an answer stored before V12 has)."""
     anchors = [*message.citations, *([message.facts.focus] if message.facts.focus else [])]
     given = [(t, i) for t, i, _ in message.facts.retrieved]
-    return refs.unique([*(r for r in map(refs.ref_of, anchors) if r is not None), *given])  # type: ignore[misc]
+    return refs.unique([*message.facts.entities, *(r for r in map(refs.ref_of, anchors) if r is not None),
+                        *given])  # type: ignore[misc]
+
+
+def past_its_caps(message: Message) -> bool:
+    """An answer stored before V12 (no entity rows) whose citations or retrieved chunks filled their caps:
+    it may rest on entities nobody recorded, so it is withdrawn rather than trusted."""
+    return not message.facts.entities and (len(message.citations) >= MAX_CITATIONS
+                                           or len(message.facts.retrieved) >= MAX_RETRIEVED)
 
 
 def withdrawn(engine: Engine, caller: Caller, messages: list[Message]) -> set[int]:
     """The assistant turns that rest on an entity the caller may no longer see (reassigned, deleted,
-    their role changed): such a turn never reaches a prompt again and reads as withdrawn."""
+    their role changed): such a turn never reaches a prompt again and reads as withdrawn. Every entity
+    counts, however many the answer named (issue 26 point 7)."""
     answers = [m for m in messages if m.role == "assistant"]
     wanted = refs.unique(r for m in answers for r in grounds(m))
     still = entities.visible(engine, caller, wanted) if wanted else {}
-    return {m.message_id for m in answers if any(r not in still for r in grounds(m))}
+    return {m.message_id for m in answers if past_its_caps(m) or any(r not in still for r in grounds(m))}
 
 
 def memory(engine: Engine, caller: Caller, history: list[Message],

@@ -5,13 +5,16 @@ of what the asker may no longer see, and GET /conversations/{id}/messages shows 
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
 
 from app.api.chat_schemas import WITHDRAWN_TEXT
+from app.domain import MAX_CITATIONS, MAX_RETRIEVED
 from app.entities import DOCUMENTS, EMPLOYEES, TASKS
 from app.worker import Worker
 from tests.fake_llm import FakeLLM, Reply
+from tests.support import task
 
 from .chat_data import AUTH, client_for, llm_settings, seed
 
@@ -113,3 +116,64 @@ def test_a_withdrawn_answer_no_longer_sets_the_focus(sqlite_engine, sqlite_setti
                        headers=AUTH).json()
     assert detail["items"][1]["withdrawn"] is True
     assert follow["route"] != "follow_up" and refund not in follow["citations"]
+
+
+def test_an_answer_naming_more_tasks_than_its_stored_caps_is_withdrawn_for_any_of_them(sqlite_engine, sqlite_settings,
+                                                                                       ids):
+    """Issue 26 point 7 as written: an answer naming 160 of a developer's tasks stores 100 citations and 64
+    retrieved refs; once task #150 is reassigned the stored answer is withdrawn all the same (every entity it
+    rests on is stored), and its text, #150's title with it, is no longer shown to the old assignee."""
+    many = [task(sqlite_engine, f"Ledger cleanup step {n}", f"Part {n} of the ledger cleanup", assignee_id=ids["luis"],
+                 project_id=ids["payments"]) for n in range(1, 161)]
+    reply = "Your tasks: " + "; ".join(f"[TASK #{t}] Ledger cleanup step {n}" for n, t in enumerate(many, start=1))
+    with FakeLLM(Reply.plain(reply)) as llm, \
+            client_for(sqlite_settings, sqlite_engine, **llm_settings(llm, chat_max_tool_rounds=0)) as c:
+        first = ask(c, ids["luis"], "list all my tasks")
+        assert first["answer"] == reply and len(first["citations"]) > MAX_CITATIONS, first["answer"][:300]
+        messages = f"/api/v1/conversations/{first['conversation_id']}/messages?employee_id={ids['luis']}"
+        before = c.get(messages, headers=AUTH).json()["items"]
+        sqlite_engine.update(TASKS, many[149], {"ASSIGNEE_ID": ids["ana"]})  # the worker is not run
+        after = c.get(messages, headers=AUTH).json()["items"]
+    stored = before[1]
+    assert (len(stored["citations"]), len(stored["retrieved"])) == (MAX_CITATIONS, MAX_RETRIEVED)
+    assert f"[TASK #{many[149]}]" not in stored["citations"] and [*many[149:150], 0] not in stored["retrieved"]
+    assert [m["withdrawn"] for m in before] == [False, False]
+    assert [m["withdrawn"] for m in after] == [False, True]
+    assert "Ledger cleanup step 150" not in json.dumps(after)
+
+
+def test_random_answers_naming_over_a_hundred_tasks_are_withdrawn_exactly_when_one_of_them_leaves(
+        sqlite_engine, sqlite_settings, ids):
+    """Randomized: each case an answer naming 101-200 of a developer's tasks, then a random change — one of the
+    named tasks reassigned or deleted (the answer must read withdrawn), or a change that hides nothing from
+    the asker (a named task retitled, someone else's task reassigned: it must not)."""
+    rng = random.Random(26)
+    mine = [task(sqlite_engine, f"Batch job {n}", f"Nightly batch {n}", assignee_id=ids["luis"]) for n in range(260)]
+    theirs = [task(sqlite_engine, f"Other job {n}", assignee_id=ids["ana"]) for n in range(5)]
+    cases = []
+    for _ in range(12):
+        named = rng.sample(mine, rng.randint(101, 200))
+        change = rng.choice(["reassign", "delete", "retitle", "elsewhere"])
+        cases.append((named, change, rng.choice(named)))
+        if change in ("reassign", "delete"):
+            mine = [t for t in mine if t != cases[-1][2]]
+    replies = [Reply.plain("Yours: " + "; ".join(f"[TASK #{t}]" for t in named)) for named, _, _ in cases]
+    outcomes = []
+    with FakeLLM(*replies) as llm, \
+            client_for(sqlite_settings, sqlite_engine, **llm_settings(llm, chat_max_tool_rounds=0)) as c:
+        for named, change, target in cases:
+            answer = ask(c, ids["luis"], "list all my tasks")
+            assert len(answer["citations"]) == len(named) > MAX_CITATIONS
+            if change == "reassign":
+                sqlite_engine.update(TASKS, target, {"ASSIGNEE_ID": ids["ana"]})
+            elif change == "delete":
+                sqlite_engine.delete(TASKS, target)
+            elif change == "retitle":
+                sqlite_engine.update(TASKS, target, {"TITLE": "Batch job renamed"})
+            else:
+                sqlite_engine.update(TASKS, rng.choice(theirs), {"ASSIGNEE_ID": ids["boss"]})
+            items = c.get(f"/api/v1/conversations/{answer['conversation_id']}/messages?employee_id={ids['luis']}",
+                          headers=AUTH).json()["items"]
+            outcomes.append((change, items[1]["withdrawn"]))
+    assert outcomes == [(change, change in ("reassign", "delete")) for _, change, _ in cases]
+    assert {change for change, _ in outcomes} == {"reassign", "delete", "retitle", "elsewhere"}

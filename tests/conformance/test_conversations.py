@@ -11,8 +11,10 @@ import pytest
 
 from app.domain import TASK_FIELDS, TaskQuery, TurnFacts
 from app.engines.base import ConflictError
-from app.entities import EMPLOYEES, PROJECTS
+from app.entities import EMPLOYEES, PROJECTS, TASKS
 from app.rag.access import is_visible
+from app.services.conversations import withdrawn
+from app.services.search import resolve_caller
 from tests.support import drain_all, employee, peek_queue, project, sprint, task
 
 
@@ -78,6 +80,52 @@ def test_an_answer_keeps_what_it_rested_on_and_bad_facts_store_nothing(engine):
     assert len(widest.retrieved_json().encode()) <= 4000  # Oracle's VARCHAR2(4000 BYTE)
     engine.append_turn(conv.conversation_id, "q2", "a2", [], facts=widest)
     assert engine.recent_messages(conv.conversation_id, 1)[0].facts == widest
+
+
+def test_every_entity_an_answer_rests_on_is_stored_past_the_caps_and_withdraws_it(engine):
+    """MESSAGE_ENTITIES (SQLite V12 / Oracle V17): all 160 tasks an answer names are stored, past the
+    100 citations and 64 retrieved chunks the message row keeps; withdrawal sees each of them; the rows
+    go with their conversation and their employee (the foreign key would refuse those deletes otherwise)."""
+    ana, ben = employee(engine, "Ana", "Ruiz"), employee(engine, "Ben", "Ode")
+    tasks = [task(engine, f"Step {n}", assignee_id=ana) for n in range(160)]
+    facts = TurnFacts(focus=f"[TASK #{tasks[0]}]", retrieved=tuple(("task", t, 0) for t in tasks[:64]),
+                      entities=tuple(sorted(("task", t) for t in tasks)))
+    conv = engine.create_conversation(ana, "all", None, None)
+    cited = [f"[TASK #{t}]" for t in tasks[:100]]
+    _, answer = engine.append_turn(conv.conversation_id, "my tasks?", "all 160", cited, facts=facts)
+    assert answer.facts == facts
+    engine.append_turn(conv.conversation_id, "thanks", "you're welcome", [])  # an answer resting on nothing
+    history = engine.recent_messages(conv.conversation_id, 10)
+    assert [m.facts.entities for m in history] == [(), facts.entities, (), ()]
+    assert engine.list_messages(conv.conversation_id, None, 10).items == history
+    assert engine.list_messages(conv.conversation_id, history[1].message_id, 10).items == history[2:]
+    caller = resolve_caller(engine, ana)
+    assert withdrawn(engine, caller, history) == set()
+    engine.update(TASKS, tasks[149], {"ASSIGNEE_ID": ben})  # past both caps
+    assert withdrawn(engine, caller, history) == {answer.message_id}
+    for bad in ((("task", 2), ("task", 1)), (("task", 1), ("task", 1)), (("task", 0),), (("person", 1),),
+                (("task", True),)):
+        with pytest.raises(ValueError):
+            TurnFacts(entities=bad)
+    assert engine.delete_conversation(conv.conversation_id)
+    assert engine.list_messages(conv.conversation_id, None, 10).items == []
+    again = engine.create_conversation(ana, "all", None, None)
+    engine.append_turn(again.conversation_id, "q", "a", [], facts=TurnFacts(entities=(("task", tasks[0]),)))
+    assert engine.delete(EMPLOYEES, ana) and engine.get_conversation(again.conversation_id) is None
+
+
+def test_an_answer_stored_before_its_entities_were_recorded_is_withdrawn_when_its_lists_filled_their_caps(engine):
+    """An answer without MESSAGE_ENTITIES rows (written before V12 / V17) may have rested on more than its 100
+    citations or 64 retrieved chunks: it is withdrawn, though all it lists is still visible; one below both caps
+    is judged by what it lists."""
+    ana = employee(engine, "Ana", "Ruiz")
+    tasks = [task(engine, f"Step {n}", assignee_id=ana) for n in range(100)]
+    conv = engine.create_conversation(ana, "all", None, None)
+    engine.append_turn(conv.conversation_id, "all?", "100 of them", [f"[TASK #{t}]" for t in tasks])
+    engine.append_turn(conv.conversation_id, "some?", "99 of them", [f"[TASK #{t}]" for t in tasks[:99]],
+                       facts=TurnFacts(retrieved=tuple(("task", t, 0) for t in tasks[:63])))
+    at_caps, below = [m for m in engine.recent_messages(conv.conversation_id, 4) if m.role == "assistant"]
+    assert withdrawn(engine, resolve_caller(engine, ana), [at_caps, below]) == {at_caps.message_id}
 
 
 def test_scope_is_stored_and_a_malformed_one_changes_nothing(engine):

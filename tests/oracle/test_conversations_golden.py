@@ -112,6 +112,32 @@ def test_append_turn_bumps_inserts_both_then_commits_once(fake_engine, conn):
     assert answer.facts == facts and user.facts == TurnFacts()
 
 
+def test_every_entity_of_an_answer_is_inserted_in_the_turns_transaction_and_read_back_by_range(fake_engine, conn):
+    """MESSAGE_ENTITIES (V17): one executemany row per entity, uncapped, before the one commit; the recent
+    window and a page read them in one range statement only when they hold an answer."""
+    entities = tuple(("task", i) for i in range(1, 161))
+    conn.replies += [("UPDATE CONVERSATIONS SET UPDATED_AT", Reply(rowcount=1)),
+                     ("INSERT INTO MESSAGES", returning([41])), ("INSERT INTO MESSAGES", returning([42])),
+                     ("MESSAGE_ID IN", Reply(rows=[(41, 5, "user", "q", "[]", NOW, None, None, None, None),
+                                                   (42, 5, "assistant", "a", "[]", NOW, None, None, None, None)]))]
+    _, answer = fake_engine.append_turn(5, "q", "a", [], facts=TurnFacts(entities=entities))
+    touch, first, second, many, read = conn.calls
+    assert many.sql == golden("insert_message_entity") and many.kind == "executemany"
+    assert many.binds == [{"message_id": 42, "source_type": "task", "source_id": i} for i in range(1, 161)]
+    assert conn.events == ["commit"] and read.sql == golden("get_turn") and answer.facts.entities == entities
+
+    conn.calls.clear()
+    rows = [(7, 5, "assistant", "b", "[]", NOW, None, None, None, None),
+            (6, 5, "user", "q", "[]", NOW, None, None, None, None),
+            (4, 5, "assistant", "a", "[]", NOW, None, None, None, None)]
+    conn.replies += [("ORDER BY MESSAGE_ID DESC", Reply(rows=rows)),
+                     ("FROM MESSAGE_ENTITIES", Reply(rows=[(4, "doc", 2), (4, "task", 9), (7, "task", 3)]))]
+    window = fake_engine.recent_messages(5, 3)
+    assert conn.calls[1].sql == golden("message_entities_between")
+    assert conn.calls[1].binds == {"conversation_id": 5, "first_id": 4, "last_id": 7}
+    assert [m.facts.entities for m in window] == [(("doc", 2), ("task", 9)), (), (("task", 3),)]
+
+
 def test_a_scope_chosen_during_the_turn_is_set_before_the_one_commit(fake_engine, conn):
     conn.replies += [("UPDATE CONVERSATIONS SET UPDATED_AT", Reply(rowcount=1)),
                      ("INSERT INTO MESSAGES", returning([41])), ("INSERT INTO MESSAGES", returning([42])),

@@ -225,6 +225,12 @@ def rows(n, source_type="task"):
     return [(source_type, i, 0, f"chunk {i}", 0.1 * i) for i in range(1, n + 1)]
 
 
+def visible_statistics(rows_seen=100, mean_length=20.0, holding=(5,)):
+    """Replies to the text arm's statistics: N and the mean length, then n(t) for each term in order."""
+    return [("AVG(LENGTH(CONTENT))", Reply(rows=[(rows_seen, mean_length)])),
+            *(("COUNT(*) FROM RAG_CHUNK WHERE CONTAINS", Reply(rows=[(n,)])) for n in holding)]
+
+
 def test_embed_query_is_one_select_from_dual(fake_engine, conn):
     conn.replies.append(("VECTOR_EMBEDDING", Reply(rows=[(array("f", vec()),)])))
     out = fake_engine.embed_query("login bug")
@@ -283,14 +289,19 @@ def test_hybrid_fuses_vector_and_oracle_text_arms(fake_engine, conn):
     scope = Scope(project=3, sprint_id=5, source_types=("task", "doc"))
     vector_rows = [("task", 1, 0, "one", 0.2), ("task", 2, 0, "two", 0.3)] + rows(50)[2:]  # a full APPROX answer
     text_rows = [("doc", 9, 0, "XK-42 key", 0.7), ("task", 2, 0, "two", 0.3)]
-    conn.replies += [("FETCH APPROX", Reply(rows=vector_rows)), ("CONTAINS", Reply(rows=text_rows))]
+    conn.replies += [("FETCH APPROX", Reply(rows=vector_rows)), *visible_statistics(holding=(1, 3, 4)),
+                     ("ORDER BY SCORE(1)", Reply(rows=text_rows))]
     result = fake_engine.search(vec(), "Rotate XK-42, rotate!", DEV, 3, scope, "hybrid")
-    vector_call, text_call = conn.calls
+    vector_call, stats_call, *term_calls, text_call = conn.calls
     assert vector_call.binds["k"] == 50  # candidate_depth(3): the same depth as the SQLite engine
+    # The statistics: the caller's visible set under the access rule, not the scope (it is theirs to see).
+    assert stats_call.sql == golden("text_statistics_developer") and stats_call.binds == {"caller_id": 7}
+    assert [c.sql for c in term_calls] == [golden("text_term_rows_developer")] * 3
+    assert [c.binds for c in term_calls] == [{"caller_id": 7, "tq": t} for t in ("{Rotate}", "{XK}", "{42}")]
     assert text_call.sql == golden("text_search_developer_scoped")
     assert {k: v for k, v in text_call.binds.items() if k != "qv"} == {
         "caller_id": 7, "project_id": 3, "sprint_id": 5, "st0": "task", "st1": "doc",
-        "tq": "{Rotate} ACCUM {XK} ACCUM {42}", "n": 50}
+        "tq": "{Rotate} ACCUM {XK} ACCUM {42}", "n": 200}  # TEXT_CANDIDATES: re-ranked, then the best 50
     keys = [(h.source_type, h.source_id) for h in result.hits]
     assert keys[0] == ("task", 2)  # in both arms
     assert ("doc", 9) in keys  # lexical-only hit keeps its distance from the text arm
@@ -310,22 +321,27 @@ def test_vector_mode_ranks_are_the_order_and_lexical_ranks_are_none(fake_engine,
 
 
 def test_hybrid_unscoped_manager_text_arm(fake_engine, conn):
-    conn.replies += [("FETCH APPROX", Reply(rows=rows(50)))]  # candidate_depth(2) rows: no fallback
+    conn.replies += [("FETCH APPROX", Reply(rows=rows(50))), *visible_statistics()]  # 50 rows: no fallback
     fake_engine.search(vec(), "login", MANAGER, 2, Scope(), "hybrid")
-    assert conn.calls[1].sql == golden("text_search_manager_unscoped")
-    assert set(conn.calls[1].binds) == {"qv", "tq", "n"}
+    _, stats_call, term_call, text_call = conn.calls
+    assert (stats_call.sql, stats_call.binds) == (golden("text_statistics_manager"), {})
+    assert (term_call.sql, term_call.binds) == (golden("text_term_rows_manager"), {"tq": "{login}"})
+    assert text_call.sql == golden("text_search_manager_unscoped")
+    assert set(text_call.binds) == {"qv", "tq", "n"}
 
 
 def test_lexical_mode_runs_only_the_text_arm_and_keeps_vector_distances(fake_engine, conn):
     text_rows = [("doc", 9, 0, "XK-42 key", 0.7), ("doc", 9, 1, "XK-42 again", 0.4), ("task", 2, 0, "two", 0.3)]
-    conn.replies.append(("CONTAINS", Reply(rows=text_rows)))
+    conn.replies += [*visible_statistics(holding=(0, 2, 2)), ("ORDER BY SCORE(1)", Reply(rows=text_rows))]
     scope = Scope(project=3, sprint_id=5, source_types=("task", "doc"))
     result = fake_engine.search(vec(), "Rotate XK-42", DEV, 3, scope, "lexical")
-    (text_call,) = conn.calls  # no FETCH APPROX: the vector arm is not asked
+    assert "FETCH APPROX" not in "".join(conn.sqls)  # the vector arm is not asked
+    text_call = conn.calls[-1]
     assert text_call.sql == golden("text_search_developer_scoped")  # the hybrid text arm, unchanged
-    assert text_call.binds["n"] == 50 and text_call.binds["tq"] == "{Rotate} ACCUM {XK} ACCUM {42}"
+    assert text_call.binds["n"] == 200 and text_call.binds["tq"] == "{Rotate} ACCUM {XK} ACCUM {42}"
     assert result.mode == "lexical" and result.answered_by == "text"
-    # Oracle Text's order; each distance comes from its row.
+    # BM25 over the visible statistics (the shorter chunk first, the one holding no term last); each distance
+    # comes from its row.
     assert [(h.source_type, h.source_id, h.chunk_ix, h.distance) for h in result.hits] == [
         ("doc", 9, 0, pytest.approx(0.7)), ("doc", 9, 1, pytest.approx(0.4)), ("task", 2, 0, pytest.approx(0.3))]
     assert [h.score for h in result.hits] == sorted((h.score for h in result.hits), reverse=True)
@@ -337,13 +353,38 @@ def test_lexical_mode_with_no_searchable_term_asks_nothing_and_finds_nothing(fak
 
 
 def test_lexical_mode_reports_an_oracle_text_failure_hybrid_survives_it(fake_engine, conn):
-    conn.replies.append(("CONTAINS", Reply(error=ora_error(29902, "error in executing ODCIIndexStart"))))
+    conn.replies += [*visible_statistics(),
+                     ("ORDER BY SCORE(1)", Reply(error=ora_error(29902, "error in executing ODCIIndexStart")))]
     with pytest.raises(UnavailableError, match="29902") as failure:  # a 503 with Retry-After, not a 500
         fake_engine.search(vec(), "login", MANAGER, 2, Scope(), "lexical")
     assert failure.value.retry_after_s == 30 and "vector and hybrid search still work" in str(failure.value)
-    conn.replies += [("FETCH APPROX", Reply(rows=rows(50))),
+    conn.replies += [("FETCH APPROX", Reply(rows=rows(50))), ("AVG(LENGTH(CONTENT))", Reply(rows=[(100, 20.0)])),
                      ("CONTAINS", Reply(error=ora_error(29902, "error in executing ODCIIndexStart")))]
     assert len(fake_engine.search(vec(), "login", MANAGER, 2, Scope(), "hybrid").hits) == 2
+
+
+def test_the_text_arm_orders_by_the_callers_own_statistics_not_oracle_texts_score(fake_engine, conn):
+    """Issue 26 point 6 on Oracle: SCORE counts chunks the caller cannot see, so its order is discarded and the
+    candidates are ranked by BM25 over the visible counts. The same candidates in any SCORE order give the same
+    ranking, and counts that make "layoffs" rare among what the caller sees put its chunk first."""
+    candidates = [("doc", 1, 0, "layoffs", 0.5), ("doc", 2, 0, "picnic", 0.5), ("doc", 3, 0, "picnic picnic", 0.5)]
+    orders = []
+    for text_rows in (candidates, candidates[::-1], [candidates[1], candidates[0], candidates[2]]):
+        conn.replies += [*visible_statistics(rows_seen=40, mean_length=7.0, holding=(1, 9)),
+                         ("ORDER BY SCORE(1)", Reply(rows=text_rows))]
+        orders.append([h.source_id for h in fake_engine.search(vec(), "layoffs picnic", DEV, 3, Scope(),
+                                                                "lexical").hits])
+    assert orders == [[1, 3, 2]] * 3
+    conn.replies += [*visible_statistics(rows_seen=40, mean_length=7.0, holding=(9, 1)),
+                     ("ORDER BY SCORE(1)", Reply(rows=candidates))]
+    assert [h.source_id for h in fake_engine.search(vec(), "layoffs picnic", DEV, 3, Scope(), "lexical").hits] == [
+        3, 2, 1]
+
+
+def test_no_visible_chunk_holding_a_term_asks_oracle_text_for_nothing(fake_engine, conn):
+    conn.replies += visible_statistics(holding=(0, 0))
+    assert fake_engine.search(vec(), "layoffs picnic", DEV, 3, Scope(), "lexical").hits == []
+    assert not any("ORDER BY SCORE" in c.sql for c in conn.calls)
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -617,6 +658,10 @@ def test_every_search_branch_binds_exactly_its_placeholders(caller, project, spr
         check_binds(text, {**binds, "qv": None, "k": 1})
     text, binds = sql.text_search(caller, scope)
     check_binds(text, {**binds, "tq": None, "qv": None, "n": 1})
+    text, binds = sql.text_statistics(caller)
+    check_binds(text, binds)
+    text, binds = sql.text_term_rows(caller)
+    check_binds(text, {**binds, "tq": None})
 
 
 @pytest.mark.parametrize("source_type", ["task", "sprint", "project", "doc"])

@@ -150,6 +150,10 @@ def test_v6_adds_conversations_and_project_summaries_to_an_upgraded_database(tmp
     for path in migrations.MIGRATIONS_DIR.glob("V[89]__*.sql"):
         shutil.copy(path, directory)
     assert migrations.migrate(conn, directory) == ["8", "9"]
+    # The rest (V12 among them: an answer's entities, none recorded for one written before it).
+    for path in migrations.MIGRATIONS_DIR.glob("V*__*.sql"):
+        shutil.copy(path, directory)
+    assert "12" in migrations.migrate(conn, directory)
     engine = SQLiteEngine(db, embedder=embedder)
     old = engine.list_messages(1, None, 10).items
     assert [(m.content, m.facts) for m in old] == [("old answer", TurnFacts())]

@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from app.domain import (
@@ -23,10 +24,12 @@ from app.domain import (
     TaskQuery,
     TurnFacts,
     Vocabulary,
+    answer_range,
     check_rag_scope,
     citations_json,
     retrieved_of,
     scope_project_id,
+    with_entities,
 )
 from app.engines.base import ConflictError
 from app.engines.oracle import statements as sql
@@ -97,6 +100,9 @@ def append_turn(cur: Any, conversation_id: int, user_text: str, assistant_text: 
         raise ConflictError(f"conversation {conversation_id} does not exist")
     user_id = insert_message(cur, message_binds(conversation_id, "user", user_text, "[]", TurnFacts()))
     answer_id = insert_message(cur, message_binds(conversation_id, "assistant", assistant_text, cited, facts))
+    if facts.entities:  # executemany([]) fails on some driver versions (FACTS.md §11.7)
+        cur.executemany(sql.INSERT_MESSAGE_ENTITY, [{"message_id": answer_id, "source_type": t, "source_id": i}
+                                                    for t, i in facts.entities])
     return user_id, answer_id
 
 
@@ -120,10 +126,11 @@ def insert_message(cur: Any, binds: dict[str, Any]) -> int:
     return returned_id(new_id)
 
 
-def turn(cur: Any, user_id: int, answer_id: int) -> tuple[Message, Message]:
+def turn(cur: Any, user_id: int, answer_id: int, entities: tuple = ()) -> tuple[Message, Message]:
+    """The turn just committed; ``entities`` are the answer's, as append_turn wrote them."""
     cur.execute(sql.GET_TURN, user_id=user_id, answer_id=answer_id)
     user, answer = (_message(r) for r in cur.fetchall())
-    return user, answer
+    return user, replace(answer, facts=replace(answer.facts, entities=entities))
 
 
 def list_messages(cur: Any, conversation_id: int, after: int | None, limit: int) -> Page[Message]:
@@ -132,12 +139,22 @@ def list_messages(cur: Any, conversation_id: int, after: int | None, limit: int)
     rows = cur.fetchall()
     cur.execute(sql.COUNT_MESSAGES, conversation_id=int(conversation_id))
     total = int(cur.fetchone()[0])
-    return Page([_message(r) for r in rows[:limit]], total, len(rows) > limit)
+    return Page(_with_entities(cur, conversation_id, [_message(r) for r in rows[:limit]]), total, len(rows) > limit)
 
 
 def recent_messages(cur: Any, conversation_id: int, n: int) -> list[Message]:
     cur.execute(sql.RECENT_MESSAGES, conversation_id=int(conversation_id), max_rows=max(0, int(n)))
-    return [_message(r) for r in reversed(cur.fetchall())]
+    return _with_entities(cur, conversation_id, [_message(r) for r in reversed(cur.fetchall())])
+
+
+def _with_entities(cur: Any, conversation_id: int, messages: list[Message]) -> list[Message]:
+    """The messages with every entity their answers rest on (V17), in one range read."""
+    span = answer_range(messages)
+    if span is None:
+        return messages
+    cur.execute(sql.MESSAGE_ENTITIES_BETWEEN, conversation_id=int(conversation_id), first_id=span[0],
+                last_id=span[1])
+    return with_entities(messages, cur.fetchall())
 
 
 # --- what the model's tools read ----------------------------------------------------------------

@@ -465,7 +465,7 @@ class OracleEngine:
                     raise ConflictError(f"conversation {conversation_id} was pinned to a project while the answer "
                                         "was being written: its scope was not changed and nothing was stored")
             conn.commit()  # both rows, the bump and the scope, or (any exception above: rollback) none
-            return conversations.turn(cur, user_id, answer_id)
+            return conversations.turn(cur, user_id, answer_id, facts.entities)
 
     def list_messages(self, conversation_id: int, after: int | None, limit: int) -> Page[Message]:
         with self._connection() as conn, conn.cursor() as cur:

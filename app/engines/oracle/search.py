@@ -14,6 +14,8 @@ from app.domain import Caller, Scope, SearchHit, SearchMode, SearchResult
 from app.engines.oracle import statements as sql
 from app.engines.base import UnavailableError
 from app.engines.oracle.errors import model_required, unavailable
+from app.rag import bm25
+from app.rag.fts_tokens import tokenize
 from app.rag.fusion import candidate_depth, ranks, reciprocal_rank_fusion
 from app.rag.lexical import query_terms
 
@@ -21,6 +23,8 @@ log = logging.getLogger(__name__)
 
 DIMENSIONS = 384
 QUERY_TEXT_MAX_BYTES = 4000  # VECTOR_EMBEDDING input is a VARCHAR2 (FACTS.md §2)
+# The text arm re-ranks at least this many Oracle Text candidates: exact (every visible match) up to here.
+TEXT_CANDIDATES = 200
 
 
 def embed_query(cur: Any, model_name: str, text: str) -> np.ndarray:
@@ -80,13 +84,25 @@ def _vector_arm(cur: Any, caller: Caller, scope: Scope, qv: array, k: int) -> tu
 
 def _text_arm(cur: Any, caller: Caller, scope: Scope, qv: array, query_text: str, n: int,
               tolerate_errors: bool) -> list:
-    tq = text_query(query_text)
-    if not tq:
+    """Oracle Text finds the candidates; BM25 over the caller's own statistics orders them (app/rag/bm25.py).
+
+    SCORE's term weights count every chunk in the index, so a hidden chunk holding a word would reorder what
+    the caller sees (an existence oracle, issue 26 point 6), and Oracle Text cannot compute them over a subset.
+    So N, n(t) and the mean length come from counts under the access rule, and the candidates (every visible
+    match when at most TEXT_CANDIDATES match, else Oracle Text's best that many) are re-ranked in Python from
+    their own text. Residual, in docs/ORACLE.md: past TEXT_CANDIDATES matches, which rows are candidates still
+    follows SCORE.
+    """
+    terms = query_terms(query_text)
+    if not terms:
         return []
-    text, binds = sql.text_search(caller, scope)
     try:
-        cur.execute(text, {**binds, "tq": tq, "qv": qv, "n": n})
-        return cur.fetchall()
+        stats = _visible_statistics(cur, caller, terms)
+        if not stats.rows or not any(stats.holding.values()):
+            return []
+        text, binds = sql.text_search(caller, scope)
+        cur.execute(text, {**binds, "tq": text_query(query_text), "qv": qv, "n": max(n, TEXT_CANDIDATES)})
+        rows = cur.fetchall()
     except Exception as exc:  # Oracle Text trouble must not take vector search down with it
         if not tolerate_errors:  # lexical mode: nothing else can answer; "not now", not a 500
             raise unavailable(exc) or UnavailableError(
@@ -94,6 +110,27 @@ def _text_arm(cur: Any, caller: Caller, scope: Scope, qv: array, query_text: str
                 "and `ragctl oracle doctor` checks the text index", 30) from exc
         log.warning("Oracle Text arm of hybrid search failed, answering from vectors only: %s", exc)
         return []
+    by_key = {_key(row): row for row in rows}
+    order = bm25.rank([(key, row[3]) for key, row in by_key.items()], [_folded(t) for t in terms], stats, tokenize)
+    return [by_key[key] for key in order[:n]]
+
+
+def _visible_statistics(cur: Any, caller: Caller, terms: list[str]) -> bm25.Statistics:
+    """N and the mean length of the chunks the caller may see, and how many of them hold each term."""
+    text, binds = sql.text_statistics(caller)
+    cur.execute(text, binds)
+    rows, mean_length = cur.fetchone() or (0, None)
+    holding: dict[str, int] = {}
+    text, binds = sql.text_term_rows(caller)
+    for term in terms if rows else []:
+        cur.execute(text, {**binds, "tq": braced(term)})
+        holding[_folded(term)] = holding.get(_folded(term), 0) + int((cur.fetchone() or (0,))[0])
+    return bm25.Statistics(int(rows or 0), float(mean_length or 0.0), holding)
+
+
+def _folded(term: str) -> str:
+    """A query term as the re-ranking's tokenizer spells it (lower case, no diacritics)."""
+    return "".join(tokenize(term)) or term.lower()
 
 
 def text_query(text: str) -> str:

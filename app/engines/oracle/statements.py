@@ -540,8 +540,8 @@ def crud_lob_binds(entity: EntitySpec, columns: Sequence[str]) -> tuple[str, ...
 # source: FACTS.md §10 (plain DELETE; children first, queue last because the deletes enqueue)
 WIPE = tuple(
     f"DELETE FROM {table}"
-    for table in ("MESSAGES", "CONVERSATIONS", "COMMENTS", "TASK_LINKS", "TASKS", "DOCUMENTS", "SPRINTS", "PROJECTS",
-                  "EMPLOYEES", "RAG_CHUNK", "RAG_DIRTY", "ERASURE_JOBS", "SYNC_CURSORS")
+    for table in ("MESSAGE_ENTITIES", "MESSAGES", "CONVERSATIONS", "COMMENTS", "TASK_LINKS", "TASKS", "DOCUMENTS",
+                  "SPRINTS", "PROJECTS", "EMPLOYEES", "RAG_CHUNK", "RAG_DIRTY", "ERASURE_JOBS", "SYNC_CURSORS")
 )
 
 # --- search -----------------------------------------------------------------------------------
@@ -600,7 +600,8 @@ def vector_search(caller: Caller, scope: Scope, exact: bool) -> tuple[str, dict[
 
 
 def text_search(caller: Caller, scope: Scope) -> tuple[str, dict[str, object]]:
-    """Top :n chunks by Oracle Text score, with their cosine distance to the question."""
+    """Top :n chunks by Oracle Text score, with their cosine distance to the question: the text arm's candidates,
+    which search.py re-ranks by BM25 over the caller's own statistics (SCORE counts chunks they cannot see)."""
     predicates, binds = search_filter(caller, scope)
     where = "WHERE " + "\n  AND ".join(["CONTAINS(CONTENT, :tq, 1) > 0", *predicates]) + "\n"
     # source: FACTS.md §8B (CONTAINS(col, :q, 1) > 0 ORDER BY SCORE(1) DESC FETCH FIRST n ROWS ONLY, CODE text_search.py)
@@ -612,6 +613,25 @@ def text_search(caller: Caller, scope: Scope) -> tuple[str, dict[str, object]]:
         "FETCH FIRST :n ROWS ONLY"
     )
     return sql, binds
+
+
+def text_statistics(caller: Caller) -> tuple[str, dict[str, object]]:
+    """How many chunks the caller may see and their mean length in characters: the N and avgdl of the text arm's
+    BM25, over the caller's visible set only (no scope: what is out of scope is still theirs to see)."""
+    where = "" if caller.sees_everything else f"\nWHERE {ACCESS_PREDICATE}"
+    binds: dict[str, object] = {} if caller.sees_everything else {"caller_id": caller.employee_id}
+    # source: FACTS.md §10 (plain aggregate, as ERASE_COUNT_MESSAGES; LENGTH of a VARCHAR2 counts characters
+    #         [DOC sqlrf LENGTH]) over the searches' access predicate
+    return f"SELECT COUNT(*), AVG(LENGTH(CONTENT)) FROM RAG_CHUNK{where}", binds
+
+
+def text_term_rows(caller: Caller) -> tuple[str, dict[str, object]]:
+    """How many chunks the caller may see hold one term (:tq, the term in braces): the text arm's n(t)."""
+    access = "" if caller.sees_everything else f"\n  AND {ACCESS_PREDICATE}"
+    binds: dict[str, object] = {} if caller.sees_everything else {"caller_id": caller.employee_id}
+    # source: FACTS.md §8B (SELECT COUNT(*) ... WHERE CONTAINS(col, :q) > 0, as PROOF_CONTAINS) + §12.4 (the term
+    #         in braces) + the searches' access predicate
+    return f"SELECT COUNT(*) FROM RAG_CHUNK WHERE CONTAINS(CONTENT, :tq) > 0{access}", binds
 
 
 # --- conversations (app/engines/oracle/conversations.py) ----------------------------------------
@@ -680,6 +700,20 @@ COUNT_MESSAGES = "SELECT COUNT(*) FROM MESSAGES WHERE CONVERSATION_ID = :convers
 RECENT_MESSAGES = (
     f"SELECT {_message_columns} FROM MESSAGES WHERE CONVERSATION_ID = :conversation_id\n"
     "ORDER BY MESSAGE_ID DESC FETCH FIRST :max_rows ROWS ONLY"
+)
+
+# source: FACTS.md §10 (plain INSERT of bound values) + §6 (one statement over rows with executemany; §11.7: the
+#         caller skips an empty batch) — every entity an answer rests on (V17), in the turn's transaction
+INSERT_MESSAGE_ENTITY = (
+    "INSERT INTO MESSAGE_ENTITIES (MESSAGE_ID, SOURCE_TYPE, SOURCE_ID) VALUES (:message_id, :source_type, :source_id)"
+)
+# source: FACTS.md §10 (plain join, as ERASE_USER_MESSAGES; BETWEEN on the primary key's first column) — the
+#         entities of one conversation's answers between two message ids (a page, the recent window)
+MESSAGE_ENTITIES_BETWEEN = (
+    "SELECT e.MESSAGE_ID, e.SOURCE_TYPE, e.SOURCE_ID FROM MESSAGE_ENTITIES e\n"
+    "JOIN MESSAGES m ON m.MESSAGE_ID = e.MESSAGE_ID\n"
+    "WHERE m.CONVERSATION_ID = :conversation_id AND e.MESSAGE_ID BETWEEN :first_id AND :last_id\n"
+    "ORDER BY e.MESSAGE_ID, e.SOURCE_TYPE, e.SOURCE_ID"
 )
 
 # --- what the model's tools read ------------------------------------------------------------------

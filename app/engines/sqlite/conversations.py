@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import apsw
@@ -25,10 +26,12 @@ from app.domain import (
     TaskQuery,
     TurnFacts,
     Vocabulary,
+    answer_range,
     check_rag_scope,
     citations_json,
     retrieved_of,
     scope_project_id,
+    with_entities,
 )
 from app.engines.base import ConflictError
 from app.engines.sqlite import statements as sql
@@ -86,20 +89,30 @@ def append_turn(conn: apsw.Connection, conversation_id: int, user_text: str, ass
     answer = conn.execute(sql.INSERT_MESSAGE, (conversation_id, "assistant", assistant_text, citations_json(citations),
                                                facts.focus, facts.retrieved_json(), facts.rag_scope,
                                                facts.llm_error)).fetchone()
+    conn.executemany(sql.INSERT_MESSAGE_ENTITY, [(answer[0], t, i) for t, i in facts.entities])
     conn.execute(sql.TOUCH_CONVERSATION, (conversation_id,))
-    return _message(user), _message(answer)
+    answer_message = _message(answer)
+    return _message(user), replace(answer_message, facts=replace(answer_message.facts, entities=facts.entities))
 
 
 def list_messages(conn: apsw.Connection, conversation_id: int, after: int | None, limit: int) -> Page[Message]:
     """Run inside one read transaction (the engine's), so the total and the page agree."""
     rows = conn.execute(sql.LIST_MESSAGES, (conversation_id, after or 0, limit + 1)).fetchall()
     total = conn.execute(sql.COUNT_MESSAGES, (conversation_id,)).fetchone()[0]
-    return Page([_message(r) for r in rows[:limit]], total, len(rows) > limit)
+    return Page(_with_entities(conn, conversation_id, [_message(r) for r in rows[:limit]]), total, len(rows) > limit)
 
 
 def recent_messages(conn: apsw.Connection, conversation_id: int, n: int) -> list[Message]:
     rows = conn.execute(sql.RECENT_MESSAGES, (conversation_id, max(0, int(n)))).fetchall()
-    return [_message(r) for r in reversed(rows)]
+    return _with_entities(conn, conversation_id, [_message(r) for r in reversed(rows)])
+
+
+def _with_entities(conn: apsw.Connection, conversation_id: int, messages: list[Message]) -> list[Message]:
+    """The messages with every entity their answers rest on (V12), in one range read."""
+    span = answer_range(messages)
+    if span is None:
+        return messages
+    return with_entities(messages, conn.execute(sql.MESSAGE_ENTITIES_BETWEEN, (conversation_id, *span)))
 
 
 # --- what the model's tools read ----------------------------------------------------------------

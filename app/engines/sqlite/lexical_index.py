@@ -5,13 +5,18 @@ Why not FTS5's MATCH: it computes bm25() for every matching row before its ORDER
 arrays and a query is a few vectorised gathers and scatters.
 
 Same answers as ``SELECT ... WHERE RAG_FTS MATCH '"t1" OR "t2" ...' ORDER BY bm25(RAG_FTS), CHUNK_ID``:
-terms come from app.rag.fts_tokens (FTS5's unicode61 tokenizer, optionally porter), statistics are
-over every chunk (as FTS5's are, whatever the caller may see), and the score is fts5_aux.c's:
+terms come from app.rag.fts_tokens (FTS5's unicode61 tokenizer, optionally porter) and the score is
+fts5_aux.c's (app/rag/bm25.py, whose constants both engines use):
   idf(t) = ln((N - n(t) + 0.5) / (n(t) + 0.5)), clamped to 1e-6 when <= 0 (very common terms),
   bm25  = sum over the query's phrases, in order, of idf * tf*(k1+1) / (tf + k1*(1 - b + b*D/avgdl)),
-with k1 = 1.2, b = 0.75, D the chunk's token count, avgdl the mean over all chunks; a phrase
-repeated in the query counts each time. The access rule and the scope are masks applied before
-the top-k, ties go to the lower chunk id.
+with k1 = 1.2, b = 0.75, D the chunk's token count; a phrase repeated in the query counts each time.
+The statistics N, n(t) and avgdl are the caller's own (DESIGN.md, Trust model): over the chunks the
+caller may see, so a chunk they cannot see moves neither their scores nor their order (a hidden chunk
+holding a word would otherwise lower that word's idf and flip their ranking: an existence oracle). For
+a caller who sees everything that is every chunk, i.e. RAG_FTS's own bm25(); for a developer it is
+the bm25() FTS5 would give over a table holding only their visible chunks (tests/sqlite/
+test_lexical_index.py compares both). The scope is a mask applied before the top-k, not a change of
+statistics: what is out of scope is still the caller's to see. Ties go to the lower chunk id.
 
 Freshness works like VectorIndex: the RAG_CHUNK_CHANGES ids past the last SEQ are re-read inside
 the caller's read transaction; RAG_META.epoch or pruning forces a full reload. Postings of added
@@ -34,10 +39,9 @@ from app.domain import Scope
 from app.engines.sqlite import statements as sql
 from app.engines.sqlite.change_log import FollowsChangeLog
 from app.engines.sqlite.vector_index import NULL_ID, TYPE_CODE, ScopeCodes, best_k
+from app.rag.bm25 import B, K1, MIN_IDF
 from app.rag.fts_tokens import query_terms, tokenize
 
-K1, B = 1.2, 0.75  # fts5_aux.c's constants
-MIN_IDF = 1e-6  # fts5_aux.c clamps idf <= 0 (a term in more than half the rows) to this
 _COMPACT_RATIO = 0.25
 _MERGE_RATIO = 0.1  # merge the delta into the CSR arrays past this share of the postings...
 _MERGE_MIN = 10_000  # ...or this many postings, whichever is larger
@@ -75,6 +79,8 @@ class LexicalIndex(FollowsChangeLog):
             setattr(self, name, np.full(64, fill, dtype))
         self.where: dict[int, int] = {}  # chunk id -> row
         self.total_tokens = 0
+        self.audience_rows: Counter[int] = Counter()  # live rows and their tokens per audience: the
+        self.audience_tokens: Counter[int] = Counter()  # N and avgdl of each caller's visible set
         self.doc_type_codes: dict[str, int] = {}
         self.epoch: int | None = None
         self.seq = 0
@@ -134,6 +140,8 @@ class LexicalIndex(FollowsChangeLog):
         self.n += 1
         self.where[chunk_id] = row
         self.total_tokens += length
+        self.audience_rows[audience] += 1
+        self.audience_tokens[audience] += length
         self._norm = None
         return row
 
@@ -151,6 +159,8 @@ class LexicalIndex(FollowsChangeLog):
         if row is not None:
             self.alive[row] = False
             self.total_tokens -= int(self.doclen[row])
+            self.audience_rows[int(self.audience[row])] -= 1
+            self.audience_tokens[int(self.audience[row])] -= int(self.doclen[row])
             self.dead += 1
             self._norm = None  # avgdl changed
 
@@ -203,27 +213,37 @@ class LexicalIndex(FollowsChangeLog):
         return (np.concatenate([rows, np.array(extra[0], np.int32)]),
                 np.concatenate([tfs, np.array(extra[1], np.float64)]))
 
-    def scores(self, terms: Sequence[str]) -> np.ndarray:
-        """FTS5's bm25 magnitude (positive, higher is better) of every row; 0 where no term matches."""
-        n, live = self.n, len(self.where)
+    def scores(self, terms: Sequence[str], audiences: Iterable[int] | None = None) -> np.ndarray:
+        """FTS5's bm25 magnitude (positive, higher is better) of every row, with N, n(t) and avgdl over
+        the rows of ``audiences`` (None: every row); 0 where no term matches or the row is not theirs."""
+        n = self.n
         scores = np.zeros(n)
+        allowed = None if audiences is None else np.fromiter(set(audiences), np.int64)
+        if allowed is None:
+            live, tokens = len(self.where), self.total_tokens
+        else:
+            live = sum(self.audience_rows[int(a)] for a in allowed)
+            tokens = sum(self.audience_tokens[int(a)] for a in allowed)
         if not live:
             return scores
-        if self._norm is None:
-            avgdl = self.total_tokens / live
-            self._norm = K1 * ((1 - B) + (B * self.doclen[:n]) / avgdl)
+        if allowed is None and self._norm is None:
+            self._norm = K1 * ((1 - B) + (B * self.doclen[:n]) / (tokens / live))
         for term in terms:  # in query order: the float sums then match FTS5's to the last bit
             term_id = self.terms.get(term)
             if term_id is None:
                 continue
             rows, tfs = self._postings(term_id)
-            if self.dead:
-                keep = self.alive[rows]
+            keep = self.alive[rows] if self.dead else None
+            if allowed is not None:
+                theirs = np.isin(self.audience[rows], allowed)
+                keep = theirs if keep is None else keep & theirs
+            if keep is not None:
                 rows, tfs = rows[keep], tfs[keep]
             if not len(rows):
                 continue
             idf = math.log((live - len(rows) + 0.5) / (len(rows) + 0.5))
-            scores[rows] += (idf if idf > 0.0 else MIN_IDF) * ((tfs * (K1 + 1.0)) / (tfs + self._norm[rows]))
+            norm = self._norm[rows] if allowed is None else K1 * ((1 - B) + (B * self.doclen[rows]) / (tokens / live))
+            scores[rows] += (idf if idf > 0.0 else MIN_IDF) * ((tfs * (K1 + 1.0)) / (tfs + norm))
         return scores
 
     def query_terms(self, words: Sequence[str], limit: int) -> list[str]:
@@ -231,8 +251,10 @@ class LexicalIndex(FollowsChangeLog):
         return query_terms(words, limit, self.stemmed)
 
     def search(self, terms: Sequence[str], k: int, audiences: Iterable[int] | None, scope: Scope) -> LexicalHits:
-        """Top-k visible chunks matching any term, by (bm25, chunk id); ``terms`` from query_terms()."""
-        scores = self.scores(terms)
+        """Top-k visible chunks matching any term, by (bm25 over what ``audiences`` see, chunk id); ``terms``
+        from query_terms()."""
+        audiences = None if audiences is None else tuple(audiences)  # read twice: statistics, then the mask
+        scores = self.scores(terms, audiences)
         rows = np.flatnonzero(scores)
         rows = rows[self._visible(rows, audiences, scope)]
         if not len(rows) or k <= 0:

@@ -1,5 +1,6 @@
 -- source: FACTS.md §10 (plain DELETEs; children first, queue last) — one statement per line, sent one by one
 
+DELETE FROM MESSAGE_ENTITIES;
 DELETE FROM MESSAGES;
 DELETE FROM CONVERSATIONS;
 DELETE FROM COMMENTS;
