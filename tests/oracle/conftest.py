@@ -30,3 +30,17 @@ def conn() -> FakeConnection:
 @pytest.fixture
 def fake_engine(conn, settings) -> OracleEngine:
     return OracleEngine(FakePool(conn), settings)
+
+
+@pytest.fixture(autouse=True)
+def examples_already_embedded(monkeypatch):
+    """The question kinds' examples (app/services/understanding.py) counted as embedded for this engine's model,
+    so the API's start-up warm-up sends nothing to the recording fake, whose scripted replies belong to the statements
+    under test. Zero vectors: no kind by meaning, the rules alone route (what a model that cannot load gives too)."""
+    import numpy as np
+
+    from app.rag import intents
+    from app.services import understanding
+
+    texts, _ = intents.example_texts()
+    monkeypatch.setitem(understanding._examples, (OracleEngine.__name__, MODEL), np.zeros((len(texts), 384), np.float32))
