@@ -37,7 +37,7 @@ from app.domain import (MAX_CITATIONS, MAX_QUESTION_CHARS, MAX_RETRIEVED, Caller
 from app.engines.base import Engine
 from app.entities import EMPLOYEES
 from app.logs import current_request_id
-from app.rag import citations, extractive, followup, prompting, refs, routing, task_answers, task_questions, terms
+from app.rag import backbone, citations, extractive, followup, prompting, refs, routing, task_answers, task_questions, terms
 from app.rag.computed import Computed
 from app.rag.refs import EntityRef
 from app.rag.routing import Route
@@ -191,7 +191,7 @@ async def chat(engine: Engine, settings: Settings, prep: Prepared, client: httpx
             await sink.token(answer)
     llm_ms = (time.perf_counter() - llm_started) * 1000
     scope_used = evidence.scope
-    facts = TurnFacts(_focus_after(cited, focus), _retrieved(evidence, prep.state), scope_used.value, llm_error)
+    facts = TurnFacts(_focus_after(evidence, cited, focus), _retrieved(evidence, prep.state), scope_used.value, llm_error)
     conversation_id = message_id = None
     if prep.persist:
         conv, message_id = await anyio.to_thread.run_sync(_store, engine, prep, answer, cited[:MAX_CITATIONS], facts)
@@ -274,6 +274,8 @@ def _tracker_answer(engine: Engine, prep: Prepared, asked: task_questions.TaskQu
 # --- answers ---------------------------------------------------------------------------------------
 
 def _offline_answer(settings: Settings, prep: Prepared, evidence: Evidence) -> str:
+    if evidence.computed is not None:
+        return evidence.computed.text
     route = evidence.route
     if route.kind == "tasks" and evidence.tasks_text is not None:
         return evidence.tasks_text
@@ -290,9 +292,15 @@ def _spoken(ref: EntityRef) -> str:
     return f"{refs.ANCHOR_PREFIX[ref[0]].lower()} #{ref[1]}"
 
 
+def _prompt_hits(evidence: Evidence) -> list[SearchHit]:
+    """The retrieved chunks the prompt shows: each once, none of an entity it already gives whole, as many
+    as fit."""
+    return prompting.context_hits(prompting.distinct_hits(evidence.found.result.hits, evidence.entities))
+
+
 def _citable(evidence: Evidence, state: tools.ToolState) -> set[str]:
     """Anchors an answer may cite: what it was given this turn (never an earlier turn's, never a guess)."""
-    hits = prompting.context_hits(evidence.found.result.hits)
+    hits = _prompt_hits(evidence)
     return {*prompting.unique_anchors(hits), *(refs.anchor(r) for r in evidence.entities),
             *(f"[TASK #{t['task_id']}]" for t in evidence.task_rows), *state.anchors}
 
@@ -330,12 +338,28 @@ async def _llm_turn(engine: Engine, settings: Settings, prep: Prepared, client: 
         log.warning("LLM call failed (%s), answering extractively instead (request %s): %s",
                     exc.reason, current_request_id(), exc, extra={"llm_error": exc.reason})
         return None, [], exc.reason, shown
-    cleaned = citations.clean(raw, _citable(evidence, prep.state))
-    if not cleaned.grounded or not cleaned.text:
-        log.warning("the LLM's answer kept no citable support (removed %s), answering extractively (request %s)",
-                    cleaned.removed, current_request_id(), extra={"llm_error": "ungrounded"})
+    citable = _citable(evidence, prep.state)
+    made_up = citations.invented(raw, citable | _shown_anchors(history, evidence))
+    cleaned = citations.clean(raw, citable)
+    if made_up or not cleaned.grounded or not cleaned.text:
+        log.warning("the LLM's answer cites what it was not given (%s) or kept no citable support (removed %s), "
+                    "answering extractively (request %s)", made_up, cleaned.removed, current_request_id(),
+                    extra={"llm_error": "ungrounded"})
         return None, [], "ungrounded", shown
+    kept = backbone.verdict(cleaned.text, evidence.computed) if evidence.computed is not None else None
+    if kept is not None:
+        log.warning("the LLM's answer is %s against the computed one, answering with that (request %s)",
+                    kept, current_request_id(), extra={"llm_error": kept})
+        return None, [], kept, shown
     return cleaned.text, cleaned.cited, None, shown
+
+
+def _shown_anchors(history: list[dict[str, str]], evidence: Evidence) -> set[str]:
+    """Anchors the prompt shows without making them citable (an earlier turn's, one a chunk's text names):
+    a reply citing one is trimmed of that claim, while an anchor shown nowhere is invented."""
+    texts = [t["content"] for t in history] + _evidence_blocks(evidence) + \
+        [h.content for h in _prompt_hits(evidence)]
+    return {a for text in texts for a in citations.anchors_in(text)}
 
 
 async def _llm_answer(engine: Engine, settings: Settings, prep: Prepared, client: httpx.AsyncClient,
@@ -400,7 +424,7 @@ async def _run_tools(state: tools.ToolState, completion: Any, messages: list[dic
 async def _prompt(engine: Engine, prep: Prepared, history: list[dict[str, str]],
                   evidence: Evidence) -> list[dict[str, Any]]:
     asker, label = await anyio.to_thread.run_sync(_asker_and_scope, engine, prep, evidence.scope)
-    return prompting.build_messages(prep.message, evidence.found.result.hits, asker=asker, today=prep.state.today,
+    return prompting.build_messages(prep.message, _prompt_hits(evidence), asker=asker, today=prep.state.today,
                                     scope=label, history=history, evidence=_evidence_blocks(evidence))
 
 
@@ -415,9 +439,17 @@ def _asker_and_scope(engine: Engine, prep: Prepared, scope: EffectiveScope) -> t
 
 # --- what the turn stores and returns ---------------------------------------------------------------
 
-def _focus_after(cited: list[str], focus: SourceRecord | None) -> str | None:
-    """The first entity this answer cites; an answer that cites nothing keeps the earlier focus."""
-    if cited:
+def _focus_after(evidence: Evidence, cited: list[str], focus: SourceRecord | None) -> str | None:
+    """What the route was about: the computed answer's focus, the entity looked up, the first task listed;
+    for retrieval, the first entity the answer cites. Never another citation of a routed answer (a reply's
+    "see also [SPRINT #1]" does not move the conversation). An answer about nothing keeps the earlier focus."""
+    if evidence.computed is not None and evidence.computed.focus:
+        return evidence.computed.focus
+    if evidence.entities:
+        return refs.anchor(next(iter(evidence.entities)))
+    if evidence.task_rows:
+        return f"[TASK #{evidence.task_rows[0]['task_id']}]"
+    if evidence.route.kind == "retrieve" and cited:
         return cited[0]
     return refs.anchor(entities.ref_of(focus)) if focus is not None else None
 

@@ -246,16 +246,20 @@ def test_a_follow_up_over_a_hanging_llm_waits_one_deadline_not_two(demo):
 
 # --- 6. clean citations -------------------------------------------------------------------------------
 
-def test_an_answer_whose_every_citation_is_hidden_is_ungrounded(demo):
+def test_an_answer_citing_what_it_was_not_given_is_ungrounded_as_a_whole(demo, offline):
+    """Issue 23 changed this: Maria's reply used to be cut to "The task [TASK #107] is blocked." and accepted;
+    a reply that cites anything it was not given is now ungrounded whole, and the extractive answer stands."""
     reply = "The task [TASK #107] is blocked; see [DOC #5] and [DOC #7]."
+    question = "what is blocking the login bug on the refund flow?"
     with FakeLLM(Reply.plain(reply)) as llm, TestClient(_app(demo, **llm_settings(llm))) as c:
-        answer = ask(c, ANA, "what is blocking the login bug on the refund flow?")
-        maria = ask(c, MARIA, "what is blocking the login bug on the refund flow?")
+        answer = ask(c, ANA, question)
+        maria = ask(c, MARIA, question)
     assert answer["llm_error"] == "ungrounded" and answer["llm_used"] is False
     assert "[TASK #107]" not in answer["answer"] and "see and" not in answer["answer"]
-    # Maria may see the task and DOC #5 but DOC #7 was not in her context: only that claim goes.
-    assert maria["llm_used"] is True and "[TASK #107]" in maria["answer"] and "[DOC #7]" not in maria["answer"]
-    assert "and." not in maria["answer"] and maria["answer"].endswith(".")
+    prompt = json.dumps(llm.requests[-1]["body"]["messages"])
+    assert "[DOC #7]" not in prompt  # Maria's model was never shown DOC #7: it made it up
+    assert maria["llm_error"] == "ungrounded" and maria["llm_used"] is False
+    assert maria["answer"] == ask(offline, MARIA, question)["answer"] and "[DOC #7]" not in maria["answer"]
 
 
 # --- 7. the smaller items ---------------------------------------------------------------------------
