@@ -37,12 +37,12 @@ from app.domain import (MAX_CITATIONS, MAX_QUESTION_CHARS, MAX_RETRIEVED, Caller
 from app.engines.base import Engine
 from app.entities import EMPLOYEES
 from app.logs import current_request_id
-from app.rag import backbone, citations, extractive, followup, prompting, refs, routing, task_answers, task_questions, terms
+from app.rag import backbone, cards, citations, followup, prompting, refs, routing, task_answers, task_questions, terms
 from app.rag.computed import Computed
 from app.rag.refs import EntityRef
 from app.rag.routing import Route
 from app.rag.templates import header_line
-from app.services import conversations, entities, tools
+from app.services import answers, conversations, entities, tools
 from app.services.conversations import EffectiveScope, InvalidScopeError
 from app.services.llm import (Completion, Deadline, LLMError, ToolCall, ToolCalls, complete, complete_with_tools,
                               stream, stream_with_tools)
@@ -50,6 +50,9 @@ from app.services.search import TimedSearch, search
 
 log = logging.getLogger(__name__)
 
+# Heads the computed answer in the prompt: the check of the reply (app/rag/backbone.py) holds the model to it.
+COMPUTED_LEAD = ("Computed from the records (authoritative: keep every anchor and number of it; a reply that drops "
+                 "one or states another number is replaced by it):\n")
 REWRITE_SHARE = 0.25  # of the turn's deadline, at most, for the follow-up rewrite; the answer gets the rest
 
 
@@ -176,14 +179,17 @@ async def chat(engine: Engine, settings: Settings, prep: Prepared, client: httpx
         if settings.chat_history_turns else []
     query = await _retrieval_query(settings, client, deadline, prep, route, memory, history, focus, llm_on)
     evidence = await anyio.to_thread.run_sync(_gather, engine, settings, prep, route, query)
+    _card(prep, evidence)
     llm_started = time.perf_counter()
-    answer, cited, llm_error, shown = None, [], None, False
+    answer, cited, llm_error, shown, compose_ms = None, [], None, False, 0.0
     if llm_on:
         answer, cited, llm_error, shown = await _llm_turn(engine, settings, prep, client, deadline, history,
                                                           evidence, sink)
     llm_used = answer is not None
     if answer is None:
-        answer = _offline_answer(settings, prep, evidence)
+        composing = time.perf_counter()
+        answer = await anyio.to_thread.run_sync(_offline_answer, engine, settings, evidence)
+        compose_ms = (time.perf_counter() - composing) * 1000
         cited = _citations_of(answer, evidence, prep.state)
         if sink is not None:
             if shown:
@@ -196,8 +202,8 @@ async def chat(engine: Engine, settings: Settings, prep: Prepared, client: httpx
     if prep.persist:
         conv, message_id = await anyio.to_thread.run_sync(_store, engine, prep, answer, cited[:MAX_CITATIONS], facts)
         conversation_id = conv.conversation_id
-    timings = {"embed": evidence.found.embed_ms, "search": evidence.found.search_ms, "llm": llm_ms,
-               "total": (time.perf_counter() - started) * 1000}
+    timings = {"embed": evidence.found.embed_ms, "search": evidence.found.search_ms, "llm": llm_ms - compose_ms,
+               "compose": compose_ms, "total": (time.perf_counter() - started) * 1000}
     return ChatAnswer(answer, cited, evidence.found, llm_used, llm_error, conversation_id, message_id,
                       scope_used, scope_used if prep.state.scope_changed else None, timings,
                       _entity_results(evidence, prep.state, cited), route.kind)
@@ -273,18 +279,23 @@ def _tracker_answer(engine: Engine, prep: Prepared, asked: task_questions.TaskQu
 
 # --- answers ---------------------------------------------------------------------------------------
 
-def _offline_answer(settings: Settings, prep: Prepared, evidence: Evidence) -> str:
+def _card(prep: Prepared, evidence: Evidence) -> None:
+    """A lookup, or a follow-up about a focus still visible, is answered by the entity's record card, which
+    the LLM turn then keeps (a route that computed its answer already has one)."""
+    route = evidence.route
+    if evidence.computed is None and (route.kind == "lookup" or (route.kind == "follow_up" and evidence.entities)):
+        evidence.computed = cards.cards(prep.message, list(evidence.entities.values()),
+                                        [_spoken(r) for r in evidence.missing])
+
+
+def _offline_answer(engine: Engine, settings: Settings, evidence: Evidence) -> str:
+    """Blocking (free text embeds its candidate sentences): the computed answer, the tracker answer, or
+    sentences of the retrieved records."""
     if evidence.computed is not None:
         return evidence.computed.text
-    route = evidence.route
-    if route.kind == "tasks" and evidence.tasks_text is not None:
+    if evidence.route.kind == "tasks" and evidence.tasks_text is not None:
         return evidence.tasks_text
-    if route.kind == "lookup":
-        return extractive.entity_answer(prep.message, [entities.as_hit(r) for r in evidence.entities.values()],
-                                        [_spoken(r) for r in evidence.missing])
-    if route.kind == "follow_up" and evidence.entities:
-        return extractive.entity_answer(prep.message, [entities.as_hit(r) for r in evidence.entities.values()])
-    return extractive.extractive_answer(evidence.query, evidence.found.result.hits, settings.answer_max_distance)
+    return answers.free_text(engine, evidence.query, evidence.found.result.hits, settings.answer_max_distance)
 
 
 def _spoken(ref: EntityRef) -> str:
@@ -311,8 +322,12 @@ def _citations_of(answer: str, evidence: Evidence, state: tools.ToolState) -> li
 
 
 def _evidence_blocks(evidence: Evidence) -> list[str]:
-    blocks = [entities.text_of(r) for r in evidence.entities.values()]
-    if evidence.tasks_text:
+    """The routed evidence, before the retrieved chunks: the answer computed from the records (which the reply
+    must keep), each entity looked up (whole, once) and the tracker answer."""
+    computed = evidence.computed
+    blocks = [COMPUTED_LEAD + computed.text] if computed is not None else []
+    blocks += [entities.text_of(r) for r in evidence.entities.values()]
+    if evidence.tasks_text and (computed is None or computed.text != evidence.tasks_text):
         blocks.append(evidence.tasks_text)
     if evidence.missing:
         blocks.append("Not found among what the asker may see: " + ", ".join(_spoken(r) for r in evidence.missing))

@@ -13,8 +13,7 @@ from fastapi.testclient import TestClient
 
 from app.config import Settings
 from app.entities import PROJECTS, TASKS
-from app.rag import extractive
-from app.services import golden_eval
+from app.services import chat, golden_eval
 from tests.fake_llm import FakeLLM, Reply
 
 from .chat_data import AUTH, client_for, llm_settings
@@ -78,7 +77,8 @@ def test_diego_in_english_then_spanish_follow_ups(offline):
     answers = converse(offline, DIEGO, "what is wrong with the login bug on the refund flow?",
                        "who is assigned to it?", "when is it due?", "¿cuándo vence?")
     assert [a["citations"] for a in answers[1:]] == [[REFUND_LOGIN]] * 3
-    assert answers[3]["answer"].startswith(extractive.LEAD["es"]) and "Due: " in answers[3]["answer"]
+    # issue 23: a follow-up is the focus's record card, cut to the field asked, labelled in the question's language
+    assert answers[3]["answer"].startswith("[TASK #107] Fix login bug on the refund flow\nVence: ")
 
 
 def test_a_spanish_conversation_with_the_llm_keeps_its_topic_turn_after_turn(demo):
@@ -100,7 +100,8 @@ def test_a_spanish_conversation_with_the_llm_keeps_its_topic_turn_after_turn(dem
         assert "The conversation is about: [TASK #107] Fix login bug on the refund flow" in json.dumps(
             rewrite["body"]["messages"], ensure_ascii=False)
         last = answer["body"]["messages"][-1]["content"]
-        assert last.startswith("Context:\n\n[TASK #107] Fix login bug on the refund flow") and last.endswith(question)
+        assert last.startswith("Context:\n\n" + chat.COMPUTED_LEAD + "[TASK #107] Fix login bug on the refund flow")
+        assert last.endswith(question) and last.count("[TASK #107] Fix login bug on the refund flow\nStatus:") == 1
         assert any("tarea 107" in m["content"] for m in answer["body"]["messages"][1:-1])  # the earlier turns
 
 
@@ -136,7 +137,8 @@ def test_follow_ups_keep_the_topic_when_the_llms_rewrite_fails(demo):
 def test_a_task_asked_by_its_id_is_looked_up_first(offline, question):
     answer = ask(offline, MARIA, question)
     assert answer["route"] == "lookup" and answer["citations"] == [REFUND_LOGIN]
-    assert "Status: TODO" in answer["answer"] and answer["results"][0]["origin"] in ("entity", "search")
+    label = "Estado" if "estado" in question else "Status"
+    assert f"{label}: TODO" in answer["answer"] and answer["results"][0]["origin"] in ("entity", "search")
 
 
 def test_a_hidden_id_answers_exactly_like_a_missing_one(offline, demo):
