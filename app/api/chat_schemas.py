@@ -77,6 +77,9 @@ class ChatTimings(BaseModel):
     search: float = Field(description="milliseconds spent in the scoped query")
     llm: float = Field(description="milliseconds from retrieval to the answer (LLM calls and tools, or the "
                                    "extractive answer)")
+    compose: float = Field(0.0, description="milliseconds of that spent composing the answer from the records "
+                                            "without an LLM (embedding the candidate sentences and choosing them); "
+                                            "0 when the LLM's answer stood")
     total: float = Field(description="milliseconds for the whole chat before storing the turns")
 
 

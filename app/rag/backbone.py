@@ -6,10 +6,11 @@ that answer as its backbone (``Computed``, app/rag/computed.py). The model may p
 - **incomplete**: the reply drops an anchor the computed answer names (every listed item must stay cited;
   anchors are compared in any spelling the citation check accepts, "[task #7]" is "[TASK #7]");
 - **contradicted**: the reply states a number that the computed answer does not — not one of its
-  ``figures``, nor a number written in its text (an id, a story-point total, a date or one of the date's
-  parts, a number in a title). Numbers are runs of digits with an optional decimal part, taken outside the
-  anchors; a list's "1." / "2)" markers at a line's start are not statements. Numbers in words ("seven")
-  are not read: a reply that spells a wrong count out is not caught by this check.
+  ``figures``, nor a number written in its text (an id, a story-point total, an ISO date, a number in a
+  title). Numbers are runs of digits with an optional decimal part, and ISO dates as a whole, taken outside
+  the anchors; a list's "1." / "2)" markers at a line's start are not statements. Numbers in words
+  ("seven") are not read: a reply that spells a wrong count out is not caught by this check; a date
+  rephrased ("November 20") counts as a number the computed answer does not state.
 
 Either verdict replaces the reply by ``Computed.text`` (the service reports it as ``llm_error``). The check
 is deliberately strict: a number taken from elsewhere in the context (a comment's "p95 2.3 s") also counts
@@ -29,7 +30,7 @@ Verdict = Literal["incomplete", "contradicted"]
 
 _ANCHOR = re.compile(r"\[\s*+(?:TASK|SPRINT|PROJECT|DOC)\s*+#[^\]]{0,200}\]", re.IGNORECASE)
 _LIST_MARK = re.compile(r"^[ \t]*+\d{1,3}[.)][ \t]", re.MULTILINE)
-_NUMBER = re.compile(r"(?<![\d.])\d++(?:\.\d++)?")
+_NUMBER = re.compile(r"(?<![\d.-])\d{4}-\d{2}-\d{2}(?![\d-])|(?<![\d.])\d++(?:\.\d++)?")
 
 
 def verdict(reply: str, computed: Computed) -> Verdict | None:
@@ -43,12 +44,14 @@ def verdict(reply: str, computed: Computed) -> Verdict | None:
 
 
 def numbers(text: str) -> set[str]:
-    """The numbers a text states, normalised ("007" -> "7", "2.50" -> "2.5"); a date is its parts
-    ("2026-11-20" -> 2026, 11, 20), so "due on November 20" does not contradict "Due: 2026-11-20"."""
+    """The numbers a text states, normalised ("007" -> "7", "2.50" -> "2.5"); an ISO date is one figure
+    ("2026-11-20"), so a comment's date does not allow every day of the month as a figure."""
     return {_normal(m.group(0)) for m in _NUMBER.finditer(text)}
 
 
 def _normal(number: str) -> str:
+    if "-" in number:
+        return number  # a date
     whole, _, fraction = number.partition(".")
     whole = whole.lstrip("0") or "0"
     fraction = fraction.rstrip("0")

@@ -137,6 +137,7 @@ def _task(task: TaskSource, label: dict[str, str], fields: Sequence[str]) -> tup
 
 def _sprint(sprint: SprintSource, label: dict[str, str], fields: Sequence[str]) -> tuple[list[str], tuple[str, ...]]:
     dates = f"{label['dates']}: {_date(sprint.start_date)} -> {_date(sprint.end_date)}"
+    fields = [f for f in fields if f != "sprint"]  # "sprint" names the entity here, not a field of it
     if fields and set(fields) <= {"due", "status"}:
         return [dates] if "due" in fields else [], ()
     return [f"{label['project']}: {_or(sprint.project_name, label['none'])}", dates,

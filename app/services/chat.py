@@ -202,7 +202,7 @@ async def chat(engine: Engine, settings: Settings, prep: Prepared, client: httpx
     if prep.persist:
         conv, message_id = await anyio.to_thread.run_sync(_store, engine, prep, answer, cited[:MAX_CITATIONS], facts)
         conversation_id = conv.conversation_id
-    timings = {"embed": evidence.found.embed_ms, "search": evidence.found.search_ms, "llm": llm_ms - compose_ms,
+    timings = {"embed": evidence.found.embed_ms, "search": evidence.found.search_ms, "llm": llm_ms,
                "compose": compose_ms, "total": (time.perf_counter() - started) * 1000}
     return ChatAnswer(answer, cited, evidence.found, llm_used, llm_error, conversation_id, message_id,
                       scope_used, scope_used if prep.state.scope_changed else None, timings,

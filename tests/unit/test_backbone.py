@@ -25,7 +25,7 @@ def test_the_issues_weak_reply_cites_an_invented_anchor():
 
 @pytest.mark.parametrize("reply", [
     "Two tasks are overdue: [TASK #107] (due 2026-11-20) and [TASK #23].",
-    "2 overdue: [task #107], due November 20, and [TASK #23], 5 points.",
+    "2 overdue: [task #107], due 2026-11-20, and [TASK #23], 5 points.",
     "1. [TASK #107]\n2. [TASK #23]\nBoth are overdue.",  # list marks are not figures
 ])
 def test_a_reply_that_keeps_the_computed_answer_stands(reply):
@@ -44,7 +44,8 @@ def test_a_reply_that_drops_or_contradicts_it_does_not(reply, expected):
 
 
 def test_numbers_are_normalised_and_anchors_are_not_numbers():
-    assert backbone.numbers("007 and 2.50 and 3.0 on 2026-11-05") == {"7", "2.5", "3", "2026", "11", "5"}
+    assert backbone.numbers("007 and 2.50 and 3.0 on 2026-11-05") == {"7", "2.5", "3", "2026-11-05"}
+    assert backbone.verdict("[TASK #107] is due November 20 and [TASK #23] too.", LIST) == "contradicted"
     card = Computed("[TASK #5] Refund flow\nStatus: TODO", ("[TASK #5]",), (), "[TASK #5]")
     assert backbone.verdict("It is to do [TASK #5].", card) is None  # the anchor's id is not a stated figure
     assert backbone.verdict("It is to do [TASK #5], task 5.", card) is None  # its id, written out: in the text
