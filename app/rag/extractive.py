@@ -146,6 +146,12 @@ def plan(question: str, hits: Sequence[SearchHit], max_distance: float) -> Plan 
     return Plan(lang, True, _topic_phrase(question, topic), items, max(0, len(chosen) - MAX_ITEMS))
 
 
+def uncovered(question: str, hits: Sequence[SearchHit], max_distance: float) -> str | None:
+    """The question's topic when relevant hits exist but none covers it (what an LLM is told to say first)."""
+    planned = plan(question, hits, max_distance)
+    return planned.topic if planned is not None and not planned.covered else None
+
+
 def to_measure(planned: Plan, cap: int = MAX_CHOSEN) -> list[tuple[int, int]]:
     """(item, sentence) pairs whose meaning decides what is quoted: every sentence of an item that has more
     than one, best items first, at most ``cap``."""

@@ -37,7 +37,7 @@ from app.domain import (MAX_CITATIONS, MAX_QUESTION_CHARS, MAX_RETRIEVED, Caller
 from app.engines.base import Engine
 from app.entities import EMPLOYEES
 from app.logs import current_request_id
-from app.rag import backbone, cards, citations, followup, prompting, refs, routing, task_answers, task_questions, terms
+from app.rag import backbone, cards, citations, extractive, followup, prompting, refs, routing, task_answers, task_questions, terms
 from app.rag.computed import Computed
 from app.rag.refs import EntityRef
 from app.rag.routing import Route
@@ -102,6 +102,7 @@ class Evidence:
     tasks_text: str | None = None  # the tracker answer (extractive), also the LLM's first context block
     person: Any = None
     computed: Computed | None = None  # the answer computed from the records, when the route computes one
+    uncovered: str | None = None  # retrieval: the topic no visible hit covers ("the weekly mobile sync")
 
 
 @dataclass(frozen=True)
@@ -179,7 +180,7 @@ async def chat(engine: Engine, settings: Settings, prep: Prepared, client: httpx
         if settings.chat_history_turns else []
     query = await _retrieval_query(settings, client, deadline, prep, route, memory, history, focus, llm_on)
     evidence = await anyio.to_thread.run_sync(_gather, engine, settings, prep, route, query)
-    _card(prep, evidence)
+    _card(settings, prep, evidence)
     llm_started = time.perf_counter()
     answer, cited, llm_error, shown, compose_ms = None, [], None, False, 0.0
     if llm_on:
@@ -279,13 +280,17 @@ def _tracker_answer(engine: Engine, prep: Prepared, asked: task_questions.TaskQu
 
 # --- answers ---------------------------------------------------------------------------------------
 
-def _card(prep: Prepared, evidence: Evidence) -> None:
+def _card(settings: Settings, prep: Prepared, evidence: Evidence) -> None:
     """A lookup, or a follow-up about a focus still visible, is answered by the entity's record card, which
-    the LLM turn then keeps (a route that computed its answer already has one)."""
+    the LLM turn then keeps (a route that computed its answer already has one); for retrieval, whether any
+    visible hit covers the question (the LLM is told to say so first when none does)."""
     route = evidence.route
     if evidence.computed is None and (route.kind == "lookup" or (route.kind == "follow_up" and evidence.entities)):
         evidence.computed = cards.cards(prep.message, list(evidence.entities.values()),
                                         [_spoken(r) for r in evidence.missing])
+    elif route.kind == "retrieve" and evidence.computed is None:
+        evidence.uncovered = extractive.uncovered(evidence.query, evidence.found.result.hits,
+                                                  settings.answer_max_distance)
 
 
 def _offline_answer(engine: Engine, settings: Settings, evidence: Evidence) -> str:
@@ -329,6 +334,9 @@ def _evidence_blocks(evidence: Evidence) -> list[str]:
     blocks += [entities.text_of(r) for r in evidence.entities.values()]
     if evidence.tasks_text and (computed is None or computed.text != evidence.tasks_text):
         blocks.append(evidence.tasks_text)
+    if evidence.uncovered:
+        blocks.append(f"Nothing the asker may see is about {evidence.uncovered}: say so first, then give only what "
+                      "is closest, as the closest and not as the answer.")
     if evidence.missing:
         blocks.append("Not found among what the asker may see: " + ", ".join(_spoken(r) for r in evidence.missing))
     return blocks

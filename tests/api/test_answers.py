@@ -208,7 +208,8 @@ def test_the_weak_models_invented_anchor_leaves_every_computed_answer_standing(d
     [SPRINT #1]." and accepted. Now each is ungrounded as a whole and the offline answer stands, word for word,
     and the conversation's focus stays on what the route was about."""
     asked = [(MARIA, "which tasks are overdue in sprint 4?"), (ANA, "what did we agree in my 1:1 with Maria?"),
-             (MARIA, "what is the status of task 107?"), (DIEGO, "¿cuál es el estado de la tarea 107?")]
+             (MARIA, "what is the status of task 107?"), (DIEGO, "¿cuál es el estado de la tarea 107?"),
+             (ANA, "what was decided in the weekly mobile sync?"), (BEN, "the crash investigation in the iOS build")]
     with FakeLLM(Reply.plain(WEAK)) as llm, TestClient(_app(demo, **llm_settings(llm))) as c:
         weak = [ask(c, who, question) for who, question in asked]
         follow = ask(c, MARIA, "who is assigned to it?", weak[0]["conversation_id"])
@@ -216,6 +217,7 @@ def test_the_weak_models_invented_anchor_leaves_every_computed_answer_standing(d
         assert answer["llm_used"] is False and answer["llm_error"] == "ungrounded", question
         assert answer["answer"] == ask(offline, who, question)["answer"], question
         assert "[SPRINT #1]" not in answer["answer"] and "[TASK #99999]" not in answer["answer"]
+    assert weak[4]["answer"].startswith("Nothing you can see is about the weekly mobile sync; the closest:")
     first_listed = weak[0]["citations"][0]
     assert follow["route"] == "follow_up" and follow["citations"] == [first_listed]  # not SPRINT #1
 
@@ -259,3 +261,16 @@ def test_a_spanish_conversation_with_a_weak_model_keeps_the_cards(demo, offline)
     record = f"{truth['anchor']} {truth['title']}\nStatus: {truth['status']} | Priority: {truth['priority']} | Sprint:"
     for request in answer_calls:  # the focus's record once, never again as a retrieved chunk
         assert request["body"]["messages"][-1]["content"].count(record) == 1
+
+
+def test_an_llm_is_told_when_nothing_visible_covers_the_question(demo):
+    """With an LLM the retrieval route has no computed answer to keep, so the model is told what the offline
+    answer says first; an honest reply that says so stands."""
+    honest = "Nothing you can see is about that meeting; the closest are your 1:1 notes [DOC #6]."
+    with FakeLLM(Reply.plain(honest)) as llm, TestClient(_app(demo, **llm_settings(llm, chat_max_tool_rounds=0))) as c:
+        ana = ask(c, ANA, "what was decided in the weekly mobile sync?")
+        ask(c, MARIA, "what was decided in the weekly mobile sync?")
+    ana_prompt, maria_prompt = (r["body"]["messages"][-1]["content"] for r in llm.requests)
+    assert "Nothing the asker may see is about the weekly mobile sync: say so first" in ana_prompt
+    assert "Nothing the asker may see is about" not in maria_prompt  # Maria sees the notes: covered
+    assert ana["llm_used"] is True and ana["answer"] == honest and ana["citations"] == ["[DOC #6]"]
