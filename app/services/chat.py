@@ -37,7 +37,8 @@ from app.domain import (MAX_CITATIONS, MAX_QUESTION_CHARS, MAX_RETRIEVED, Caller
 from app.engines.base import Engine
 from app.entities import EMPLOYEES
 from app.logs import current_request_id
-from app.rag import backbone, cards, citations, extractive, followup, prompting, refs, routing, task_answers, task_questions, terms
+from app.rag import (backbone, cards, citations, extractive, followup, prompting, refs, routing, task_answers,
+                     task_questions, terms)
 from app.rag.computed import Computed
 from app.rag.refs import EntityRef
 from app.rag.routing import Route
@@ -180,7 +181,7 @@ async def chat(engine: Engine, settings: Settings, prep: Prepared, client: httpx
         if settings.chat_history_turns else []
     query = await _retrieval_query(settings, client, deadline, prep, route, memory, history, focus, llm_on)
     evidence = await anyio.to_thread.run_sync(_gather, engine, settings, prep, route, query)
-    _card(settings, prep, evidence)
+    _compute(settings, prep, evidence)
     llm_started = time.perf_counter()
     answer, cited, llm_error, shown, compose_ms = None, [], None, False, 0.0
     if llm_on:
@@ -198,7 +199,8 @@ async def chat(engine: Engine, settings: Settings, prep: Prepared, client: httpx
             await sink.token(answer)
     llm_ms = (time.perf_counter() - llm_started) * 1000
     scope_used = evidence.scope
-    facts = TurnFacts(_focus_after(evidence, cited, focus), _retrieved(evidence, prep.state), scope_used.value, llm_error)
+    facts = TurnFacts(_focus_after(evidence, cited, focus), _retrieved(evidence, prep.state), scope_used.value,
+                      llm_error)
     conversation_id = message_id = None
     if prep.persist:
         conv, message_id = await anyio.to_thread.run_sync(_store, engine, prep, answer, cited[:MAX_CITATIONS], facts)
@@ -280,7 +282,7 @@ def _tracker_answer(engine: Engine, prep: Prepared, asked: task_questions.TaskQu
 
 # --- answers ---------------------------------------------------------------------------------------
 
-def _card(settings: Settings, prep: Prepared, evidence: Evidence) -> None:
+def _compute(settings: Settings, prep: Prepared, evidence: Evidence) -> None:
     """A lookup, or a follow-up about a focus still visible, is answered by the entity's record card, which
     the LLM turn then keeps (a route that computed its answer already has one); for retrieval, whether any
     visible hit covers the question (the LLM is told to say so first when none does)."""
@@ -402,6 +404,7 @@ async def _llm_answer(engine: Engine, settings: Settings, prep: Prepared, client
                     refreshed = await anyio.to_thread.run_sync(_gather, engine, settings, prep, evidence.route,
                                                                evidence.query)
                     evidence.found, evidence.scope = refreshed.found, refreshed.scope
+                    _compute(settings, prep, evidence)  # what the new hits cover
                     fresh = await _prompt(engine, prep, history, evidence)
                     messages[0], messages[context_ix] = fresh[0], fresh[-1]
                 continue
