@@ -114,21 +114,22 @@ class Plan:
 
 
 def extractive_answer(question: str, hits: Sequence[SearchHit], max_distance: float,
-                      similarity: Similarity | None = None) -> str:
+                      similarity: Similarity | None = None, lang: str | None = None) -> str:
     """The whole offline answer to a free-text question (``similarity``: None picks each entity's first
-    sentences, as when nothing can be embedded)."""
-    planned = plan(question, hits, max_distance)
+    sentences, as when nothing can be embedded; ``lang``: the asker's language when ``question`` is a
+    rewritten search query, which may be in another)."""
+    planned = plan(question, hits, max_distance, lang)
     if planned is None:
-        return I_DONT_KNOW[language(question)]
+        return I_DONT_KNOW[lang or language(question)]
     wanted = to_measure(planned)
     scores = dict(zip(wanted, similarity([planned.items[i].sentences[j] for i, j in wanted]))) \
         if similarity is not None and wanted else {}
     return compose(planned, scores)
 
 
-def plan(question: str, hits: Sequence[SearchHit], max_distance: float) -> Plan | None:
+def plan(question: str, hits: Sequence[SearchHit], max_distance: float, lang: str | None = None) -> Plan | None:
     """What the answer will say (None: nothing relevant, "I don't know")."""
-    lang = language(question)
+    lang = lang or language(question)
     fields = cards.asked_fields(question)
     relevant_hits = _one_per_entity(relevant(question, hits, max_distance))
     if not relevant_hits:

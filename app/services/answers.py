@@ -14,9 +14,10 @@ from app.engines.base import Engine
 from app.rag import extractive
 
 
-def free_text(engine: Engine, question: str, hits: Sequence[SearchHit], max_distance: float) -> str:
+def free_text(engine: Engine, question: str, hits: Sequence[SearchHit], max_distance: float,
+              lang: str | None = None) -> str:
     def similarity(sentences: Sequence[str]) -> list[float]:
         vectors = np.asarray(engine.embed_texts(sentences), dtype=np.float32)
         return (vectors @ np.asarray(engine.embed_query(question), dtype=np.float32)).tolist()
 
-    return extractive.extractive_answer(question, hits, max_distance, similarity)
+    return extractive.extractive_answer(question, hits, max_distance, similarity, lang)

@@ -190,7 +190,7 @@ async def chat(engine: Engine, settings: Settings, prep: Prepared, client: httpx
     llm_used = answer is not None
     if answer is None:
         composing = time.perf_counter()
-        answer = await anyio.to_thread.run_sync(_offline_answer, engine, settings, evidence)
+        answer = await anyio.to_thread.run_sync(_offline_answer, engine, settings, prep, evidence)
         compose_ms = (time.perf_counter() - composing) * 1000
         cited = _citations_of(answer, evidence, prep.state)
         if sink is not None:
@@ -295,14 +295,15 @@ def _compute(settings: Settings, prep: Prepared, evidence: Evidence) -> None:
                                                   settings.answer_max_distance)
 
 
-def _offline_answer(engine: Engine, settings: Settings, evidence: Evidence) -> str:
+def _offline_answer(engine: Engine, settings: Settings, prep: Prepared, evidence: Evidence) -> str:
     """Blocking (free text embeds its candidate sentences): the computed answer, the tracker answer, or
-    sentences of the retrieved records."""
+    sentences of the retrieved records, in the asker's language (the query may be an LLM's rewrite)."""
     if evidence.computed is not None:
         return evidence.computed.text
     if evidence.route.kind == "tasks" and evidence.tasks_text is not None:
         return evidence.tasks_text
-    return answers.free_text(engine, evidence.query, evidence.found.result.hits, settings.answer_max_distance)
+    return answers.free_text(engine, evidence.query, evidence.found.result.hits, settings.answer_max_distance,
+                             extractive.language(prep.message))
 
 
 def _spoken(ref: EntityRef) -> str:

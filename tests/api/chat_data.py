@@ -40,6 +40,32 @@ def client_for(settings, engine, **update: Any) -> TestClient:
     return TestClient(create_app(settings, engine=engine), raise_server_exceptions=False)
 
 
+def demo_app(demo, **update: Any):
+    """The real app over a demo engine (app.services.golden_eval.demo_engine), worker off."""
+    engine, settings = demo
+    settings = settings.model_copy(update={"run_worker": False, "backfill_on_startup": False, **update})
+    return create_app(settings, engine=engine)
+
+
+def ask(c: TestClient, who: int, message: str, conversation: int | None = None, **extra: Any) -> dict[str, Any]:
+    """One POST /api/v1/chat turn as ``who``; it must succeed."""
+    body = {"employee_id": who, "message": message, **extra}
+    if conversation is not None:
+        body["conversation_id"] = conversation
+    response = c.post("/api/v1/chat", json=body, headers=AUTH)
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def converse(c: TestClient, who: int, *questions: str) -> list[dict[str, Any]]:
+    """The questions as one conversation, each continuing the one the first created."""
+    answers, conversation = [], None
+    for question in questions:
+        answers.append(ask(c, who, question, conversation))
+        conversation = answers[-1]["conversation_id"]
+    return answers
+
+
 def llm_settings(llm, **update: Any) -> dict[str, Any]:
     return {"llm_url": llm.url, "llm_model": "tiny", "llm_timeout_s": 10.0, **update}
 

@@ -20,7 +20,7 @@ from app.services import chat, golden_eval
 from app.services.records import iter_records
 from tests.fake_llm import FakeLLM, Reply
 
-from .chat_data import AUTH, llm_settings
+from .chat_data import ask, converse, demo_app as _app, llm_settings
 
 MARIA, ANA, BEN, DIEGO = 1, 2, 3, 5  # demo employees (app/demo_data.EMPLOYEES, seed order)
 WEAK = "The answer is in the tracker [TASK #99999]. See also [SPRINT #1]."  # the weak model
@@ -33,35 +33,10 @@ def demo(embedder):
         yield engine, settings
 
 
-def _app(demo, **update):
-    from app.api.main import create_app
-
-    engine, settings = demo
-    return create_app(settings.model_copy(update={"run_worker": False, "backfill_on_startup": False, **update}),
-                      engine=engine)
-
-
 @pytest.fixture(scope="module")
 def offline(demo):
     with TestClient(_app(demo), raise_server_exceptions=False) as c:
         yield c
-
-
-def ask(c, who, message, conversation=None):
-    body = {"employee_id": who, "message": message}
-    if conversation is not None:
-        body["conversation_id"] = conversation
-    response = c.post("/api/v1/chat", json=body, headers=AUTH)
-    assert response.status_code == 200, response.text
-    return response.json()
-
-
-def converse(c, who, *questions):
-    answers, conversation = [], None
-    for question in questions:
-        answers.append(ask(c, who, question, conversation))
-        conversation = answers[-1]["conversation_id"]
-    return answers
 
 
 # --- truths, from the database ------------------------------------------------------------------------

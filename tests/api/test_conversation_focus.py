@@ -16,7 +16,7 @@ from app.entities import PROJECTS, TASKS
 from app.services import chat, golden_eval
 from tests.fake_llm import FakeLLM, Reply
 
-from .chat_data import AUTH, client_for, llm_settings
+from .chat_data import AUTH, ask, client_for, converse, demo_app as _app, llm_settings
 
 MARIA, ANA, BEN, CHEN, DIEGO = 1, 2, 3, 4, 5  # demo employees (app/demo_data.EMPLOYEES, seed order)
 REFUND_LOGIN = "[TASK #107]"  # "Fix login bug on the refund flow", Diego's, blocked by a comment
@@ -33,31 +33,6 @@ def demo(embedder):
 def offline(demo):
     with TestClient(_app(demo), raise_server_exceptions=False) as c:
         yield c
-
-
-def _app(demo, **update):
-    from app.api.main import create_app
-
-    engine, settings = demo
-    return create_app(settings.model_copy(update={"run_worker": False, "backfill_on_startup": False, **update}),
-                      engine=engine)
-
-
-def ask(c, who, message, conversation=None, **extra):
-    body = {"employee_id": who, "message": message, **extra}
-    if conversation is not None:
-        body["conversation_id"] = conversation
-    response = c.post("/api/v1/chat", json=body, headers=AUTH)
-    assert response.status_code == 200, response.text
-    return response.json()
-
-
-def converse(c, who, *questions):
-    answers, conversation = [], None
-    for question in questions:
-        answers.append(ask(c, who, question, conversation))
-        conversation = answers[-1]["conversation_id"]
-    return answers
 
 
 # --- 1. follow-ups keep the topic -------------------------------------------------------------------

@@ -192,3 +192,10 @@ def test_the_history_a_prompt_carries_is_bounded_newest_first_and_starts_with_a_
     assert [len(t["content"]) for t in cut] == [prompting.MAX_TURN_CHARS] * 2 and cut[0]["content"].endswith("…")
     assert sum(len(t["content"]) for t in cut) <= prompting.MAX_HISTORY_CHARS
     assert prompting.recent_history(turns[:2]) == turns[:2]  # short histories pass unchanged
+
+
+def test_the_answer_speaks_the_askers_language_when_the_query_is_a_rewrite():
+    """A Spanish follow-up rewritten by an LLM as an English search query is still answered in Spanish."""
+    rewrite = "who is assigned to the login bug on the onboarding screen"
+    assert extractive.extractive_answer(rewrite, [hit(LOGIN)], MAX, lang="es").startswith(extractive.LEAD["es"])
+    assert extractive.extractive_answer(rewrite, [], MAX, lang="es") == extractive.I_DONT_KNOW["es"]
