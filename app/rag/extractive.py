@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 from app.domain import SearchHit
 from app.rag import cards, terms
+from app.rag.cards import language
 from app.rag.prompting import ANCHOR, anchor
 
 I_DONT_KNOW = {
@@ -59,10 +60,6 @@ debemos deberiamos debo tenemos hacer sabes
 _ARTICLES = frozenset("the a an el la los las un una".split())
 
 Similarity = Callable[[Sequence[str]], Sequence[float]]  # sentences -> cosine similarity to the question
-
-
-def language(question: str) -> str:
-    return "es" if terms.is_spanish(question) else "en"
 
 
 NO_EVIDENCE = 2.0  # the largest cosine distance: what the gate says of a hit sharing no topic word

@@ -123,6 +123,15 @@ def test_who_works_on_the_refund_flow_names_every_refund_flow_task_with_its_assi
         assert f"Status: {truth['status']}" in line and f"Assignee: {truth['assignee'] or 'unassigned'}" in line
 
 
+def test_the_story_about_a_topic_lists_all_its_tasks_not_a_story_points_line(offline, demo):
+    engine, _ = demo
+    truths = tasks_titled(engine, "3-D Secure")
+    assert len(truths) == 7  # the "3 of X's 7 tasks"
+    answer = ask(offline, MARIA, "what's the story about 3-D Secure?")
+    assert sorted(answer["citations"]) == sorted(t["anchor"] for t in truths)
+    assert "Story points" not in answer["answer"]
+
+
 def test_the_readmes_login_bug_question_is_answered_with_more_than_titles(offline, demo):
     engine, _ = demo
     answer = ask(offline, MARIA, "what is wrong with the login bug?")
