@@ -6,7 +6,8 @@ question is a function the services layer passes in: app/services/answers.py emb
    cosine distance RAG_ANSWER_MAX_DISTANCE (docs/CHAT.md, "Honest answers") or the lexical arm's first hit
    holding every topic word. None: "I don't know".
 2. **Coverage.** The question's topic words that some retrieved (so visible) hit uses are the ones the data
-   knows; the question is covered when one relevant hit holds all of them. Words no visible hit uses
+   knows; the question is covered when one relevant hit holds all of them (a question joining topics with
+   "and", "or", "y", a comma: each part by some hit). Words no visible hit uses
    ("summarise", "escribir") cannot be checked and do not count. When no hit covers it, the answer says so
    first — "Nothing you can see is about the weekly mobile sync; the closest: …" — and, computed only from
    what the asker sees, it reads the same whether the thing asked for is hidden or does not exist.
@@ -58,6 +59,8 @@ decidio decidieron decidimos decidido acordo acordamos acordado paso resumen res
 debemos deberiamos debo tenemos hacer sabes
 """.split())
 _ARTICLES = frozenset("the a an el la los las un una".split())
+# Where a question joins two topics: each part must be covered on its own.
+_JOINED = re.compile(r"\b(?:and|or|y|o|e|vs|versus|as well as|además de|ademas de)\b|[,;/&]", re.IGNORECASE)
 
 Similarity = Callable[[Sequence[str]], Sequence[float]]  # sentences -> cosine similarity to the question
 
@@ -125,23 +128,29 @@ def extractive_answer(question: str, hits: Sequence[SearchHit], max_distance: fl
 
 
 def plan(question: str, hits: Sequence[SearchHit], max_distance: float, lang: str | None = None) -> Plan | None:
-    """What the answer will say (None: nothing relevant, "I don't know")."""
+    """What the answer will say (None: nothing relevant, "I don't know"). A question joining topics ("the
+    refund flow and the checkout page") is covered when each of its parts is, each by some hit."""
     lang = lang or language(question)
     fields = cards.asked_fields(question)
     relevant_hits = _one_per_entity(relevant(question, hits, max_distance))
     if not relevant_hits:
         return None
-    topic = terms.topic_stems(question) - _ASKING
-    known = topic & {s for h in hits for s in _stems(h.content)}
-    about = [h for h in relevant_hits if known <= _stems(h.content)]
-    if not about:
-        closest = tuple(_item(h, lang, fields) for h in relevant_hits[:CLOSEST_ITEMS])
-        return Plan(lang, False, _topic_phrase(question, topic), closest)
-    by_title = [len(known & _stems(_title(h.content))) for h in about]
-    best = max(by_title)
-    chosen = [h for h, n in zip(about, by_title) if n == best]
+    visible = {s for h in hits for s in _stems(h.content)}
+    parts = [(part, terms.topic_stems(part) - _ASKING) for part in _JOINED.split(question)]
+    parts = [(part, topic) for part, topic in parts if topic] or [(question, terms.topic_stems(question))]
+    chosen: list[SearchHit] = []
+    for part, topic in parts:
+        known = topic & visible
+        about = [h for h in relevant_hits if known <= _stems(h.content)]
+        if not about:
+            closest = tuple(_item(h, lang, fields) for h in relevant_hits[:CLOSEST_ITEMS])
+            return Plan(lang, False, _topic_phrase(part, topic), closest)
+        by_title = [len(known & _stems(_title(h.content))) for h in about]
+        chosen += [h for h, n in zip(about, by_title) if n == max(by_title)]
+    chosen = [h for h in relevant_hits if h in chosen]  # one list, in rank order
     items = tuple(_item(h, lang, fields) for h in chosen[:MAX_ITEMS])
-    return Plan(lang, True, _topic_phrase(question, topic), items, max(0, len(chosen) - MAX_ITEMS))
+    return Plan(lang, True, _topic_phrase(question, set().union(*(t for _, t in parts))), items,
+                max(0, len(chosen) - MAX_ITEMS))
 
 
 def uncovered(question: str, hits: Sequence[SearchHit], max_distance: float) -> str | None:

@@ -199,3 +199,17 @@ def test_the_answer_speaks_the_askers_language_when_the_query_is_a_rewrite():
     rewrite = "who is assigned to the login bug on the onboarding screen"
     assert extractive.extractive_answer(rewrite, [hit(LOGIN)], MAX, lang="es").startswith(extractive.LEAD["es"])
     assert extractive.extractive_answer(rewrite, [], MAX, lang="es") == extractive.I_DONT_KNOW["es"]
+
+
+def test_a_question_joining_two_topics_is_covered_when_each_is():
+    refund = SearchHit("task", 23, 0, "[TASK #23] Add monitoring alerts for the refund flow\nStatus: TODO", 0.4, 0.5)
+    checkout = SearchHit("task", 50, 0, "[TASK #50] Add unit tests for the checkout page\nStatus: TODO", 0.45, 0.4)
+    both = extractive.extractive_answer("what is happening with the refund flow and the checkout page?",
+                                        [refund, checkout], MAX)
+    assert both.startswith(extractive.LEAD["en"]) and "[TASK #23]" in both and "[TASK #50]" in both
+    one = extractive.extractive_answer("what is happening with the refund flow and the payout scheduler?",
+                                       [refund, checkout, SearchHit("doc", 2, 0, "[DOC #2] Payouts run nightly.", 0.5,
+                                                                    0.3),
+                                        SearchHit("doc", 3, 0, "[DOC #3] The report scheduler lives in cron.", 0.5, 0.2)],
+                                       MAX)  # "payout" and "scheduler" each visible, never together
+    assert one.startswith("Nothing you can see is about the payout scheduler; the closest:")
