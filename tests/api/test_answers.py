@@ -26,19 +26,6 @@ MARIA, ANA, BEN, DIEGO = 1, 2, 3, 5  # demo employees (app/demo_data.EMPLOYEES, 
 WEAK = "The answer is in the tracker [TASK #99999]. See also [SPRINT #1]."  # the weak model
 
 
-@pytest.fixture(scope="module")
-def demo(embedder):
-    base = Settings(_env_file=None, api_tokens="test-token", run_worker=False, backfill_on_startup=False)
-    with golden_eval.demo_engine(base, embedder) as (engine, settings):
-        yield engine, settings
-
-
-@pytest.fixture(scope="module")
-def offline(demo):
-    with TestClient(_app(demo), raise_server_exceptions=False) as c:
-        yield c
-
-
 # --- truths, from the database ------------------------------------------------------------------------
 
 def task_truth(engine, task_id):

@@ -11,28 +11,14 @@ import time
 import pytest
 from fastapi.testclient import TestClient
 
-from app.config import Settings
 from app.entities import PROJECTS, TASKS
-from app.services import chat, golden_eval
+from app.services import chat
 from tests.fake_llm import FakeLLM, Reply
 
 from .chat_data import AUTH, ask, client_for, converse, demo_app as _app, llm_settings
 
 MARIA, ANA, BEN, CHEN, DIEGO = 1, 2, 3, 4, 5  # demo employees (app/demo_data.EMPLOYEES, seed order)
 REFUND_LOGIN = "[TASK #107]"  # "Fix login bug on the refund flow", Diego's, blocked by a comment
-
-
-@pytest.fixture(scope="module")
-def demo(embedder):
-    base = Settings(_env_file=None, api_tokens="test-token", run_worker=False, backfill_on_startup=False)
-    with golden_eval.demo_engine(base, embedder) as (engine, settings):
-        yield engine, settings
-
-
-@pytest.fixture(scope="module")
-def offline(demo):
-    with TestClient(_app(demo), raise_server_exceptions=False) as c:
-        yield c
 
 
 # --- 1. follow-ups keep the topic -------------------------------------------------------------------
