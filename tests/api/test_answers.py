@@ -20,7 +20,8 @@ from app.services import chat, golden_eval
 from app.services.records import iter_records
 from tests.fake_llm import FakeLLM, Reply
 
-from .chat_data import ask, converse, demo_app as _app, llm_settings
+from .chat_data import AUTH, ask, converse, demo_app as _app, llm_settings
+from .servers import sse_events
 
 MARIA, ANA, BEN, DIEGO = 1, 2, 3, 5  # demo employees (app/demo_data.EMPLOYEES, seed order)
 WEAK = "The answer is in the tracker [TASK #99999]. See also [SPRINT #1]."  # the issue's weak model
@@ -159,17 +160,23 @@ def test_a_crash_task_someone_else_owns_is_not_answered_with_other_crash_tasks(o
 
 
 def test_a_hidden_topic_and_a_missing_one_read_the_same(embedder):
-    """Ana asks about the weekly mobile sync while Maria's notes exist (hidden from her), then after they are
-    deleted (missing): the same answer, word for word."""
+    """Ana asks about the weekly mobile sync while Maria's notes exist (hidden from her), Ben about Ana's iOS
+    crash task; then both are deleted (missing): the same answers, word for word."""
     base = Settings(_env_file=None, api_tokens="test-token", run_worker=False, backfill_on_startup=False)
     with golden_eval.demo_engine(base, embedder) as (engine, settings):
         with TestClient(_app((engine, settings)), raise_server_exceptions=False) as c:
             notes = document_titled(engine, "Weekly sync notes - mobile")
-            hidden = ask(c, ANA, "what was decided in the weekly mobile sync?")
+            (ios,) = tasks_titled(engine, "Investigate crash in the iOS build")
+            hidden = [ask(c, ANA, "what was decided in the weekly mobile sync?"),
+                      ask(c, BEN, "the crash investigation in the iOS build")]
             engine.delete(DOCUMENTS, notes["document_id"])
-            missing = ask(c, ANA, "what was decided in the weekly mobile sync?")
-    assert hidden["answer"].startswith("Nothing you can see is about the weekly mobile sync")
-    assert hidden["answer"] == missing["answer"] and hidden["citations"] == missing["citations"]
+            engine.delete(TASKS, ios["task_id"])
+            missing = [ask(c, ANA, "what was decided in the weekly mobile sync?"),
+                       ask(c, BEN, "the crash investigation in the iOS build")]
+    assert hidden[0]["answer"].startswith("Nothing you can see is about the weekly mobile sync")
+    assert hidden[1]["answer"].startswith("Nothing you can see is about the crash investigation in the iOS build")
+    assert [a["answer"] for a in hidden] == [a["answer"] for a in missing]
+    assert [a["citations"] for a in hidden] == [a["citations"] for a in missing]
 
 
 # --- failure 5: a weak model's reply does not replace a computed answer -------------------------------
@@ -245,3 +252,23 @@ def test_an_llm_is_told_when_nothing_visible_covers_the_question(demo):
     assert "Nothing the asker may see is about the weekly mobile sync: say so first" in ana_prompt
     assert "Nothing the asker may see is about" not in maria_prompt  # Maria sees the notes: covered
     assert ana["llm_used"] is True and ana["answer"] == honest and ana["citations"] == ["[DOC #6]"]
+
+
+def test_a_streamed_reply_that_contradicts_the_card_is_reset_to_it(demo):
+    """The reader saw the model's tokens; the reset event says why they are void, then the card follows."""
+    engine, _ = demo
+    truth = task_truth(engine, 107)
+    wrong = ("It has ", f"{int(truth['story_points']) + 10} story points ", f"{truth['anchor']}.")
+    with FakeLLM(Reply.stream(*wrong)) as llm, \
+            TestClient(_app(demo, **llm_settings(llm, chat_max_tool_rounds=0))) as c:
+        with c.stream("POST", "/api/v1/chat/stream", headers=AUTH,
+                      json={"employee_id": MARIA, "message": "tell me about task 107"}) as response:
+            events = sse_events(response)
+    names = [name for name, _ in events]
+    reset = names.index("reset")
+    assert names[:reset] == ["token"] * len(wrong) and names[-1] == "done"
+    assert events[reset][1] == {"reason": "llm_error", "llm_error": "contradicted"}
+    done = events[-1][1]
+    after = "".join(data["text"] for name, data in events[reset + 1:] if name == "token")
+    assert after == done["answer"] and done["answer"].startswith(f"{truth['anchor']} {truth['title']}\nStatus: ")
+    assert (done["llm_used"], done["llm_error"], done["citations"]) == (False, "contradicted", [truth["anchor"]])
