@@ -15,7 +15,7 @@ from app.entities import PROJECTS, TASKS
 from app.services import chat
 from tests.fake_llm import FakeLLM, Reply
 
-from .chat_data import AUTH, ask, client_for, converse, demo_app as _app, llm_settings
+from .chat_data import AUTH, ask, converse, demo_app as _app, llm_settings
 
 MARIA, ANA, BEN, CHEN, DIEGO = 1, 2, 3, 4, 5  # demo employees (app/demo_data.EMPLOYEES, seed order)
 REFUND_LOGIN = "[TASK #107]"  # "Fix login bug on the refund flow", Diego's, blocked by a comment
