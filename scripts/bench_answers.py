@@ -3,7 +3,8 @@
 
 1. Sentence selection by meaning: for every question of the project golden set (tests/data/golden_demo.jsonl)
    and each of its askers, on the demo data seeded through the real write path, the offline free-text answer
-   (app/services/answers.free_text: embed the candidate sentences and the question, choose) beside the same
+   (app/services/answers.free_text: embed the candidate sentences, score them against the question's vector
+   retrieval already made, as the chat does, and choose) beside the same
    answer without measuring meaning (each entity's first sentence), interleaved, ``--repeat`` times. The
    added cost per turn is the difference of the medians; the number of sentences embedded is bounded by
    app/rag/extractive.MAX_CHOSEN.
@@ -49,14 +50,15 @@ def selection_cost(engine, settings, golden, repeat: int) -> dict:
     with_meaning, without, query, measured = [], [], [], []
     for q in golden:
         for asker in q.expect:
-            hits = search(engine, q.question, callers[asker], settings.top_k, Scope(), "hybrid").result.hits
+            found = search(engine, q.question, callers[asker], settings.top_k, Scope(), "hybrid")
+            hits = found.result.hits
             planned = extractive.plan(q.question, hits, settings.answer_max_distance)
             if planned is None:
                 continue  # "I don't know": nothing is chosen
             measured.append(len(extractive.to_measure(planned)))
             for _ in range(repeat):
                 started = time.perf_counter()
-                answers.free_text(engine, q.question, hits, settings.answer_max_distance)
+                answers.free_text(engine, q.question, hits, settings.answer_max_distance, None, found.vector)
                 middle = time.perf_counter()
                 extractive.extractive_answer(q.question, hits, settings.answer_max_distance)
                 plain = time.perf_counter()
