@@ -314,7 +314,7 @@ ChunkRef = tuple[str, int, int]  # (source_type, source_id, chunk_ix)
 # digits>,<19 digits>]' and a comma) is 3,392 bytes of compact JSON, inside Oracle's VARCHAR2(4000 BYTE).
 MAX_RETRIEVED = 64
 ANCHOR_TEXT = re.compile(r"\[(TASK|SPRINT|PROJECT|DOC) #([1-9][0-9]{0,18})\]")
-LLM_ERRORS = ("timeout", "unreachable", "bad_response", "ungrounded")
+LLM_ERRORS = ("timeout", "unreachable", "bad_response", "ungrounded", "incomplete", "contradicted")
 
 
 @dataclass(frozen=True)

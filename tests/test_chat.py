@@ -59,13 +59,13 @@ def test_chat_respects_the_callers_access(sqlite_engine, sqlite_settings, seeded
 
 def test_llm_answer_via_loopback_server(sqlite_engine, sqlite_settings, seeded):
     anchor = f"[TASK #{seeded['task']}]"
-    with FakeLLM(f"Ana is fixing the logout after a password reset {anchor}. Also [TASK #999].") as llm:
+    with FakeLLM(f"Ana is fixing the logout after a password reset {anchor}.") as llm:
         settings = sqlite_settings.model_copy(update={"llm_url": llm.url, "llm_model": "tiny", "llm_api_key": SecretStr("sk-test")})
         with client_for(settings, sqlite_engine) as c:
             body = c.post("/api/v1/chat", json={"message": "who fixes the login bug?", "employee_id": seeded["boss"]},
                           headers=AUTH).json()
     assert body["llm_used"] is True and body["llm_error"] is None
-    # [TASK #999] was not in the context: the sentence that rested on it is gone (not "Also."), no citation
+    # (A reply that also cites an anchor it was not given is ungrounded as a whole: tests/api/test_answers.py.)
     assert body["answer"] == f"Ana is fixing the logout after a password reset {anchor}."
     assert body["citations"] == [anchor]
     (request,) = llm.requests

@@ -24,7 +24,7 @@ LABEL_TEXT = ('its human label: the project\'s name, "No project" or "All projec
               'was deleted is read as "all" and labelled "All projects (project #N no longer exists)")')
 # The engines keep naive UTC timestamps; RFC 3339 (OpenAPI's date-time) needs the offset.
 Utc = Annotated[dt.datetime, AfterValidator(lambda v: v if v.tzinfo else v.replace(tzinfo=dt.timezone.utc))]
-LLM_ERROR = Literal["timeout", "unreachable", "bad_response", "ungrounded"]
+LLM_ERROR = Literal["timeout", "unreachable", "bad_response", "ungrounded", "incomplete", "contradicted"]
 
 
 # The rules across ChatRequest's fields, in JSON-schema terms (null or absent counts as not given): a scope and
@@ -77,6 +77,9 @@ class ChatTimings(BaseModel):
     search: float = Field(description="milliseconds spent in the scoped query")
     llm: float = Field(description="milliseconds from retrieval to the answer (LLM calls and tools, or the "
                                    "extractive answer)")
+    compose: float = Field(0.0, description="milliseconds of that spent composing the answer from the records "
+                                            "without an LLM (embedding the candidate sentences and choosing them); "
+                                            "0 when the LLM's answer stood")
     total: float = Field(description="milliseconds for the whole chat before storing the turns")
 
 
@@ -102,8 +105,10 @@ class ChatResponse(BaseModel):
     llm_error: LLM_ERROR | None = Field(
         None, description="why the configured LLM's answer was not used (the extractive answer stands in): timeout "
                           "(the turn's RAG_LLM_TIMEOUT_S passed), unreachable (no connection), bad_response (an HTTP "
-                          "error status, or a reply that is not a usable chat completion), ungrounded (every "
-                          "citation it made named something it was not given or the asker may not see); null when "
+                          "error status, or a reply that is not a usable chat completion), ungrounded (it cited an "
+                          "anchor it was not given, or every citation it made named something the asker may not "
+                          "see), incomplete (it dropped an item of the answer computed from the records, which "
+                          "stands in), contradicted (it stated a figure the computed answer does not); null when "
                           "the LLM answered or none is configured")
     rag_scope: str = Field(description=SCOPE_TEXT + " after this turn")
     rag_scope_label: str = Field(description=LABEL_TEXT)

@@ -249,6 +249,11 @@ class Engine(Protocol):
         """The question's vector, made by the same model that embedded the chunks."""
         ...
 
+    def embed_texts(self, texts: Sequence[str]) -> np.ndarray:
+        """Vectors of passages (one row each, L2-normalised), as chunks are embedded: the sentences an
+        answer chooses among by meaning. The caller bounds how many."""
+        ...
+
     def search(
         self,
         query_vector: np.ndarray,

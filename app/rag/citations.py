@@ -8,6 +8,10 @@ sentence left with no anchor at all, though it had some, is dropped: its support
 that never cited anything (a greeting, "I don't know") stay. ``grounded`` says whether any citation
 survived; an answer whose every citation went is not an answer (the service falls back to the
 extractive one and reports ``llm_error: "ungrounded"``).
+
+That trimming is for anchors the model was shown but may not cite (an earlier turn's, one a chunk's text
+mentions). An anchor that appears nowhere in what the model was given is invented (``invented``): the whole
+answer is then ungrounded, not trimmed — a model that makes one anchor up made up the claims beside it too.
 """
 
 from __future__ import annotations
@@ -56,6 +60,17 @@ def clean(answer: str, citable: Collection[str]) -> Cleaned:
     text = _tidy("\n".join(line for line in lines if line is not None))
     cited = list(dict.fromkeys(a for a in _ONE.findall(text) if a in known))
     return Cleaned(text, cited, removed, grounded=bool(cited) or not had_anchor)
+
+
+def anchors_in(text: str) -> list[str]:
+    """Every anchor the text cites, however spelled ("[task #7]", "[TASK #1, #5]"), canonical, in order, once."""
+    return list(dict.fromkeys(_ONE.findall(_LOOSE.sub(_canonical, text))))
+
+
+def invented(answer: str, given: Collection[str]) -> list[str]:
+    """The anchors the answer cites that name nothing it was given (any spelling): made up."""
+    known = set(given)
+    return [a for a in anchors_in(answer) if a not in known]
 
 
 def _canonical(match: re.Match[str]) -> str:

@@ -1,23 +1,35 @@
-"""The answer without an LLM: quote what in each relevant hit (or each entity asked for) matches the
-question, or say "I don't know". Pure: no I/O.
+"""The answer without an LLM to a free-text question: whole sentences of the relevant records, chosen by
+meaning, or an honest "nothing you can see is about …". Pure: no I/O (the similarity of sentences to the
+question is a function the services layer passes in: app/services/answers.py embeds them).
 
-A retrieved hit is evidence when it shares a topic word with the question and either its cosine distance
-is at most the calibrated RAG_ANSWER_MAX_DISTANCE (docs/CHAT.md, "Honest answers") or the lexical arm ranked it
-first and it holds every topic word of the question (a right keyword hit whose vector is far: "my 1:1
-with Maria"). From each relevant entity the answer quotes the lines and sentences that share key terms
-with the question (the "Assignee:" line for "who is assigned…", a "Blocked until…" comment for "what
-blocks…"), labelled with the entity's title and anchor, so the anchors it carries are exactly the
-citations. An entity asked for by id (or the conversation's focus) is quoted the same way; when the
-question asks for nothing it has, its main fields are shown.
+1. **Relevant** hits (the gate): sharing a topic word with the question and either within the calibrated
+   cosine distance RAG_ANSWER_MAX_DISTANCE (docs/CHAT.md, "Honest answers") or the lexical arm's first hit
+   holding every topic word. None: "I don't know".
+2. **Coverage.** The question's topic words that some retrieved (so visible) hit uses are the ones the data
+   knows; the question is covered when one relevant hit holds all of them (a question joining topics with
+   "and", "or", "y", a comma: each part by some hit). Words no visible hit uses
+   ("summarise", "escribir") cannot be checked and do not count. When no hit covers it, the answer says so
+   first — "Nothing you can see is about the weekly mobile sync; the closest: …" — and, computed only from
+   what the asker sees, it reads the same whether the thing asked for is hidden or does not exist.
+3. **Items.** The hits about the question (covering it, one per entity), those whose title holds most of
+   its topic words first: "the refund flow" lists every refund-flow task retrieved, "the release plan" the
+   release document rather than the sprints whose goal mentions a release. At most MAX_ITEMS.
+4. **Sentences by meaning.** From each item, the sentences (description, comments, a document's paragraphs,
+   a sprint's goal) closest in meaning to the question: within MARGIN of the item's best and above FLOOR,
+   at most PER_ITEM, in text order — always whole; a document of at most WHOLE_DOC sentences is quoted whole.
+   A task keeps its status line (status, assignee, due date, and any field the question names) beside them,
+   and when the question asks what blocks it, the comments that say so instead.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from app.domain import SearchHit
-from app.rag import terms
+from app.rag import cards, terms
+from app.rag.cards import language
 from app.rag.prompting import ANCHOR, anchor
 
 I_DONT_KNOW = {
@@ -25,15 +37,32 @@ I_DONT_KNOW = {
     "es": "No lo sé: nada de lo que puedes ver responde a esta pregunta con suficiente precisión.",
 }
 LEAD = {"en": "From what you can see:", "es": "Según lo que puedes ver:"}
-NOT_FOUND = {"en": "I can't find {what} among what you can see.",
-             "es": "No encuentro {what} entre lo que puedes ver."}
+NOT_ABOUT = {"en": "Nothing you can see is about {topic}; the closest:",
+             "es": "Nada de lo que puedes ver trata de {topic}; lo más cercano:"}
+MORE = {"en": "…and {n} more.", "es": "…y {n} más."}
+MAX_ITEMS = 8  # entities an answer lists (retrieval's top-k is 8 by default)
+CLOSEST_ITEMS = 3  # what "the closest" shows when nothing covers the question
+PER_ITEM = 3  # sentences quoted per entity
+MARGIN = 0.25  # a sentence is kept within this cosine similarity of its entity's best one...
+FLOOR = 0.15  # ...and above this one
+WHOLE_DOC = 4  # a document of at most this many sentences is its own best summary ("summarise the release plan")
+MAX_CHOSEN = 32  # sentences whose meaning is measured per answer: the bound on what it costs (docs/BENCHMARKS.md)
+
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'¿¡(]?[A-ZÁÉÍÓÚÑ0-9])")
-# The lines that say most about an entity when the question asks for nothing in particular.
-_MAIN_FIELDS = ("Status:", "Assignee:", "Due:", "Dates:", "Goal:", "Description:")
+# Task template lines that are fields, not sentences (app/rag/templates.py).
+_FIELD_LINE = re.compile(r"^(?:Status|Project|Assignee|Story points|Estimated hours|Due|Comments|Dates):")
+# Words that ask rather than name what is asked about: they say nothing about coverage.
+_ASKING = frozenset(terms.stem(w) for w in """
+decide decided decides decision decisions agreed happen happened happening say said summarise summarize summary
+overview explain tell know wrong plan plans going
+decidio decidieron decidimos decidido acordo acordamos acordado paso resumen resume resumir explica explicame
+debemos deberiamos debo tenemos hacer sabes
+""".split())
+_ARTICLES = frozenset("the a an el la los las un una".split())
+# Where a question joins two topics: each part must be covered on its own.
+_JOINED = re.compile(r"\b(?:and|or|y|o|e|vs|versus|as well as|además de|ademas de)\b|[,;/&]", re.IGNORECASE)
 
-
-def language(question: str) -> str:
-    return "es" if terms.is_spanish(question) else "en"
+Similarity = Callable[[Sequence[str]], Sequence[float]]  # sentences -> cosine similarity to the question
 
 
 NO_EVIDENCE = 2.0  # the largest cosine distance: what the gate says of a hit sharing no topic word
@@ -61,81 +90,174 @@ def _gate_distance(hit: SearchHit, topic: set[str]) -> float:
     return 0.0 if hit.lexical_rank == 1 and topic and topic <= stems else hit.distance
 
 
+
+
+@dataclass(frozen=True)
+class Item:
+    """One entity of the answer: its anchor and title, its status line, and the sentences to choose among."""
+
+    anchor: str
+    title: str
+    facts: tuple[str, ...]
+    sentences: tuple[str, ...]
+    whole: bool = False  # a short document (at most WHOLE_DOC sentences): quoted whole, nothing to choose
+    pinned: tuple[str, ...] = ()  # quoted whatever their meaning: what blocks a task, when that is asked
+
+
+@dataclass(frozen=True)
+class Plan:
+    lang: str
+    covered: bool
+    topic: str  # the question's words from its first topic word ("the weekly mobile sync")
+    items: tuple[Item, ...]
+    more: int = 0  # entities about the question beyond MAX_ITEMS
+
+
 def extractive_answer(question: str, hits: Sequence[SearchHit], max_distance: float,
-                      max_items: int = 3, units_per_item: int = 3) -> str:
-    """Quotes from the best relevant entities, or "I don't know" in the question's language."""
-    lang = language(question)
-    wanted = terms.question_stems(question)
-    items: list[str] = []
-    seen: set[str] = set()
-    for hit in relevant(question, hits, max_distance):
-        label = anchor(hit)
-        if label in seen:
-            continue  # a second chunk of the same entity: the first (best) one speaks for it
-        seen.add(label)
-        items.append(_item(hit.content, label, wanted, units_per_item))
-        if len(items) == max_items:
-            break
-    if not items:
-        return I_DONT_KNOW[lang]
-    return LEAD[lang] + "\n" + "\n".join(items)
+                      similarity: Similarity | None = None, lang: str | None = None) -> str:
+    """The whole offline answer to a free-text question (``similarity``: None picks each entity's first
+    sentences, as when nothing can be embedded; ``lang``: the asker's language when ``question`` is a
+    rewritten search query, which may be in another)."""
+    planned = plan(question, hits, max_distance, lang)
+    if planned is None:
+        return I_DONT_KNOW[lang or language(question)]
+    wanted = to_measure(planned)
+    scores = dict(zip(wanted, similarity([planned.items[i].sentences[j] for i, j in wanted]))) \
+        if similarity is not None and wanted else {}
+    return compose(planned, scores)
 
 
-def entity_answer(question: str, entities: Sequence[SearchHit], missing: Sequence[str] = (),
-                  units_per_item: int = 3) -> str:
-    """What the question asks of each entity it names (or of the conversation's focus): the matching
-    lines, or the entity's main fields; ``missing`` ("task #107") were not found among what the asker
-    may see — a hidden entity and a missing one read the same."""
-    lang = language(question)
-    wanted = terms.question_stems(question) - _id_words(question)
-    items = [_item(e.content, anchor(e), wanted, units_per_item, fallback=True) for e in entities]
-    gone = [NOT_FOUND[lang].format(what=what) for what in missing]
-    if not items:
-        return " ".join(gone)
-    return "\n".join([LEAD[lang], *items, *gone])
+def plan(question: str, hits: Sequence[SearchHit], max_distance: float, lang: str | None = None) -> Plan | None:
+    """What the answer will say (None: nothing relevant, "I don't know"). A question joining topics ("the
+    refund flow and the checkout page") is covered when each of its parts is, each by some hit."""
+    lang = lang or language(question)
+    fields = cards.asked_fields(question)
+    relevant_hits = _one_per_entity(relevant(question, hits, max_distance))
+    if not relevant_hits:
+        return None
+    visible = {s for h in hits for s in _stems(h.content)}
+    parts = [(part, terms.topic_stems(part) - _ASKING) for part in _JOINED.split(question)]
+    parts = [(part, topic) for part, topic in parts if topic] or [(question, terms.topic_stems(question))]
+    chosen: list[SearchHit] = []
+    for part, topic in parts:
+        known = topic & visible
+        about = [h for h in relevant_hits if known <= _stems(h.content)]
+        if not about:
+            closest = tuple(_item(h, lang, fields) for h in relevant_hits[:CLOSEST_ITEMS])
+            return Plan(lang, False, _topic_phrase(part, topic), closest)
+        by_title = [len(known & _stems(_title(h.content))) for h in about]
+        chosen += [h for h, n in zip(about, by_title) if n == max(by_title)]
+    chosen = [h for h in relevant_hits if h in chosen]  # one list, in rank order
+    items = tuple(_item(h, lang, fields) for h in chosen[:MAX_ITEMS])
+    return Plan(lang, True, _topic_phrase(question, set().union(*(t for _, t in parts))), items,
+                max(0, len(chosen) - MAX_ITEMS))
 
 
-def _id_words(question: str) -> set[str]:
-    """Stems of the id and its type word ("task 107"): every line of the entity names neither."""
-    return {terms.stem(w) for w in terms.words(question)
-            if w.isdigit() or terms.fold(w) in ("task", "tasks", "tarea", "tareas", "doc", "document", "documento",
-                                                "sprint", "project", "proyecto")}
+def uncovered(question: str, hits: Sequence[SearchHit], max_distance: float) -> str | None:
+    """The question's topic when relevant hits exist but none covers it (what an LLM is told to say first)."""
+    planned = plan(question, hits, max_distance)
+    return planned.topic if planned is not None and not planned.covered else None
 
 
-def _item(content: str, label: str, wanted: set[str], limit: int, fallback: bool = False) -> str:
-    lines = [line.strip() for line in content.splitlines() if line.strip()]
-    has_header = bool(lines) and ANCHOR.match(lines[0]) is not None
-    title = ANCHOR.sub("", lines[0], count=1).strip() if has_header else ""
-    body = lines[1:] if has_header else lines
-    quotes = matching_units(body, wanted, limit)
-    if not quotes and fallback:
-        quotes = _main_fields(body)
-    parts = [p for p in (title, "; ".join(quotes)) if p]
-    return f"- {': '.join(parts)} {label}" if parts else f"- {label}"
+def to_measure(planned: Plan, cap: int = MAX_CHOSEN) -> list[tuple[int, int]]:
+    """(item, sentence) pairs whose meaning decides what is quoted: every sentence of an item that has more
+    than one, best items first, at most ``cap``."""
+    pairs = [(i, j) for i, item in enumerate(planned.items)
+             if len(item.sentences) > 1 and not item.whole and not item.pinned for j in range(len(item.sentences))]
+    return pairs[:cap]
 
 
-def _main_fields(lines: Sequence[str]) -> list[str]:
-    fields = [line for line in lines if line.startswith(_MAIN_FIELDS)]
-    if fields:
-        return [f if len(f) <= 200 else f[:199] + "…" for f in fields[:4]]
-    first = next((u for line in lines for u in _sentences(line)), "")  # a document: its first sentence
-    return [first[:300]] if first else []
+def compose(planned: Plan, scores: dict[tuple[int, int], float]) -> str:
+    lead = LEAD[planned.lang] if planned.covered else NOT_ABOUT[planned.lang].format(topic=planned.topic)
+    lines = [lead, *(_render(item, choose(item, i, scores)) for i, item in enumerate(planned.items))]
+    if planned.more:
+        lines.append(MORE[planned.lang].format(n=planned.more))
+    return "\n".join(lines)
 
 
-def matching_units(lines: Sequence[str], wanted: set[str], limit: int) -> list[str]:
-    """The sentences/lines sharing most stems with the question (at most `limit`, in text order)."""
-    units = [u for line in lines for u in _sentences(line)]
-    scored = []
-    for ix, unit in enumerate(units):
-        overlap = len(wanted & {terms.stem(w) for w in terms.words(unit)})
-        if overlap:
-            scored.append((-overlap, ix))
-    keep = sorted(ix for _, ix in sorted(scored)[:limit])
-    return [units[ix] for ix in keep]
+def choose(item: Item, index: int, scores: dict[tuple[int, int], float]) -> list[str]:
+    """The item's sentences within MARGIN of its best and above FLOOR (at most PER_ITEM, in text order);
+    unmeasured, its first sentence; a short document, all of them."""
+    if item.whole:
+        return list(item.sentences)
+    if item.pinned:
+        return list(item.pinned)
+    measured = {j: scores[(index, j)] for j in range(len(item.sentences)) if (index, j) in scores}
+    if not measured:
+        return list(item.sentences[:1])
+    best = max(measured.values())
+    keep = sorted(j for j, score in measured.items() if score >= max(best - MARGIN, FLOOR))
+    keep = sorted(sorted(keep, key=lambda j: -measured[j])[:PER_ITEM]) or [max(measured, key=measured.get)]
+    return [item.sentences[j] for j in keep]
+
+
+def _render(item: Item, sentences: Sequence[str]) -> str:
+    facts = "; ".join(item.facts)
+    said = " ".join(sentences)
+    body = " — ".join(p for p in (facts, said) if p)
+    return f"- {item.title} {item.anchor}" + (f": {body}" if body else "")
+
+
+def _one_per_entity(hits: Sequence[SearchHit]) -> list[SearchHit]:
+    """The first (best) chunk of each entity speaks for it."""
+    first: dict[str, SearchHit] = {}
+    for hit in hits:
+        first.setdefault(anchor(hit), hit)
+    return list(first.values())
+
+
+def _item(hit: SearchHit, lang: str, fields: Sequence[str]) -> Item:
+    lines = [line.strip() for line in hit.content.splitlines() if line.strip()]
+    title = _title(hit.content)
+    body = lines[1:] if lines and ANCHOR.match(lines[0]) else lines
+    facts: tuple[str, ...] = ()
+    if hit.source_type == "task":
+        facts = _task_facts(body, cards.LABELS[lang], fields)
+    sentences = tuple(u for line in body if not _FIELD_LINE.match(line) for u in _sentences(line))
+    pinned = tuple(u for u in sentences if cards.blocks(u)) if "blockers" in fields else ()
+    return Item(anchor(hit), title, facts, sentences, hit.source_type == "doc" and len(sentences) <= WHOLE_DOC,
+                pinned)
+
+
+def _task_facts(body: Sequence[str], label: dict[str, str], fields: Sequence[str]) -> tuple[str, ...]:
+    """Status, assignee and due date from a task chunk's field lines, and any other field the question names."""
+    values: dict[str, str] = {}
+    for line in body:
+        for part in line.split(" | "):
+            name, _, value = part.partition(": ")
+            key = _TEMPLATE_FIELDS.get(name)
+            if key and value:
+                values.setdefault(key, value)
+    wanted = ["status", "assignee", "due", *(f for f in fields if f in ("priority", "sprint", "points", "hours"))]
+    return tuple(f"{label[k]}: {values[k]}" for k in dict.fromkeys(wanted) if k in values)
+
+
+_TEMPLATE_FIELDS = {"Status": "status", "Priority": "priority", "Sprint": "sprint", "Assignee": "assignee",
+                    "Due": "due", "Story points": "points", "Estimated hours": "hours"}
+
+
+def _title(content: str) -> str:
+    first = content.strip().split("\n", 1)[0]
+    return ANCHOR.sub("", first, count=1).strip() if ANCHOR.match(first) else ""
+
+
+def _stems(text: str) -> set[str]:
+    return {terms.stem(w) for w in terms.words(text)}
+
+
+def _topic_phrase(question: str, topic: set[str]) -> str:
+    """The question from its first topic word on, with the article before it ("the weekly mobile sync")."""
+    words = terms.words(question)
+    start = next((i for i, w in enumerate(words) if terms.stem(w) in topic), None)
+    if start is None:
+        return " ".join(words)
+    if start and terms.fold(words[start - 1]) in _ARTICLES:
+        start -= 1
+    return " ".join(words[start:])
 
 
 def _sentences(line: str) -> list[str]:
-    line = line.removeprefix("- ").strip()
+    line = line.removeprefix("- ").removeprefix("Description: ").removeprefix("Goal: ").strip()
     if line.endswith(":") and len(line) < 20:
-        return []  # a section heading ("Comments:") says nothing by itself
+        return []  # a section heading says nothing by itself
     return [s.strip() for s in _SENTENCE_END.split(line) if s.strip()]

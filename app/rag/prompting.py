@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from app.domain import SearchHit
@@ -79,6 +79,20 @@ def anchor(hit: SearchHit) -> str:
 
 def unique_anchors(hits: Sequence[SearchHit]) -> list[str]:
     return list(dict.fromkeys(anchor(h) for h in hits))
+
+
+def distinct_hits(hits: Sequence[SearchHit], whole: Collection[tuple[str, int]] = ()) -> list[SearchHit]:
+    """The hits without repeats: each chunk once (by source and chunk index), and none of an entity the
+    prompt already gives whole (``whole``: the (source_type, source_id) of the looked-up entities)."""
+    seen = set(whole)
+    kept, chunks = [], set()
+    for hit in hits:
+        chunk = (hit.source_type, hit.source_id, hit.chunk_ix)
+        if (hit.source_type, hit.source_id) in seen or chunk in chunks:
+            continue
+        chunks.add(chunk)
+        kept.append(hit)
+    return kept
 
 
 def context_hits(hits: Sequence[SearchHit], max_chars: int = MAX_CONTEXT_CHARS) -> list[SearchHit]:

@@ -40,13 +40,14 @@ from app.domain import (MAX_CITATIONS, MAX_QUESTION_CHARS, MAX_RETRIEVED, Caller
 from app.engines.base import Engine
 from app.entities import EMPLOYEES
 from app.logs import current_request_id
-from app.rag import (citations, comparisons, extractive, followup, prompting, refs, routing, scope_requests,
+from app.rag import (backbone, cards, citations, comparisons, extractive, followup, prompting, refs, routing,
+                     scope_requests,
                      task_questions, terms)
 from app.rag.computed import Computed
 from app.rag.refs import EntityRef
 from app.rag.routing import Route
 from app.rag.templates import header_line
-from app.services import conversations, entities, routed_answers, tools, understanding
+from app.services import answers, conversations, entities, routed_answers, tools, understanding
 from app.services.conversations import EffectiveScope, InvalidScopeError
 from app.services.llm import (Completion, Deadline, LLMError, ToolCall, ToolCalls, complete, complete_with_tools,
                               stream, stream_with_tools)
@@ -54,6 +55,9 @@ from app.services.search import TimedSearch, search
 
 log = logging.getLogger(__name__)
 
+# Heads the computed answer in the prompt: the check of the reply (app/rag/backbone.py) holds the model to it.
+COMPUTED_LEAD = ("Computed from the records (authoritative: keep every anchor and number of it; a reply that drops "
+                 "one or states another number is replaced by it):\n")
 REWRITE_SHARE = 0.25  # of the turn's deadline, at most, for the follow-up rewrite; the answer gets the rest
 
 
@@ -104,6 +108,7 @@ class Evidence:
     tasks_text: str | None = None  # the tracker answer (extractive), also the LLM's first context block
     person: Any = None
     computed: Computed | None = None  # the answer computed from the records, when the route computes one
+    uncovered: str | None = None  # retrieval: the topic no visible hit covers ("the weekly mobile sync")
 
 
 @dataclass(frozen=True)
@@ -182,14 +187,17 @@ async def chat(engine: Engine, settings: Settings, prep: Prepared, client: httpx
         if settings.chat_history_turns else []
     query = await _retrieval_query(settings, client, deadline, prep, route, memory, history, focus, llm_on)
     evidence = await anyio.to_thread.run_sync(_gather, engine, settings, prep, route, query)
+    _compute(settings, prep, evidence)
     llm_started = time.perf_counter()
-    answer, cited, llm_error, shown = None, [], None, False
+    answer, cited, llm_error, shown, compose_ms = None, [], None, False, 0.0
     if llm_on:
         answer, cited, llm_error, shown = await _llm_turn(engine, settings, prep, client, deadline, history,
                                                           evidence, sink)
     llm_used = answer is not None
     if answer is None:
-        answer = _offline_answer(settings, prep, evidence)
+        composing = time.perf_counter()
+        answer = await anyio.to_thread.run_sync(_offline_answer, engine, settings, prep, evidence)
+        compose_ms = (time.perf_counter() - composing) * 1000
         cited = _citations_of(answer, evidence, prep.state)
         if sink is not None:
             if shown:
@@ -198,7 +206,7 @@ async def chat(engine: Engine, settings: Settings, prep: Prepared, client: httpx
     llm_ms = (time.perf_counter() - llm_started) * 1000
     scope_used = evidence.scope
     given = _given(evidence, prep.state)
-    focus_after = _focus_after(cited, focus)
+    focus_after = _focus_after(evidence, cited, focus)
     facts = TurnFacts(focus_after, given[:MAX_RETRIEVED], scope_used.value, llm_error,
                       _rests_on(answer, cited, focus_after, given))
     conversation_id = message_id = None
@@ -206,7 +214,7 @@ async def chat(engine: Engine, settings: Settings, prep: Prepared, client: httpx
         conv, message_id = await anyio.to_thread.run_sync(_store, engine, prep, answer, cited[:MAX_CITATIONS], facts)
         conversation_id = conv.conversation_id
     timings = {"embed": evidence.found.embed_ms, "search": evidence.found.search_ms, "llm": llm_ms,
-               "total": (time.perf_counter() - started) * 1000}
+               "compose": compose_ms, "total": (time.perf_counter() - started) * 1000}
     return ChatAnswer(answer, cited, evidence.found, llm_used, llm_error, conversation_id, message_id,
                       scope_used, scope_used if prep.state.scope_changed else None, timings,
                       _entity_results(evidence, prep.state, cited), route.kind)
@@ -293,18 +301,28 @@ def _gather(engine: Engine, settings: Settings, prep: Prepared, route: Route, qu
 
 # --- answers ---------------------------------------------------------------------------------------
 
-def _offline_answer(settings: Settings, prep: Prepared, evidence: Evidence) -> str:
+def _compute(settings: Settings, prep: Prepared, evidence: Evidence) -> None:
+    """A lookup, or a follow-up about a focus still visible, is answered by the entity's record card, which
+    the LLM turn then keeps (a route that computed its answer already has one); for retrieval, whether any
+    visible hit covers the question (the LLM is told to say so first when none does)."""
     route = evidence.route
-    if evidence.computed is not None:  # computed from the records (intent: every route that computes one)
-        return evidence.computed.text
-    if route.kind == "tasks" and evidence.tasks_text is not None:
-        return evidence.tasks_text
-    if route.kind == "lookup":
-        return extractive.entity_answer(prep.message, [entities.as_hit(r) for r in evidence.entities.values()],
+    if evidence.computed is None and (route.kind == "lookup" or (route.kind == "follow_up" and evidence.entities)):
+        evidence.computed = cards.cards(prep.message, list(evidence.entities.values()),
                                         [_spoken(r) for r in evidence.missing])
-    if route.kind == "follow_up" and evidence.entities:
-        return extractive.entity_answer(prep.message, [entities.as_hit(r) for r in evidence.entities.values()])
-    return extractive.extractive_answer(evidence.query, evidence.found.result.hits, settings.answer_max_distance)
+    elif route.kind == "retrieve" and evidence.computed is None:
+        evidence.uncovered = extractive.uncovered(evidence.query, evidence.found.result.hits,
+                                                  settings.answer_max_distance)
+
+
+def _offline_answer(engine: Engine, settings: Settings, prep: Prepared, evidence: Evidence) -> str:
+    """Blocking (free text embeds its candidate sentences): the computed answer, the tracker answer, or
+    sentences of the retrieved records, in the asker's language (the query may be an LLM's rewrite)."""
+    if evidence.computed is not None:
+        return evidence.computed.text
+    if evidence.route.kind == "tasks" and evidence.tasks_text is not None:
+        return evidence.tasks_text
+    return answers.free_text(engine, evidence.query, evidence.found.result.hits, settings.answer_max_distance,
+                             extractive.language(prep.message), evidence.found.vector)
 
 
 def _spoken(ref: EntityRef) -> str:
@@ -312,9 +330,15 @@ def _spoken(ref: EntityRef) -> str:
     return f"{refs.ANCHOR_PREFIX[ref[0]].lower()} #{ref[1]}"
 
 
+def _prompt_hits(evidence: Evidence) -> list[SearchHit]:
+    """The retrieved chunks the prompt shows: each once, none of an entity it already gives whole, as many
+    as fit."""
+    return prompting.context_hits(prompting.distinct_hits(evidence.found.result.hits, evidence.entities))
+
+
 def _citable(evidence: Evidence, state: tools.ToolState) -> set[str]:
     """Anchors an answer may cite: what it was given this turn (never an earlier turn's, never a guess)."""
-    hits = prompting.context_hits(evidence.found.result.hits)
+    hits = _prompt_hits(evidence)
     return {*prompting.unique_anchors(hits), *(refs.anchor(r) for r in evidence.entities),
             *(f"[TASK #{t['task_id']}]" for t in evidence.task_rows), *state.anchors,
             *(evidence.computed.anchors if evidence.computed else ())}
@@ -326,9 +350,16 @@ def _citations_of(answer: str, evidence: Evidence, state: tools.ToolState) -> li
 
 
 def _evidence_blocks(evidence: Evidence) -> list[str]:
-    blocks = [entities.text_of(r) for r in evidence.entities.values()]
-    if evidence.tasks_text:
+    """The routed evidence, before the retrieved chunks: the answer computed from the records (which the reply
+    must keep), each entity looked up (whole, once) and the tracker answer."""
+    computed = evidence.computed
+    blocks = [COMPUTED_LEAD + computed.text] if computed is not None else []
+    blocks += [entities.text_of(r) for r in evidence.entities.values()]
+    if evidence.tasks_text and (computed is None or computed.text != evidence.tasks_text):
         blocks.append(evidence.tasks_text)
+    if evidence.uncovered:
+        blocks.append(f"Nothing the asker may see is about {evidence.uncovered}: say so first, then give only what "
+                      "is closest, as the closest and not as the answer.")
     if evidence.missing:
         blocks.append("Not found among what the asker may see: " + ", ".join(_spoken(r) for r in evidence.missing))
     return blocks
@@ -353,12 +384,28 @@ async def _llm_turn(engine: Engine, settings: Settings, prep: Prepared, client: 
         log.warning("LLM call failed (%s), answering extractively instead (request %s): %s",
                     exc.reason, current_request_id(), exc, extra={"llm_error": exc.reason})
         return None, [], exc.reason, shown
-    cleaned = citations.clean(raw, _citable(evidence, prep.state))
-    if not cleaned.grounded or not cleaned.text:
-        log.warning("the LLM's answer kept no citable support (removed %s), answering extractively (request %s)",
-                    cleaned.removed, current_request_id(), extra={"llm_error": "ungrounded"})
+    citable = _citable(evidence, prep.state)
+    made_up = citations.invented(raw, citable | _shown_anchors(history, evidence))
+    cleaned = citations.clean(raw, citable)
+    if made_up or not cleaned.grounded or not cleaned.text:
+        log.warning("the LLM's answer cites what it was not given (%s) or kept no citable support (removed %s), "
+                    "answering extractively (request %s)", made_up, cleaned.removed, current_request_id(),
+                    extra={"llm_error": "ungrounded"})
         return None, [], "ungrounded", shown
+    kept = backbone.verdict(cleaned.text, evidence.computed) if evidence.computed is not None else None
+    if kept is not None:
+        log.warning("the LLM's answer is %s against the computed one, answering with that (request %s)",
+                    kept, current_request_id(), extra={"llm_error": kept})
+        return None, [], kept, shown
     return cleaned.text, cleaned.cited, None, shown
+
+
+def _shown_anchors(history: list[dict[str, str]], evidence: Evidence) -> set[str]:
+    """Anchors the prompt shows without making them citable (an earlier turn's, one a chunk's text names):
+    a reply citing one is trimmed of that claim, while an anchor shown nowhere is invented."""
+    texts = [t["content"] for t in history] + _evidence_blocks(evidence) + \
+        [h.content for h in _prompt_hits(evidence)]
+    return {a for text in texts for a in citations.anchors_in(text)}
 
 
 async def _llm_answer(engine: Engine, settings: Settings, prep: Prepared, client: httpx.AsyncClient,
@@ -378,6 +425,7 @@ async def _llm_answer(engine: Engine, settings: Settings, prep: Prepared, client
                     refreshed = await anyio.to_thread.run_sync(_gather, engine, settings, prep, evidence.route,
                                                                evidence.query)
                     evidence.found, evidence.scope = refreshed.found, refreshed.scope
+                    _compute(settings, prep, evidence)  # what the new hits cover
                     fresh = await _prompt(engine, prep, history, evidence)
                     messages[0], messages[context_ix] = fresh[0], fresh[-1]
                 continue
@@ -423,7 +471,7 @@ async def _run_tools(state: tools.ToolState, completion: Any, messages: list[dic
 async def _prompt(engine: Engine, prep: Prepared, history: list[dict[str, str]],
                   evidence: Evidence) -> list[dict[str, Any]]:
     asker, label = await anyio.to_thread.run_sync(_asker_and_scope, engine, prep, evidence.scope)
-    return prompting.build_messages(prep.message, evidence.found.result.hits, asker=asker, today=prep.state.today,
+    return prompting.build_messages(prep.message, _prompt_hits(evidence), asker=asker, today=prep.state.today,
                                     scope=label, history=history, evidence=_evidence_blocks(evidence))
 
 
@@ -438,9 +486,17 @@ def _asker_and_scope(engine: Engine, prep: Prepared, scope: EffectiveScope) -> t
 
 # --- what the turn stores and returns ---------------------------------------------------------------
 
-def _focus_after(cited: list[str], focus: SourceRecord | None) -> str | None:
-    """The first entity this answer cites; an answer that cites nothing keeps the earlier focus."""
-    if cited:
+def _focus_after(evidence: Evidence, cited: list[str], focus: SourceRecord | None) -> str | None:
+    """What the route was about: the computed answer's focus, the entity looked up, the first task listed;
+    for retrieval, the first entity the answer cites. Never another citation of a routed answer (a reply's
+    "see also [SPRINT #1]" does not move the conversation). An answer about nothing keeps the earlier focus."""
+    if evidence.computed is not None and evidence.computed.focus:
+        return evidence.computed.focus
+    if evidence.entities:
+        return refs.anchor(next(iter(evidence.entities)))
+    if evidence.task_rows:
+        return f"[TASK #{evidence.task_rows[0]['task_id']}]"
+    if evidence.route.kind == "retrieve" and cited:
         return cited[0]
     return refs.anchor(entities.ref_of(focus)) if focus is not None else None
 

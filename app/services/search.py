@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -22,6 +22,7 @@ class TimedSearch:
     caller: Caller
     embed_ms: float
     search_ms: float
+    vector: np.ndarray | None = field(default=None, compare=False, repr=False)  # the question's, for reuse
 
 
 def resolve_caller(engine: Engine, employee_id: int | None = None, telegram_id: str | None = None) -> Caller:
@@ -56,4 +57,4 @@ def search(
     result = engine.search(vector, question, caller, top_k, scope or Scope(), mode)
     done = time.perf_counter()
     metrics.SEARCH_SECONDS.labels(mode).observe(done - started)
-    return TimedSearch(result, caller, (embedded - started) * 1000, (done - embedded) * 1000)
+    return TimedSearch(result, caller, (embedded - started) * 1000, (done - embedded) * 1000, vector)

@@ -35,8 +35,20 @@ def seed(engine, settings) -> dict[str, int]:
     return ids
 
 
-def ask(c, who, message, conversation=None, **extra) -> dict[str, Any]:
-    """One turn through POST /api/v1/chat (200 expected), in a conversation or starting one."""
+def client_for(settings, engine, **update: Any) -> TestClient:
+    settings = settings.model_copy(update={"run_worker": False, "backfill_on_startup": False, **update})
+    return TestClient(create_app(settings, engine=engine), raise_server_exceptions=False)
+
+
+def demo_app(demo, **update: Any):
+    """The real app over a demo engine (app.services.golden_eval.demo_engine), worker off."""
+    engine, settings = demo
+    settings = settings.model_copy(update={"run_worker": False, "backfill_on_startup": False, **update})
+    return create_app(settings, engine=engine)
+
+
+def ask(c: TestClient, who: int, message: str, conversation: int | None = None, **extra: Any) -> dict[str, Any]:
+    """One POST /api/v1/chat turn as ``who``; it must succeed."""
     body = {"employee_id": who, "message": message, **extra}
     if conversation is not None:
         body["conversation_id"] = conversation
@@ -45,18 +57,13 @@ def ask(c, who, message, conversation=None, **extra) -> dict[str, Any]:
     return response.json()
 
 
-def converse(c, who, *questions) -> list[dict[str, Any]]:
-    """Several turns of one new conversation, each answer as POST /api/v1/chat returns it."""
+def converse(c: TestClient, who: int, *questions: str) -> list[dict[str, Any]]:
+    """The questions as one conversation, each continuing the one the first created."""
     answers, conversation = [], None
     for question in questions:
         answers.append(ask(c, who, question, conversation))
         conversation = answers[-1]["conversation_id"]
     return answers
-
-
-def client_for(settings, engine, **update: Any) -> TestClient:
-    settings = settings.model_copy(update={"run_worker": False, "backfill_on_startup": False, **update})
-    return TestClient(create_app(settings, engine=engine), raise_server_exceptions=False)
 
 
 def llm_settings(llm, **update: Any) -> dict[str, Any]:

@@ -6,6 +6,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.api.main import create_app
+from app.config import Settings
 
 TOKEN = "test-token"  # tests/conftest.py's sqlite_settings sets RAG_API_TOKENS to this
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
@@ -20,4 +21,24 @@ def api_settings(sqlite_settings):
 def client(api_settings, sqlite_engine):
     """No default Authorization header: each test says which token it sends."""
     with TestClient(create_app(api_settings, engine=sqlite_engine), raise_server_exceptions=False) as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def demo(embedder):
+    """The demo data (app/demo_data.py) seeded and indexed through the real write path, once per module:
+    (engine, settings)."""
+    from app.services import golden_eval
+
+    base = Settings(_env_file=None, api_tokens=TOKEN, run_worker=False, backfill_on_startup=False)
+    with golden_eval.demo_engine(base, embedder) as (engine, settings):
+        yield engine, settings
+
+
+@pytest.fixture(scope="module")
+def offline(demo):
+    """The app over the demo data, no LLM."""
+    from tests.api.chat_data import demo_app
+
+    with TestClient(demo_app(demo), raise_server_exceptions=False) as c:
         yield c

@@ -28,7 +28,8 @@ def app_for(settings, engine, **update):
 
 def test_tokens_then_one_done_event_with_the_chat_fields(sqlite_engine, sqlite_settings, ids):
     login = f"[TASK #{ids['login']}]"
-    with FakeLLM(Reply.stream("Ana ", "fixes it ", f"{login} [TASK #999].")) as llm:
+    loose = login.lower().replace("#", "# ")  # "[task # 1]": the check reads it, done carries it canonical
+    with FakeLLM(Reply.stream("Ana ", "fixes it ", f"{loose}.")) as llm:
         app = app_for(sqlite_settings, sqlite_engine, **llm_settings(llm, chat_max_tool_rounds=0))
         with serve(app) as url, httpx.Client(base_url=url, headers=AUTH, timeout=10) as c:
             with c.stream("POST", "/api/v1/chat/stream", json={"employee_id": ids["boss"],
@@ -40,7 +41,7 @@ def test_tokens_then_one_done_event_with_the_chat_fields(sqlite_engine, sqlite_s
                            params={"employee_id": ids["boss"]}).json()
     names = [name for name, _ in got]
     assert names == ["token", "token", "token", "done"]
-    assert "".join(data["text"] for _, data in got[:-1]) == f"Ana fixes it {login} [TASK #999]."
+    assert "".join(data["text"] for _, data in got[:-1]) == f"Ana fixes it {loose}."
     done = got[-1][1]
     assert set(done) == set(plain) and done["llm_used"] is True
     assert done["answer"] == f"Ana fixes it {login}." and done["citations"] == [login]  # checked in done
@@ -70,7 +71,7 @@ def test_with_tools_and_offline_the_answer_still_arrives_as_tokens_then_done(sql
 
 def test_with_tools_the_answer_after_a_tool_round_streams_token_by_token(sqlite_engine, sqlite_settings, ids):
     login = f"[TASK #{ids['login']}]"
-    chunks = ("Ana ", "is fixing ", "the login bug ", f"{login} ", "[TASK #999] ", "this week.")
+    chunks = ("Ana ", "is fixing ", "the login bug ", f"{login.lower()} ", "this week.")
     scope_call = ("c1", "set_rag_scope", json.dumps({"scope": ids["mobile"]}))
     with FakeLLM(Reply.stream_tools(scope_call, pieces=4), Reply.stream(*chunks)) as llm:
         app = app_for(sqlite_settings, sqlite_engine, **llm_settings(llm))  # tools on (the default rounds)

@@ -11,37 +11,14 @@ import time
 import pytest
 from fastapi.testclient import TestClient
 
-from app.config import Settings
 from app.entities import PROJECTS, TASKS
-from app.rag import extractive
-from app.services import golden_eval
+from app.services import chat
 from tests.fake_llm import FakeLLM, Reply
 
-from .chat_data import AUTH, ask, client_for, converse, llm_settings
+from .chat_data import AUTH, ask, converse, demo_app as _app, llm_settings
 
 MARIA, ANA, BEN, CHEN, DIEGO = 1, 2, 3, 4, 5  # demo employees (app/demo_data.EMPLOYEES, seed order)
 REFUND_LOGIN = "[TASK #107]"  # "Fix login bug on the refund flow", Diego's, blocked by a comment
-
-
-@pytest.fixture(scope="module")
-def demo(embedder):
-    base = Settings(_env_file=None, api_tokens="test-token", run_worker=False, backfill_on_startup=False)
-    with golden_eval.demo_engine(base, embedder) as (engine, settings):
-        yield engine, settings
-
-
-@pytest.fixture(scope="module")
-def offline(demo):
-    with TestClient(_app(demo), raise_server_exceptions=False) as c:
-        yield c
-
-
-def _app(demo, **update):
-    from app.api.main import create_app
-
-    engine, settings = demo
-    return create_app(settings.model_copy(update={"run_worker": False, "backfill_on_startup": False, **update}),
-                      engine=engine)
 
 
 # --- 1. follow-ups keep the topic -------------------------------------------------------------------
@@ -63,7 +40,8 @@ def test_diego_in_english_then_spanish_follow_ups(offline):
     answers = converse(offline, DIEGO, "what is wrong with the login bug on the refund flow?",
                        "who is assigned to it?", "when is it due?", "¿cuándo vence?")
     assert [a["citations"] for a in answers[1:]] == [[REFUND_LOGIN]] * 3
-    assert answers[3]["answer"].startswith(extractive.LEAD["es"]) and "Due: " in answers[3]["answer"]
+    # issue 23: a follow-up is the focus's record card, cut to the field asked, labelled in the question's language
+    assert answers[3]["answer"].startswith("[TASK #107] Fix login bug on the refund flow\nVence: ")
 
 
 def test_a_spanish_conversation_with_the_llm_keeps_its_topic_turn_after_turn(demo):
@@ -85,7 +63,8 @@ def test_a_spanish_conversation_with_the_llm_keeps_its_topic_turn_after_turn(dem
         assert "The conversation is about: [TASK #107] Fix login bug on the refund flow" in json.dumps(
             rewrite["body"]["messages"], ensure_ascii=False)
         last = answer["body"]["messages"][-1]["content"]
-        assert last.startswith("Context:\n\n[TASK #107] Fix login bug on the refund flow") and last.endswith(question)
+        assert last.startswith("Context:\n\n" + chat.COMPUTED_LEAD + "[TASK #107] Fix login bug on the refund flow")
+        assert last.endswith(question) and last.count("[TASK #107] Fix login bug on the refund flow\nStatus:") == 1
         assert any("tarea 107" in m["content"] for m in answer["body"]["messages"][1:-1])  # the earlier turns
 
 
@@ -122,7 +101,8 @@ def test_follow_ups_keep_the_topic_when_the_llms_rewrite_fails(demo):
 def test_a_task_asked_by_its_id_is_looked_up_first(offline, question):
     answer = ask(offline, MARIA, question)
     assert answer["route"] == "lookup" and answer["citations"] == [REFUND_LOGIN]
-    assert "Status: TODO" in answer["answer"] and answer["results"][0]["origin"] in ("entity", "search")
+    label = "Estado" if "estado" in question else "Status"
+    assert f"{label}: TODO" in answer["answer"] and answer["results"][0]["origin"] in ("entity", "search")
 
 
 def test_a_hidden_id_answers_exactly_like_a_missing_one(offline, demo):
@@ -232,16 +212,20 @@ def test_a_follow_up_over_a_hanging_llm_waits_one_deadline_not_two(demo):
 
 # --- 6. clean citations -------------------------------------------------------------------------------
 
-def test_an_answer_whose_every_citation_is_hidden_is_ungrounded(demo):
+def test_an_answer_citing_what_it_was_not_given_is_ungrounded_as_a_whole(demo, offline):
+    """Issue 23 changed this: Maria's reply used to be cut to "The task [TASK #107] is blocked." and accepted;
+    a reply that cites anything it was not given is now ungrounded whole, and the extractive answer stands."""
     reply = "The task [TASK #107] is blocked; see [DOC #5] and [DOC #7]."
+    question = "what is blocking the login bug on the refund flow?"
     with FakeLLM(Reply.plain(reply)) as llm, TestClient(_app(demo, **llm_settings(llm))) as c:
-        answer = ask(c, ANA, "what is blocking the login bug on the refund flow?")
-        maria = ask(c, MARIA, "what is blocking the login bug on the refund flow?")
+        answer = ask(c, ANA, question)
+        maria = ask(c, MARIA, question)
     assert answer["llm_error"] == "ungrounded" and answer["llm_used"] is False
     assert "[TASK #107]" not in answer["answer"] and "see and" not in answer["answer"]
-    # Maria may see the task and DOC #5 but DOC #7 was not in her context: only that claim goes.
-    assert maria["llm_used"] is True and "[TASK #107]" in maria["answer"] and "[DOC #7]" not in maria["answer"]
-    assert "and." not in maria["answer"] and maria["answer"].endswith(".")
+    prompt = json.dumps(llm.requests[-1]["body"]["messages"])
+    assert "[DOC #7]" not in prompt  # Maria's model was never shown DOC #7: it made it up
+    assert maria["llm_error"] == "ungrounded" and maria["llm_used"] is False
+    assert maria["answer"] == ask(offline, MARIA, question)["answer"] and "[DOC #7]" not in maria["answer"]
 
 
 # --- 7. the smaller items ---------------------------------------------------------------------------

@@ -281,3 +281,17 @@ def test_each_hit_says_where_each_arm_ranked_it(engine, team, mode):
         assert hit.score == pytest.approx(sum(1.0 / (RRF_K + r) for r in arms))
     if mode == "hybrid":
         assert any(h.vector_rank and h.lexical_rank for h in hits)
+
+
+def test_passages_are_embedded_like_the_question_by_the_engines_own_model(engine):
+    """engine.embed_texts (the sentences an offline answer chooses among by meaning): one normalised row per
+    text, the model that embeds the question (MiniLM has no query/passage prefixes: the same vector), and
+    nothing for nothing."""
+    import numpy as np
+
+    texts = ["Users are logged out after a password reset.", "Blocked until the API contract is agreed."]
+    vectors = np.asarray(engine.embed_texts(texts))
+    assert vectors.shape == (2, len(engine.embed_query(texts[0])))
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-3)
+    assert np.allclose(vectors[1], engine.embed_query(texts[1]), atol=1e-3)
+    assert np.asarray(engine.embed_texts([])).shape[0] == 0

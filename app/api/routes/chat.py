@@ -34,7 +34,7 @@ STREAM_DOC = (
     "`event: done` whose data has the same fields as the POST /chat response. Token text is provisional: only "
     "`done` (which carries the stored message_id) makes the answer final and kept. When the LLM fails after some "
     "tokens were sent, or its answer keeps no citable support, one `event: reset` with data "
-    "{\"reason\": \"llm_error\", \"llm_error\": \"timeout|unreachable|bad_response|ungrounded\"} comes first: "
+    "{\"reason\": \"llm_error\", \"llm_error\": \"timeout|unreachable|bad_response|ungrounded|incomplete|contradicted\"} comes first: "
     "discard the text shown so far; the tokens that follow are the extractive answer from its start. A failure "
     "after the stream began is one `event: error`, then the stream ends: its data is {\"detail\", \"code\", "
     "\"retry_after_s\"}, the `detail`, status code and Retry-After (null when none) that POST /chat answers for the "

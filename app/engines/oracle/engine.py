@@ -385,6 +385,13 @@ class OracleEngine:
         with self._connection() as conn, conn.cursor() as cur:
             return search.embed_query(cur, self.model_name, text)
 
+    def embed_texts(self, texts: Sequence[str]) -> np.ndarray:
+        # The confirmed single-text VECTOR_EMBEDDING statement, once per text on one connection (MiniLM has no
+        # query/passage prefixes, so a passage is embedded like a query); the caller bounds the count.
+        with self._connection() as conn, conn.cursor() as cur:
+            return np.stack([search.embed_query(cur, self.model_name, t) for t in texts]) if texts \
+                else np.zeros((0, self.dimensions), dtype=np.float32)
+
     def search(
         self,
         query_vector: np.ndarray,

@@ -111,6 +111,9 @@ class SQLiteEngine:
             return embedder.embed_query(text)
         return embedder.embed([text])[0]
 
+    def embed_texts(self, texts: Sequence[str]) -> np.ndarray:
+        return self.embedder.embed(list(texts))  # one batch: the in-process model pads and runs it at once
+
     # --- connections ----------------------------------------------------------------------------
     @property
     def conn(self) -> apsw.Connection:

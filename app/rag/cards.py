@@ -1,0 +1,202 @@
+"""Record cards: the answer to a question about one entity (asked by id or name, or the conversation's focus),
+composed from its live record rather than quoted from a line that shares a word with the question. Pure: no I/O.
+
+A task's card is its title line, then status, priority, assignee, sprint, due date and story points, the
+description and its latest comments with their authors and dates (a comment without them is shown without
+them). A sprint's card is its project, dates and goal; a project's its dates and description; a document's
+its whole text up to DOC_CHARS, cut only between sentences. When the question asks for one field ("who is
+assigned to it?", "¿cuándo vence?", "what is blocking it?", "who commented?") the card is cut to that field.
+Labels are in the question's language (English or Spanish); the values are the records' own.
+
+Each card is a ``Computed`` (app/rag/computed.py): its text, the entity's anchor (what an LLM's reply must
+keep, and the conversation's focus after it) and the figures it states (points, hours, the due date).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Sequence
+
+from app.domain import CommentSource, DocSource, ProjectSource, SourceRecord, SprintSource, TaskSource
+from app.rag import terms
+from app.rag.computed import Computed
+from app.rag.templates import header_line, paragraphs
+
+DOC_CHARS = 1_500  # a document card's text at most; longer documents end at a sentence with "…"
+MAX_COMMENTS = 3  # the latest comments a full card shows
+MAX_FIELD_COMMENTS = 5  # when the comments are what is asked
+
+LABELS = {
+    "en": {"status": "Status", "priority": "Priority", "assignee": "Assignee", "sprint": "Sprint", "due": "Due",
+           "points": "Story points", "hours": "Estimated hours", "project": "Project", "description": "Description",
+           "comments": "Latest comments", "of": "of", "dates": "Dates", "goal": "Goal", "unassigned": "unassigned",
+           "none": "none", "no_comments": "No comments yet.", "blocked_by": "What blocks it",
+           "no_blockers": "Nothing on record blocks it."},
+    "es": {"status": "Estado", "priority": "Prioridad", "assignee": "Responsable", "sprint": "Sprint",
+           "due": "Vence", "points": "Puntos de historia", "hours": "Horas estimadas", "project": "Proyecto",
+           "description": "Descripción", "comments": "Últimos comentarios", "of": "de", "dates": "Fechas",
+           "goal": "Objetivo", "unassigned": "sin asignar", "none": "ninguno", "no_comments": "Aún sin comentarios.",
+           "blocked_by": "Lo que la bloquea", "no_blockers": "Nada registrado la bloquea."},
+}
+NOT_FOUND = {"en": "I can't find {what} among what you can see.",
+             "es": "No encuentro {what} entre lo que puedes ver."}
+
+# Which field a question asks for, by its (accent-folded) words. Comments and blockers first: "who commented
+# on it?" asks for the comments' authors, not the assignee "who" would otherwise mean.
+_COMMENT_WORDS = frozenset("""comment comments commented commenting said say says wrote comentario comentarios
+comento comentaron comentado dijo dijeron dice dicen escribio""".split())
+_BLOCK_WORDS = frozenset("""block blocks blocked blocking blocker blockers stuck bloquea bloquean bloqueado bloqueada
+bloqueo bloqueos impide atascada atascado""".split())
+_FIELD_WORDS = {
+    "status": frozenset(terms.fold(w) for w in terms.FIELD_HINTS["statu"]) | {"done", "finished", "terminada",
+                                                                              "hecha", "lista"},
+    "priority": frozenset(terms.fold(w) for w in terms.FIELD_HINTS["prior"]),
+    "assignee": frozenset(terms.fold(w) for w in terms.FIELD_HINTS["assig"]) | {"working", "trabajando"},
+    "sprint": frozenset(terms.fold(w) for w in terms.FIELD_HINTS["sprin"]),
+    "due": frozenset(terms.fold(w) for w in terms.FIELD_HINTS["due"]) | {"overdue", "atrasada", "vencida"},
+    "points": frozenset(terms.fold(w) for w in terms.FIELD_HINTS["point"]),
+    "hours": frozenset(terms.fold(w) for w in terms.FIELD_HINTS["hours"]),
+}
+_BLOCK_PREFIXES = ("block", "bloque", "waiting", "esperando", "stuck", "impide", "atasc")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def language(question: str) -> str:
+    return "es" if terms.is_spanish(question) else "en"
+
+
+def asked_fields(question: str) -> tuple[str, ...]:
+    """The fields the question asks for, in card order; () for the whole card."""
+    words = {terms.fold(w) for w in terms.words(question)}
+    if words & _COMMENT_WORDS:
+        return ("comments",)
+    if words & _BLOCK_WORDS:
+        return ("blockers",)
+    return tuple(name for name, hints in _FIELD_WORDS.items() if words & hints)
+
+
+def cards(question: str, records: Sequence[SourceRecord], missing: Sequence[str] = ()) -> Computed:
+    """The cards of the entities asked for, then what was not found (``missing``: "task #107", a hidden one
+    and a missing one read the same), as one computed answer focused on the first entity."""
+    lang = language(question)
+    fields = asked_fields(question)
+    built = [card(r, lang, fields) for r in records]
+    text = "\n\n".join([*(c.text for c in built), *(NOT_FOUND[lang].format(what=m) for m in missing)])
+    anchors = tuple(a for c in built for a in c.anchors)
+    figures = tuple(dict.fromkeys(f for c in built for f in c.figures))
+    return Computed(text, anchors, figures, anchors[0] if anchors else None)
+
+
+def card(record: SourceRecord, lang: str, fields: Sequence[str] = ()) -> Computed:
+    anchor = header_line(record).split("]", 1)[0] + "]"
+    match record:
+        case TaskSource():
+            lines, figures = _task(record, LABELS[lang], fields)
+        case SprintSource():
+            lines, figures = _sprint(record, LABELS[lang], fields)
+        case ProjectSource():
+            lines, figures = _project(record, LABELS[lang], fields)
+        case DocSource():
+            lines, figures = [_document(record.body or "")], ()
+        case _:
+            raise TypeError(f"unknown source record {type(record).__name__}")
+    text = "\n".join([header_line(record).replace("\n", " "), *(line for line in lines if line)])
+    return Computed(text, (anchor,), figures, anchor)
+
+
+def _task(task: TaskSource, label: dict[str, str], fields: Sequence[str]) -> tuple[list[str], tuple[str, ...]]:
+    values = {
+        "status": _or(task.status, "-"), "priority": _or(task.priority, "-"),
+        "assignee": _person(task.assignee_first, task.assignee_last) or label["unassigned"],
+        "sprint": _or(task.sprint_name, label["none"]), "due": _date(task.expected_end_date),
+        "points": _number(task.story_points), "hours": _number(task.estimated_hours),
+    }
+    figures = tuple(v for v in (values["points"], values["hours"], values["due"]) if v not in ("", "-"))
+    if "comments" in fields:
+        shown = task.comments[-MAX_FIELD_COMMENTS:]
+        return [_comments_heading(label, len(shown), len(task.comments)) if shown else label["no_comments"],
+                *(_comment(c) for c in shown)], figures
+    if "blockers" in fields:
+        blocking = [c for c in task.comments if blocks(c.body)]
+        said = [f"{label['blocked_by']}:", *(_comment(c) for c in blocking)] if blocking else [label["no_blockers"]]
+        return [f"{label['status']}: {values['status']}", *said], figures
+    if fields:
+        return [f"{label[f]}: {values[f]}" for f in fields if values[f]], figures
+    lines = [
+        " | ".join(f"{label[f]}: {values[f]}" for f in ("status", "priority", "assignee")),
+        " | ".join(f"{label[f]}: {values[f]}" for f in ("sprint", "due", "points", "hours") if values[f]),
+        f"{label['project']}: {_or(task.project_name, label['none'])}",
+        f"{label['description']}: {_or(task.description, '-')}",
+    ]
+    if task.comments:
+        shown = task.comments[-MAX_COMMENTS:]
+        lines += [_comments_heading(label, len(shown), len(task.comments)), *(_comment(c) for c in shown)]
+    return lines, figures
+
+
+def _sprint(sprint: SprintSource, label: dict[str, str], fields: Sequence[str]) -> tuple[list[str], tuple[str, ...]]:
+    dates = f"{label['dates']}: {_date(sprint.start_date)} -> {_date(sprint.end_date)}"
+    fields = [f for f in fields if f != "sprint"]  # "sprint" names the entity here, not a field of it
+    if fields and set(fields) <= {"due", "status"}:
+        return [dates] if "due" in fields else [], ()
+    return [f"{label['project']}: {_or(sprint.project_name, label['none'])}", dates,
+            f"{label['goal']}: {_or(sprint.goal, '-')}"], ()
+
+
+def _project(project: ProjectSource, label: dict[str, str],
+             fields: Sequence[str]) -> tuple[list[str], tuple[str, ...]]:
+    dates = f"{label['dates']}: {_date(project.start_date)} -> {_date(project.end_date)}"
+    if fields and set(fields) <= {"due", "status"}:
+        return [dates] if "due" in fields else [], ()
+    description = project.description.strip() if project.description and project.description.strip() else ""
+    return [dates, f"{label['description']}: {description}" if description else ""], ()
+
+
+def _document(body: str, limit: int = DOC_CHARS) -> str:
+    """The document's paragraphs, whole up to ``limit``; past it, cut after the last whole sentence."""
+    text = "\n".join(paragraphs(body))
+    if len(text) <= limit:
+        return text
+    kept = ""
+    for piece in _SENTENCE_END.split(text):
+        if len(kept) + len(piece) + 1 > limit - 1:
+            break
+        kept = f"{kept} {piece}" if kept else piece
+    return (kept or text[:limit - 1]) + "…"
+
+
+def _comments_heading(label: dict[str, str], shown: int, total: int) -> str:
+    return f"{label['comments']}:" if shown == total else f"{label['comments']} ({shown} {label['of']} {total}):"
+
+
+def _comment(comment: CommentSource) -> str:
+    """"- Chen Wei (2026-11-20): Blocked until …", with whatever of the author and date is known."""
+    when = f"({_date(comment.created_at)})" if comment.created_at is not None else ""
+    who = " ".join(p for p in ((comment.author_name or "").strip(), when) if p)
+    return f"- {who}: {comment.body.strip()}" if who else f"- {comment.body.strip()}"
+
+
+def blocks(body: str) -> bool:
+    """A comment saying what blocks the task ("Blocked until …", "Bloqueado hasta …", "waiting on design")."""
+    return any(terms.fold(w).startswith(_BLOCK_PREFIXES) for w in terms.words(body))
+
+
+def _or(value: str | None, default: str) -> str:
+    return value.strip() if value and value.strip() else default
+
+
+def _person(first: str | None, last: str | None) -> str:
+    return " ".join(p.strip() for p in (first, last) if p and p.strip())
+
+
+def _number(value: float | None) -> str:
+    if value is None:
+        return ""
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+def _date(value: dt.date | dt.datetime | None) -> str:
+    if value is None:
+        return "-"
+    return (value.date() if isinstance(value, dt.datetime) else value).isoformat()
