@@ -223,16 +223,17 @@ def test_an_honest_reply_around_the_card_stands_and_one_that_changes_it_does_not
 def test_a_spanish_conversation_with_a_weak_model_keeps_the_cards(demo, offline):
     questions = ("¿cuál es el estado de la tarea 107?", "¿quién la tiene asignada?", "¿qué la bloquea?",
                  "¿cuándo vence?")
-    script = [Reply.plain(WEAK)] + [Reply.plain("¿quién tiene la tarea 107?"), Reply.plain(WEAK)] * 3
+    rewrite = Reply.plain("¿quién tiene la tarea 107?")  # the follow-ups' rewrite; the blockers route reads records
+    script = [Reply.plain(WEAK), rewrite, Reply.plain(WEAK), Reply.plain(WEAK), rewrite, Reply.plain(WEAK)]
     with FakeLLM(*script) as llm, TestClient(_app(demo, **llm_settings(llm, chat_max_tool_rounds=0))) as c:
         weak = converse(c, DIEGO, *questions)
     plain = converse(offline, DIEGO, *questions)
     assert [a["llm_error"] for a in weak] == ["ungrounded"] * 4
     assert [a["answer"] for a in weak] == [a["answer"] for a in plain]
     assert [a["citations"] for a in weak] == [["[TASK #107]"]] * 4
-    assert "Lo que la bloquea:" in plain[2]["answer"] and "Blocked until the API contract is agreed." in \
+    assert "está frenada por:" in plain[2]["answer"] and "Blocked until the API contract is agreed." in \
         plain[2]["answer"]
-    answer_calls = llm.requests[0::2]  # each follow-up makes a rewrite call, then the answer call
+    answer_calls = [llm.requests[i] for i in (0, 2, 3, 5)]  # a follow-up makes a rewrite call before its answer
     assert len(answer_calls) == 4 and all(r["body"]["messages"][-1]["content"].startswith("Context:")
                                           for r in answer_calls)
     truth = task_truth(demo[0], 107)
