@@ -228,7 +228,8 @@ def test_a_streamed_chat_whose_chip_follows_set_rag_scope(page, stack, llm, shot
     page.goto(f"/console/playground?employee_id={maria}")
     chip = page.locator("#scope-chip")
     expect(chip).to_have_text("All projects")
-    page.get_by_label("Message").fill("let's talk about refunds in payments")
+    # the asker asks for the scope in words: set_rag_scope runs only then (issue 26, point 8)
+    page.get_by_label("Message").fill("only the payments project from now on: how are refunds handled?")
     page.keyboard.press("Enter")
     # tokens as they arrive: part of the answer is on screen while the stream is still open
     expect(page.locator(".msg.assistant.streaming .text")).to_contain_text("Refunds")
