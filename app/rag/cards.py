@@ -62,10 +62,6 @@ _BLOCK_PREFIXES = ("block", "bloque", "waiting", "esperando", "stuck", "impide",
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
-def language(question: str) -> str:
-    return "es" if terms.is_spanish(question) else "en"
-
-
 def asked_fields(question: str) -> tuple[str, ...]:
     """The fields the question asks for, in card order; () for the whole card."""
     words = {terms.fold(w) for w in terms.words(question)}
@@ -79,7 +75,7 @@ def asked_fields(question: str) -> tuple[str, ...]:
 def cards(question: str, records: Sequence[SourceRecord], missing: Sequence[str] = ()) -> Computed:
     """The cards of the entities asked for, then what was not found (``missing``: "task #107", a hidden one
     and a missing one read the same), as one computed answer focused on the first entity."""
-    lang = language(question)
+    lang = terms.language(question)
     fields = asked_fields(question)
     built = [card(r, lang, fields) for r in records]
     text = "\n\n".join([*(c.text for c in built), *(NOT_FOUND[lang].format(what=m) for m in missing)])

@@ -29,7 +29,6 @@ from dataclasses import dataclass
 
 from app.domain import SearchHit
 from app.rag import cards, terms
-from app.rag.cards import language
 from app.rag.prompting import ANCHOR, anchor
 
 I_DONT_KNOW = {
@@ -120,7 +119,7 @@ def extractive_answer(question: str, hits: Sequence[SearchHit], max_distance: fl
     rewritten search query, which may be in another)."""
     planned = plan(question, hits, max_distance, lang)
     if planned is None:
-        return I_DONT_KNOW[lang or language(question)]
+        return I_DONT_KNOW[lang or terms.language(question)]
     wanted = to_measure(planned)
     scores = dict(zip(wanted, similarity([planned.items[i].sentences[j] for i, j in wanted]))) \
         if similarity is not None and wanted else {}
@@ -130,7 +129,7 @@ def extractive_answer(question: str, hits: Sequence[SearchHit], max_distance: fl
 def plan(question: str, hits: Sequence[SearchHit], max_distance: float, lang: str | None = None) -> Plan | None:
     """What the answer will say (None: nothing relevant, "I don't know"). A question joining topics ("the
     refund flow and the checkout page") is covered when each of its parts is, each by some hit."""
-    lang = lang or language(question)
+    lang = lang or terms.language(question)
     fields = cards.asked_fields(question)
     relevant_hits = _one_per_entity(relevant(question, hits, max_distance))
     if not relevant_hits:

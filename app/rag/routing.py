@@ -76,7 +76,7 @@ class Route:
 def route(question: str, focus: EntityRef | None, vocabulary: Vocabulary, today: dt.date,
           intent: Intent | None = None, keyed: tuple[EntityRef, ...] = ()) -> Route:
     text = terms.fold(question)
-    lang = "es" if terms.is_spanish(question) else "en"
+    lang = terms.language(question)
     if intent is None and _WORK.search(text):
         intent = "work"
     # Folded text (as the name spans are), so a sprint named "... Sprint 2" is not read as SPRINT #2.

@@ -61,7 +61,7 @@ def recognise(question: str, vocabulary: Vocabulary, intent: Intent | None) -> S
     text = terms.fold(question)
     if not _ASKING.search(text) and not (intent == "scope" and _WHERE.search(text)):
         return None
-    lang = "es" if terms.is_spanish(question) else "en"
+    lang = terms.language(question)
     if _NONE.search(text):
         return ScopeRequest(lang, "none")
     project = project_named(text, vocabulary)

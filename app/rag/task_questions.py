@@ -174,7 +174,7 @@ class _Reading:
 def _read(question: str, vocabulary: Vocabulary) -> _Reading | None:
     """Every filter the question names, and where (None: a task or document asked by id, or "not mine")."""
     text = terms.fold(question)
-    lang = "es" if terms.is_spanish(question) else "en"
+    lang = terms.language(question)
     taken: list[tuple[int, int]] = []  # spans of the folded text already understood
     found: dict[str, object] = {}
 

@@ -92,6 +92,11 @@ def topic_stems(question: str) -> set[str]:
     return {stem(t) for t in key_terms(question)} - TEMPLATE_STEMS
 
 
+def language(text: str) -> str:
+    """The answer's language for a question: "es" or "en" (is_spanish)."""
+    return "es" if is_spanish(text) else "en"
+
+
 def is_spanish(text: str) -> bool:
     """Spanish when it has Spanish marks or more Spanish than English stop words (English on a tie)."""
     if _SPANISH_MARKS.search(text):

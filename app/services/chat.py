@@ -322,7 +322,7 @@ def _offline_answer(engine: Engine, settings: Settings, prep: Prepared, evidence
     if evidence.route.kind == "tasks" and evidence.tasks_text is not None:
         return evidence.tasks_text
     return answers.free_text(engine, evidence.query, evidence.found.result.hits, settings.answer_max_distance,
-                             extractive.language(prep.message), evidence.found.vector)
+                             terms.language(prep.message), evidence.found.vector)
 
 
 def _spoken(ref: EntityRef) -> str:
