@@ -36,7 +36,7 @@ def example_matrix(engine: Engine) -> np.ndarray:
         cached = _examples.get(key)
         if cached is None:
             texts, _ = intents.example_texts()
-            cached = np.vstack([np.asarray(engine.embed_query(t), dtype=np.float32) for t in texts])
+            cached = np.asarray(engine.embed_texts(texts), dtype=np.float32)  # one batch, one connection
             _examples[key] = cached
     return cached
 
