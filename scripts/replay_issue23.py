@@ -21,7 +21,7 @@ from app.evals.loopback_llm import MODES as LLM_MODES, LoopbackLLM  # noqa: E402
 from app.services.golden_eval import demo_callers, demo_engine  # noqa: E402
 
 # (point, asker's first name, the turns of one conversation) — the issue's own words. Point 5 is the inventing
-# mode itself; point 6 (title requests) lives on the OpenAI face: tests/api/test_openai.py replays it.
+# mode itself; point 6 (title requests) lives on the OpenAI face: tests/api/test_understanding.py replays it.
 CONVERSATIONS = (
     (1, "ana", ("what's on my plate?",)),
     (1, "ana", ("anything I should finish before Friday?",)),
