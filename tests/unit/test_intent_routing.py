@@ -171,10 +171,23 @@ def test_the_winner_with_its_figure_then_the_ranking():
     answer = comparisons.answer(groups, GroupBy("project"), "en", False, "overdue", truncated=False)
     first, ranking = answer.text.splitlines()[0], answer.text.splitlines()[2:6]
     assert first == "The project with the most tasks (overdue): Payments [PROJECT #2] — 2."
-    assert ranking == ["1. Payments [PROJECT #2] — 2", "2. Mobile [PROJECT #1] — 1", "3. no project — 1",
-                       "4. Data [PROJECT #3] — 0"]
+    assert ranking == ["1. Payments [PROJECT #2] — 2", "2. Mobile [PROJECT #1] — 1", "3. Data [PROJECT #3] — 0",
+                       "Not ranked: no project — 1."]
     assert answer.anchors == ("[PROJECT #2]", "[PROJECT #1]", "[PROJECT #3]") and answer.focus == "[PROJECT #2]"
     assert set(answer.figures) == {"2", "1", "0"}
+
+
+def test_the_tasks_of_no_sprint_are_not_a_sprint_that_wins():
+    """"Which sprint has the most points left?" ranks sprints: the tasks without one are mentioned, not crowned;
+    the spread ("tasks per sprint") keeps them as a line of their own."""
+    rows = [{**_row(1, 1, "Mobile", 8), "sprint_id": None, "sprint_name": None},
+            {**_row(2, 1, "Mobile", 3), "sprint_id": 4, "sprint_name": "Payments Sprint 2"}]
+    groups = comparisons.rank(rows, GroupBy("sprint"), True)
+    answer = comparisons.answer(groups, GroupBy("sprint"), "es", True, "", truncated=False)
+    assert answer.text.splitlines()[0] == "Iteración con más puntos de historia: Payments Sprint 2 [SPRINT #4] — 3."
+    assert "Fuera de la clasificación: sin iteración — 8." in answer.text.splitlines()
+    spread = comparisons.answer(groups, GroupBy("sprint", ranked=False), "en", True, "", truncated=False)
+    assert "1. no sprint — 8" in spread.text.splitlines()
 
 
 def test_fewest_names_a_group_with_none_and_ties_are_said():
