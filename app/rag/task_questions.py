@@ -48,7 +48,8 @@ STATUS_PHRASES = {
     "in progress": "IN_PROGRESS", "in-progress": "IN_PROGRESS", "ongoing": "IN_PROGRESS", "started": "IN_PROGRESS",
     "en progreso": "IN_PROGRESS", "en curso": "IN_PROGRESS",
     "in review": "IN_REVIEW", "under review": "IN_REVIEW", "being reviewed": "IN_REVIEW", "en revision": "IN_REVIEW",
-    "to do": "TODO", "todo": "TODO", "not started": "TODO", "por hacer": "TODO", "sin empezar": "TODO",
+    "to do": "TODO", "still to do": "TODO", "todo": "TODO", "not started": "TODO", "por hacer": "TODO",
+    "sin empezar": "TODO",
     "pendientes de empezar": "TODO",
     "done": "DONE", "finished": "DONE", "completed": "DONE", "complete": "DONE", "terminadas": "DONE",
     "terminados": "DONE", "hechas": "DONE", "completadas": "DONE", "completados": "DONE", "finalizadas": "DONE",
@@ -68,8 +69,15 @@ NOT_MINE = ("not assigned to me", "not mine", "no asignadas a mi", "no asignados
 _FIRST_PERSON = frozenset(terms.fold(w) for w in """
 i me my mine myself i'm im i've i'd mi mis mio mia mios mias yo tengo estoy ando debo voy puedo
 """.split())
-TO_DO_VERBS = ("need to do", "needs to do", "have to do", "has to do", "got to do", "still to do", "left to do",
-               "tengo que hacer", "tiene que hacer", "hay que hacer")
+# Someone having to do something asks for open work; "to do" / "still to do" / "por hacer" said of tasks is the
+# tracker's status of that name (Jira's Spanish board calls the column "Por hacer"), which the answer names.
+TO_DO_VERBS = ("need to do", "needs to do", "have to do", "has to do", "got to do", "left to do",
+               "tengo que hacer", "tiene que hacer", "hay que hacer", "queda por hacer", "quedan por hacer",
+               "falta por hacer", "faltan por hacer", "me queda por hacer", "le queda por hacer")
+# Points are in no status: "points still to do", "puntos por hacer" are the points of the work not finished.
+_POINTS_TO_DO = re.compile(r"(?<![\w-])(?:story points|points|puntos de historia|puntos)\s+"
+                           r"(?:(?:are|is|that are|que (?:estan|quedan|faltan)|quedan|faltan|estan)\s+)?"
+                           r"(?P<todo>(?:still |left )?to do|por hacer)(?![\w-])")
 OPEN_PHRASES = ("not done", "not finished", "unfinished", "open", "left", "remaining", "pending", "outstanding",
                 "still open", "sin terminar", "abiertas", "abiertos", "pendientes", "pendiente", "restantes",
                 "quedan", "faltan", "por terminar", "working on", "trabajando en", "esta trabajando", "trabajando",
@@ -81,17 +89,22 @@ PRIORITY_PHRASES = {
     "medium priority": "MEDIUM", "medium": "MEDIUM", "prioridad media": "MEDIUM", "media": "MEDIUM",
     "low priority": "LOW", "low-priority": "LOW", "low": "LOW", "prioridad baja": "LOW", "baja": "LOW", "bajas": "LOW",
 }
-OVERDUE_PHRASES = ("overdue", "past due", "past their due date", "late", "behind schedule", "vencidas", "vencidos",
-                   "atrasadas", "atrasados", "retrasadas", "retrasados", "fuera de plazo")
+# Every gender and number of the Spanish adjectives: "¿qué proyecto va más atrasado?" says it of a project.
+OVERDUE_PHRASES = ("overdue", "past due", "past its due date", "past their due date", "past the due date",
+                   "past their due dates", "past the deadline", "past its deadline", "past their deadline",
+                   "past deadline", "late", "behind schedule", "behind", "vencidas", "vencidos", "vencida",
+                   "vencido", "atrasadas", "atrasados", "atrasada", "atrasado", "retrasadas", "retrasados",
+                   "retrasada", "retrasado", "fuera de plazo")
 UNASSIGNED_PHRASES = ("unassigned", "not assigned", "not assigned to anyone", "without an assignee",
                       "without assignee", "with no assignee", "no assignee", "nobody is assigned", "no one is assigned",
                       "no owner", "sin asignar", "sin responsable", "sin asignacion", "no asignadas", "no asignados",
                       "no tienen responsable", "nadie asignado")
 MINE_PHRASES = ("assigned to me", "asignadas a mi", "asignados a mi", "my", "mine", "am i", "do i", "i have",
-                "i am", "i'm", "mis", "mias", "mios", "tengo", "me toca", "me tocan", "a mi")
+                "i am", "i'm", "mis", "mias", "mios", "tengo", "me toca", "me tocan", "a mi", "for me", "para mi")
 COUNT_PHRASES = ("how many", "number of", "count of", "count", "cuantas", "cuantos", "numero de", "cantidad de")
 POINTS_PHRASES = ("story points", "story point", "points", "puntos de historia", "puntos")
-TASK_NOUNS = ("tasks", "task", "tickets", "ticket", "issues", "issue", "items", "tareas", "tarea", "pendientes")
+TASK_NOUNS = ("tasks", "task", "tickets", "ticket", "issues", "issue", "items", "work", "tareas", "tarea",
+              "pendientes", "trabajo")
 PERSON_MARKERS = ("assigned to", "asignadas a", "asignados a", "asignada a", "asignado a", "working on", "trabajando en",
                   "esta haciendo", "owned by", "de")
 # Words that say nothing a filter does not already say ("which", "still", "show me", "quedan", ...).
@@ -128,8 +141,9 @@ def parse(question: str, vocabulary: Vocabulary, today: dt.date) -> TaskQuestion
     if reading is None or _leftover(reading.text, reading.taken):
         return None
     found = reading.found
+    # "what does Emma have in review?", "what do I have due next week?": someone's tasks, though no noun says so.
     asks_about_tasks = any(k in found for k in ("noun", "points", "overdue", "unassigned")) or (
-        reading.people and "open" in found)
+        (reading.people or "mine" in found) and any(k in found for k in ("open", "status", "due")))
     filters = [reading.sprint, reading.project, *(found.get(k) for k in (
         "status", "priority", "overdue", "unassigned", "due", "mine", "open", "count", "points")), reading.people]
     if not asks_about_tasks or not any(filters):
@@ -155,7 +169,11 @@ def slots(question: str, vocabulary: Vocabulary, today: dt.date, aggregate: Aggr
     if default_mine and not reading.people and not found.get("unassigned") and not (reading.sprint or reading.project) \
             and _FIRST_PERSON & set(terms.words(reading.text)):
         found["mine"] = True
-    if default_open and "status" not in found:
+    # A window of days ("due next week", "due on Friday") lists what falls in it, finished or not, as parse
+    # does; "before Friday" has no first day, and would list every finished task of the past.
+    due = found.get("due")
+    bounded = due is not None and (due[0] != "weekday" or due[2] == "on")  # type: ignore[index]
+    if default_open and "status" not in found and not bounded:
         found["open"] = True
     return _question(reading, today, aggregate)
 
@@ -200,6 +218,10 @@ def _read(question: str, vocabulary: Vocabulary) -> _Reading | None:
     if "not_mine" in found:
         return None  # other people's tasks and unassigned ones: no filter says that
     take(TO_DO_VERBS, "open")  # "what do I need to do?" asks for open work, not the TODO status
+    for match in _POINTS_TO_DO.finditer(text):
+        if _free(taken, match.span("todo")):
+            taken.append(match.span("todo"))
+            found.setdefault("open", True)
     take(OPEN_NEGATED, "open")
     take(COUNT_PHRASES, "count")
     take(POINTS_PHRASES, "points")
@@ -271,8 +293,8 @@ def might_be(question: str) -> bool:
     """Cheap first look (no vocabulary): does the question use any word a tracker question needs?"""
     text = terms.fold(question)
     return any(re.search(rf"(?<![\w-]){re.escape(p)}(?![\w-])", text)
-               for p in (*TASK_NOUNS, *POINTS_PHRASES, *OVERDUE_PHRASES, *UNASSIGNED_PHRASES, "working on",
-                         "trabajando", "esta haciendo"))
+               for p in (*TASK_NOUNS, *POINTS_PHRASES, *OVERDUE_PHRASES, *UNASSIGNED_PHRASES, *STATUS_PHRASES,
+                         *_DUE_PHRASES, "due", "working on", "trabajando", "esta haciendo"))
 
 
 def _free(taken: list[tuple[int, int]], span: tuple[int, int]) -> bool:
