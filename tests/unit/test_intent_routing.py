@@ -278,3 +278,79 @@ def test_title_requests_get_a_title_from_the_conversation():
     assert titles.title_answer("Provide a concise, 5-word-or-less title for the conversation.",
                                ["what is blocked in payments?"]) == "Blocked Payments"
     assert not titles.is_title_request("what is the title of task 5?")
+
+
+# --- tracker questions the rules read whole win over a kind found by meaning ----------------------------
+
+@pytest.mark.parametrize("question", ["¿qué tareas mías vencen esta semana?", "¿qué tareas de Chen están terminadas?",
+                                      "which of Ana's tasks are in review?"])
+@pytest.mark.parametrize("kind", ["blockers", "comments"])
+def test_a_tracker_question_read_whole_is_not_blockers_or_comments_by_meaning(question, kind):
+    assert routing.route(question, None, NAMES, TODAY, kind).kind == "tasks"
+
+
+def test_the_words_of_blockers_still_route_to_blockers():
+    assert routing.route("which of my tasks are blocked?", None, NAMES, TODAY, "work").kind == "blockers"
+
+
+@pytest.mark.parametrize("question, status, open_only", [
+    ("which of my tasks are still to do?", "TODO", False),  # said of tasks: the tracker's status of that name
+    ("count the still to do tasks of Payments Platform", "TODO", False),
+    ("¿cuáles de mis tareas están por hacer?", "TODO", False),
+    ("what do I still have to do?", None, True),  # someone having to do something: whatever is not finished
+    ("¿qué me queda por hacer?", None, True),
+])
+def test_to_do_said_of_tasks_is_a_status_and_having_to_do_is_open_work(kind_of, question, status, open_only):
+    route = routed(kind_of, question)
+    assert route.kind == "tasks" and route.tasks.status == status and route.tasks.open_only is open_only
+
+
+@pytest.mark.parametrize("question", ["¿cuántos puntos quedan por hacer en Payments Sprint 2?",
+                                      "how many points are still to do in Payments Sprint 2?",
+                                      "¿cuántos puntos por hacer tiene Payments Sprint 2?"])
+def test_points_to_do_are_the_points_not_finished(kind_of, question):
+    route = routed(kind_of, question)
+    assert route.kind == "tasks" and route.tasks.aggregate == "points" and route.tasks.status is None
+    assert route.tasks.open_only and route.tasks.sprint == NAMES.sprints[1]
+
+
+@pytest.mark.parametrize("question, mine", [("what work of mine is past its due date?", True),
+                                            ("what's overdue for me?", True), ("¿qué tengo atrasado?", True),
+                                            ("is Chen behind on anything?", False)])
+def test_overdue_in_other_words(kind_of, question, mine):
+    route = routed(kind_of, question)
+    assert route.kind == "tasks" and route.tasks.overdue and route.tasks.mine is mine
+
+
+@pytest.mark.parametrize("question", ["¿qué proyecto va más atrasado en tareas?", "which sprint is furthest behind?"])
+def test_behind_in_a_comparison_counts_overdue_tasks(kind_of, question):
+    route = routed(kind_of, question)
+    assert route.kind == "compare" and route.tasks.overdue
+
+
+@pytest.mark.parametrize("question, status", [("what does Chen have in review?", "IN_REVIEW"),
+                                              ("¿qué tiene Ana en progreso?", "IN_PROGRESS")])
+def test_a_persons_status_needs_no_noun(question, status):
+    route = routing.route(question, None, NAMES, TODAY)  # the rules alone: no kind by meaning
+    assert route.kind == "tasks" and route.tasks.status == status and len(route.tasks.people) == 1
+
+
+@pytest.mark.parametrize("question", ["what do I have due next week?", "what have I got due next week?",
+                                      "¿qué tengo que entregar la próxima semana?"])
+def test_a_due_week_is_the_calendar_week_whatever_the_status(kind_of, question):
+    """Monday to Sunday, as the benchmark's truth; a window of days lists what falls in it, done or not."""
+    route = routed(kind_of, question)
+    assert route.kind == "tasks" and route.tasks.mine and not route.tasks.open_only
+    assert route.tasks.due == (dt.date(2026, 12, 7), dt.date(2026, 12, 14))
+
+
+@pytest.mark.parametrize("question, missing", [("how many story points are left in the sprint?", "sprint"),
+                                               ("¿cuántas tareas hay en revisión en el proyecto?", "project"),
+                                               ("what's left for me in this sprint?", "sprint")])
+def test_a_sprint_or_project_pointed_at_but_not_named_is_asked_for(kind_of, question, missing):
+    route = routed(kind_of, question)
+    assert route.kind == "clarify" and route.missing == missing and route.tasks is not None
+
+
+def test_a_named_sprint_is_not_asked_for(kind_of):
+    assert routed(kind_of, "how many story points are left in the Payments Sprint 2 sprint?").kind == "tasks"
