@@ -37,7 +37,7 @@ _MEASURES = frozenset(terms.fold(w) for w in """
 task tasks ticket tickets issue issues bug bugs work workload backlog points overdue late open left remaining
 pending story many much count number tarea tareas trabajo carga puntos vencidas vencidos atrasadas atrasados
 atrasado atrasada pendientes abiertas abiertos errores cuantas cuantos numero behind late retrasado retrasada
-retrasados retrasadas vencido vencida
+retrasados retrasadas vencido vencida retraso retrasos busy overloaded cargado cargada ocupado ocupada carga
 """.split())
 _PER = re.compile(r"(?<![\w-])(?:per|by|each|por|cada|grouped by|agrupad[oa]s por|broken down by|break down by)"
                   r"\s+(?:the\s+|el\s+|la\s+)?(?P<word>\w+)")

@@ -53,6 +53,12 @@ STATUS_PHRASES = {
     "pendientes de empezar": "TODO",
     "done": "DONE", "finished": "DONE", "completed": "DONE", "complete": "DONE", "terminadas": "DONE",
     "terminados": "DONE", "hechas": "DONE", "completadas": "DONE", "completados": "DONE", "finalizadas": "DONE",
+    # The Spanish singulars ("¿qué tiene Chen terminado?") and "not started" said as a verb.
+    "terminada": "DONE", "terminado": "DONE", "hecha": "DONE", "hecho": "DONE", "hechos": "DONE",
+    "completada": "DONE", "completado": "DONE", "finalizada": "DONE", "finalizado": "DONE", "finalizados": "DONE",
+    "acabadas": "DONE", "acabados": "DONE", "not been started": "TODO", "not yet started": "TODO",
+    "haven't been started": "TODO", "hasn't been started": "TODO", "haven't started": "TODO",
+    "sin comenzar": "TODO", "sin iniciar": "TODO", "no empezadas": "TODO", "no iniciadas": "TODO",
 }
 # "Not finished", said with a negation: taken before STATUS_PHRASES would read "done" in "not done".
 OPEN_NEGATED = ("not done", "not finished", "not completed", "not complete", "not closed", "aren't done",
@@ -81,7 +87,10 @@ _POINTS_TO_DO = re.compile(r"(?<![\w-])(?:story points|points|puntos de historia
 OPEN_PHRASES = ("not done", "not finished", "unfinished", "open", "left", "remaining", "pending", "outstanding",
                 "still open", "sin terminar", "abiertas", "abiertos", "pendientes", "pendiente", "restantes",
                 "quedan", "faltan", "por terminar", "working on", "trabajando en", "esta trabajando", "trabajando",
-                "esta haciendo")
+                "esta haciendo", "sin acabar", "por acabar", "sin cerrar", "sin completar", "sin hacer",
+                # Someone's load: what they have not finished ("who is the busiest?", "¿quién está más cargado?").
+                "busiest", "busy", "overloaded", "workload", "cargado", "cargada", "ocupado", "ocupada",
+                "carga de trabajo")
 PRIORITY_PHRASES = {
     "critical": "CRITICAL", "criticas": "CRITICAL", "critica": "CRITICAL", "criticos": "CRITICAL",
     "critico": "CRITICAL", "high priority": "HIGH", "high-priority": "HIGH", "high": "HIGH",
@@ -94,7 +103,10 @@ OVERDUE_PHRASES = ("overdue", "past due", "past its due date", "past their due d
                    "past their due dates", "past the deadline", "past its deadline", "past their deadline",
                    "past deadline", "late", "behind schedule", "behind", "vencidas", "vencidos", "vencida",
                    "vencido", "atrasadas", "atrasados", "atrasada", "atrasado", "retrasadas", "retrasados",
-                   "retrasada", "retrasado", "fuera de plazo")
+                   "retrasada", "retrasado", "fuera de plazo", "missed the deadline", "missed its deadline",
+                   "missed their deadline", "missed deadline", "missed deadlines", "pasado de fecha",
+                   "pasada de fecha", "pasadas de fecha", "pasados de fecha", "fuera de fecha", "con retraso",
+                   "retraso", "retrasos")
 UNASSIGNED_PHRASES = ("unassigned", "not assigned", "not assigned to anyone", "without an assignee",
                       "without assignee", "with no assignee", "no assignee", "nobody is assigned", "no one is assigned",
                       "no owner", "sin asignar", "sin responsable", "sin asignacion", "no asignadas", "no asignados",
@@ -113,6 +125,7 @@ which what whats what's show list give tell me all any are is there still curren
 got does do doing due assigned owned by with in on of for the a an total sum left remaining open over
 under this that these those does did be being been whose who whom sprint project please
 cuales cual que muestra muestrame lista dame dime todas todos hay estan esta siguen sigue aun todavia
+ensename listame ver quiero saber
 tiene tienen vence vencen vencer asignadas asignados asignada asignado del de la las los en el por
 proyecto iteracion suma total actualmente ahora
 """.split())
@@ -148,6 +161,8 @@ def parse(question: str, vocabulary: Vocabulary, today: dt.date) -> TaskQuestion
         "status", "priority", "overdue", "unassigned", "due", "mine", "open", "count", "points")), reading.people]
     if not asks_about_tasks or not any(filters):
         return None
+    if not reading.people and "unassigned" not in found and _says_i(reading.text):
+        found["mine"] = True  # "what have I missed the deadline on?", "¿qué se me ha pasado de fecha?"
     return _question(reading, today, "points" if "points" in found else "count" if "count" in found else "list")
 
 
@@ -159,7 +174,10 @@ def slots(question: str, vocabulary: Vocabulary, today: dt.date, aggregate: Aggr
     document by id, says "not mine" (no filter expresses that), or has more than ``max_unknown`` words no filter
     explains ("how do I book a meeting room for Friday?" is near "my work" in meaning, but is about a room)."""
     reading = _read(question, vocabulary)
-    if reading is None or max_unknown is not None and len(_unknown(reading.text, reading.taken)) > max_unknown:
+    unknown = _unknown(reading.text, reading.taken) if reading is not None else []
+    if reading is None or max_unknown is not None and len(unknown) > max_unknown:
+        return None
+    if NEGATIONS & set(unknown):  # "which tasks are not in progress?": dropping the "not" answers the opposite
         return None
     found = reading.found
     if "points" in found:
@@ -167,7 +185,7 @@ def slots(question: str, vocabulary: Vocabulary, today: dt.date, aggregate: Aggr
     elif "count" in found and aggregate == "list":
         aggregate = "count"
     if default_mine and not reading.people and not found.get("unassigned") and not (reading.sprint or reading.project) \
-            and _FIRST_PERSON & set(terms.words(reading.text)):
+            and _says_i(reading.text):
         found["mine"] = True
     # A window of days ("due next week", "due on Friday") lists what falls in it, finished or not, as parse
     # does; "before Friday" has no first day, and would list every finished task of the past.
@@ -379,6 +397,14 @@ def _people(text: str, vocabulary: Vocabulary, taken: list[tuple[int, int]]) -> 
             taken.extend(spans)
             return list(matches.values())
     return []
+
+
+def _says_i(text: str) -> bool:
+    """Whether the folded question speaks of the asker's own work ("show me", "tell me" ask for something)."""
+    return bool(_FIRST_PERSON & set(terms.words(_TO_ME.sub(" ", text))))
+
+
+_TO_ME = re.compile(r"(?<![\w-])(?:show|tell|give|let|send|list)\s+me(?![\w-])")
 
 
 def _leftover(text: str, taken: list[tuple[int, int]]) -> bool:

@@ -354,3 +354,34 @@ def test_a_sprint_or_project_pointed_at_but_not_named_is_asked_for(kind_of, ques
 
 def test_a_named_sprint_is_not_asked_for(kind_of):
     assert routed(kind_of, "how many story points are left in the Payments Sprint 2 sprint?").kind == "tasks"
+
+
+@pytest.mark.parametrize("question, status", [("¿qué tiene Chen terminado?", "DONE"),
+                                              ("which of my tickets have not been started?", "TODO"),
+                                              ("¿qué tareas tiene Ana sin empezar?", "TODO")])
+def test_statuses_in_the_singular_and_as_a_verb(kind_of, question, status):
+    route = routed(kind_of, question)
+    assert route.kind == "tasks" and route.tasks.status == status and route.tasks.aggregate == "list"
+
+
+@pytest.mark.parametrize("question", ["what have I missed the deadline on?", "¿qué se me ha pasado de fecha?"])
+def test_the_asker_said_as_i_or_me_is_the_asker_in_a_rule_read_question(kind_of, question):
+    route = routed(kind_of, question)
+    assert route.kind == "tasks" and route.tasks.mine and route.tasks.overdue
+
+
+def test_show_me_is_not_my_tasks():
+    assert not routing.route("show me the overdue tasks", None, NAMES, TODAY).tasks.mine
+
+
+@pytest.mark.parametrize("question", ["who is the busiest?", "¿quién está más cargado?",
+                                      "¿qué persona tiene más tareas sin acabar?", "¿qué proyecto tiene más retrasos?"])
+def test_load_and_delay_words_make_a_comparison_of_open_or_overdue_work(kind_of, question):
+    route = routed(kind_of, question)
+    assert route.kind == "compare" and (route.tasks.open_only or route.tasks.overdue)
+
+
+def test_a_negation_no_filter_explains_is_not_dropped_from_a_kind_found_by_meaning():
+    """Read by its kind, "which tasks are not in progress?" would otherwise list the ones in progress."""
+    assert task_questions.slots("which tasks are not in progress?", NAMES, TODAY, max_unknown=2) is None
+    assert routing.route("which tasks are not in progress?", None, NAMES, TODAY, "work").kind == "retrieve"
