@@ -90,7 +90,8 @@ OPEN_PHRASES = ("not done", "not finished", "unfinished", "open", "left", "remai
                 "esta haciendo", "sin acabar", "por acabar", "sin cerrar", "sin completar", "sin hacer",
                 # Someone's load: what they have not finished ("who is the busiest?", "¿quién está más cargado?").
                 "busiest", "busy", "overloaded", "workload", "cargado", "cargada", "ocupado", "ocupada",
-                "carga de trabajo")
+                "carga de trabajo", "backlog", "still have", "still has", "still got", "todavia tiene",
+                "aun tiene", "queda", "falta", "restan", "resta", "restante")
 PRIORITY_PHRASES = {
     "critical": "CRITICAL", "criticas": "CRITICAL", "critica": "CRITICAL", "criticos": "CRITICAL",
     "critico": "CRITICAL", "high priority": "HIGH", "high-priority": "HIGH", "high": "HIGH",
@@ -125,7 +126,7 @@ which what whats what's show list give tell me all any are is there still curren
 got does do doing due assigned owned by with in on of for the a an total sum left remaining open over
 under this that these those does did be being been whose who whom sprint project please
 cuales cual que muestra muestrame lista dame dime todas todos hay estan esta siguen sigue aun todavia
-ensename listame ver quiero saber
+ensename listame ver quiero saber everything todo
 tiene tienen vence vencen vencer asignadas asignados asignada asignado del de la las los en el por
 proyecto iteracion suma total actualmente ahora
 """.split())
@@ -244,7 +245,8 @@ def _read(question: str, vocabulary: Vocabulary) -> _Reading | None:
     take(COUNT_PHRASES, "count")
     take(POINTS_PHRASES, "points")
     take(UNASSIGNED_PHRASES, "unassigned")
-    take(STATUS_PHRASES, "status")
+    # Spanish "todo" is "everything" ("todo lo que tiene Chen"), not the English status.
+    take({k: v for k, v in STATUS_PHRASES.items() if k != "todo" or lang != "es"}, "status")
     take(OVERDUE_PHRASES, "overdue")
     take(PRIORITY_PHRASES, "priority")
     _take_weekday(text, taken, found)

@@ -385,3 +385,16 @@ def test_a_negation_no_filter_explains_is_not_dropped_from_a_kind_found_by_meani
     """Read by its kind, "which tasks are not in progress?" would otherwise list the ones in progress."""
     assert task_questions.slots("which tasks are not in progress?", NAMES, TODAY, max_unknown=2) is None
     assert routing.route("which tasks are not in progress?", None, NAMES, TODAY, "work").kind == "retrieve"
+
+
+@pytest.mark.parametrize("question", ["how many points does Payments Sprint 2 still have?",
+                                      "¿qué total de puntos queda en Payments Sprint 2?"])
+def test_points_a_sprint_still_has_are_its_points_not_finished(kind_of, question):
+    route = routed(kind_of, question)
+    assert route.kind == "tasks" and route.tasks.aggregate == "points" and route.tasks.open_only
+
+
+def test_spanish_todo_is_everything_not_the_status(kind_of):
+    route = routed(kind_of, "¿qué es todo lo que tiene Chen?")
+    assert route.kind == "tasks" and route.tasks.status is None
+    assert routed(kind_of, "list my todo tasks").tasks.status == "TODO"
