@@ -59,6 +59,12 @@ STATUS_PHRASES = {
     "acabadas": "DONE", "acabados": "DONE", "not been started": "TODO", "not yet started": "TODO",
     "haven't been started": "TODO", "hasn't been started": "TODO", "haven't started": "TODO",
     "sin comenzar": "TODO", "sin iniciar": "TODO", "no empezadas": "TODO", "no iniciadas": "TODO",
+    "being worked on": "IN_PROGRESS", "under way": "IN_PROGRESS", "underway": "IN_PROGRESS", "wip": "IN_PROGRESS",
+    "en marcha": "IN_PROGRESS", "en proceso": "IN_PROGRESS", "en desarrollo": "IN_PROGRESS",
+    "waiting for review": "IN_REVIEW", "awaiting review": "IN_REVIEW", "pending review": "IN_REVIEW",
+    "up for review": "IN_REVIEW", "pendientes de revision": "IN_REVIEW", "esperando revision": "IN_REVIEW",
+    "en revisiones": "IN_REVIEW", "closed": "DONE", "resolved": "DONE", "cerradas": "DONE", "cerrados": "DONE",
+    "resueltas": "DONE", "resueltos": "DONE",
 }
 # "Not finished", said with a negation: taken before STATUS_PHRASES would read "done" in "not done".
 OPEN_NEGATED = ("not done", "not finished", "not completed", "not complete", "not closed", "aren't done",
@@ -126,7 +132,7 @@ which what whats what's show list give tell me all any are is there still curren
 got does do doing due assigned owned by with in on of for the a an total sum left remaining open over
 under this that these those does did be being been whose who whom sprint project please
 cuales cual que muestra muestrame lista dame dime todas todos hay estan esta siguen sigue aun todavia
-ensename listame ver quiero saber everything todo
+ensename listame ver quiero saber everything todo encuentra encuentran
 tiene tienen vence vencen vencer asignadas asignados asignada asignado del de la las los en el por
 proyecto iteracion suma total actualmente ahora
 """.split())

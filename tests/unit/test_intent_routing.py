@@ -398,3 +398,13 @@ def test_spanish_todo_is_everything_not_the_status(kind_of):
     route = routed(kind_of, "¿qué es todo lo que tiene Chen?")
     assert route.kind == "tasks" and route.tasks.status is None
     assert routed(kind_of, "list my todo tasks").tasks.status == "TODO"
+
+
+@pytest.mark.parametrize("question, status", [("which of my tasks are waiting for review?", "IN_REVIEW"),
+                                              ("¿qué tareas de Ana están en marcha?", "IN_PROGRESS"),
+                                              ("how many closed tasks are in Payments Platform?", "DONE"),
+                                              ("¿cuántas tareas se encuentran en revisión en Payments Platform?",
+                                               "IN_REVIEW")])
+def test_statuses_in_other_words(kind_of, question, status):
+    route = routed(kind_of, question)
+    assert route.kind == "tasks" and route.tasks.status == status
