@@ -113,7 +113,7 @@ OVERDUE_PHRASES = ("overdue", "past due", "past its due date", "past their due d
                    "retrasada", "retrasado", "fuera de plazo", "missed the deadline", "missed its deadline",
                    "missed their deadline", "missed deadline", "missed deadlines", "pasado de fecha",
                    "pasada de fecha", "pasadas de fecha", "pasados de fecha", "fuera de fecha", "con retraso",
-                   "retraso", "retrasos")
+                   "retraso", "retrasos", "slipped", "slipping", "let slip")
 UNASSIGNED_PHRASES = ("unassigned", "not assigned", "not assigned to anyone", "without an assignee",
                       "without assignee", "with no assignee", "no assignee", "nobody is assigned", "no one is assigned",
                       "no owner", "sin asignar", "sin responsable", "sin asignacion", "no asignadas", "no asignados",
@@ -125,14 +125,15 @@ POINTS_PHRASES = ("story points", "story point", "points", "puntos de historia",
 TASK_NOUNS = ("tasks", "task", "tickets", "ticket", "issues", "issue", "items", "work", "tareas", "tarea",
               "pendientes", "trabajo")
 PERSON_MARKERS = ("assigned to", "asignadas a", "asignados a", "asignada a", "asignado a", "working on", "trabajando en",
-                  "esta haciendo", "owned by", "de")
+                  "esta haciendo", "owned by", "de", "owns", "own", "belong to", "belongs to", "belonging to",
+                  "responsible for", "a cargo de", "le toca", "le tocan", "se encarga", "se encarga de")
 # Words that say nothing a filter does not already say ("which", "still", "show me", "quedan", ...).
 FILLER = frozenset(terms.fold(w) for w in """
 which what whats what's show list give tell me all any are is there still currently now right have has
 got does do doing due assigned owned by with in on of for the a an total sum left remaining open over
 under this that these those does did be being been whose who whom sprint project please
 cuales cual que muestra muestrame lista dame dime todas todos hay estan esta siguen sigue aun todavia
-ensename listame ver quiero saber everything todo encuentra encuentran
+ensename listame ver quiero saber everything todo encuentra encuentran column columna
 tiene tienen vence vencen vencer asignadas asignados asignada asignado del de la las los en el por
 proyecto iteracion suma total actualmente ahora
 """.split())

@@ -408,3 +408,17 @@ def test_spanish_todo_is_everything_not_the_status(kind_of):
 def test_statuses_in_other_words(kind_of, question, status):
     route = routed(kind_of, question)
     assert route.kind == "tasks" and route.tasks.status == status
+
+
+@pytest.mark.parametrize("question", ["which tickets belong to Ana?", "¿qué tareas están a cargo de Ana?",
+                                      "tasks Ana owns", "¿qué tareas le tocan a Ana?"])
+def test_whose_tasks_in_other_words_are_all_of_them(kind_of, question):
+    """Read whole by the rules: every task of hers, listed, whatever kind (count, blockers) the meaning guessed."""
+    route = routed(kind_of, question)
+    assert route.kind == "tasks" and route.tasks.people == (NAMES.people[1],) and route.tasks.aggregate == "list"
+    assert not route.tasks.open_only and route.tasks.status is None
+
+
+def test_slipped_is_overdue(kind_of):
+    route = routed(kind_of, "which of Ana's tasks have slipped?")
+    assert route.kind == "tasks" and route.tasks.overdue and route.tasks.people == (NAMES.people[1],)
