@@ -36,7 +36,8 @@ _FEWEST = ("fewest", "least", "less", "smallest", "lowest", "min", "menos", "men
 _MEASURES = frozenset(terms.fold(w) for w in """
 task tasks ticket tickets issue issues bug bugs work workload backlog points overdue late open left remaining
 pending story many much count number tarea tareas trabajo carga puntos vencidas vencidos atrasadas atrasados
-atrasado atrasada pendientes abiertas abiertos errores cuantas cuantos numero
+atrasado atrasada pendientes abiertas abiertos errores cuantas cuantos numero behind late retrasado retrasada
+retrasados retrasadas vencido vencida retraso retrasos busy overloaded cargado cargada ocupado ocupada carga
 """.split())
 _PER = re.compile(r"(?<![\w-])(?:per|by|each|por|cada|grouped by|agrupad[oa]s por|broken down by|break down by)"
                   r"\s+(?:the\s+|el\s+|la\s+)?(?P<word>\w+)")
@@ -137,7 +138,8 @@ _TEXT = {
            "empty": "No task you can see matches{among}, so there is nothing to compare.",
            "truncated": "More than {limit} tasks match{among}: I cannot rank them exactly. Ask about one "
                         "project or sprint, or narrow the question.",
-           "more": "…and {n} more.", "seen": "Counted over the tasks you can see."},
+           "more": "…and {n} more.", "seen": "Counted over the tasks you can see.",
+           "outside": "Not ranked: {name} — {figure}."},
     "es": {"most": "más", "fewest": "menos", "tasks": "tareas", "points": "puntos de historia",
            "dimension": {"project": "proyecto", "sprint": "iteración", "assignee": "persona", "status": "estado",
                          "priority": "prioridad"},
@@ -149,7 +151,8 @@ _TEXT = {
            "empty": "Ninguna tarea que puedas ver coincide{among}: no hay nada que comparar.",
            "truncated": "Coinciden más de {limit} tareas{among}: no puedo ordenarlas con exactitud. Pregunta por "
                         "un proyecto o una iteración, o acota la pregunta.",
-           "more": "…y {n} más.", "seen": "Contadas entre las tareas que puedes ver."},
+           "more": "…y {n} más.", "seen": "Contadas entre las tareas que puedes ver.",
+           "outside": "Fuera de la clasificación: {name} — {figure}."},
 }
 
 
@@ -159,6 +162,10 @@ def answer(groups: Sequence[Group], group: GroupBy, lang: str, points: bool, fil
     whose anchors are the groups that have one and whose figures are every figure stated."""
     say = _TEXT[lang]
     among = say["among"].format(filters=filters) if filters else ""
+    # "Which sprint has the most points left?" ranks sprints: the tasks of no sprint are not one, and are
+    # only mentioned after the ranking (the spread, "tasks per assignee", keeps them as a line).
+    outside = [g for g in groups if g.key is None and g.figure] if group.ranked else []
+    groups = [g for g in groups if g.key is not None] if group.ranked else groups
     if truncated:
         return Computed(say["truncated"].format(limit=MAX_FIND_TASKS, among=among))
     if not any(g.figure for g in groups):
@@ -184,6 +191,8 @@ def answer(groups: Sequence[Group], group: GroupBy, lang: str, points: bool, fil
     rest = len([g for g in groups if g.figure or group.ranked]) - len(shown)
     if rest > 0:
         lines.append(say["more"].format(n=rest))
+    for g in outside:
+        lines.append(say["outside"].format(name=_label(g, group, lang), figure=_number(g.figure)))
     lines.append(say["seen"])
     anchors = tuple(g.anchor for g in shown if g.anchor)
     figures = tuple(dict.fromkeys(_number(g.figure) for g in shown))

@@ -48,10 +48,23 @@ STATUS_PHRASES = {
     "in progress": "IN_PROGRESS", "in-progress": "IN_PROGRESS", "ongoing": "IN_PROGRESS", "started": "IN_PROGRESS",
     "en progreso": "IN_PROGRESS", "en curso": "IN_PROGRESS",
     "in review": "IN_REVIEW", "under review": "IN_REVIEW", "being reviewed": "IN_REVIEW", "en revision": "IN_REVIEW",
-    "to do": "TODO", "todo": "TODO", "not started": "TODO", "por hacer": "TODO", "sin empezar": "TODO",
+    "to do": "TODO", "still to do": "TODO", "todo": "TODO", "not started": "TODO", "por hacer": "TODO",
+    "sin empezar": "TODO",
     "pendientes de empezar": "TODO",
     "done": "DONE", "finished": "DONE", "completed": "DONE", "complete": "DONE", "terminadas": "DONE",
     "terminados": "DONE", "hechas": "DONE", "completadas": "DONE", "completados": "DONE", "finalizadas": "DONE",
+    # The Spanish singulars ("¿qué tiene Chen terminado?") and "not started" said as a verb.
+    "terminada": "DONE", "terminado": "DONE", "hecha": "DONE", "hecho": "DONE", "hechos": "DONE",
+    "completada": "DONE", "completado": "DONE", "finalizada": "DONE", "finalizado": "DONE", "finalizados": "DONE",
+    "acabadas": "DONE", "acabados": "DONE", "not been started": "TODO", "not yet started": "TODO",
+    "haven't been started": "TODO", "hasn't been started": "TODO", "haven't started": "TODO",
+    "sin comenzar": "TODO", "sin iniciar": "TODO", "no empezadas": "TODO", "no iniciadas": "TODO",
+    "being worked on": "IN_PROGRESS", "under way": "IN_PROGRESS", "underway": "IN_PROGRESS", "wip": "IN_PROGRESS",
+    "en marcha": "IN_PROGRESS", "en proceso": "IN_PROGRESS", "en desarrollo": "IN_PROGRESS",
+    "waiting for review": "IN_REVIEW", "awaiting review": "IN_REVIEW", "pending review": "IN_REVIEW",
+    "up for review": "IN_REVIEW", "pendientes de revision": "IN_REVIEW", "esperando revision": "IN_REVIEW",
+    "en revisiones": "IN_REVIEW", "closed": "DONE", "resolved": "DONE", "cerradas": "DONE", "cerrados": "DONE",
+    "resueltas": "DONE", "resueltos": "DONE",
 }
 # "Not finished", said with a negation: taken before STATUS_PHRASES would read "done" in "not done".
 OPEN_NEGATED = ("not done", "not finished", "not completed", "not complete", "not closed", "aren't done",
@@ -68,12 +81,23 @@ NOT_MINE = ("not assigned to me", "not mine", "no asignadas a mi", "no asignados
 _FIRST_PERSON = frozenset(terms.fold(w) for w in """
 i me my mine myself i'm im i've i'd mi mis mio mia mios mias yo tengo estoy ando debo voy puedo
 """.split())
-TO_DO_VERBS = ("need to do", "needs to do", "have to do", "has to do", "got to do", "still to do", "left to do",
-               "tengo que hacer", "tiene que hacer", "hay que hacer")
+# Someone having to do something asks for open work; "to do" / "still to do" / "por hacer" said of tasks is the
+# tracker's status of that name (Jira's Spanish board calls the column "Por hacer"), which the answer names.
+TO_DO_VERBS = ("need to do", "needs to do", "have to do", "has to do", "got to do", "left to do",
+               "tengo que hacer", "tiene que hacer", "hay que hacer", "queda por hacer", "quedan por hacer",
+               "falta por hacer", "faltan por hacer", "me queda por hacer", "le queda por hacer")
+# Points are in no status: "points still to do", "puntos por hacer" are the points of the work not finished.
+_POINTS_TO_DO = re.compile(r"(?<![\w-])(?:story points|points|puntos de historia|puntos)\s+"
+                           r"(?:(?:are|is|that are|que (?:estan|quedan|faltan)|quedan|faltan|estan)\s+)?"
+                           r"(?P<todo>(?:still |left )?to do|por hacer)(?![\w-])")
 OPEN_PHRASES = ("not done", "not finished", "unfinished", "open", "left", "remaining", "pending", "outstanding",
                 "still open", "sin terminar", "abiertas", "abiertos", "pendientes", "pendiente", "restantes",
                 "quedan", "faltan", "por terminar", "working on", "trabajando en", "esta trabajando", "trabajando",
-                "esta haciendo")
+                "esta haciendo", "sin acabar", "por acabar", "sin cerrar", "sin completar", "sin hacer",
+                # Someone's load: what they have not finished ("who is the busiest?", "¿quién está más cargado?").
+                "busiest", "busy", "overloaded", "workload", "cargado", "cargada", "ocupado", "ocupada",
+                "carga de trabajo", "backlog", "still have", "still has", "still got", "todavia tiene",
+                "aun tiene", "queda", "falta", "restan", "resta", "restante")
 PRIORITY_PHRASES = {
     "critical": "CRITICAL", "criticas": "CRITICAL", "critica": "CRITICAL", "criticos": "CRITICAL",
     "critico": "CRITICAL", "high priority": "HIGH", "high-priority": "HIGH", "high": "HIGH",
@@ -81,25 +105,35 @@ PRIORITY_PHRASES = {
     "medium priority": "MEDIUM", "medium": "MEDIUM", "prioridad media": "MEDIUM", "media": "MEDIUM",
     "low priority": "LOW", "low-priority": "LOW", "low": "LOW", "prioridad baja": "LOW", "baja": "LOW", "bajas": "LOW",
 }
-OVERDUE_PHRASES = ("overdue", "past due", "past their due date", "late", "behind schedule", "vencidas", "vencidos",
-                   "atrasadas", "atrasados", "retrasadas", "retrasados", "fuera de plazo")
+# Every gender and number of the Spanish adjectives: "¿qué proyecto va más atrasado?" says it of a project.
+OVERDUE_PHRASES = ("overdue", "past due", "past its due date", "past their due date", "past the due date",
+                   "past their due dates", "past the deadline", "past its deadline", "past their deadline",
+                   "past deadline", "late", "behind schedule", "behind", "vencidas", "vencidos", "vencida",
+                   "vencido", "atrasadas", "atrasados", "atrasada", "atrasado", "retrasadas", "retrasados",
+                   "retrasada", "retrasado", "fuera de plazo", "missed the deadline", "missed its deadline",
+                   "missed their deadline", "missed deadline", "missed deadlines", "pasado de fecha",
+                   "pasada de fecha", "pasadas de fecha", "pasados de fecha", "fuera de fecha", "con retraso",
+                   "retraso", "retrasos", "slipped", "slipping", "let slip")
 UNASSIGNED_PHRASES = ("unassigned", "not assigned", "not assigned to anyone", "without an assignee",
                       "without assignee", "with no assignee", "no assignee", "nobody is assigned", "no one is assigned",
                       "no owner", "sin asignar", "sin responsable", "sin asignacion", "no asignadas", "no asignados",
                       "no tienen responsable", "nadie asignado")
 MINE_PHRASES = ("assigned to me", "asignadas a mi", "asignados a mi", "my", "mine", "am i", "do i", "i have",
-                "i am", "i'm", "mis", "mias", "mios", "tengo", "me toca", "me tocan", "a mi")
+                "i am", "i'm", "mis", "mias", "mios", "tengo", "me toca", "me tocan", "a mi", "for me", "para mi")
 COUNT_PHRASES = ("how many", "number of", "count of", "count", "cuantas", "cuantos", "numero de", "cantidad de")
 POINTS_PHRASES = ("story points", "story point", "points", "puntos de historia", "puntos")
-TASK_NOUNS = ("tasks", "task", "tickets", "ticket", "issues", "issue", "items", "tareas", "tarea", "pendientes")
+TASK_NOUNS = ("tasks", "task", "tickets", "ticket", "issues", "issue", "items", "work", "tareas", "tarea",
+              "pendientes", "trabajo")
 PERSON_MARKERS = ("assigned to", "asignadas a", "asignados a", "asignada a", "asignado a", "working on", "trabajando en",
-                  "esta haciendo", "owned by", "de")
+                  "esta haciendo", "owned by", "de", "owns", "own", "belong to", "belongs to", "belonging to",
+                  "responsible for", "a cargo de", "le toca", "le tocan", "se encarga", "se encarga de")
 # Words that say nothing a filter does not already say ("which", "still", "show me", "quedan", ...).
 FILLER = frozenset(terms.fold(w) for w in """
 which what whats what's show list give tell me all any are is there still currently now right have has
 got does do doing due assigned owned by with in on of for the a an total sum left remaining open over
 under this that these those does did be being been whose who whom sprint project please
 cuales cual que muestra muestrame lista dame dime todas todos hay estan esta siguen sigue aun todavia
+ensename listame ver quiero saber everything todo encuentra encuentran column columna
 tiene tienen vence vencen vencer asignadas asignados asignada asignado del de la las los en el por
 proyecto iteracion suma total actualmente ahora
 """.split())
@@ -128,12 +162,15 @@ def parse(question: str, vocabulary: Vocabulary, today: dt.date) -> TaskQuestion
     if reading is None or _leftover(reading.text, reading.taken):
         return None
     found = reading.found
+    # "what does Emma have in review?", "what do I have due next week?": someone's tasks, though no noun says so.
     asks_about_tasks = any(k in found for k in ("noun", "points", "overdue", "unassigned")) or (
-        reading.people and "open" in found)
+        (reading.people or "mine" in found) and any(k in found for k in ("open", "status", "due")))
     filters = [reading.sprint, reading.project, *(found.get(k) for k in (
         "status", "priority", "overdue", "unassigned", "due", "mine", "open", "count", "points")), reading.people]
     if not asks_about_tasks or not any(filters):
         return None
+    if not reading.people and "unassigned" not in found and _says_i(reading.text):
+        found["mine"] = True  # "what have I missed the deadline on?", "¿qué se me ha pasado de fecha?"
     return _question(reading, today, "points" if "points" in found else "count" if "count" in found else "list")
 
 
@@ -145,7 +182,10 @@ def slots(question: str, vocabulary: Vocabulary, today: dt.date, aggregate: Aggr
     document by id, says "not mine" (no filter expresses that), or has more than ``max_unknown`` words no filter
     explains ("how do I book a meeting room for Friday?" is near "my work" in meaning, but is about a room)."""
     reading = _read(question, vocabulary)
-    if reading is None or max_unknown is not None and len(_unknown(reading.text, reading.taken)) > max_unknown:
+    unknown = _unknown(reading.text, reading.taken) if reading is not None else []
+    if reading is None or max_unknown is not None and len(unknown) > max_unknown:
+        return None
+    if NEGATIONS & set(unknown):  # "which tasks are not in progress?": dropping the "not" answers the opposite
         return None
     found = reading.found
     if "points" in found:
@@ -153,9 +193,13 @@ def slots(question: str, vocabulary: Vocabulary, today: dt.date, aggregate: Aggr
     elif "count" in found and aggregate == "list":
         aggregate = "count"
     if default_mine and not reading.people and not found.get("unassigned") and not (reading.sprint or reading.project) \
-            and _FIRST_PERSON & set(terms.words(reading.text)):
+            and _says_i(reading.text):
         found["mine"] = True
-    if default_open and "status" not in found:
+    # A window of days ("due next week", "due on Friday") lists what falls in it, finished or not, as parse
+    # does; "before Friday" has no first day, and would list every finished task of the past.
+    due = found.get("due")
+    bounded = due is not None and (due[0] != "weekday" or due[2] == "on")  # type: ignore[index]
+    if default_open and "status" not in found and not bounded:
         found["open"] = True
     return _question(reading, today, aggregate)
 
@@ -200,11 +244,16 @@ def _read(question: str, vocabulary: Vocabulary) -> _Reading | None:
     if "not_mine" in found:
         return None  # other people's tasks and unassigned ones: no filter says that
     take(TO_DO_VERBS, "open")  # "what do I need to do?" asks for open work, not the TODO status
+    for match in _POINTS_TO_DO.finditer(text):
+        if _free(taken, match.span("todo")):
+            taken.append(match.span("todo"))
+            found.setdefault("open", True)
     take(OPEN_NEGATED, "open")
     take(COUNT_PHRASES, "count")
     take(POINTS_PHRASES, "points")
     take(UNASSIGNED_PHRASES, "unassigned")
-    take(STATUS_PHRASES, "status")
+    # Spanish "todo" is "everything" ("todo lo que tiene Chen"), not the English status.
+    take({k: v for k, v in STATUS_PHRASES.items() if k != "todo" or lang != "es"}, "status")
     take(OVERDUE_PHRASES, "overdue")
     take(PRIORITY_PHRASES, "priority")
     _take_weekday(text, taken, found)
@@ -271,8 +320,8 @@ def might_be(question: str) -> bool:
     """Cheap first look (no vocabulary): does the question use any word a tracker question needs?"""
     text = terms.fold(question)
     return any(re.search(rf"(?<![\w-]){re.escape(p)}(?![\w-])", text)
-               for p in (*TASK_NOUNS, *POINTS_PHRASES, *OVERDUE_PHRASES, *UNASSIGNED_PHRASES, "working on",
-                         "trabajando", "esta haciendo"))
+               for p in (*TASK_NOUNS, *POINTS_PHRASES, *OVERDUE_PHRASES, *UNASSIGNED_PHRASES, *STATUS_PHRASES,
+                         *_DUE_PHRASES, "due", "working on", "trabajando", "esta haciendo"))
 
 
 def _free(taken: list[tuple[int, int]], span: tuple[int, int]) -> bool:
@@ -357,6 +406,14 @@ def _people(text: str, vocabulary: Vocabulary, taken: list[tuple[int, int]]) -> 
             taken.extend(spans)
             return list(matches.values())
     return []
+
+
+def _says_i(text: str) -> bool:
+    """Whether the folded question speaks of the asker's own work ("show me", "tell me" ask for something)."""
+    return bool(_FIRST_PERSON & set(terms.words(_TO_ME.sub(" ", text))))
+
+
+_TO_ME = re.compile(r"(?<![\w-])(?:show|tell|give|let|send|list)\s+me(?![\w-])")
 
 
 def _leftover(text: str, taken: list[tuple[int, int]]) -> bool:

@@ -293,7 +293,7 @@ def _gather(engine: Engine, settings: Settings, prep: Prepared, route: Route, qu
         read = routed_answers.comments_or_blockers(prep.state, route, prep.message, scope)
         evidence.computed, evidence.entities, evidence.missing = read.computed, read.entities, read.missing
     elif route.kind == "clarify":
-        evidence.computed = routed_answers.clarify(route)
+        evidence.computed = routed_answers.clarify(prep.state, route, scope)
     if evidence.computed is not None:
         evidence.tasks_text = evidence.computed.text  # the LLM's first context block
     return evidence

@@ -113,9 +113,17 @@ def scope_change(state: tools.ToolState, route: Route) -> Computed:
     return Computed(say["project"].format(name=result["label"], anchor=anchor))
 
 
-def clarify(route: Route) -> Computed:
-    """The question back when a clear kind lacks what it needs."""
-    return Computed(_CLARIFY[route.lang][route.missing])  # type: ignore[index]
+def clarify(state: tools.ToolState, route: Route, scope: EffectiveScope) -> Computed:
+    """The question back when a clear kind lacks what it needs (a sprint or project: with the names to
+    choose from). "The project" of a conversation scoped to one is that one: then the answer itself."""
+    if route.missing == "project" and route.tasks is not None and isinstance(scope.project, int):
+        return tracker(state, dataclasses.replace(route.tasks, project=Named(scope.project, scope.label)))[0]
+    text = _CLARIFY[route.lang][route.missing]  # type: ignore[index]
+    if route.missing in ("sprint", "project"):
+        vocabulary = state.vocabulary()
+        named = vocabulary.sprints if route.missing == "sprint" else vocabulary.projects
+        text = text.format(names=", ".join(f"{n.name} (#{n.id})" for n in named[:MAX_PROJECTS_ASKED]) or "-")
+    return Computed(text)
 
 
 _SCOPE_TEXT = {
@@ -130,8 +138,10 @@ _SCOPE_TEXT = {
 }
 _CLARIFY = {
     "en": {"task": "Which task? Name it or give its id (for example \"task 107\").",
-           "group": "Compare by what: project, sprint, person or status?"},
+           "group": "Compare by what: project, sprint, person or status?",
+           "sprint": "Which sprint? {names}", "project": "Which project? {names}"},
     "es": {"task": "¿Qué tarea? Nómbrala o da su número (por ejemplo \"tarea 107\").",
-           "group": "¿Comparar por qué: proyecto, iteración, persona o estado?"},
+           "group": "¿Comparar por qué: proyecto, iteración, persona o estado?",
+           "sprint": "¿Qué iteración? {names}", "project": "¿Qué proyecto? {names}"},
 }
 _NOT_VISIBLE = {"en": "There is no task {what} that you can see.", "es": "No hay ninguna tarea {what} que puedas ver."}

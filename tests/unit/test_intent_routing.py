@@ -171,10 +171,23 @@ def test_the_winner_with_its_figure_then_the_ranking():
     answer = comparisons.answer(groups, GroupBy("project"), "en", False, "overdue", truncated=False)
     first, ranking = answer.text.splitlines()[0], answer.text.splitlines()[2:6]
     assert first == "The project with the most tasks (overdue): Payments [PROJECT #2] — 2."
-    assert ranking == ["1. Payments [PROJECT #2] — 2", "2. Mobile [PROJECT #1] — 1", "3. no project — 1",
-                       "4. Data [PROJECT #3] — 0"]
+    assert ranking == ["1. Payments [PROJECT #2] — 2", "2. Mobile [PROJECT #1] — 1", "3. Data [PROJECT #3] — 0",
+                       "Not ranked: no project — 1."]
     assert answer.anchors == ("[PROJECT #2]", "[PROJECT #1]", "[PROJECT #3]") and answer.focus == "[PROJECT #2]"
     assert set(answer.figures) == {"2", "1", "0"}
+
+
+def test_the_tasks_of_no_sprint_are_not_a_sprint_that_wins():
+    """"Which sprint has the most points left?" ranks sprints: the tasks without one are mentioned, not crowned;
+    the spread ("tasks per sprint") keeps them as a line of their own."""
+    rows = [{**_row(1, 1, "Mobile", 8), "sprint_id": None, "sprint_name": None},
+            {**_row(2, 1, "Mobile", 3), "sprint_id": 4, "sprint_name": "Payments Sprint 2"}]
+    groups = comparisons.rank(rows, GroupBy("sprint"), True)
+    answer = comparisons.answer(groups, GroupBy("sprint"), "es", True, "", truncated=False)
+    assert answer.text.splitlines()[0] == "Iteración con más puntos de historia: Payments Sprint 2 [SPRINT #4] — 3."
+    assert "Fuera de la clasificación: sin iteración — 8." in answer.text.splitlines()
+    spread = comparisons.answer(groups, GroupBy("sprint", ranked=False), "en", True, "", truncated=False)
+    assert "1. no sprint — 8" in spread.text.splitlines()
 
 
 def test_fewest_names_a_group_with_none_and_ties_are_said():
@@ -265,3 +278,147 @@ def test_title_requests_get_a_title_from_the_conversation():
     assert titles.title_answer("Provide a concise, 5-word-or-less title for the conversation.",
                                ["what is blocked in payments?"]) == "Blocked Payments"
     assert not titles.is_title_request("what is the title of task 5?")
+
+
+# --- tracker questions the rules read whole win over a kind found by meaning ----------------------------
+
+@pytest.mark.parametrize("question", ["¿qué tareas mías vencen esta semana?", "¿qué tareas de Chen están terminadas?",
+                                      "which of Ana's tasks are in review?"])
+@pytest.mark.parametrize("kind", ["blockers", "comments"])
+def test_a_tracker_question_read_whole_is_not_blockers_or_comments_by_meaning(question, kind):
+    assert routing.route(question, None, NAMES, TODAY, kind).kind == "tasks"
+
+
+def test_the_words_of_blockers_still_route_to_blockers():
+    assert routing.route("which of my tasks are blocked?", None, NAMES, TODAY, "work").kind == "blockers"
+
+
+@pytest.mark.parametrize("question, status, open_only", [
+    ("which of my tasks are still to do?", "TODO", False),  # said of tasks: the tracker's status of that name
+    ("count the still to do tasks of Payments Platform", "TODO", False),
+    ("¿cuáles de mis tareas están por hacer?", "TODO", False),
+    ("what do I still have to do?", None, True),  # someone having to do something: whatever is not finished
+    ("¿qué me queda por hacer?", None, True),
+])
+def test_to_do_said_of_tasks_is_a_status_and_having_to_do_is_open_work(kind_of, question, status, open_only):
+    route = routed(kind_of, question)
+    assert route.kind == "tasks" and route.tasks.status == status and route.tasks.open_only is open_only
+
+
+@pytest.mark.parametrize("question", ["¿cuántos puntos quedan por hacer en Payments Sprint 2?",
+                                      "how many points are still to do in Payments Sprint 2?",
+                                      "¿cuántos puntos por hacer tiene Payments Sprint 2?"])
+def test_points_to_do_are_the_points_not_finished(kind_of, question):
+    route = routed(kind_of, question)
+    assert route.kind == "tasks" and route.tasks.aggregate == "points" and route.tasks.status is None
+    assert route.tasks.open_only and route.tasks.sprint == NAMES.sprints[1]
+
+
+@pytest.mark.parametrize("question, mine", [("what work of mine is past its due date?", True),
+                                            ("what's overdue for me?", True), ("¿qué tengo atrasado?", True),
+                                            ("is Chen behind on anything?", False)])
+def test_overdue_in_other_words(kind_of, question, mine):
+    route = routed(kind_of, question)
+    assert route.kind == "tasks" and route.tasks.overdue and route.tasks.mine is mine
+
+
+@pytest.mark.parametrize("question", ["¿qué proyecto va más atrasado en tareas?", "which sprint is furthest behind?"])
+def test_behind_in_a_comparison_counts_overdue_tasks(kind_of, question):
+    route = routed(kind_of, question)
+    assert route.kind == "compare" and route.tasks.overdue
+
+
+@pytest.mark.parametrize("question, status", [("what does Chen have in review?", "IN_REVIEW"),
+                                              ("¿qué tiene Ana en progreso?", "IN_PROGRESS")])
+def test_a_persons_status_needs_no_noun(question, status):
+    route = routing.route(question, None, NAMES, TODAY)  # the rules alone: no kind by meaning
+    assert route.kind == "tasks" and route.tasks.status == status and len(route.tasks.people) == 1
+
+
+@pytest.mark.parametrize("question", ["what do I have due next week?", "what have I got due next week?",
+                                      "¿qué tengo que entregar la próxima semana?"])
+def test_a_due_week_is_the_calendar_week_whatever_the_status(kind_of, question):
+    """Monday to Sunday, as the benchmark's truth; a window of days lists what falls in it, done or not."""
+    route = routed(kind_of, question)
+    assert route.kind == "tasks" and route.tasks.mine and not route.tasks.open_only
+    assert route.tasks.due == (dt.date(2026, 12, 7), dt.date(2026, 12, 14))
+
+
+@pytest.mark.parametrize("question, missing", [("how many story points are left in the sprint?", "sprint"),
+                                               ("¿cuántas tareas hay en revisión en el proyecto?", "project"),
+                                               ("what's left for me in this sprint?", "sprint")])
+def test_a_sprint_or_project_pointed_at_but_not_named_is_asked_for(kind_of, question, missing):
+    route = routed(kind_of, question)
+    assert route.kind == "clarify" and route.missing == missing and route.tasks is not None
+
+
+def test_a_named_sprint_is_not_asked_for(kind_of):
+    assert routed(kind_of, "how many story points are left in the Payments Sprint 2 sprint?").kind == "tasks"
+
+
+@pytest.mark.parametrize("question, status", [("¿qué tiene Chen terminado?", "DONE"),
+                                              ("which of my tickets have not been started?", "TODO"),
+                                              ("¿qué tareas tiene Ana sin empezar?", "TODO")])
+def test_statuses_in_the_singular_and_as_a_verb(kind_of, question, status):
+    route = routed(kind_of, question)
+    assert route.kind == "tasks" and route.tasks.status == status and route.tasks.aggregate == "list"
+
+
+@pytest.mark.parametrize("question", ["what have I missed the deadline on?", "¿qué se me ha pasado de fecha?"])
+def test_the_asker_said_as_i_or_me_is_the_asker_in_a_rule_read_question(kind_of, question):
+    route = routed(kind_of, question)
+    assert route.kind == "tasks" and route.tasks.mine and route.tasks.overdue
+
+
+def test_show_me_is_not_my_tasks():
+    assert not routing.route("show me the overdue tasks", None, NAMES, TODAY).tasks.mine
+
+
+@pytest.mark.parametrize("question", ["who is the busiest?", "¿quién está más cargado?",
+                                      "¿qué persona tiene más tareas sin acabar?", "¿qué proyecto tiene más retrasos?"])
+def test_load_and_delay_words_make_a_comparison_of_open_or_overdue_work(kind_of, question):
+    route = routed(kind_of, question)
+    assert route.kind == "compare" and (route.tasks.open_only or route.tasks.overdue)
+
+
+def test_a_negation_no_filter_explains_is_not_dropped_from_a_kind_found_by_meaning():
+    """Read by its kind, "which tasks are not in progress?" would otherwise list the ones in progress."""
+    assert task_questions.slots("which tasks are not in progress?", NAMES, TODAY, max_unknown=2) is None
+    assert routing.route("which tasks are not in progress?", None, NAMES, TODAY, "work").kind == "retrieve"
+
+
+@pytest.mark.parametrize("question", ["how many points does Payments Sprint 2 still have?",
+                                      "¿qué total de puntos queda en Payments Sprint 2?"])
+def test_points_a_sprint_still_has_are_its_points_not_finished(kind_of, question):
+    route = routed(kind_of, question)
+    assert route.kind == "tasks" and route.tasks.aggregate == "points" and route.tasks.open_only
+
+
+def test_spanish_todo_is_everything_not_the_status(kind_of):
+    route = routed(kind_of, "¿qué es todo lo que tiene Chen?")
+    assert route.kind == "tasks" and route.tasks.status is None
+    assert routed(kind_of, "list my todo tasks").tasks.status == "TODO"
+
+
+@pytest.mark.parametrize("question, status", [("which of my tasks are waiting for review?", "IN_REVIEW"),
+                                              ("¿qué tareas de Ana están en marcha?", "IN_PROGRESS"),
+                                              ("how many closed tasks are in Payments Platform?", "DONE"),
+                                              ("¿cuántas tareas se encuentran en revisión en Payments Platform?",
+                                               "IN_REVIEW")])
+def test_statuses_in_other_words(kind_of, question, status):
+    route = routed(kind_of, question)
+    assert route.kind == "tasks" and route.tasks.status == status
+
+
+@pytest.mark.parametrize("question", ["which tickets belong to Ana?", "¿qué tareas están a cargo de Ana?",
+                                      "tasks Ana owns", "¿qué tareas le tocan a Ana?"])
+def test_whose_tasks_in_other_words_are_all_of_them(kind_of, question):
+    """Read whole by the rules: every task of hers, listed, whatever kind (count, blockers) the meaning guessed."""
+    route = routed(kind_of, question)
+    assert route.kind == "tasks" and route.tasks.people == (NAMES.people[1],) and route.tasks.aggregate == "list"
+    assert not route.tasks.open_only and route.tasks.status is None
+
+
+def test_slipped_is_overdue(kind_of):
+    route = routed(kind_of, "which of Ana's tasks have slipped?")
+    assert route.kind == "tasks" and route.tasks.overdue and route.tasks.people == (NAMES.people[1],)
