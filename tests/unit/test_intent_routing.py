@@ -115,6 +115,10 @@ def test_blocked_lists_and_the_focus_blockers(kind_of):
     ("solo el proyecto de pagos", "2"), ("busca en todo otra vez", "all"),
     ("from now on just the data warehouse project", "3"), ("switch to project 4", "4"),
     ("only documents that belong to no project from now on", "none"),
+    # widening it again, in words of our own (issue 23: "go back to all projects" was "I don't know")
+    ("go back to all projects", "all"), ("switch back to every project", "all"), ("clear the project filter", "all"),
+    ("return to all projects", "all"), ("vuelve a todos los proyectos", "all"), ("regresa a buscar en todo", "all"),
+    ("busca de nuevo en todas partes", "all"), ("elimina el filtro", "all"),
 ])
 def test_scope_requests(kind_of, question, target):
     route = routed(kind_of, question)
@@ -125,7 +129,8 @@ def test_scope_requests(kind_of, question, target):
     "what is the payments project about?", "what are the known limitations of the nightly ETL?",
     "what should I focus on this week?", "who can tell me more about the project?",
     "¿Cómo debemos escribir los textos en español?", "what was decided in the weekly mobile sync?",
-    "¿cuántas tareas hay en todos los proyectos?",
+    "¿cuántas tareas hay en todos los proyectos?", "look at all the overdue tasks",
+    "how many tasks are blocked across all projects?", "busca todos los errores del registro",
 ])
 def test_questions_that_ask_for_no_scope_change_are_not_scope_requests(kind_of, question):
     assert routed(kind_of, question).kind != "scope"
