@@ -286,9 +286,9 @@ def _gather(engine: Engine, settings: Settings, prep: Prepared, route: Route, qu
         evidence.entities = entities.visible(engine, prep.caller, route.refs)
         evidence.missing = [r for r in route.refs if r not in evidence.entities]
     elif route.kind == "tasks" and route.tasks is not None:
-        evidence.computed, evidence.task_rows, evidence.person = routed_answers.tracker(prep.state, route.tasks)
+        evidence.computed, evidence.task_rows, evidence.person = routed_answers.tracker(prep.state, route.tasks, scope)
     elif route.kind == "compare":
-        evidence.computed = routed_answers.comparison(prep.state, route)
+        evidence.computed = routed_answers.comparison(prep.state, route, scope)
     elif route.kind in ("comments", "blockers"):
         read = routed_answers.comments_or_blockers(prep.state, route, prep.message, scope)
         evidence.computed, evidence.entities, evidence.missing = read.computed, read.entities, read.missing
