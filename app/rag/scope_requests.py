@@ -24,7 +24,8 @@ _ASKING = re.compile(r"(?<![\w-])(?:" + "|".join((
     r"stop filtering", r"switch(?:ing)? (?:the scope |this conversation |the conversation )?to",
     r"change (?:the |this conversation's |the conversation's )?scope", r"cambia\w* (?:el ambito|a)",
     r"(?:search|look)\w* (?:in |at |through |across )?"
-    r"(?:everything|everywhere|all projects|all of them|all(?= *(?:again)? *[.!?]*$))", r"all projects again", r"everything again",
+    r"(?:everything|everywhere|all projects|all of them|all(?= *(?:again)? *[.!?]*$))", r"all projects again",
+    r"everything again",
     r"a partir de ahora", r"de ahora en adelante", r"desde ahora", r"solo (?:en |con )?(?:el|los) proyectos?",
     r"unicamente (?:en )?el proyecto", r"limita(?:r|te)?", r"centrate en", r"ce[nñ]ite a", r"quita el filtro",
     r"busca\w* en tod[oa]s?", r"busca\w* en todas partes", r"en todo otra vez",
