@@ -51,6 +51,25 @@ def points_back(question: str) -> bool:
     return any(w in _POINTING for w in terms.words(_NOT_POINTING.sub(" ", terms.fold(question))))
 
 
+# Words that point at one thing already said ("when is it due?", "¿quién lo tiene asignado?", "¿y quién la
+# tiene?", "and its due date?"). A Spanish "lo"/"la"/"le" points only where a pronoun stands (first, or after
+# "quién", "qué", "y", ...): "¿qué hay en la wiki?" points at nothing.
+_ONE = re.compile(r"(?<![\w-])(?:it|its|it's|(?:this|that) (?:one|task|ticket|issue)|eso|ello|"
+                  r"(?:esa|esta|ese|este) (?:tarea|ticket|incidencia))(?![\w-])"
+                  r"|(?:^|[¿¡]|(?<![\w-])(?:quien|que|y|ya|cuando|como|alguien|nadie|mas))\s*(?:lo|la|le)\s+"
+                  r"(?!que\b|mas\b)\w|^\W*(?:and|y)\s")
+# A question about many (tasks, a count, "them"): a list or a figure, not one thing.
+_MANY = re.compile(r"(?<![\w-])(?:tasks|tickets|issues|items|tareas|incidencias|pendientes|how many|how much|cuant\w*|"
+                   r"them|they|those|these|ones|ellos|ellas|esos|esas|estos|estas)(?![\w-])")
+
+
+def asks_about_one(question: str) -> bool:
+    """Whether the question asks a field of one thing already said and names nothing of its own ("who has
+    it?", "¿y cuándo vence?"): without a focus, nothing says which thing."""
+    text = _NOT_POINTING.sub(" ", terms.fold(question)).strip()
+    return bool(_ONE.search(text)) and not _MANY.search(text) and is_follow_up(question)
+
+
 def is_follow_up(question: str) -> bool:
     """A question that names nothing of its own: only the field it asks about ("when is it due?"), or
     one word beside a pronoun ("who reviewed it?"). A question that names a topic starts a new one."""

@@ -57,6 +57,13 @@ _COMMENTS = re.compile(r"(?<![\w-])(?:comment\w*|coment\w*|replied|repl(?:y|ies)
 # "is there a blocker?" beside one is about it).
 _LIST_ASKED = re.compile(r"(?<![\w-])(?:what|what's|whats|which|anything|que|cuales|cual|algo)(?![\w-])"
                          r".*(?:blocked|stuck|bloquead\w*|atascad\w*|trabad\w*)")
+# A field of the record, which a question near the comments by meaning ("who has it?") still asks for.
+_FIELD_ASKED = re.compile(r"(?<![\w-])(?:" + "|".join(
+    [*(re.escape(terms.fold(w)) for stem in ("statu", "prior", "due", "point", "hours", "sprin")
+       for w in terms.FIELD_HINTS[stem]),
+     *(re.escape(terms.fold(w)) for w in terms.FIELD_HINTS["assig"] if terms.fold(w) not in ("who", "whom", "quien")),
+     r"who (?:has|owns|holds|is on|is doing|is working)", r"quien (?:lo |la |le )?(?:tiene|lleva|hace)"])
+    + r")(?![\w-])")
 _BLOCKED = re.compile(r"(?<![\w-])(?:block\w*|bloque\w*|stuck|atascad\w*|trabad\w*|held up|holding up)(?![\w-])")
 
 
@@ -87,12 +94,15 @@ def route(question: str, focus: EntityRef | None, vocabulary: Vocabulary, today:
     asked_scope = scope_requests.recognise(question, vocabulary, intent)
     if asked_scope is not None:
         return Route("scope", scope=asked_scope, intent=intent, lang=lang)
+    if focus is None and not ids and followup.asks_about_one(question):  # "when is it due?" about nothing
+        return Route("clarify", intent=intent, missing="task", lang=lang)
     follow_up = focus is not None and not ids and followup.is_follow_up(question)
     pointing = focus is not None and not ids and followup.points_back(question)
     tasks_asked = tuple(r for r in ids if r[0] == "task")
     about = tasks_asked or ((focus,) if focus is not None and focus[0] == "task" and (follow_up or pointing)
                             else ())
-    if (_COMMENTS.search(text) or intent == "comments") and not _TASKS_ASKED.search(text):
+    if (_COMMENTS.search(text) or intent == "comments" and not _FIELD_ASKED.search(text)) \
+            and not _TASKS_ASKED.search(text):
         found = _comments(question, text, focus, ids, about, vocabulary, intent, lang)
         if found is not None:
             return found

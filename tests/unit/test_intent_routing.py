@@ -102,6 +102,30 @@ def test_comments_of_the_focus(kind_of):
     assert routed(kind_of, "which tasks did Chen comment on?").kind == "retrieve"  # names its own topic
 
 
+@pytest.mark.parametrize("question", ["who has it?", "when is it due?", "and its due date?", "is it done yet?",
+                                      "¿quién lo tiene asignado?", "¿y quién la tiene?", "¿y cuándo vence?",
+                                      "what is blocking it?", "who is working on that task?"])
+def test_a_follow_up_about_one_thing_without_a_focus_asks_which(kind_of, question):
+    """After a task the asker may not see there is no focus: "it" is nothing, not a list of every task, a
+    ranking of people, or the blocked list."""
+    assert routed(kind_of, question).kind == "clarify"
+    assert routed(kind_of, question, focus=("task", 107)).refs == (("task", 107),)  # with one: about it
+
+
+@pytest.mark.parametrize("question, kind", [
+    ("what is blocked?", "blockers"), ("¿qué está bloqueado?", "blockers"), ("how many tasks are in review?", "tasks"),
+    ("¿cuántas tareas en revisión hay?", "tasks"), ("which of them are overdue?", "tasks"),
+    ("is there anything due this week?", "tasks"), ("¿qué hay en la wiki?", "retrieve")])
+def test_questions_about_many_or_naming_their_own_topic_need_no_focus(kind_of, question, kind):
+    assert routed(kind_of, question).kind == kind
+
+
+def test_a_field_asked_of_the_focus_is_its_record_not_its_comments(kind_of):
+    for question in ("who has it?", "who owns it?", "¿quién la tiene?", "when is it due?"):
+        assert routed(kind_of, question, focus=("task", 107)).kind == "follow_up", question
+    assert routed(kind_of, "what did people say about it?", focus=("task", 107)).kind == "comments"
+
+
 def test_blocked_lists_and_the_focus_blockers(kind_of):
     listed = routed(kind_of, "what is blocked?", focus=("task", 107))
     assert listed.kind == "blockers" and listed.refs == ()  # a list, even beside a focus
@@ -215,12 +239,28 @@ ANA = CommentSource("PR is up for review.", 2, "Ana Garcia", dt.datetime(2026, 1
 
 
 def test_who_commented_names_every_author_newest_last():
-    answer = comment_answers.comments_answer("who else commented on it?", [_task([ANA, CHEN])], "en")
+    answer = comment_answers.comments_answer("who commented on it?", [_task([ANA, CHEN])], "en")
     assert answer.text.splitlines() == [
         "Comments on [TASK #107] Fix login bug — 2, by Chen Wei, Ana Garcia:",
         "- Chen Wei (2026-11-20): Blocked until the API contract is agreed.",
         "- Ana Garcia (2026-11-22): PR is up for review."]
     assert answer.anchors == ("[TASK #107]",) and answer.figures == ("2",)
+
+
+DIEGO = CommentSource("Reproduced on staging.", 5, "Diego Hernandez", dt.datetime(2026, 11, 21, 9))  # the assignee
+
+
+def test_who_else_commented_leaves_out_the_assignee_and_says_when_no_one_else_did():
+    others = comment_answers.comments_answer("who else commented on it?", [_task([DIEGO, ANA])], "en")
+    assert others.text.splitlines() == [
+        "Comments on [TASK #107] Fix login bug by others than Diego Hernandez — 1, by Ana Garcia:",
+        "- Ana Garcia (2026-11-22): PR is up for review."]
+    alone = comment_answers.comments_answer("did anyone else comment on it?", [_task([DIEGO])], "en")
+    assert alone.text == "No one but Diego Hernandez, its assignee, has commented on [TASK #107] Fix login bug."
+    assert comment_answers.comments_answer("¿alguien más la comentó?", [_task([DIEGO])], "es").text == \
+        "Nadie más que Diego Hernandez, su responsable, ha comentado [TASK #107] Fix login bug."
+    latest = comment_answers.comments_answer("¿cuál es el comentario más reciente?", [_task([DIEGO])], "es")
+    assert latest.text.splitlines()[0] == "El último comentario de [TASK #107] Fix login bug:"  # not "else"
 
 
 def test_the_latest_comment_and_one_persons_comments():
@@ -245,6 +285,16 @@ def test_blockers_come_from_the_description_and_the_comments():
                                         "- Waiting on design.",
                                         "- Chen Wei (2026-11-20): Blocked until the API contract is agreed."]
     assert comment_answers.blockers_of([_task([ANA])], "en").text.startswith("Nothing in [TASK #107]")
+
+
+def test_blocked_means_held_up_not_blocking_another_nor_awaiting_review():
+    held = [_task([CommentSource(body, 2, "Ana Garcia")]) for body in
+            ("Stuck on the vendor.", "Esperando al equipo de diseño.", "On hold until January.", "Blocker: the SDK.")]
+    assert all(comment_answers.blocking_lines(t) for t in held)
+    free = [_task([CommentSource(body, 2, "Ana Garcia")]) for body in
+            ("This blocks the release.", "Esto bloquea el lanzamiento.", "Pendiente de revisión.")]
+    assert not any(comment_answers.blocking_lines(t) for t in free)
+    assert comment_answers.blocking_lines(_task([], status="BLOCKED")) == ["Status: BLOCKED"]
 
 
 def test_the_blocked_list_leaves_out_finished_tasks():
