@@ -27,9 +27,13 @@ _NOT_POINTING = re.compile(
     r"\b(?:is|are|was|were|any|anything)\s+there\b|\bthere\s+(?:is|are|was|were)\b"
     r"|\b(?:this|that|next|last)\s+(?:week|month|year|sprint|iteration|morning|afternoon)\b"
     r"|\b(?:esta|este|la\s+proxima|el\s+proximo)\s+(?:semana|mes|ano|sprint|iteracion|manana|tarde)\b")
+_ESTAR = re.compile(r"(?<![\w-])est[áé]n?(?![\w-])")
 # Stems of the words that ask for a field of an entity rather than name a topic ("blocking", "vence"),
-# and of the verbs a question about "it" is made with ("what do the comments say?", "¿qué dice?").
-_ASKING = "say says said mean means happen happened happening going stand stands look looks dice dicen pasa paso"
+# and of the verbs a question about "it" is made with ("what do the comments say?", "¿qué dice?", "¿cómo va?",
+# "¿ya está hecha?").
+_ASKING = ("say says said mean means happen happened happening going goes stand stands look looks dice dicen pasa paso "
+           "va van anda andan done finished complete completed terminada terminado hecha hecho acabada acabado "
+           "completada lista listo")
 _FIELD_STEMS = frozenset(terms.stem(w) for words in terms.FIELD_HINTS.values() for w in words) | \
     terms.TEMPLATE_STEMS | frozenset(terms.stem(w) for w in _ASKING.split())
 
@@ -47,8 +51,10 @@ def own_topic(question: str) -> set[str]:
 
 
 def points_back(question: str) -> bool:
-    """Whether the question uses a word that points at something already said ("it", "that task", "lo")."""
-    return any(w in _POINTING for w in terms.words(_NOT_POINTING.sub(" ", terms.fold(question))))
+    """Whether the question uses a word that points at something already said ("it", "that task", "lo").
+    "está"/"esté" is the verb, not "esta" (this): "¿qué está atascado?" points at nothing."""
+    verbs = _ESTAR.sub("estar", question.lower())
+    return any(w in _POINTING for w in terms.words(_NOT_POINTING.sub(" ", terms.fold(verbs))))
 
 
 # Words that point at one thing already said ("when is it due?", "¿quién lo tiene asignado?", "¿y quién la

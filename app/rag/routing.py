@@ -48,21 +48,27 @@ _WORK = re.compile(r"(?<![\w-])(?:en que (?:ando|anda|andas|andan|estoy|esta|est
 # "which tasks did Chen comment on?" asks for tasks, not for one task's comments.
 _TASKS_ASKED = re.compile(r"(?<![\w-])(?:which|what|que|cuales)\s+(?:tasks|tickets|issues|tareas)(?![\w-])")
 _LATEST_STEMS = frozenset(terms.stem(w) for w in ("latest", "last", "recent", "newest", "ultimo", "ultima",
-                                                  "reciente", "else", "mas", "anyone", "anybody", "someone", "alguien"))
+                                                  "reciente", "else", "mas", "anyone", "anybody", "someone", "alguien",
+                                                  # the verbs a comment is made with ("who else left comments?")
+                                                  "left", "leave", "wrote", "write", "written", "posted", "added",
+                                                  "dejo", "dejaron", "dejado", "escribio", "escribieron", "puso",
+                                                  "pusieron", "agrego"))
 # Words no filter explains that a question of a kind found by meaning may still hold ("what's on my plate?":
 # "plate"; "anything I should finish before Friday?": "finish"); more, and it is about something else.
 MAX_UNKNOWN = 2
 _COMMENTS = re.compile(r"(?<![\w-])(?:comment\w*|coment\w*|replied|repl(?:y|ies)|respondi\w*)(?![\w-])")
 # "what is blocked?", "which tasks are stuck?", "¿qué está bloqueado?": a list, even beside a focus (while
 # "is there a blocker?" beside one is about it).
-_LIST_ASKED = re.compile(r"(?<![\w-])(?:what|what's|whats|which|anything|que|cuales|cual|algo)(?![\w-])"
+_LIST_ASKED = re.compile(r"(?<![\w-])(?:what|what's|whats|which|anything|any|que|cuales|cual|algo|hay|tasks|tickets|"
+                         r"issues|tareas)(?![\w-])"
                          r".*(?:blocked|stuck|bloquead\w*|atascad\w*|trabad\w*)")
 # A field of the record, which a question near the comments by meaning ("who has it?") still asks for.
 _FIELD_ASKED = re.compile(r"(?<![\w-])(?:" + "|".join(
     [*(re.escape(terms.fold(w)) for stem in ("statu", "prior", "due", "point", "hours", "sprin")
        for w in terms.FIELD_HINTS[stem]),
      *(re.escape(terms.fold(w)) for w in terms.FIELD_HINTS["assig"] if terms.fold(w) not in ("who", "whom", "quien")),
-     r"who (?:has|owns|holds|is on|is doing|is working)", r"quien (?:lo |la |le )?(?:tiene|lleva|hace)"])
+     r"who (?:has|owns|holds|is on|is doing|is working)", r"quien (?:lo |la |le )?(?:tiene|lleva|hace)",
+     r"done|finished|complete|completed|terminad[oa]|hech[oa]|acabad[oa]|completad[oa]|lista|listo"])
     + r")(?![\w-])")
 _BLOCKED = re.compile(r"(?<![\w-])(?:block\w*|bloque\w*|stuck|atascad\w*|trabad\w*|held up|holding up)(?![\w-])")
 
@@ -106,7 +112,7 @@ def route(question: str, focus: EntityRef | None, vocabulary: Vocabulary, today:
         found = _comments(question, text, focus, ids, about, vocabulary, intent, lang)
         if found is not None:
             return found
-    if _BLOCKED.search(text) or intent == "blockers":
+    if _BLOCKED.search(text) or intent == "blockers" and not _FIELD_ASKED.search(text):
         found = _blockers(question, text, ids, about, pointing, vocabulary, today, intent, lang)
         if found is not None:
             return found

@@ -126,6 +126,17 @@ def test_a_field_asked_of_the_focus_is_its_record_not_its_comments(kind_of):
     assert routed(kind_of, "what did people say about it?", focus=("task", 107)).kind == "comments"
 
 
+@pytest.mark.parametrize("question, kind, about_focus", [
+    ("are any tasks blocked?", "blockers", False), ("¿qué está atascado en Payments Platform?", "blockers", False),
+    ("is it blocked?", "blockers", True), ("¿está hecha?", "follow_up", True), ("¿cómo va?", "follow_up", True),
+    ("¿quién más dejó comentarios?", "comments", True), ("how many are in progress?", "tasks", False),
+])
+def test_beside_a_focus_a_list_stays_a_list_and_a_field_stays_the_focuss(kind_of, question, kind, about_focus):
+    """"está" is a verb, not "esta" (this); "any tasks" is a list; "hecha" asks the focus's status."""
+    route = routed(kind_of, question, focus=("task", 107))
+    assert route.kind == kind and (route.refs == (("task", 107),)) == about_focus
+
+
 def test_blocked_lists_and_the_focus_blockers(kind_of):
     listed = routed(kind_of, "what is blocked?", focus=("task", 107))
     assert listed.kind == "blockers" and listed.refs == ()  # a list, even beside a focus
