@@ -41,6 +41,8 @@ _ASKING = re.compile(r"(?<![\w-])(?:" + "|".join((
     r"(?:todo|todos los proyectos|todas partes)",
     r"busca\w* (?:otra vez|de nuevo) (?:en |por )?(?:todo|todos los proyectos|todas partes)",
     r"(?:quita\w*|elimina\w*|borra\w*|limpia\w*|deshaz|resetea\w*) (?:el |los )?(?:filtros?|ambito|limite)",
+    _NO_FILTER := r"(?:ya no|no) (?:filtr|limit)\w*|sin filtrar|(?:don't|do not|no longer) (?:filter|limit)\w*|"
+                  r"stop (?:filtering|limiting)",
 )) + r")(?![\w-])")
 # A kind found by meaning changes state only beside a word that speaks of where to search: "what is the
 # payments project about?" sits near the scope examples, yet asks for nothing to change.
@@ -52,7 +54,7 @@ _ALL = re.compile(r"(?<![\w-])(?:everything|everywhere|all projects|all of them|
                   r"(?:clear|remove|reset|drop|lift|undo)\w* (?:the |this |that |my )?(?:project )?"
                   r"(?:scope|filter\w*|limit\w*|restriction\w*)|"
                   r"(?:quita\w*|elimina\w*|borra\w*|limpia\w*|deshaz|resetea\w*) (?:el |los )?"
-                  r"(?:filtros?|ambito|limite))(?![\w-])")
+                  r"(?:filtros?|ambito|limite)|" + _NO_FILTER + r")(?![\w-])")
 _NONE = re.compile(r"(?<![\w-])(?:no project|without a project|belong to no project|any project|"
                    r"sin proyecto|ningun proyecto)(?![\w-])")
 # Project words people say in Spanish about projects named in English (and back): "pagos" is Payments.
@@ -81,6 +83,8 @@ def recognise(question: str, vocabulary: Vocabulary, intent: Intent | None) -> S
     lang = terms.language(question)
     if _NONE.search(text):
         return ScopeRequest(lang, "none")
+    if re.search(rf"(?<![\w-])(?:{_NO_FILTER})", text):  # "stop limiting it to payments": lifted, not moved
+        return ScopeRequest(lang, "all")
     project = project_named(text, vocabulary)
     if project is not None:
         return ScopeRequest(lang, str(project.id), project)

@@ -153,7 +153,8 @@ def test_blocked_lists_and_the_focus_blockers(kind_of):
     # widening it again, in words of our own (issue 23: "go back to all projects" was "I don't know")
     ("go back to all projects", "all"), ("switch back to every project", "all"), ("clear the project filter", "all"),
     ("return to all projects", "all"), ("vuelve a todos los proyectos", "all"), ("regresa a buscar en todo", "all"),
-    ("busca de nuevo en todas partes", "all"), ("elimina el filtro", "all"),
+    ("busca de nuevo en todas partes", "all"), ("elimina el filtro", "all"), ("ya no filtres por proyecto", "all"),
+    ("stop limiting it to payments", "all"),
 ])
 def test_scope_requests(kind_of, question, target):
     route = routed(kind_of, question)
