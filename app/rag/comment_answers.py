@@ -136,8 +136,8 @@ def blocked_list(tasks: Sequence[TaskSource], lang: str, filters: str = "") -> C
 
 
 def blocking_lines(task: TaskSource, lang: str = "en") -> list[str]:
-    """Its BLOCKED status, its "is blocked by" links, then the sentences of the description and the comments (with their authors)
-    that say it is blocked."""
+    """Its BLOCKED status, its "is blocked by" links, then the sentences of the description and the comments
+    (with their authors) that say it is held up."""
     found = [_TEXT[lang]["status"]] if (task.status or "").upper() == BLOCKED_STATUS else []
     found += [_TEXT[lang]["link"].format(key=link.target_key) for link in task.links if link.link_type == "BLOCKED_BY"]
     found += [s for s in re.split(r"(?<=[.!?])\s+", task.description or "") if _BLOCKING.search(s)]

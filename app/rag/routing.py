@@ -10,7 +10,8 @@ The rules are the precise path, and win:
 - an explicit id ("task 107", "tarea 107", "#107", "doc 6"), or a tracker key ("PAY-1210") the caller resolved
   to tasks they may see (``keyed``: app/services/entities.py) → ``lookup`` under the access rule;
 - a follow-up that names nothing of its own ("when is it due?") while the conversation has a focus →
-  ``follow_up``: about the focus.
+  ``follow_up``: about the focus; without one, a follow-up about one thing ("who has it?") asks which
+  (``clarify``), rather than list every task or rank people.
 
 Then the question's kind by meaning (app/rag/intents.py, found by the caller from the question's
 embedding) routes what no rule matched: someone's work or a count → ``tasks`` with the filters the
