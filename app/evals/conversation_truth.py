@@ -21,7 +21,8 @@ judges. What each template asks:
 - comment_authors / fu_authors: the names of everyone who commented on the task; fu_others: the same
   without its assignee — names;
 - latest_comment: the body of the task's newest comment (CREATED_AT, then id) — text;
-- blocked_project / fu_blocked: tasks not DONE with a comment saying "blocked"/"bloqueado" — a list;
+- blocked_project / fu_blocked: tasks not DONE whose status is BLOCKED or whose description or a comment says
+  it is held up (BLOCKED_WORDS: "blocked", "bloqueado", "waiting on", "esperando", "stuck", ...) — a list;
 - doc_summary: every paragraph of the document; doc_fact: the paragraph holding the key phrase — text;
 - scope_project / scope_all: the conversation's new retrieval scope — a scope;
 - nowhere: nothing — a refusal.
@@ -51,6 +52,11 @@ STATUS_WORDS = {  # how a status may be written in an answer (folded, see fold()
 PRIORITY_WORDS = {"LOW": ("low", "baja"), "MEDIUM": ("medium", "media"), "HIGH": ("high", "alta"),
                   "CRITICAL": ("critical", "critica", "critico")}
 UNASSIGNED_WORDS = ("unassigned", "sin asignar", "nobody", "no one", "nadie")
+# What says a task is held up: blocked, a blocker, waiting on something (not "it blocks X", the other way
+# round, nor "pendiente de revisión": awaiting review is not blocked).
+BLOCKED_WORDS = ("blocked", "blocker", "blockers", "bloqueado", "bloqueada", "bloqueados", "bloqueadas", "bloqueo",
+                 "bloqueos", "waiting on", "waiting for", "stuck", "on hold", "depends on", "esperando", "atascado",
+                 "atascada", "atascados", "atascadas", "trabado", "trabada", "trabados", "trabadas", "depende de")
 YOURS = ("assigned to you", "asignada a ti", "asignado a ti", "yours", "you are", "you have")  # the asker, addressed
 YOU_LEAD = ("you have", "tu tienes", "tienes")  # a comparison whose winner is the asker
 _MONTHS = {"en": ("January", "February", "March", "April", "May", "June", "July", "August", "September",
@@ -197,8 +203,7 @@ def truth(snap: Snapshot, asker: int, template: str, slots: Mapping[str, Any], s
 def _matching(snap: Snapshot, asker: int, template: str, slots: Mapping[str, Any], project: int | None) -> list[Row]:
     rows = snap.visible_tasks(asker, project)
     if template in ("blocked_project", "fu_blocked"):
-        return [t for t in rows if t["status"] != "DONE" and any(
-            w in fold(str(c["body"])) for c in snap.comments_of(t["task_id"]) for w in ("blocked", "bloqueado"))]
+        return [t for t in rows if t["status"] != "DONE" and _blocked(snap, t)]
     if template == "topic_tasks":
         return [t for t in rows if words(slots["area"]) in words(str(t["title"]))]
     owner = slots.get("person", asker)
@@ -213,6 +218,13 @@ def _matching(snap: Snapshot, asker: int, template: str, slots: Mapping[str, Any
     if template == "person_tasks":
         return rows
     raise ValueError(f"no truth for template {template!r}")
+
+
+def _blocked(snap: Snapshot, task: Row) -> bool:
+    """A BLOCKED status, or its description or a comment saying it is held up (BLOCKED_WORDS)."""
+    said = [str(task.get("description") or ""), *(str(c["body"]) for c in snap.comments_of(task["task_id"]))]
+    return str(task["status"]).upper() == "BLOCKED" or any(
+        words(w) in words(text) for text in said for w in BLOCKED_WORDS)
 
 
 def _list(rows: list[Row]) -> Truth:

@@ -2,9 +2,9 @@
 is blocked and by what. Pure: no I/O; the records come from app/services/entities.py (under the access
 rule) and are app.domain TaskSource rows.
 
-Blockers are the task's stored "is blocked by" links (TASK_LINKS, by key only: the target may be a task the
-reader cannot see), then the sentences of its description and comments that say so ("Blocked until the API
-contract is agreed", "waiting on design"). A comment with no recorded author (a row written before authors
+Blockers are a BLOCKED status, the task's stored "is blocked by" links (TASK_LINKS, by key only: the target may
+be a task the reader cannot see), then the sentences of its description and comments that say so ("Blocked
+until the API contract is agreed", "waiting on design"). A comment with no recorded author (a row written before authors
 were loaded, or an erased person's) says so rather than guessing one.
 """
 
@@ -20,8 +20,15 @@ from app.rag.computed import Computed
 MAX_COMMENTS = 8  # the newest comments written out per task
 MAX_BLOCKED = 15  # blocked tasks written out; the rest are counted
 
-_BLOCKING = re.compile(r"(?<![\w-])(?:block\w*|bloque\w*|waiting (?:on|for)|stuck|on hold|depends on|"
-                       r"esperando|atascad\w*|trabad\w*|depende de|pendiente de)", re.IGNORECASE)
+# What says a task is held up (the benchmark's truth restates it, app/evals/conversation_truth.BLOCKED_WORDS):
+# blocked, a blocker, waiting on something. Not "it blocks X" / "bloquea" (the other way round), nor
+# "pendiente de revisión" (awaiting review is not blocked).
+_BLOCKING = re.compile(r"(?<![\w-])(?:blocked|blockers?|bloquead[oa]s?|bloqueos?|waiting (?:on|for)|stuck|on hold|"
+                       r"depends on|esperando|atascad[oa]s?|trabad[oa]s?|depende de)(?![\w-])", re.IGNORECASE)
+BLOCKED_STATUS = "BLOCKED"  # a tracker's own status for it (imported trackers have one)
+# "who else commented?", "¿alguien más la comentó?": besides its assignee, whom the conversation has named.
+_ELSE = frozenset(("else", "other", "others", "besides", "mas", "otro", "otra", "otros", "otras", "aparte",
+                   "ademas"))
 _LATEST = frozenset(("latest", "last", "newest", "recent", "most recent", "ultimo", "ultima", "reciente",
                      "mas reciente"))
 
@@ -32,8 +39,10 @@ _TEXT = {
            "none_of": "{name} has not commented on {anchor} {title}.", "unknown": "author not recorded",
            "blocked": "{anchor} {title} ({status}) is held up by:", "free": "Nothing in {anchor} {title} ({status}) "
            "says it is blocked.", "list": "Blocked tasks you can see{among} — {n}:", "among": " ({filters})",
-           "no_list": "No open task you can see{among} says it is blocked.", "more": "…and {n} more.",
-           "link": "Blocked by: {key}"},
+           "no_list": "No task you can see{among} says it is blocked.", "more": "…and {n} more.",
+           "link": "Blocked by: {key}", "status": "Status: BLOCKED",
+           "others": "Comments on {anchor} {title} by others than {name} — {n}{by}:",
+           "no_others": "No one but {name}, its assignee, has commented on {anchor} {title}."},
     "es": {"head": "Comentarios de {anchor} {title} — {n}{by}:", "by": ", de {names}",
            "none": "{anchor} {title} no tiene comentarios.", "latest": "El último comentario de {anchor} {title}:",
            "of": "Comentarios de {name} en {anchor} {title} — {n}:",
@@ -42,20 +51,35 @@ _TEXT = {
            "free": "Nada en {anchor} {title} ({status}) dice que esté bloqueada.",
            "list": "Tareas bloqueadas que puedes ver{among} — {n}:", "among": " ({filters})",
            "no_list": "Ninguna tarea abierta que puedas ver{among} dice estar bloqueada.", "more": "…y {n} más.",
-           "link": "Bloqueada por: {key}"},
+           "link": "Bloqueada por: {key}", "status": "Estado: BLOCKED",
+           "others": "Comentarios de {anchor} {title} de otras personas que {name} — {n}{by}:",
+           "no_others": "Nadie más que {name}, su responsable, ha comentado {anchor} {title}."},
 }
 
 
 def comments_answer(question: str, tasks: Sequence[TaskSource], lang: str, person: Person | None = None) -> Computed:
     """The comments of each task, newest last: only ``person``'s when a person is named ("what did Chen
-    say?"), only the newest when the question asks for the latest one, else who commented and what."""
+    say?"), only the newest when the question asks for the latest one, only others' than the assignee's when
+    it asks who else, else who commented and what."""
     say = _TEXT[lang]
-    latest = bool(set(terms.words(terms.fold(question))) & _LATEST) or "most recent" in terms.fold(question)
+    asked = set(terms.words(terms.fold(question)))
+    latest = bool(asked & _LATEST) or "most recent" in terms.fold(question)
+    others = bool(asked & _ELSE) and not latest
     blocks, figures = [], []
     for task in tasks:
         anchor, title = f"[TASK #{task.task_id}]", task.title
         comments = _in_order(task.comments)
-        if person is not None:
+        assignee = " ".join(p for p in (task.assignee_first, task.assignee_last) if p)
+        if person is None and others and task.assignee_id is not None and comments:
+            comments = [c for c in comments if c.author_id != task.assignee_id]
+            if not comments:
+                blocks.append(say["no_others"].format(name=assignee, anchor=anchor, title=title))
+                continue
+            authors = list(dict.fromkeys(c.author_name for c in comments if c.author_name))
+            by = say["by"].format(names=", ".join(authors)) if authors else ""
+            head = say["others"].format(anchor=anchor, title=title, name=assignee, n=len(comments), by=by)
+            figures.append(str(len(comments)))
+        elif person is not None:
             comments = [c for c in comments if _by(c, person)]
             if not comments:
                 blocks.append(say["none_of"].format(name=person.name, anchor=anchor, title=title))
@@ -112,9 +136,10 @@ def blocked_list(tasks: Sequence[TaskSource], lang: str, filters: str = "") -> C
 
 
 def blocking_lines(task: TaskSource, lang: str = "en") -> list[str]:
-    """Its "is blocked by" links, then the sentences of the description and the comments (with their authors)
-    that say it is blocked."""
-    found = [_TEXT[lang]["link"].format(key=link.target_key) for link in task.links if link.link_type == "BLOCKED_BY"]
+    """Its BLOCKED status, its "is blocked by" links, then the sentences of the description and the comments
+    (with their authors) that say it is held up."""
+    found = [_TEXT[lang]["status"]] if (task.status or "").upper() == BLOCKED_STATUS else []
+    found += [_TEXT[lang]["link"].format(key=link.target_key) for link in task.links if link.link_type == "BLOCKED_BY"]
     found += [s for s in re.split(r"(?<=[.!?])\s+", task.description or "") if _BLOCKING.search(s)]
     found += [_line(c, lang)[2:] if c.author_name else " ".join(c.body.split())
               for c in _in_order(task.comments) if _BLOCKING.search(c.body)]

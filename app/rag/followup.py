@@ -27,9 +27,13 @@ _NOT_POINTING = re.compile(
     r"\b(?:is|are|was|were|any|anything)\s+there\b|\bthere\s+(?:is|are|was|were)\b"
     r"|\b(?:this|that|next|last)\s+(?:week|month|year|sprint|iteration|morning|afternoon)\b"
     r"|\b(?:esta|este|la\s+proxima|el\s+proximo)\s+(?:semana|mes|ano|sprint|iteracion|manana|tarde)\b")
+_ESTAR = re.compile(r"(?<![\w-])est[áé]n?(?![\w-])")
 # Stems of the words that ask for a field of an entity rather than name a topic ("blocking", "vence"),
-# and of the verbs a question about "it" is made with ("what do the comments say?", "¿qué dice?").
-_ASKING = "say says said mean means happen happened happening going stand stands look looks dice dicen pasa paso"
+# and of the verbs a question about "it" is made with ("what do the comments say?", "¿qué dice?", "¿cómo va?",
+# "¿ya está hecha?").
+_ASKING = ("say says said mean means happen happened happening going goes stand stands look looks dice dicen pasa paso "
+           "va van anda andan done finished complete completed terminada terminado hecha hecho acabada acabado "
+           "completada lista listo")
 _FIELD_STEMS = frozenset(terms.stem(w) for words in terms.FIELD_HINTS.values() for w in words) | \
     terms.TEMPLATE_STEMS | frozenset(terms.stem(w) for w in _ASKING.split())
 
@@ -47,8 +51,29 @@ def own_topic(question: str) -> set[str]:
 
 
 def points_back(question: str) -> bool:
-    """Whether the question uses a word that points at something already said ("it", "that task", "lo")."""
-    return any(w in _POINTING for w in terms.words(_NOT_POINTING.sub(" ", terms.fold(question))))
+    """Whether the question uses a word that points at something already said ("it", "that task", "lo").
+    "está"/"esté" is the verb, not "esta" (this): "¿qué está atascado?" points at nothing."""
+    verbs = _ESTAR.sub("estar", question.lower())
+    return any(w in _POINTING for w in terms.words(_NOT_POINTING.sub(" ", terms.fold(verbs))))
+
+
+# Words that point at one thing already said ("when is it due?", "¿quién lo tiene asignado?", "¿y quién la
+# tiene?", "and its due date?"). A Spanish "lo"/"la"/"le" points only where a pronoun stands (first, or after
+# "quién", "qué", "y", ...): "¿qué hay en la wiki?" points at nothing.
+_ONE = re.compile(r"(?<![\w-])(?:it|its|it's|(?:this|that) (?:one|task|ticket|issue)|eso|ello|"
+                  r"(?:esa|esta|ese|este) (?:tarea|ticket|incidencia))(?![\w-])"
+                  r"|(?:^|[¿¡]|(?<![\w-])(?:quien|que|y|ya|cuando|como|alguien|nadie|mas))\s*(?:lo|la|le)\s+"
+                  r"(?!que\b|mas\b)\w|^\W*(?:and|y)\s")
+# A question about many (tasks, a count, "them"): a list or a figure, not one thing.
+_MANY = re.compile(r"(?<![\w-])(?:tasks|tickets|issues|items|tareas|incidencias|pendientes|how many|how much|cuant\w*|"
+                   r"them|they|those|these|ones|ellos|ellas|esos|esas|estos|estas)(?![\w-])")
+
+
+def asks_about_one(question: str) -> bool:
+    """Whether the question asks a field of one thing already said and names nothing of its own ("who has
+    it?", "¿y cuándo vence?"): without a focus, nothing says which thing."""
+    text = _NOT_POINTING.sub(" ", terms.fold(question)).strip()
+    return bool(_ONE.search(text)) and not _MANY.search(text) and is_follow_up(question)
 
 
 def is_follow_up(question: str) -> bool:

@@ -52,9 +52,11 @@ EXAMPLES: dict[Intent, tuple[str, ...]] = {
         "how many tasks are open?", "how many tickets do we have in the payments project?",
         "what's the total of story points in sprint 2?", "count the tasks that are overdue",
         "how many story points are left for me?", "number of critical tickets",
-        "how many tasks does Ana have?", "how many things are still to do?",
+        "how many tasks does Ana have?", "how many things are still to do?", "how many are open?",
+        "how many are left in this project?",
         "¿cuántas tareas hay abiertas?", "¿cuántos puntos quedan en la iteración 2?",
         "número de tareas críticas", "¿cuántas tareas tiene Ana?", "total de puntos de historia del proyecto",
+        "¿cuántas quedan abiertas?", "¿cuántas hay sin asignar?",
     ),
     # A comparison or a group-by: a winner with its figure, then the ranking.
     "compare": (

@@ -10,7 +10,8 @@ The rules are the precise path, and win:
 - an explicit id ("task 107", "tarea 107", "#107", "doc 6"), or a tracker key ("PAY-1210") the caller resolved
   to tasks they may see (``keyed``: app/services/entities.py) → ``lookup`` under the access rule;
 - a follow-up that names nothing of its own ("when is it due?") while the conversation has a focus →
-  ``follow_up``: about the focus.
+  ``follow_up``: about the focus; without one, a follow-up about one thing ("who has it?") asks which
+  (``clarify``), rather than list every task or rank people.
 
 Then the question's kind by meaning (app/rag/intents.py, found by the caller from the question's
 embedding) routes what no rule matched: someone's work or a count → ``tasks`` with the filters the
@@ -48,19 +49,32 @@ _WORK = re.compile(r"(?<![\w-])(?:en que (?:ando|anda|andas|andan|estoy|esta|est
 # "which tasks did Chen comment on?" asks for tasks, not for one task's comments.
 _TASKS_ASKED = re.compile(r"(?<![\w-])(?:which|what|que|cuales)\s+(?:tasks|tickets|issues|tareas)(?![\w-])")
 _LATEST_STEMS = frozenset(terms.stem(w) for w in ("latest", "last", "recent", "newest", "ultimo", "ultima",
-                                                  "reciente", "else", "mas", "anyone", "anybody", "someone", "alguien"))
+                                                  "reciente", "else", "mas", "anyone", "anybody", "someone", "alguien",
+                                                  # the verbs a comment is made with ("who else left comments?")
+                                                  "left", "leave", "wrote", "write", "written", "posted", "added",
+                                                  "dejo", "dejaron", "dejado", "escribio", "escribieron", "puso",
+                                                  "pusieron", "agrego"))
 # Words no filter explains that a question of a kind found by meaning may still hold ("what's on my plate?":
 # "plate"; "anything I should finish before Friday?": "finish"); more, and it is about something else.
 MAX_UNKNOWN = 2
 _COMMENTS = re.compile(r"(?<![\w-])(?:comment\w*|coment\w*|replied|repl(?:y|ies)|respondi\w*)(?![\w-])")
 # "what is blocked?", "which tasks are stuck?", "¿qué está bloqueado?": a list, even beside a focus (while
 # "is there a blocker?" beside one is about it).
-_LIST_ASKED = re.compile(r"(?<![\w-])(?:what|what's|whats|which|anything|que|cuales|cual|algo)(?![\w-])"
+_LIST_ASKED = re.compile(r"(?<![\w-])(?:what|what's|whats|which|anything|any|que|cuales|cual|algo|hay|tasks|tickets|"
+                         r"issues|tareas)(?![\w-])"
                          r".*(?:blocked|stuck|bloquead\w*|atascad\w*|trabad\w*)")
 # "How many points are left in the sprint?" points at a sprint it does not name: ask which (a conversation
 # scoped to a project answers for that project instead: app/services/chat.py).
 _UNNAMED = re.compile(r"(?<![\w-])(?:the|this|that|current|el|la|este|esta|ese|esa)\s+"
                       r"(?P<what>sprint|iteracion|project|proyecto)(?![\w-])")
+# A field of the record, which a question near the comments by meaning ("who has it?") still asks for.
+_FIELD_ASKED = re.compile(r"(?<![\w-])(?:" + "|".join(
+    [*(re.escape(terms.fold(w)) for stem in ("statu", "prior", "due", "point", "hours", "sprin")
+       for w in terms.FIELD_HINTS[stem]),
+     *(re.escape(terms.fold(w)) for w in terms.FIELD_HINTS["assig"] if terms.fold(w) not in ("who", "whom", "quien")),
+     r"who (?:has|owns|holds|is on|is doing|is working)", r"quien (?:lo |la |le )?(?:tiene|lleva|hace)",
+     r"done|finished|complete|completed|terminad[oa]|hech[oa]|acabad[oa]|completad[oa]|lista|listo"])
+    + r")(?![\w-])")
 _BLOCKED = re.compile(r"(?<![\w-])(?:block\w*|bloque\w*|stuck|atascad\w*|trabad\w*|held up|holding up)(?![\w-])")
 
 
@@ -91,6 +105,8 @@ def route(question: str, focus: EntityRef | None, vocabulary: Vocabulary, today:
     asked_scope = scope_requests.recognise(question, vocabulary, intent)
     if asked_scope is not None:
         return Route("scope", scope=asked_scope, intent=intent, lang=lang)
+    if focus is None and not ids and followup.asks_about_one(question):  # "when is it due?" about nothing
+        return Route("clarify", intent=intent, missing="task", lang=lang)
     follow_up = focus is not None and not ids and followup.is_follow_up(question)
     pointing = focus is not None and not ids and followup.points_back(question)
     tasks_asked = tuple(r for r in ids if r[0] == "task")
@@ -98,8 +114,9 @@ def route(question: str, focus: EntityRef | None, vocabulary: Vocabulary, today:
                             else ())
     asked = task_questions.parse(question, vocabulary, today)  # "overdue in sprint 3" before SPRINT #3
     # A kind found by meaning yields to a tracker question the rules read whole ("¿qué tareas de Emma están
-    # terminadas?" is near "blocked" to a Spanish MiniLM): the words of comments or blockers do not.
-    by_meaning = asked is None
+    # terminadas?" is near "blocked" to a Spanish MiniLM) and to a field of the record asked for ("who has
+    # it?" is near the comments): the words of comments or blockers do not.
+    by_meaning = asked is None and not _FIELD_ASKED.search(text)
     if (_COMMENTS.search(text) or intent == "comments" and by_meaning) and not _TASKS_ASKED.search(text):
         found = _comments(question, text, focus, ids, about, vocabulary, intent, lang)
         if found is not None:

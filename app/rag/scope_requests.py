@@ -24,10 +24,25 @@ _ASKING = re.compile(r"(?<![\w-])(?:" + "|".join((
     r"stop filtering", r"switch(?:ing)? (?:the scope |this conversation |the conversation )?to",
     r"change (?:the |this conversation's |the conversation's )?scope", r"cambia\w* (?:el ambito|a)",
     r"(?:search|look)\w* (?:in |at |through |across )?"
-    r"(?:everything|everywhere|all(?: projects)?)", r"all projects again", r"everything again",
+    r"(?:everything|everywhere|all projects|all of them|all(?= *(?:again)? *[.!?]*$))", r"all projects again",
+    r"everything again",
     r"a partir de ahora", r"de ahora en adelante", r"desde ahora", r"solo (?:en |con )?(?:el|los) proyectos?",
     r"unicamente (?:en )?el proyecto", r"limita(?:r|te)?", r"centrate en", r"ce[nñ]ite a", r"quita el filtro",
     r"busca\w* en tod[oa]s?", r"busca\w* en todas partes", r"en todo otra vez",
+    # Widening it again: going back to everything, or lifting the filter ("go back to all projects",
+    # "clear the filter", "vuelve a todos los proyectos", "busca de nuevo en todo").
+    r"(?:go|come|switch|get|head|going|coming|switching)\w* back to (?:search\w* |look\w* (?:at )?)?"
+    r"(?:everything|everywhere|all|every project)", r"back to (?:everything|everywhere|all projects|every project)",
+    r"return\w* to (?:everything|all projects|every project)", r"(?:all|every) projects? again",
+    r"(?:clear|remove|reset|drop|lift|undo)\w* (?:the |this |that |my )?(?:project )?(?:scope|filter\w*|limit\w*|"
+    r"restriction\w*)",
+    r"(?:vuelve|vuelva|volver|vuelvo|volvamos|regresa|regrese|regresar|regresemos)"
+    r"(?: otra vez| de nuevo)?(?: a (?:buscar|mirar|ver))?(?: otra vez| de nuevo)?(?: en| a| por)? "
+    r"(?:todo|todos los proyectos|todas partes)",
+    r"busca\w* (?:otra vez|de nuevo) (?:en |por )?(?:todo|todos los proyectos|todas partes)",
+    r"(?:quita\w*|elimina\w*|borra\w*|limpia\w*|deshaz|resetea\w*) (?:el |los )?(?:filtros?|ambito|limite)",
+    _NO_FILTER := r"(?:ya no|no) (?:filtr|limit)\w*|sin filtrar|(?:don't|do not|no longer) (?:filter|limit)\w*|"
+                  r"stop (?:filtering|limiting)",
 )) + r")(?![\w-])")
 # A kind found by meaning changes state only beside a word that speaks of where to search: "what is the
 # payments project about?" sits near the scope examples, yet asks for nothing to change.
@@ -35,7 +50,11 @@ _WHERE = re.compile(r"(?<![\w-])(?:only|just|solo|solamente|unicamente|limit\w*|
                     r"busca\w*|mira\w*|everything|everywhere|todo|todos|todas|again|otra vez|de nuevo|focus\w*|"
                     r"centr\w*|stick|quita\w*|filter\w*|filtr\w*|scope|ambito|from now|a partir)(?![\w-])")
 _ALL = re.compile(r"(?<![\w-])(?:everything|everywhere|all projects|all of them|every project|all again|"
-                  r"stop filtering|todo|todos los proyectos|todas partes|quita el filtro|sin filtro)(?![\w-])")
+                  r"back to all|stop filtering|todo|todos los proyectos|todas partes|sin filtro|"
+                  r"(?:clear|remove|reset|drop|lift|undo)\w* (?:the |this |that |my )?(?:project )?"
+                  r"(?:scope|filter\w*|limit\w*|restriction\w*)|"
+                  r"(?:quita\w*|elimina\w*|borra\w*|limpia\w*|deshaz|resetea\w*) (?:el |los )?"
+                  r"(?:filtros?|ambito|limite)|" + _NO_FILTER + r")(?![\w-])")
 _NONE = re.compile(r"(?<![\w-])(?:no project|without a project|belong to no project|any project|"
                    r"sin proyecto|ningun proyecto)(?![\w-])")
 # Project words people say in Spanish about projects named in English (and back): "pagos" is Payments.
@@ -64,6 +83,8 @@ def recognise(question: str, vocabulary: Vocabulary, intent: Intent | None) -> S
     lang = terms.language(question)
     if _NONE.search(text):
         return ScopeRequest(lang, "none")
+    if re.search(rf"(?<![\w-])(?:{_NO_FILTER})", text):  # "stop limiting it to payments": lifted, not moved
+        return ScopeRequest(lang, "all")
     project = project_named(text, vocabulary)
     if project is not None:
         return ScopeRequest(lang, str(project.id), project)

@@ -36,13 +36,11 @@ import httpx
 
 from app.config import Settings
 from app.domain import (MAX_CITATIONS, MAX_QUESTION_CHARS, MAX_RETRIEVED, Caller, Conversation, Message, Scope,
-                        SearchHit, SourceRecord, TurnFacts, Vocabulary)
+                        SearchHit, SourceRecord, TurnFacts)
 from app.engines.base import Engine
 from app.entities import EMPLOYEES
 from app.logs import current_request_id
-from app.rag import (backbone, cards, citations, comparisons, extractive, followup, prompting, refs, routing,
-                     scope_requests,
-                     task_questions, terms)
+from app.rag import backbone, cards, citations, extractive, followup, prompting, refs, routing, terms
 from app.rag.computed import Computed
 from app.rag.refs import EntityRef
 from app.rag.routing import Route
@@ -228,10 +226,9 @@ def _route(engine: Engine, prep: Prepared, focus: SourceRecord | None) -> Route:
     question = prep.message
     understood = understanding.understand(engine, question)
     prep.question_vector = understood.vector
-    needs_names = understood.intent not in (None, "free", "entity") or task_questions.might_be(question) \
-        or bool(refs.mentions(terms.fold(question))) or scope_requests.might_be(question) \
-        or comparisons.group_of(question) is not None
-    vocabulary = prep.state.vocabulary() if needs_names else Vocabulary()
+    # Always the names: which rule a question meets depends on them ("what is blocked in Data Warehouse
+    # Migration?" is a blocked list only once the project's name is known), and they are one small read.
+    vocabulary = prep.state.vocabulary()
     focus_ref = entities.ref_of(focus) if focus is not None else None
     keys = refs.key_mentions(question)
     keyed = tuple(entities.refs_by_key(prep.state.engine, prep.caller, keys)) if keys else ()
@@ -286,9 +283,9 @@ def _gather(engine: Engine, settings: Settings, prep: Prepared, route: Route, qu
         evidence.entities = entities.visible(engine, prep.caller, route.refs)
         evidence.missing = [r for r in route.refs if r not in evidence.entities]
     elif route.kind == "tasks" and route.tasks is not None:
-        evidence.computed, evidence.task_rows, evidence.person = routed_answers.tracker(prep.state, route.tasks)
+        evidence.computed, evidence.task_rows, evidence.person = routed_answers.tracker(prep.state, route.tasks, scope)
     elif route.kind == "compare":
-        evidence.computed = routed_answers.comparison(prep.state, route)
+        evidence.computed = routed_answers.comparison(prep.state, route, scope)
     elif route.kind in ("comments", "blockers"):
         read = routed_answers.comments_or_blockers(prep.state, route, prep.message, scope)
         evidence.computed, evidence.entities, evidence.missing = read.computed, read.entities, read.missing

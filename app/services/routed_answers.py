@@ -30,19 +30,20 @@ class Records:
     missing: list[EntityRef] = field(default_factory=list)
 
 
-def tracker(state: tools.ToolState, asked: task_questions.TaskQuestion
+def tracker(state: tools.ToolState, asked: task_questions.TaskQuestion, scope: EffectiveScope
             ) -> tuple[Computed, list[dict[str, Any]], Person | None]:
     """find_tasks for a tracker question, and its answer (with the rows, and the person asked about)."""
     ambiguous = task_answers.ambiguous_person(asked)
     if ambiguous is not None:
         return Computed(ambiguous), [], None
+    asked = _scoped(asked, scope)
     person = asked.people[0] if asked.people else None
     query = task_questions.to_query(asked, state.caller.employee_id, person, state.today)
-    rows = state.engine.find_tasks(state.caller, query)
+    rows = _in_scope(state.engine.find_tasks(state.caller, query), scope)
     return task_answers.computed(asked, rows, person, truncated=len(rows) == query.limit), rows, person
 
 
-def comparison(state: tools.ToolState, route: Route) -> Computed:
+def comparison(state: tools.ToolState, route: Route, scope: EffectiveScope) -> Computed:
     """Every matching task the asker may see, grouped and ranked. A list cut at find_tasks' limit could
     crown the wrong winner: then the answer says it cannot rank rather than rank a part."""
     asked, group = route.tasks, route.group
@@ -50,9 +51,10 @@ def comparison(state: tools.ToolState, route: Route) -> Computed:
     ambiguous = task_answers.ambiguous_person(asked)
     if ambiguous is not None:
         return Computed(ambiguous)
+    asked = _scoped(asked, scope)
     person = asked.people[0] if asked.people else None
     query = task_questions.to_query(asked, state.caller.employee_id, person, state.today)
-    rows = state.engine.find_tasks(state.caller, query)
+    rows = _in_scope(state.engine.find_tasks(state.caller, query), scope)
     vocabulary = state.vocabulary()
     known = {"project": vocabulary.projects if asked.project is None else (),
              "sprint": [s for s in vocabulary.sprints if asked.project is None or s.project_id == asked.project.id]
@@ -78,18 +80,28 @@ def comments_or_blockers(state: tools.ToolState, route: Route, question: str, sc
         gone = " ".join(_NOT_VISIBLE[route.lang].format(what=f"#{r[1]}") for r in missing)
         return Records(dataclasses.replace(computed, text="\n\n".join(p for p in (computed.text, gone) if p)),
                        found, missing)
-    asked = route.tasks or task_questions.TaskQuestion(lang=route.lang, open_only=True)
-    if asked.project is None and isinstance(scope.project, int):  # what is blocked *here*: the scope's project
-        asked = dataclasses.replace(asked, project=Named(scope.project, scope.label))
+    asked = _scoped(route.tasks or task_questions.TaskQuestion(lang=route.lang, open_only=True), scope)
     person = asked.people[0] if len(asked.people) == 1 else None
     query = task_questions.to_query(asked, state.caller.employee_id, person, state.today)
-    rows = [r for r in state.engine.find_tasks(state.caller, query)
-            if scope.project != "none" or r.get("project_id") is None]
+    rows = _in_scope(state.engine.find_tasks(state.caller, query), scope)
     records = entities.visible(state.engine, state.caller, [("task", int(r["task_id"])) for r in rows])
     tasks = [r for r in records.values() if isinstance(r, TaskSource)]
     computed = comment_answers.blocked_list(tasks, route.lang, task_answers.describe(asked, person))
     listed = {refs.ref_of(a) for a in computed.anchors}
     return Records(computed, {ref: record for ref, record in records.items() if ref in listed})
+
+
+def _scoped(asked: task_questions.TaskQuestion, scope: EffectiveScope) -> task_questions.TaskQuestion:
+    """The question bounded by the conversation's project scope, as retrieval is ("only look at Payments from
+    now on", then "how many tasks are in review?" counts Payments' tasks); a project the question names wins."""
+    if asked.project is None and isinstance(scope.project, int):
+        return dataclasses.replace(asked, project=Named(scope.project, scope.label))
+    return asked
+
+
+def _in_scope(rows: list[dict[str, Any]], scope: EffectiveScope) -> list[dict[str, Any]]:
+    """Under the scope "none" (what belongs to no project) only the tasks of no project."""
+    return [r for r in rows if scope.project != "none" or r.get("project_id") is None]
 
 
 def scope_change(state: tools.ToolState, route: Route) -> Computed:

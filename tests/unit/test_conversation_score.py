@@ -70,6 +70,17 @@ def test_a_refusal_is_right_only_when_nothing_visible_answers_and_its_first_line
     assert wrong_refusal.outcome == "wrong" and wrong_refusal.wrong_refusal
 
 
+def test_a_question_back_answers_nothing_so_it_is_judged_as_a_refusal():
+    """"Which task?" when nothing says which is right where nothing visible answers, and a wrong refusal where
+    an answer exists."""
+    assert judge(REFUSAL, 'Which task? Name it or give its id (for example "task 107").', BEN_ONLY).outcome == \
+        "right_refusal"
+    assert judge(REFUSAL, "¿Qué tarea? Nómbrala o da su número.", BEN_ONLY).outcome == "right_refusal"
+    asked_back = judge(THREE, "Which task? Name it or give its id.", BEN_ONLY)
+    assert asked_back.outcome == "wrong" and asked_back.wrong_refusal
+    assert judge(REFUSAL, "What is blocked: [TASK #1]", BEN_ONLY).outcome == "wrong"  # a statement, not a question
+
+
 def test_a_lookup_needs_the_asked_entity_first_and_the_value_in_any_accepted_spelling():
     truth = Truth("lookup", entity="[TASK #7]", values=(("in progress", "en progreso"),))
     assert judge(truth, "[TASK #7] Fix login bug\nStatus: IN_PROGRESS | Priority: HIGH", NOTHING_HIDDEN).outcome == "right"

@@ -80,6 +80,15 @@ def test_counts_sums_and_comparisons_count_what_the_asker_sees_under_the_scope(s
     assert truth(snap, 1, "fu_count_status", {"status": "TODO"}, 2).tasks == {"[TASK #3]"}
 
 
+def test_blocked_is_a_blocked_status_or_words_saying_it_is_held_up_and_not_that_it_blocks_another(snap):
+    snap.tasks[1]["description"] = "Waiting on design for the new screens."
+    snap.tasks[5]["status"] = "BLOCKED"
+    snap.tasks[4]["description"] = "This blocks the release; pendiente de revisión."  # the other way round
+    blocked = truth(snap, 1, "blocked_project", {"project": 1}, None)
+    assert blocked.tasks == {"[TASK #1]", "[TASK #5]"}
+    assert truth(snap, 1, "blocked_project", {"project": 2}, None).tasks == {"[TASK #3]"}  # "Blocked until ..."
+
+
 def test_comments_blockers_and_documents(snap):
     # in date order (comment 3 is the oldest), each author once
     assert truth(snap, 1, "comment_authors", {"task": 3}, None).raw_values == ("Ben Carter", "Ana Garcia")

@@ -102,6 +102,41 @@ def test_comments_of_the_focus(kind_of):
     assert routed(kind_of, "which tasks did Chen comment on?").kind == "retrieve"  # names its own topic
 
 
+@pytest.mark.parametrize("question", ["who has it?", "when is it due?", "and its due date?", "is it done yet?",
+                                      "¿quién lo tiene asignado?", "¿y quién la tiene?", "¿y cuándo vence?",
+                                      "what is blocking it?", "who is working on that task?"])
+def test_a_follow_up_about_one_thing_without_a_focus_asks_which(kind_of, question):
+    """After a task the asker may not see there is no focus: "it" is nothing, not a list of every task, a
+    ranking of people, or the blocked list."""
+    assert routed(kind_of, question).kind == "clarify"
+    assert routed(kind_of, question, focus=("task", 107)).refs == (("task", 107),)  # with one: about it
+
+
+@pytest.mark.parametrize("question, kind", [
+    ("what is blocked?", "blockers"), ("¿qué está bloqueado?", "blockers"), ("how many tasks are in review?", "tasks"),
+    ("¿cuántas tareas en revisión hay?", "tasks"), ("which of them are overdue?", "tasks"),
+    ("is there anything due this week?", "tasks"), ("¿qué hay en la wiki?", "retrieve")])
+def test_questions_about_many_or_naming_their_own_topic_need_no_focus(kind_of, question, kind):
+    assert routed(kind_of, question).kind == kind
+
+
+def test_a_field_asked_of_the_focus_is_its_record_not_its_comments(kind_of):
+    for question in ("who has it?", "who owns it?", "¿quién la tiene?", "when is it due?"):
+        assert routed(kind_of, question, focus=("task", 107)).kind == "follow_up", question
+    assert routed(kind_of, "what did people say about it?", focus=("task", 107)).kind == "comments"
+
+
+@pytest.mark.parametrize("question, kind, about_focus", [
+    ("are any tasks blocked?", "blockers", False), ("¿qué está atascado en Payments Platform?", "blockers", False),
+    ("is it blocked?", "blockers", True), ("¿está hecha?", "follow_up", True), ("¿cómo va?", "follow_up", True),
+    ("¿quién más dejó comentarios?", "comments", True), ("how many are in progress?", "tasks", False),
+])
+def test_beside_a_focus_a_list_stays_a_list_and_a_field_stays_the_focuss(kind_of, question, kind, about_focus):
+    """"está" is a verb, not "esta" (this); "any tasks" is a list; "hecha" asks the focus's status."""
+    route = routed(kind_of, question, focus=("task", 107))
+    assert route.kind == kind and (route.refs == (("task", 107),)) == about_focus
+
+
 def test_blocked_lists_and_the_focus_blockers(kind_of):
     listed = routed(kind_of, "what is blocked?", focus=("task", 107))
     assert listed.kind == "blockers" and listed.refs == ()  # a list, even beside a focus
@@ -115,6 +150,11 @@ def test_blocked_lists_and_the_focus_blockers(kind_of):
     ("solo el proyecto de pagos", "2"), ("busca en todo otra vez", "all"),
     ("from now on just the data warehouse project", "3"), ("switch to project 4", "4"),
     ("only documents that belong to no project from now on", "none"),
+    # widening it again, in words of our own (issue 23: "go back to all projects" was "I don't know")
+    ("go back to all projects", "all"), ("switch back to every project", "all"), ("clear the project filter", "all"),
+    ("return to all projects", "all"), ("vuelve a todos los proyectos", "all"), ("regresa a buscar en todo", "all"),
+    ("busca de nuevo en todas partes", "all"), ("elimina el filtro", "all"), ("ya no filtres por proyecto", "all"),
+    ("stop limiting it to payments", "all"),
 ])
 def test_scope_requests(kind_of, question, target):
     route = routed(kind_of, question)
@@ -125,7 +165,8 @@ def test_scope_requests(kind_of, question, target):
     "what is the payments project about?", "what are the known limitations of the nightly ETL?",
     "what should I focus on this week?", "who can tell me more about the project?",
     "¿Cómo debemos escribir los textos en español?", "what was decided in the weekly mobile sync?",
-    "¿cuántas tareas hay en todos los proyectos?",
+    "¿cuántas tareas hay en todos los proyectos?", "look at all the overdue tasks",
+    "how many tasks are blocked across all projects?", "busca todos los errores del registro",
 ])
 def test_questions_that_ask_for_no_scope_change_are_not_scope_requests(kind_of, question):
     assert routed(kind_of, question).kind != "scope"
@@ -223,12 +264,28 @@ ANA = CommentSource("PR is up for review.", 2, "Ana Garcia", dt.datetime(2026, 1
 
 
 def test_who_commented_names_every_author_newest_last():
-    answer = comment_answers.comments_answer("who else commented on it?", [_task([ANA, CHEN])], "en")
+    answer = comment_answers.comments_answer("who commented on it?", [_task([ANA, CHEN])], "en")
     assert answer.text.splitlines() == [
         "Comments on [TASK #107] Fix login bug — 2, by Chen Wei, Ana Garcia:",
         "- Chen Wei (2026-11-20): Blocked until the API contract is agreed.",
         "- Ana Garcia (2026-11-22): PR is up for review."]
     assert answer.anchors == ("[TASK #107]",) and answer.figures == ("2",)
+
+
+DIEGO = CommentSource("Reproduced on staging.", 5, "Diego Hernandez", dt.datetime(2026, 11, 21, 9))  # the assignee
+
+
+def test_who_else_commented_leaves_out_the_assignee_and_says_when_no_one_else_did():
+    others = comment_answers.comments_answer("who else commented on it?", [_task([DIEGO, ANA])], "en")
+    assert others.text.splitlines() == [
+        "Comments on [TASK #107] Fix login bug by others than Diego Hernandez — 1, by Ana Garcia:",
+        "- Ana Garcia (2026-11-22): PR is up for review."]
+    alone = comment_answers.comments_answer("did anyone else comment on it?", [_task([DIEGO])], "en")
+    assert alone.text == "No one but Diego Hernandez, its assignee, has commented on [TASK #107] Fix login bug."
+    assert comment_answers.comments_answer("¿alguien más la comentó?", [_task([DIEGO])], "es").text == \
+        "Nadie más que Diego Hernandez, su responsable, ha comentado [TASK #107] Fix login bug."
+    latest = comment_answers.comments_answer("¿cuál es el comentario más reciente?", [_task([DIEGO])], "es")
+    assert latest.text.splitlines()[0] == "El último comentario de [TASK #107] Fix login bug:"  # not "else"
 
 
 def test_the_latest_comment_and_one_persons_comments():
@@ -253,6 +310,16 @@ def test_blockers_come_from_the_description_and_the_comments():
                                         "- Waiting on design.",
                                         "- Chen Wei (2026-11-20): Blocked until the API contract is agreed."]
     assert comment_answers.blockers_of([_task([ANA])], "en").text.startswith("Nothing in [TASK #107]")
+
+
+def test_blocked_means_held_up_not_blocking_another_nor_awaiting_review():
+    held = [_task([CommentSource(body, 2, "Ana Garcia")]) for body in
+            ("Stuck on the vendor.", "Esperando al equipo de diseño.", "On hold until January.", "Blocker: the SDK.")]
+    assert all(comment_answers.blocking_lines(t) for t in held)
+    free = [_task([CommentSource(body, 2, "Ana Garcia")]) for body in
+            ("This blocks the release.", "Esto bloquea el lanzamiento.", "Pendiente de revisión.")]
+    assert not any(comment_answers.blocking_lines(t) for t in free)
+    assert comment_answers.blocking_lines(_task([], status="BLOCKED")) == ["Status: BLOCKED"]
 
 
 def test_the_blocked_list_leaves_out_finished_tasks():
