@@ -158,6 +158,8 @@ def find_tasks(state: ToolState, status: str | None = None, priority: str | None
                     "several employees match: " + ", ".join(f"{p.name} (id {p.employee_id})" for p in people)
                     + "; ask which one, or pass assignee"}
         assignee = people[0].employee_id
+    if project is None and state.scope.isdigit():  # the conversation's scope bounds the tool as it bounds
+        project = int(state.scope)                  # retrieval and the routed answers; a project named wins
     try:
         query = TaskQuery(status=status, priority=priority, sprint_id=sprint, project_id=project,
                           assignee_id=assignee, overdue_on=state.today if overdue is True else None,
@@ -166,6 +168,8 @@ def find_tasks(state: ToolState, status: str | None = None, priority: str | None
     except ValueError as exc:
         return {"success": False, "error": str(exc)}
     tasks = state.engine.find_tasks(state.caller, query)
+    if state.scope == "none" and project is None:  # the scope "none": what belongs to no project
+        tasks = [t for t in tasks if t.get("project_id") is None]
     state.anchors.update(f"[TASK #{t['task_id']}]" for t in tasks)
     state.task_rows.extend(tasks)
     return {"success": True, "tasks": [{"anchor": f"[TASK #{t['task_id']}]", **t} for t in tasks]}

@@ -77,6 +77,17 @@ def test_find_tasks_never_returns_a_task_the_caller_may_not_see(sqlite_engine, s
     assert results["boss"] == [[ids["refund"], ids["sdk"]], [ids["login"], ids["refund"], ids["sdk"]]]
 
 
+def test_find_tasks_is_bounded_by_the_conversations_scope(sqlite_engine, sqlite_settings, ids):
+    # After "only look at payments", the model's find_tasks lists Payments' tasks, as the routed answers and
+    # retrieval do; a project the model names explicitly still wins (the asker named it).
+    script = [Reply.tools(call("find_tasks"), call("find_tasks", project=ids["mobile"])), Reply.plain("Listed.")]
+    with FakeLLM(*script) as llm, client_for(sqlite_settings, sqlite_engine, **llm_settings(llm)) as c:
+        assert ask(c, ids["boss"], "list the tasks", rag_scope=ids["payments"]).status_code == 200
+    scoped, named = (tool_result(llm.requests[1], i) for i in (0, 1))
+    assert {t["task_id"] for t in scoped["tasks"]} == {ids["refund"], ids["sdk"]}
+    assert [t["task_id"] for t in named["tasks"]] == [ids["login"]]
+
+
 def test_find_tasks_filters_overdue_and_unassigned(sqlite_engine, sqlite_settings, ids):
     script = [Reply.tools(call("find_tasks", overdue=True), call("find_tasks", unassigned=True, priority="CRITICAL"),
                           call("find_tasks", limit=0)),
