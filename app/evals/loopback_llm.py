@@ -20,9 +20,10 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from app.rag.prompting import BLOCK_SEPARATOR, NO_CONTEXT
+
 MODES = ("honest", "inventing")
 INVENTED = " [TASK #99999]. See also [SPRINT #1]."
-BLOCK_SEPARATOR = "\n\n---\n\n"  # app/rag/prompting.build_messages joins the context blocks with it
 
 
 def reply_to(messages: list[dict[str, Any]], mode: str) -> str:
@@ -37,7 +38,7 @@ def reply_to(messages: list[dict[str, Any]], mode: str) -> str:
     if content.startswith("Context:") and "\n\nQuestion:" in content:
         context = content[len("Context:"):].rsplit("\n\nQuestion:", 1)[0].strip()
         first = context.split(BLOCK_SEPARATOR, 1)[0].strip()
-        honest = "I don't know." if not first or first == "(no context)" else first
+        honest = "I don't know." if not first or first == NO_CONTEXT else first
     else:
         honest = "I don't know."
     return honest + INVENTED if mode == "inventing" else honest

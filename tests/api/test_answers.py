@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 
 from app.config import Settings
 from app.entities import COMMENTS, DOCUMENTS, EMPLOYEES, TASKS
-from app.rag import extractive
+from app.rag import extractive, prompting
 from app.services import chat, golden_eval
 from app.services.records import iter_records
 from tests.fake_llm import FakeLLM, Reply
@@ -217,7 +217,10 @@ def test_an_honest_reply_around_the_card_stands_and_one_that_changes_it_does_not
     prompt = llm.requests[0]["body"]["messages"][-1]["content"]
     chunk_line = f"Status: {truth['status']} | Priority: {truth['priority']} | Sprint: "  # the chunk template's
     assert prompt.count(chunk_line) == 1  # the record once (whole, as a looked-up entity), not its chunks again
-    assert prompt.index(chat.COMPUTED_LEAD) < prompt.index(chunk_line)  # the card first, as the backbone
+    assert prompt.startswith("Context:\n\n" + card + prompting.BLOCK_SEPARATOR)  # the card first, as the backbone
+    assert prompt.index(card) < prompt.index(chunk_line)
+    system = llm.requests[0]["body"]["messages"][0]["content"]
+    assert prompting.COMPUTED_RULE in system and prompting.COMPUTED_RULE not in prompt  # the rule is the system's
 
 
 def test_a_spanish_conversation_with_a_weak_model_keeps_the_cards(demo, offline):
@@ -250,8 +253,11 @@ def test_an_llm_is_told_when_nothing_visible_covers_the_question(demo):
         ana = ask(c, ANA, "what was decided in the weekly mobile sync?")
         ask(c, MARIA, "what was decided in the weekly mobile sync?")
     ana_prompt, maria_prompt = (r["body"]["messages"][-1]["content"] for r in llm.requests)
-    assert "Nothing the asker may see is about the weekly mobile sync: say so first" in ana_prompt
-    assert "Nothing the asker may see is about" not in maria_prompt  # Maria sees the notes: covered
+    # the context opens with what the offline answer says first; the rule to say it is the system prompt's
+    assert ana_prompt.startswith("Context:\n\nNothing you can see is about the weekly mobile sync; the closest:\n[")
+    assert "Nothing you can see is about" not in maria_prompt  # Maria sees the notes: covered
+    ana_system, maria_system = (r["body"]["messages"][0]["content"] for r in llm.requests)
+    assert prompting.UNCOVERED_RULE in ana_system and prompting.UNCOVERED_RULE not in maria_system
     assert ana["llm_used"] is True and ana["answer"] == honest and ana["citations"] == ["[DOC #6]"]
 
 
