@@ -15,6 +15,7 @@ from fastapi.testclient import TestClient
 
 from app.config import Settings
 from app.entities import COMMENTS, DOCUMENTS, EMPLOYEES, TASKS
+from app.evals.loopback_llm import LoopbackLLM
 from app.rag import extractive, prompting
 from app.services import chat, golden_eval
 from app.services.records import iter_records
@@ -259,6 +260,26 @@ def test_an_llm_is_told_when_nothing_visible_covers_the_question(demo):
     ana_system, maria_system = (r["body"]["messages"][0]["content"] for r in llm.requests)
     assert prompting.UNCOVERED_RULE in ana_system and prompting.UNCOVERED_RULE not in maria_system
     assert ana["llm_used"] is True and ana["answer"] == honest and ana["citations"] == ["[DOC #6]"]
+
+
+def test_a_model_that_says_its_context_says_what_the_offline_chat_says(demo, offline):
+    """The context holds only what may be said (no instruction in it) and only the chunks the relevance gate
+    passes: the honest loopback model, which says its context, then answers like the offline chat — the
+    card, the tracker answer, "nothing you can see is about …" first, and "I don't know" with no chunk."""
+    asked = [(MARIA, "tell me about task 107"), (DIEGO, "which of my tasks are in review?"),
+             (ANA, "what was decided in the weekly mobile sync?"),
+             (BEN, "what did we decide about the blockchain integration?")]
+    with LoopbackLLM("honest") as llm, \
+            TestClient(_app(demo, **llm_settings(llm, chat_max_tool_rounds=0))) as c:
+        spoken = [ask(c, who, question) for who, question in asked]
+    plain = [ask(offline, who, question) for who, question in asked]
+    assert all(a["llm_used"] and a["llm_error"] is None for a in spoken)
+    assert [a["answer"] for a in spoken[:2]] == [a["answer"] for a in plain[:2]]  # computed: said as computed
+    assert plain[2]["answer"].startswith("Nothing you can see is about the weekly mobile sync; the closest:")
+    assert spoken[2]["answer"].split("\n")[0] == plain[2]["answer"].split("\n")[0]
+    assert spoken[2]["citations"]  # the closest record, cited
+    assert plain[3]["answer"] == extractive.I_DONT_KNOW["en"]  # nothing visible is close enough...
+    assert spoken[3]["answer"] == "I don't know." and spoken[3]["citations"] == []  # ...so no chunk is given
 
 
 def test_a_streamed_reply_that_contradicts_the_card_is_reset_to_it(demo):
