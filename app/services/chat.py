@@ -382,8 +382,12 @@ async def _llm_turn(engine: Engine, settings: Settings, prep: Prepared, client: 
                     deadline: Deadline, history: list[dict[str, str]], evidence: Evidence,
                     sink: Stream | None) -> tuple[str | None, list[str], str | None, bool]:
     """(answer, citations, llm_error, text shown): the answer is None when the LLM failed or its answer
-    kept no citable support; whatever was streamed is then void."""
+    kept no citable support; whatever was streamed is then void. Given nothing to answer from (no routed
+    evidence, no chunk past the relevance gate), the model can only say it does not know: its reply is held
+    back, and unless a tool showed it something to cite, the answer is the chat's own "I don't know" in the
+    asker's language (no llm_error: nothing failed)."""
     shown = False
+    nothing_given = not _evidence_blocks(evidence) and not _prompt_hits(evidence)
 
     async def forward(text: str) -> None:
         nonlocal shown
@@ -392,7 +396,7 @@ async def _llm_turn(engine: Engine, settings: Settings, prep: Prepared, client: 
 
     try:
         raw = await _llm_answer(engine, settings, prep, client, deadline, history, evidence,
-                                forward if sink is not None else None)
+                                forward if sink is not None and not nothing_given else None)
     except LLMError as exc:
         log.warning("LLM call failed (%s), answering extractively instead (request %s): %s",
                     exc.reason, current_request_id(), exc, extra={"llm_error": exc.reason})
@@ -410,6 +414,12 @@ async def _llm_turn(engine: Engine, settings: Settings, prep: Prepared, client: 
         log.warning("the LLM's answer is %s against the computed one, answering with that (request %s)",
                     kept, current_request_id(), extra={"llm_error": kept})
         return None, [], kept, shown
+    if nothing_given:
+        if not cleaned.cited and not prep.state.scope_changed:
+            return None, [], None, shown
+        if sink is not None:  # held back until checked
+            await sink.token(cleaned.text)
+            shown = True
     return cleaned.text, cleaned.cited, None, shown
 
 

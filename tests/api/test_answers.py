@@ -265,7 +265,8 @@ def test_an_llm_is_told_when_nothing_visible_covers_the_question(demo):
 def test_a_model_that_says_its_context_says_what_the_offline_chat_says(demo, offline):
     """The context holds only what may be said (no instruction in it) and only the chunks the relevance gate
     passes: the honest loopback model, which says its context, then answers like the offline chat — the
-    card, the tracker answer, "nothing you can see is about …" first, and "I don't know" with no chunk."""
+    card, the tracker answer, "nothing you can see is about …" first, and "I don't know" (the chat's wording)
+    with no chunk."""
     asked = [(MARIA, "tell me about task 107"), (DIEGO, "which of my tasks are in review?"),
              (ANA, "what was decided in the weekly mobile sync?"),
              (BEN, "what did we decide about the blockchain integration?")]
@@ -273,13 +274,14 @@ def test_a_model_that_says_its_context_says_what_the_offline_chat_says(demo, off
             TestClient(_app(demo, **llm_settings(llm, chat_max_tool_rounds=0))) as c:
         spoken = [ask(c, who, question) for who, question in asked]
     plain = [ask(offline, who, question) for who, question in asked]
-    assert all(a["llm_used"] and a["llm_error"] is None for a in spoken)
+    assert all(a["llm_used"] and a["llm_error"] is None for a in spoken[:3])
     assert [a["answer"] for a in spoken[:2]] == [a["answer"] for a in plain[:2]]  # computed: said as computed
     assert plain[2]["answer"].startswith("Nothing you can see is about the weekly mobile sync; the closest:")
     assert spoken[2]["answer"].split("\n")[0] == plain[2]["answer"].split("\n")[0]
     assert spoken[2]["citations"]  # the closest record, cited
     assert plain[3]["answer"] == extractive.I_DONT_KNOW["en"]  # nothing visible is close enough...
-    assert spoken[3]["answer"] == "I don't know." and spoken[3]["citations"] == []  # ...so no chunk is given
+    # ...so no chunk is given: the model says it does not know, and the answer is the chat's own refusal
+    assert (spoken[3]["answer"], spoken[3]["llm_used"], spoken[3]["llm_error"]) == (plain[3]["answer"], False, None)
 
 
 def test_a_streamed_reply_that_contradicts_the_card_is_reset_to_it(demo):
