@@ -302,3 +302,22 @@ def test_a_streamed_reply_that_contradicts_the_card_is_reset_to_it(demo):
     after = "".join(data["text"] for name, data in events[reset + 1:] if name == "token")
     assert after == done["answer"] and done["answer"].startswith(f"{truth['anchor']} {truth['title']}\nStatus: ")
     assert (done["llm_used"], done["llm_error"], done["citations"]) == (False, "contradicted", [truth["anchor"]])
+
+
+def test_a_streamed_turn_with_nothing_to_answer_from_shows_only_the_chats_refusal(demo, offline):
+    """No chunk passes the gate and nothing was routed: the model's reply is held back, never shown and voided,
+    and the reader gets the chat's own "I don't know" in their language."""
+    question = "¿qué decidimos sobre la integración con blockchain?"
+    expected = ask(offline, BEN, question)["answer"]
+    with FakeLLM(Reply.plain("I don't know.")) as llm, \
+            TestClient(_app(demo, **llm_settings(llm, chat_max_tool_rounds=0))) as c:
+        with c.stream("POST", "/api/v1/chat/stream", headers=AUTH,
+                      json={"employee_id": BEN, "message": question}) as response:
+            events = sse_events(response)
+    assert expected == extractive.I_DONT_KNOW["es"]
+    body = llm.requests[0]["body"]
+    assert body["messages"][-1]["content"].startswith(f"Context:\n\n{prompting.NO_CONTEXT}\n")
+    assert not body.get("stream")  # held back until checked
+    assert [name for name, _ in events] == ["token", "done"]  # no reset: nothing of the model's was shown
+    assert events[0][1]["text"] == expected
+    assert (events[-1][1]["answer"], events[-1][1]["llm_used"], events[-1][1]["llm_error"]) == (expected, False, None)
