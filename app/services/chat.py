@@ -12,7 +12,9 @@ Order of work, so that bad input changes nothing and a failure stores nothing ha
    about the focus, the rest is retrieval — the same for the extractive answer and the LLM. A route that
    computes its answer fills ``Evidence.computed`` (app/services/routed_answers.py).
 4. Retrieval under the conversation's scope and the access rule (a follow-up's query carries its focus).
-5. With an LLM: the routed evidence first in the context, tools for at most RAG_CHAT_MAX_TOOL_ROUNDS
+5. With an LLM: the routed evidence first in the context, then the retrieved chunks the offline answer's
+   relevance gate passes (the context holds only what may be said; every instruction, such as "the computed
+   answer is authoritative", is in the system prompt), tools for at most RAG_CHAT_MAX_TOOL_ROUNDS
    rounds, then the answer, whose citations are checked (app/rag/citations.py). One deadline,
    RAG_LLM_TIMEOUT_S, bounds the whole turn (the rewrite gets a small share of it). An LLM failure, or an
    answer left with no citable support, is answered extractively and says why (``llm_error``).
@@ -358,8 +360,6 @@ def _evidence_blocks(evidence: Evidence) -> list[str]:
     computed = evidence.computed
     blocks = [computed.text] if computed is not None else []
     blocks += [entities.text_of(r) for r in evidence.entities.values()]
-    if evidence.tasks_text and (computed is None or computed.text != evidence.tasks_text):
-        blocks.append(evidence.tasks_text)
     return blocks
 
 
