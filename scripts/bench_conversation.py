@@ -44,15 +44,16 @@ INTRO = (
     "turns: follow-ups about a task, scope changes), asked through the chat as a manager and as developers, each "
     "judged against a truth computed from the seeded records under the access rule (app/evals/conversation_score.py "
     "defines *right* per kind). **Held-out** rows use the phrasings of app/evals/conversation_phrasings_heldout.py, "
-    "which nobody tunes on. Modes: offline (extractive), an honest loopback LLM (repeats its first context block), "
+    "which nobody tunes on. Modes: offline (extractive), an honest loopback LLM (says the computed answer when the "
+    "prompt gives one, else every retrieved record it was given), "
     "and one that appends an invented anchor (\"[TASK #99999]. See also [SPRINT #1].\"). score = (right + right "
     "refusal) / questions; a leak (a hidden entity's anchor or title) or an invented anchor makes an answer wrong. "
     "*LLM replies kept*: turns answered with the model's reply (not replaced by the extractive answer); every reply "
     "of the inventing model cites an anchor it was not given, so issue 23 wants that figure at 0 there. "
     "A run is named by its label and the commit it ran on; \"before\" is the answers of main @ 810fcd1 (the "
-    "benchmark's own commit changes no answer). The honest model repeats its first block even when that block "
-    "does not answer (a question about nothing, a follow-up with no focus): until the chat says \"nothing you "
-    "can see is about X\" in that block, those turns are wrong with it.\n\n"
+    "benchmark's own commit changes no answer). The prompt's context holds only what may be said to the asker (the "
+    "instructions are in its system message) and only the chunks the offline relevance gate passes, so the honest "
+    "model says what the offline chat says.\n\n"
 )
 
 

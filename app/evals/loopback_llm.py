@@ -1,8 +1,10 @@
 """A loopback OpenAI-compatible chat model for the conversation benchmark: a real HTTP server on
 127.0.0.1 whose replies are computed from the prompt it is sent, so every question gets a fitting one.
 
-- ``honest``: answers from the context it is given — it repeats the first context block faithfully (the
-  routed evidence when there is one, else the best retrieved chunk), so it cites only anchors in it; with
+- ``honest``: answers from the context it is given, as the system prompt asks — when that says the first
+  block is the answer computed from the records (prompting.COMPUTED_RULE), it repeats that block alone;
+  otherwise the context is the retrieved records the relevance gate passed, and it repeats them all (a
+  list question is answered by every record given, not the best one). It cites only anchors in them; with
   no context it says it does not know. A follow-up rewrite request gets the question and the focus.
 - ``inventing``: the honest reply plus an anchor that was never in its context and another one that may
   exist but was not given: "[TASK #99999]. See also [SPRINT #1]." (the weak model of issue 23, point 5).
@@ -20,9 +22,10 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from app.rag.prompting import BLOCK_SEPARATOR, COMPUTED_RULE, NO_CONTEXT
+
 MODES = ("honest", "inventing")
 INVENTED = " [TASK #99999]. See also [SPRINT #1]."
-BLOCK_SEPARATOR = "\n\n---\n\n"  # app/rag/prompting.build_messages joins the context blocks with it
 
 
 def reply_to(messages: list[dict[str, Any]], mode: str) -> str:
@@ -36,8 +39,10 @@ def reply_to(messages: list[dict[str, Any]], mode: str) -> str:
         return f"{question} {about}".strip()
     if content.startswith("Context:") and "\n\nQuestion:" in content:
         context = content[len("Context:"):].rsplit("\n\nQuestion:", 1)[0].strip()
-        first = context.split(BLOCK_SEPARATOR, 1)[0].strip()
-        honest = "I don't know." if not first or first == "(no context)" else first
+        blocks = [b.strip() for b in context.split(BLOCK_SEPARATOR)]
+        computed = any(COMPUTED_RULE in str(m.get("content") or "") for m in messages if m.get("role") == "system")
+        said = blocks[:1] if computed else blocks
+        honest = "I don't know." if not said[0] or said[0] == NO_CONTEXT else "\n\n".join(said)
     else:
         honest = "I don't know."
     return honest + INVENTED if mode == "inventing" else honest

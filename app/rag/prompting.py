@@ -23,6 +23,18 @@ SYSTEM_PROMPT = (
     "or [DOC #3]; a statement you cannot cite is removed. Never invent anchors. Answer in the language of the "
     "question, briefly."
 )
+# Rules of one turn, added to the system prompt when they apply: the context itself holds only what may be
+# said to the asker (a computed answer as they would read it, the records), never an instruction.
+COMPUTED_RULE = (
+    "The context's first block is the answer computed from the records: it is authoritative. Keep every anchor "
+    "and number of it; a reply that drops one or states another number is replaced by it."
+)
+UNCOVERED_RULE = (
+    "The context's first line says that nothing the asker may see is about what they ask: say so first, then "
+    "give only what is closest, as the closest and not as the answer."
+)
+BLOCK_SEPARATOR = "\n\n---\n\n"  # between the context's blocks
+NO_CONTEXT = "(no context)"  # the context when nothing may be said: the model is to say it does not know
 MAX_CONTEXT_CHARS = 12_000  # keeps the prompt well inside small local models' windows
 # The earlier turns a prompt carries. A client-kept message list (the OpenAI face) may send turns of
 # 100,000 characters each; without a bound every request could become a megabyte prompt paid for by the
@@ -50,8 +62,9 @@ def scope_label(project: int | str, project_name: str | None = None) -> str:
     return project_name or f"Project #{project}"
 
 
-def system_prompt(asker: Asker | None, today: dt.date | None, scope: str | None) -> str:
-    """The rules, then who asks, what day it is and what the context was drawn from."""
+def system_prompt(asker: Asker | None, today: dt.date | None, scope: str | None, rules: Sequence[str] = ()) -> str:
+    """The rules (``rules``: this turn's, e.g. COMPUTED_RULE), then who asks, what day it is and what the
+    context was drawn from."""
     facts = []
     if asker is not None:
         who = f"{_one_line(asker.role)}" + (f", employee id {asker.employee_id}" if asker.employee_id else "")
@@ -61,7 +74,7 @@ def system_prompt(asker: Asker | None, today: dt.date | None, scope: str | None)
         facts.append(f"Today is {today:%A} {today.isoformat()}.")
     if scope is not None:
         facts.append(f"The context was retrieved from: {_one_line(scope)}.")
-    return " ".join([SYSTEM_PROMPT, *facts])
+    return " ".join([SYSTEM_PROMPT, *rules, *facts])
 
 
 def _one_line(text: str, limit: int = 200) -> str:
@@ -130,13 +143,18 @@ def recent_history(turns: Sequence[Mapping[str, str]], max_chars: int = MAX_HIST
 
 def build_messages(question: str, hits: Sequence[SearchHit], max_chars: int = MAX_CONTEXT_CHARS, *,
                    asker: Asker | None = None, today: dt.date | None = None, scope: str | None = None,
-                   history: Sequence[Mapping[str, str]] = (), evidence: Sequence[str] = ()) -> list[dict[str, str]]:
+                   history: Sequence[Mapping[str, str]] = (), evidence: Sequence[str] = (),
+                   rules: Sequence[str] = (), lead: str | None = None) -> list[dict[str, str]]:
     """OpenAI chat-completions messages: the rules, the earlier turns, then the context and the question.
-    ``evidence`` (what the question was routed to: the entity it names, the tasks it asks for) comes first."""
+    ``evidence`` (what the question was routed to: the answer computed from the records, the entity it names)
+    comes first; ``lead`` is the context's first line, what the asker is told before it (that nothing they may
+    see covers the question: UNCOVERED_RULE), heading the first block. No block: "(no context)"."""
     blocks = [*(e.strip() for e in evidence), *(hit.content.strip() for hit in context_hits(hits, max_chars))]
-    context = "\n\n---\n\n".join(blocks) if blocks else "(no context)"
+    if lead and blocks:
+        blocks[0] = f"{lead.strip()}\n{blocks[0]}"
+    context = BLOCK_SEPARATOR.join(blocks) if blocks else NO_CONTEXT
     return [
-        {"role": "system", "content": system_prompt(asker, today, scope)},
+        {"role": "system", "content": system_prompt(asker, today, scope, rules)},
         *({"role": turn["role"], "content": turn["content"]} for turn in history),
         {"role": "user", "content": f"Context:\n\n{context}\n\nQuestion: {question.strip()}"},
     ]

@@ -12,7 +12,9 @@ Order of work, so that bad input changes nothing and a failure stores nothing ha
    about the focus, the rest is retrieval — the same for the extractive answer and the LLM. A route that
    computes its answer fills ``Evidence.computed`` (app/services/routed_answers.py).
 4. Retrieval under the conversation's scope and the access rule (a follow-up's query carries its focus).
-5. With an LLM: the routed evidence first in the context, tools for at most RAG_CHAT_MAX_TOOL_ROUNDS
+5. With an LLM: the routed evidence first in the context, then the retrieved chunks the offline answer's
+   relevance gate passes (the context holds only what may be said; every instruction, such as "the computed
+   answer is authoritative", is in the system prompt), tools for at most RAG_CHAT_MAX_TOOL_ROUNDS
    rounds, then the answer, whose citations are checked (app/rag/citations.py). One deadline,
    RAG_LLM_TIMEOUT_S, bounds the whole turn (the rewrite gets a small share of it). An LLM failure, or an
    answer left with no citable support, is answered extractively and says why (``llm_error``).
@@ -53,9 +55,6 @@ from app.services.search import TimedSearch, search
 
 log = logging.getLogger(__name__)
 
-# Heads the computed answer in the prompt: the check of the reply (app/rag/backbone.py) holds the model to it.
-COMPUTED_LEAD = ("Computed from the records (authoritative: keep every anchor and number of it; a reply that drops "
-                 "one or states another number is replaced by it):\n")
 REWRITE_SHARE = 0.25  # of the turn's deadline, at most, for the follow-up rewrite; the answer gets the rest
 
 
@@ -107,6 +106,7 @@ class Evidence:
     person: Any = None
     computed: Computed | None = None  # the answer computed from the records, when the route computes one
     uncovered: str | None = None  # retrieval: the topic no visible hit covers ("the weekly mobile sync")
+    relevant: list[SearchHit] = field(default_factory=list)  # the hits the relevance gate passes: the LLM's context
 
 
 @dataclass(frozen=True)
@@ -301,8 +301,11 @@ def _gather(engine: Engine, settings: Settings, prep: Prepared, route: Route, qu
 def _compute(settings: Settings, prep: Prepared, evidence: Evidence) -> None:
     """A lookup, or a follow-up about a focus still visible, is answered by the entity's record card, which
     the LLM turn then keeps (a route that computed its answer already has one); for retrieval, whether any
-    visible hit covers the question (the LLM is told to say so first when none does)."""
+    visible hit covers the question (the LLM is told to say so first when none does). The hits the LLM is
+    shown are those the offline answer's relevance gate passes: when offline says "I don't know", the model
+    gets no weak chunk to answer from either."""
     route = evidence.route
+    evidence.relevant = extractive.relevant(evidence.query, evidence.found.result.hits, settings.answer_max_distance)
     if evidence.computed is None and (route.kind == "lookup" or (route.kind == "follow_up" and evidence.entities)):
         evidence.computed = cards.cards(prep.message, list(evidence.entities.values()),
                                         [_spoken(r) for r in evidence.missing])
@@ -328,9 +331,9 @@ def _spoken(ref: EntityRef) -> str:
 
 
 def _prompt_hits(evidence: Evidence) -> list[SearchHit]:
-    """The retrieved chunks the prompt shows: each once, none of an entity it already gives whole, as many
-    as fit."""
-    return prompting.context_hits(prompting.distinct_hits(evidence.found.result.hits, evidence.entities))
+    """The retrieved chunks the prompt shows: the relevant ones, each once, none of an entity it already gives
+    whole, as many as fit."""
+    return prompting.context_hits(prompting.distinct_hits(evidence.relevant, evidence.entities))
 
 
 def _citable(evidence: Evidence, state: tools.ToolState) -> set[str]:
@@ -347,27 +350,41 @@ def _citations_of(answer: str, evidence: Evidence, state: tools.ToolState) -> li
 
 
 def _evidence_blocks(evidence: Evidence) -> list[str]:
-    """The routed evidence, before the retrieved chunks: the answer computed from the records (which the reply
-    must keep), each entity looked up (whole, once) and the tracker answer."""
+    """The routed evidence, before the retrieved chunks, as the asker may read it (the rules about it are in
+    the system prompt, _rules): the answer computed from the records (which the reply must keep), then each
+    entity looked up (whole, once; the focus of a follow-up is the card's entity, so its record comes next).
+    What an id lookup could not find is in its computed card ("I can't find task #9999 …")."""
     computed = evidence.computed
-    blocks = [COMPUTED_LEAD + computed.text] if computed is not None else []
+    blocks = [computed.text] if computed is not None else []
     blocks += [entities.text_of(r) for r in evidence.entities.values()]
-    if evidence.tasks_text and (computed is None or computed.text != evidence.tasks_text):
-        blocks.append(evidence.tasks_text)
-    if evidence.uncovered:
-        blocks.append(f"Nothing the asker may see is about {evidence.uncovered}: say so first, then give only what "
-                      "is closest, as the closest and not as the answer.")
-    if evidence.missing:
-        blocks.append("Not found among what the asker may see: " + ", ".join(_spoken(r) for r in evidence.missing))
     return blocks
+
+
+def _rules(evidence: Evidence) -> list[str]:
+    """This turn's rules for the system prompt: the computed answer is authoritative; or nothing covers the
+    question (the context's first line says so)."""
+    if evidence.computed is not None:
+        return [prompting.COMPUTED_RULE]
+    return [prompting.UNCOVERED_RULE] if _lead(evidence) else []
+
+
+def _lead(evidence: Evidence, lang: str = "en") -> str | None:
+    """The context's first line when no visible hit covers the question: the offline answer's own words."""
+    if not evidence.uncovered or evidence.computed is not None or not _prompt_hits(evidence):
+        return None
+    return extractive.NOT_ABOUT[lang].format(topic=evidence.uncovered)
 
 
 async def _llm_turn(engine: Engine, settings: Settings, prep: Prepared, client: httpx.AsyncClient,
                     deadline: Deadline, history: list[dict[str, str]], evidence: Evidence,
                     sink: Stream | None) -> tuple[str | None, list[str], str | None, bool]:
     """(answer, citations, llm_error, text shown): the answer is None when the LLM failed or its answer
-    kept no citable support; whatever was streamed is then void."""
+    kept no citable support; whatever was streamed is then void. Given nothing to answer from (no routed
+    evidence, no chunk past the relevance gate), the model can only say it does not know: its reply is held
+    back, and unless a tool showed it something to cite, the answer is the chat's own "I don't know" in the
+    asker's language (no llm_error: nothing failed)."""
     shown = False
+    nothing_given = not _evidence_blocks(evidence) and not _prompt_hits(evidence)
 
     async def forward(text: str) -> None:
         nonlocal shown
@@ -376,7 +393,7 @@ async def _llm_turn(engine: Engine, settings: Settings, prep: Prepared, client: 
 
     try:
         raw = await _llm_answer(engine, settings, prep, client, deadline, history, evidence,
-                                forward if sink is not None else None)
+                                forward if sink is not None and not nothing_given else None)
     except LLMError as exc:
         log.warning("LLM call failed (%s), answering extractively instead (request %s): %s",
                     exc.reason, current_request_id(), exc, extra={"llm_error": exc.reason})
@@ -394,6 +411,12 @@ async def _llm_turn(engine: Engine, settings: Settings, prep: Prepared, client: 
         log.warning("the LLM's answer is %s against the computed one, answering with that (request %s)",
                     kept, current_request_id(), extra={"llm_error": kept})
         return None, [], kept, shown
+    if nothing_given:
+        if not cleaned.cited and not prep.state.scope_changed:
+            return None, [], None, shown
+        if sink is not None:  # held back until checked
+            await sink.token(cleaned.text)
+            shown = True
     return cleaned.text, cleaned.cited, None, shown
 
 
@@ -469,7 +492,8 @@ async def _prompt(engine: Engine, prep: Prepared, history: list[dict[str, str]],
                   evidence: Evidence) -> list[dict[str, Any]]:
     asker, label = await anyio.to_thread.run_sync(_asker_and_scope, engine, prep, evidence.scope)
     return prompting.build_messages(prep.message, _prompt_hits(evidence), asker=asker, today=prep.state.today,
-                                    scope=label, history=history, evidence=_evidence_blocks(evidence))
+                                    scope=label, history=history, evidence=_evidence_blocks(evidence),
+                                    rules=_rules(evidence), lead=_lead(evidence, terms.language(prep.message)))
 
 
 def _asker_and_scope(engine: Engine, prep: Prepared, scope: EffectiveScope) -> tuple[prompting.Asker, str]:

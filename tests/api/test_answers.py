@@ -15,7 +15,8 @@ from fastapi.testclient import TestClient
 
 from app.config import Settings
 from app.entities import COMMENTS, DOCUMENTS, EMPLOYEES, TASKS
-from app.rag import extractive
+from app.evals.loopback_llm import LoopbackLLM
+from app.rag import extractive, prompting
 from app.services import chat, golden_eval
 from app.services.records import iter_records
 from tests.fake_llm import FakeLLM, Reply
@@ -217,7 +218,10 @@ def test_an_honest_reply_around_the_card_stands_and_one_that_changes_it_does_not
     prompt = llm.requests[0]["body"]["messages"][-1]["content"]
     chunk_line = f"Status: {truth['status']} | Priority: {truth['priority']} | Sprint: "  # the chunk template's
     assert prompt.count(chunk_line) == 1  # the record once (whole, as a looked-up entity), not its chunks again
-    assert prompt.index(chat.COMPUTED_LEAD) < prompt.index(chunk_line)  # the card first, as the backbone
+    assert prompt.startswith("Context:\n\n" + card + prompting.BLOCK_SEPARATOR)  # the card first, as the backbone
+    assert prompt.index(card) < prompt.index(chunk_line)
+    system = llm.requests[0]["body"]["messages"][0]["content"]
+    assert prompting.COMPUTED_RULE in system and prompting.COMPUTED_RULE not in prompt  # the rule is the system's
 
 
 def test_a_spanish_conversation_with_a_weak_model_keeps_the_cards(demo, offline):
@@ -250,9 +254,34 @@ def test_an_llm_is_told_when_nothing_visible_covers_the_question(demo):
         ana = ask(c, ANA, "what was decided in the weekly mobile sync?")
         ask(c, MARIA, "what was decided in the weekly mobile sync?")
     ana_prompt, maria_prompt = (r["body"]["messages"][-1]["content"] for r in llm.requests)
-    assert "Nothing the asker may see is about the weekly mobile sync: say so first" in ana_prompt
-    assert "Nothing the asker may see is about" not in maria_prompt  # Maria sees the notes: covered
+    # the context opens with what the offline answer says first; the rule to say it is the system prompt's
+    assert ana_prompt.startswith("Context:\n\nNothing you can see is about the weekly mobile sync; the closest:\n[")
+    assert "Nothing you can see is about" not in maria_prompt  # Maria sees the notes: covered
+    ana_system, maria_system = (r["body"]["messages"][0]["content"] for r in llm.requests)
+    assert prompting.UNCOVERED_RULE in ana_system and prompting.UNCOVERED_RULE not in maria_system
     assert ana["llm_used"] is True and ana["answer"] == honest and ana["citations"] == ["[DOC #6]"]
+
+
+def test_a_model_that_says_its_context_says_what_the_offline_chat_says(demo, offline):
+    """The context holds only what may be said (no instruction in it) and only the chunks the relevance gate
+    passes: the honest loopback model, which says its context, then answers like the offline chat — the
+    card, the tracker answer, "nothing you can see is about …" first, and "I don't know" (the chat's wording)
+    with no chunk."""
+    asked = [(MARIA, "tell me about task 107"), (DIEGO, "which of my tasks are in review?"),
+             (ANA, "what was decided in the weekly mobile sync?"),
+             (BEN, "what did we decide about the blockchain integration?")]
+    with LoopbackLLM("honest") as llm, \
+            TestClient(_app(demo, **llm_settings(llm, chat_max_tool_rounds=0))) as c:
+        spoken = [ask(c, who, question) for who, question in asked]
+    plain = [ask(offline, who, question) for who, question in asked]
+    assert all(a["llm_used"] and a["llm_error"] is None for a in spoken[:3])
+    assert [a["answer"] for a in spoken[:2]] == [a["answer"] for a in plain[:2]]  # computed: said as computed
+    assert plain[2]["answer"].startswith("Nothing you can see is about the weekly mobile sync; the closest:")
+    assert spoken[2]["answer"].split("\n")[0] == plain[2]["answer"].split("\n")[0]
+    assert spoken[2]["citations"]  # the closest record, cited
+    assert plain[3]["answer"] == extractive.I_DONT_KNOW["en"]  # nothing visible is close enough...
+    # ...so no chunk is given: the model says it does not know, and the answer is the chat's own refusal
+    assert (spoken[3]["answer"], spoken[3]["llm_used"], spoken[3]["llm_error"]) == (plain[3]["answer"], False, None)
 
 
 def test_a_streamed_reply_that_contradicts_the_card_is_reset_to_it(demo):
@@ -273,3 +302,22 @@ def test_a_streamed_reply_that_contradicts_the_card_is_reset_to_it(demo):
     after = "".join(data["text"] for name, data in events[reset + 1:] if name == "token")
     assert after == done["answer"] and done["answer"].startswith(f"{truth['anchor']} {truth['title']}\nStatus: ")
     assert (done["llm_used"], done["llm_error"], done["citations"]) == (False, "contradicted", [truth["anchor"]])
+
+
+def test_a_streamed_turn_with_nothing_to_answer_from_shows_only_the_chats_refusal(demo, offline):
+    """No chunk passes the gate and nothing was routed: the model's reply is held back, never shown and voided,
+    and the reader gets the chat's own "I don't know" in their language."""
+    question = "¿qué decidimos sobre la integración con blockchain?"
+    expected = ask(offline, BEN, question)["answer"]
+    with FakeLLM(Reply.plain("I don't know.")) as llm, \
+            TestClient(_app(demo, **llm_settings(llm, chat_max_tool_rounds=0))) as c:
+        with c.stream("POST", "/api/v1/chat/stream", headers=AUTH,
+                      json={"employee_id": BEN, "message": question}) as response:
+            events = sse_events(response)
+    assert expected == extractive.I_DONT_KNOW["es"]
+    body = llm.requests[0]["body"]
+    assert body["messages"][-1]["content"].startswith(f"Context:\n\n{prompting.NO_CONTEXT}\n")
+    assert not body.get("stream")  # held back until checked
+    assert [name for name, _ in events] == ["token", "done"]  # no reset: nothing of the model's was shown
+    assert events[0][1]["text"] == expected
+    assert (events[-1][1]["answer"], events[-1][1]["llm_used"], events[-1][1]["llm_error"]) == (expected, False, None)

@@ -63,7 +63,7 @@ def test_a_spanish_conversation_with_the_llm_keeps_its_topic_turn_after_turn(dem
         assert "The conversation is about: [TASK #107] Fix login bug on the refund flow" in json.dumps(
             rewrite["body"]["messages"], ensure_ascii=False)
         last = answer["body"]["messages"][-1]["content"]
-        assert last.startswith("Context:\n\n" + chat.COMPUTED_LEAD + "[TASK #107] Fix login bug on the refund flow")
+        assert last.startswith("Context:\n\n[TASK #107] Fix login bug on the refund flow")  # the card first
         assert last.endswith(question) and last.count("[TASK #107] Fix login bug on the refund flow\nStatus:") == 1
         assert any("tarea 107" in m["content"] for m in answer["body"]["messages"][1:-1])  # the earlier turns
 

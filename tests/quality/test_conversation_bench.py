@@ -4,7 +4,8 @@ The demo data is seeded once for the module through the real write path. The ful
 promised shape (≥ 300 questions, a third Spanish, ≥ 40 chains of 3+ turns, a held-out third, askers of
 each role, every kind of issue 23); a fixed, seeded, stratified sample of it (SAMPLE_TURNS turns, every
 stratum at least once) is asked through the offline chat, and its score — overall, on tuned phrasings and
-on held-out ones — may not drop below tests/data/conversation_bench_floor.json, nor leak anything. The full
+on held-out ones — may not drop below tests/data/conversation_bench_floor.json, nor leak anything; the same
+sample asked with the honest loopback LLM must answer as offline does (within HONEST_GAP turns). The full
 set, with the loopback LLMs too, is scripts/bench_conversation.py (docs/BENCHMARKS.md).
 
 The floor is main's measured score minus FLOOR_SLACK questions: the demo data's dates move with the day it
@@ -24,6 +25,7 @@ from app.evals.conversation_cases import FAMILY
 from app.services import conversation_bench, golden_eval
 
 FLOOR = Path(__file__).resolve().parents[1] / "data" / "conversation_bench_floor.json"
+HONEST_GAP = 2  # turns: a list the honest model says whole where offline keeps only the items titled for it
 
 
 @pytest.fixture(scope="module")
@@ -53,10 +55,19 @@ def floor():
 
 
 @pytest.fixture(scope="module")
-def offline(bench, floor):
-    engine, settings, snap, cases = bench
-    chosen = conversation_cases.sample(cases, floor["sample_turns"])
-    return conversation_bench.summarize(conversation_bench.ask(engine, settings, snap, chosen, "offline"))
+def sample(bench, floor):
+    return conversation_cases.sample(bench[3], floor["sample_turns"])
+
+
+@pytest.fixture(scope="module")
+def offline_turns(bench, sample):
+    engine, settings, snap, _ = bench
+    return conversation_bench.ask(engine, settings, snap, sample, "offline")
+
+
+@pytest.fixture(scope="module")
+def offline(offline_turns):
+    return conversation_bench.summarize(offline_turns)
 
 
 def test_the_offline_sample_holds_the_floor_and_leaks_nothing(offline, floor):
@@ -66,3 +77,20 @@ def test_the_offline_sample_holds_the_floor_and_leaks_nothing(offline, floor):
     assert not below, f"the offline conversation score dropped below the floor (score, floor): {below}"
     assert offline["all"]["leaks"] == 0
     assert offline["all"]["wrong_refusals"] <= floor["offline"]["wrong_refusals_max"], offline["all"]
+
+
+
+def test_an_honest_model_on_the_sample_scores_as_offline_does(bench, sample, offline_turns):
+    """The LLM path's prompt (app/rag/prompting.py): a model that says what its context says — the honest
+    loopback server, over real HTTP — answers as the offline chat does, because the context holds only what
+    may be said to the asker and only the chunks the offline relevance gate passes. At most HONEST_GAP of
+    the sample's turns right offline may go wrong with it, and it refuses none that offline answers."""
+    engine, settings, snap, _ = bench
+    honest = conversation_bench.ask(engine, settings, snap, sample, "honest")
+    rows = {(r["id"], r["turn"]): r for r in (j.row() for j in honest)}
+    offline_rows = {(r["id"], r["turn"]): r for r in (j.row() for j in offline_turns)}
+    assert rows.keys() == offline_rows.keys() and all(r["llm_used"] or r["llm_error"] is None for r in rows.values())
+    lost = [r for key, r in rows.items() if r["outcome"] == "wrong" and offline_rows[key]["outcome"] != "wrong"]
+    assert len(lost) <= HONEST_GAP, [(r["question"], r["why"]) for r in lost]
+    assert not any(r["leak"] for r in rows.values())
+    assert not any(r["wrong_refusal"] and not offline_rows[key]["wrong_refusal"] for key, r in rows.items())

@@ -11,6 +11,7 @@ import pytest
 from app.evals import conversation_cases
 from app.evals.conversation_truth import REFUSAL, Snapshot, truth
 from app.evals.loopback_llm import INVENTED, LoopbackLLM, reply_to
+from app.rag.prompting import COMPUTED_RULE
 
 TODAY = dt.date(2026, 12, 2)  # a Wednesday
 
@@ -140,12 +141,16 @@ def test_a_stratified_sample_keeps_every_kind_and_chains():
     assert chosen == conversation_cases.sample(cases, 12)  # fixed
 
 
-def test_the_honest_model_repeats_the_first_context_block_and_the_inventing_one_adds_anchors():
-    prompt = [{"role": "system", "content": "rules"},
-              {"role": "user", "content": "Context:\n\n[TASK #3] Fix it\nStatus: TODO\n\n---\n\n[DOC #1] Other"
-                                          "\n\nQuestion: what is the status of task 3?"}]
-    assert reply_to(prompt, "honest") == "[TASK #3] Fix it\nStatus: TODO"
-    assert reply_to(prompt, "inventing") == "[TASK #3] Fix it\nStatus: TODO" + INVENTED
+def test_the_honest_model_says_its_context_and_the_inventing_one_adds_anchors():
+    """With a computed answer (the system prompt's COMPUTED_RULE) the honest model says that block alone; from
+    retrieved records, every record it was given."""
+    context = {"role": "user", "content": "Context:\n\n[TASK #3] Fix it\nStatus: TODO\n\n---\n\n[DOC #1] Other"
+                                          "\n\nQuestion: what is the status of task 3?"}
+    computed = [{"role": "system", "content": f"rules {COMPUTED_RULE}"}, context]
+    assert reply_to(computed, "honest") == "[TASK #3] Fix it\nStatus: TODO"
+    assert reply_to(computed, "inventing") == "[TASK #3] Fix it\nStatus: TODO" + INVENTED
+    retrieved = [{"role": "system", "content": "rules"}, context]
+    assert reply_to(retrieved, "honest") == "[TASK #3] Fix it\nStatus: TODO\n\n[DOC #1] Other"
     empty = [{"role": "user", "content": "Context:\n\n(no context)\n\nQuestion: hi?"}]
     assert reply_to(empty, "honest") == "I don't know."
     rewrite = [{"role": "user", "content": "The conversation is about: [TASK #3] Fix it\n\nConversation:\nUser: a"
