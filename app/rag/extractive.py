@@ -7,10 +7,13 @@ question is a function the services layer passes in: app/services/answers.py emb
    holding every topic word. None: "I don't know".
 2. **Coverage.** The question's topic words that some retrieved (so visible) hit uses are the ones the data
    knows; the question is covered when one relevant hit holds all of them (a question joining topics with
-   "and", "or", "y", a comma: each part by some hit). Words no visible hit uses
-   ("summarise", "escribir") cannot be checked and do not count. When no hit covers it, the answer says so
-   first — "Nothing you can see is about the weekly mobile sync; the closest: …" — and, computed only from
-   what the asker sees, it reads the same whether the thing asked for is hidden or does not exist.
+   "and", "or", "y", a comma: each part by some hit). A word no visible hit uses ("summarise", "escribir")
+   cannot be checked by itself; but when such words are at least as many as the known ones ("la
+   integración con blockchain"), the known ones are not what is asked about, and nothing visible covers it.
+   When no hit covers it, the answer says so first — "Nothing you can see is about the weekly mobile sync;
+   the closest: …" — and, computed only from what the asker sees, it reads the same whether the thing
+   asked for is hidden or does not exist. So does a title the question names that no visible record is
+   about (``not_about``, app/rag/named.py).
 3. **Items.** The hits about the question (covering it, one per entity), those whose title holds most of
    its topic words first: "the refund flow" lists every refund-flow task retrieved, "the release plan" the
    release document rather than the sprints whose goal mentions a release. At most MAX_ITEMS.
@@ -55,7 +58,7 @@ _ASKING = frozenset(terms.stem(w) for w in """
 decide decided decides decision decisions agreed happen happened happening say said summarise summarize summary
 overview explain tell know wrong plan plans going
 decidio decidieron decidimos decidido acordo acordamos acordado paso resumen resume resumir explica explicame
-debemos deberiamos debo tenemos hacer sabes
+debemos deberiamos debo tenemos hacer sabes dijo dijeron dice dicen va going working trabaja trabajando
 """.split())
 _ARTICLES = frozenset("the a an el la los las un una".split())
 # Where a question joins two topics: each part must be covered on its own.
@@ -113,11 +116,13 @@ class Plan:
 
 
 def extractive_answer(question: str, hits: Sequence[SearchHit], max_distance: float,
-                      similarity: Similarity | None = None, lang: str | None = None) -> str:
+                      similarity: Similarity | None = None, lang: str | None = None,
+                      not_about: str | None = None) -> str:
     """The whole offline answer to a free-text question (``similarity``: None picks each entity's first
     sentences, as when nothing can be embedded; ``lang``: the asker's language when ``question`` is a
-    rewritten search query, which may be in another)."""
-    planned = plan(question, hits, max_distance, lang)
+    rewritten search query, which may be in another; ``not_about``: a title the question names that no
+    visible record is about, app/rag/named.py — said first, whatever the hits cover)."""
+    planned = plan(question, hits, max_distance, lang, not_about)
     if planned is None:
         return I_DONT_KNOW[lang or terms.language(question)]
     wanted = to_measure(planned)
@@ -126,7 +131,8 @@ def extractive_answer(question: str, hits: Sequence[SearchHit], max_distance: fl
     return compose(planned, scores)
 
 
-def plan(question: str, hits: Sequence[SearchHit], max_distance: float, lang: str | None = None) -> Plan | None:
+def plan(question: str, hits: Sequence[SearchHit], max_distance: float, lang: str | None = None,
+         not_about: str | None = None) -> Plan | None:
     """What the answer will say (None: nothing relevant, "I don't know"). A question joining topics ("the
     refund flow and the checkout page") is covered when each of its parts is, each by some hit."""
     lang = lang or terms.language(question)
@@ -134,13 +140,18 @@ def plan(question: str, hits: Sequence[SearchHit], max_distance: float, lang: st
     relevant_hits = _one_per_entity(relevant(question, hits, max_distance))
     if not relevant_hits:
         return None
+    if not_about:
+        return Plan(lang, False, not_about, tuple(_item(h, lang, fields) for h in relevant_hits[:CLOSEST_ITEMS]))
     visible = {s for h in hits for s in _stems(h.content)}
     parts = [(part, terms.topic_stems(part) - _ASKING) for part in _JOINED.split(question)]
     parts = [(part, topic) for part, topic in parts if topic] or [(question, terms.topic_stems(question))]
     chosen: list[SearchHit] = []
     for part, topic in parts:
         known = topic & visible
-        about = [h for h in relevant_hits if known <= _stems(h.content)]
+        # Outnumbered by words no visible record uses ("la integración con blockchain"), the words the data
+        # knows are not what the part is about: nothing visible is.
+        unknown = topic - visible
+        about = [h for h in relevant_hits if known <= _stems(h.content)] if len(known) > len(unknown) else []
         if not about:
             closest = tuple(_item(h, lang, fields) for h in relevant_hits[:CLOSEST_ITEMS])
             return Plan(lang, False, _topic_phrase(part, topic), closest)
