@@ -4,7 +4,8 @@ question is a function the services layer passes in: app/services/answers.py emb
 
 1. **Relevant** hits (the gate): sharing a topic word with the question and either within the calibrated
    cosine distance RAG_ANSWER_MAX_DISTANCE (docs/CHAT.md, "Honest answers") or the lexical arm's first hit
-   holding every topic word. None: "I don't know".
+   holding every topic word. None: "I don't know". A record holds a word when it has the word or its
+   equivalent in the other language (app/rag/bilingual.py: "release" holds "lanzamiento").
 2. **Coverage.** The question's topic words that some retrieved (so visible) hit uses are the ones the data
    knows; the question is covered when one relevant hit holds all of them (a question joining topics with
    "and", "or", "y", a comma: each part by some hit). A word no visible hit uses ("summarise", "escribir")
@@ -31,7 +32,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from app.domain import SearchHit
-from app.rag import cards, terms
+from app.rag import bilingual, cards, terms
 from app.rag.prompting import ANCHOR, anchor
 
 I_DONT_KNOW = {
@@ -53,8 +54,13 @@ MAX_CHOSEN = 32  # sentences whose meaning is measured per answer: the bound on 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'¿¡(]?[A-ZÁÉÍÓÚÑ0-9])")
 # Task template lines that are fields, not sentences (app/rag/templates.py).
 _FIELD_LINE = re.compile(r"^(?:Status|Project|Assignee|Story points|Estimated hours|Due|Comments|Dates):")
+# Words that only ask how much or what to do: they name nothing, not even for the gate (which still wants
+# the "agree" of "what did we agree with Maria?" in the lexical arm's first hit).
+_FUNCTION = frozenset(terms.stem(w) for w in """
+cuanto cuanta cuantos cuantas necesita necesitan necesito hago hace hacen hacemos
+""".split())
 # Words that ask rather than name what is asked about: they say nothing about coverage.
-_ASKING = frozenset(terms.stem(w) for w in """
+_ASKING = _FUNCTION | frozenset(terms.stem(w) for w in """
 decide decided decides decision decisions agreed happen happened happening say said summarise summarize summary
 overview explain tell know wrong plan plans going
 decidio decidieron decidimos decidido acordo acordamos acordado paso resumen resume resumir explica explicame
@@ -74,19 +80,25 @@ def relevant(question: str, hits: Sequence[SearchHit], max_distance: float) -> l
     """Hits to answer from (best first, as ranked): sharing a topic word with the question (MiniLM puts
     short off-topic Spanish questions close to Spanish chunks; a shared word rules them out, docs/CHAT.md
     "Honest answers"), and close by cosine distance or the lexical arm's first hit holding every topic word."""
-    topic = terms.topic_stems(question)
+    topic = _gate_topic(question)
     return [h for h in hits if _gate_distance(h, topic) <= max_distance]
 
 
 def gate_distance(question: str, hits: Sequence[SearchHit]) -> float:
     """The smallest distance the gate sees among the hits: 0 for the lexical arm's first hit holding every
     topic word (answered at any threshold), NO_EVIDENCE when none shares a topic word. Calibration reads it."""
-    topic = terms.topic_stems(question)
+    topic = _gate_topic(question)
     return min((_gate_distance(h, topic) for h in hits), default=NO_EVIDENCE)
 
 
+def _gate_topic(question: str) -> set[str]:
+    """The topic words the gate checks: not the words that only ask ("¿cuántas … necesita …?"), unless that is all."""
+    topic = terms.topic_stems(question)
+    return topic - _FUNCTION or topic
+
+
 def _gate_distance(hit: SearchHit, topic: set[str]) -> float:
-    stems = {terms.stem(w) for w in terms.words(hit.content)}
+    stems = _stems(hit.content)
     if topic.isdisjoint(stems):
         return NO_EVIDENCE
     return 0.0 if hit.lexical_rank == 1 and topic and topic <= stems else hit.distance
@@ -252,7 +264,9 @@ def _title(content: str) -> str:
 
 
 def _stems(text: str) -> set[str]:
-    return {terms.stem(w) for w in terms.words(text)}
+    """A record's stems with their equivalents in the other language (app/rag/bilingual.py): a record
+    saying "release" holds the "lanzamiento" of a Spanish question."""
+    return bilingual.widen(terms.stem(w) for w in terms.words(text))
 
 
 def _topic_phrase(question: str, topic: set[str]) -> str:

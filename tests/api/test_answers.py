@@ -165,6 +165,17 @@ def test_a_task_asked_by_a_title_the_asker_cannot_see_is_named_back_not_answered
         assert maria["citations"] == [checkout["anchor"]] and field.format(**checkout) in maria["answer"]
 
 
+def test_a_spanish_question_about_an_english_document_is_answered_from_it(offline, demo):
+    """The model barely crosses languages: the glossary's English equivalents find the document and hold
+    the question's words (app/rag/bilingual.py)."""
+    engine, _ = demo
+    release = document_titled(engine, "Release process")
+    answer = ask(offline, DIEGO, "¿cada cuánto se hace un lanzamiento?")
+    assert answer["answer"].startswith(extractive.LEAD["es"])
+    assert answer["citations"][0] == f"[DOC #{release['document_id']}]"
+    assert sentences(release["body"])[0] in answer["answer"]
+
+
 # --- failure 3: what is asked is hidden --------------------------------------------------------------
 
 def test_hidden_meeting_notes_are_not_answered_with_other_visible_records(offline, demo):
