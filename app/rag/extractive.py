@@ -266,7 +266,7 @@ def _title(content: str) -> str:
 def _stems(text: str) -> set[str]:
     """A record's stems with their equivalents in the other language (app/rag/bilingual.py): a record
     saying "release" holds the "lanzamiento" of a Spanish question."""
-    return bilingual.widen(terms.stem(w) for w in terms.words(text))
+    return bilingual.widen(terms.text_stems(text))
 
 
 def _topic_phrase(question: str, topic: set[str]) -> str:

@@ -66,6 +66,17 @@ def words(text: str) -> list[str]:
     return WORD.findall(text)
 
 
+def text_stems(text: str) -> set[str]:
+    """The stems of a record's words, a plural's singular beside it ("wants" holds the "want" of a
+    question: five letters cut "wants" and "want" apart)."""
+    found = set()
+    for word in WORD.findall(text):
+        found.add(stem(word))
+        if len(word) > 4 and word[-1] in "sS":
+            found.add(stem(word[:-1]))
+    return found
+
+
 def key_terms(text: str) -> list[str]:
     """The words of `text` that carry meaning (stop words and 1-letter words dropped), in order, once."""
     seen: set[str] = set()

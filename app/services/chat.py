@@ -22,6 +22,7 @@ Order of work, so that bad input changes nothing and a failure stores nothing ha
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
 import logging
@@ -217,7 +218,7 @@ async def chat(engine: Engine, settings: Settings, prep: Prepared, client: httpx
                "compose": compose_ms, "total": (time.perf_counter() - started) * 1000}
     return ChatAnswer(answer, cited, evidence.found, llm_used, llm_error, conversation_id, message_id,
                       scope_used, scope_used if prep.state.scope_changed else None, timings,
-                      _entity_results(evidence, prep.state, cited), route.kind)
+                      _entity_results(evidence, prep.state, cited), evidence.route.kind)
 
 
 # --- routing, query, evidence --------------------------------------------------------------------
@@ -285,6 +286,10 @@ def _gather(engine: Engine, settings: Settings, prep: Prepared, route: Route, qu
     if route.kind in ("lookup", "follow_up"):
         evidence.entities = entities.visible(engine, prep.caller, route.refs)
         evidence.missing = [r for r in route.refs if r not in evidence.entities]
+    elif route.kind == "tasks" and route.tasks is not None \
+            and routing.said_in_a_document(prep.message, route.tasks, found.result.hits):
+        evidence.route = dataclasses.replace(route, kind="retrieve")  # a kind found by meaning gives way
+        _by_title(prep, evidence)
     elif route.kind == "tasks" and route.tasks is not None:
         evidence.computed, evidence.task_rows, evidence.person = routed_answers.tracker(prep.state, route.tasks)
     elif route.kind == "compare":

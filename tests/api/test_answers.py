@@ -176,6 +176,17 @@ def test_a_spanish_question_about_an_english_document_is_answered_from_it(offlin
     assert sentences(release["body"])[0] in answer["answer"]
 
 
+def test_a_persons_name_does_not_make_a_question_about_what_a_document_says_a_task_list(offline, demo):
+    engine, _ = demo
+    notes = document_titled(engine, "1:1 notes Ana / Maria")
+    said = next(p.strip() for p in notes["body"].split("\n\n") if "lead" in p)
+    answer = ask(offline, MARIA, "what does Ana want to lead?")
+    assert answer["route"] == "retrieve" and answer["citations"][0] == f"[DOC #{notes['document_id']}]"
+    assert said in answer["answer"]
+    work = ask(offline, MARIA, "what does Ana have going on?")  # her work: no document says it
+    assert work["route"] == "tasks"
+
+
 # --- failure 3: what is asked is hidden --------------------------------------------------------------
 
 def test_hidden_meeting_notes_are_not_answered_with_other_visible_records(offline, demo):
