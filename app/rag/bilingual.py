@@ -75,6 +75,23 @@ GLOSSARY: tuple[tuple[str, str], ...] = (
     ("guía", "guide"),
     ("texto textos", "text texts"),
     ("español", "spanish"),
+    ("desactivar deshabilitar apagar", "disable turn off"),
+    ("reintento reintentos", "retries retry"),
+    ("principal", "primary"),
+    ("asistentes", "attendees"),
+    ("retrasa retraso atrasa", "slips delay"),
+    ("restablecer restablecimiento", "reset"),
+    ("pareja emparejar", "pair"),
+    ("primero primera", "first"),
+    ("pedidos órdenes", "orders"),
+    ("reducir recortar", "cut reduce"),
+    ("heredado heredada antigua antiguo", "legacy"),
+    ("escalonado gradual", "staged"),
+    ("diseño", "design"),
+    ("liderar dirigir", "lead"),
+    ("desconectado conexión", "offline"),
+    ("nuevo nueva nuevos", "new"),
+    ("desarrollador desarrolladores", "developer developers"),
 )
 
 _EN_STEMS = {terms.stem(w) for _, en in GLOSSARY for w in en.split()}

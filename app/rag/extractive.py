@@ -32,7 +32,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from app.domain import SearchHit
-from app.rag import bilingual, cards, terms
+from app.rag import bilingual, cards, task_questions, terms
 from app.rag.prompting import ANCHOR, anchor
 
 I_DONT_KNOW = {
@@ -102,7 +102,10 @@ def _gate_distance(hit: SearchHit, topic: set[str]) -> float:
     stems = _stems(hit.content)
     if topic.isdisjoint(stems):
         return NO_EVIDENCE
-    return 0.0 if hit.lexical_rank == 1 and topic and topic <= stems else hit.distance
+    held = len(topic & stems)
+    # The lexical arm's first hit holding every topic word — or all but one of three or more: a generic word
+    # ("sistema" of "si se cae el sistema de pagos") no record repeats — is evidence at any distance.
+    return 0.0 if hit.lexical_rank == 1 and topic and held >= len(topic) - (len(topic) >= 3) else hit.distance
 
 
 
@@ -156,14 +159,16 @@ def plan(question: str, hits: Sequence[SearchHit], max_distance: float, lang: st
     if not_about:
         return Plan(lang, False, not_about, tuple(_item(h, lang, fields) for h in relevant_hits[:CLOSEST_ITEMS]))
     visible = {s for h in hits for s in _stems(h.content)}
+    asks_for_tasks = task_questions.might_be(question)
     parts = [(part, terms.topic_stems(part) - _ASKING) for part in _JOINED.split(question)]
     parts = [(part, topic) for part, topic in parts if topic] or [(question, terms.topic_stems(question))]
     chosen: list[SearchHit] = []
     for part, topic in parts:
         known = topic & visible
         # Outnumbered by words no visible record uses ("la integración con blockchain"), the words the data
-        # knows are not what the part is about: nothing visible is.
-        unknown = topic - visible
+        # knows are not what the part is about: nothing visible is. Not in a question asking for tasks, whose
+        # other words are filters ("how many tasks are still open?"), not a topic.
+        unknown = set() if asks_for_tasks else topic - visible
         about = [h for h in relevant_hits if known <= _stems(h.content)] if len(known) > len(unknown) else []
         if not about:
             closest = tuple(_item(h, lang, fields) for h in relevant_hits[:CLOSEST_ITEMS])

@@ -178,7 +178,7 @@ def said_in_a_document(question: str, asked: TaskQuestion, hits: Sequence[Search
     a person's name does not make a question about their tasks."""
     understood = {terms.stem(w) for phrase in asked.words for w in terms.words(phrase)}
     rest = terms.topic_stems(question) - understood - _TASK_NOUN_STEMS
-    if not rest:
+    if not asked.people or len(rest) < MIN_SAID:  # one odd word ("team") a document also uses proves nothing
         return False
     named = {terms.stem(w) for p in asked.people for w in terms.words(p.name)}
     wanted = rest | (named & terms.topic_stems(question))
@@ -186,3 +186,4 @@ def said_in_a_document(question: str, asked: TaskQuestion, hits: Sequence[Search
 
 
 _TASK_NOUN_STEMS = frozenset(terms.stem(w) for w in task_questions.TASK_NOUNS)
+MIN_SAID = 2  # words beyond the filters a document must hold ("want", "lead")

@@ -287,5 +287,8 @@ def test_a_tracker_reading_gives_way_when_a_retrieved_document_holds_its_other_w
     assert routing.said_in_a_document("what does Ana want to lead?", asked, [task, notes])
     assert not routing.said_in_a_document("what does Ana want to lead?", asked, [task])  # a task is her work
     assert not routing.said_in_a_document("what does Ana have?", asked, [notes])  # nothing beyond the filters
+    assert not routing.said_in_a_document("what does Ana lead?", asked, [notes])  # one word proves nothing
+    nobody = task_questions.TaskQuestion(lang="en", words=("open",))
+    assert not routing.said_in_a_document("how many open tasks want a lead?", nobody, [notes])  # no person
     other = SearchHit("doc", 7, 0, "[DOC #7] Notes\nBen wants to lead the design.", 0.7, 0.3)
     assert not routing.said_in_a_document("what does Ana want to lead?", asked, [other])  # not about Ana
