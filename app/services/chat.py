@@ -383,7 +383,10 @@ def _evidence_blocks(evidence: Evidence) -> list[str]:
     blocks += [entities.text_of(r) for r in evidence.entities.values()]
     if evidence.tasks_text and (computed is None or computed.text != evidence.tasks_text):
         blocks.append(evidence.tasks_text)
-    if evidence.uncovered:
+    if evidence.not_about:  # the question's own words name it: not repeated here as if the context held them
+        blocks.append("Nothing the asker may see is the record the question names by its title: say so first, then "
+                      "give only what is closest, as the closest and not as the answer.")
+    elif evidence.uncovered:
         blocks.append(f"Nothing the asker may see is about {evidence.uncovered}: say so first, then give only what "
                       "is closest, as the closest and not as the answer.")
     if evidence.missing:
