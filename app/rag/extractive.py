@@ -169,7 +169,8 @@ def plan(question: str, hits: Sequence[SearchHit], max_distance: float, lang: st
         # knows are not what the part is about: nothing visible is. Not in a question asking for tasks, whose
         # other words are filters ("how many tasks are still open?"), not a topic.
         unknown = set() if asks_for_tasks else topic - visible
-        about = [h for h in relevant_hits if known <= _stems(h.content)] if len(known) > len(unknown) else []
+        about = [h for h in relevant_hits if known <= _stems(h.content) or _first_in_both(h, known)] \
+            if len(known) > len(unknown) else []
         if not about:
             closest = tuple(_item(h, lang, fields) for h in relevant_hits[:CLOSEST_ITEMS])
             return Plan(lang, False, _topic_phrase(part, topic), closest)
@@ -224,6 +225,14 @@ def _render(item: Item, sentences: Sequence[str]) -> str:
     said = " ".join(sentences)
     body = " — ".join(p for p in (facts, said) if p)
     return f"- {item.title} {item.anchor}" + (f": {body}" if body else "")
+
+
+def _first_in_both(hit: SearchHit, known: set[str]) -> bool:
+    """Both arms' first hit holding all but one of three or more known words is about the question: "what
+    should a new developer run after cloning the monorepo?" is the onboarding guide's "Clone the monorepo,
+    run make run", though it never says "new"."""
+    return hit.vector_rank == 1 and hit.lexical_rank == 1 and len(known) >= 3 and \
+        len(known - _stems(hit.content)) <= 1
 
 
 def _one_per_entity(hits: Sequence[SearchHit]) -> list[SearchHit]:

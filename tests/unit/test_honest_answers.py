@@ -149,6 +149,17 @@ def test_words_no_visible_record_uses_that_outnumber_the_known_ones_are_what_not
                                         MAX).startswith(extractive.LEAD["en"])
 
 
+def test_both_arms_first_hit_missing_one_of_three_known_words_covers_the_question():
+    guide = SearchHit("doc", 1, 0, "[DOC #1] Engineering onboarding guide\nWelcome to the team.\n\nClone the "
+                      "monorepo, run `make run`.", 0.4, 0.6, vector_rank=1, lexical_rank=1)
+    task = SearchHit("task", 133, 0, "[TASK #133] Migrate the iOS build to the new API\nStatus: TODO", 0.6, 0.3,
+                     vector_rank=2, lexical_rank=2)
+    question = "what should a new developer run after cloning the monorepo?"
+    assert extractive.extractive_answer(question, [guide, task], MAX).startswith(extractive.LEAD["en"])
+    second = SearchHit(**{**vars(guide), "vector_rank": 2})  # first in one arm only: not enough
+    assert extractive.extractive_answer(question, [second, task], MAX).startswith("Nothing you can see is about")
+
+
 def test_a_title_nothing_visible_is_about_is_said_first_whatever_the_hits_cover():
     crash = SearchHit("task", 108, 0, "[TASK #108] Investigate crash in the sales dashboard\nStatus: TODO", 0.3, 0.6)
     answer = extractive.extractive_answer("who is assigned to Investigate crash in the checkout page?", [crash], MAX,
@@ -233,3 +244,8 @@ def test_a_question_joining_two_topics_is_covered_when_each_is():
                                         SearchHit("doc", 3, 0, "[DOC #3] The report scheduler lives in cron.", 0.5, 0.2)],
                                        MAX)  # "payout" and "scheduler" each visible, never together
     assert one.startswith("Nothing you can see is about the payout scheduler; the closest:")
+
+
+def test_a_records_words_hold_their_singular_and_their_ing_form():
+    stems = terms.text_stems("Ana wants to lead. Clone the monorepo.")
+    assert {terms.stem("want"), terms.stem("cloning"), terms.stem("wants"), terms.stem("Clone")} <= stems
