@@ -4,13 +4,17 @@ question is a function the services layer passes in: app/services/answers.py emb
 
 1. **Relevant** hits (the gate): sharing a topic word with the question and either within the calibrated
    cosine distance RAG_ANSWER_MAX_DISTANCE (docs/CHAT.md, "Honest answers") or the lexical arm's first hit
-   holding every topic word. None: "I don't know".
+   holding every topic word. None: "I don't know". A record holds a word when it has the word or its
+   equivalent in the other language (app/rag/bilingual.py: "release" holds "lanzamiento").
 2. **Coverage.** The question's topic words that some retrieved (so visible) hit uses are the ones the data
    knows; the question is covered when one relevant hit holds all of them (a question joining topics with
-   "and", "or", "y", a comma: each part by some hit). Words no visible hit uses
-   ("summarise", "escribir") cannot be checked and do not count. When no hit covers it, the answer says so
-   first — "Nothing you can see is about the weekly mobile sync; the closest: …" — and, computed only from
-   what the asker sees, it reads the same whether the thing asked for is hidden or does not exist.
+   "and", "or", "y", a comma: each part by some hit). A word no visible hit uses ("summarise", "escribir")
+   cannot be checked by itself; but when such words are at least as many as the known ones ("la
+   integración con blockchain"), the known ones are not what is asked about, and nothing visible covers it.
+   When no hit covers it, the answer says so first — "Nothing you can see is about the weekly mobile sync;
+   the closest: …" — and, computed only from what the asker sees, it reads the same whether the thing
+   asked for is hidden or does not exist. So does a title the question names that no visible record is
+   about (``not_about``, app/rag/named.py).
 3. **Items.** The hits about the question (covering it, one per entity), those whose title holds most of
    its topic words first: "the refund flow" lists every refund-flow task retrieved, "the release plan" the
    release document rather than the sprints whose goal mentions a release. At most MAX_ITEMS.
@@ -28,7 +32,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from app.domain import SearchHit
-from app.rag import cards, terms
+from app.rag import bilingual, cards, task_questions, terms
 from app.rag.prompting import ANCHOR, anchor
 
 I_DONT_KNOW = {
@@ -50,12 +54,18 @@ MAX_CHOSEN = 32  # sentences whose meaning is measured per answer: the bound on 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'¿¡(]?[A-ZÁÉÍÓÚÑ0-9])")
 # Task template lines that are fields, not sentences (app/rag/templates.py).
 _FIELD_LINE = re.compile(r"^(?:Status|Project|Assignee|Story points|Estimated hours|Due|Comments|Dates):")
+# Words that only ask how much or what to do: they name nothing, not even for the gate (which still wants
+# the "agree" of "what did we agree with Maria?" in the lexical arm's first hit).
+_FUNCTION = frozenset(terms.stem(w) for w in """
+cuanto cuanta cuantos cuantas necesita necesitan necesito hago hace hacen hacemos
+""".split())
 # Words that ask rather than name what is asked about: they say nothing about coverage.
-_ASKING = frozenset(terms.stem(w) for w in """
+_ASKING = _FUNCTION | frozenset(terms.stem(w) for w in """
 decide decided decides decision decisions agreed happen happened happening say said summarise summarize summary
 overview explain tell know wrong plan plans going
 decidio decidieron decidimos decidido acordo acordamos acordado paso resumen resume resumir explica explicame
-debemos deberiamos debo tenemos hacer sabes
+debemos deberiamos debo tenemos hacer sabes dijo dijeron dice dicen va going working trabaja trabajando
+often frequently usually normally typically menudo frecuencia frecuentemente suele suelen normalmente
 """.split())
 _ARTICLES = frozenset("the a an el la los las un una".split())
 # Where a question joins two topics: each part must be covered on its own.
@@ -71,22 +81,31 @@ def relevant(question: str, hits: Sequence[SearchHit], max_distance: float) -> l
     """Hits to answer from (best first, as ranked): sharing a topic word with the question (MiniLM puts
     short off-topic Spanish questions close to Spanish chunks; a shared word rules them out, docs/CHAT.md
     "Honest answers"), and close by cosine distance or the lexical arm's first hit holding every topic word."""
-    topic = terms.topic_stems(question)
+    topic = _gate_topic(question)
     return [h for h in hits if _gate_distance(h, topic) <= max_distance]
 
 
 def gate_distance(question: str, hits: Sequence[SearchHit]) -> float:
     """The smallest distance the gate sees among the hits: 0 for the lexical arm's first hit holding every
     topic word (answered at any threshold), NO_EVIDENCE when none shares a topic word. Calibration reads it."""
-    topic = terms.topic_stems(question)
+    topic = _gate_topic(question)
     return min((_gate_distance(h, topic) for h in hits), default=NO_EVIDENCE)
 
 
+def _gate_topic(question: str) -> set[str]:
+    """The topic words the gate checks: not the words that only ask ("¿cuántas … necesita …?"), unless that is all."""
+    topic = terms.topic_stems(question)
+    return topic - _FUNCTION or topic
+
+
 def _gate_distance(hit: SearchHit, topic: set[str]) -> float:
-    stems = {terms.stem(w) for w in terms.words(hit.content)}
+    stems = _stems(hit.content)
     if topic.isdisjoint(stems):
         return NO_EVIDENCE
-    return 0.0 if hit.lexical_rank == 1 and topic and topic <= stems else hit.distance
+    held = len(topic & stems)
+    # The lexical arm's first hit holding every topic word — or all but one of three or more: a generic word
+    # ("sistema" of "si se cae el sistema de pagos") no record repeats — is evidence at any distance.
+    return 0.0 if hit.lexical_rank == 1 and topic and held >= len(topic) - (len(topic) >= 3) else hit.distance
 
 
 
@@ -113,11 +132,13 @@ class Plan:
 
 
 def extractive_answer(question: str, hits: Sequence[SearchHit], max_distance: float,
-                      similarity: Similarity | None = None, lang: str | None = None) -> str:
+                      similarity: Similarity | None = None, lang: str | None = None,
+                      not_about: str | None = None) -> str:
     """The whole offline answer to a free-text question (``similarity``: None picks each entity's first
     sentences, as when nothing can be embedded; ``lang``: the asker's language when ``question`` is a
-    rewritten search query, which may be in another)."""
-    planned = plan(question, hits, max_distance, lang)
+    rewritten search query, which may be in another; ``not_about``: a title the question names that no
+    visible record is about, app/rag/named.py — said first, whatever the hits cover)."""
+    planned = plan(question, hits, max_distance, lang, not_about)
     if planned is None:
         return I_DONT_KNOW[lang or terms.language(question)]
     wanted = to_measure(planned)
@@ -126,7 +147,8 @@ def extractive_answer(question: str, hits: Sequence[SearchHit], max_distance: fl
     return compose(planned, scores)
 
 
-def plan(question: str, hits: Sequence[SearchHit], max_distance: float, lang: str | None = None) -> Plan | None:
+def plan(question: str, hits: Sequence[SearchHit], max_distance: float, lang: str | None = None,
+         not_about: str | None = None) -> Plan | None:
     """What the answer will say (None: nothing relevant, "I don't know"). A question joining topics ("the
     refund flow and the checkout page") is covered when each of its parts is, each by some hit."""
     lang = lang or terms.language(question)
@@ -134,13 +156,21 @@ def plan(question: str, hits: Sequence[SearchHit], max_distance: float, lang: st
     relevant_hits = _one_per_entity(relevant(question, hits, max_distance))
     if not relevant_hits:
         return None
+    if not_about:
+        return Plan(lang, False, not_about, tuple(_item(h, lang, fields) for h in relevant_hits[:CLOSEST_ITEMS]))
     visible = {s for h in hits for s in _stems(h.content)}
+    asks_for_tasks = task_questions.might_be(question)
     parts = [(part, terms.topic_stems(part) - _ASKING) for part in _JOINED.split(question)]
     parts = [(part, topic) for part, topic in parts if topic] or [(question, terms.topic_stems(question))]
     chosen: list[SearchHit] = []
     for part, topic in parts:
         known = topic & visible
-        about = [h for h in relevant_hits if known <= _stems(h.content)]
+        # Outnumbered by words no visible record uses ("la integración con blockchain"), the words the data
+        # knows are not what the part is about: nothing visible is. Not in a question asking for tasks, whose
+        # other words are filters ("how many tasks are still open?"), not a topic.
+        unknown = set() if asks_for_tasks else topic - visible
+        about = [h for h in relevant_hits if known <= _stems(h.content) or _first_in_both(h, known)] \
+            if len(known) > len(unknown) else []
         if not about:
             closest = tuple(_item(h, lang, fields) for h in relevant_hits[:CLOSEST_ITEMS])
             return Plan(lang, False, _topic_phrase(part, topic), closest)
@@ -197,6 +227,14 @@ def _render(item: Item, sentences: Sequence[str]) -> str:
     return f"- {item.title} {item.anchor}" + (f": {body}" if body else "")
 
 
+def _first_in_both(hit: SearchHit, known: set[str]) -> bool:
+    """Both arms' first hit holding all but one of three or more known words is about the question: "what
+    should a new developer run after cloning the monorepo?" is the onboarding guide's "Clone the monorepo,
+    run make run", though it never says "new"."""
+    return hit.vector_rank == 1 and hit.lexical_rank == 1 and len(known) >= 3 and \
+        len(known - _stems(hit.content)) <= 1
+
+
 def _one_per_entity(hits: Sequence[SearchHit]) -> list[SearchHit]:
     """The first (best) chunk of each entity speaks for it."""
     first: dict[str, SearchHit] = {}
@@ -241,7 +279,9 @@ def _title(content: str) -> str:
 
 
 def _stems(text: str) -> set[str]:
-    return {terms.stem(w) for w in terms.words(text)}
+    """A record's stems with their equivalents in the other language (app/rag/bilingual.py): a record
+    saying "release" holds the "lanzamiento" of a Spanish question."""
+    return bilingual.widen(terms.text_stems(text))
 
 
 def _topic_phrase(question: str, topic: set[str]) -> str:

@@ -29,7 +29,9 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from app.domain import Person, Vocabulary
+from collections.abc import Sequence
+
+from app.domain import Person, SearchHit, Vocabulary
 from app.rag import comparisons, followup, refs, scope_requests, task_questions, terms
 from app.rag.comparisons import GroupBy
 from app.rag.intents import Intent
@@ -201,3 +203,20 @@ def _compare(question: str, vocabulary: Vocabulary, today: dt.date, group: Group
     if filters is None:  # "… not assigned to me": no filter says that
         return Route("retrieve", intent=intent, lang=lang)
     return Route("compare", tasks=filters, group=group, intent=intent, lang=lang)
+
+
+def said_in_a_document(question: str, asked: TaskQuestion, hits: Sequence[SearchHit]) -> bool:
+    """A tracker reading whose other words a retrieved document holds, with the people it names ("what does
+    Ana want to lead?": the 1:1 notes say "Ana wants to lead …") asks what the document says, not for a list:
+    a person's name does not make a question about their tasks."""
+    understood = {terms.stem(w) for phrase in asked.words for w in terms.words(phrase)}
+    rest = terms.topic_stems(question) - understood - _TASK_NOUN_STEMS
+    if not asked.people or len(rest) < MIN_SAID:  # one odd word ("team") a document also uses proves nothing
+        return False
+    named = {terms.stem(w) for p in asked.people for w in terms.words(p.name)}
+    wanted = rest | (named & terms.topic_stems(question))
+    return any(h.source_type == "doc" and wanted <= terms.text_stems(h.content) for h in hits)
+
+
+_TASK_NOUN_STEMS = frozenset(terms.stem(w) for w in task_questions.TASK_NOUNS)
+MIN_SAID = 2  # words beyond the filters a document must hold ("want", "lead")

@@ -66,6 +66,19 @@ def words(text: str) -> list[str]:
     return WORD.findall(text)
 
 
+def text_stems(text: str) -> set[str]:
+    """The stems of a record's words, a plural's singular and a verb's -ing form beside them ("wants" holds the
+    "want" of a question, "Clone" its "cloning": five letters cut them apart)."""
+    found = set()
+    for word in WORD.findall(text):
+        found.add(stem(word))
+        if len(word) > 4 and word[-1] in "sS":
+            found.add(stem(word[:-1]))
+        if len(word) > 3 and word[-1] in "eE":
+            found.add(stem(word[:-1] + "ing"))
+    return found
+
+
 def key_terms(text: str) -> list[str]:
     """The words of `text` that carry meaning (stop words and 1-letter words dropped), in order, once."""
     seen: set[str] = set()

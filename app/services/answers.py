@@ -15,11 +15,13 @@ from app.rag import extractive
 
 
 def free_text(engine: Engine, question: str, hits: Sequence[SearchHit], max_distance: float,
-              lang: str | None = None, question_vector: np.ndarray | None = None) -> str:
-    """``question_vector``: the question's embedding when retrieval already made it (not made twice)."""
+              lang: str | None = None, question_vector: np.ndarray | None = None,
+              not_about: str | None = None) -> str:
+    """``question_vector``: the question's embedding when retrieval already made it (not made twice);
+    ``not_about``: what the question names that nothing visible is about (said first)."""
     def similarity(sentences: Sequence[str]) -> list[float]:
         vectors = np.asarray(engine.embed_texts(sentences), dtype=np.float32)
         wanted = question_vector if question_vector is not None else engine.embed_query(question)
         return (vectors @ np.asarray(wanted, dtype=np.float32)).tolist()
 
-    return extractive.extractive_answer(question, hits, max_distance, similarity, lang)
+    return extractive.extractive_answer(question, hits, max_distance, similarity, lang, not_about)

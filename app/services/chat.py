@@ -24,6 +24,7 @@ Order of work, so that bad input changes nothing and a failure stores nothing ha
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
 import logging
@@ -42,7 +43,7 @@ from app.domain import (MAX_CITATIONS, MAX_QUESTION_CHARS, MAX_RETRIEVED, Caller
 from app.engines.base import Engine
 from app.entities import EMPLOYEES
 from app.logs import current_request_id
-from app.rag import backbone, cards, citations, extractive, followup, prompting, refs, routing, terms
+from app.rag import backbone, cards, citations, extractive, followup, named, prompting, refs, routing, terms
 from app.rag.computed import Computed
 from app.rag.refs import EntityRef
 from app.rag.routing import Route
@@ -107,6 +108,7 @@ class Evidence:
     computed: Computed | None = None  # the answer computed from the records, when the route computes one
     uncovered: str | None = None  # retrieval: the topic no visible hit covers ("the weekly mobile sync")
     relevant: list[SearchHit] = field(default_factory=list)  # the hits the relevance gate passes: the LLM's context
+    not_about: str | None = None  # retrieval: a title the question names that no visible record is about
 
 
 @dataclass(frozen=True)
@@ -215,7 +217,7 @@ async def chat(engine: Engine, settings: Settings, prep: Prepared, client: httpx
                "compose": compose_ms, "total": (time.perf_counter() - started) * 1000}
     return ChatAnswer(answer, cited, evidence.found, llm_used, llm_error, conversation_id, message_id,
                       scope_used, scope_used if prep.state.scope_changed else None, timings,
-                      _entity_results(evidence, prep.state, cited), route.kind)
+                      _entity_results(evidence, prep.state, cited), evidence.route.kind)
 
 
 # --- routing, query, evidence --------------------------------------------------------------------
@@ -282,6 +284,10 @@ def _gather(engine: Engine, settings: Settings, prep: Prepared, route: Route, qu
     if route.kind in ("lookup", "follow_up"):
         evidence.entities = entities.visible(engine, prep.caller, route.refs)
         evidence.missing = [r for r in route.refs if r not in evidence.entities]
+    elif route.kind == "tasks" and route.tasks is not None \
+            and routing.said_in_a_document(prep.message, route.tasks, found.result.hits):
+        evidence.route = dataclasses.replace(route, kind="retrieve")  # a kind found by meaning gives way
+        _by_title(prep, evidence)
     elif route.kind == "tasks" and route.tasks is not None:
         evidence.computed, evidence.task_rows, evidence.person = routed_answers.tracker(prep.state, route.tasks, scope)
     elif route.kind == "compare":
@@ -291,9 +297,30 @@ def _gather(engine: Engine, settings: Settings, prep: Prepared, route: Route, qu
         evidence.computed, evidence.entities, evidence.missing = read.computed, read.entities, read.missing
     elif route.kind == "clarify":
         evidence.computed = routed_answers.clarify(prep.state, route, scope)
+    elif route.kind == "retrieve":
+        _by_title(prep, evidence)
     if evidence.computed is not None:
         evidence.tasks_text = evidence.computed.text  # the LLM's first context block
     return evidence
+
+
+def _by_title(prep: Prepared, evidence: Evidence) -> None:
+    """A task or document the question names by its title (app/rag/named.py) is answered by its record card;
+    a title no visible record is about is what the answer says first that nothing is about."""
+    asked = named.named(prep.message, evidence.found.result.hits, lambda: _people_names(prep.state))
+    if asked is None:
+        return
+    if asked.hit is None:
+        evidence.not_about = asked.phrase
+        return
+    evidence.entities = entities.visible(prep.state.engine, prep.caller, [(asked.hit.source_type,
+                                                                           asked.hit.source_id)])
+    if evidence.entities:
+        evidence.computed = cards.cards(prep.message, list(evidence.entities.values()))
+
+
+def _people_names(state: tools.ToolState) -> frozenset[str]:
+    return frozenset(terms.fold(n) for p in state.vocabulary().people for n in (p.first_name, p.last_name) if n)
 
 
 # --- answers ---------------------------------------------------------------------------------------
@@ -310,8 +337,8 @@ def _compute(settings: Settings, prep: Prepared, evidence: Evidence) -> None:
         evidence.computed = cards.cards(prep.message, list(evidence.entities.values()),
                                         [_spoken(r) for r in evidence.missing])
     elif route.kind == "retrieve" and evidence.computed is None:
-        evidence.uncovered = extractive.uncovered(evidence.query, evidence.found.result.hits,
-                                                  settings.answer_max_distance)
+        evidence.uncovered = evidence.not_about or extractive.uncovered(
+            evidence.query, evidence.found.result.hits, settings.answer_max_distance)
 
 
 def _offline_answer(engine: Engine, settings: Settings, prep: Prepared, evidence: Evidence) -> str:
@@ -322,7 +349,7 @@ def _offline_answer(engine: Engine, settings: Settings, prep: Prepared, evidence
     if evidence.route.kind == "tasks" and evidence.tasks_text is not None:
         return evidence.tasks_text
     return answers.free_text(engine, evidence.query, evidence.found.result.hits, settings.answer_max_distance,
-                             terms.language(prep.message), evidence.found.vector)
+                             terms.language(prep.message), evidence.found.vector, evidence.not_about)
 
 
 def _spoken(ref: EntityRef) -> str:

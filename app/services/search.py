@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass, field
 
@@ -10,6 +11,7 @@ import numpy as np
 from app import metrics
 from app.domain import Caller, Scope, SearchMode, SearchResult
 from app.engines.base import Engine
+from app.rag import bilingual
 
 
 class UnknownCallerError(LookupError):
@@ -54,7 +56,23 @@ def search(
     started = time.perf_counter()
     vector = engine.embed_query(question) if vector is None else vector
     embedded = time.perf_counter()
-    result = engine.search(vector, question, caller, top_k, scope or Scope(), mode)
+    # The lexical arm reads a Spanish question's words with their English equivalents beside them.
+    lexical = bilingual.lexical_query(question)
+    result = engine.search(vector, lexical, caller, top_k, scope or Scope(), mode)
+    if lexical != question and mode == "hybrid":
+        result = _with_lexical_first(engine, vector, lexical, caller, top_k, scope or Scope(), result)
     done = time.perf_counter()
     metrics.SEARCH_SECONDS.labels(mode).observe(done - started)
     return TimedSearch(result, caller, (embedded - started) * 1000, (done - embedded) * 1000, vector)
+
+
+def _with_lexical_first(engine: Engine, vector: np.ndarray, lexical: str, caller: Caller, top_k: int,
+                        scope: Scope, result: SearchResult) -> SearchResult:
+    """The lexical arm's first hit in the last place when fusion left it out. An English record found for a
+    Spanish question only through the English equivalents has no vector rank (the model barely crosses
+    languages), and reciprocal rank fusion puts every chunk both arms rank above it."""
+    first = engine.search(vector, lexical, caller, 1, scope, "lexical").hits
+    held = {(h.source_type, h.source_id, h.chunk_ix) for h in result.hits}
+    if not first or top_k < 1 or (first[0].source_type, first[0].source_id, first[0].chunk_ix) in held:
+        return result
+    return dataclasses.replace(result, hits=[*result.hits[:top_k - 1], first[0]])

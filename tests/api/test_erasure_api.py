@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from app.engines.sqlite.erasure import FILES
+from app.entities import TASKS
+from app.services.records import iter_records
 from tests.fake_llm import FakeLLM, Reply
 
 from .chat_data import client_for, llm_settings
@@ -113,6 +115,9 @@ def test_issue_20_point_1_a_managers_chat_quoting_the_assignee_then_erase_leaves
         from tests.support import drain_all
 
         drain_all(sqlite_engine)
+        # The question names the task by its title: its card is the computed answer, which the reply keeps.
+        (task,) = [t["task_id"] for t in iter_records(sqlite_engine, TASKS) if t["title"] == "Payroll export failure"]
+        llm.script = [Reply.plain(answer.replace("failure is", f"failure [TASK #{task}] is"))]
         chat = c.post("/api/v1/chat", json={"employee_id": boss,
                                             "message": "who is assigned to the payroll export failure?"}, headers=AUTH)
         assert chat.status_code == 200 and "Zorbalina Quixotewick" in chat.json()["answer"]
@@ -124,7 +129,7 @@ def test_issue_20_point_1_a_managers_chat_quoting_the_assignee_then_erase_leaves
     redacted = {x["where"]: x["copies"] for x in body["redacted"]}
     assert redacted["MESSAGES.CONTENT"] == 2  # her name and her email, in the manager's stored answer
     question, answer = sqlite_engine.list_messages(conversation, None, 10).items  # as stored (the API may withdraw it)
-    assert answer.content == "The payroll export failure is assigned to [erased] ([erased])."
+    assert answer.content == f"The payroll export failure [TASK #{task}] is assigned to [erased] ([erased])."
     assert question.content == "who is assigned to the payroll export failure?"
     strings = ["Zorbalina Quixotewick", "zq@example.com", "tg_778899", "Flibbertigibbet rounding in the export",
                "Hyperborean payroll runbook", "Quantum soufflé checklist for the payroll export"]

@@ -137,6 +137,37 @@ def test_nothing_covering_the_question_is_said_first_in_both_languages():
                                         MAX).startswith(extractive.LEAD["en"])
 
 
+def test_words_no_visible_record_uses_that_outnumber_the_known_ones_are_what_nothing_is_about():
+    """"la integración con blockchain": the one known word is not the subject; an odd unknown word beside three
+    known ones ("synchronous" against "asynchronous") is outnumbered, and the record answers."""
+    banco = SearchHit("doc", 8, 0, "[DOC #8] Notas de la reunión\nRiesgo: la integración con el banco local.", 0.6, 0.4)
+    answer = extractive.extractive_answer("¿qué se decidió sobre la integración con blockchain?", [banco], MAX)
+    assert answer.startswith("Nada de lo que puedes ver trata de la integración con blockchain; lo más cercano:")
+    assert "[DOC #8]" in answer
+    psp = SearchHit("doc", 4, 0, "[DOC #4] PSP migration\nWe move to the new PSP. Refunds are asynchronous.", 0.3, 0.6)
+    assert extractive.extractive_answer("are refunds synchronous with the new PSP?", [psp],
+                                        MAX).startswith(extractive.LEAD["en"])
+
+
+def test_both_arms_first_hit_missing_one_of_three_known_words_covers_the_question():
+    guide = SearchHit("doc", 1, 0, "[DOC #1] Engineering onboarding guide\nWelcome to the team.\n\nClone the "
+                      "monorepo, run `make run`.", 0.4, 0.6, vector_rank=1, lexical_rank=1)
+    task = SearchHit("task", 133, 0, "[TASK #133] Migrate the iOS build to the new API\nStatus: TODO", 0.6, 0.3,
+                     vector_rank=2, lexical_rank=2)
+    question = "what should a new developer run after cloning the monorepo?"
+    assert extractive.extractive_answer(question, [guide, task], MAX).startswith(extractive.LEAD["en"])
+    second = SearchHit(**{**vars(guide), "vector_rank": 2})  # first in one arm only: not enough
+    assert extractive.extractive_answer(question, [second, task], MAX).startswith("Nothing you can see is about")
+
+
+def test_a_title_nothing_visible_is_about_is_said_first_whatever_the_hits_cover():
+    crash = SearchHit("task", 108, 0, "[TASK #108] Investigate crash in the sales dashboard\nStatus: TODO", 0.3, 0.6)
+    answer = extractive.extractive_answer("who is assigned to Investigate crash in the checkout page?", [crash], MAX,
+                                          not_about="Investigate crash in the checkout page")
+    assert answer.splitlines()[0] == ("Nothing you can see is about Investigate crash in the checkout page; "
+                                      "the closest:") and "[TASK #108]" in answer
+
+
 def test_a_follow_up_names_only_the_field_it_asks_for():
     for question in ("who is assigned to it?", "what is blocking it?", "when is it due?", "¿cuándo vence?",
                      "¿y quién lo tiene?", "and the priority?", "any comments?", "is it done?", "who reviewed it?",
@@ -213,3 +244,8 @@ def test_a_question_joining_two_topics_is_covered_when_each_is():
                                         SearchHit("doc", 3, 0, "[DOC #3] The report scheduler lives in cron.", 0.5, 0.2)],
                                        MAX)  # "payout" and "scheduler" each visible, never together
     assert one.startswith("Nothing you can see is about the payout scheduler; the closest:")
+
+
+def test_a_records_words_hold_their_singular_and_their_ing_form():
+    stems = terms.text_stems("Ana wants to lead. Clone the monorepo.")
+    assert {terms.stem("want"), terms.stem("cloning"), terms.stem("wants"), terms.stem("Clone")} <= stems

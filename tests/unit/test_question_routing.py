@@ -276,3 +276,19 @@ def test_a_resolved_key_is_a_lookup_and_an_unresolved_one_routes_as_if_it_were_n
         (("task", 56),)
     assert routing.route("octo/repo#123", None, NAMES, TODAY).kind == "retrieve"  # its "#123" is no task id
     assert routing.route("#123", None, NAMES, TODAY).kind == "lookup"
+
+
+def test_a_tracker_reading_gives_way_when_a_retrieved_document_holds_its_other_words():
+    from app.domain import SearchHit
+    ana = Person(2, "Ana", "Garcia")
+    asked = task_questions.TaskQuestion(lang="en", people=(ana,), words=("ana",))
+    notes = SearchHit("doc", 6, 0, "[DOC #6] 1:1 notes Ana / Maria\nAna wants to lead the offline sync design.", 0.7, 0.3)
+    task = SearchHit("task", 9, 0, "[TASK #9] Lead the cost report migration\nAssignee: Ana Garcia", 0.7, 0.3)
+    assert routing.said_in_a_document("what does Ana want to lead?", asked, [task, notes])
+    assert not routing.said_in_a_document("what does Ana want to lead?", asked, [task])  # a task is her work
+    assert not routing.said_in_a_document("what does Ana have?", asked, [notes])  # nothing beyond the filters
+    assert not routing.said_in_a_document("what does Ana lead?", asked, [notes])  # one word proves nothing
+    nobody = task_questions.TaskQuestion(lang="en", words=("open",))
+    assert not routing.said_in_a_document("how many open tasks want a lead?", nobody, [notes])  # no person
+    other = SearchHit("doc", 7, 0, "[DOC #7] Notes\nBen wants to lead the design.", 0.7, 0.3)
+    assert not routing.said_in_a_document("what does Ana want to lead?", asked, [other])  # not about Ana
