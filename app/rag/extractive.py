@@ -42,6 +42,10 @@ I_DONT_KNOW = {
 LEAD = {"en": "From what you can see:", "es": "Según lo que puedes ver:"}
 NOT_ABOUT = {"en": "Nothing you can see is about {topic}; the closest:",
              "es": "Nada de lo que puedes ver trata de {topic}; lo más cercano:"}
+# The same lead in the LLM's context, without the question's words: the context holds only records and what
+# was computed from them, never the asker's words dressed as evidence (the model has the question itself).
+NOT_COVERED = {"en": "Nothing you can see is about what was asked; the closest:",
+               "es": "Nada de lo que puedes ver trata de lo que se pregunta; lo más cercano:"}
 MORE = {"en": "…and {n} more.", "es": "…y {n} más."}
 MAX_ITEMS = 8  # entities an answer lists (retrieval's top-k is 8 by default)
 CLOSEST_ITEMS = 3  # what "the closest" shows when nothing covers the question

@@ -396,10 +396,11 @@ def _rules(evidence: Evidence) -> list[str]:
 
 
 def _lead(evidence: Evidence, lang: str = "en") -> str | None:
-    """The context's first line when no visible hit covers the question: the offline answer's own words."""
+    """The context's first line when no visible hit covers the question: the offline answer's lead, without
+    the topic, which is the question's own words."""
     if not evidence.uncovered or evidence.computed is not None or not _prompt_hits(evidence):
         return None
-    return extractive.NOT_ABOUT[lang].format(topic=evidence.uncovered)
+    return extractive.NOT_COVERED[lang]
 
 
 async def _llm_turn(engine: Engine, settings: Settings, prep: Prepared, client: httpx.AsyncClient,

@@ -310,8 +310,10 @@ def test_an_llm_is_told_when_nothing_visible_covers_the_question(demo):
         ana = ask(c, ANA, "what was decided in the weekly mobile sync?")
         ask(c, MARIA, "what was decided in the weekly mobile sync?")
     ana_prompt, maria_prompt = (r["body"]["messages"][-1]["content"] for r in llm.requests)
-    # the context opens with what the offline answer says first; the rule to say it is the system prompt's
-    assert ana_prompt.startswith("Context:\n\nNothing you can see is about the weekly mobile sync; the closest:\n[")
+    # the context opens with what the offline answer says first, without the question's words (the context
+    # holds only records and what was computed from them); the rule to say it is the system prompt's
+    assert ana_prompt.startswith(f"Context:\n\n{extractive.NOT_COVERED['en']}\n[")
+    assert "weekly mobile sync" not in ana_prompt.split("Question:")[0]
     assert "Nothing you can see is about" not in maria_prompt  # Maria sees the notes: covered
     ana_system, maria_system = (r["body"]["messages"][0]["content"] for r in llm.requests)
     assert prompting.UNCOVERED_RULE in ana_system and prompting.UNCOVERED_RULE not in maria_system
@@ -333,7 +335,7 @@ def test_a_model_that_says_its_context_says_what_the_offline_chat_says(demo, off
     assert all(a["llm_used"] and a["llm_error"] is None for a in spoken[:3])
     assert [a["answer"] for a in spoken[:2]] == [a["answer"] for a in plain[:2]]  # computed: said as computed
     assert plain[2]["answer"].startswith("Nothing you can see is about the weekly mobile sync; the closest:")
-    assert spoken[2]["answer"].split("\n")[0] == plain[2]["answer"].split("\n")[0]
+    assert spoken[2]["answer"].split("\n")[0] == extractive.NOT_COVERED["en"]  # it says so first, too
     assert spoken[2]["citations"]  # the closest record, cited
     assert plain[3]["answer"] == extractive.I_DONT_KNOW["en"]  # nothing visible is close enough...
     # ...so no chunk is given: the model says it does not know, and the answer is the chat's own refusal
