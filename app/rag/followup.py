@@ -51,10 +51,15 @@ def own_topic(question: str) -> set[str]:
 
 
 def points_back(question: str) -> bool:
-    """Whether the question uses a word that points at something already said ("it", "that task", "lo").
+    """Whether the question uses a word that points at something already said ("it", "that task", "lo"),
+    or a Spanish verb with the pronoun joined to it ("¿para cuándo hay que tenerla?", "¿quién va a hacerlo?").
     "está"/"esté" is the verb, not "esta" (this): "¿qué está atascado?" points at nothing."""
     verbs = _ESTAR.sub("estar", question.lower())
-    return any(w in _POINTING for w in terms.words(_NOT_POINTING.sub(" ", terms.fold(verbs))))
+    said = terms.words(_NOT_POINTING.sub(" ", terms.fold(verbs)))
+    return any(w in _POINTING or _ENCLITIC.fullmatch(w) for w in said)
+
+
+_ENCLITIC = re.compile(r"\w{2,}(?:ar|er|ir)(?:lo|la|los|las)")
 
 
 # Words that point at one thing already said ("when is it due?", "¿quién lo tiene asignado?", "¿y quién la

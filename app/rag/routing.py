@@ -75,6 +75,10 @@ _FIELD_ASKED = re.compile(r"(?<![\w-])(?:" + "|".join(
      r"who (?:has|owns|holds|is on|is doing|is working)", r"quien (?:lo |la |le )?(?:tiene|lleva|hace)",
      r"done|finished|complete|completed|terminad[oa]|hech[oa]|acabad[oa]|completad[oa]|lista|listo"])
     + r")(?![\w-])")
+# "show me #57", "info on 11", "enséñame la 63": the record asked for by id, which no kind by meaning turns
+# into its comments or blockers.
+_CARD_ASKED = re.compile(r"(?<![\w-])(?:show|tell me about|info|information|details|detail|what's|whats|what is|"
+                         r"ensename|muestra\w*|hablame|dame|detalles|que es)(?![\w-])")
 _BLOCKED = re.compile(r"(?<![\w-])(?:block\w*|bloque\w*|stuck|atascad\w*|trabad\w*|held up|holding up)(?![\w-])")
 
 
@@ -105,18 +109,19 @@ def route(question: str, focus: EntityRef | None, vocabulary: Vocabulary, today:
     asked_scope = scope_requests.recognise(question, vocabulary, intent)
     if asked_scope is not None:
         return Route("scope", scope=asked_scope, intent=intent, lang=lang)
-    if focus is None and not ids and followup.asks_about_one(question):  # "when is it due?" about nothing
+    asked = task_questions.parse(question, vocabulary, today)  # "overdue in sprint 3" before SPRINT #3
+    # "when is it due?" about nothing asks which; "¿qué le han asignado a Ana?" names whose tasks it asks for
+    if focus is None and not ids and not (asked and asked.people) and followup.asks_about_one(question):
         return Route("clarify", intent=intent, missing="task", lang=lang)
     follow_up = focus is not None and not ids and followup.is_follow_up(question)
     pointing = focus is not None and not ids and followup.points_back(question)
     tasks_asked = tuple(r for r in ids if r[0] == "task")
     about = tasks_asked or ((focus,) if focus is not None and focus[0] == "task" and (follow_up or pointing)
                             else ())
-    asked = task_questions.parse(question, vocabulary, today)  # "overdue in sprint 3" before SPRINT #3
     # A kind found by meaning yields to a tracker question the rules read whole ("¿qué tareas de Emma están
     # terminadas?" is near "blocked" to a Spanish MiniLM) and to a field of the record asked for ("who has
     # it?" is near the comments): the words of comments or blockers do not.
-    by_meaning = asked is None and not _FIELD_ASKED.search(text)
+    by_meaning = asked is None and not _FIELD_ASKED.search(text) and not (ids and _CARD_ASKED.search(text))
     if (_COMMENTS.search(text) or intent == "comments" and by_meaning) and not _TASKS_ASKED.search(text):
         found = _comments(question, text, focus, ids, about, vocabulary, intent, lang)
         if found is not None:
