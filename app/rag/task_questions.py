@@ -98,7 +98,8 @@ OPEN_PHRASES = ("not done", "not finished", "unfinished", "open", "left", "remai
                 "busiest", "busy", "overloaded", "workload", "cargado", "cargada", "ocupado", "ocupada",
                 "carga de trabajo", "backlog", "still have", "still has", "still got", "todavia tiene",
                 "aun tiene", "queda", "falta", "restan", "resta", "restante",
-                "on my plate", "on his plate", "on her plate", "on their plate", "on your plate", "plate")
+                "on my plate", "on his plate", "on her plate", "on their plate", "on your plate", "plate",
+                "to go", "abierto", "abierta", "sin cerrar")
 PRIORITY_PHRASES = {
     "critical": "CRITICAL", "criticas": "CRITICAL", "critica": "CRITICAL", "criticos": "CRITICAL",
     "critico": "CRITICAL", "high priority": "HIGH", "high-priority": "HIGH", "high": "HIGH",
@@ -118,13 +119,15 @@ OVERDUE_PHRASES = ("overdue", "past due", "past its due date", "past their due d
                    # Running late, said of someone ("¿voy tarde con algo?", "is Ben behind?") or of a date missed.
                    "voy tarde", "vas tarde", "va tarde", "vamos tarde", "van tarde", "llego tarde", "llega tarde",
                    "pasado la fecha", "pasada la fecha", "pasado el plazo", "fuera del plazo", "past the date",
-                   "peor de plazos", "peor con los plazos", "worst on deadlines")
+                   "peor de plazos", "peor con los plazos", "worst on deadlines", "miss the due date",
+                   "missed the due date", "missed its due date", "missed any deadlines", "missed any deadline",
+                   "missed a deadline", "miss the deadline", "missed deadlines")
 UNASSIGNED_PHRASES = ("unassigned", "not assigned", "not assigned to anyone", "without an assignee",
                       "without assignee", "with no assignee", "no assignee", "nobody is assigned", "no one is assigned",
                       "no owner", "sin asignar", "sin responsable", "sin asignacion", "no asignadas", "no asignados",
                       "no tienen responsable", "nadie asignado")
 MINE_PHRASES = ("assigned to me", "asignadas a mi", "asignados a mi", "my", "mine", "am i", "do i", "i have",
-                "i am", "i'm", "mis", "mias", "mios", "tengo", "me toca", "me tocan", "a mi", "for me", "para mi")
+                "i am", "i'm", "mis", "mias", "mios", "lo mio", "lo mia", "mio", "mia", "tengo", "me toca", "me tocan", "a mi", "for me", "para mi")
 COUNT_PHRASES = ("how many", "number of", "count of", "count", "cuantas", "cuantos", "numero de", "cantidad de")
 POINTS_PHRASES = ("story points", "story point", "points", "puntos de historia", "puntos")
 TASK_NOUNS = ("tasks", "task", "tickets", "ticket", "issues", "issue", "items", "work", "tareas", "tarea",
@@ -138,7 +141,7 @@ PERSON_MARKERS = ("assigned to", "asignadas a", "asignados a", "asignada a", "as
 # "everything Diego has", "¿qué tiene Ben?"), finished or not; taken before PERSON_MARKERS.
 HOLDING = ("assigned to", "asignadas a", "asignados a", "asignada a", "asignado a", "le han asignado",
            "owned by", "owns", "own", "belong to", "belongs to", "belonging to", "has", "have", "got", "tiene",
-           "tienen", "lleva", "llevan")
+           "tienen", "lleva", "llevan", "lo de")
 # Words that say nothing a filter does not already say ("which", "still", "show me", "quedan", ...).
 FILLER = frozenset(terms.fold(w) for w in """
 which what whats what's show list give tell me all any are is there still currently now right have has
