@@ -32,8 +32,8 @@ _MENTION = re.compile(
     # A number alone after the article of "la tarea" or a preposition that asks about one thing ("¿cómo va
     # la 112?", "status of 75?", "deadline for 120?", "who's on 39?"), where the question ends or says how it
     # is doing: a task. Followed by a unit or a date ("in 3 days", "la 5 de enero") it is not one.
-    r"|(?<![\w-])(?:la|of|for|on|has|de|is|what's|whats)\s+(?P<said_id>\d{1,19})"
-    r"(?=\s*(?:[?!.,:;)](?!\d)|$)|\s+(?:estimated|going|done|finished|due|about|at)\b)",
+    r"|(?<![\w-])(?:la|of|for|on|has|de|is|doing|what's|whats)\s+(?P<said_id>\d{1,19})"
+    r"(?=\s*(?:[?!.,:;)](?!\d)|$)|\s+(?:estimated|going|done|finished|due|about|at|worth|in points|en puntos)\b)",
     re.IGNORECASE,
 )
 
