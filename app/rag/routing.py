@@ -72,7 +72,7 @@ _FIELD_ASKED = re.compile(r"(?<![\w-])(?:" + "|".join(
     [*(re.escape(terms.fold(w)) for stem in ("statu", "prior", "due", "point", "hours", "sprin")
        for w in terms.FIELD_HINTS[stem]),
      *(re.escape(terms.fold(w)) for w in terms.FIELD_HINTS["assig"] if terms.fold(w) not in ("who", "whom", "quien")),
-     r"who (?:has|owns|holds|is on|is doing|is working)", r"quien (?:lo |la |le )?(?:tiene|lleva|hace)",
+     r"who(?: is|'s|s)? (?:has|owns|holds|on|doing|working|handling)", r"quien (?:lo |la |le )?(?:tiene|lleva|hace)",
      r"done|finished|complete|completed|terminad[oa]|hech[oa]|acabad[oa]|completad[oa]|lista|listo"])
     + r")(?![\w-])")
 # "show me #57", "info on 11", "enséñame la 63": the record asked for by id, which no kind by meaning turns
@@ -111,7 +111,8 @@ def route(question: str, focus: EntityRef | None, vocabulary: Vocabulary, today:
         return Route("scope", scope=asked_scope, intent=intent, lang=lang)
     asked = task_questions.parse(question, vocabulary, today)  # "overdue in sprint 3" before SPRINT #3
     # "when is it due?" about nothing asks which; "¿qué le han asignado a Ana?" names whose tasks it asks for
-    if focus is None and not ids and not (asked and asked.people) and followup.asks_about_one(question):
+    if focus is None and not ids and not (asked and (asked.people or asked.mine)) \
+            and followup.asks_about_one(question):
         return Route("clarify", intent=intent, missing="task", lang=lang)
     follow_up = focus is not None and not ids and followup.is_follow_up(question)
     pointing = focus is not None and not ids and followup.points_back(question)

@@ -35,6 +35,7 @@ NAMES = Vocabulary(
     # A number alone where a chat writes a task's: after "la" (la tarea) or a preposition, ending the question.
     ("¿cómo va la 112?", [("task", 112)]), ("estado de la 17", [("task", 17)]), ("deadline for 120?", [("task", 120)]),
     ("who's on 39?", [("task", 39)]), ("what's 56 estimated at?", [("task", 56)]),
+    ("who is doing 120?", [("task", 120)]), ("how many points is 17 worth?", [("task", 17)]),
     # ... but not a count, a time or a date.
     ("due in 3 days", []), ("¿qué vence la 5 de enero?", []), ("the top 5 of 10 people", []),
 ])
@@ -80,6 +81,9 @@ def test_a_sprint_name_ending_in_a_number_is_not_an_id():
     ("¿qué tiene Chen?", dict(people=(Person(4, "Chen", "Wei"),), lang="es")),
     ("my done stuff", dict(mine=True, status="DONE")),
     ("¿voy tarde con algo?", dict(mine=True, overdue=True, lang="es")),
+    ("lo mío terminadas", dict(mine=True, status="DONE", lang="es")),
+    ("todo lo de Chen", dict(people=(Person(4, "Chen", "Wei"),), lang="es")),
+    ("has Chen missed any deadlines?", dict(people=(Person(4, "Chen", "Wei"),), overdue=True)),
 ])
 def test_tracker_questions_parse(question, expected):
     parsed = task_questions.parse(question, NAMES, TODAY)
@@ -141,6 +145,10 @@ def test_anything_else_is_left_to_retrieval(question):
     ("stick to Payments Platform for now", None, "scope"),
     ("de momento solo Payments Platform", None, "scope"),
     ("mira todo de nuevo", ("task", 55), "scope"),
+    ("all projects please", ("task", 55), "scope"),
+    ("and the assignee?", ("task", 55), "follow_up"),  # a field after "and": of what was just said
+    ("who's doing it?", ("task", 55), "follow_up"),
+    ("¿para cuándo?", None, "clarify"),  # a field alone, with nothing said before: which task?
 ])
 def test_routes(question, focus, kind):
     route = routing.route(question, focus, NAMES, TODAY)
