@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from app.config import Settings
-from app.evals import conversation_cases
+from app.evals import conversation_cases, conversation_phrasings
 from app.evals.conversation_cases import FAMILY
 from app.services import conversation_bench, golden_eval
 
@@ -66,3 +66,16 @@ def test_the_offline_sample_holds_the_floor_and_leaks_nothing(offline, floor):
     assert not below, f"the offline conversation score dropped below the floor (score, floor): {below}"
     assert offline["all"]["leaks"] == 0
     assert offline["all"]["wrong_refusals"] <= floor["offline"]["wrong_refusals_max"], offline["all"]
+
+
+def test_phrasings_invented_later_hold_their_floor_and_leak_nothing(bench, floor):
+    """The same kinds of question in words nobody tuned the first phrasings for (conversation_phrasings.VARIANTS:
+    no "tasks", a bare number, informal Spanish without accents): a rule that knows one wording only fails here."""
+    engine, settings, snap, _ = bench
+    own = floor["variants"]
+    cases = conversation_cases.sample(conversation_cases.build(snap, conversation_phrasings.VARIANTS), own["sample_turns"])
+    figures = conversation_bench.summarize(conversation_bench.ask(engine, settings, snap, cases, "offline"))["all"]
+    assert figures["questions"] >= own["sample_turns"]
+    assert figures["score"] >= own["offline"]["all"], figures
+    assert figures["leaks"] == 0
+    assert figures["wrong_refusals"] <= own["offline"]["wrong_refusals_max"], figures
