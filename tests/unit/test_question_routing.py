@@ -38,6 +38,7 @@ NAMES = Vocabulary(
     ("who is doing 120?", [("task", 120)]), ("how many points is 17 worth?", [("task", 17)]),
     # ... but not a count, a time or a date.
     ("due in 3 days", []), ("¿qué vence la 5 de enero?", []), ("the top 5 of 10 people", []),
+    ("what is the roadmap for 2026?", []), ("el presupuesto de 2025", []), ("status of #2026?", [("task", 2026)]),
 ])
 def test_ids_in_text(text, found):
     assert refs.mentions(text) == found
