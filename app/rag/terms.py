@@ -40,7 +40,7 @@ FIELD_HINTS = {
               "handling", "handles", "handle", "whose", "lleva", "llevando", "encarga"),
     "statu": ("status", "state", "estado", "progress", "progreso"),
     "prior": ("priority", "prioridad", "urgent", "urgente", "critical", "crítica", "critica"),
-    "due": ("due", "deadline", "when", "cuándo", "cuando", "fecha", "vence", "entrega", "plazo"),
+    "due": ("due", "deadline", "when", "cuándo", "cuando", "fecha", "vence", "entrega", "plazo", "límite", "limite"),
     "block": ("blocked", "blocking", "blocker", "bloqueado", "bloqueada", "bloquea", "bloqueo"),
     "sprin": ("sprint", "iteración", "iteracion"),
     "point": ("points", "puntos", "estimate"),

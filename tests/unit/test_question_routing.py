@@ -147,6 +147,9 @@ def test_anything_else_is_left_to_retrieval(question):
     ("de momento solo Payments Platform", None, "scope"),
     ("mira todo de nuevo", ("task", 55), "scope"),
     ("all projects please", ("task", 55), "scope"),
+    ("let's focus on Payments Platform only", None, "scope"),
+    ("what should we focus on in the payments project?", None, "retrieve"),
+    ("¿fecha límite?", ("task", 55), "follow_up"),
     ("and the assignee?", ("task", 55), "follow_up"),  # a field after "and": of what was just said
     ("who's doing it?", ("task", 55), "follow_up"),
     ("¿para cuándo?", None, "clarify"),  # a field alone, with nothing said before: which task?
