@@ -50,6 +50,7 @@ _WORK = re.compile(r"(?<![\w-])(?:en que (?:ando|anda|andas|andan|estoy|esta|est
 _TASKS_ASKED = re.compile(r"(?<![\w-])(?:which|what|que|cuales)\s+(?:tasks|tickets|issues|tareas)(?![\w-])")
 _LATEST_STEMS = frozenset(terms.stem(w) for w in ("latest", "last", "recent", "newest", "ultimo", "ultima",
                                                   "reciente", "else", "mas", "anyone", "anybody", "someone", "alguien",
+                                                  "other", "others", "otro", "otros", "otra", "otras", "haya", "hayan",
                                                   # the verbs a comment is made with ("who else left comments?")
                                                   "left", "leave", "wrote", "write", "written", "posted", "added",
                                                   "dejo", "dejaron", "dejado", "escribio", "escribieron", "puso",
@@ -57,7 +58,9 @@ _LATEST_STEMS = frozenset(terms.stem(w) for w in ("latest", "last", "recent", "n
 # Words no filter explains that a question of a kind found by meaning may still hold ("what's on my plate?":
 # "plate"; "anything I should finish before Friday?": "finish"); more, and it is about something else.
 MAX_UNKNOWN = 2
-_COMMENTS = re.compile(r"(?<![\w-])(?:comment\w*|coment\w*|replied|repl(?:y|ies)|respondi\w*)(?![\w-])")
+# Writing on a task is commenting on it ("who wrote on it?", "¿quién escribió en ella?").
+_COMMENTS = re.compile(r"(?<![\w-])(?:comment\w*|coment\w*|replied|repl(?:y|ies)|respondi\w*|"
+                       r"(?:wrote|written|writes|escribi\w*|escrito) (?:on|en))(?![\w-])")
 # "what is blocked?", "which tasks are stuck?", "¿qué está bloqueado?": a list, even beside a focus (while
 # "is there a blocker?" beside one is about it).
 _LIST_ASKED = re.compile(r"(?<![\w-])(?:what|what's|whats|which|anything|any|que|cuales|cual|algo|hay|tasks|tickets|"

@@ -150,6 +150,7 @@ def test_anything_else_is_left_to_retrieval(question):
     ("let's focus on Payments Platform only", None, "scope"),
     ("what should we focus on in the payments project?", None, "retrieve"),
     ("¿fecha límite?", ("task", 55), "follow_up"),
+    ("¿quién escribió en ella?", ("task", 55), "comments"), ("¿otros que hayan comentado?", ("task", 55), "comments"),
     ("and the assignee?", ("task", 55), "follow_up"),  # a field after "and": of what was just said
     ("who's doing it?", ("task", 55), "follow_up"),
     ("¿para cuándo?", None, "clarify"),  # a field alone, with nothing said before: which task?
