@@ -64,10 +64,13 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "bench" / "bench_conversation.json")
     parser.add_argument("--turns", type=Path, default=None, help="also write every judged turn here (JSON)")
     parser.add_argument("--no-markdown", action="store_true")
+    parser.add_argument("--variants", action="store_true",
+                        help="ask the later-invented phrasings (conversation_phrasings.VARIANTS) instead; "
+                             "all tuned, so nothing is written to BENCHMARKS.md")
     args = parser.parse_args()
     modes = [m for m in args.modes.split(",") if m]
     started = time.perf_counter()
-    result = conversation_bench.evaluate_conversations(modes, base=Settings(_env_file=None))
+    result = conversation_bench.evaluate_conversations(modes, base=Settings(_env_file=None), variants=args.variants)
     seconds = time.perf_counter() - started
     turns = {mode: figures.pop("turns") for mode, figures in result["modes"].items()}
     result.update({"label": args.label, "commit": _commit(), "date": dt.date.today().isoformat(),
@@ -80,7 +83,7 @@ def main() -> None:
         print(f"{mode:<10} {a['questions']} questions: right {a['right']}, right refusal {a['right_refusal']}, "
               f"wrong {a['wrong']}, leaks {a['leaks']}, wrong refusals {a['wrong_refusals']}, score {a['score']}")
     print(f"{seconds:.1f} s for {len(modes)} mode(s), seeding included")
-    if not args.no_markdown:
+    if not args.no_markdown and not args.variants:
         write_section(result)
         append_rows([f"| {result['date']} | conversation benchmark ({args.label}, {mode}) | {result['questions']} "
                      f"questions | score all / tuned / held-out | {f['all']['score']} / "

@@ -63,13 +63,21 @@ class Case:
         return len(self.turns) >= 3
 
 
-def phrasings(template: str, lang: str) -> list[tuple[str, str]]:
-    """(phrasing, part) of a template in a language: the tuned ones, then the held-out ones."""
+Source = Mapping[str, Mapping[str, tuple[str, ...]]]
+
+
+def phrasings(template: str, lang: str, source: Source | None = None) -> list[tuple[str, str]]:
+    """(phrasing, part) of a template in a language: the tuned ones, then the held-out ones; with a
+    ``source`` (conversation_phrasings.VARIANTS), its phrasings as tuned ones where it has the template."""
+    if source is not None and source.get(template, {}).get(lang):
+        return [(p, "tuned") for p in source[template][lang]]
     return [(p, part) for part, module in zip(PARTS, (tuned, heldout))
             for p in module.PHRASINGS.get(template, {}).get(lang, ())]
 
 
-def build(snap: Snapshot) -> list[Case]:
+def build(snap: Snapshot, source: Source | None = None) -> list[Case]:
+    """Every conversation; with a ``source``, only those its phrasings reword (the templates it has, and
+    the chains, whose other turns keep their phrasings), asked in its words."""
     rng = random.Random(SEED)
     ids = {str(e["first_name"]): i for i, e in snap.employees.items()}
     askers = [ids[name] for name in ASKERS]
@@ -79,10 +87,12 @@ def build(snap: Snapshot) -> list[Case]:
     cases: list[Case] = []
     combos = _combos(snap, askers, picks)
     for template, rows in combos.items():
-        cases.extend(_spread(snap, template, rows))
-    cases.extend(_facts(snap, askers))
-    cases.extend(_focus_chains(snap, askers, picks))
-    cases.extend(_scope_chains(snap, askers))
+        if source is None or template in source:
+            cases.extend(_spread(snap, template, rows, source))
+    if source is None:
+        cases.extend(_facts(snap, askers))
+    cases.extend(_focus_chains(snap, askers, picks, source))
+    cases.extend(_scope_chains(snap, askers, source))
     return cases
 
 
@@ -129,7 +139,7 @@ def _areas(snap: Snapshot) -> list[str]:
     return [area for project in sorted(AREAS) for area in AREAS[project] if any(area.lower() in t for t in titles)]
 
 
-def _spread(snap: Snapshot, template: str, rows: list[tuple[int, dict]]) -> Iterator[Case]:
+def _spread(snap: Snapshot, template: str, rows: list[tuple[int, dict]], source: Source | None) -> Iterator[Case]:
     """Each phrasing with its share of the slot combinations, taken in a fixed shuffled order (so every
     project, sprint, status and asker gets its turn), distinct until all are used, Spanish after English."""
     order = random.Random(f"{SEED}-{template}").sample(rows, len(rows))
@@ -138,7 +148,7 @@ def _spread(snap: Snapshot, template: str, rows: list[tuple[int, dict]]) -> Iter
         per = min(PER_PHRASING[lang], len(rows))
         if len(rows) <= len({asker for asker, _ in rows}):  # one combination per asker: fewer of them
             per = max(1, per // 2)
-        for i, (text, part) in enumerate(phrasings(template, lang)):
+        for i, (text, part) in enumerate(phrasings(template, lang, source)):
             for j in range(per):
                 asker, slots = order[taken % len(order)]
                 taken += 1
@@ -158,7 +168,8 @@ def _facts(snap: Snapshot, askers: list[int]) -> Iterator[Case]:
                 yield Case(f"nowhere-{part}-{n}-{asker}", asker, (Turn(text, lang, part, "nowhere", ()),))
 
 
-def _focus_chains(snap: Snapshot, askers: list[int], picks: Mapping[int, list[int]]) -> Iterator[Case]:
+def _focus_chains(snap: Snapshot, askers: list[int], picks: Mapping[int, list[int]],
+                  source: Source | None) -> Iterator[Case]:
     """A task (by id, by title, or its comments), then three follow-ups about it."""
     openers = ("card", "lookup_status", "title_status", "comment_authors", "lookup_due")
     closers = ("fu_authors", "fu_others", "fu_status")
@@ -172,11 +183,11 @@ def _focus_chains(snap: Snapshot, askers: list[int], picks: Mapping[int, list[in
                 opener = "card"  # a missing task has no title to ask by
             templates = (opener, "fu_assignee", "fu_due", closers[n % len(closers)])
             yield Case(f"chain-focus-{n}", asker, tuple(
-                _turn(snap, t, *_phrasing(t, lang, n + ix), lang, {"task": task}) for ix, t in enumerate(templates)))
+                _turn(snap, t, *_phrasing(t, lang, n + ix, source), lang, {"task": task}) for ix, t in enumerate(templates)))
             n += 1
 
 
-def _scope_chains(snap: Snapshot, askers: list[int]) -> Iterator[Case]:
+def _scope_chains(snap: Snapshot, askers: list[int], source: Source | None) -> Iterator[Case]:
     """"Only look at project X from now on", two questions under it, then "search everything again"."""
     n = 0
     for asker in askers:
@@ -186,12 +197,12 @@ def _scope_chains(snap: Snapshot, askers: list[int]) -> Iterator[Case]:
             steps = (("scope_project", {"project": project}), ("fu_blocked", {}),
                      ("fu_count_status", {"status": status}), ("scope_all", {}))
             yield Case(f"chain-scope-{n}", asker, tuple(
-                _turn(snap, t, *_phrasing(t, lang, n + ix), lang, slots) for ix, (t, slots) in enumerate(steps)))
+                _turn(snap, t, *_phrasing(t, lang, n + ix, source), lang, slots) for ix, (t, slots) in enumerate(steps)))
             n += 1
 
 
-def _phrasing(template: str, lang: str, n: int) -> tuple[str, str]:
-    pool = phrasings(template, lang)
+def _phrasing(template: str, lang: str, n: int, source: Source | None) -> tuple[str, str]:
+    pool = phrasings(template, lang, source)
     return pool[n % len(pool)]
 
 

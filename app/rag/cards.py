@@ -45,7 +45,7 @@ NOT_FOUND = {"en": "I can't find {what} among what you can see.",
 # Which field a question asks for, by its (accent-folded) words. Comments and blockers first: "who commented
 # on it?" asks for the comments' authors, not the assignee "who" would otherwise mean.
 _COMMENT_WORDS = frozenset("""comment comments commented commenting said say says wrote comentario comentarios
-comento comentaron comentado dijo dijeron dice dicen escribio""".split())
+comento comentaron comentado dijo dijeron dice dicen escribio written writes escrito escribieron""".split())
 _BLOCK_WORDS = frozenset("""block blocks blocked blocking blocker blockers stuck bloquea bloquean bloqueado bloqueada
 bloqueo bloqueos impide atascada atascado""".split())
 _FIELD_WORDS = {

@@ -22,7 +22,7 @@ Dimension = Literal["project", "sprint", "assignee", "status", "priority"]
 MAX_RANKED = 10  # groups written out after the winner
 
 _DIMENSION_WORDS: dict[Dimension, tuple[str, ...]] = {
-    "project": ("project", "projects", "proyecto", "proyectos"),
+    "project": ("project", "projects", "proyecto", "proyectos", "where", "donde"),  # a tracker's "where" is a project
     "sprint": ("sprint", "sprints", "iteration", "iterations", "iteracion", "iteraciones"),
     "assignee": ("who", "whom", "person", "people", "assignee", "assignees", "developer", "developers", "member",
                  "team member", "quien", "quienes", "persona", "personas", "responsable", "desarrollador",
@@ -30,7 +30,7 @@ _DIMENSION_WORDS: dict[Dimension, tuple[str, ...]] = {
     "status": ("status", "statuses", "state", "estado", "estados"),
     "priority": ("priority", "priorities", "prioridad", "prioridades"),
 }
-_MOST = ("most", "more", "biggest", "largest", "highest", "max", "busiest", "mas", "mayor")
+_MOST = ("most", "more", "biggest", "largest", "highest", "max", "busiest", "mas", "mayor", "worst", "peor")
 _FEWEST = ("fewest", "least", "less", "smallest", "lowest", "min", "menos", "menor")
 # Something countable must be asked about: "who can tell me more about the project?" compares nothing.
 _MEASURES = frozenset(terms.fold(w) for w in """
@@ -38,6 +38,7 @@ task tasks ticket tickets issue issues bug bugs work workload backlog points ove
 pending story many much count number tarea tareas trabajo carga puntos vencidas vencidos atrasadas atrasados
 atrasado atrasada pendientes abiertas abiertos errores cuantas cuantos numero behind late retrasado retrasada
 retrasados retrasadas vencido vencida retraso retrasos busy overloaded cargado cargada ocupado ocupada carga
+plazos deadlines plate
 """.split())
 _PER = re.compile(r"(?<![\w-])(?:per|by|each|por|cada|grouped by|agrupad[oa]s por|broken down by|break down by)"
                   r"\s+(?:the\s+|el\s+|la\s+)?(?P<word>\w+)")

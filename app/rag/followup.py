@@ -51,10 +51,17 @@ def own_topic(question: str) -> set[str]:
 
 
 def points_back(question: str) -> bool:
-    """Whether the question uses a word that points at something already said ("it", "that task", "lo").
+    """Whether the question uses a word that points at something already said ("it", "that task", "lo"),
+    or a Spanish verb with the pronoun joined to it ("¿para cuándo hay que tenerla?", "¿quién va a hacerlo?").
     "está"/"esté" is the verb, not "esta" (this): "¿qué está atascado?" points at nothing."""
     verbs = _ESTAR.sub("estar", question.lower())
-    return any(w in _POINTING for w in terms.words(_NOT_POINTING.sub(" ", terms.fold(verbs))))
+    said = terms.words(_NOT_POINTING.sub(" ", terms.fold(verbs)))
+    return any(w in _POINTING or _ENCLITIC.fullmatch(w) for w in said) or bool(_AND_FIELD.match(terms.fold(question)))
+
+
+_ENCLITIC = re.compile(r"\w{2,}(?:ar|er|ir)(?:lo|la|los|las)")
+# "and the assignee?", "¿y la fecha?", "¿y el responsable?": one field of what was just said.
+_AND_FIELD = re.compile(r"\W*(?:and|y)\s+(?:the|its|el|la|su)\s+\w+\W*$")
 
 
 # Words that point at one thing already said ("when is it due?", "¿quién lo tiene asignado?", "¿y quién la
@@ -64,6 +71,9 @@ _ONE = re.compile(r"(?<![\w-])(?:it|its|it's|(?:this|that) (?:one|task|ticket|is
                   r"(?:esa|esta|ese|este) (?:tarea|ticket|incidencia))(?![\w-])"
                   r"|(?:^|[¿¡]|(?<![\w-])(?:quien|que|y|ya|cuando|como|alguien|nadie|mas))\s*(?:lo|la|le)\s+"
                   r"(?!que\b|mas\b)\w|^\W*(?:and|y)\s")
+# A field alone, which only something already said has ("¿para cuándo?", "deadline?", "¿y cómo va?").
+_BARE_FIELD = re.compile(r"\W*(?:and |y )?(?:(?:para |by |due )?(?:cuando|when)(?: due)?|deadline|due date|fecha(?: limite)?|"
+                         r"status|estado|como va|how's it going|hows it going|assignee|responsable)\W*")
 # A question about many (tasks, a count, "them"): a list or a figure, not one thing.
 _MANY = re.compile(r"(?<![\w-])(?:tasks|tickets|issues|items|tareas|incidencias|pendientes|how many|how much|cuant\w*|"
                    r"them|they|those|these|ones|ellos|ellas|esos|esas|estos|estas)(?![\w-])")
@@ -73,7 +83,7 @@ def asks_about_one(question: str) -> bool:
     """Whether the question asks a field of one thing already said and names nothing of its own ("who has
     it?", "¿y cuándo vence?"): without a focus, nothing says which thing."""
     text = _NOT_POINTING.sub(" ", terms.fold(question)).strip()
-    return bool(_ONE.search(text)) and not _MANY.search(text) and is_follow_up(question)
+    return bool(_ONE.search(text) or _BARE_FIELD.fullmatch(text)) and not _MANY.search(text) and is_follow_up(question)
 
 
 def is_follow_up(question: str) -> bool:

@@ -28,7 +28,13 @@ _WORDS = "|".join(sorted(_TYPE_WORDS, key=len, reverse=True))
 _MENTION = re.compile(
     r"\[(?P<anchor>TASK|SPRINT|PROJECT|DOC)\s*#\s*(?P<anchor_id>\d{1,19})\]"  # an anchor, as cited
     rf"|\b(?P<word>{_WORDS})\s*(?:#|n[º°o]\.?|no\.|number|número|numero)?\s*(?P<word_id>\d{{1,19}})\b"
-    r"|(?<![\w#&])#(?P<bare_id>\d{1,19})\b",  # "#107" alone: a task, as trackers number them
+    r"|(?<![\w#&])#(?P<bare_id>\d{1,19})\b"  # "#107" alone: a task, as trackers number them
+    # A number alone after the article of "la tarea" or a preposition that asks about one thing ("¿cómo va
+    # la 112?", "status of 75?", "deadline for 120?", "who's on 39?"), where the question ends or says how it
+    # is doing: a task. Followed by a unit or a date ("in 3 days", "la 5 de enero"), or a year ("the roadmap for
+    # 2026?", "el plan de 2025"), it is not one: "task 2026" or "#2026" still is.
+    r"|(?<![\w-])(?:la|of|for|on|has|de|is|doing|what's|whats)\s+(?!(?:19|20)\d\d\b)(?P<said_id>\d{1,19})"
+    r"(?=\s*(?:[?!.,:;)](?!\d)|$)|\s+(?:estimated|going|done|finished|due|about|at|worth|in points|en puntos)\b)",
     re.IGNORECASE,
 )
 
@@ -57,7 +63,7 @@ def mentions(text: str, masked: Sequence[tuple[int, int]] = ()) -> list[EntityRe
         elif match.group("word"):
             ref = (_TYPE_WORDS[match.group("word").lower()], int(match.group("word_id")))
         else:
-            ref = ("task", int(match.group("bare_id")))
+            ref = ("task", int(match.group("bare_id") or match.group("said_id")))
         if 0 < ref[1] <= MAX_ID and ref not in found:
             found.append(ref)
     return found

@@ -52,6 +52,7 @@ _WORK = re.compile(r"(?<![\w-])(?:en que (?:ando|anda|andas|andan|estoy|esta|est
 _TASKS_ASKED = re.compile(r"(?<![\w-])(?:which|what|que|cuales)\s+(?:tasks|tickets|issues|tareas)(?![\w-])")
 _LATEST_STEMS = frozenset(terms.stem(w) for w in ("latest", "last", "recent", "newest", "ultimo", "ultima",
                                                   "reciente", "else", "mas", "anyone", "anybody", "someone", "alguien",
+                                                  "other", "others", "otro", "otros", "otra", "otras", "haya", "hayan",
                                                   # the verbs a comment is made with ("who else left comments?")
                                                   "left", "leave", "wrote", "write", "written", "posted", "added",
                                                   "dejo", "dejaron", "dejado", "escribio", "escribieron", "puso",
@@ -59,7 +60,9 @@ _LATEST_STEMS = frozenset(terms.stem(w) for w in ("latest", "last", "recent", "n
 # Words no filter explains that a question of a kind found by meaning may still hold ("what's on my plate?":
 # "plate"; "anything I should finish before Friday?": "finish"); more, and it is about something else.
 MAX_UNKNOWN = 2
-_COMMENTS = re.compile(r"(?<![\w-])(?:comment\w*|coment\w*|replied|repl(?:y|ies)|respondi\w*)(?![\w-])")
+# Writing on a task is commenting on it ("who wrote on it?", "¿quién escribió en ella?").
+_COMMENTS = re.compile(r"(?<![\w-])(?:comment\w*|coment\w*|replied|repl(?:y|ies)|respondi\w*|"
+                       r"(?:wrote|written|writes|escribi\w*|escrito) (?:on|en))(?![\w-])")
 # "what is blocked?", "which tasks are stuck?", "¿qué está bloqueado?": a list, even beside a focus (while
 # "is there a blocker?" beside one is about it).
 _LIST_ASKED = re.compile(r"(?<![\w-])(?:what|what's|whats|which|anything|any|que|cuales|cual|algo|hay|tasks|tickets|"
@@ -74,9 +77,13 @@ _FIELD_ASKED = re.compile(r"(?<![\w-])(?:" + "|".join(
     [*(re.escape(terms.fold(w)) for stem in ("statu", "prior", "due", "point", "hours", "sprin")
        for w in terms.FIELD_HINTS[stem]),
      *(re.escape(terms.fold(w)) for w in terms.FIELD_HINTS["assig"] if terms.fold(w) not in ("who", "whom", "quien")),
-     r"who (?:has|owns|holds|is on|is doing|is working)", r"quien (?:lo |la |le )?(?:tiene|lleva|hace)",
+     r"who(?: is|'s|s)? (?:has|owns|holds|on|doing|working|handling)", r"quien (?:lo |la |le )?(?:tiene|lleva|hace)",
      r"done|finished|complete|completed|terminad[oa]|hech[oa]|acabad[oa]|completad[oa]|lista|listo"])
     + r")(?![\w-])")
+# "show me #57", "info on 11", "enséñame la 63": the record asked for by id, which no kind by meaning turns
+# into its comments or blockers.
+_CARD_ASKED = re.compile(r"(?<![\w-])(?:show|tell me about|info|information|details|detail|what's|whats|what is|"
+                         r"ensename|muestra\w*|hablame|dame|detalles|que es)(?![\w-])")
 _BLOCKED = re.compile(r"(?<![\w-])(?:block\w*|bloque\w*|stuck|atascad\w*|trabad\w*|held up|holding up)(?![\w-])")
 
 
@@ -107,18 +114,20 @@ def route(question: str, focus: EntityRef | None, vocabulary: Vocabulary, today:
     asked_scope = scope_requests.recognise(question, vocabulary, intent)
     if asked_scope is not None:
         return Route("scope", scope=asked_scope, intent=intent, lang=lang)
-    if focus is None and not ids and followup.asks_about_one(question):  # "when is it due?" about nothing
+    asked = task_questions.parse(question, vocabulary, today)  # "overdue in sprint 3" before SPRINT #3
+    # "when is it due?" about nothing asks which; "¿qué le han asignado a Ana?" names whose tasks it asks for
+    if focus is None and not ids and not (asked and (asked.people or asked.mine)) \
+            and followup.asks_about_one(question):
         return Route("clarify", intent=intent, missing="task", lang=lang)
     follow_up = focus is not None and not ids and followup.is_follow_up(question)
     pointing = focus is not None and not ids and followup.points_back(question)
     tasks_asked = tuple(r for r in ids if r[0] == "task")
     about = tasks_asked or ((focus,) if focus is not None and focus[0] == "task" and (follow_up or pointing)
                             else ())
-    asked = task_questions.parse(question, vocabulary, today)  # "overdue in sprint 3" before SPRINT #3
     # A kind found by meaning yields to a tracker question the rules read whole ("¿qué tareas de Emma están
     # terminadas?" is near "blocked" to a Spanish MiniLM) and to a field of the record asked for ("who has
     # it?" is near the comments): the words of comments or blockers do not.
-    by_meaning = asked is None and not _FIELD_ASKED.search(text)
+    by_meaning = asked is None and not _FIELD_ASKED.search(text) and not (ids and _CARD_ASKED.search(text))
     if (_COMMENTS.search(text) or intent == "comments" and by_meaning) and not _TASKS_ASKED.search(text):
         found = _comments(question, text, focus, ids, about, vocabulary, intent, lang)
         if found is not None:

@@ -29,6 +29,11 @@ _ASKING = re.compile(r"(?<![\w-])(?:" + "|".join((
     r"a partir de ahora", r"de ahora en adelante", r"desde ahora", r"solo (?:en |con )?(?:el|los) proyectos?",
     r"unicamente (?:en )?el proyecto", r"limita(?:r|te)?", r"centrate en", r"ce[nñ]ite a", r"quita el filtro",
     r"busca\w* en tod[oa]s?", r"busca\w* en todas partes", r"en todo otra vez",
+    # A scope said for a while: "stick to Payments for now", "de momento solo Datos", "just X from now on".
+    r"stick\w* (?:only |just )?to", r"(?:let's|lets|let us|just) focus\w* (?:only |just )?on", r"focus\w* (?:only|just) on", r"^\W*(?:all projects|every project|todos los proyectos)(?: please| por favor)?\W*$",
+    r"(?:de momento|por ahora|por el momento|for now|for the time being),? solo",
+    r"(?:mira|busca|ve|revisa)\w* (?:en )?tod[oa]s?(?: los proyectos)? (?:otra vez|de nuevo)",
+    r"(?:look|search)\w* (?:at |in )?(?:everything|all) (?:now|again)",
     # Widening it again: going back to everything, or lifting the filter ("go back to all projects",
     # "clear the filter", "vuelve a todos los proyectos", "busca de nuevo en todo").
     r"(?:go|come|switch|get|head|going|coming|switching)\w* back to (?:search\w* |look\w* (?:at )?)?"

@@ -97,7 +97,9 @@ OPEN_PHRASES = ("not done", "not finished", "unfinished", "open", "left", "remai
                 # Someone's load: what they have not finished ("who is the busiest?", "¿quién está más cargado?").
                 "busiest", "busy", "overloaded", "workload", "cargado", "cargada", "ocupado", "ocupada",
                 "carga de trabajo", "backlog", "still have", "still has", "still got", "todavia tiene",
-                "aun tiene", "queda", "falta", "restan", "resta", "restante")
+                "aun tiene", "queda", "falta", "restan", "resta", "restante",
+                "on my plate", "on his plate", "on her plate", "on their plate", "on your plate", "plate",
+                "to go", "abierto", "abierta", "sin cerrar")
 PRIORITY_PHRASES = {
     "critical": "CRITICAL", "criticas": "CRITICAL", "critica": "CRITICAL", "criticos": "CRITICAL",
     "critico": "CRITICAL", "high priority": "HIGH", "high-priority": "HIGH", "high": "HIGH",
@@ -113,27 +115,41 @@ OVERDUE_PHRASES = ("overdue", "past due", "past its due date", "past their due d
                    "retrasada", "retrasado", "fuera de plazo", "missed the deadline", "missed its deadline",
                    "missed their deadline", "missed deadline", "missed deadlines", "pasado de fecha",
                    "pasada de fecha", "pasadas de fecha", "pasados de fecha", "fuera de fecha", "con retraso",
-                   "retraso", "retrasos", "slipped", "slipping", "let slip")
+                   "retraso", "retrasos", "slipped", "slipping", "let slip",
+                   # Running late, said of someone ("¿voy tarde con algo?", "is Ben behind?") or of a date missed.
+                   "voy tarde", "vas tarde", "va tarde", "vamos tarde", "van tarde", "llego tarde", "llega tarde",
+                   "pasado la fecha", "pasada la fecha", "pasado el plazo", "fuera del plazo", "past the date",
+                   "peor de plazos", "peor con los plazos", "worst on deadlines", "miss the due date",
+                   "missed the due date", "missed its due date", "missed any deadlines", "missed any deadline",
+                   "missed a deadline", "miss the deadline", "missed deadlines")
 UNASSIGNED_PHRASES = ("unassigned", "not assigned", "not assigned to anyone", "without an assignee",
                       "without assignee", "with no assignee", "no assignee", "nobody is assigned", "no one is assigned",
                       "no owner", "sin asignar", "sin responsable", "sin asignacion", "no asignadas", "no asignados",
                       "no tienen responsable", "nadie asignado")
 MINE_PHRASES = ("assigned to me", "asignadas a mi", "asignados a mi", "my", "mine", "am i", "do i", "i have",
-                "i am", "i'm", "mis", "mias", "mios", "tengo", "me toca", "me tocan", "a mi", "for me", "para mi")
+                "i am", "i'm", "mis", "mias", "mios", "lo mio", "lo mia", "mio", "mia", "tengo", "me toca", "me tocan", "a mi", "for me", "para mi")
 COUNT_PHRASES = ("how many", "number of", "count of", "count", "cuantas", "cuantos", "numero de", "cantidad de")
 POINTS_PHRASES = ("story points", "story point", "points", "puntos de historia", "puntos")
 TASK_NOUNS = ("tasks", "task", "tickets", "ticket", "issues", "issue", "items", "work", "tareas", "tarea",
-              "pendientes", "trabajo")
+              "pendientes", "trabajo",
+              # What a chat calls them ("my in review stuff?", "mis cosas terminadas", "mis entregas de ...").
+              "stuff", "things", "ones", "cosas", "entregas", "deliverables")
 PERSON_MARKERS = ("assigned to", "asignadas a", "asignados a", "asignada a", "asignado a", "working on", "trabajando en",
                   "esta haciendo", "owned by", "de", "owns", "own", "belong to", "belongs to", "belonging to",
                   "responsible for", "a cargo de", "le toca", "le tocan", "se encarga", "se encarga de")
+# Someone holding tasks, said beside their name and nothing else: all their tasks ("what's assigned to Emma?",
+# "everything Diego has", "¿qué tiene Ben?"), finished or not; taken before PERSON_MARKERS.
+HOLDING = ("assigned to", "asignadas a", "asignados a", "asignada a", "asignado a", "le han asignado",
+           "owned by", "owns", "own", "belong to", "belongs to", "belonging to", "has", "have", "got", "tiene",
+           "tienen", "lleva", "llevan", "lo de")
 # Words that say nothing a filter does not already say ("which", "still", "show me", "quedan", ...).
 FILLER = frozenset(terms.fold(w) for w in """
 which what whats what's show list give tell me all any are is there still currently now right have has
-got does do doing due assigned owned by with in on of for the a an total sum left remaining open over
+got does do doing due assigned much owned by with in on of for the a an total sum left remaining open over
 under this that these those does did be being been whose who whom sprint project please
 cuales cual que muestra muestrame lista dame dime todas todos hay estan esta siguen sigue aun todavia
 ensename listame ver quiero saber everything todo encuentra encuentran column columna
+anything something algo alguna alguno con
 tiene tienen vence vencen vencer asignadas asignados asignada asignado del de la las los en el por
 proyecto iteracion suma total actualmente ahora
 """.split())
@@ -163,8 +179,10 @@ def parse(question: str, vocabulary: Vocabulary, today: dt.date) -> TaskQuestion
         return None
     found = reading.found
     # "what does Emma have in review?", "what do I have due next week?": someone's tasks, though no noun says so.
+    # "how many in review in Payments?", "¿cuántas hay en revisión?": a count of a status counts tasks.
     asks_about_tasks = any(k in found for k in ("noun", "points", "overdue", "unassigned")) or (
-        (reading.people or "mine" in found) and any(k in found for k in ("open", "status", "due")))
+        (reading.people or "mine" in found) and any(k in found for k in ("open", "status", "due"))) or (
+        "count" in found and "status" in found) or bool(reading.people and "holding" in found)
     filters = [reading.sprint, reading.project, *(found.get(k) for k in (
         "status", "priority", "overdue", "unassigned", "due", "mine", "open", "count", "points")), reading.people]
     if not asks_about_tasks or not any(filters):
@@ -262,6 +280,8 @@ def _read(question: str, vocabulary: Vocabulary) -> _Reading | None:
     people = _people(text, vocabulary, taken)
     take(OPEN_PHRASES, "open")
     take(TASK_NOUNS, "noun")
+    if people:
+        take(HOLDING, "holding")
     take(PERSON_MARKERS, "")
     return _Reading(text, lang, taken, found, people, sprint, project)
 

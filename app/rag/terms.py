@@ -35,10 +35,12 @@ STOP = EN_STOP | ES_STOP
 # names are English even for Spanish tasks: "who"/"quién" asks for the Assignee line, and so on.
 FIELD_HINTS = {
     "assig": ("who", "whom", "quién", "quien", "assigned", "assignee", "owner", "asignado", "asignada",
-              "asignar", "responsable", "encargado", "encargada"),
+              "asignar", "responsable", "encargado", "encargada",
+              # Who handles it, in other words ("who's handling that one?", "¿quién la lleva?", "whose is it?").
+              "handling", "handles", "handle", "whose", "lleva", "llevando", "encarga"),
     "statu": ("status", "state", "estado", "progress", "progreso"),
     "prior": ("priority", "prioridad", "urgent", "urgente", "critical", "crítica", "critica"),
-    "due": ("due", "deadline", "when", "cuándo", "cuando", "fecha", "vence", "entrega", "plazo"),
+    "due": ("due", "deadline", "when", "cuándo", "cuando", "fecha", "vence", "entrega", "plazo", "límite", "limite"),
     "block": ("blocked", "blocking", "blocker", "bloqueado", "bloqueada", "bloquea", "bloqueo"),
     "sprin": ("sprint", "iteración", "iteracion"),
     "point": ("points", "puntos", "estimate"),

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.config import Settings
-from app.evals import conversation_cases, loopback_llm
+from app.evals import conversation_cases, conversation_phrasings, loopback_llm
 from app.evals.conversation_cases import FAMILY, Case
 from app.evals.conversation_score import Verdict, judge
 from app.evals.conversation_truth import Snapshot, truth
@@ -151,14 +151,15 @@ def _figures(rows: Sequence[Judged]) -> dict[str, Any]:
 
 def evaluate_conversations(modes: Sequence[str] = ("offline",), embedder: Any | None = None,
                            progress: ProgressFactory | None = None, base: Settings | None = None,
-                           min_turns: int | None = None) -> dict[str, Any]:
+                           min_turns: int | None = None, variants: bool = False) -> dict[str, Any]:
     """Seed, build, ask in every mode, judge → {"conversations", "questions", ..., "modes": {mode: figures,
-    "turns": every judged turn}}. ``min_turns``: only the stratified sample (conversation_cases.sample)."""
+    "turns": every judged turn}}. ``min_turns``: only the stratified sample (conversation_cases.sample);
+    ``variants``: the conversations reworded by conversation_phrasings.VARIANTS instead."""
     from app.services.golden_eval import demo_engine
 
     with demo_engine(base, embedder) as (engine, settings):
         snap = snapshot(engine)
-        cases = conversation_cases.build(snap)
+        cases = conversation_cases.build(snap, conversation_phrasings.VARIANTS if variants else None)
         if min_turns is not None:
             cases = conversation_cases.sample(cases, min_turns)
         turns = [t for c in cases for t in c.turns]

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from app.config import Settings
-from app.evals import conversation_cases
+from app.evals import conversation_cases, conversation_phrasings
 from app.evals.conversation_cases import FAMILY
 from app.services import conversation_bench, golden_eval
 
@@ -94,3 +94,16 @@ def test_an_honest_model_on_the_sample_scores_as_offline_does(bench, sample, off
     assert len(lost) <= HONEST_GAP, [(r["question"], r["why"]) for r in lost]
     assert not any(r["leak"] for r in rows.values())
     assert not any(r["wrong_refusal"] and not offline_rows[key]["wrong_refusal"] for key, r in rows.items())
+
+
+def test_phrasings_invented_later_hold_their_floor_and_leak_nothing(bench, floor):
+    """The same kinds of question in words nobody tuned the first phrasings for (conversation_phrasings.VARIANTS:
+    no "tasks", a bare number, informal Spanish without accents): a rule that knows one wording only fails here."""
+    engine, settings, snap, _ = bench
+    own = floor["variants"]
+    cases = conversation_cases.sample(conversation_cases.build(snap, conversation_phrasings.VARIANTS), own["sample_turns"])
+    figures = conversation_bench.summarize(conversation_bench.ask(engine, settings, snap, cases, "offline"))["all"]
+    assert figures["questions"] >= own["sample_turns"]
+    assert figures["score"] >= own["offline"]["all"], figures
+    assert figures["leaks"] == 0
+    assert figures["wrong_refusals"] <= own["offline"]["wrong_refusals_max"], figures

@@ -32,6 +32,13 @@ NAMES = Vocabulary(
     ("my 1:1 with Maria, p95 of 2.3 s", []),
     ("task 0 and task 99999999999999999999", []),  # not an id: zero, or past 64 bits
     ("issue#12 and &#35;", [("task", 12)]),
+    # A number alone where a chat writes a task's: after "la" (la tarea) or a preposition, ending the question.
+    ("¿cómo va la 112?", [("task", 112)]), ("estado de la 17", [("task", 17)]), ("deadline for 120?", [("task", 120)]),
+    ("who's on 39?", [("task", 39)]), ("what's 56 estimated at?", [("task", 56)]),
+    ("who is doing 120?", [("task", 120)]), ("how many points is 17 worth?", [("task", 17)]),
+    # ... but not a count, a time or a date.
+    ("due in 3 days", []), ("¿qué vence la 5 de enero?", []), ("the top 5 of 10 people", []),
+    ("what is the roadmap for 2026?", []), ("el presupuesto de 2025", []), ("status of #2026?", [("task", 2026)]),
 ])
 def test_ids_in_text(text, found):
     assert refs.mentions(text) == found
@@ -67,6 +74,17 @@ def test_a_sprint_name_ending_in_a_number_is_not_an_id():
     ("which of my tasks are not done?", dict(mine=True, open_only=True)),
     ("which tasks aren't finished?", dict(open_only=True)),
     ("¿qué tareas no están terminadas?", dict(open_only=True, lang="es")),
+    # A count of a status counts tasks though no noun says so; what someone holds is all their tasks.
+    ("how many in review in Payments Platform?", dict(aggregate="count", status="IN_REVIEW",
+                                                      project=Named(2, "Payments Platform"))),
+    ("¿cuántas hay terminadas?", dict(aggregate="count", status="DONE", lang="es")),
+    ("what's assigned to Chen?", dict(people=(Person(4, "Chen", "Wei"),))),
+    ("¿qué tiene Chen?", dict(people=(Person(4, "Chen", "Wei"),), lang="es")),
+    ("my done stuff", dict(mine=True, status="DONE")),
+    ("¿voy tarde con algo?", dict(mine=True, overdue=True, lang="es")),
+    ("lo mío terminadas", dict(mine=True, status="DONE", lang="es")),
+    ("todo lo de Chen", dict(people=(Person(4, "Chen", "Wei"),), lang="es")),
+    ("has Chen missed any deadlines?", dict(people=(Person(4, "Chen", "Wei"),), overdue=True)),
 ])
 def test_tracker_questions_parse(question, expected):
     parsed = task_questions.parse(question, NAMES, TODAY)
@@ -121,6 +139,21 @@ def test_anything_else_is_left_to_retrieval(question):
     ("is there any task due today?", ("task", 55), "tasks"),
     ("is that task overdue?", ("task", 55), "follow_up"),
     ("is there a blocker?", ("task", 55), "blockers"),  # the focus's blockers: its comments and description
+    # A pronoun joined to a Spanish verb points back too; a card asked by id stays a card.
+    ("¿y para cuándo hay que entregarla?", ("task", 55), "follow_up"),
+    ("show me #57", None, "lookup"),
+    ("¿qué le han asignado a Chen?", None, "tasks"),  # "le" beside a name is not "it"
+    ("stick to Payments Platform for now", None, "scope"),
+    ("de momento solo Payments Platform", None, "scope"),
+    ("mira todo de nuevo", ("task", 55), "scope"),
+    ("all projects please", ("task", 55), "scope"),
+    ("let's focus on Payments Platform only", None, "scope"),
+    ("what should we focus on in the payments project?", None, "retrieve"),
+    ("¿fecha límite?", ("task", 55), "follow_up"),
+    ("¿quién escribió en ella?", ("task", 55), "comments"), ("¿otros que hayan comentado?", ("task", 55), "comments"),
+    ("and the assignee?", ("task", 55), "follow_up"),  # a field after "and": of what was just said
+    ("who's doing it?", ("task", 55), "follow_up"),
+    ("¿para cuándo?", None, "clarify"),  # a field alone, with nothing said before: which task?
 ])
 def test_routes(question, focus, kind):
     route = routing.route(question, focus, NAMES, TODAY)
@@ -292,3 +325,14 @@ def test_a_tracker_reading_gives_way_when_a_retrieved_document_holds_its_other_w
     assert not routing.said_in_a_document("how many open tasks want a lead?", nobody, [notes])  # no person
     other = SearchHit("doc", 7, 0, "[DOC #7] Notes\nBen wants to lead the design.", 0.7, 0.3)
     assert not routing.said_in_a_document("what does Ana want to lead?", asked, [other])  # not about Ana
+
+
+@pytest.mark.parametrize("question, dimension, open_only, overdue", [
+    ("where are the most overdue tasks?", "project", False, True),  # a tracker's "where" is a project
+    ("¿qué proyecto va peor de plazos?", "project", False, True),
+    ("who has the most on their plate?", "assignee", True, False),  # what is on one's plate is not finished
+])
+def test_comparisons_in_other_words(question, dimension, open_only, overdue):
+    route = routing.route(question, None, NAMES, TODAY)
+    assert route.kind == "compare" and route.group.dimension == dimension
+    assert (route.tasks.open_only, route.tasks.overdue) == (open_only, overdue)
