@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import os
+import shutil
+from contextlib import contextmanager
+from pathlib import Path
 
+import apsw
 import pytest
 
 from app.config import Settings
@@ -21,6 +25,54 @@ def embedder():
     from app.embedding.onnx_minilm import MiniLMEmbedder
 
     return MiniLMEmbedder()
+
+
+@pytest.fixture(scope="session")
+def demo_template(tmp_path_factory, embedder) -> Path:
+    """The demo data (app/demo_data.py) seeded and indexed ONCE per session, through the real write path and
+    worker (app.services.golden_eval.demo_engine, as `ragctl demo` does), saved as one SQLite file. Seeding
+    costs ~9 s of CPU; a copy of the file (~2 MB) costs milliseconds. Never open the template itself: take a
+    copy with ``demo_db``. The demo's dates are relative to the day it is seeded, as before (once per session
+    now rather than once per module)."""
+    from app.services import golden_eval
+
+    path = tmp_path_factory.mktemp("demo-template") / "demo.db"
+    with golden_eval.demo_engine(Settings(_env_file=None), embedder) as (engine, _):
+        # SQLite's online backup copies the pages of a consistent snapshot, WAL content included, rowids as they are
+        target = apsw.Connection(str(path))
+        with target.backup("main", engine.conn, "main") as backup:
+            backup.step()
+        target.close()
+    assert not Path(f"{path}-wal").exists()  # the copies take the main file alone
+    return path
+
+
+@pytest.fixture(scope="session")
+def demo_db(demo_template, tmp_path_factory, embedder):
+    """A factory of private copies of the seeded demo database: ``with demo_db(base) as (engine, settings):``
+    yields the same pair as app.services.golden_eval.demo_engine(base, embedder) — an engine over the demo data
+    and ``base`` (default ``Settings(_env_file=None)``) pointing at the copy — without seeding again. Each copy
+    is the caller's own, so a module or test may write to or delete from it. A module's fixture is typically
+
+        @pytest.fixture(scope="module")
+        def demo(demo_db):
+            with demo_db(Settings(_env_file=None, api_tokens="test-token")) as (engine, settings):
+                yield engine, settings
+    """
+    from app.engines.sqlite.engine import SQLiteEngine
+
+    @contextmanager
+    def copy(base: Settings | None = None):
+        path = tmp_path_factory.mktemp("demo") / "demo.db"
+        shutil.copyfile(demo_template, path)
+        settings = (base or Settings(_env_file=None)).model_copy(update={"database_url": f"sqlite:///{path}"})
+        engine = SQLiteEngine.open(settings, embedder=embedder)
+        try:
+            yield engine, settings
+        finally:
+            engine.close()
+
+    return copy
 
 
 @pytest.fixture
