@@ -21,10 +21,13 @@ ORACLE_SKIP_REASON = (
 
 @pytest.fixture(scope="session")
 def embedder():
-    """One in-process MiniLM for the whole session: loading ONNX Runtime is the slow part."""
+    """One in-process MiniLM for the whole session: loading ONNX Runtime is the slow part. One intra-op thread:
+    its vectors are bit-identical to two threads', and on two cores shared with other work the second thread's
+    spinning costs more than it gains (120 SciFact abstracts, 7 busy processes: 6.4 s CPU / 13 s wall with one
+    thread, 9.9 s / 17-22 s with two)."""
     from app.embedding.onnx_minilm import MiniLMEmbedder
 
-    return MiniLMEmbedder()
+    return MiniLMEmbedder(threads=1)
 
 
 @pytest.fixture(scope="session")
