@@ -116,3 +116,26 @@ def oracle_engine(oracle_settings):
 def engine(request):
     """Both engines behind one contract: the conformance suite runs every test on each."""
     return request.getfixturevalue(f"{request.param}_engine")
+
+
+# `make test` runs the suite on two pytest-xdist workers, a whole module to a worker (--dist loadfile) in
+# collection order (--no-loadscope-reorder). The modules that take longest (docs/TESTING.md, the slowest tests)
+# go first, so that none of them starts last and runs alone while the other worker idles (longest first).
+SLOWEST_MODULES = (
+    "tests/quality/test_scifact_subset.py",
+    "tests/reliability/test_worker_sigkill.py",
+    "tests/api/test_mcp.py",
+    "tests/cli/test_cli_eval_golden.py",
+    "tests/quality/test_golden_demo.py",
+    "tests/cli/test_cli_eval_conversations.py",
+    "tests/reliability/test_storage_faults.py",
+    "tests/sources/test_imported_access.py",
+    "tests/api/test_conversation_focus.py",
+    "tests/api/test_understanding.py",
+    "tests/api/test_answers.py",
+)
+
+
+def pytest_collection_modifyitems(items):
+    rank = {module: i for i, module in enumerate(SLOWEST_MODULES)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))  # stable: the rest keep their order
