@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 from contextlib import contextmanager
@@ -39,14 +40,24 @@ def demo_template(tmp_path_factory, embedder) -> Path:
     now rather than once per module)."""
     from app.services import golden_eval
 
-    path = tmp_path_factory.mktemp("demo-template") / "demo.db"
-    with golden_eval.demo_engine(Settings(_env_file=None), embedder) as (engine, _):
-        # SQLite's online backup copies the pages of a consistent snapshot, WAL content included, rowids as they are
-        target = apsw.Connection(str(path))
-        with target.backup("main", engine.conn, "main") as backup:
-            backup.step()
-        target.close()
-    assert not Path(f"{path}-wal").exists()  # the copies take the main file alone
+    # Under pytest-xdist the workers of one run share their base directory's parent: the first seeds, the
+    # others wait on the lock and copy what it saved.
+    root = tmp_path_factory.getbasetemp()
+    root = root.parent if os.environ.get("PYTEST_XDIST_WORKER") else root
+    path = root / "demo-template.db"
+    with open(root / "demo-template.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not path.exists():
+            partial = root / f"demo-template.{os.getpid()}.db"
+            with golden_eval.demo_engine(Settings(_env_file=None), embedder) as (engine, _):
+                # SQLite's online backup copies the pages of a consistent snapshot, WAL content included,
+                # rowids as they are
+                target = apsw.Connection(str(partial))
+                with target.backup("main", engine.conn, "main") as backup:
+                    backup.step()
+                target.close()
+            assert not Path(f"{partial}-wal").exists()  # the copies take the main file alone
+            partial.rename(path)
     return path
 
 
