@@ -33,8 +33,8 @@ def embedder():
 
 @pytest.fixture(scope="session")
 def demo_template(tmp_path_factory, embedder) -> Path:
-    """The demo data (app/demo_data.py) seeded and indexed ONCE per session, through the real write path and
-    worker (app.services.golden_eval.demo_engine, as `ragctl demo` does), saved as one SQLite file. Seeding
+    """The demo data (app/demo_data.py) seeded and indexed ONCE per run (shared by its xdist workers), through
+    the real write path and worker (app.services.golden_eval.demo_engine, as `ragctl demo` does), saved as one SQLite file. Seeding
     costs ~9 s of CPU; a copy of the file (~2 MB) costs milliseconds. Never open the template itself: take a
     copy with ``demo_db``. The demo's dates are relative to the day it is seeded, as before (once per session
     now rather than once per module)."""
