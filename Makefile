@@ -38,8 +38,9 @@ run: $(STAMP)
 # The whole suite. The Oracle leg is skipped (with its reason) unless RAG_TEST_ORACLE_DSN is set.
 # Two pytest-xdist workers, each taking whole modules (their module fixtures are set up once), the slowest
 # modules first (tests/conftest.py): a test waiting on a server, a subprocess or a loopback LLM leaves the
-# CPU to the other worker (docs/TESTING.md). TEST_JOBS=0 runs it in one process.
-TEST_JOBS ?= 2
+# CPU to the other worker (docs/TESTING.md). TEST_JOBS=0 runs it in one process, as it does with an Oracle
+# (RAG_TEST_ORACLE_DSN): the Oracle tests share one schema, wiped per test.
+TEST_JOBS ?= $(if $(RAG_TEST_ORACLE_DSN),0,2)
 test: $(STAMP)
 	$(BIN)/python -m pytest -n $(TEST_JOBS) --dist loadfile --no-loadscope-reorder
 
