@@ -36,8 +36,13 @@ run: $(STAMP)
 	RAG_API_TOKENS="$${RAG_API_TOKENS:-$$(cat $(TOKEN_FILE))}" $(BIN)/ragctl serve --host $(HOST) --port $(PORT)
 
 # The whole suite. The Oracle leg is skipped (with its reason) unless RAG_TEST_ORACLE_DSN is set.
+# Two pytest-xdist workers, each taking whole modules (their module fixtures are set up once), the slowest
+# modules first (tests/conftest.py): a test waiting on a server, a subprocess or a loopback LLM leaves the
+# CPU to the other worker (docs/TESTING.md). TEST_JOBS=0 runs it in one process, as it does with an Oracle
+# (RAG_TEST_ORACLE_DSN): the Oracle tests share one schema, wiped per test.
+TEST_JOBS ?= $(if $(RAG_TEST_ORACLE_DSN),0,2)
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_JOBS) --dist loadfile --no-loadscope-reorder
 
 # The whole suite, Oracle leg included, against gvenzl/oracle-free from compose.dev.yml; `ragctl oracle doctor`
 # first proves each unconfirmed statement shape there (and stores the upsert form that works); --strict: a

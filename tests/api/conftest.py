@@ -25,13 +25,11 @@ def client(api_settings, sqlite_engine):
 
 
 @pytest.fixture(scope="module")
-def demo(embedder):
-    """The demo data (app/demo_data.py) seeded and indexed through the real write path, once per module:
-    (engine, settings)."""
-    from app.services import golden_eval
-
+def demo(demo_db):
+    """The demo data (app/demo_data.py) seeded and indexed through the real write path: the module's own copy
+    of the session's seeded database (tests/conftest.py's demo_db), (engine, settings)."""
     base = Settings(_env_file=None, api_tokens=TOKEN, run_worker=False, backfill_on_startup=False)
-    with golden_eval.demo_engine(base, embedder) as (engine, settings):
+    with demo_db(base) as (engine, settings):
         yield engine, settings
 
 

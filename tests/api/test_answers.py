@@ -1,5 +1,5 @@
-"""Issue 23, failures 2, 3 and 5 replayed as written on the demo data (seeded and indexed once for the module
-through the real write path): answers composed from the records (record cards, whole sentences, every record
+"""Issue 23, failures 2, 3 and 5 replayed as written on the demo data (seeded and indexed once per session
+through the real write path; the module gets its own copy): answers composed from the records (record cards, whole sentences, every record
 about the question), "nothing you can see is about …" when nothing visible covers it (the same for a hidden
 and a missing topic), and computed answers kept when a weak LLM speaks. Offline and against the loopback LLM
 (tests/fake_llm.py), English and Spanish, single turns and conversations. Every truth is read from the
@@ -17,7 +17,7 @@ from app.config import Settings
 from app.entities import COMMENTS, DOCUMENTS, EMPLOYEES, TASKS
 from app.evals.loopback_llm import LoopbackLLM
 from app.rag import extractive, prompting
-from app.services import chat, golden_eval
+from app.services import chat
 from app.services.records import iter_records
 from tests.fake_llm import FakeLLM, Reply
 
@@ -216,11 +216,11 @@ def test_a_crash_task_someone_else_owns_is_not_answered_with_other_crash_tasks(o
     assert ana["answer"].startswith(extractive.LEAD["en"]) and ana["citations"][0] == ios["anchor"]
 
 
-def test_a_hidden_topic_and_a_missing_one_read_the_same(embedder):
+def test_a_hidden_topic_and_a_missing_one_read_the_same(demo_db):
     """Ana asks about the weekly mobile sync while Maria's notes exist (hidden from her), Ben about Ana's iOS
     crash task; then both are deleted (missing): the same answers, word for word."""
     base = Settings(_env_file=None, api_tokens="test-token", run_worker=False, backfill_on_startup=False)
-    with golden_eval.demo_engine(base, embedder) as (engine, settings):
+    with demo_db(base) as (engine, settings):  # its own copy: this test deletes from it
         with TestClient(_app((engine, settings)), raise_server_exceptions=False) as c:
             notes = document_titled(engine, "Weekly sync notes - mobile")
             (ios,) = tasks_titled(engine, "Investigate crash in the iOS build")

@@ -1,7 +1,7 @@
 """Quality gate: the conversation benchmark (app/services/conversation_bench.py), offline, holds its floor.
 
-The demo data is seeded once for the module through the real write path. The full benchmark must have the
-promised shape (≥ 300 questions, a third Spanish, ≥ 40 chains of 3+ turns, a held-out third, askers of
+The demo data is seeded once per session through the real write path (the module asks a copy of it). The
+full benchmark must have the promised shape (≥ 300 questions, a third Spanish, ≥ 40 chains of 3+ turns, a held-out third, askers of
 each role, every kind of issue 23); a fixed, seeded, stratified sample of it (SAMPLE_TURNS turns, every
 stratum at least once) is asked through the offline chat, and its score — overall, on tuned phrasings and
 on held-out ones — may not drop below tests/data/conversation_bench_floor.json, nor leak anything; the same
@@ -22,15 +22,15 @@ import pytest
 from app.config import Settings
 from app.evals import conversation_cases, conversation_phrasings
 from app.evals.conversation_cases import FAMILY
-from app.services import conversation_bench, golden_eval
+from app.services import conversation_bench
 
 FLOOR = Path(__file__).resolve().parents[1] / "data" / "conversation_bench_floor.json"
 HONEST_GAP = 2  # turns: a list the honest model says whole where offline keeps only the items titled for it
 
 
 @pytest.fixture(scope="module")
-def bench(embedder):
-    with golden_eval.demo_engine(Settings(_env_file=None), embedder) as (engine, settings):
+def bench(demo_db):
+    with demo_db(Settings(_env_file=None)) as (engine, settings):
         snap = conversation_bench.snapshot(engine)
         yield engine, settings, snap, conversation_cases.build(snap)
 

@@ -1,7 +1,7 @@
 """Quality gate: the project golden set (tests/data/golden_demo.jsonl) on the embedded engine.
 
-The demo data is seeded once for the module through the real write path (CRUD → triggers → queue →
-worker), every question is asked by each of its askers in every evaluation mode, and:
+The demo data is seeded once per session through the real write path (CRUD → triggers → queue →
+worker; the module reads its own copy of that database, tests/conftest.py's demo_db), every question is asked by each of its askers in every evaluation mode, and:
 * the file cannot rot: each anchor exists in the freshly seeded database, its chunk contains the
   question's ``anchor_text``, and each asker expects exactly what the access rule lets them see;
 * recall@5 per mode stays within 0.05 of the figure measured when the set was written;
@@ -40,8 +40,8 @@ def golden():
 
 
 @pytest.fixture(scope="module")
-def demo(embedder):
-    with golden_eval.demo_engine(Settings(_env_file=None), embedder) as (engine, settings):
+def demo(demo_db):
+    with demo_db(Settings(_env_file=None)) as (engine, settings):
         yield engine, settings
 
 
