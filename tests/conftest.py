@@ -138,6 +138,7 @@ SLOWEST_MODULES = (
     "tests/api/test_mcp.py",
     "tests/cli/test_cli_eval_golden.py",
     "tests/quality/test_golden_demo.py",
+    "tests/quality/test_conversation_bench.py",
     "tests/cli/test_cli_eval_conversations.py",
     "tests/reliability/test_storage_faults.py",
     "tests/sources/test_imported_access.py",

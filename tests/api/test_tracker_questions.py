@@ -13,7 +13,6 @@ from fastapi.testclient import TestClient
 
 from app.config import Settings
 from app.domain import DONE_STATUSES
-from app.services import golden_eval
 
 from .chat_data import ask
 
@@ -23,9 +22,9 @@ OPEN = f"STATUS NOT IN ({', '.join(repr(s) for s in DONE_STATUSES)})"
 
 
 @pytest.fixture(scope="module")
-def demo(embedder):
+def demo(demo_db):
     base = Settings(_env_file=None, api_tokens="test-token", run_worker=False, backfill_on_startup=False)
-    with golden_eval.demo_engine(base, embedder) as (engine, settings):
+    with demo_db(base) as (engine, settings):  # the module's own copy of the run's seeded demo
         yield engine, settings
 
 
