@@ -84,9 +84,16 @@ NO_EVIDENCE = 2.0  # the largest cosine distance: what the gate says of a hit sh
 def relevant(question: str, hits: Sequence[SearchHit], max_distance: float) -> list[SearchHit]:
     """Hits to answer from (best first, as ranked): sharing a topic word with the question (MiniLM puts
     short off-topic Spanish questions close to Spanish chunks; a shared word rules them out, docs/CHAT.md
-    "Honest answers"), and close by cosine distance or the lexical arm's first hit holding every topic word."""
+    "Honest answers"), and close by cosine distance or the lexical arm's first hit holding every topic word
+    — or a sibling of the best of those: a lexical hit whose title holds the two or more topic words the best
+    one's title holds ("Fix login bug on the nightly ETL" beside "Add unit tests for the nightly ETL", however
+    far a short informal question's embedding puts it)."""
     topic = _gate_topic(question)
-    return [h for h in hits if _gate_distance(h, topic) <= max_distance]
+    passed = [h for h in hits if _gate_distance(h, topic) <= max_distance]
+    named = topic & _stems(_title(passed[0].content)) if passed else set()
+    if len(named) < 2:
+        return passed
+    return [h for h in hits if h in passed or h.lexical_rank is not None and named <= _stems(_title(h.content))]
 
 
 def gate_distance(question: str, hits: Sequence[SearchHit]) -> float:
