@@ -46,7 +46,7 @@ NOT_ABOUT = {"en": "Nothing you can see is about {topic}; the closest:",
 # was computed from them, never the asker's words dressed as evidence (the model has the question itself).
 NOT_COVERED = {"en": "Nothing you can see is about what was asked; the closest:",
                "es": "Nada de lo que puedes ver trata de lo que se pregunta; lo más cercano:"}
-MORE = {"en": "…and {n} more.", "es": "…y {n} más."}
+MORE = {"en": "…and {n} more ({total} in all).", "es": "…y {n} más ({total} en total)."}
 MAX_ITEMS = 8  # entities an answer lists (retrieval's top-k is 8 by default)
 CLOSEST_ITEMS = 3  # what "the closest" shows when nothing covers the question
 PER_ITEM = 3  # sentences quoted per entity
@@ -84,9 +84,16 @@ NO_EVIDENCE = 2.0  # the largest cosine distance: what the gate says of a hit sh
 def relevant(question: str, hits: Sequence[SearchHit], max_distance: float) -> list[SearchHit]:
     """Hits to answer from (best first, as ranked): sharing a topic word with the question (MiniLM puts
     short off-topic Spanish questions close to Spanish chunks; a shared word rules them out, docs/CHAT.md
-    "Honest answers"), and close by cosine distance or the lexical arm's first hit holding every topic word."""
+    "Honest answers"), and close by cosine distance or the lexical arm's first hit holding every topic word
+    — or a sibling of the best of those: a lexical hit whose title holds the two or more topic words the best
+    one's title holds ("Fix login bug on the nightly ETL" beside "Add unit tests for the nightly ETL", however
+    far a short informal question's embedding puts it)."""
     topic = _gate_topic(question)
-    return [h for h in hits if _gate_distance(h, topic) <= max_distance]
+    passed = [h for h in hits if _gate_distance(h, topic) <= max_distance]
+    named = topic & _stems(_title(passed[0].content)) if passed else set()
+    if len(named) < 2:
+        return passed
+    return [h for h in hits if h in passed or h.lexical_rank is not None and named <= _stems(_title(h.content))]
 
 
 def gate_distance(question: str, hits: Sequence[SearchHit]) -> float:
@@ -192,6 +199,13 @@ def uncovered(question: str, hits: Sequence[SearchHit], max_distance: float) -> 
     return planned.topic if planned is not None and not planned.covered else None
 
 
+def may_be_cut(question: str, hits: Sequence[SearchHit], max_distance: float, top_k: int) -> bool:
+    """Whether the answer lists several records about the question from a full top-k: more of them may lie
+    beyond it ("anything on the Android build?" names nine tasks), so retrieval is asked for more."""
+    planned = plan(question, hits, max_distance)
+    return planned is not None and planned.covered and len(planned.items) > 1 and len(hits) >= top_k
+
+
 def to_measure(planned: Plan, cap: int = MAX_CHOSEN) -> list[tuple[int, int]]:
     """(item, sentence) pairs whose meaning decides what is quoted: every sentence of an item that has more
     than one, best items first, at most ``cap``."""
@@ -204,7 +218,7 @@ def compose(planned: Plan, scores: dict[tuple[int, int], float]) -> str:
     lead = LEAD[planned.lang] if planned.covered else NOT_ABOUT[planned.lang].format(topic=planned.topic)
     lines = [lead, *(_render(item, choose(item, i, scores)) for i, item in enumerate(planned.items))]
     if planned.more:
-        lines.append(MORE[planned.lang].format(n=planned.more))
+        lines.append(MORE[planned.lang].format(n=planned.more, total=len(planned.items) + planned.more))
     return "\n".join(lines)
 
 

@@ -46,6 +46,8 @@ EXAMPLES: dict[Intent, tuple[str, ...]] = {
         "what's the status of the checkout page task?", "who owns the task about deep links?",
         "cuéntame sobre el error de inicio de sesión", "¿cómo va la tarea de la página de facturas?",
         "¿qué pasa con la tarea del chat de soporte?", "detalles de la tarea del registro de clientes",
+        "what's this task about?", "what is that ticket?",
+        "¿qué es esta tarea?", "¿de qué va el ticket?",
     ),
     # A count or a sum, stated as a figure.
     "count": (

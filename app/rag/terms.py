@@ -52,6 +52,11 @@ TEMPLATE_STEMS = frozenset({"statu", "prior", "sprin", "proje", "assig", "story"
                             "due", "descr", "comme", "dates", "goal", "task", "tasks"})
 _HINT_OF = {word: stem for stem, words in FIELD_HINTS.items() for word in words}
 _SPANISH_MARKS = re.compile(r"[¿¡ñáéíóúü]", re.IGNORECASE)
+# The words a chat asks about its records with, which say the asker's language as stop words do: a title
+# or topic quoted in the data's language ("tareas de the nightly ETL") must not outvote them.
+_EN_ASKING = frozenset("task tasks document documents project projects status summary summarise summarize".split())
+_ES_ASKING = frozenset("""tarea tareas documento documentos proyecto proyectos estado resumen resume lleva pasa
+encarga dame cuentame hablame muestrame""".split())
 
 
 def fold(word: str) -> str:
@@ -113,9 +118,14 @@ def language(text: str) -> str:
 
 
 def is_spanish(text: str) -> bool:
-    """Spanish when it has Spanish marks or more Spanish than English stop words (English on a tie)."""
+    """Spanish when it has Spanish marks or more Spanish than English stop words or asking words (on a tie,
+    the first of them decides; English when there are none)."""
     if _SPANISH_MARKS.search(text):
         return True
     lowered = [w.lower() for w in words(text)]
-    return sum(w in ES_STOP and w not in EN_STOP for w in lowered) > sum(
-        w in EN_STOP and w not in ES_STOP for w in lowered)
+    spanish = [w in ES_STOP and w not in EN_STOP or w in _ES_ASKING for w in lowered]
+    english = [w in EN_STOP and w not in ES_STOP or w in _EN_ASKING for w in lowered]
+    if sum(spanish) != sum(english):
+        return sum(spanish) > sum(english)
+    # A tie: the question's first telling word, since the asker's frame opens it ("quien lleva Write … for the …")
+    return next((es for es, en in zip(spanish, english) if es or en), False)

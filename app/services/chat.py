@@ -57,6 +57,7 @@ from app.services.search import TimedSearch, search
 log = logging.getLogger(__name__)
 
 REWRITE_SHARE = 0.25  # of the turn's deadline, at most, for the follow-up rewrite; the answer gets the rest
+WIDER = 3  # times top_k: the offline answer's second look when its list may be cut at top_k (extractive.may_be_cut)
 
 
 class Stream(Protocol):
@@ -348,7 +349,12 @@ def _offline_answer(engine: Engine, settings: Settings, prep: Prepared, evidence
         return evidence.computed.text
     if evidence.route.kind == "tasks" and evidence.tasks_text is not None:
         return evidence.tasks_text
-    return answers.free_text(engine, evidence.query, evidence.found.result.hits, settings.answer_max_distance,
+    hits = evidence.found.result.hits
+    if evidence.not_about is None and extractive.may_be_cut(evidence.query, hits, settings.answer_max_distance,
+                                                            prep.top_k):
+        hits = search(engine, evidence.query, prep.caller, prep.top_k * WIDER, Scope(project=evidence.scope.project),
+                      settings.search_mode, vector=evidence.found.vector).result.hits
+    return answers.free_text(engine, evidence.query, hits, settings.answer_max_distance,
                              terms.language(prep.message), evidence.found.vector, evidence.not_about)
 
 

@@ -123,7 +123,7 @@ def test_phrasings_split_into_tuned_and_held_out_with_the_same_templates_and_no_
     for template, langs in tuned.PHRASINGS.items():
         for lang in ("en", "es"):
             kept, held = langs[lang], heldout.PHRASINGS[template][lang]
-            assert len(held) * 2 == len(kept) and not set(kept) & set(held), (template, lang)
+            assert len(kept) >= len(held) * 2 and not set(kept) & set(held), (template, lang)
     assert not {q for _, q, *_ in tuned.DOC_FACTS} & {q for _, q, *_ in heldout.DOC_FACTS}
 
 

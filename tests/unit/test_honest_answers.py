@@ -105,7 +105,7 @@ def test_one_item_per_entity_every_one_about_the_question_up_to_a_bound():
     assert answer.count("[TASK #7]") == 1 and "Ben Carter" not in answer and answer.count("\n- ") == 6
     many = [hit(LOGIN.replace("#7", f"#{i}"), source_id=i) for i in range(10, 10 + extractive.MAX_ITEMS + 4)]
     listed = extractive.extractive_answer("who is assigned to the login bug?", many, MAX)
-    assert listed.count("\n- ") == extractive.MAX_ITEMS and listed.endswith("…and 4 more.")
+    assert listed.count("\n- ") == extractive.MAX_ITEMS and listed.endswith(f"…and 4 more ({extractive.MAX_ITEMS + 4} in all).")
 
 
 def test_an_item_whose_title_names_the_topic_goes_before_one_that_only_mentions_it():
