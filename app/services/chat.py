@@ -57,7 +57,7 @@ from app.services.search import TimedSearch, search
 log = logging.getLogger(__name__)
 
 REWRITE_SHARE = 0.25  # of the turn's deadline, at most, for the follow-up rewrite; the answer gets the rest
-WIDER = 3  # times top_k: the offline answer's second look when its list may be cut at top_k (extractive.may_be_cut)
+WIDER = 3  # times top_k: retrieval's second look when a topic's list may be cut at top_k (extractive.may_be_cut)
 
 
 class Stream(Protocol):
@@ -109,6 +109,12 @@ class Evidence:
     computed: Computed | None = None  # the answer computed from the records, when the route computes one
     uncovered: str | None = None  # retrieval: the topic no visible hit covers ("the weekly mobile sync")
     relevant: list[SearchHit] = field(default_factory=list)  # the hits the relevance gate passes: the LLM's context
+    wider: list[SearchHit] | None = None  # retrieval's second look when a topic's list may be cut at top_k
+
+    @property
+    def hits(self) -> list[SearchHit]:
+        """What the answer is composed from: the second look's hits when there was one."""
+        return self.wider if self.wider is not None else self.found.result.hits
     not_about: str | None = None  # retrieval: a title the question names that no visible record is about
 
 
@@ -300,6 +306,11 @@ def _gather(engine: Engine, settings: Settings, prep: Prepared, route: Route, qu
         evidence.computed = routed_answers.clarify(prep.state, route, scope)
     elif route.kind == "retrieve":
         _by_title(prep, evidence)
+    if evidence.computed is None and evidence.route.kind == "retrieve" and evidence.not_about is None \
+            and extractive.may_be_cut(query, found.result.hits, settings.answer_max_distance, prep.top_k):
+        # a topic's list may be cut at top_k: look again, wider, for the offline answer and the LLM alike
+        evidence.wider = search(engine, query, prep.caller, prep.top_k * WIDER, Scope(project=scope.project),
+                                settings.search_mode, vector=found.vector).result.hits
     if evidence.computed is not None:
         evidence.tasks_text = evidence.computed.text  # the LLM's first context block
     return evidence
@@ -333,7 +344,7 @@ def _compute(settings: Settings, prep: Prepared, evidence: Evidence) -> None:
     shown are those the offline answer's relevance gate passes: when offline says "I don't know", the model
     gets no weak chunk to answer from either."""
     route = evidence.route
-    evidence.relevant = extractive.relevant(evidence.query, evidence.found.result.hits, settings.answer_max_distance)
+    evidence.relevant = extractive.relevant(evidence.query, evidence.hits, settings.answer_max_distance)
     if evidence.computed is None and (route.kind == "lookup" or (route.kind == "follow_up" and evidence.entities)):
         evidence.computed = cards.cards(prep.message, list(evidence.entities.values()),
                                         [_spoken(r) for r in evidence.missing])
@@ -349,12 +360,7 @@ def _offline_answer(engine: Engine, settings: Settings, prep: Prepared, evidence
         return evidence.computed.text
     if evidence.route.kind == "tasks" and evidence.tasks_text is not None:
         return evidence.tasks_text
-    hits = evidence.found.result.hits
-    if evidence.not_about is None and extractive.may_be_cut(evidence.query, hits, settings.answer_max_distance,
-                                                            prep.top_k):
-        hits = search(engine, evidence.query, prep.caller, prep.top_k * WIDER, Scope(project=evidence.scope.project),
-                      settings.search_mode, vector=evidence.found.vector).result.hits
-    return answers.free_text(engine, evidence.query, hits, settings.answer_max_distance,
+    return answers.free_text(engine, evidence.query, evidence.hits, settings.answer_max_distance,
                              terms.language(prep.message), evidence.found.vector, evidence.not_about)
 
 
@@ -478,7 +484,7 @@ async def _llm_answer(engine: Engine, settings: Settings, prep: Prepared, client
                 if prep.state.scope != scope_before:  # retrieve again from the new scope
                     refreshed = await anyio.to_thread.run_sync(_gather, engine, settings, prep, evidence.route,
                                                                evidence.query)
-                    evidence.found, evidence.scope = refreshed.found, refreshed.scope
+                    evidence.found, evidence.scope, evidence.wider = refreshed.found, refreshed.scope, refreshed.wider
                     _compute(settings, prep, evidence)  # what the new hits cover
                     fresh = await _prompt(engine, prep, history, evidence)
                     messages[0], messages[context_ix] = fresh[0], fresh[-1]
