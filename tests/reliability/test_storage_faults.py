@@ -26,7 +26,7 @@ from app.api.main import create_app
 from app.config import Settings
 from app.engines.base import UnavailableError
 from app.engines.sqlite.engine import SQLiteEngine
-from tests.support import employee, task
+from tests.support import drain_all, employee, task
 
 AUTH = {"Authorization": "Bearer test-token"}
 RAGCTL = str(Path(sys.executable).with_name("ragctl"))
@@ -276,7 +276,11 @@ def test_a_stream_whose_turn_cannot_be_stored_ends_with_the_same_503_as_post_cha
         try:
             engine.migrate()
             boss = employee(engine, "Maria", "Lopez", role="MANAGER")
-            question = {"employee_id": boss, "message": "what is going on?"}
+            # a record the question is about (not by its title, which would make the record's card the answer):
+            # a turn with nothing to answer from is held back, not streamed
+            task(engine, "Release checklist for the mobile app", "Freeze, QA sign-off, staged rollout", assignee_id=boss)
+            drain_all(engine)
+            question = {"employee_id": boss, "message": "what do we need before a staged rollout?"}
             with live_server(create_app(settings, engine=engine)) as base, \
                     httpx.Client(base_url=base, timeout=30, headers=AUTH) as c:
                 filler = fill(tiny_fs)

@@ -119,7 +119,9 @@ def test_four_people_asking_at_once_are_each_answered_within_one_and_a_half_llm_
     llm_s = 3.0  # long beside the CPU an answer costs, so a loaded machine still tells the two apart
     rounds_at_most = 3
     text = "The login work waits for the auth service deploy."
-    people = {100 + i: employee(sqlite_engine, f"P{i}", "Tester", telegram_id=str(100 + i))
+    # managers: each of them may see the task, so each turn has context and the model's reply is the answer
+    # (a turn with nothing visible to answer from is the chat's own "I don't know", not the model's)
+    people = {100 + i: employee(sqlite_engine, f"P{i}", "Tester", role="MANAGER", telegram_id=str(100 + i))
               for i in range(2 + 4 * rounds_at_most)}
     task(sqlite_engine, "Fix the login redirect bug", "Blocked by the auth service deploy", assignee_id=people[100])
     drain_all(sqlite_engine)
@@ -148,7 +150,7 @@ def test_four_people_asking_at_once_are_each_answered_within_one_and_a_half_llm_
                 for step in ((warm,), (alone,), *rounds):
                     if step[0] not in pushed:
                         pushed.update({u: time.monotonic() for u in step})
-                        telegram.push(*(telegram.text_update(u, "what is blocking the login work?") for u in step))
+                        telegram.push(*(telegram.text_update(u, "what do we know about the auth service deploy?") for u in step))
                         return False
                     if not done(step):
                         return False
