@@ -278,7 +278,8 @@ def test_a_stream_whose_turn_cannot_be_stored_ends_with_the_same_503_as_post_cha
             boss = employee(engine, "Maria", "Lopez", role="MANAGER")
             # a record the question is about (not by its title, which would make the record's card the answer):
             # a turn with nothing to answer from is held back, not streamed
-            task(engine, "Release checklist for the mobile app", "Freeze, QA sign-off, staged rollout", assignee_id=boss)
+            task(engine, "Release checklist for the mobile app", "Freeze, QA sign-off, staged rollout",
+                 assignee_id=boss)
             drain_all(engine)
             question = {"employee_id": boss, "message": "what do we need before a staged rollout?"}
             with live_server(create_app(settings, engine=engine)) as base, \

@@ -150,7 +150,8 @@ def test_four_people_asking_at_once_are_each_answered_within_one_and_a_half_llm_
                 for step in ((warm,), (alone,), *rounds):
                     if step[0] not in pushed:
                         pushed.update({u: time.monotonic() for u in step})
-                        telegram.push(*(telegram.text_update(u, "what do we know about the auth service deploy?") for u in step))
+                        asked = "what do we know about the auth service deploy?"
+                        telegram.push(*(telegram.text_update(u, asked) for u in step))
                         return False
                     if not done(step):
                         return False
