@@ -9,9 +9,7 @@ import datetime as dt
 import re
 
 import pytest
-from fastapi.testclient import TestClient
 
-from app.config import Settings
 from app.domain import DONE_STATUSES
 
 from .chat_data import ask
@@ -21,20 +19,7 @@ TASK = re.compile(r"\[TASK #(\d+)\]")
 OPEN = f"STATUS NOT IN ({', '.join(repr(s) for s in DONE_STATUSES)})"
 
 
-@pytest.fixture(scope="module")
-def demo(demo_db):
-    base = Settings(_env_file=None, api_tokens="test-token", run_worker=False, backfill_on_startup=False)
-    with demo_db(base) as (engine, settings):  # the module's own copy of the run's seeded demo
-        yield engine, settings
-
-
-@pytest.fixture(scope="module")
-def offline(demo):
-    from app.api.main import create_app
-
-    engine, settings = demo
-    with TestClient(create_app(settings, engine=engine), raise_server_exceptions=False) as c:
-        yield c
+# `demo` and `offline`: tests/api/conftest.py (the module's own copy of the run's seeded demo, no LLM)
 
 
 def sql(demo, query, *args):
