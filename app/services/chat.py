@@ -110,12 +110,12 @@ class Evidence:
     uncovered: str | None = None  # retrieval: the topic no visible hit covers ("the weekly mobile sync")
     relevant: list[SearchHit] = field(default_factory=list)  # the hits the relevance gate passes: the LLM's context
     wider: list[SearchHit] | None = None  # retrieval's second look when a topic's list may be cut at top_k
+    not_about: str | None = None  # retrieval: a title the question names that no visible record is about
 
     @property
     def hits(self) -> list[SearchHit]:
         """What the answer is composed from: the second look's hits when there was one."""
         return self.wider if self.wider is not None else self.found.result.hits
-    not_about: str | None = None  # retrieval: a title the question names that no visible record is about
 
 
 @dataclass(frozen=True)

@@ -129,7 +129,7 @@ def clarify(state: tools.ToolState, route: Route, scope: EffectiveScope) -> Comp
     """The question back when a clear kind lacks what it needs (a sprint or project: with the names to
     choose from). "The project" of a conversation scoped to one is that one: then the answer itself."""
     if route.missing == "project" and route.tasks is not None and isinstance(scope.project, int):
-        return tracker(state, dataclasses.replace(route.tasks, project=Named(scope.project, scope.label)))[0]
+        return tracker(state, route.tasks, scope)[0]  # tracker bounds the question by the scope's project
     text = _CLARIFY[route.lang][route.missing]  # type: ignore[index]
     if route.missing in ("sprint", "project"):
         vocabulary = state.vocabulary()

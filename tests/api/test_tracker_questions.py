@@ -98,3 +98,12 @@ def test_a_sprint_pointed_at_but_not_named_is_asked_for(demo, offline, question,
     names = [r[0] for r in sql(demo, "SELECT NAME FROM SPRINTS ORDER BY SPRINT_ID")]
     assert answer["route"] == "clarify" and answer["answer"].startswith(lead) and answer["citations"] == []
     assert all(name in answer["answer"] for name in names[:10])
+
+
+def test_the_project_pointed_at_in_a_scoped_conversation_is_the_scopes_project(demo, offline):
+    """'The project' in a conversation scoped to Payments is Payments: the answer itself, not the question back."""
+    (payments,) = sql(demo, "SELECT PROJECT_ID FROM PROJECTS WHERE NAME = 'Payments Platform'")
+    in_review = sql(demo, "SELECT COUNT(*) FROM TASKS WHERE PROJECT_ID = ? AND STATUS = 'IN_REVIEW'", payments[0])
+    answer = ask(offline, MARIA, "how many tasks are in review in the project?", rag_scope=str(payments[0]))
+    assert not answer["answer"].startswith("Which project?"), answer["answer"]
+    assert f": {in_review[0][0]}" in answer["answer"].splitlines()[0], answer["answer"]
