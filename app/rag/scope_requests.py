@@ -75,11 +75,6 @@ class ScopeRequest:
     project: Named | None = None
 
 
-def might_be(question: str) -> bool:
-    """Whether a rule phrase asks for a scope (before any name is read)."""
-    return _ASKING.search(terms.fold(question)) is not None
-
-
 def recognise(question: str, vocabulary: Vocabulary, intent: Intent | None) -> ScopeRequest | None:
     """The scope the asker's own message asks for, or None when it asks for none."""
     text = terms.fold(question)
