@@ -91,8 +91,9 @@ def build(snap: Snapshot, source: Source | None = None) -> list[Case]:
             cases.extend(_spread(snap, template, rows, source))
     if source is None:
         cases.extend(_facts(snap, askers))
-    cases.extend(_focus_chains(snap, askers, picks, source))
-    cases.extend(_scope_chains(snap, askers, source))
+    rotation = _Rotation(source)
+    cases.extend(_focus_chains(snap, askers, picks, rotation))
+    cases.extend(_scope_chains(snap, askers, rotation))
     return cases
 
 
@@ -169,8 +170,10 @@ def _facts(snap: Snapshot, askers: list[int]) -> Iterator[Case]:
 
 
 def _focus_chains(snap: Snapshot, askers: list[int], picks: Mapping[int, list[int]],
-                  source: Source | None) -> Iterator[Case]:
-    """A task (by id, by title, or its comments), then three follow-ups about it."""
+                  rotation: _Rotation) -> Iterator[Case]:
+    """A task (by id, by title, or its comments), then four follow-ups about it: its assignee, its due date and
+    two of the three closers, in turn (each closer in two of every three chains, so in both languages often
+    enough that each of its phrasings is asked)."""
     openers = ("card", "lookup_status", "title_status", "comment_authors", "lookup_due")
     closers = ("fu_authors", "fu_others", "fu_status")
     n = 0
@@ -181,13 +184,14 @@ def _focus_chains(snap: Snapshot, askers: list[int], picks: Mapping[int, list[in
             opener = openers[(n + k) % len(openers)]
             if task not in snap.tasks and opener == "title_status":
                 opener = "card"  # a missing task has no title to ask by
-            templates = (opener, "fu_assignee", "fu_due", closers[n % len(closers)])
+            first = (n // 3) % len(closers)
+            templates = (opener, "fu_assignee", "fu_due", closers[first], closers[(first + 1) % len(closers)])
             yield Case(f"chain-focus-{n}", asker, tuple(
-                _turn(snap, t, *_phrasing(t, lang, n + ix, source), lang, {"task": task}) for ix, t in enumerate(templates)))
+                _turn(snap, t, *rotation.next(t, lang), lang, {"task": task}) for t in templates))
             n += 1
 
 
-def _scope_chains(snap: Snapshot, askers: list[int], source: Source | None) -> Iterator[Case]:
+def _scope_chains(snap: Snapshot, askers: list[int], rotation: _Rotation) -> Iterator[Case]:
     """"Only look at project X from now on", two questions under it, then "search everything again"."""
     n = 0
     for asker in askers:
@@ -197,13 +201,24 @@ def _scope_chains(snap: Snapshot, askers: list[int], source: Source | None) -> I
             steps = (("scope_project", {"project": project}), ("fu_blocked", {}),
                      ("fu_count_status", {"status": status}), ("scope_all", {}))
             yield Case(f"chain-scope-{n}", asker, tuple(
-                _turn(snap, t, *_phrasing(t, lang, n + ix, source), lang, slots) for ix, (t, slots) in enumerate(steps)))
+                _turn(snap, t, *rotation.next(t, lang), lang, slots) for t, slots in steps))
             n += 1
 
 
-def _phrasing(template: str, lang: str, n: int, source: Source | None) -> tuple[str, str]:
-    pool = phrasings(template, lang, source)
-    return pool[n % len(pool)]
+class _Rotation:
+    """Each chain template's phrasings in turn, per language, across all chains: every phrasing is asked and
+    as often as the others (an index from the chain's number and the turn's place asked some never, since a
+    chain's language follows its number too)."""
+
+    def __init__(self, source: Source | None) -> None:
+        self._source = source
+        self._asked: dict[tuple[str, str], int] = {}
+
+    def next(self, template: str, lang: str) -> tuple[str, str]:
+        pool = phrasings(template, lang, self._source)
+        k = self._asked.get((template, lang), 0)
+        self._asked[(template, lang)] = k + 1
+        return pool[k % len(pool)]
 
 
 def _turn(snap: Snapshot, template: str, text: str, part: str, lang: str, slots: Mapping[str, Any]) -> Turn:

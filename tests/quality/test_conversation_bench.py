@@ -15,6 +15,7 @@ is seeded, so "due this week" is a different set on a Monday than on a Friday. R
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -47,6 +48,24 @@ def test_the_benchmark_has_the_promised_shape(bench):
     roles = {snap.role(c.asker) for c in cases}
     assert {"MANAGER", "DEVELOPER"} <= roles
     assert len({t.text for t in turns}) >= 300  # distinct questions, not one asked many times
+
+
+def test_every_phrasing_is_asked(bench):
+    """Each template's every phrasing, tuned and held-out, in each language it has: a phrasing never asked
+    is a part of the benchmark that measures nothing. Compared by the template and the words around the slots."""
+    _, _, _, cases = bench
+    asked = {(t.template, t.lang, t.part): set() for c in cases for t in c.turns}
+    for c in cases:
+        for t in c.turns:
+            asked[(t.template, t.lang, t.part)].add(t.text)
+    never = []
+    for template in FAMILY:
+        for lang in ("en", "es"):
+            for text, part in conversation_cases.phrasings(template, lang):
+                fixed = [w for w in re.split(r"\{[a-z]+\}", text) if w.strip()]
+                if not any(all(w in q for w in fixed) for q in asked.get((template, lang, part), ())):
+                    never.append((template, lang, part))
+    assert not never, never
 
 
 @pytest.fixture(scope="module")
