@@ -65,6 +65,11 @@ STATUS_PHRASES = {
     "up for review": "IN_REVIEW", "pendientes de revision": "IN_REVIEW", "esperando revision": "IN_REVIEW",
     "en revisiones": "IN_REVIEW", "closed": "DONE", "resolved": "DONE", "cerradas": "DONE", "cerrados": "DONE",
     "resueltas": "DONE", "resueltos": "DONE",
+    # Singulars and verb forms: "revisando", "por revisar", "cerrada", "wrapped up".
+    "revisando": "IN_REVIEW", "revisandose": "IN_REVIEW", "por revisar": "IN_REVIEW", "pendiente de revision": "IN_REVIEW",
+    "pendientes de revisar": "IN_REVIEW", "getting reviewed": "IN_REVIEW", "cerrada": "DONE", "cerrado": "DONE",
+    "acabada": "DONE", "acabado": "DONE", "wrapped up": "DONE", "to-do": "TODO", "por empezar": "TODO",
+    "sin arrancar": "TODO",
 }
 # "Not finished", said with a negation: taken before STATUS_PHRASES would read "done" in "not done".
 OPEN_NEGATED = ("not done", "not finished", "not completed", "not complete", "not closed", "aren't done",
@@ -121,7 +126,16 @@ OVERDUE_PHRASES = ("overdue", "past due", "past its due date", "past their due d
                    "pasado la fecha", "pasada la fecha", "pasado el plazo", "fuera del plazo", "past the date",
                    "peor de plazos", "peor con los plazos", "worst on deadlines", "miss the due date",
                    "missed the due date", "missed its due date", "missed any deadlines", "missed any deadline",
-                   "missed a deadline", "miss the deadline", "missed deadlines")
+                   "missed a deadline", "miss the deadline", "missed deadlines",
+                   # The deadline missed as a verb ("did I miss any deadlines?", "¿se me venció algo?") or as what
+                   # should have happened by now: taken before the statuses, which would read "finished" in it.
+                   "miss any deadlines", "miss any deadline", "miss a deadline", "missed any due dates",
+                   "missed due dates", "should already be finished", "should already be done",
+                   "should have been done", "should have been finished", "should be done by now",
+                   "should be finished by now", "se vencio", "se vencieron", "se me vencio", "se le vencio",
+                   "se me vencieron", "se le vencieron", "vencio", "vencieron", "se me paso la fecha",
+                   "se le paso la fecha", "ya deberian estar terminadas", "ya deberia estar terminada",
+                   "deberian estar terminadas", "deberia estar terminada")
 UNASSIGNED_PHRASES = ("unassigned", "not assigned", "not assigned to anyone", "without an assignee",
                       "without assignee", "with no assignee", "no assignee", "nobody is assigned", "no one is assigned",
                       "no owner", "sin asignar", "sin responsable", "sin asignacion", "no asignadas", "no asignados",
@@ -141,7 +155,7 @@ PERSON_MARKERS = ("assigned to", "asignadas a", "asignados a", "asignada a", "as
 # "everything Diego has", "¿qué tiene Ben?"), finished or not; taken before PERSON_MARKERS.
 HOLDING = ("assigned to", "asignadas a", "asignados a", "asignada a", "asignado a", "le han asignado",
            "owned by", "owns", "own", "belong to", "belongs to", "belonging to", "has", "have", "got", "tiene",
-           "tienen", "lleva", "llevan", "lo de")
+           "tienen", "lleva", "llevan", "lo de", "le toca", "le tocan")
 # Words that say nothing a filter does not already say ("which", "still", "show me", "quedan", ...).
 FILLER = frozenset(terms.fold(w) for w in """
 which what whats what's show list give tell me all any are is there still currently now right have has
@@ -152,11 +166,20 @@ ensename listame ver quiero saber everything todo encuentra encuentran column co
 anything something algo alguna alguno con
 tiene tienen vence vencen vencer asignadas asignados asignada asignado del de la las los en el por
 proyecto iteracion suma total actualmente ahora
+pasame mandame cuentame sacame traeme buscame porfa pls plz please already during durante
+esten sean need needs deliver finish entregar terminar acabar pull fetch grab
 """.split())
+# Idioms around a question that ask nothing of their own ("¿qué onda con mis tareas?", "what's up with Ben's?").
+IDIOMS = ("que onda con", "que onda", "que tal", "what's up with", "whats up with", "how about", "y que hay de")
 _DUE_PHRASES = {
     "this week": ("week", 0), "esta semana": ("week", 0), "next week": ("week", 1), "la proxima semana": ("week", 1),
     "la semana que viene": ("week", 1), "proxima semana": ("week", 1), "today": ("day", 0), "hoy": ("day", 0),
     "tomorrow": ("day", 1), "manana": ("day", 1),
+    # The same weeks in other words ("during the current week", "la semana entrante").
+    "current week": ("week", 0), "esta misma semana": ("week", 0), "following week": ("week", 1),
+    "the week after this one": ("week", 1), "week after this one": ("week", 1), "coming week": ("week", 1),
+    "upcoming week": ("week", 1), "la semana entrante": ("week", 1), "semana entrante": ("week", 1),
+    "la semana siguiente": ("week", 1), "semana siguiente": ("week", 1),
 }
 _WEEKDAYS = {name: ix for ix, names in enumerate((
     ("monday", "lunes"), ("tuesday", "martes"), ("wednesday", "miercoles"), ("thursday", "jueves"),
@@ -270,9 +293,9 @@ def _read(question: str, vocabulary: Vocabulary) -> _Reading | None:
     take(COUNT_PHRASES, "count")
     take(POINTS_PHRASES, "points")
     take(UNASSIGNED_PHRASES, "unassigned")
+    take(OVERDUE_PHRASES, "overdue")
     # Spanish "todo" is "everything" ("todo lo que tiene Chen"), not the English status.
     take({k: v for k, v in STATUS_PHRASES.items() if k != "todo" or lang != "es"}, "status")
-    take(OVERDUE_PHRASES, "overdue")
     take(PRIORITY_PHRASES, "priority")
     _take_weekday(text, taken, found)
     take(_DUE_PHRASES, "due")
@@ -283,6 +306,7 @@ def _read(question: str, vocabulary: Vocabulary) -> _Reading | None:
     if people:
         take(HOLDING, "holding")
     take(PERSON_MARKERS, "")
+    take(IDIOMS, "")
     return _Reading(text, lang, taken, found, people, sprint, project)
 
 
