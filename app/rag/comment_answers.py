@@ -30,7 +30,7 @@ BLOCKED_STATUS = "BLOCKED"  # a tracker's own status for it (imported trackers h
 _ELSE = frozenset(("else", "other", "others", "besides", "mas", "otro", "otra", "otros", "otras", "aparte",
                    "ademas"))
 _LATEST = frozenset(("latest", "last", "newest", "recent", "most recent", "ultimo", "ultima", "reciente",
-                     "mas reciente", "nuevo", "nueva", "mas nuevo", "mas nueva"))
+                     "mas reciente", "nuevo", "nueva", "mas nuevo", "mas nueva", "final"))
 
 _TEXT = {
     "en": {"head": "Comments on {anchor} {title} — {n}{by}:", "by": ", by {names}",

@@ -59,7 +59,9 @@ _LATEST_STEMS = frozenset(terms.stem(w) for w in ("latest", "last", "recent", "n
                                                   "pusieron", "agrego", "puesto", "dicho", "chime", "chimed",
                                                   # who else, said of the assignee ("besides the assignee, who …?")
                                                   "besides", "apart", "aparte", "ademas", "assignee", "owner",
-                                                  "responsable", "nuevo", "nueva", "said"))
+                                                  "responsable", "nuevo", "nueva", "said", "say", "dijo", "dijeron",
+                                                  "opino", "opinaron", "people", "person", "persona", "personas",
+                                                  "gente", "final", "opino"))
 # Words no filter explains that a question of a kind found by meaning may still hold ("what's on my plate?":
 # "plate"; "anything I should finish before Friday?": "finish"); more, and it is about something else.
 MAX_UNKNOWN = 2
@@ -69,7 +71,7 @@ _COMMENTS = re.compile(r"(?<![\w-])(?:comment\w*|coment\w*|replied|repl(?:y|ies)
                        r"(?:wrote|written|writes|escribi\w*|escrito) (?:on|en)|"
                        r"(?:puesto|puso|pusieron|dicho|dijo|dijeron) (?:algo |nada )?en|"
                        r"(?:said|say|says|put|posted) (?:anything|something) (?:on|in|about)|"
-                       r"chim(?:e|ed|es|ing) in|weigh(?:ed|s|ing)? in)(?![\w-])")
+                       r"chim(?:e|ed|es|ing) in|weigh(?:ed|s|ing)? in|opin(?:o|aron|ado)|discuss(?:ed|ing|ion)?)(?![\w-])")
 # "what is blocked?", "which tasks are stuck?", "¿qué está bloqueado?": a list, even beside a focus (while
 # "is there a blocker?" beside one is about it).
 _LIST_ASKED = re.compile(r"(?<![\w-])(?:what|what's|whats|which|anything|any|que|cuales|cual|algo|hay|tasks|tickets|"

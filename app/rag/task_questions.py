@@ -85,6 +85,7 @@ NOT_MINE = ("not assigned to me", "not mine", "no asignadas a mi", "no asignados
 # ("what's due tomorrow?" says none: everything the asker may see).
 _FIRST_PERSON = frozenset(terms.fold(w) for w in """
 i me my mine myself i'm im i've i'd mi mis mio mia mios mias yo tengo estoy ando debo voy puedo
+necesito llevo soy
 """.split())
 # Someone having to do something asks for open work; "to do" / "still to do" / "por hacer" said of tasks is the
 # tracker's status of that name (Jira's Spanish board calls the column "Por hacer"), which the answer names.
@@ -135,13 +136,26 @@ OVERDUE_PHRASES = ("overdue", "past due", "past its due date", "past their due d
                    "should be finished by now", "se vencio", "se vencieron", "se me vencio", "se le vencio",
                    "se me vencieron", "se le vencieron", "vencio", "vencieron", "se me paso la fecha",
                    "se le paso la fecha", "ya deberian estar terminadas", "ya deberia estar terminada",
-                   "deberian estar terminadas", "deberia estar terminada")
+                   "deberian estar terminadas", "deberia estar terminada", "running late", "running behind",
+                   "paso de fecha", "pasaron de fecha", "paso la fecha", "pasaron la fecha", "paso el plazo",
+                   "pasaron el plazo", "deberia haber terminado", "deberian haber terminado",
+                   "deberia haberse terminado", "should have finished", "llevan retraso", "lleva retraso",
+                   "llevo retraso", "tienen retraso", "tiene retraso", "let anything slip", "let something slip")
+# A date gone by, in Spanish's many forms: "se han pasado de la fecha de entrega", "cuyo plazo ya pasó",
+# "con la fecha vencida".
+_OVERDUE_SAID = re.compile(
+    r"(?<![\w-])(?:(?:se (?:me |le |te |nos |les )?)?(?:ha |han |he )?(?:pasad[oa]s?|paso|pasaron)\s+"
+    r"(?:de |del |de la |la |el )?(?:fecha|plazo)|(?:cuy[oa]s?|con (?:el|la|su)) (?:plazo|fecha)"
+    r"(?: de entrega| limite)? (?:ya )?(?:paso|vencio|vencid[oa]|pasad[oa]))(?: de entrega| limite)?(?![\w-])")
 UNASSIGNED_PHRASES = ("unassigned", "not assigned", "not assigned to anyone", "without an assignee",
                       "without assignee", "with no assignee", "no assignee", "nobody is assigned", "no one is assigned",
                       "no owner", "sin asignar", "sin responsable", "sin asignacion", "no asignadas", "no asignados",
                       "no tienen responsable", "nadie asignado")
 MINE_PHRASES = ("assigned to me", "asignadas a mi", "asignados a mi", "my", "mine", "am i", "do i", "i have",
-                "i am", "i'm", "mis", "mias", "mios", "lo mio", "lo mia", "mio", "mia", "tengo", "me toca", "me tocan", "a mi", "for me", "para mi")
+                "i am", "i'm", "mis", "mias", "mios", "lo mio", "lo mia", "mio", "mia", "tengo", "me toca", "me tocan", "a mi", "for me", "para mi",
+                # What falls to me, what I carry, what is in my name.
+                "me corresponde", "me corresponden", "llevo", "a mi nombre", "soy responsable de", "soy responsable",
+                "me encargo de", "me encargo")
 COUNT_PHRASES = ("how many", "number of", "count of", "count", "cuantas", "cuantos", "numero de", "cantidad de")
 POINTS_PHRASES = ("story points", "story point", "points", "puntos de historia", "puntos")
 TASK_NOUNS = ("tasks", "task", "tickets", "ticket", "issues", "issue", "items", "work", "tareas", "tarea",
@@ -155,7 +169,9 @@ PERSON_MARKERS = ("assigned to", "asignadas a", "asignados a", "asignada a", "as
 # "everything Diego has", "¿qué tiene Ben?"), finished or not; taken before PERSON_MARKERS.
 HOLDING = ("assigned to", "asignadas a", "asignados a", "asignada a", "asignado a", "le han asignado",
            "owned by", "owns", "own", "belong to", "belongs to", "belonging to", "has", "have", "got", "tiene",
-           "tienen", "lleva", "llevan", "lo de", "le toca", "le tocan")
+           "tienen", "lleva", "llevan", "lo de", "le toca", "le tocan", "holding", "is holding", "carrying",
+           "le corresponde", "le corresponden", "se encarga de", "se encarga", "a nombre de", "a su nombre",
+           "en su nombre", "responsible for", "in charge of", "a cargo de")
 # Words that say nothing a filter does not already say ("which", "still", "show me", "quedan", ...).
 FILLER = frozenset(terms.fold(w) for w in """
 which what whats what's show list give tell me all any are is there still currently now right have has
@@ -166,8 +182,9 @@ ensename listame ver quiero saber everything todo encuentra encuentran column co
 anything something algo alguna alguno con
 tiene tienen vence vencen vencer asignadas asignados asignada asignado del de la las los en el por
 proyecto iteracion suma total actualmente ahora
-pasame mandame cuentame sacame traeme buscame porfa pls plz please already during durante
-esten sean need needs deliver finish entregar terminar acabar pull fetch grab
+pasame mandame cuentame sacame traeme buscame porfa porfis plis xfa pls plz please already during durante
+esten sean need needs deliver finish entregar terminar acabar pull fetch grab that's thats it's they're
+figuran figura aparecen aparece cuyo cuya cuyos cuyas
 """.split())
 # Idioms around a question that ask nothing of their own ("¿qué onda con mis tareas?", "what's up with Ben's?").
 IDIOMS = ("que onda con", "que onda", "que tal", "what's up with", "whats up with", "how about", "y que hay de")
@@ -203,8 +220,9 @@ def parse(question: str, vocabulary: Vocabulary, today: dt.date) -> TaskQuestion
     found = reading.found
     # "what does Emma have in review?", "what do I have due next week?": someone's tasks, though no noun says so.
     # "how many in review in Payments?", "¿cuántas hay en revisión?": a count of a status counts tasks.
+    # "¿qué me vence mañana?": the asker's own, said by a pronoun only.
     asks_about_tasks = any(k in found for k in ("noun", "points", "overdue", "unassigned")) or (
-        (reading.people or "mine" in found) and any(k in found for k in ("open", "status", "due"))) or (
+        (reading.people or "mine" in found or _says_i(reading.text)) and any(k in found for k in ("open", "status", "due"))) or (
         "count" in found and "status" in found) or bool(reading.people and "holding" in found)
     filters = [reading.sprint, reading.project, *(found.get(k) for k in (
         "status", "priority", "overdue", "unassigned", "due", "mine", "open", "count", "points")), reading.people]
@@ -290,6 +308,10 @@ def _read(question: str, vocabulary: Vocabulary) -> _Reading | None:
             taken.append(match.span("todo"))
             found.setdefault("open", True)
     take(OPEN_NEGATED, "open")
+    for match in _OVERDUE_SAID.finditer(text):
+        if _free(taken, match.span()):
+            taken.append(match.span())
+            found.setdefault("overdue", True)
     take(COUNT_PHRASES, "count")
     take(POINTS_PHRASES, "points")
     take(UNASSIGNED_PHRASES, "unassigned")
