@@ -71,7 +71,9 @@ _COMMENTS = re.compile(r"(?<![\w-])(?:comment\w*|coment\w*|replied|repl(?:y|ies)
                        r"(?:wrote|written|writes|escribi\w*|escrito) (?:on|en)|"
                        r"(?:puesto|puso|pusieron|dicho|dijo|dijeron) (?:algo |nada )?en|"
                        r"(?:said|say|says|put|posted) (?:anything|something) (?:on|in|about)|"
-                       r"chim(?:e|ed|es|ing) in|weigh(?:ed|s|ing)? in|opin(?:o|aron|ado)|discuss(?:ed|ing|ion)?)(?![\w-])")
+                       r"chim(?:e|ed|es|ing) in|weigh(?:ed|s|ing)? in|opin(?:o|aron|ado)|discuss(?:ed|ing|ion)?|"
+                       r"(?:left|leave|leaves|leaving|posted|added|wrote|put) (?:a |any |some )?notes?|"
+                       r"(?:dej\w*|puso|pusieron|escribi\w*) (?:una |alguna |algunas )?notas?)(?![\w-])")
 # "what is blocked?", "which tasks are stuck?", "¿qué está bloqueado?": a list, even beside a focus (while
 # "is there a blocker?" beside one is about it).
 _LIST_ASKED = re.compile(r"(?<![\w-])(?:what|what's|whats|which|anything|any|que|cuales|cual|algo|hay|tasks|tickets|"
