@@ -69,8 +69,13 @@ STATUS_PHRASES = {
     "revisando": "IN_REVIEW", "revisandose": "IN_REVIEW", "por revisar": "IN_REVIEW", "pendiente de revision": "IN_REVIEW",
     "pendientes de revisar": "IN_REVIEW", "getting reviewed": "IN_REVIEW", "cerrada": "DONE", "cerrado": "DONE",
     "acabada": "DONE", "acabado": "DONE", "wrapped up": "DONE", "to-do": "TODO", "por empezar": "TODO",
-    "sin arrancar": "TODO",
+    "sin arrancar": "TODO", "shipped": "DONE", "in code review": "IN_REVIEW", "en code review": "IN_REVIEW",
+    "hasn't started": "TODO", "hasnt started": "TODO", "not started yet": "TODO", "not yet begun": "TODO",
 }
+# Finished said by a verb: "what did Ana close?", "has Ben wrapped anything up?" (the verb's span only: the
+# name between is read as a name).
+_DONE_SAID = re.compile(r"(?<![\w-])(?:did\s+(?:[\w']+\s+){0,3}?(?P<verb>finish|close|complete|ship|wrap up)|"
+                        r"(?P<wrap>wrap(?:ped)?\s+(?:anything\s+|something\s+)?up))(?![\w-])")
 # "Not finished", said with a negation: taken before STATUS_PHRASES would read "done" in "not done".
 OPEN_NEGATED = ("not done", "not finished", "not completed", "not complete", "not closed", "aren't done",
                 "isn't done", "aren't finished", "isn't finished", "no terminadas", "no terminados",
@@ -140,7 +145,8 @@ OVERDUE_PHRASES = ("overdue", "past due", "past its due date", "past their due d
                    "paso de fecha", "pasaron de fecha", "paso la fecha", "pasaron la fecha", "paso el plazo",
                    "pasaron el plazo", "deberia haber terminado", "deberian haber terminado",
                    "deberia haberse terminado", "should have finished", "llevan retraso", "lleva retraso",
-                   "llevo retraso", "tienen retraso", "tiene retraso", "let anything slip", "let something slip")
+                   "llevo retraso", "tienen retraso", "tiene retraso", "let anything slip", "let something slip",
+                   "atrasos")
 # A date gone by, in Spanish's many forms: "se han pasado de la fecha de entrega", "cuyo plazo ya pasó",
 # "con la fecha vencida".
 _OVERDUE_SAID = re.compile(
@@ -184,7 +190,7 @@ tiene tienen vence vencen vencer asignadas asignados asignada asignado del de la
 proyecto iteracion suma total actualmente ahora
 pasame mandame cuentame sacame traeme buscame porfa porfis plis xfa pls plz please already during durante
 esten sean need needs deliver finish entregar terminar acabar pull fetch grab that's thats it's they're
-figuran figura aparecen aparece cuyo cuya cuyos cuyas
+figuran figura aparecen aparece cuyo cuya cuyos cuyas yet va van vas
 """.split())
 # Idioms around a question that ask nothing of their own ("¿qué onda con mis tareas?", "what's up with Ben's?").
 IDIOMS = ("que onda con", "que onda", "que tal", "what's up with", "whats up with", "how about", "y que hay de")
@@ -316,6 +322,11 @@ def _read(question: str, vocabulary: Vocabulary) -> _Reading | None:
     take(POINTS_PHRASES, "points")
     take(UNASSIGNED_PHRASES, "unassigned")
     take(OVERDUE_PHRASES, "overdue")
+    for match in _DONE_SAID.finditer(text):
+        span = match.span("verb") if match.group("verb") else match.span("wrap")
+        if _free(taken, span):
+            taken.append(span)
+            found.setdefault("status", "DONE")
     # Spanish "todo" is "everything" ("todo lo que tiene Chen"), not the English status.
     take({k: v for k, v in STATUS_PHRASES.items() if k != "todo" or lang != "es"}, "status")
     take(PRIORITY_PHRASES, "priority")
@@ -476,9 +487,11 @@ def _people(text: str, vocabulary: Vocabulary, taken: list[tuple[int, int]]) -> 
 
 def _says_i(text: str) -> bool:
     """Whether the folded question speaks of the asker's own work ("show me", "tell me" ask for something)."""
-    return bool(_FIRST_PERSON & set(terms.words(_TO_ME.sub(" ", text))))
+    return bool(_FIRST_PERSON & set(terms.words(_TO_ME.sub(" ", text)))) or bool(_I_HAVE_DONE.search(text))
 
 
+# Spanish "he" before a participle is "I have" ("¿qué he terminado?"), not the English "he".
+_I_HAVE_DONE = re.compile(r"(?<![\w-])he\s+\w+(?:ado|ido|cho|sto|rto|ito)(?![\w-])")
 _TO_ME = re.compile(r"(?<![\w-])(?:show|tell|give|let|send|list)\s+me(?![\w-])")
 
 
