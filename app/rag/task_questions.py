@@ -161,7 +161,7 @@ MINE_PHRASES = ("assigned to me", "asignadas a mi", "asignados a mi", "my", "min
                 "i am", "i'm", "mis", "mias", "mios", "lo mio", "lo mia", "mio", "mia", "tengo", "me toca", "me tocan", "a mi", "for me", "para mi",
                 # What falls to me, what I carry, what is in my name.
                 "me corresponde", "me corresponden", "llevo", "a mi nombre", "soy responsable de", "soy responsable",
-                "me encargo de", "me encargo")
+                "me encargo de", "me encargo", "on my side", "on my end", "por mi parte", "de mi parte")
 COUNT_PHRASES = ("how many", "number of", "count of", "count", "cuantas", "cuantos", "numero de", "cantidad de")
 POINTS_PHRASES = ("story points", "story point", "points", "puntos de historia", "puntos")
 TASK_NOUNS = ("tasks", "task", "tickets", "ticket", "issues", "issue", "items", "work", "tareas", "tarea",
@@ -191,6 +191,8 @@ proyecto iteracion suma total actualmente ahora
 pasame mandame cuentame sacame traeme buscame porfa porfis plis xfa pls plz please already during durante
 esten sean need needs deliver finish entregar terminar acabar pull fetch grab that's thats it's they're
 figuran figura aparecen aparece cuyo cuya cuyos cuyas yet va van vas
+podrias podria podes recuerdas recordarme dices decirme listarme mostrarme pasas pasarme necesito quisiera
+remind like see i'd quick ok okay hey hi hello vale oye hola buenas pues
 """.split())
 # Idioms around a question that ask nothing of their own ("¿qué onda con mis tareas?", "what's up with Ben's?").
 IDIOMS = ("que onda con", "que onda", "que tal", "what's up with", "whats up with", "how about", "y que hay de")
