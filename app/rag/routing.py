@@ -64,7 +64,10 @@ _LATEST_STEMS = frozenset(terms.stem(w) for w in ("latest", "last", "recent", "n
                                                   "gente", "final", "opino",
                                                   # what a chat opens with ("ok, and who else commented?")
                                                   "ok", "okay", "hey", "hi", "hello", "vale", "oye", "hola",
-                                                  "buenas", "pues"))
+                                                  "buenas", "pues",
+                                                  # the verbs feedback is given with ("who has been giving feedback?")
+                                                  "giving", "gave", "given", "get", "got", "dando", "dado", "dio",
+                                                  "dieron", "estado"))
 # Words no filter explains that a question of a kind found by meaning may still hold ("what's on my plate?":
 # "plate"; "anything I should finish before Friday?": "finish"); more, and it is about something else.
 MAX_UNKNOWN = 2
@@ -74,7 +77,7 @@ _COMMENTS = re.compile(r"(?<![\w-])(?:comment\w*|coment\w*|replied|repl(?:y|ies)
                        r"(?:wrote|written|writes|escribi\w*|escrito) (?:on|en)|"
                        r"(?:puesto|puso|pusieron|dicho|dijo|dijeron) (?:algo |nada )?en|"
                        r"(?:said|say|says|put|posted) (?:anything|something) (?:on|in|about)|"
-                       r"chim(?:e|ed|es|ing) in|weigh(?:ed|s|ing)? in|opin(?:o|aron|ado)|discuss(?:ed|ing|ion)?|"
+                       r"chim(?:e|ed|es|ing) in|weigh(?:ed|s|ing)? in|opin(?:o|aron|ado)|opinion(?:es)?|feedback|discuss(?:ed|ing|ion)?|"
                        r"(?:left|leave|leaves|leaving|posted|added|wrote|put) (?:a |any |some )?notes?|"
                        r"(?:dej\w*|puso|pusieron|escribi\w*) (?:una |alguna |algunas )?notas?)(?![\w-])")
 # "what is blocked?", "which tasks are stuck?", "¿qué está bloqueado?": a list, even beside a focus (while

@@ -110,7 +110,9 @@ OPEN_PHRASES = ("not done", "not finished", "unfinished", "open", "left", "remai
                 "carga de trabajo", "backlog", "still have", "still has", "still got", "todavia tiene",
                 "aun tiene", "queda", "falta", "restan", "resta", "restante",
                 "on my plate", "on his plate", "on her plate", "on their plate", "on your plate", "plate",
-                "to go", "abierto", "abierta", "sin cerrar")
+                "to go", "abierto", "abierta", "sin cerrar",
+                # Busy with, in Spain's and Latin America's words ("¿con qué anda liado Diego?").
+                "metido", "metida", "liado", "liada", "anda metido", "anda metida", "anda liado", "anda liada")
 PRIORITY_PHRASES = {
     "critical": "CRITICAL", "criticas": "CRITICAL", "critica": "CRITICAL", "criticos": "CRITICAL",
     "critico": "CRITICAL", "high priority": "HIGH", "high-priority": "HIGH", "high": "HIGH",
@@ -195,7 +197,8 @@ podrias podria podes recuerdas recordarme dices decirme listarme mostrarme pasas
 remind like see i'd quick ok okay hey hi hello vale oye hola buenas pues
 """.split())
 # Idioms around a question that ask nothing of their own ("¿qué onda con mis tareas?", "what's up with Ben's?").
-IDIOMS = ("que onda con", "que onda", "que tal", "what's up with", "whats up with", "how about", "y que hay de")
+IDIOMS = ("que onda con", "que onda", "que tal", "what's up with", "whats up with", "how about", "y que hay de",
+          "estos dias", "these days", "lately", "ultimamente", "at the moment", "ahora mismo", "en este momento")
 _DUE_PHRASES = {
     "this week": ("week", 0), "esta semana": ("week", 0), "next week": ("week", 1), "la proxima semana": ("week", 1),
     "la semana que viene": ("week", 1), "proxima semana": ("week", 1), "today": ("day", 0), "hoy": ("day", 0),
