@@ -1,10 +1,11 @@
 """Tracker questions in words the first phrasings did not use (issue 23's third batch,
 app/evals/conversation_phrasings.TRACKER_TUNE), one test per kind of failure, asked through the offline chat
 on the demo data in English and Spanish: a deadline missed said as a verb, a week said otherwise, whose
-work said by "le toca" / "le corresponden" / a lower-case name, a status in other words, the asker said by
-the verb alone, and comments put, said or left as notes, the assignee's named as "the assignee", the latest as
-"the newest". Each keeps its right refusal: a developer asking about what they cannot see gets nothing of
-it. Every truth is read from the database with SQL here."""
+work said by "le toca" / "le corresponden" / a lower-case name, a status in other words or asked politely,
+finished said by a verb, the asker said by the verb alone, and comments put, said, left as notes or given as
+feedback, the assignee's named as "the assignee", the latest as "the newest". Each keeps its right refusal
+where it applies: a developer asking about what they cannot see gets nothing of it. Every truth is read
+from the database with SQL here."""
 
 from __future__ import annotations
 
@@ -72,9 +73,18 @@ def test_whose_work_said_otherwise_is_all_of_theirs(demo, offline, question):
 @pytest.mark.parametrize("question, status", [("pasame mis cosas que esten pendientes de revisión", "IN_REVIEW"),
                                               ("¿qué onda con mis tareas en curso?", "IN_PROGRESS"),
                                               ("¿cuáles llevo yo sin empezar?", "TODO"),
-                                              ("what's mine that's wrapped up?", "DONE")])
+                                              ("what's mine that's wrapped up?", "DONE"), ("¿qué he terminado?", "DONE"),
+                                              ("¿me podrías decir qué tareas tengo en revisión?", "IN_REVIEW"),
+                                              ("hey, i'd like to see my tasks in code review", "IN_REVIEW")])
 def test_a_status_in_other_words_with_clitics_and_idioms(demo, offline, question, status):
     assert_lists(ask(offline, ANA, question), ids(demo, "ASSIGNEE_ID = ? AND STATUS = ?", ANA, status))
+
+
+@pytest.mark.parametrize("question, where", [("what did Chen close?", "STATUS = 'DONE'"),
+                                             ("has chen wrapped anything up?", "STATUS = 'DONE'"),
+                                             ("¿con qué anda liado Chen estos días?", OPEN)])
+def test_done_said_by_a_verb_and_busy_said_by_an_idiom(demo, offline, question, where):
+    assert_lists(ask(offline, MARIA, question), ids(demo, f"ASSIGNEE_ID = ? AND {where}", CHEN))
 
 
 def test_the_asker_said_by_the_verb_alone_is_the_asker(demo, offline):
@@ -89,7 +99,8 @@ def test_the_asker_said_by_the_verb_alone_is_the_asker(demo, offline):
 
 
 @pytest.mark.parametrize("question", ["¿quién ha puesto algo en la {id}?", "has anyone said anything on #{id}?",
-                                      "comments on {id} by whom?", "¿quién opinó sobre la tarea {id}?"])
+                                      "comments on {id} by whom?", "¿quién opinó sobre la tarea {id}?",
+                                      "who has been giving feedback on task {id}?"])
 def test_comments_put_said_or_given_an_opinion_on_name_every_author(demo, offline, question):
     task = commented(demo)
     answer = ask(offline, MARIA, question.format(id=task))
@@ -104,6 +115,8 @@ def test_comments_put_said_or_given_an_opinion_on_name_every_author(demo, offlin
 
 
 @pytest.mark.parametrize("follow_up, others", [("who has left notes on it?", False), ("who chimed in on it?", False),
+                                               ("what feedback did it get?", False),
+                                               ("ok, and who else commented?", True),
                                                ("besides the assignee, who commented?", True),
                                                ("¿aparte del responsable, quién comentó?", True)])
 def test_comments_of_the_focus_in_other_words(demo, offline, follow_up, others):
