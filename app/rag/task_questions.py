@@ -468,6 +468,7 @@ def _by_id(items: tuple[Named, ...], item_id: int) -> Named | None:
 def _people(text: str, vocabulary: Vocabulary, taken: list[tuple[int, int]]) -> list[Person]:
     """People named by full name, or by a first or last name ("Chen's tasks"): all who share it."""
     present = _tokens(text)
+    present |= {t[:-1] for t in present if len(t) > 2 and t.endswith("s")}  # "bens": Ben's
     for full in (True, False):
         matches: dict[int, Person] = {}
         spans = []
@@ -480,7 +481,8 @@ def _people(text: str, vocabulary: Vocabulary, taken: list[tuple[int, int]]) -> 
             for name in names:
                 if len(name) < 2:
                     continue
-                for match in re.finditer(rf"(?<![\w-]){re.escape(name)}(?:'s)?(?![\w-])", text):
+                # "Ben's", "Ben’s", and "bens" as a chat types it
+                for match in re.finditer(rf"(?<![\w-]){re.escape(name)}(?:['\u2019]?s)?(?![\w-])", text):
                     if _free(taken, match.span()):
                         matches[person.employee_id] = person
                         spans.append(match.span())
