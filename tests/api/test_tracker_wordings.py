@@ -140,3 +140,20 @@ def test_the_newest_or_final_comment_is_the_latest(demo, offline, question):
     answer = ask(offline, MARIA, question.format(id=task))
     assert answer["route"] == "comments" and bodies[-1] in answer["answer"]
     assert not any(body in answer["answer"] for body in bodies[:-1] if body != bodies[-1])
+
+
+@pytest.mark.parametrize("follow_up", ["who commented apart from {name}?", "¿quién comentó aparte de {name}?"])
+def test_a_person_named_after_besides_is_left_out_not_asked_for(demo, offline, follow_up):
+    """"Who commented apart from Ben?" answered with Ben's comments only was the opposite of the question."""
+    task = commented(demo)
+    left_out, first = sql(demo, "SELECT e.EMPLOYEE_ID, e.FIRST_NAME FROM COMMENTS c JOIN EMPLOYEES e ON e.EMPLOYEE_ID = "
+                                "c.AUTHOR_ID JOIN TASKS t ON t.TASK_ID = c.TASK_ID WHERE c.TASK_ID = ? AND c.AUTHOR_ID "
+                                "IS NOT t.ASSIGNEE_ID ORDER BY c.COMMENT_ID LIMIT 1", task)[0]
+    theirs = [r[0] for r in sql(demo, "SELECT BODY FROM COMMENTS WHERE TASK_ID = ? AND AUTHOR_ID = ?", task, left_out)]
+    rest = [r[0] for r in sql(demo, "SELECT BODY FROM COMMENTS WHERE TASK_ID = ? AND AUTHOR_ID IS NOT ?", task, left_out)]
+    first_turn = ask(offline, MARIA, f"tell me about task {task}")
+    answer = ask(offline, MARIA, follow_up.format(name=first), first_turn["conversation_id"])
+    assert answer["route"] == "comments" and rest and all(body in answer["answer"] for body in rest)
+    assert not any(body in answer["answer"] for body in theirs if body not in rest)
+    said = ask(offline, MARIA, f"what did {first} say?", first_turn["conversation_id"])  # and asked for, they are
+    assert said["route"] == "comments" and all(body in said["answer"] for body in theirs)
