@@ -148,7 +148,7 @@ OVERDUE_PHRASES = ("overdue", "past due", "past its due date", "past their due d
                    "pasaron el plazo", "deberia haber terminado", "deberian haber terminado",
                    "deberia haberse terminado", "should have finished", "llevan retraso", "lleva retraso",
                    "llevo retraso", "tienen retraso", "tiene retraso", "let anything slip", "let something slip",
-                   "atrasos")
+                   "atrasos", "rezagadas", "rezagados", "rezagada", "rezagado")
 # A date gone by, in Spanish's many forms: "se han pasado de la fecha de entrega", "cuyo plazo ya pasó",
 # "con la fecha vencida".
 _OVERDUE_SAID = re.compile(
@@ -194,7 +194,7 @@ pasame mandame cuentame sacame traeme buscame porfa porfis plis xfa pls plz plea
 esten sean need needs deliver finish entregar terminar acabar pull fetch grab that's thats it's they're
 figuran figura aparecen aparece cuyo cuya cuyos cuyas yet va van vas
 podrias podria podes recuerdas recordarme dices decirme listarme mostrarme pasas pasarme necesito quisiera
-remind like see i'd quick ok okay hey hi hello vale oye hola buenas pues
+remind like see i'd quick teniendo ok okay hey hi hello vale oye hola buenas pues
 """.split())
 # Idioms around a question that ask nothing of their own ("¿qué onda con mis tareas?", "what's up with Ben's?").
 IDIOMS = ("que onda con", "que onda", "que tal", "what's up with", "whats up with", "how about", "y que hay de",
