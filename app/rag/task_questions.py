@@ -179,7 +179,7 @@ HOLDING = ("assigned to", "asignadas a", "asignados a", "asignada a", "asignado 
            "owned by", "owns", "own", "belong to", "belongs to", "belonging to", "has", "have", "got", "tiene",
            "tienen", "lleva", "llevan", "lo de", "le toca", "le tocan", "holding", "is holding", "carrying",
            "le corresponde", "le corresponden", "se encarga de", "se encarga", "a nombre de", "a su nombre",
-           "en su nombre", "responsible for", "in charge of", "a cargo de")
+           "en su nombre", "responsible for", "in charge of", "a cargo de", "en manos de", "entre manos")
 # Words that say nothing a filter does not already say ("which", "still", "show me", "quedan", ...).
 FILLER = frozenset(terms.fold(w) for w in """
 which what whats what's show list give tell me all any are is there still currently now right have has
@@ -194,7 +194,7 @@ pasame mandame cuentame sacame traeme buscame porfa porfis plis xfa pls plz plea
 esten sean need needs deliver finish entregar terminar acabar pull fetch grab that's thats it's they're
 figuran figura aparecen aparece cuyo cuya cuyos cuyas yet va van vas
 podrias podria podes recuerdas recordarme dices decirme listarme mostrarme pasas pasarme necesito quisiera
-remind like see i'd quick teniendo ok okay hey hi hello vale oye hola buenas pues
+remind like see i'd quick teniendo tenga ok okay hey hi hello vale oye hola buenas pues
 """.split())
 # Idioms around a question that ask nothing of their own ("¿qué onda con mis tareas?", "what's up with Ben's?").
 IDIOMS = ("que onda con", "que onda", "que tal", "what's up with", "whats up with", "how about", "y que hay de",

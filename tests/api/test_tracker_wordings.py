@@ -64,7 +64,7 @@ def test_a_week_said_otherwise_is_the_same_week(demo, offline, question, weeks):
 
 @pytest.mark.parametrize("question", ["¿qué le toca a Chen?", "¿qué tareas le corresponden a Chen?",
                                       "pásame las tareas de chen", "¿de qué se encarga Chen?", "chens tasks",
-                                      "what’s assigned to Chen?"])
+                                      "what’s assigned to Chen?", "¿qué está en manos de Chen?"])
 def test_whose_work_said_otherwise_is_all_of_theirs(demo, offline, question):
     assert_lists(ask(offline, MARIA, question), ids(demo, "ASSIGNEE_ID = ?", CHEN))
     refused = ask(offline, ANA, question)  # Ana sees none of Chen's tasks
