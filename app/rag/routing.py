@@ -79,7 +79,9 @@ _COMMENTS = re.compile(r"(?<![\w-])(?:comment\w*|coment\w*|replied|repl(?:y|ies)
                        r"(?:said|say|says|put|posted) (?:anything|something) (?:on|in|about)|"
                        r"chim(?:e|ed|es|ing) in|weigh(?:ed|s|ing)? in|opin(?:o|aron|ado)|opinion(?:es)?|feedback|discuss(?:ed|ing|ion)?|"
                        r"(?:left|leave|leaves|leaving|posted|added|wrote|put) (?:a |any |some )?notes?|"
-                       r"(?:dej\w*|puso|pusieron|escribi\w*) (?:una |alguna |algunas )?notas?)(?![\w-])")
+                       r"(?:dej\w*|puso|pusieron|escribi\w*) (?:una |alguna |algunas )?notas?|"
+                       # messages and answers on it ("last msg on 112?", "¿quién contestó en la 112?")
+                       r"msgs?|messages?|mensajes?|respuestas?|contest(?:o|aron|ado)|respond(?:ed|s)?)(?![\w-])")
 # What a person said ("what did Ben say?", "¿qué dijo Ana?") is their comments; what a document says is not.
 _SAID = re.compile(r"(?<![\w-])(?:(?:did|does|has) (?P<who>[\w']+) (?:say|said)|que (?:dijo|dice|ha dicho|escribio|puso) "
                    r"(?P<quien>[\w']+))(?![\w-])")

@@ -101,7 +101,7 @@ def test_the_asker_said_by_the_verb_alone_is_the_asker(demo, offline):
 
 @pytest.mark.parametrize("question", ["¿quién ha puesto algo en la {id}?", "has anyone said anything on #{id}?",
                                       "comments on {id} by whom?", "¿quién opinó sobre la tarea {id}?",
-                                      "who has been giving feedback on task {id}?"])
+                                      "who has been giving feedback on task {id}?", "¿quién contestó en la {id}?"])
 def test_comments_put_said_or_given_an_opinion_on_name_every_author(demo, offline, question):
     task = commented(demo)
     answer = ask(offline, MARIA, question.format(id=task))
@@ -132,7 +132,8 @@ def test_comments_of_the_focus_in_other_words(demo, offline, follow_up, others):
 
 
 @pytest.mark.parametrize("question", ["pásame el comentario más nuevo de la #{id}", "what did the final comment on "
-                                                                                     "task {id} say?"])
+                                                                                     "task {id} say?",
+                                      "last msg on {id}?", "¿cuál es la última respuesta en la {id}?"])
 def test_the_newest_or_final_comment_is_the_latest(demo, offline, question):
     task = commented(demo)
     bodies = [r[0] for r in sql(demo, "SELECT BODY FROM COMMENTS WHERE TASK_ID = ? ORDER BY CREATED_AT, COMMENT_ID",
@@ -157,3 +158,11 @@ def test_a_person_named_after_besides_is_left_out_not_asked_for(demo, offline, f
     assert not any(body in answer["answer"] for body in theirs if body not in rest)
     said = ask(offline, MARIA, f"what did {first} say?", first_turn["conversation_id"])  # and asked for, they are
     assert said["route"] == "comments" and all(body in said["answer"] for body in theirs)
+
+
+def test_spanish_typed_without_accents_or_stop_words_is_answered_in_spanish(demo, offline):
+    """"q tengo vencido" has no accent, no ¿ and no Spanish stop word: its asking words say the language."""
+    answer = ask(offline, ANA, "q tengo vencido")
+    assert_lists(answer, ids(demo, f"ASSIGNEE_ID = ? AND {OPEN} AND EXPECTED_END_DATE < ?", ANA,
+                             dt.date.today().isoformat()))
+    assert answer["answer"].startswith("Tareas")
