@@ -29,6 +29,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
 from app.config import Settings  # noqa: E402
+from app.evals import conversation_phrasings  # noqa: E402
 from app.services import conversation_bench  # noqa: E402
 from benchmarks_md import PATH as BENCHMARKS_MD, append_rows, save_result  # noqa: E402
 
@@ -67,10 +68,14 @@ def main() -> None:
     parser.add_argument("--variants", action="store_true",
                         help="ask the later-invented phrasings (conversation_phrasings.VARIANTS) instead; "
                              "all tuned, so nothing is written to BENCHMARKS.md")
+    parser.add_argument("--batch", choices=sorted(conversation_phrasings.BATCHES), default=None,
+                        help="ask a batch of conversation_phrasings.BATCHES instead (all tuned; nothing is written "
+                             "to BENCHMARKS.md); its own templates' figure is printed apart")
     args = parser.parse_args()
     modes = [m for m in args.modes.split(",") if m]
     started = time.perf_counter()
-    result = conversation_bench.evaluate_conversations(modes, base=Settings(_env_file=None), variants=args.variants)
+    result = conversation_bench.evaluate_conversations(modes, base=Settings(_env_file=None), variants=args.variants,
+                                                        batch=args.batch)
     seconds = time.perf_counter() - started
     turns = {mode: figures.pop("turns") for mode, figures in result["modes"].items()}
     result.update({"label": args.label, "commit": _commit(), "date": dt.date.today().isoformat(),
@@ -82,8 +87,13 @@ def main() -> None:
         a = figures["all"]
         print(f"{mode:<10} {a['questions']} questions: right {a['right']}, right refusal {a['right_refusal']}, "
               f"wrong {a['wrong']}, leaks {a['leaks']}, wrong refusals {a['wrong_refusals']}, score {a['score']}")
+        if args.batch:  # the chains' other turns keep their phrasings, some held out: not the batch's figure
+            own = [t for t in turns[mode] if t["template"] in conversation_phrasings.BATCHES[args.batch]]
+            good = sum(t["outcome"] != "wrong" for t in own)
+            print(f"{mode:<10} the batch's own {len(own)} turns: score {good / len(own):.4f}, leaks "
+                  f"{sum(t['leak'] for t in own)}, wrong refusals {sum(t['wrong_refusal'] for t in own)}")
     print(f"{seconds:.1f} s for {len(modes)} mode(s), seeding included")
-    if not args.no_markdown and not args.variants:
+    if not args.no_markdown and not args.variants and not args.batch:
         write_section(result)
         append_rows([f"| {result['date']} | conversation benchmark ({args.label}, {mode}) | {result['questions']} "
                      f"questions | score all / tuned / held-out | {f['all']['score']} / "

@@ -31,6 +31,12 @@ SAY = {
                "es": {"IN_PROGRESS": "en progreso", "TODO": "por hacer", "IN_REVIEW": "en revisión",
                       "DONE": "terminadas"}},
     "window": {"en": {0: "this week", 1: "next week"}, "es": {0: "esta semana", 1: "la próxima semana"}},
+    # Other words for the same filters ({status2}, {window2}), for batches of phrasings that say them so.
+    "status2": {"en": {"IN_PROGRESS": "ongoing", "TODO": "not started", "IN_REVIEW": "under review", "DONE": "finished"},
+                "es": {"IN_PROGRESS": "en curso", "TODO": "sin empezar", "IN_REVIEW": "pendientes de revisión",
+                       "DONE": "cerradas"}},
+    "window2": {"en": {0: "during the current week", 1: "the week after this one"},
+                "es": {0: "esta misma semana", 1: "la semana que viene"}},
 }
 PER_PHRASING = {"en": 4, "es": 2}  # slot combinations per phrasing
 FOCUS_CHAINS_PER_ASKER = 5
@@ -94,6 +100,8 @@ def build(snap: Snapshot, source: Source | None = None) -> list[Case]:
     rotation = _Rotation(source)
     cases.extend(_focus_chains(snap, askers, picks, rotation))
     cases.extend(_scope_chains(snap, askers, rotation))
+    if source is not None:  # a batch of a few templates rewords only the chains that ask one of them
+        cases = [c for c in cases if any(t.template in source for t in c.turns)]
     return cases
 
 
@@ -228,14 +236,15 @@ def _turn(snap: Snapshot, template: str, text: str, part: str, lang: str, slots:
 def _said(snap: Snapshot, slots: Mapping[str, Any], lang: str) -> dict[str, str]:
     """The slots as the question writes them."""
     said: dict[str, str] = {}
-    if "status" in slots:
-        said["status"] = SAY["status"][lang][slots["status"]]
-    if "window" in slots:
-        said["window"] = SAY["window"][lang][slots["window"]]
+    for key in ("status", "window"):
+        if key in slots:
+            said[key], said[f"{key}2"] = (SAY[k][lang][slots[key]] for k in (key, f"{key}2"))
     if "area" in slots:
         said["area"] = slots["area"]
     if "person" in slots:
         said["person"] = str(snap.employees[slots["person"]]["first_name"])
+        said["person_lc"] = said["person"].lower()  # as a chat types it
+        said["person_full"] = snap.name(slots["person"])
     if "task" in slots:
         said["id"] = str(slots["task"])
         task = snap.tasks.get(slots["task"])

@@ -30,7 +30,10 @@ BLOCKED_STATUS = "BLOCKED"  # a tracker's own status for it (imported trackers h
 _ELSE = frozenset(("else", "other", "others", "besides", "mas", "otro", "otra", "otros", "otras", "aparte",
                    "ademas"))
 _LATEST = frozenset(("latest", "last", "newest", "recent", "most recent", "ultimo", "ultima", "reciente",
-                     "mas reciente"))
+                     "mas reciente", "nuevo", "nueva", "mas nuevo", "mas nueva", "final"))
+# A person named after these is left out, not asked for: "who commented besides Chen?", "¿quién comentó aparte de Ana?".
+_EXCEPT = re.compile(r"(?<![\w-])(?:besides|apart from|other than|except|excluding|aside from|aparte de|ademas de|"
+                     r"salvo|excepto|menos|quitando)(?![\w-])")
 
 _TEXT = {
     "en": {"head": "Comments on {anchor} {title} — {n}{by}:", "by": ", by {names}",
@@ -42,7 +45,8 @@ _TEXT = {
            "no_list": "No task you can see{among} says it is blocked.", "more": "…and {n} more.",
            "link": "Blocked by: {key}", "status": "Status: BLOCKED",
            "others": "Comments on {anchor} {title} by others than {name} — {n}{by}:",
-           "no_others": "No one but {name}, its assignee, has commented on {anchor} {title}."},
+           "no_others": "No one but {name}, its assignee, has commented on {anchor} {title}.",
+           "no_others_of": "No one but {name} has commented on {anchor} {title}."},
     "es": {"head": "Comentarios de {anchor} {title} — {n}{by}:", "by": ", de {names}",
            "none": "{anchor} {title} no tiene comentarios.", "latest": "El último comentario de {anchor} {title}:",
            "of": "Comentarios de {name} en {anchor} {title} — {n}:",
@@ -53,24 +57,37 @@ _TEXT = {
            "no_list": "Ninguna tarea abierta que puedas ver{among} dice estar bloqueada.", "more": "…y {n} más.",
            "link": "Bloqueada por: {key}", "status": "Estado: BLOCKED",
            "others": "Comentarios de {anchor} {title} de otras personas que {name} — {n}{by}:",
-           "no_others": "Nadie más que {name}, su responsable, ha comentado {anchor} {title}."},
+           "no_others": "Nadie más que {name}, su responsable, ha comentado {anchor} {title}.",
+           "no_others_of": "Nadie más que {name} ha comentado {anchor} {title}."},
 }
 
 
 def comments_answer(question: str, tasks: Sequence[TaskSource], lang: str, person: Person | None = None) -> Computed:
     """The comments of each task, newest last: only ``person``'s when a person is named ("what did Chen
-    say?"), only the newest when the question asks for the latest one, only others' than the assignee's when
-    it asks who else, else who commented and what."""
+    say?"), only others' than ``person``'s when it is named after "besides" / "aparte de", only the newest when the
+    question asks for the latest one, only others' than the assignee's when it asks who else, else who
+    commented and what."""
     say = _TEXT[lang]
     asked = set(terms.words(terms.fold(question)))
     latest = bool(asked & _LATEST) or "most recent" in terms.fold(question)
     others = bool(asked & _ELSE) and not latest
+    excluded = person if person is not None and _EXCEPT.search(terms.fold(question)) else None
     blocks, figures = [], []
     for task in tasks:
         anchor, title = f"[TASK #{task.task_id}]", task.title
         comments = _in_order(task.comments)
         assignee = " ".join(p for p in (task.assignee_first, task.assignee_last) if p)
-        if person is None and others and task.assignee_id is not None and comments:
+        if excluded is not None and comments:
+            comments = [c for c in comments if not _by(c, excluded)]
+            key = "" if excluded.employee_id == task.assignee_id else "_of"
+            if not comments:
+                blocks.append(say[f"no_others{key}"].format(name=excluded.name, anchor=anchor, title=title))
+                continue
+            authors = list(dict.fromkeys(c.author_name for c in comments if c.author_name))
+            by = say["by"].format(names=", ".join(authors)) if authors else ""
+            head = say["others"].format(anchor=anchor, title=title, name=excluded.name, n=len(comments), by=by)
+            figures.append(str(len(comments)))
+        elif person is None and others and task.assignee_id is not None and comments:
             comments = [c for c in comments if c.author_id != task.assignee_id]
             if not comments:
                 blocks.append(say["no_others"].format(name=assignee, anchor=anchor, title=title))

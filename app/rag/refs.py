@@ -31,10 +31,11 @@ _MENTION = re.compile(
     r"|(?<![\w#&])#(?P<bare_id>\d{1,19})\b"  # "#107" alone: a task, as trackers number them
     # A number alone after the article of "la tarea" or a preposition that asks about one thing ("¿cómo va
     # la 112?", "status of 75?", "deadline for 120?", "who's on 39?"), where the question ends or says how it
-    # is doing: a task. Followed by a unit or a date ("in 3 days", "la 5 de enero"), or a year ("the roadmap for
+    # is doing, or by whom: a task. Followed by a unit or a date ("in 3 days", "la 5 de enero"), or a year ("the roadmap for
     # 2026?", "el plan de 2025"), it is not one: "task 2026" or "#2026" still is.
     r"|(?<![\w-])(?:la|of|for|on|has|de|is|doing|what's|whats)\s+(?!(?:19|20)\d\d\b)(?P<said_id>\d{1,19})"
-    r"(?=\s*(?:[?!.,:;)](?!\d)|$)|\s+(?:estimated|going|done|finished|due|about|at|worth|in points|en puntos)\b)",
+    r"(?=\s*(?:[?!.,:;)](?!\d)|$)|\s+(?:estimated|going|done|finished|due|about|at|worth|in points|en puntos|"
+    r"by whom|by who|from whom|from anyone|from anybody|por quien|por quienes)\b)",
     re.IGNORECASE,
 )
 

@@ -56,13 +56,35 @@ _LATEST_STEMS = frozenset(terms.stem(w) for w in ("latest", "last", "recent", "n
                                                   # the verbs a comment is made with ("who else left comments?")
                                                   "left", "leave", "wrote", "write", "written", "posted", "added",
                                                   "dejo", "dejaron", "dejado", "escribio", "escribieron", "puso",
-                                                  "pusieron", "agrego"))
+                                                  "pusieron", "agrego", "puesto", "dicho", "chime", "chimed",
+                                                  # who else, said of the assignee ("besides the assignee, who …?")
+                                                  "besides", "apart", "aparte", "ademas", "assignee", "owner",
+                                                  "responsable", "nuevo", "nueva", "said", "say", "dijo", "dijeron",
+                                                  "opino", "opinaron", "people", "person", "persona", "personas",
+                                                  "gente", "final", "opino",
+                                                  # what a chat opens with ("ok, and who else commented?")
+                                                  "ok", "okay", "hey", "hi", "hello", "vale", "oye", "hola",
+                                                  "buenas", "pues",
+                                                  # the verbs feedback is given with ("who has been giving feedback?")
+                                                  "giving", "gave", "given", "get", "got", "dando", "dado", "dio",
+                                                  "dieron", "estado", "dice", "dicho"))
 # Words no filter explains that a question of a kind found by meaning may still hold ("what's on my plate?":
 # "plate"; "anything I should finish before Friday?": "finish"); more, and it is about something else.
 MAX_UNKNOWN = 2
 # Writing on a task is commenting on it ("who wrote on it?", "¿quién escribió en ella?").
+# So is putting or saying something there, or chiming in ("¿quién ha puesto algo en la 112?").
 _COMMENTS = re.compile(r"(?<![\w-])(?:comment\w*|coment\w*|replied|repl(?:y|ies)|respondi\w*|"
-                       r"(?:wrote|written|writes|escribi\w*|escrito) (?:on|en))(?![\w-])")
+                       r"(?:wrote|written|writes|escribi\w*|escrito) (?:on|en)|"
+                       r"(?:puesto|puso|pusieron|dicho|dijo|dijeron) (?:algo |nada )?en|"
+                       r"(?:said|say|says|put|posted) (?:anything|something) (?:on|in|about)|"
+                       r"chim(?:e|ed|es|ing) in|weigh(?:ed|s|ing)? in|opin(?:o|aron|ado)|opinion(?:es)?|feedback|discuss(?:ed|ing|ion)?|"
+                       r"(?:left|leave|leaves|leaving|posted|added|wrote|put) (?:a |any |some )?notes?|"
+                       r"(?:dej\w*|puso|pusieron|escribi\w*) (?:una |alguna |algunas )?notas?|"
+                       # messages and answers on it ("last msg on 112?", "¿quién contestó en la 112?")
+                       r"msgs?|messages?|mensajes?|respuestas?|contest(?:o|aron|ado)|respond(?:ed|s)?)(?![\w-])")
+# What a person said ("what did Ben say?", "¿qué dijo Ana?") is their comments; what a document says is not.
+_SAID = re.compile(r"(?<![\w-])(?:(?:did|does|has) (?P<who>[\w']+) (?:say|said)|que (?:dijo|dice|ha dicho|escribio|puso) "
+                   r"(?P<quien>[\w']+))(?![\w-])")
 # "what is blocked?", "which tasks are stuck?", "¿qué está bloqueado?": a list, even beside a focus (while
 # "is there a blocker?" beside one is about it).
 _LIST_ASKED = re.compile(r"(?<![\w-])(?:what|what's|whats|which|anything|any|que|cuales|cual|algo|hay|tasks|tickets|"
@@ -128,8 +150,10 @@ def route(question: str, focus: EntityRef | None, vocabulary: Vocabulary, today:
     # terminadas?" is near "blocked" to a Spanish MiniLM) and to a field of the record asked for ("who has
     # it?" is near the comments): the words of comments or blockers do not.
     by_meaning = asked is None and not _FIELD_ASKED.search(text) and not (ids and _CARD_ASKED.search(text))
-    if (_COMMENTS.search(text) or intent == "comments" and by_meaning) and not _TASKS_ASKED.search(text):
-        found = _comments(question, text, focus, ids, about, vocabulary, intent, lang)
+    said = _SAID.search(text)
+    by_person = said is not None and bool(task_questions.people_in(said.group("who") or said.group("quien"), vocabulary))
+    if (_COMMENTS.search(text) or by_person or intent == "comments" and by_meaning) and not _TASKS_ASKED.search(text):
+        found = _comments(question, text, focus, ids, about, vocabulary, intent, lang, by_person)
         if found is not None:
             return found
     if _BLOCKED.search(text) or intent == "blockers" and by_meaning:
@@ -170,7 +194,7 @@ def _tasks(text: str, asked: TaskQuestion, intent: Intent | None, lang: str) -> 
 
 
 def _comments(question: str, text: str, focus: EntityRef | None, ids: list[EntityRef], about: tuple[EntityRef, ...],
-              vocabulary: Vocabulary, intent: Intent | None, lang: str) -> Route | None:
+              vocabulary: Vocabulary, intent: Intent | None, lang: str, by_person: bool = False) -> Route | None:
     """The comments of the tasks asked about, of the focus when the question names nothing else, or the
     question back (whose comments?); None: the question names a topic of its own (retrieval reads it)."""
     authors = tuple(task_questions.people_in(question, vocabulary))
@@ -181,7 +205,7 @@ def _comments(question: str, text: str, focus: EntityRef | None, ids: list[Entit
         about = (focus,)  # "¿quién más comentó?", "¿qué comentó Diego?"
     if about:
         return Route("comments", refs=about, intent=intent, people=authors, lang=lang)
-    if _COMMENTS.search(text) and not ids and not topic:
+    if (_COMMENTS.search(text) or by_person) and not ids and not topic:
         return Route("clarify", intent=intent, missing="task", lang=lang)
     return None
 

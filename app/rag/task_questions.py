@@ -65,7 +65,17 @@ STATUS_PHRASES = {
     "up for review": "IN_REVIEW", "pendientes de revision": "IN_REVIEW", "esperando revision": "IN_REVIEW",
     "en revisiones": "IN_REVIEW", "closed": "DONE", "resolved": "DONE", "cerradas": "DONE", "cerrados": "DONE",
     "resueltas": "DONE", "resueltos": "DONE",
+    # Singulars and verb forms: "revisando", "por revisar", "cerrada", "wrapped up".
+    "revisando": "IN_REVIEW", "revisandose": "IN_REVIEW", "por revisar": "IN_REVIEW", "pendiente de revision": "IN_REVIEW",
+    "pendientes de revisar": "IN_REVIEW", "getting reviewed": "IN_REVIEW", "cerrada": "DONE", "cerrado": "DONE",
+    "acabada": "DONE", "acabado": "DONE", "wrapped up": "DONE", "to-do": "TODO", "por empezar": "TODO",
+    "sin arrancar": "TODO", "shipped": "DONE", "in code review": "IN_REVIEW", "en code review": "IN_REVIEW",
+    "hasn't started": "TODO", "hasnt started": "TODO", "not started yet": "TODO", "not yet begun": "TODO",
 }
+# Finished said by a verb: "what did Ana close?", "has Ben wrapped anything up?" (the verb's span only: the
+# name between is read as a name).
+_DONE_SAID = re.compile(r"(?<![\w-])(?:did\s+(?:[\w']+\s+){0,3}?(?P<verb>finish|close|complete|ship|wrap up)|"
+                        r"(?P<wrap>wrap(?:ped)?\s+(?:anything\s+|something\s+)?up))(?![\w-])")
 # "Not finished", said with a negation: taken before STATUS_PHRASES would read "done" in "not done".
 OPEN_NEGATED = ("not done", "not finished", "not completed", "not complete", "not closed", "aren't done",
                 "isn't done", "aren't finished", "isn't finished", "no terminadas", "no terminados",
@@ -80,6 +90,7 @@ NOT_MINE = ("not assigned to me", "not mine", "no asignadas a mi", "no asignados
 # ("what's due tomorrow?" says none: everything the asker may see).
 _FIRST_PERSON = frozenset(terms.fold(w) for w in """
 i me my mine myself i'm im i've i'd mi mis mio mia mios mias yo tengo estoy ando debo voy puedo
+necesito llevo soy
 """.split())
 # Someone having to do something asks for open work; "to do" / "still to do" / "por hacer" said of tasks is the
 # tracker's status of that name (Jira's Spanish board calls the column "Por hacer"), which the answer names.
@@ -99,7 +110,9 @@ OPEN_PHRASES = ("not done", "not finished", "unfinished", "open", "left", "remai
                 "carga de trabajo", "backlog", "still have", "still has", "still got", "todavia tiene",
                 "aun tiene", "queda", "falta", "restan", "resta", "restante",
                 "on my plate", "on his plate", "on her plate", "on their plate", "on your plate", "plate",
-                "to go", "abierto", "abierta", "sin cerrar")
+                "to go", "abierto", "abierta", "sin cerrar",
+                # Busy with, in Spain's and Latin America's words ("¿con qué anda liado Diego?").
+                "metido", "metida", "liado", "liada", "anda metido", "anda metida", "anda liado", "anda liada")
 PRIORITY_PHRASES = {
     "critical": "CRITICAL", "criticas": "CRITICAL", "critica": "CRITICAL", "criticos": "CRITICAL",
     "critico": "CRITICAL", "high priority": "HIGH", "high-priority": "HIGH", "high": "HIGH",
@@ -121,13 +134,36 @@ OVERDUE_PHRASES = ("overdue", "past due", "past its due date", "past their due d
                    "pasado la fecha", "pasada la fecha", "pasado el plazo", "fuera del plazo", "past the date",
                    "peor de plazos", "peor con los plazos", "worst on deadlines", "miss the due date",
                    "missed the due date", "missed its due date", "missed any deadlines", "missed any deadline",
-                   "missed a deadline", "miss the deadline", "missed deadlines")
+                   "missed a deadline", "miss the deadline", "missed deadlines",
+                   # The deadline missed as a verb ("did I miss any deadlines?", "¿se me venció algo?") or as what
+                   # should have happened by now: taken before the statuses, which would read "finished" in it.
+                   "miss any deadlines", "miss any deadline", "miss a deadline", "missed any due dates",
+                   "missed due dates", "should already be finished", "should already be done",
+                   "should have been done", "should have been finished", "should be done by now",
+                   "should be finished by now", "se vencio", "se vencieron", "se me vencio", "se le vencio",
+                   "se me vencieron", "se le vencieron", "vencio", "vencieron", "se me paso la fecha",
+                   "se le paso la fecha", "ya deberian estar terminadas", "ya deberia estar terminada",
+                   "deberian estar terminadas", "deberia estar terminada", "running late", "running behind",
+                   "paso de fecha", "pasaron de fecha", "paso la fecha", "pasaron la fecha", "paso el plazo",
+                   "pasaron el plazo", "deberia haber terminado", "deberian haber terminado",
+                   "deberia haberse terminado", "should have finished", "llevan retraso", "lleva retraso",
+                   "llevo retraso", "tienen retraso", "tiene retraso", "let anything slip", "let something slip",
+                   "atrasos", "rezagadas", "rezagados", "rezagada", "rezagado")
+# A date gone by, in Spanish's many forms: "se han pasado de la fecha de entrega", "cuyo plazo ya pasó",
+# "con la fecha vencida".
+_OVERDUE_SAID = re.compile(
+    r"(?<![\w-])(?:(?:se (?:me |le |te |nos |les )?)?(?:ha |han |he )?(?:pasad[oa]s?|paso|pasaron)\s+"
+    r"(?:de |del |de la |la |el )?(?:fecha|plazo)|(?:cuy[oa]s?|con (?:el|la|su)) (?:plazo|fecha)"
+    r"(?: de entrega| limite)? (?:ya )?(?:paso|vencio|vencid[oa]|pasad[oa]))(?: de entrega| limite)?(?![\w-])")
 UNASSIGNED_PHRASES = ("unassigned", "not assigned", "not assigned to anyone", "without an assignee",
                       "without assignee", "with no assignee", "no assignee", "nobody is assigned", "no one is assigned",
                       "no owner", "sin asignar", "sin responsable", "sin asignacion", "no asignadas", "no asignados",
                       "no tienen responsable", "nadie asignado")
 MINE_PHRASES = ("assigned to me", "asignadas a mi", "asignados a mi", "my", "mine", "am i", "do i", "i have",
-                "i am", "i'm", "mis", "mias", "mios", "lo mio", "lo mia", "mio", "mia", "tengo", "me toca", "me tocan", "a mi", "for me", "para mi")
+                "i am", "i'm", "mis", "mias", "mios", "lo mio", "lo mia", "mio", "mia", "tengo", "me toca", "me tocan", "a mi", "for me", "para mi",
+                # What falls to me, what I carry, what is in my name.
+                "me corresponde", "me corresponden", "llevo", "a mi nombre", "soy responsable de", "soy responsable",
+                "me encargo de", "me encargo", "on my side", "on my end", "por mi parte", "de mi parte")
 COUNT_PHRASES = ("how many", "number of", "count of", "count", "cuantas", "cuantos", "numero de", "cantidad de")
 POINTS_PHRASES = ("story points", "story point", "points", "puntos de historia", "puntos")
 TASK_NOUNS = ("tasks", "task", "tickets", "ticket", "issues", "issue", "items", "work", "tareas", "tarea",
@@ -141,7 +177,9 @@ PERSON_MARKERS = ("assigned to", "asignadas a", "asignados a", "asignada a", "as
 # "everything Diego has", "¿qué tiene Ben?"), finished or not; taken before PERSON_MARKERS.
 HOLDING = ("assigned to", "asignadas a", "asignados a", "asignada a", "asignado a", "le han asignado",
            "owned by", "owns", "own", "belong to", "belongs to", "belonging to", "has", "have", "got", "tiene",
-           "tienen", "lleva", "llevan", "lo de")
+           "tienen", "lleva", "llevan", "lo de", "le toca", "le tocan", "holding", "is holding", "carrying",
+           "le corresponde", "le corresponden", "se encarga de", "se encarga", "a nombre de", "a su nombre",
+           "en su nombre", "responsible for", "in charge of", "a cargo de", "en manos de", "entre manos")
 # Words that say nothing a filter does not already say ("which", "still", "show me", "quedan", ...).
 FILLER = frozenset(terms.fold(w) for w in """
 which what whats what's show list give tell me all any are is there still currently now right have has
@@ -152,11 +190,24 @@ ensename listame ver quiero saber everything todo encuentra encuentran column co
 anything something algo alguna alguno con
 tiene tienen vence vencen vencer asignadas asignados asignada asignado del de la las los en el por
 proyecto iteracion suma total actualmente ahora
+pasame mandame cuentame sacame traeme buscame porfa porfis plis xfa pls plz please already during durante
+esten sean need needs deliver finish entregar terminar acabar pull fetch grab that's thats it's they're
+figuran figura aparecen aparece cuyo cuya cuyos cuyas yet va van vas
+podrias podria podes recuerdas recordarme dices decirme listarme mostrarme pasas pasarme necesito quisiera
+remind like see i'd quick teniendo tenga ok okay hey hi hello vale oye hola buenas pues
 """.split())
+# Idioms around a question that ask nothing of their own ("¿qué onda con mis tareas?", "what's up with Ben's?").
+IDIOMS = ("que onda con", "que onda", "que tal", "what's up with", "whats up with", "how about", "y que hay de",
+          "estos dias", "these days", "lately", "ultimamente", "at the moment", "ahora mismo", "en este momento")
 _DUE_PHRASES = {
     "this week": ("week", 0), "esta semana": ("week", 0), "next week": ("week", 1), "la proxima semana": ("week", 1),
     "la semana que viene": ("week", 1), "proxima semana": ("week", 1), "today": ("day", 0), "hoy": ("day", 0),
     "tomorrow": ("day", 1), "manana": ("day", 1),
+    # The same weeks in other words ("during the current week", "la semana entrante").
+    "current week": ("week", 0), "esta misma semana": ("week", 0), "following week": ("week", 1),
+    "the week after this one": ("week", 1), "week after this one": ("week", 1), "coming week": ("week", 1),
+    "upcoming week": ("week", 1), "la semana entrante": ("week", 1), "semana entrante": ("week", 1),
+    "la semana siguiente": ("week", 1), "semana siguiente": ("week", 1),
 }
 _WEEKDAYS = {name: ix for ix, names in enumerate((
     ("monday", "lunes"), ("tuesday", "martes"), ("wednesday", "miercoles"), ("thursday", "jueves"),
@@ -180,8 +231,9 @@ def parse(question: str, vocabulary: Vocabulary, today: dt.date) -> TaskQuestion
     found = reading.found
     # "what does Emma have in review?", "what do I have due next week?": someone's tasks, though no noun says so.
     # "how many in review in Payments?", "¿cuántas hay en revisión?": a count of a status counts tasks.
+    # "¿qué me vence mañana?": the asker's own, said by a pronoun only.
     asks_about_tasks = any(k in found for k in ("noun", "points", "overdue", "unassigned")) or (
-        (reading.people or "mine" in found) and any(k in found for k in ("open", "status", "due"))) or (
+        (reading.people or "mine" in found or _says_i(reading.text)) and any(k in found for k in ("open", "status", "due"))) or (
         "count" in found and "status" in found) or bool(reading.people and "holding" in found)
     filters = [reading.sprint, reading.project, *(found.get(k) for k in (
         "status", "priority", "overdue", "unassigned", "due", "mine", "open", "count", "points")), reading.people]
@@ -267,12 +319,21 @@ def _read(question: str, vocabulary: Vocabulary) -> _Reading | None:
             taken.append(match.span("todo"))
             found.setdefault("open", True)
     take(OPEN_NEGATED, "open")
+    for match in _OVERDUE_SAID.finditer(text):
+        if _free(taken, match.span()):
+            taken.append(match.span())
+            found.setdefault("overdue", True)
     take(COUNT_PHRASES, "count")
     take(POINTS_PHRASES, "points")
     take(UNASSIGNED_PHRASES, "unassigned")
+    take(OVERDUE_PHRASES, "overdue")
+    for match in _DONE_SAID.finditer(text):
+        span = match.span("verb") if match.group("verb") else match.span("wrap")
+        if _free(taken, span):
+            taken.append(span)
+            found.setdefault("status", "DONE")
     # Spanish "todo" is "everything" ("todo lo que tiene Chen"), not the English status.
     take({k: v for k, v in STATUS_PHRASES.items() if k != "todo" or lang != "es"}, "status")
-    take(OVERDUE_PHRASES, "overdue")
     take(PRIORITY_PHRASES, "priority")
     _take_weekday(text, taken, found)
     take(_DUE_PHRASES, "due")
@@ -283,6 +344,7 @@ def _read(question: str, vocabulary: Vocabulary) -> _Reading | None:
     if people:
         take(HOLDING, "holding")
     take(PERSON_MARKERS, "")
+    take(IDIOMS, "")
     return _Reading(text, lang, taken, found, people, sprint, project)
 
 
@@ -406,6 +468,7 @@ def _by_id(items: tuple[Named, ...], item_id: int) -> Named | None:
 def _people(text: str, vocabulary: Vocabulary, taken: list[tuple[int, int]]) -> list[Person]:
     """People named by full name, or by a first or last name ("Chen's tasks"): all who share it."""
     present = _tokens(text)
+    present |= {t[:-1] for t in present if len(t) > 2 and t.endswith("s")}  # "bens": Ben's
     for full in (True, False):
         matches: dict[int, Person] = {}
         spans = []
@@ -418,7 +481,8 @@ def _people(text: str, vocabulary: Vocabulary, taken: list[tuple[int, int]]) -> 
             for name in names:
                 if len(name) < 2:
                     continue
-                for match in re.finditer(rf"(?<![\w-]){re.escape(name)}(?:'s)?(?![\w-])", text):
+                # "Ben's", "Ben’s", and "bens" as a chat types it
+                for match in re.finditer(rf"(?<![\w-]){re.escape(name)}(?:['\u2019]?s)?(?![\w-])", text):
                     if _free(taken, match.span()):
                         matches[person.employee_id] = person
                         spans.append(match.span())
@@ -430,9 +494,11 @@ def _people(text: str, vocabulary: Vocabulary, taken: list[tuple[int, int]]) -> 
 
 def _says_i(text: str) -> bool:
     """Whether the folded question speaks of the asker's own work ("show me", "tell me" ask for something)."""
-    return bool(_FIRST_PERSON & set(terms.words(_TO_ME.sub(" ", text))))
+    return bool(_FIRST_PERSON & set(terms.words(_TO_ME.sub(" ", text)))) or bool(_I_HAVE_DONE.search(text))
 
 
+# Spanish "he" before a participle is "I have" ("¿qué he terminado?"), not the English "he".
+_I_HAVE_DONE = re.compile(r"(?<![\w-])he\s+\w+(?:ado|ido|cho|sto|rto|ito)(?![\w-])")
 _TO_ME = re.compile(r"(?<![\w-])(?:show|tell|give|let|send|list)\s+me(?![\w-])")
 
 

@@ -56,7 +56,9 @@ _SPANISH_MARKS = re.compile(r"[¿¡ñáéíóúü]", re.IGNORECASE)
 # or topic quoted in the data's language ("tareas de the nightly ETL") must not outvote them.
 _EN_ASKING = frozenset("task tasks document documents project projects status summary summarise summarize".split())
 _ES_ASKING = frozenset("""tarea tareas documento documentos proyecto proyectos estado resumen resume lleva pasa
-encarga dame cuentame hablame muestrame""".split())
+encarga dame cuentame hablame muestrame
+q tengo tienes toca tocan vence vencen vencida vencido vencidas vencidos atrasada atrasado atrasadas atrasados
+pendiente pendientes comentarios comento comentaron ultimo ultima quienes pasame""".split())
 
 
 def fold(word: str) -> str:

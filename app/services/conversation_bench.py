@@ -151,15 +151,18 @@ def _figures(rows: Sequence[Judged]) -> dict[str, Any]:
 
 def evaluate_conversations(modes: Sequence[str] = ("offline",), embedder: Any | None = None,
                            progress: ProgressFactory | None = None, base: Settings | None = None,
-                           min_turns: int | None = None, variants: bool = False) -> dict[str, Any]:
+                           min_turns: int | None = None, variants: bool = False,
+                           batch: str | None = None) -> dict[str, Any]:
     """Seed, build, ask in every mode, judge → {"conversations", "questions", ..., "modes": {mode: figures,
     "turns": every judged turn}}. ``min_turns``: only the stratified sample (conversation_cases.sample);
-    ``variants``: the conversations reworded by conversation_phrasings.VARIANTS instead."""
+    ``variants``: the conversations reworded by conversation_phrasings.VARIANTS instead; ``batch``: by the
+    batch of that name (conversation_phrasings.BATCHES)."""
     from app.services.golden_eval import demo_engine
 
     with demo_engine(base, embedder) as (engine, settings):
         snap = snapshot(engine)
-        cases = conversation_cases.build(snap, conversation_phrasings.VARIANTS if variants else None)
+        source = conversation_phrasings.BATCHES[batch] if batch else conversation_phrasings.VARIANTS if variants else None
+        cases = conversation_cases.build(snap, source)
         if min_turns is not None:
             cases = conversation_cases.sample(cases, min_turns)
         turns = [t for c in cases for t in c.turns]

@@ -126,3 +126,20 @@ def test_phrasings_invented_later_hold_their_floor_and_leak_nothing(bench, floor
     assert figures["score"] >= own["offline"]["all"], figures
     assert figures["leaks"] == 0
     assert figures["wrong_refusals"] <= own["offline"]["wrong_refusals_max"], figures
+
+
+@pytest.mark.parametrize("half", ["tracker_tune", "tracker_check"])
+def test_tracker_questions_in_a_third_batch_of_words_hold_their_floor(bench, floor, half):
+    """The tracker families (work, comments and their follow-ups) in a third batch of wordings
+    (conversation_phrasings.TRACKER_TUNE / TRACKER_CHECK: Latin-American and Spain usage, clitics, a person in
+    lower case or in full, statuses and weeks in other words), judged on the batch's own turns (a chain's other
+    turns keep their phrasings). The check half was only measured, never tuned on."""
+    engine, settings, snap, _ = bench
+    own = floor["tracker"][half]
+    source = conversation_phrasings.BATCHES[half]
+    judged = conversation_bench.ask(engine, settings, snap, conversation_cases.build(snap, source), "offline")
+    figures = conversation_bench.summarize([j for j in judged if j.template in source])["all"]
+    assert figures["questions"] >= own["measured"]["questions"]
+    assert figures["score"] >= own["offline"]["own"], figures
+    assert figures["leaks"] == 0
+    assert figures["wrong_refusals"] <= own["offline"]["wrong_refusals_max"], figures
