@@ -10,7 +10,7 @@ label replaces its tables, so "before" and "after" stand side by side) and appen
 (unless --no-markdown).
 
 Usage: .venv/bin/python scripts/bench_conversation.py [--modes offline,honest,inventing] [--label before]
-       [--out PATH] [--turns PATH] [--no-markdown]
+       [--out PATH] [--turns PATH] [--no-markdown] [--variants | --check]
 """
 
 from __future__ import annotations
@@ -67,10 +67,14 @@ def main() -> None:
     parser.add_argument("--variants", action="store_true",
                         help="ask the later-invented phrasings (conversation_phrasings.VARIANTS) instead; "
                              "all tuned, so nothing is written to BENCHMARKS.md")
+    parser.add_argument("--check", action="store_true",
+                        help="ask the document check set (conversation_phrasings.DOC_FACTS_CHECK, NOWHERE_CHECK, "
+                             "DOC_SUMMARY_CHECK) instead, scored per half; nothing is written to BENCHMARKS.md")
     args = parser.parse_args()
     modes = [m for m in args.modes.split(",") if m]
     started = time.perf_counter()
-    result = conversation_bench.evaluate_conversations(modes, base=Settings(_env_file=None), variants=args.variants)
+    result = conversation_bench.evaluate_conversations(modes, base=Settings(_env_file=None), variants=args.variants,
+                                                        check=args.check)
     seconds = time.perf_counter() - started
     turns = {mode: figures.pop("turns") for mode, figures in result["modes"].items()}
     result.update({"label": args.label, "commit": _commit(), "date": dt.date.today().isoformat(),
@@ -82,8 +86,12 @@ def main() -> None:
         a = figures["all"]
         print(f"{mode:<10} {a['questions']} questions: right {a['right']}, right refusal {a['right_refusal']}, "
               f"wrong {a['wrong']}, leaks {a['leaks']}, wrong refusals {a['wrong_refusals']}, score {a['score']}")
+        if args.check:
+            for part, p in figures["by_part"].items():
+                print(f"{'':<10} {part}: {p['questions']} questions, score {p['score']}, leaks {p['leaks']}, "
+                      f"wrong refusals {p['wrong_refusals']}")
     print(f"{seconds:.1f} s for {len(modes)} mode(s), seeding included")
-    if not args.no_markdown and not args.variants:
+    if not args.no_markdown and not args.variants and not args.check:
         write_section(result)
         append_rows([f"| {result['date']} | conversation benchmark ({args.label}, {mode}) | {result['questions']} "
                      f"questions | score all / tuned / held-out | {f['all']['score']} / "

@@ -151,15 +151,18 @@ def _figures(rows: Sequence[Judged]) -> dict[str, Any]:
 
 def evaluate_conversations(modes: Sequence[str] = ("offline",), embedder: Any | None = None,
                            progress: ProgressFactory | None = None, base: Settings | None = None,
-                           min_turns: int | None = None, variants: bool = False) -> dict[str, Any]:
+                           min_turns: int | None = None, variants: bool = False,
+                           check: bool = False) -> dict[str, Any]:
     """Seed, build, ask in every mode, judge → {"conversations", "questions", ..., "modes": {mode: figures,
     "turns": every judged turn}}. ``min_turns``: only the stratified sample (conversation_cases.sample);
-    ``variants``: the conversations reworded by conversation_phrasings.VARIANTS instead."""
+    ``variants``: the conversations reworded by conversation_phrasings.VARIANTS instead; ``check``: the
+    document check set instead (conversation_cases.build_check)."""
     from app.services.golden_eval import demo_engine
 
     with demo_engine(base, embedder) as (engine, settings):
         snap = snapshot(engine)
-        cases = conversation_cases.build(snap, conversation_phrasings.VARIANTS if variants else None)
+        cases = conversation_cases.build_check(snap) if check else \
+            conversation_cases.build(snap, conversation_phrasings.VARIANTS if variants else None)
         if min_turns is not None:
             cases = conversation_cases.sample(cases, min_turns)
         turns = [t for c in cases for t in c.turns]
@@ -167,7 +170,8 @@ def evaluate_conversations(modes: Sequence[str] = ("offline",), embedder: Any | 
             "conversations": len(cases), "questions": len(turns),
             "chains": sum(c.is_chain for c in cases),
             "languages": {lang: sum(t.lang == lang for t in turns) for lang in ("en", "es")},
-            "parts": {part: sum(t.part == part for t in turns) for part in conversation_cases.PARTS},
+            "parts": {part: sum(t.part == part for t in turns)
+                      for part in (conversation_cases.CHECK_PARTS if check else conversation_cases.PARTS)},
             "search_mode": settings.search_mode, "modes": {},
         }
         for mode in modes:
