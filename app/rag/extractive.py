@@ -63,6 +63,7 @@ MEANT = 0.44
 MEANT_MARGIN = 0.1
 _TASK_ANCHOR = "[TASK #"
 MEANT_OVER_WORDS = 0.55  # closer still when it overrules words no visible record uses ("refunds instant")
+MEANT_FLOOR = 0.35  # below it, hits holding only some of an English question's words name its topic, no more
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'¿¡(]?[A-ZÁÉÍÓÚÑ0-9])")
 # Task template lines that are fields, not sentences (app/rag/templates.py).
@@ -214,6 +215,8 @@ def plan(question: str, hits: Sequence[SearchHit], max_distance: float, lang: st
             if len(known) > len(unknown) else []
         if not about and meant_hit is not None and _means(meant_hit, meaning, known, unknown, relevant_hits):
             about = [meant_hit]
+        elif about and unknown and _far_in_meaning(about, meaning, question):
+            about = []
         if not about:
             closest = tuple(_item(h, lang, fields) for h in relevant_hits[:CLOSEST_ITEMS])
             return Plan(lang, False, _topic_phrase(part, topic), closest)
@@ -233,6 +236,17 @@ def _means(hit: SearchHit, meaning: Meaning, known: set[str], unknown: set[str],
     if any(len(known & _stems(h.content)) > held for h in relevant_hits):
         return False
     return len(known) > len(unknown) or meaning[anchor(hit)] >= MEANT_OVER_WORDS
+
+
+def _far_in_meaning(about: Sequence[SearchHit], meaning: Meaning | None, question: str) -> bool:
+    """Whether the hits the known words cover are all far in meaning from an English question that has words
+    no visible record uses: they name its topic, not what it asks ("is offline mode still on schedule?" and
+    a project "with offline mode"). Measured only English to English (a gloss against a Spanish record says
+    little)."""
+    if not meaning or terms.is_spanish(question):
+        return False
+    english = [meaning[anchor(h)] for h in about if anchor(h) in meaning and not terms.is_spanish(h.content)]
+    return len(english) == len(about) and max(english) < MEANT_FLOOR
 
 
 def uncovered(question: str, hits: Sequence[SearchHit], max_distance: float,
