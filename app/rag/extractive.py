@@ -62,7 +62,7 @@ MAX_CHOSEN = 32  # sentences whose meaning is measured per answer: the bound on 
 MEANT = 0.44
 MEANT_MARGIN = 0.1
 _TASK_ANCHOR = "[TASK #"
-MEANT_OVER_WORDS = 0.55  # closer still when it overrules words no visible record uses ("refunds instant")
+MEANT_OVER_WORDS = 0.55  # closer still to cover what the words do not ("refunds instant": no record says instant)
 MEANT_FLOOR = 0.35  # below it, hits holding only some of an English question's words name its topic, no more
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'¿¡(]?[A-ZÁÉÍÓÚÑ0-9])")
@@ -189,7 +189,7 @@ def plan(question: str, hits: Sequence[SearchHit], max_distance: float, lang: st
          not_about: str | None = None, meaning: Meaning | None = None) -> Plan | None:
     """What the answer will say (None: nothing relevant, "I don't know"). A question joining topics ("the
     refund flow and the checkout page") is covered when each of its parts is, each by some hit. The entity
-    the question means (``meant``) covers a part no hit covers by its words, unless another relevant hit
+    the question means (``meant``) covers a part no hit covers by its words, unless another retrieved hit
     holds more of the part's words (then the words say the question is about something else)."""
     lang = lang or terms.language(question)
     fields = cards.asked_fields(question)
@@ -213,7 +213,7 @@ def plan(question: str, hits: Sequence[SearchHit], max_distance: float, lang: st
         unknown = set() if asks_for_tasks else topic - visible
         about = [h for h in relevant_hits if known <= _stems(h.content) or _first_in_both(h, known)] \
             if len(known) > len(unknown) else []
-        if not about and meant_hit is not None and _means(meant_hit, meaning, known, unknown, relevant_hits):
+        if not about and meant_hit is not None and _means(meant_hit, meaning, known, hits):
             about = [meant_hit]
         elif about and unknown and _far_in_meaning(about, meaning, question):
             about = []
@@ -221,21 +221,21 @@ def plan(question: str, hits: Sequence[SearchHit], max_distance: float, lang: st
             closest = tuple(_item(h, lang, fields) for h in relevant_hits[:CLOSEST_ITEMS])
             return Plan(lang, False, _topic_phrase(part, topic), closest)
         by_title = [len(known & _stems(_title(h.content))) for h in about]
-        chosen += [h for h, n in zip(about, by_title) if n == max(by_title) or h is meant_hit]
+        chosen += [h for h, n in zip(about, by_title) if n == max(by_title)]
     chosen = [h for h in relevant_hits if h in chosen]  # one list, in rank order
     items = tuple(_item(h, lang, fields) for h in chosen[:MAX_ITEMS])
     return Plan(lang, True, _topic_phrase(question, set().union(*(t for _, t in parts))), items,
                 max(0, len(chosen) - MAX_ITEMS))
 
 
-def _means(hit: SearchHit, meaning: Meaning, known: set[str], unknown: set[str],
-           relevant_hits: Sequence[SearchHit]) -> bool:
-    """Whether the meant entity covers a part its words do not: no relevant hit holds more of the part's known
-    words, and, when words no visible record uses outnumber them, it is MEANT_OVER_WORDS close."""
+def _means(hit: SearchHit, meaning: Meaning, known: set[str], hits: Sequence[SearchHit]) -> bool:
+    """Whether the meant entity covers a part its words do not. Its meaning overrules words there — known
+    words it lacks, which other visible records hold, or words no visible record uses outnumbering the
+    known ones — so it must be MEANT_OVER_WORDS close ("the weekly mobile sync" asked by someone who may not
+    see its notes is not the 1:1 notes' "offline sync design", 0.51, while mobile records hold "mobile"),
+    and no retrieved (so visible) hit may hold more of the part's known words."""
     held = len(known & _stems(hit.content))
-    if any(len(known & _stems(h.content)) > held for h in relevant_hits):
-        return False
-    return len(known) > len(unknown) or meaning[anchor(hit)] >= MEANT_OVER_WORDS
+    return meaning[anchor(hit)] >= MEANT_OVER_WORDS and not any(len(known & _stems(h.content)) > held for h in hits)
 
 
 def _far_in_meaning(about: Sequence[SearchHit], meaning: Meaning | None, question: str) -> bool:
