@@ -63,3 +63,21 @@ def test_a_spanish_questions_gloss_says_its_known_words_in_english():
 
 def test_a_hyphenated_word_holds_its_parts():
     assert {"help", "eng"} <= terms.text_stems("ask in #eng-help")
+
+
+PROJECT = ("[PROJECT #1] Mobile App Relaunch (ACTIVE)\nRebuild the customer mobile app on one codebase, with "
+           "offline mode and a new onboarding.")
+
+
+def test_known_words_covered_only_far_in_meaning_name_the_topic_not_what_is_asked():
+    """"is offline mode on schedule?" asked by someone who may not see the notes that say it slips: the
+    project holds "offline" and "mode", "schedule" no visible record uses, and the project's sentences are
+    far from the question in meaning — nothing visible is about it. Close in meaning, or with no meaning
+    measured (a Spanish question with no gloss), the words decide as before."""
+    question = "is offline mode on schedule?"
+    project = SearchHit("project", 1, 0, PROJECT, 0.4, 0.6)
+    far = extractive.plan(question, [project], MAX, meaning={"[PROJECT #1]": extractive.MEANT_FLOOR - 0.05})
+    assert far is not None and not far.covered and [i.anchor for i in far.items] == ["[PROJECT #1]"]
+    near = extractive.plan(question, [project], MAX, meaning={"[PROJECT #1]": extractive.MEANT_FLOOR + 0.05})
+    assert near is not None and near.covered
+    assert extractive.plan(question, [project], MAX).covered
