@@ -4,14 +4,18 @@ question is a function the services layer passes in: app/services/answers.py emb
 
 1. **Relevant** hits (the gate): sharing a topic word with the question and either within the calibrated
    cosine distance RAG_ANSWER_MAX_DISTANCE (docs/CHAT.md, "Honest answers") or the lexical arm's first hit
-   holding every topic word. None: "I don't know". A record holds a word when it has the word or its
-   equivalent in the other language (app/rag/bilingual.py: "release" holds "lanzamiento").
+   holding every topic word — or the entity the question means (``meant``: its best sentence close in
+   meaning and clear of every other's; a Spanish question by its English gloss), whatever words it shares.
+   None: "I don't know". A record holds a word when it has the word or its equivalent in the other language
+   (app/rag/bilingual.py: "release" holds "lanzamiento").
 2. **Coverage.** The question's topic words that some retrieved (so visible) hit uses are the ones the data
    knows; the question is covered when one relevant hit holds all of them (a question joining topics with
    "and", "or", "y", a comma: each part by some hit). A word no visible hit uses ("summarise", "escribir")
    cannot be checked by itself; but when such words are at least as many as the known ones ("la
    integración con blockchain"), the known ones are not what is asked about, and nothing visible covers it.
-   When no hit covers it, the answer says so first — "Nothing you can see is about the weekly mobile sync;
+   The meant entity covers a part its words do not when it is MEANT_OVER_WORDS close and no visible hit
+   holds more of the part's words; hits covering an English question by some of its words only, far from it
+   in meaning (MEANT_FLOOR), name its topic, not what it asks. When no hit covers it, the answer says so first — "Nothing you can see is about the weekly mobile sync;
    the closest: …" — and, computed only from what the asker sees, it reads the same whether the thing
    asked for is hidden or does not exist. So does a title the question names that no visible record is
    about (``not_about``, app/rag/named.py).
