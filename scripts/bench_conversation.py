@@ -10,7 +10,7 @@ label replaces its tables, so "before" and "after" stand side by side) and appen
 (unless --no-markdown).
 
 Usage: .venv/bin/python scripts/bench_conversation.py [--modes offline,honest,inventing] [--label before]
-       [--out PATH] [--turns PATH] [--no-markdown]
+       [--out PATH] [--turns PATH] [--no-markdown] [--variants | --check]
 """
 
 from __future__ import annotations
@@ -71,11 +71,14 @@ def main() -> None:
     parser.add_argument("--batch", choices=sorted(conversation_phrasings.BATCHES), default=None,
                         help="ask a batch of conversation_phrasings.BATCHES instead (all tuned; nothing is written "
                              "to BENCHMARKS.md); its own templates' figure is printed apart")
+    parser.add_argument("--check", action="store_true",
+                        help="ask the document check set (conversation_phrasings.DOC_FACTS_CHECK, NOWHERE_CHECK, "
+                             "DOC_SUMMARY_CHECK) instead, scored per half; nothing is written to BENCHMARKS.md")
     args = parser.parse_args()
     modes = [m for m in args.modes.split(",") if m]
     started = time.perf_counter()
     result = conversation_bench.evaluate_conversations(modes, base=Settings(_env_file=None), variants=args.variants,
-                                                        batch=args.batch)
+                                                        batch=args.batch, check=args.check)
     seconds = time.perf_counter() - started
     turns = {mode: figures.pop("turns") for mode, figures in result["modes"].items()}
     result.update({"label": args.label, "commit": _commit(), "date": dt.date.today().isoformat(),
@@ -92,8 +95,12 @@ def main() -> None:
             good = sum(t["outcome"] != "wrong" for t in own)
             print(f"{mode:<10} the batch's own {len(own)} turns: score {good / len(own):.4f}, leaks "
                   f"{sum(t['leak'] for t in own)}, wrong refusals {sum(t['wrong_refusal'] for t in own)}")
+        if args.check:
+            for part, p in figures["by_part"].items():
+                print(f"{'':<10} {part}: {p['questions']} questions, score {p['score']}, leaks {p['leaks']}, "
+                      f"wrong refusals {p['wrong_refusals']}")
     print(f"{seconds:.1f} s for {len(modes)} mode(s), seeding included")
-    if not args.no_markdown and not args.variants and not args.batch:
+    if not args.no_markdown and not args.variants and not args.batch and not args.check:
         write_section(result)
         append_rows([f"| {result['date']} | conversation benchmark ({args.label}, {mode}) | {result['questions']} "
                      f"questions | score all / tuned / held-out | {f['all']['score']} / "

@@ -41,6 +41,7 @@ SAY = {
 PER_PHRASING = {"en": 4, "es": 2}  # slot combinations per phrasing
 FOCUS_CHAINS_PER_ASKER = 5
 PARTS = ("tuned", "heldout")
+CHECK_PARTS = ("check-tune", "check-own")  # the document check set's halves: tuned on, and never tuned on
 
 
 @dataclass(frozen=True)
@@ -166,15 +167,40 @@ def _spread(snap: Snapshot, template: str, rows: list[tuple[int, dict]], source:
 
 def _facts(snap: Snapshot, askers: list[int]) -> Iterator[Case]:
     """Document facts and questions nothing answers, each asked by the manager and by one developer."""
-    developers = askers[1:]
     for part, module in zip(PARTS, (tuned, heldout)):
-        for n, (lang, text, title, key) in enumerate(module.DOC_FACTS):
-            slots = {"doc": snap.doc_by_title(title)["document_id"], "key": key}
-            for asker in (askers[0], developers[n % len(developers)]):
-                yield Case(f"doc_fact-{part}-{n}-{asker}", asker, (Turn(text, lang, part, "doc_fact", _items(slots)),))
-        for n, (lang, text) in enumerate(module.NOWHERE):
-            for asker in (askers[0], developers[(n + 1) % len(developers)]):
-                yield Case(f"nowhere-{part}-{n}-{asker}", asker, (Turn(text, lang, part, "nowhere", ()),))
+        yield from _facts_of(snap, askers, [(part, row) for row in module.DOC_FACTS],
+                             [(part, row) for row in module.NOWHERE], part)
+
+
+def _facts_of(snap: Snapshot, askers: list[int], facts: list[tuple[str, tuple[str, str, str, str]]],
+              nowhere: list[tuple[str, tuple[str, str]]], tag: str) -> Iterator[Case]:
+    """(part, row) of document facts and of questions nothing answers, as cases."""
+    developers = askers[1:]
+    for n, (part, (lang, text, title, key)) in enumerate(facts):
+        slots = {"doc": snap.doc_by_title(title)["document_id"], "key": key}
+        for asker in (askers[0], developers[n % len(developers)]):
+            yield Case(f"doc_fact-{tag}-{n}-{asker}", asker, (Turn(text, lang, part, "doc_fact", _items(slots)),))
+    for n, (part, (lang, text)) in enumerate(nowhere):
+        for asker in (askers[0], developers[(n + 1) % len(developers)]):
+            yield Case(f"nowhere-{tag}-{n}-{asker}", asker, (Turn(text, lang, part, "nowhere", ()),))
+
+
+def build_check(snap: Snapshot) -> list[Case]:
+    """The document check set (conversation_phrasings.DOC_FACTS_CHECK, NOWHERE_CHECK, DOC_SUMMARY_CHECK),
+    asked as the benchmark's own document questions are; its rows alternate between CHECK_PARTS."""
+    ids = {str(e["first_name"]): i for i, e in snap.employees.items()}
+    askers = [ids[name] for name in ASKERS]
+    half = lambda n: CHECK_PARTS[n % 2]  # noqa: E731
+    facts = [(half(n), row) for n, row in enumerate(tuned.DOC_FACTS_CHECK)]
+    nowhere = [(half(n), row) for n, row in enumerate(tuned.NOWHERE_CHECK)]
+    cases = list(_facts_of(snap, askers, facts, nowhere, "check"))
+    source = {"doc_summary": tuned.DOC_SUMMARY_CHECK}
+    rows = [(a, {"doc": d}) for d in sorted(snap.documents) for a in askers]
+    for case in _spread(snap, "doc_summary", rows, source):
+        n = int(case.cid.split("-")[-2])  # the phrasing's index in its language
+        cases.append(Case(f"check-{case.cid}", case.asker,
+                          tuple(Turn(t.text, t.lang, half(n), t.template, t.slots) for t in case.turns)))
+    return cases
 
 
 def _focus_chains(snap: Snapshot, askers: list[int], picks: Mapping[int, list[int]],

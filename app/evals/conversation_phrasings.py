@@ -275,3 +275,86 @@ TRACKER_CHECK: dict[str, dict[str, tuple[str, ...]]] = {
                   "es": ("¿y quién más escribió?", "¿otra persona la comentó?", "además de quien la lleva, ¿quién comentó?")},
 }
 BATCHES = {"variants": VARIANTS, "tracker_tune": TRACKER_TUNE, "tracker_check": TRACKER_CHECK}
+# The document check set (issue 23, documents by meaning): questions about the demo documents' content in
+# a colleague's words, not the documents' own where a natural synonym exists ("sign off" for "approvals",
+# "ship" for "release", "congelamos" for "Freeze"), a third and more Spanish, informal ones too; questions
+# nothing answers, some sharing a word with a document ("the budget for the offline sync"); summaries asked
+# in new words. Not in DOC_FACTS / NOWHERE / PHRASINGS, so the benchmark's split keeps its shape:
+# `conversation_cases.build_check(snap)` asks them (scripts/bench_conversation.py --check). Rows alternate
+# between two halves (conversation_cases.CHECK_PARTS): the answers were tuned on the first half only, the
+# second is a check nobody tuned on.
+DOC_FACTS_CHECK: tuple[tuple[str, str, str, str], ...] = (
+    ("en", "how many people must sign off a payments PR?", "Engineering onboarding guide", "two approvals"),
+    ("en", "first day here, how do i get the project running locally?", "Engineering onboarding guide", "make run"),
+    ("en", "where do i ask for help with my dev setup?", "Engineering onboarding guide", "eng-help"),
+    ("en", "does a change outside payments also need two reviewers?", "Engineering onboarding guide", "one elsewhere"),
+    ("en", "who do I page first?", "On-call runbook", "primary on call"),
+    ("en", "who gets woken up first when something breaks at night?", "On-call runbook", "primary on call"),
+    ("en", "checkout can't take card payments, what should i switch off?", "On-call runbook", "webhook retries"),
+    ("en", "where do I post when payments break?", "On-call runbook", "#incidents"),
+    ("en", "how long before I call my boss during an incident?", "On-call runbook", "30 minutes"),
+    ("en", "when do we ship?", "Release process", "every second Thursday"),
+    ("en", "what day do we stop merging before a release?", "Release process", "Freeze on Tuesday"),
+    ("en", "when does testing sign off on a version?", "Release process", "Wednesday"),
+    ("en", "do new versions go out to all users at once?", "Release process", "staged rollout"),
+    ("en", "what are we replacing the old payment gateway with?", "Payments architecture decision: PSP migration", "new PSP"),
+    ("en", "are refunds instant?", "Payments architecture decision: PSP migration", "asynchronous"),
+    ("en", "how often do we reconcile payments?", "Payments architecture decision: PSP migration", "nightly"),
+    ("en", "is offline mode still on schedule?", "Weekly sync notes - mobile", "slips one sprint"),
+    ("en", "what's the most urgent bug for mobile right now?", "Weekly sync notes - mobile", "top priority"),
+    ("en", "who was at the mobile weekly?", "Weekly sync notes - mobile", "Attendees"),
+    ("en", "what does ana want to own?", "1:1 notes Ana / Maria", "lead the offline sync"),
+    ("en", "who should Ana team up with first?", "1:1 notes Ana / Maria", "pair with Ben"),
+    ("en", "how can we make the data warehouse cheaper?", "Personal notes: warehouse cost ideas", "cut the bill"),
+    ("en", "how should we split up the orders table?", "Personal notes: warehouse cost ideas", "by month"),
+    ("en", "what's the first command after i clone?", "Engineering onboarding guide", "make run"),
+    ("en", "rollout: big bang or gradual?", "Release process", "staged rollout"),
+    ("en", "do we address users formally in the spanish ui?", "Guía de estilo para textos en español", "tuteo"),
+    ("es", "¿cuántas personas tienen que aprobar un PR de pagos?", "Engineering onboarding guide", "two approvals"),
+    ("es", "cuantos revisores necesita un cambio normal?", "Engineering onboarding guide", "one elsewhere"),
+    ("es", "¿a quién avisan primero si salta una alerta?", "On-call runbook", "primary on call"),
+    ("es", "se cayo la pasarela de pagos, que apago?", "On-call runbook", "webhook retries"),
+    ("es", "¿cuánto espero antes de avisar al jefe en un incidente?", "On-call runbook", "30 minutes"),
+    ("es", "¿cuándo congelamos el código antes de sacar versión?", "Release process", "Freeze on Tuesday"),
+    ("es", "que dia se publica una version nueva?", "Release process", "every second Thursday"),
+    ("es", "el despliegue llega a todos de golpe?", "Release process", "staged rollout"),
+    ("es", "¿las devoluciones son inmediatas?", "Payments architecture decision: PSP migration", "asynchronous"),
+    ("es", "¿a qué proveedor de pagos nos pasamos?", "Payments architecture decision: PSP migration", "new PSP"),
+    ("es", "¿de qué se quiere encargar Ana?", "1:1 notes Ana / Maria", "lead the offline sync"),
+    ("es", "con quien trabaja ana primero?", "1:1 notes Ana / Maria", "pair with Ben"),
+    ("es", "¿cómo abaratamos el almacén de datos?", "Personal notes: warehouse cost ideas", "cut the bill"),
+    ("es", "que es lo mas urgente en el portal latam?", "Notas de la reunión de planificación - Portal LATAM", "Prioridad"),
+    ("es", "¿qué nos preocupa del portal LATAM?", "Notas de la reunión de planificación - Portal LATAM", "Riesgo"),
+    ("es", "quien estuvo en la planificacion del portal?", "Notas de la reunión de planificación - Portal LATAM", "Asistentes"),
+    ("es", "¿tratamos al usuario de usted?", "Guía de estilo para textos en español", "tuteo"),
+    ("es", "podemos poner palabras en ingles en la app?", "Guía de estilo para textos en español", "anglicismos"),
+    ("es", "el modo sin conexion se retrasa?", "Weekly sync notes - mobile", "slips one sprint"),
+    ("es", "¿cuál es el fallo más importante de la app móvil?", "Weekly sync notes - mobile", "top priority"),
+)
+
+NOWHERE_CHECK: tuple[tuple[str, str], ...] = (
+    ("en", "what's the budget for the offline sync?"),
+    ("en", "who approved the payments budget for next year?"),
+    ("en", "when is the next team offsite?"),
+    ("en", "what's our policy on remote work?"),
+    ("en", "which cloud region hosts the warehouse?"),
+    ("en", "how many vacation days do we get?"),
+    ("en", "what's the wifi password at the office?"),
+    ("en", "what did legal say about GDPR?"),
+    ("en", "who won the release party raffle?"),
+    ("es", "¿cuál es el presupuesto de la sincronización offline?"),
+    ("es", "cuando es la cena de navidad?"),
+    ("es", "¿quién aprueba las vacaciones?"),
+    ("es", "que dijo el banco local sobre las comisiones?"),
+    ("es", "¿cuántos usuarios tiene el portal LATAM?"),
+    ("es", "hay teletrabajo los viernes?"),
+    ("es", "¿qué sueldo tiene un desarrollador junior?"),
+    ("es", "¿en qué hotel nos alojamos en la conferencia?"),
+)
+
+DOC_SUMMARY_CHECK: dict[str, tuple[str, ...]] = {
+    "en": ("give me the gist of the {doc}", "what's the {doc} about?", "quick rundown of {doc}?",
+           "can you sum up the {doc} for me"),
+    "es": ("¿de qué trata {doc}?", "hazme un resumen rapido de {doc}", "que cuenta el documento {doc}?",
+           "explicame {doc} en pocas palabras"),
+}

@@ -82,7 +82,6 @@ GLOSSARY: tuple[tuple[str, str], ...] = (
     ("retrasa retraso atrasa", "slips delay"),
     ("restablecer restablecimiento", "reset"),
     ("pareja emparejar", "pair"),
-    ("primero primera", "first"),
     ("pedidos órdenes", "orders"),
     ("reducir recortar", "cut reduce"),
     ("heredado heredada antigua antiguo", "legacy"),
@@ -92,6 +91,72 @@ GLOSSARY: tuple[tuple[str, str], ...] = (
     ("desconectado conexión", "offline"),
     ("nuevo nueva nuevos", "new"),
     ("desarrollador desarrolladores", "developer developers"),
+    # More of a team's everyday words (issue 23: a question says them where a document says another).
+    ("alerta alertas", "alert alerts page pages"),
+    ("avisar avisa avisan aviso avisos llamar", "notify page pages call"),
+    ("esperar espero esperamos", "wait"),
+    ("publicar publica publicamos sacar sacamos", "release ship publish"),
+    ("inmediato inmediata inmediatos inmediatas instantáneo", "instant immediate synchronous"),
+    ("proveedor proveedores", "provider vendor"),
+    ("abaratar barato barata caro", "cheaper cheap expensive cost bill"),
+    ("preocupa preocupación preocupaciones", "risk concern worry"),
+    ("tutear usted", "tuteo"),
+    ("usuario usuarios", "user users"),
+    ("cliente clientes", "customer customers client"),
+    ("empezar comenzar empiezo", "start begin"),
+    ("configurar configuración entorno", "setup configure environment"),
+    ("rama ramas", "branch branches"),
+    ("fusionar", "merge"),
+    ("tarjeta tarjetas", "card cards"),
+    ("tabla tablas", "table tables"),
+    ("dividir", "partition split"),
+    ("banco bancos", "bank banks"),
+    ("comisión comisiones", "fee fees"),
+    ("presupuesto presupuestos", "budget budgets"),
+    ("oficina oficinas", "office offices"),
+    ("contrato contratos", "contract contracts"),
+    ("vacaciones", "vacation holidays"),
+    ("sueldo salario", "salary"),
+    ("calendario", "schedule calendar"),
+    ("cambio cambios cambiar", "change changes"),
+    ("arreglar corregir", "fix"),
+    ("datos", "data"),
+    ("servidor servidores", "server servers"),
+    ("mensaje mensajes", "message messages"),
+    ("canal canales", "channel channels"),
+    ("pregunta preguntas preguntar", "question questions ask"),
+    ("persona personas gente", "people person"),
+    ("día días", "day days"),
+    ("lunes", "monday"),
+    ("viernes", "friday"),
+    ("probar", "test"),
+    ("rápido rápida lento lenta", "fast quick slow"),
+    ("nube", "cloud"),
+    ("seguridad", "security"),
+    ("acceso accesos permiso permisos", "access permission permissions"),
+    ("interfaz pantalla pantallas", "ui interface screen screens"),
+    ("palabra palabras", "word words"),
+    ("inglés", "english"),
+    ("primero primera", "first"),
+    ("quiere quieren querer quiero", "want wants"),
+    ("encargar encargarse", "lead own"),
+    ("usar utilizar", "use"),
+    ("escribir", "write"),
+    ("hablar", "speak talk"),
+    ("firmar", "sign"),
+    ("enviar mandar", "send"),
+    ("recibir", "receive"),
+    ("guardar", "save store"),
+    ("borrar eliminar", "delete remove"),
+    ("crear", "create"),
+    ("añadir agregar", "add"),
+    ("actualizar", "update"),
+    ("instalar", "install"),
+    ("regla reglas norma normas", "rule rules"),
+    ("política políticas", "policy policies"),
+    ("nombre nombres", "name names"),
+    ("año años", "year years"),
+    ("compañero compañeros compañera", "colleague teammate"),
 )
 
 _EN_STEMS = {terms.stem(w) for _, en in GLOSSARY for w in en.split()}
@@ -121,6 +186,20 @@ def widen(stems: Iterable[str]) -> set[str]:
     """The stems with their equivalents in the other language."""
     held = set(stems)
     return held.union(*(_OTHER.get(s, ()) for s in held))
+
+
+def gloss(question: str) -> str | None:
+    """A Spanish question's key words said in English where the glossary knows them, as written where it does
+    not ("¿cuánto espero antes de avisar al jefe en un incidente?" -> "wait notify page pages call manager
+    incident incidents"; "el panel de administración" -> "dashboard dashboards administración"): what the
+    English-only embedded model can compare with an English record's sentences. None for an English
+    question, or when the glossary knows none of its words."""
+    if not terms.is_spanish(question):
+        return None
+    said = [_ENGLISH.get(terms.stem(t), (t,)) for t in terms.key_terms(question)]
+    if all(len(s) == 1 and s[0] in terms.key_terms(question) for s in said):
+        return None
+    return " ".join(dict.fromkeys(w for s in said for w in s))
 
 
 def lexical_query(question: str) -> str:

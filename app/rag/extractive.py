@@ -4,14 +4,18 @@ question is a function the services layer passes in: app/services/answers.py emb
 
 1. **Relevant** hits (the gate): sharing a topic word with the question and either within the calibrated
    cosine distance RAG_ANSWER_MAX_DISTANCE (docs/CHAT.md, "Honest answers") or the lexical arm's first hit
-   holding every topic word. None: "I don't know". A record holds a word when it has the word or its
-   equivalent in the other language (app/rag/bilingual.py: "release" holds "lanzamiento").
+   holding every topic word — or the entity the question means (``meant``: its best sentence close in
+   meaning and clear of every other's; a Spanish question by its English gloss), whatever words it shares.
+   None: "I don't know". A record holds a word when it has the word or its equivalent in the other language
+   (app/rag/bilingual.py: "release" holds "lanzamiento").
 2. **Coverage.** The question's topic words that some retrieved (so visible) hit uses are the ones the data
    knows; the question is covered when one relevant hit holds all of them (a question joining topics with
    "and", "or", "y", a comma: each part by some hit). A word no visible hit uses ("summarise", "escribir")
    cannot be checked by itself; but when such words are at least as many as the known ones ("la
    integración con blockchain"), the known ones are not what is asked about, and nothing visible covers it.
-   When no hit covers it, the answer says so first — "Nothing you can see is about the weekly mobile sync;
+   The meant entity covers a part its words do not when it is MEANT_OVER_WORDS close and no visible hit
+   holds more of the part's words; hits covering an English question by some of its words only, far from it
+   in meaning (MEANT_FLOOR), name its topic, not what it asks. When no hit covers it, the answer says so first — "Nothing you can see is about the weekly mobile sync;
    the closest: …" — and, computed only from what the asker sees, it reads the same whether the thing
    asked for is hidden or does not exist. So does a title the question names that no visible record is
    about (``not_about``, app/rag/named.py).
@@ -28,7 +32,7 @@ question is a function the services layer passes in: app/services/answers.py emb
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from app.domain import SearchHit
@@ -54,6 +58,16 @@ MARGIN = 0.25  # a sentence is kept within this cosine similarity of its entity'
 FLOOR = 0.15  # ...and above this one
 WHOLE_DOC = 4  # a document of at most this many sentences is its own best summary ("summarise the release plan")
 MAX_CHOSEN = 32  # sentences whose meaning is measured per answer: the bound on what it costs (docs/BENCHMARKS.md)
+# An entity whose best sentence is this close in meaning to the question (cosine; for a Spanish question, its
+# English gloss, app/rag/bilingual.py) and closer by MEANT_MARGIN than every other entity's best is what the
+# question asks about, sharing a word or not ("payments are down" and "For a payments outage, …"). Calibrated
+# on document questions against questions nothing answers, hidden documents' askers included (docs/CHAT.md,
+# "Honest answers"): the closest of those came to 0.433, the farthest answered ones at 0.45.
+MEANT = 0.44
+MEANT_MARGIN = 0.1
+_TASK_ANCHOR = "[TASK #"
+MEANT_OVER_WORDS = 0.55  # closer still to cover what the words do not ("refunds instant": no record says instant)
+MEANT_FLOOR = 0.35  # below it, hits holding only some of an English question's words name its topic, no more
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'¿¡(]?[A-ZÁÉÍÓÚÑ0-9])")
 # Task template lines that are fields, not sentences (app/rag/templates.py).
@@ -68,32 +82,46 @@ _ASKING = _FUNCTION | frozenset(terms.stem(w) for w in """
 decide decided decides decision decisions agreed happen happened happening say said summarise summarize summary
 overview explain tell know wrong plan plans going
 decidio decidieron decidimos decidido acordo acordamos acordado paso resumen resume resumir explica explicame
-debemos deberiamos debo tenemos hacer sabes dijo dijeron dice dicen va going working trabaja trabajando
-often frequently usually normally typically menudo frecuencia frecuentemente suele suelen normalmente
 """.split())
 _ARTICLES = frozenset("the a an el la los las un una".split())
 # Where a question joins two topics: each part must be covered on its own.
 _JOINED = re.compile(r"\b(?:and|or|y|o|e|vs|versus|as well as|además de|ademas de)\b|[,;/&]", re.IGNORECASE)
 
 Similarity = Callable[[Sequence[str]], Sequence[float]]  # sentences -> cosine similarity to the question
+Meaning = Mapping[str, float]  # an entity's anchor -> its best sentence's cosine similarity to the question
 
 
 NO_EVIDENCE = 2.0  # the largest cosine distance: what the gate says of a hit sharing no topic word
 
 
-def relevant(question: str, hits: Sequence[SearchHit], max_distance: float) -> list[SearchHit]:
+def relevant(question: str, hits: Sequence[SearchHit], max_distance: float,
+             meaning: Meaning | None = None) -> list[SearchHit]:
     """Hits to answer from (best first, as ranked): sharing a topic word with the question (MiniLM puts
     short off-topic Spanish questions close to Spanish chunks; a shared word rules them out, docs/CHAT.md
     "Honest answers"), and close by cosine distance or the lexical arm's first hit holding every topic word
     — or a sibling of the best of those: a lexical hit whose title holds the two or more topic words the best
     one's title holds ("Fix login bug on the nightly ETL" beside "Add unit tests for the nightly ETL", however
-    far a short informal question's embedding puts it)."""
+    far a short informal question's embedding puts it). With ``meaning``, also the entity the question means
+    (``meant``), whatever words it shares."""
     topic = _gate_topic(question)
-    passed = [h for h in hits if _gate_distance(h, topic) <= max_distance]
+    by_meaning = meant(meaning)
+    passed = [h for h in hits if _gate_distance(h, topic) <= max_distance or anchor(h) == by_meaning]
     named = topic & _stems(_title(passed[0].content)) if passed else set()
     if len(named) < 2:
         return passed
     return [h for h in hits if h in passed or h.lexical_rank is not None and named <= _stems(_title(h.content))]
+
+
+def meant(meaning: Meaning | None) -> str | None:
+    """The anchor of the entity the question means: its best sentence at least MEANT close to the question
+    and MEANT_MARGIN closer than any other entity's (None: none stands out, the words decide). Never a task:
+    a task is a named thing asked for by its title's words ("Accessibility audit of the cost report" is not
+    "Design review for the cost report", however close in meaning), its description a line many tasks
+    share; what meaning finds is a statement of a document, a sprint's goal or a project's description."""
+    ranked = sorted((meaning or {}).items(), key=lambda kv: kv[1], reverse=True)
+    if not ranked or ranked[0][1] < MEANT or ranked[0][0].startswith(_TASK_ANCHOR):
+        return None
+    return ranked[0][0] if len(ranked) == 1 or ranked[0][1] - ranked[1][1] >= MEANT_MARGIN else None
 
 
 def gate_distance(question: str, hits: Sequence[SearchHit]) -> float:
@@ -144,12 +172,13 @@ class Plan:
 
 def extractive_answer(question: str, hits: Sequence[SearchHit], max_distance: float,
                       similarity: Similarity | None = None, lang: str | None = None,
-                      not_about: str | None = None) -> str:
+                      not_about: str | None = None, meaning: Meaning | None = None) -> str:
     """The whole offline answer to a free-text question (``similarity``: None picks each entity's first
     sentences, as when nothing can be embedded; ``lang``: the asker's language when ``question`` is a
     rewritten search query, which may be in another; ``not_about``: a title the question names that no
-    visible record is about, app/rag/named.py — said first, whatever the hits cover)."""
-    planned = plan(question, hits, max_distance, lang, not_about)
+    visible record is about, app/rag/named.py — said first, whatever the hits cover; ``meaning``: each
+    entity's closeness in meaning to the question, ``meant``)."""
+    planned = plan(question, hits, max_distance, lang, not_about, meaning)
     if planned is None:
         return I_DONT_KNOW[lang or terms.language(question)]
     wanted = to_measure(planned)
@@ -159,12 +188,16 @@ def extractive_answer(question: str, hits: Sequence[SearchHit], max_distance: fl
 
 
 def plan(question: str, hits: Sequence[SearchHit], max_distance: float, lang: str | None = None,
-         not_about: str | None = None) -> Plan | None:
+         not_about: str | None = None, meaning: Meaning | None = None) -> Plan | None:
     """What the answer will say (None: nothing relevant, "I don't know"). A question joining topics ("the
-    refund flow and the checkout page") is covered when each of its parts is, each by some hit."""
+    refund flow and the checkout page") is covered when each of its parts is, each by some hit. The entity
+    the question means (``meant``) covers a part no hit covers by its words, unless another retrieved hit
+    holds more of the part's words (then the words say the question is about something else)."""
     lang = lang or terms.language(question)
     fields = cards.asked_fields(question)
-    relevant_hits = _one_per_entity(relevant(question, hits, max_distance))
+    relevant_hits = _one_per_entity(relevant(question, hits, max_distance, meaning))
+    by_meaning = meant(meaning)
+    meant_hit = next((h for h in relevant_hits if anchor(h) == by_meaning), None)
     if not relevant_hits:
         return None
     if not_about:
@@ -182,6 +215,10 @@ def plan(question: str, hits: Sequence[SearchHit], max_distance: float, lang: st
         unknown = set() if asks_for_tasks else topic - visible
         about = [h for h in relevant_hits if known <= _stems(h.content) or _first_in_both(h, known)] \
             if len(known) > len(unknown) else []
+        if not about and meant_hit is not None and _means(meant_hit, meaning, known, hits):
+            about = [meant_hit]
+        elif about and unknown and _far_in_meaning(about, meaning, question):
+            about = []
         if not about:
             closest = tuple(_item(h, lang, fields) for h in relevant_hits[:CLOSEST_ITEMS])
             return Plan(lang, False, _topic_phrase(part, topic), closest)
@@ -193,9 +230,31 @@ def plan(question: str, hits: Sequence[SearchHit], max_distance: float, lang: st
                 max(0, len(chosen) - MAX_ITEMS))
 
 
-def uncovered(question: str, hits: Sequence[SearchHit], max_distance: float) -> str | None:
+def _means(hit: SearchHit, meaning: Meaning, known: set[str], hits: Sequence[SearchHit]) -> bool:
+    """Whether the meant entity covers a part its words do not. Its meaning overrules words there — known
+    words it lacks, which other visible records hold, or words no visible record uses outnumbering the
+    known ones — so it must be MEANT_OVER_WORDS close ("the weekly mobile sync" asked by someone who may not
+    see its notes is not the 1:1 notes' "offline sync design", 0.51, while mobile records hold "mobile"),
+    and no retrieved (so visible) hit may hold more of the part's known words."""
+    held = len(known & _stems(hit.content))
+    return meaning[anchor(hit)] >= MEANT_OVER_WORDS and not any(len(known & _stems(h.content)) > held for h in hits)
+
+
+def _far_in_meaning(about: Sequence[SearchHit], meaning: Meaning | None, question: str) -> bool:
+    """Whether the hits the known words cover are all far in meaning from an English question that has words
+    no visible record uses: they name its topic, not what it asks ("is offline mode still on schedule?" and
+    a project "with offline mode"). Measured only English to English (a gloss against a Spanish record says
+    little)."""
+    if not meaning or terms.is_spanish(question):
+        return False
+    english = [meaning[anchor(h)] for h in about if anchor(h) in meaning and not terms.is_spanish(h.content)]
+    return len(english) == len(about) and max(english) < MEANT_FLOOR
+
+
+def uncovered(question: str, hits: Sequence[SearchHit], max_distance: float,
+              meaning: Meaning | None = None) -> str | None:
     """The question's topic when relevant hits exist but none covers it (what an LLM is told to say first)."""
-    planned = plan(question, hits, max_distance)
+    planned = plan(question, hits, max_distance, meaning=meaning)
     return planned.topic if planned is not None and not planned.covered else None
 
 
@@ -311,6 +370,11 @@ def _topic_phrase(question: str, topic: set[str]) -> str:
     if start and terms.fold(words[start - 1]) in _ARTICLES:
         start -= 1
     return " ".join(words[start:])
+
+
+def sentences_of(hit: SearchHit) -> tuple[str, ...]:
+    """The sentences of a hit an answer may quote (what its meaning is measured by)."""
+    return _item(hit, "en", ()).sentences
 
 
 def _sentences(line: str) -> list[str]:

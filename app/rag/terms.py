@@ -77,10 +77,12 @@ def words(text: str) -> list[str]:
 
 def text_stems(text: str) -> set[str]:
     """The stems of a record's words, a plural's singular and a verb's -ing form beside them ("wants" holds the
-    "want" of a question, "Clone" its "cloning": five letters cut them apart)."""
+    "want" of a question, "Clone" its "cloning": five letters cut them apart), and a hyphenated word's parts."""
     found = set()
     for word in WORD.findall(text):
         found.add(stem(word))
+        if "-" in word:  # a hyphenated word holds its parts: "#eng-help" the "help" of a question
+            found.update(stem(part) for part in word.split("-") if len(part) > 1)
         if len(word) > 4 and word[-1] in "sS":
             found.add(stem(word[:-1]))
         if len(word) > 3 and word[-1] in "eE":

@@ -11,17 +11,45 @@ import numpy as np
 
 from app.domain import SearchHit
 from app.engines.base import Engine
-from app.rag import extractive
+from app.rag import bilingual, extractive, terms
+from app.rag.prompting import anchor
 
 
 def free_text(engine: Engine, question: str, hits: Sequence[SearchHit], max_distance: float,
               lang: str | None = None, question_vector: np.ndarray | None = None,
-              not_about: str | None = None) -> str:
+              not_about: str | None = None, meaning: extractive.Meaning | None = None) -> str:
     """``question_vector``: the question's embedding when retrieval already made it (not made twice);
-    ``not_about``: what the question names that nothing visible is about (said first)."""
+    ``not_about``: what the question names that nothing visible is about (said first); ``meaning``: each
+    retrieved entity's closeness to the question (``closeness``)."""
     def similarity(sentences: Sequence[str]) -> list[float]:
         vectors = np.asarray(engine.embed_texts(sentences), dtype=np.float32)
         wanted = question_vector if question_vector is not None else engine.embed_query(question)
         return (vectors @ np.asarray(wanted, dtype=np.float32)).tolist()
 
-    return extractive.extractive_answer(question, hits, max_distance, similarity, lang, not_about)
+    return extractive.extractive_answer(question, hits, max_distance, similarity, lang, not_about, meaning)
+
+
+def closeness(engine: Engine, question: str, hits: Sequence[SearchHit],
+              question_vector: np.ndarray | None = None) -> dict[str, float]:
+    """Each retrieved entity's best sentence's cosine similarity to the question (its first chunk's
+    sentences, at most extractive.MAX_CHOSEN in all): what extractive.meant reads. A Spanish question is
+    compared by its English gloss (app/rag/bilingual.py), the embedded model knowing English only; one with
+    no word the glossary knows is compared by nothing (the words decide)."""
+    gloss = bilingual.gloss(question)
+    if gloss is None and terms.is_spanish(question):
+        return {}
+    first: dict[str, SearchHit] = {}
+    for hit in hits:
+        first.setdefault(anchor(hit), hit)
+    pairs = [(a, s) for a, h in first.items() for s in (extractive.sentences_of(h) or (h.content,))]
+    pairs = pairs[:extractive.MAX_CHOSEN]
+    if not pairs:
+        return {}
+    wanted = engine.embed_query(gloss) if gloss is not None else \
+        (question_vector if question_vector is not None else engine.embed_query(question))
+    vectors = np.asarray(engine.embed_texts([s for _, s in pairs]), dtype=np.float32)
+    scores = vectors @ np.asarray(wanted, dtype=np.float32)
+    best: dict[str, float] = {}
+    for (a, _), score in zip(pairs, scores.tolist()):
+        best[a] = max(best.get(a, -1.0), score)
+    return best

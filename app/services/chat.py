@@ -111,6 +111,7 @@ class Evidence:
     relevant: list[SearchHit] = field(default_factory=list)  # the hits the relevance gate passes: the LLM's context
     wider: list[SearchHit] | None = None  # retrieval's second look when a topic's list may be cut at top_k
     not_about: str | None = None  # retrieval: a title the question names that no visible record is about
+    meaning: dict[str, float] = field(default_factory=dict)  # retrieval: each entity's closeness to the question
 
     @property
     def hits(self) -> list[SearchHit]:
@@ -344,13 +345,16 @@ def _compute(settings: Settings, prep: Prepared, evidence: Evidence) -> None:
     shown are those the offline answer's relevance gate passes: when offline says "I don't know", the model
     gets no weak chunk to answer from either."""
     route = evidence.route
-    evidence.relevant = extractive.relevant(evidence.query, evidence.hits, settings.answer_max_distance)
+    if route.kind == "retrieve" and evidence.computed is None and evidence.not_about is None:
+        evidence.meaning = answers.closeness(prep.state.engine, evidence.query, evidence.hits, evidence.found.vector)
+    evidence.relevant = extractive.relevant(evidence.query, evidence.hits, settings.answer_max_distance,
+                                            evidence.meaning)
     if evidence.computed is None and (route.kind == "lookup" or (route.kind == "follow_up" and evidence.entities)):
         evidence.computed = cards.cards(prep.message, list(evidence.entities.values()),
                                         [_spoken(r) for r in evidence.missing])
     elif route.kind == "retrieve" and evidence.computed is None:
         evidence.uncovered = evidence.not_about or extractive.uncovered(
-            evidence.query, evidence.found.result.hits, settings.answer_max_distance)
+            evidence.query, evidence.found.result.hits, settings.answer_max_distance, evidence.meaning)
 
 
 def _offline_answer(engine: Engine, settings: Settings, prep: Prepared, evidence: Evidence) -> str:
@@ -361,7 +365,8 @@ def _offline_answer(engine: Engine, settings: Settings, prep: Prepared, evidence
     if evidence.route.kind == "tasks" and evidence.tasks_text is not None:
         return evidence.tasks_text
     return answers.free_text(engine, evidence.query, evidence.hits, settings.answer_max_distance,
-                             terms.language(prep.message), evidence.found.vector, evidence.not_about)
+                             terms.language(prep.message), evidence.found.vector, evidence.not_about,
+                             evidence.meaning)
 
 
 def _spoken(ref: EntityRef) -> str:

@@ -152,17 +152,18 @@ def _figures(rows: Sequence[Judged]) -> dict[str, Any]:
 def evaluate_conversations(modes: Sequence[str] = ("offline",), embedder: Any | None = None,
                            progress: ProgressFactory | None = None, base: Settings | None = None,
                            min_turns: int | None = None, variants: bool = False,
-                           batch: str | None = None) -> dict[str, Any]:
+                           batch: str | None = None, check: bool = False) -> dict[str, Any]:
     """Seed, build, ask in every mode, judge → {"conversations", "questions", ..., "modes": {mode: figures,
     "turns": every judged turn}}. ``min_turns``: only the stratified sample (conversation_cases.sample);
     ``variants``: the conversations reworded by conversation_phrasings.VARIANTS instead; ``batch``: by the
-    batch of that name (conversation_phrasings.BATCHES)."""
+    batch of that name (conversation_phrasings.BATCHES); ``check``: the document check set instead
+    (conversation_cases.build_check)."""
     from app.services.golden_eval import demo_engine
 
     with demo_engine(base, embedder) as (engine, settings):
         snap = snapshot(engine)
         source = conversation_phrasings.BATCHES[batch] if batch else conversation_phrasings.VARIANTS if variants else None
-        cases = conversation_cases.build(snap, source)
+        cases = conversation_cases.build_check(snap) if check else conversation_cases.build(snap, source)
         if min_turns is not None:
             cases = conversation_cases.sample(cases, min_turns)
         turns = [t for c in cases for t in c.turns]
@@ -170,7 +171,8 @@ def evaluate_conversations(modes: Sequence[str] = ("offline",), embedder: Any | 
             "conversations": len(cases), "questions": len(turns),
             "chains": sum(c.is_chain for c in cases),
             "languages": {lang: sum(t.lang == lang for t in turns) for lang in ("en", "es")},
-            "parts": {part: sum(t.part == part for t in turns) for part in conversation_cases.PARTS},
+            "parts": {part: sum(t.part == part for t in turns)
+                      for part in (conversation_cases.CHECK_PARTS if check else conversation_cases.PARTS)},
             "search_mode": settings.search_mode, "modes": {},
         }
         for mode in modes:

@@ -143,3 +143,17 @@ def test_tracker_questions_in_a_third_batch_of_words_hold_their_floor(bench, flo
     assert figures["score"] >= own["offline"]["own"], figures
     assert figures["leaks"] == 0
     assert figures["wrong_refusals"] <= own["offline"]["wrong_refusals_max"], figures
+def test_the_document_check_set_holds_its_floor_on_both_halves_and_leaks_nothing(bench, floor):
+    """Questions about the documents in a colleague's words, questions nothing answers and summaries in new
+    words (conversation_phrasings.DOC_FACTS_CHECK, NOWHERE_CHECK, DOC_SUMMARY_CHECK), all of them: a gate that
+    knows the documents' words and not their meaning fails here. Each half holds its floor — the one the
+    answers were tuned on and the one nobody tuned on."""
+    engine, settings, snap, _ = bench
+    own = floor["check"]
+    judged = conversation_bench.ask(engine, settings, snap, conversation_cases.build_check(snap), "offline")
+    figures = conversation_bench.summarize(judged)
+    assert figures["all"]["questions"] >= 140 and figures["all"]["leaks"] == 0
+    for part in conversation_cases.CHECK_PARTS:
+        assert figures["by_part"][part]["score"] >= own["offline"][part], (part, figures["by_part"][part])
+    nowhere = figures["by_family"]["nowhere"]
+    assert nowhere["right_refusal"] + nowhere["right"] >= nowhere["questions"] - own["offline"]["nowhere_wrong_max"]
