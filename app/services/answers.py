@@ -15,22 +15,40 @@ from app.rag import bilingual, extractive, terms
 from app.rag.prompting import anchor
 
 
+class SentenceVectors:
+    """The sentences embedded in one turn, each once: the entities' closeness and the choice of what to quote
+    measure many of the same sentences."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+        self._made: dict[str, np.ndarray] = {}
+
+    def of(self, sentences: Sequence[str]) -> np.ndarray:
+        new = [s for s in dict.fromkeys(sentences) if s not in self._made]
+        if new:
+            self._made.update(zip(new, np.asarray(self._engine.embed_texts(new), dtype=np.float32)))
+        return np.stack([self._made[s] for s in sentences])
+
+
 def free_text(engine: Engine, question: str, hits: Sequence[SearchHit], max_distance: float,
               lang: str | None = None, question_vector: np.ndarray | None = None,
-              not_about: str | None = None, meaning: extractive.Meaning | None = None) -> str:
+              not_about: str | None = None, meaning: extractive.Meaning | None = None,
+              vectors: SentenceVectors | None = None) -> str:
     """``question_vector``: the question's embedding when retrieval already made it (not made twice);
     ``not_about``: what the question names that nothing visible is about (said first); ``meaning``: each
-    retrieved entity's closeness to the question (``closeness``)."""
+    retrieved entity's closeness to the question (``closeness``); ``vectors``: the turn's sentences embedded
+    so far."""
+    made = vectors or SentenceVectors(engine)
+
     def similarity(sentences: Sequence[str]) -> list[float]:
-        vectors = np.asarray(engine.embed_texts(sentences), dtype=np.float32)
         wanted = question_vector if question_vector is not None else engine.embed_query(question)
-        return (vectors @ np.asarray(wanted, dtype=np.float32)).tolist()
+        return (made.of(sentences) @ np.asarray(wanted, dtype=np.float32)).tolist()
 
     return extractive.extractive_answer(question, hits, max_distance, similarity, lang, not_about, meaning)
 
 
 def closeness(engine: Engine, question: str, hits: Sequence[SearchHit],
-              question_vector: np.ndarray | None = None) -> dict[str, float]:
+              question_vector: np.ndarray | None = None, vectors: SentenceVectors | None = None) -> dict[str, float]:
     """Each retrieved entity's best sentence's cosine similarity to the question (its first chunk's
     sentences, at most extractive.MAX_CHOSEN in all): what extractive.meant reads. A Spanish question is
     compared by its English gloss (app/rag/bilingual.py), the embedded model knowing English only; one with
@@ -47,8 +65,7 @@ def closeness(engine: Engine, question: str, hits: Sequence[SearchHit],
         return {}
     wanted = engine.embed_query(gloss) if gloss is not None else \
         (question_vector if question_vector is not None else engine.embed_query(question))
-    vectors = np.asarray(engine.embed_texts([s for _, s in pairs]), dtype=np.float32)
-    scores = vectors @ np.asarray(wanted, dtype=np.float32)
+    scores = (vectors or SentenceVectors(engine)).of([s for _, s in pairs]) @ np.asarray(wanted, dtype=np.float32)
     best: dict[str, float] = {}
     for (a, _), score in zip(pairs, scores.tolist()):
         best[a] = max(best.get(a, -1.0), score)

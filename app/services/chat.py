@@ -112,6 +112,7 @@ class Evidence:
     wider: list[SearchHit] | None = None  # retrieval's second look when a topic's list may be cut at top_k
     not_about: str | None = None  # retrieval: a title the question names that no visible record is about
     meaning: dict[str, float] = field(default_factory=dict)  # retrieval: each entity's closeness to the question
+    vectors: answers.SentenceVectors | None = None  # retrieval: the sentences embedded so far this turn
 
     @property
     def hits(self) -> list[SearchHit]:
@@ -346,7 +347,9 @@ def _compute(settings: Settings, prep: Prepared, evidence: Evidence) -> None:
     gets no weak chunk to answer from either."""
     route = evidence.route
     if route.kind == "retrieve" and evidence.computed is None and evidence.not_about is None:
-        evidence.meaning = answers.closeness(prep.state.engine, evidence.query, evidence.hits, evidence.found.vector)
+        evidence.vectors = answers.SentenceVectors(prep.state.engine)
+        evidence.meaning = answers.closeness(prep.state.engine, evidence.query, evidence.hits, evidence.found.vector,
+                                             evidence.vectors)
     evidence.relevant = extractive.relevant(evidence.query, evidence.hits, settings.answer_max_distance,
                                             evidence.meaning)
     if evidence.computed is None and (route.kind == "lookup" or (route.kind == "follow_up" and evidence.entities)):
@@ -366,7 +369,7 @@ def _offline_answer(engine: Engine, settings: Settings, prep: Prepared, evidence
         return evidence.tasks_text
     return answers.free_text(engine, evidence.query, evidence.hits, settings.answer_max_distance,
                              terms.language(prep.message), evidence.found.vector, evidence.not_about,
-                             evidence.meaning)
+                             evidence.meaning, evidence.vectors)
 
 
 def _spoken(ref: EntityRef) -> str:
