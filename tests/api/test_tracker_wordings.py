@@ -83,7 +83,10 @@ def test_a_status_in_other_words_with_clitics_and_idioms(demo, offline, question
 
 @pytest.mark.parametrize("question, where", [("what did Chen close?", "STATUS = 'DONE'"),
                                              ("has chen wrapped anything up?", "STATUS = 'DONE'"),
-                                             ("¿con qué anda liado Chen estos días?", OPEN)])
+                                             ("¿con qué anda liado Chen estos días?", OPEN),
+                                             # busy with, like "on his plate": his open work, not all he holds
+                                             ("¿qué lleva Chen entre manos?", OPEN),
+                                             ("¿qué tiene Chen entre manos?", OPEN)])
 def test_done_said_by_a_verb_and_busy_said_by_an_idiom(demo, offline, question, where):
     assert_lists(ask(offline, MARIA, question), ids(demo, f"ASSIGNEE_ID = ? AND {where}", CHEN))
 
