@@ -1,11 +1,11 @@
 """Tracker questions in words the first phrasings did not use (issue 23's third batch,
 app/evals/conversation_phrasings.TRACKER_TUNE), one test per kind of failure, asked through the offline chat
-on the demo data in English and Spanish: a deadline missed said as a verb (a week said otherwise is in
-test_tracker_questions.py, beside the week it must equal), whose work said by "le toca" / "le corresponden" /
-a lower-case name, a status in other words or asked politely, finished said by a verb, the asker said by the
-verb alone, and comments put, said, left as notes or given as feedback, the assignee's named as "the assignee", the latest as "the newest". Each keeps its right refusal
-where it applies: a developer asking about what they cannot see gets nothing of it. Every truth is read
-from the database with SQL here."""
+on the demo data in English and Spanish: a deadline missed said as a verb, whose work said by "le toca" /
+"le corresponden" / a lower-case name, a status in other words or asked politely, finished said by a verb, the
+asker said by the verb alone, and comments put, said, left as notes or given as feedback, the assignee's named
+as "the assignee", the latest as "the newest" (a week said otherwise is in test_tracker_questions.py, beside
+the week it must equal). Each keeps its right refusal where it applies: a developer asking about what they
+cannot see gets nothing of it. Every truth is read from the database with SQL here."""
 
 from __future__ import annotations
 
