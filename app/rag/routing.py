@@ -151,9 +151,9 @@ def route(question: str, focus: EntityRef | None, vocabulary: Vocabulary, today:
     # it?" is near the comments): the words of comments or blockers do not.
     by_meaning = asked is None and not _FIELD_ASKED.search(text) and not (ids and _CARD_ASKED.search(text))
     said = _SAID.search(text)
-    by_person = said is not None and bool(task_questions.people_in(said.group("who") or said.group("quien"), vocabulary))
-    if (_COMMENTS.search(text) or by_person or intent == "comments" and by_meaning) and not _TASKS_ASKED.search(text):
-        found = _comments(question, text, focus, ids, about, vocabulary, intent, lang, by_person)
+    speakers = tuple(task_questions.people_in(said.group("who") or said.group("quien"), vocabulary)) if said else ()
+    if (_COMMENTS.search(text) or speakers or intent == "comments" and by_meaning) and not _TASKS_ASKED.search(text):
+        found = _comments(question, text, focus, ids, about, vocabulary, intent, lang, speakers)
         if found is not None:
             return found
     if _BLOCKED.search(text) or intent == "blockers" and by_meaning:
@@ -194,7 +194,8 @@ def _tasks(text: str, asked: TaskQuestion, intent: Intent | None, lang: str) -> 
 
 
 def _comments(question: str, text: str, focus: EntityRef | None, ids: list[EntityRef], about: tuple[EntityRef, ...],
-              vocabulary: Vocabulary, intent: Intent | None, lang: str, by_person: bool = False) -> Route | None:
+              vocabulary: Vocabulary, intent: Intent | None, lang: str,
+              speakers: tuple[Person, ...] = ()) -> Route | None:
     """The comments of the tasks asked about, of the focus when the question names nothing else, or the
     question back (whose comments?); None: the question names a topic of its own (retrieval reads it)."""
     authors = tuple(task_questions.people_in(question, vocabulary))
@@ -205,7 +206,10 @@ def _comments(question: str, text: str, focus: EntityRef | None, ids: list[Entit
         about = (focus,)  # "¿quién más comentó?", "¿qué comentó Diego?"
     if about:
         return Route("comments", refs=about, intent=intent, people=authors, lang=lang)
-    if (_COMMENTS.search(text) or by_person) and not ids and not topic:
+    # With no task to point at, a question asked only by what someone said that names another person is about
+    # something of theirs, not about comments ("what did Ana say in her 1:1 with Maria?": a document's).
+    said_about = speakers and not _COMMENTS.search(text) and set(authors) - set(speakers)
+    if (_COMMENTS.search(text) or speakers) and not ids and not topic and not said_about:
         return Route("clarify", intent=intent, missing="task", lang=lang)
     return None
 

@@ -153,3 +153,22 @@ def test_spanish_typed_without_accents_or_stop_words_is_answered_in_spanish(demo
     assert_lists(answer, ids(demo, f"ASSIGNEE_ID = ? AND {OPEN} AND EXPECTED_END_DATE < ?", ANA,
                              dt.date.today().isoformat()))
     assert answer["answer"].startswith("Tareas")
+
+
+def test_what_someone_said_with_another_person_named_is_a_documents_question(demo, offline):
+    """"What did Ana say in her 1:1 with Maria?" names no task and no comment: the notes of that 1:1 answer it
+    (tracker3 read "what did X say" as comments, the other person as a second author, and asked "which task?").
+    Who may not see the notes gets nothing of them; "what did Ana say?" alone still asks which task."""
+    doc_id, title, body, owner = sql(demo, "SELECT DOCUMENT_ID, TITLE, BODY, OWNER_EMPLOYEE_ID FROM DOCUMENTS WHERE "
+                                           "TITLE LIKE '1:1%' ORDER BY DOCUMENT_ID LIMIT 1")[0]
+    other = next(p for p in names(demo, "EMPLOYEE_ID IS NOT ?", owner) if p.split()[0] in title)
+    speaker = names(demo, "EMPLOYEE_ID = ?", owner)[0].split()[0]
+    question = f"what did {speaker} say in the 1:1 with {other.split()[0]}?"
+    answer = ask(offline, owner, question)
+    assert answer["citations"][:1] == [f"[DOC #{doc_id}]"], answer["answer"]
+    outsider = sql(demo, "SELECT EMPLOYEE_ID FROM EMPLOYEES WHERE ROLE = 'DEVELOPER' AND EMPLOYEE_ID IS NOT ? "
+                         "ORDER BY EMPLOYEE_ID LIMIT 1", owner)[0][0]
+    refused = ask(offline, outsider, question)
+    assert f"[DOC #{doc_id}]" not in refused["citations"] and title not in refused["answer"]
+    assert not any(p.strip() in refused["answer"] for p in body.split("\n\n"))
+    assert ask(offline, owner, f"what did {speaker} say?")["route"] == "clarify"
