@@ -174,7 +174,9 @@ def route(question: str, focus: EntityRef | None, vocabulary: Vocabulary, today:
         if dimension is None:
             return Route("clarify", intent=intent, missing="group", lang=lang)
         return _compare(question, vocabulary, today, GroupBy(dimension), intent, lang)
-    if intent in ("work", "count") and not follow_up:
+    # what someone said about a topic ("¿qué dijo Chen sobre el almacén?") is not their task list, however
+    # near "work" its meaning is
+    if intent in ("work", "count") and not follow_up and not speakers:
         asked = task_questions.slots(question, vocabulary, today, "count" if intent == "count" else "list",
                                      max_unknown=MAX_UNKNOWN)
         if asked is not None:

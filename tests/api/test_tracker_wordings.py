@@ -172,3 +172,16 @@ def test_what_someone_said_with_another_person_named_is_a_documents_question(dem
     assert f"[DOC #{doc_id}]" not in refused["citations"] and title not in refused["answer"]
     assert not any(p.strip() in refused["answer"] for p in body.split("\n\n"))
     assert ask(offline, owner, f"what did {speaker} say?")["route"] == "clarify"
+
+
+@pytest.mark.parametrize("question", ["¿qué dijo {name} sobre el almacén?", "¿qué escribió {name} sobre el almacén?"])
+def test_what_someone_said_about_a_topic_is_not_their_task_list(demo, offline, question):
+    """Near "work" by meaning, the Spanish question listed all of Chen's open tasks; it is read as the English
+    one is: retrieval, answering from what Chen wrote."""
+    name = names(demo, "EMPLOYEE_ID = ?", CHEN)[0].split()[0]
+    answer = ask(offline, MARIA, question.format(name=name))
+    english = ask(offline, MARIA, f"what did {name} say about the warehouse?")
+    assert answer["route"] == english["route"] == "retrieve", answer["answer"]
+    said = {r[0] for r in sql(demo, "SELECT TASK_ID FROM COMMENTS WHERE AUTHOR_ID = ?", CHEN)}
+    cited = [int(t) for t in TASK.findall(" ".join(answer["citations"]))]
+    assert cited and set(cited) <= said, (cited, answer["answer"])
