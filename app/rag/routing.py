@@ -61,13 +61,13 @@ _LATEST_STEMS = frozenset(terms.stem(w) for w in ("latest", "last", "recent", "n
                                                   "besides", "apart", "aparte", "ademas", "assignee", "owner",
                                                   "responsable", "nuevo", "nueva", "said", "say", "dijo", "dijeron",
                                                   "opino", "opinaron", "people", "person", "persona", "personas",
-                                                  "gente", "final", "opino",
+                                                  "gente", "final",
                                                   # what a chat opens with ("ok, and who else commented?")
                                                   "ok", "okay", "hey", "hi", "hello", "vale", "oye", "hola",
                                                   "buenas", "pues",
                                                   # the verbs feedback is given with ("who has been giving feedback?")
                                                   "giving", "gave", "given", "get", "got", "dando", "dado", "dio",
-                                                  "dieron", "estado", "dice", "dicho"))
+                                                  "dieron", "estado", "dice"))
 # Words no filter explains that a question of a kind found by meaning may still hold ("what's on my plate?":
 # "plate"; "anything I should finish before Friday?": "finish"); more, and it is about something else.
 MAX_UNKNOWN = 2
