@@ -61,13 +61,13 @@ _LATEST_STEMS = frozenset(terms.stem(w) for w in ("latest", "last", "recent", "n
                                                   "besides", "apart", "aparte", "ademas", "assignee", "owner",
                                                   "responsable", "nuevo", "nueva", "said", "say", "dijo", "dijeron",
                                                   "opino", "opinaron", "people", "person", "persona", "personas",
-                                                  "gente", "final", "opino",
+                                                  "gente", "final",
                                                   # what a chat opens with ("ok, and who else commented?")
                                                   "ok", "okay", "hey", "hi", "hello", "vale", "oye", "hola",
                                                   "buenas", "pues",
                                                   # the verbs feedback is given with ("who has been giving feedback?")
                                                   "giving", "gave", "given", "get", "got", "dando", "dado", "dio",
-                                                  "dieron", "estado", "dice", "dicho"))
+                                                  "dieron", "estado", "dice"))
 # Words no filter explains that a question of a kind found by meaning may still hold ("what's on my plate?":
 # "plate"; "anything I should finish before Friday?": "finish"); more, and it is about something else.
 MAX_UNKNOWN = 2
@@ -151,9 +151,9 @@ def route(question: str, focus: EntityRef | None, vocabulary: Vocabulary, today:
     # it?" is near the comments): the words of comments or blockers do not.
     by_meaning = asked is None and not _FIELD_ASKED.search(text) and not (ids and _CARD_ASKED.search(text))
     said = _SAID.search(text)
-    by_person = said is not None and bool(task_questions.people_in(said.group("who") or said.group("quien"), vocabulary))
-    if (_COMMENTS.search(text) or by_person or intent == "comments" and by_meaning) and not _TASKS_ASKED.search(text):
-        found = _comments(question, text, focus, ids, about, vocabulary, intent, lang, by_person)
+    speakers = tuple(task_questions.people_in(said.group("who") or said.group("quien"), vocabulary)) if said else ()
+    if (_COMMENTS.search(text) or speakers or intent == "comments" and by_meaning) and not _TASKS_ASKED.search(text):
+        found = _comments(question, text, focus, ids, about, vocabulary, intent, lang, speakers)
         if found is not None:
             return found
     if _BLOCKED.search(text) or intent == "blockers" and by_meaning:
@@ -174,7 +174,9 @@ def route(question: str, focus: EntityRef | None, vocabulary: Vocabulary, today:
         if dimension is None:
             return Route("clarify", intent=intent, missing="group", lang=lang)
         return _compare(question, vocabulary, today, GroupBy(dimension), intent, lang)
-    if intent in ("work", "count") and not follow_up:
+    # what someone said about a topic ("¿qué dijo Chen sobre el almacén?") is not their task list, however
+    # near "work" its meaning is
+    if intent in ("work", "count") and not follow_up and not speakers:
         asked = task_questions.slots(question, vocabulary, today, "count" if intent == "count" else "list",
                                      max_unknown=MAX_UNKNOWN)
         if asked is not None:
@@ -194,7 +196,8 @@ def _tasks(text: str, asked: TaskQuestion, intent: Intent | None, lang: str) -> 
 
 
 def _comments(question: str, text: str, focus: EntityRef | None, ids: list[EntityRef], about: tuple[EntityRef, ...],
-              vocabulary: Vocabulary, intent: Intent | None, lang: str, by_person: bool = False) -> Route | None:
+              vocabulary: Vocabulary, intent: Intent | None, lang: str,
+              speakers: tuple[Person, ...] = ()) -> Route | None:
     """The comments of the tasks asked about, of the focus when the question names nothing else, or the
     question back (whose comments?); None: the question names a topic of its own (retrieval reads it)."""
     authors = tuple(task_questions.people_in(question, vocabulary))
@@ -205,7 +208,10 @@ def _comments(question: str, text: str, focus: EntityRef | None, ids: list[Entit
         about = (focus,)  # "¿quién más comentó?", "¿qué comentó Diego?"
     if about:
         return Route("comments", refs=about, intent=intent, people=authors, lang=lang)
-    if (_COMMENTS.search(text) or by_person) and not ids and not topic:
+    # With no task to point at, a question asked only by what someone said that names another person is about
+    # something of theirs, not about comments ("what did Ana say in her 1:1 with Maria?": a document's).
+    said_about = speakers and not _COMMENTS.search(text) and set(authors) - set(speakers)
+    if (_COMMENTS.search(text) or speakers) and not ids and not topic and not said_about:
         return Route("clarify", intent=intent, missing="task", lang=lang)
     return None
 

@@ -112,7 +112,9 @@ OPEN_PHRASES = ("not done", "not finished", "unfinished", "open", "left", "remai
                 "on my plate", "on his plate", "on her plate", "on their plate", "on your plate", "plate",
                 "to go", "abierto", "abierta", "sin cerrar",
                 # Busy with, in Spain's and Latin America's words ("¿con qué anda liado Diego?").
-                "metido", "metida", "liado", "liada", "anda metido", "anda metida", "anda liado", "anda liada")
+                "metido", "metida", "liado", "liada", "anda metido", "anda metida", "anda liado", "anda liada",
+                # "tener algo entre manos" is being busy with it, the Spanish "on his plate" (not all his tasks)
+                "entre manos")
 PRIORITY_PHRASES = {
     "critical": "CRITICAL", "criticas": "CRITICAL", "critica": "CRITICAL", "criticos": "CRITICAL",
     "critico": "CRITICAL", "high priority": "HIGH", "high-priority": "HIGH", "high": "HIGH",
@@ -179,7 +181,7 @@ HOLDING = ("assigned to", "asignadas a", "asignados a", "asignada a", "asignado 
            "owned by", "owns", "own", "belong to", "belongs to", "belonging to", "has", "have", "got", "tiene",
            "tienen", "lleva", "llevan", "lo de", "le toca", "le tocan", "holding", "is holding", "carrying",
            "le corresponde", "le corresponden", "se encarga de", "se encarga", "a nombre de", "a su nombre",
-           "en su nombre", "responsible for", "in charge of", "a cargo de", "en manos de", "entre manos")
+           "en su nombre", "responsible for", "in charge of", "a cargo de", "en manos de")
 # Words that say nothing a filter does not already say ("which", "still", "show me", "quedan", ...).
 FILLER = frozenset(terms.fold(w) for w in """
 which what whats what's show list give tell me all any are is there still currently now right have has

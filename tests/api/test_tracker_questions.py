@@ -59,13 +59,18 @@ def test_overdue_in_other_words(demo, offline, question):
 
 
 @pytest.mark.parametrize("question, weeks", [("what do I have due next week?", 1), ("¿qué tareas mías vencen esta "
-                                                                                    "semana?", 0)])
+                                                                                    "semana?", 0),
+                                             # the same weeks said otherwise (issue 23's third batch)
+                                             ("which of my things are due during the current week?", 0),
+                                             ("what do I need to deliver the week after this one?", 1),
+                                             ("¿qué tengo para la semana entrante?", 1)])
 def test_a_week_is_monday_to_sunday_and_lists_everything_due_in_it(demo, offline, question, weeks):
     today = dt.date.today()
     monday = today - dt.timedelta(days=today.weekday()) + dt.timedelta(weeks=weeks)
     truth = ids(demo, "ASSIGNEE_ID = ? AND EXPECTED_END_DATE >= ? AND EXPECTED_END_DATE < ?", ANA,
                 monday.isoformat(), (monday + dt.timedelta(days=7)).isoformat())
     answer = ask(offline, ANA, question)
+    assert monday.isoformat() in answer["answer"].splitlines()[0]  # the window it read, whatever it holds
     if truth:
         assert_lists(answer, truth)
     else:

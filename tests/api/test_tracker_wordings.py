@@ -1,11 +1,11 @@
 """Tracker questions in words the first phrasings did not use (issue 23's third batch,
 app/evals/conversation_phrasings.TRACKER_TUNE), one test per kind of failure, asked through the offline chat
-on the demo data in English and Spanish: a deadline missed said as a verb, a week said otherwise, whose
-work said by "le toca" / "le corresponden" / a lower-case name, a status in other words or asked politely,
-finished said by a verb, the asker said by the verb alone, and comments put, said, left as notes or given as
-feedback, the assignee's named as "the assignee", the latest as "the newest". Each keeps its right refusal
-where it applies: a developer asking about what they cannot see gets nothing of it. Every truth is read
-from the database with SQL here."""
+on the demo data in English and Spanish: a deadline missed said as a verb, whose work said by "le toca" /
+"le corresponden" / a lower-case name, a status in other words or asked politely, finished said by a verb, the
+asker said by the verb alone, and comments put, said, left as notes or given as feedback, the assignee's named
+as "the assignee", the latest as "the newest" (a week said otherwise is in test_tracker_questions.py, beside
+the week it must equal). Each keeps its right refusal where it applies: a developer asking about what they
+cannot see gets nothing of it. Every truth is read from the database with SQL here."""
 
 from __future__ import annotations
 
@@ -46,22 +46,6 @@ def test_a_deadline_missed_said_as_a_verb_is_overdue(demo, offline, question):
     assert_lists(ask(offline, ANA, question), truth)
 
 
-@pytest.mark.parametrize("question, weeks", [("which of my things are due during the current week?", 0),
-                                             ("what do I need to deliver the week after this one?", 1),
-                                             ("¿qué tengo para la semana entrante?", 1)])
-def test_a_week_said_otherwise_is_the_same_week(demo, offline, question, weeks):
-    today = dt.date.today()
-    monday = today - dt.timedelta(days=today.weekday()) + dt.timedelta(weeks=weeks)
-    truth = ids(demo, "ASSIGNEE_ID = ? AND EXPECTED_END_DATE >= ? AND EXPECTED_END_DATE < ?", ANA,
-                monday.isoformat(), (monday + dt.timedelta(days=7)).isoformat())
-    answer = ask(offline, ANA, question)
-    assert monday.isoformat() in answer["answer"].splitlines()[0]  # the window it read, whatever it holds
-    if truth:
-        assert_lists(answer, truth)
-    else:
-        assert answer["route"] == "tasks" and answer["citations"] == []
-
-
 @pytest.mark.parametrize("question", ["¿qué le toca a Chen?", "¿qué tareas le corresponden a Chen?",
                                       "pásame las tareas de chen", "¿de qué se encarga Chen?", "chens tasks",
                                       "what’s assigned to Chen?", "¿qué está en manos de Chen?"])
@@ -83,7 +67,10 @@ def test_a_status_in_other_words_with_clitics_and_idioms(demo, offline, question
 
 @pytest.mark.parametrize("question, where", [("what did Chen close?", "STATUS = 'DONE'"),
                                              ("has chen wrapped anything up?", "STATUS = 'DONE'"),
-                                             ("¿con qué anda liado Chen estos días?", OPEN)])
+                                             ("¿con qué anda liado Chen estos días?", OPEN),
+                                             # busy with, like "on his plate": his open work, not all he holds
+                                             ("¿qué lleva Chen entre manos?", OPEN),
+                                             ("¿qué tiene Chen entre manos?", OPEN)])
 def test_done_said_by_a_verb_and_busy_said_by_an_idiom(demo, offline, question, where):
     assert_lists(ask(offline, MARIA, question), ids(demo, f"ASSIGNEE_ID = ? AND {where}", CHEN))
 
@@ -166,3 +153,35 @@ def test_spanish_typed_without_accents_or_stop_words_is_answered_in_spanish(demo
     assert_lists(answer, ids(demo, f"ASSIGNEE_ID = ? AND {OPEN} AND EXPECTED_END_DATE < ?", ANA,
                              dt.date.today().isoformat()))
     assert answer["answer"].startswith("Tareas")
+
+
+def test_what_someone_said_with_another_person_named_is_a_documents_question(demo, offline):
+    """"What did Ana say in her 1:1 with Maria?" names no task and no comment: the notes of that 1:1 answer it
+    (tracker3 read "what did X say" as comments, the other person as a second author, and asked "which task?").
+    Who may not see the notes gets nothing of them; "what did Ana say?" alone still asks which task."""
+    doc_id, title, body, owner = sql(demo, "SELECT DOCUMENT_ID, TITLE, BODY, OWNER_EMPLOYEE_ID FROM DOCUMENTS WHERE "
+                                           "TITLE LIKE '1:1%' ORDER BY DOCUMENT_ID LIMIT 1")[0]
+    other = next(p for p in names(demo, "EMPLOYEE_ID IS NOT ?", owner) if p.split()[0] in title)
+    speaker = names(demo, "EMPLOYEE_ID = ?", owner)[0].split()[0]
+    question = f"what did {speaker} say in the 1:1 with {other.split()[0]}?"
+    answer = ask(offline, owner, question)
+    assert answer["citations"][:1] == [f"[DOC #{doc_id}]"], answer["answer"]
+    outsider = sql(demo, "SELECT EMPLOYEE_ID FROM EMPLOYEES WHERE ROLE = 'DEVELOPER' AND EMPLOYEE_ID IS NOT ? "
+                         "ORDER BY EMPLOYEE_ID LIMIT 1", owner)[0][0]
+    refused = ask(offline, outsider, question)
+    assert f"[DOC #{doc_id}]" not in refused["citations"] and title not in refused["answer"]
+    assert not any(p.strip() in refused["answer"] for p in body.split("\n\n"))
+    assert ask(offline, owner, f"what did {speaker} say?")["route"] == "clarify"
+
+
+@pytest.mark.parametrize("question", ["¿qué dijo {name} sobre el almacén?", "¿qué escribió {name} sobre el almacén?"])
+def test_what_someone_said_about_a_topic_is_not_their_task_list(demo, offline, question):
+    """Near "work" by meaning, the Spanish question listed all of Chen's open tasks; it is read as the English
+    one is: retrieval, answering from what Chen wrote."""
+    name = names(demo, "EMPLOYEE_ID = ?", CHEN)[0].split()[0]
+    answer = ask(offline, MARIA, question.format(name=name))
+    english = ask(offline, MARIA, f"what did {name} say about the warehouse?")
+    assert answer["route"] == english["route"] == "retrieve", answer["answer"]
+    said = {r[0] for r in sql(demo, "SELECT TASK_ID FROM COMMENTS WHERE AUTHOR_ID = ?", CHEN)}
+    cited = [int(t) for t in TASK.findall(" ".join(answer["citations"]))]
+    assert cited and set(cited) <= said, (cited, answer["answer"])

@@ -143,6 +143,8 @@ def test_tracker_questions_in_a_third_batch_of_words_hold_their_floor(bench, flo
     assert figures["score"] >= own["offline"]["own"], figures
     assert figures["leaks"] == 0
     assert figures["wrong_refusals"] <= own["offline"]["wrong_refusals_max"], figures
+
+
 def test_the_document_check_set_holds_its_floor_on_both_halves_and_leaks_nothing(bench, floor):
     """Questions about the documents in a colleague's words, questions nothing answers and summaries in new
     words (conversation_phrasings.DOC_FACTS_CHECK, NOWHERE_CHECK, DOC_SUMMARY_CHECK), all of them: a gate that
