@@ -82,7 +82,7 @@ _ASKING = _FUNCTION | frozenset(terms.stem(w) for w in """
 decide decided decides decision decisions agreed happen happened happening say said summarise summarize summary
 overview explain tell know wrong plan plans going
 decidio decidieron decidimos decidido acordo acordamos acordado paso resumen resume resumir explica explicame
-debemos deberiamos debo tenemos hacer sabes dijo dijeron dice dicen va going working trabaja trabajando
+debemos deberiamos debo tenemos hacer
 often frequently usually normally typically menudo frecuencia frecuentemente suele suelen normalmente
 """.split())
 _ARTICLES = frozenset("the a an el la los las un una".split())
