@@ -197,7 +197,7 @@ def plan(question: str, hits: Sequence[SearchHit], max_distance: float, lang: st
     holds more of the part's words (then the words say the question is about something else)."""
     lang = lang or terms.language(question)
     fields = cards.asked_fields(question)
-    relevant_hits = _one_per_entity(relevant(question, hits, max_distance, meaning))
+    relevant_hits = one_per_entity(relevant(question, hits, max_distance, meaning))
     by_meaning = meant(meaning)
     meant_hit = next((h for h in relevant_hits if anchor(h) == by_meaning), None)
     if not relevant_hits:
@@ -314,7 +314,7 @@ def _first_in_both(hit: SearchHit, known: set[str]) -> bool:
         len(known - _stems(hit.content)) <= 1
 
 
-def _one_per_entity(hits: Sequence[SearchHit]) -> list[SearchHit]:
+def one_per_entity(hits: Sequence[SearchHit]) -> list[SearchHit]:
     """The first (best) chunk of each entity speaks for it."""
     first: dict[str, SearchHit] = {}
     for hit in hits:

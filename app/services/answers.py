@@ -56,10 +56,8 @@ def closeness(engine: Engine, question: str, hits: Sequence[SearchHit],
     gloss = bilingual.gloss(question)
     if gloss is None and terms.is_spanish(question):
         return {}
-    first: dict[str, SearchHit] = {}
-    for hit in hits:
-        first.setdefault(anchor(hit), hit)
-    pairs = [(a, s) for a, h in first.items() for s in (extractive.sentences_of(h) or (h.content,))]
+    pairs = [(anchor(h), s) for h in extractive.one_per_entity(hits)
+             for s in (extractive.sentences_of(h) or (h.content,))]
     pairs = pairs[:extractive.MAX_CHOSEN]
     if not pairs:
         return {}
