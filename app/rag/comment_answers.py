@@ -11,7 +11,7 @@ were loaded, or an erased person's) says so rather than guessing one.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from app.domain import DONE_STATUSES, CommentSource, Person, TaskSource
 from app.rag import terms
@@ -77,24 +77,21 @@ def comments_answer(question: str, tasks: Sequence[TaskSource], lang: str, perso
         anchor, title = f"[TASK #{task.task_id}]", task.title
         comments = _in_order(task.comments)
         assignee = " ".join(p for p in (task.assignee_first, task.assignee_last) if p)
-        if excluded is not None and comments:
-            comments = [c for c in comments if not _by(c, excluded)]
-            key = "" if excluded.employee_id == task.assignee_id else "_of"
+        # whose comments are left out: the person named after "besides", or the assignee of "who else"
+        left_out: tuple[str, Callable[[CommentSource], bool], str] | None = None
+        if excluded is not None:
+            left_out = (excluded.name, lambda c: _by(c, excluded),
+                        "" if excluded.employee_id == task.assignee_id else "_of")
+        elif person is None and others and task.assignee_id is not None:
+            left_out = (assignee, lambda c: c.author_id == task.assignee_id, "")
+        if left_out is not None and comments:
+            name, theirs, key = left_out
+            comments = [c for c in comments if not theirs(c)]
             if not comments:
-                blocks.append(say[f"no_others{key}"].format(name=excluded.name, anchor=anchor, title=title))
+                blocks.append(say[f"no_others{key}"].format(name=name, anchor=anchor, title=title))
                 continue
-            authors = list(dict.fromkeys(c.author_name for c in comments if c.author_name))
-            by = say["by"].format(names=", ".join(authors)) if authors else ""
-            head = say["others"].format(anchor=anchor, title=title, name=excluded.name, n=len(comments), by=by)
-            figures.append(str(len(comments)))
-        elif person is None and others and task.assignee_id is not None and comments:
-            comments = [c for c in comments if c.author_id != task.assignee_id]
-            if not comments:
-                blocks.append(say["no_others"].format(name=assignee, anchor=anchor, title=title))
-                continue
-            authors = list(dict.fromkeys(c.author_name for c in comments if c.author_name))
-            by = say["by"].format(names=", ".join(authors)) if authors else ""
-            head = say["others"].format(anchor=anchor, title=title, name=assignee, n=len(comments), by=by)
+            head = say["others"].format(anchor=anchor, title=title, name=name, n=len(comments),
+                                        by=_authors(say, comments))
             figures.append(str(len(comments)))
         elif person is not None:
             comments = [c for c in comments if _by(c, person)]
@@ -108,9 +105,7 @@ def comments_answer(question: str, tasks: Sequence[TaskSource], lang: str, perso
         elif latest:
             comments, head = comments[-1:], say["latest"].format(anchor=anchor, title=title)
         else:
-            authors = list(dict.fromkeys(c.author_name for c in comments if c.author_name))
-            by = say["by"].format(names=", ".join(authors)) if authors else ""
-            head = say["head"].format(anchor=anchor, title=title, n=len(comments), by=by)
+            head = say["head"].format(anchor=anchor, title=title, n=len(comments), by=_authors(say, comments))
             figures.append(str(len(comments)))
         blocks.append("\n".join([head, *(_line(c, lang) for c in comments[-MAX_COMMENTS:])]))
     anchors = tuple(f"[TASK #{t.task_id}]" for t in tasks)
@@ -168,6 +163,12 @@ def _in_order(comments: Sequence[CommentSource]) -> list[CommentSource]:
     if comments and all(c.created_at is not None for c in comments):
         return sorted(comments, key=lambda c: c.created_at)  # type: ignore[arg-type, return-value]
     return list(comments)
+
+
+def _authors(say: dict[str, str], comments: Sequence[CommentSource]) -> str:
+    """", by Ana Garcia, Ben Carter": the comments' authors in order, each once ("" when none is known)."""
+    authors = list(dict.fromkeys(c.author_name for c in comments if c.author_name))
+    return say["by"].format(names=", ".join(authors)) if authors else ""
 
 
 def _by(comment: CommentSource, person: Person) -> bool:
