@@ -86,8 +86,7 @@ def build(snap: Snapshot, source: Source | None = None) -> list[Case]:
     """Every conversation; with a ``source``, only those its phrasings reword (the templates it has, and
     the chains, whose other turns keep their phrasings), asked in its words."""
     rng = random.Random(SEED)
-    ids = {str(e["first_name"]): i for i, e in snap.employees.items()}
-    askers = [ids[name] for name in ASKERS]
+    askers = _askers(snap)
     if MISSING_TASK in snap.tasks:
         raise ValueError(f"task {MISSING_TASK} exists: the benchmark's missing id must not")
     picks = {a: _task_picks(snap, a, rng) for a in askers}
@@ -104,6 +103,12 @@ def build(snap: Snapshot, source: Source | None = None) -> list[Case]:
     if source is not None:  # a batch of a few templates rewords only the chains that ask one of them
         cases = [c for c in cases if any(t.template in source for t in c.turns)]
     return cases
+
+
+def _askers(snap: Snapshot) -> list[int]:
+    """The ASKERS' employee ids, in ASKERS' order."""
+    ids = {str(e["first_name"]): i for i, e in snap.employees.items()}
+    return [ids[name] for name in ASKERS]
 
 
 def _task_picks(snap: Snapshot, asker: int, rng: random.Random) -> list[int]:
@@ -188,8 +193,7 @@ def _facts_of(snap: Snapshot, askers: list[int], facts: list[tuple[str, tuple[st
 def build_check(snap: Snapshot) -> list[Case]:
     """The document check set (conversation_phrasings.DOC_FACTS_CHECK, NOWHERE_CHECK, DOC_SUMMARY_CHECK),
     asked as the benchmark's own document questions are; its rows alternate between CHECK_PARTS."""
-    ids = {str(e["first_name"]): i for i, e in snap.employees.items()}
-    askers = [ids[name] for name in ASKERS]
+    askers = _askers(snap)
     half = lambda n: CHECK_PARTS[n % 2]  # noqa: E731
     facts = [(half(n), row) for n, row in enumerate(tuned.DOC_FACTS_CHECK)]
     nowhere = [(half(n), row) for n, row in enumerate(tuned.NOWHERE_CHECK)]
