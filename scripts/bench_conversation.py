@@ -77,8 +77,8 @@ def main() -> None:
     args = parser.parse_args()
     modes = [m for m in args.modes.split(",") if m]
     started = time.perf_counter()
-    result = conversation_bench.evaluate_conversations(modes, base=Settings(_env_file=None), variants=args.variants,
-                                                        batch=args.batch, check=args.check)
+    result = conversation_bench.evaluate_conversations(modes, base=Settings(_env_file=None), check=args.check,
+                                                        batch=args.batch or ("variants" if args.variants else None))
     seconds = time.perf_counter() - started
     turns = {mode: figures.pop("turns") for mode, figures in result["modes"].items()}
     result.update({"label": args.label, "commit": _commit(), "date": dt.date.today().isoformat(),

@@ -151,18 +151,18 @@ def _figures(rows: Sequence[Judged]) -> dict[str, Any]:
 
 def evaluate_conversations(modes: Sequence[str] = ("offline",), embedder: Any | None = None,
                            progress: ProgressFactory | None = None, base: Settings | None = None,
-                           min_turns: int | None = None, variants: bool = False,
-                           batch: str | None = None, check: bool = False) -> dict[str, Any]:
+                           min_turns: int | None = None, batch: str | None = None,
+                           check: bool = False) -> dict[str, Any]:
     """Seed, build, ask in every mode, judge → {"conversations", "questions", ..., "modes": {mode: figures,
     "turns": every judged turn}}. ``min_turns``: only the stratified sample (conversation_cases.sample);
-    ``variants``: the conversations reworded by conversation_phrasings.VARIANTS instead; ``batch``: by the
-    batch of that name (conversation_phrasings.BATCHES); ``check``: the document check set instead
+    ``batch``: the conversations reworded by the batch of phrasings of that name instead
+    (conversation_phrasings.BATCHES: "variants" is VARIANTS); ``check``: the document check set instead
     (conversation_cases.build_check)."""
     from app.services.golden_eval import demo_engine
 
     with demo_engine(base, embedder) as (engine, settings):
         snap = snapshot(engine)
-        source = conversation_phrasings.BATCHES[batch] if batch else conversation_phrasings.VARIANTS if variants else None
+        source = conversation_phrasings.BATCHES[batch] if batch else None
         cases = conversation_cases.build_check(snap) if check else conversation_cases.build(snap, source)
         if min_turns is not None:
             cases = conversation_cases.sample(cases, min_turns)
