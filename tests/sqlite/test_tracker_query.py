@@ -360,8 +360,11 @@ def test_a_group_by_ranks_by_points_ascending_and_breaks_ties_by_label(tracker):
     engine, tasks = tracker
     query = TrackerQuery(returns="group", group_by="assignee", measure="points", ascending=True)
     got = _run(engine, MANAGER, query)
-    keys = [(g.points, g.label) for g in got.groups]
+    keys = [(g.points, g.key is None, g.label) for g in got.groups]
     assert keys == sorted(keys) and len(keys) == len(_want_groups(tasks, MANAGER, query))
+    by_status = _run(engine, MANAGER, TrackerQuery(returns="group", group_by="priority")).groups
+    ties = [(-g.count, g.key is None, g.label) for g in by_status]
+    assert ties == sorted(ties)  # most first; ties by label, the none group after the others
 
 
 def test_field_returns_the_first_record_in_order_with_every_record_field(tracker):

@@ -102,7 +102,7 @@ def blocked() -> Fragment:
     """A BLOCKED status; a blocked-by or depends-on link whose target is open or not imported; the description
     or a comment saying so."""
     done = marks(DONE_STATUSES)
-    return ("(UPPER(COALESCE(t.STATUS, '')) = ?"
+    return ("((t.STATUS IS NOT NULL AND UPPER(t.STATUS) = ?)"
             " OR EXISTS (SELECT 1 FROM TASK_LINKS l LEFT JOIN TASKS x ON x.TASK_ID = l.TARGET_TASK_ID"
             f" WHERE l.TASK_ID = t.TASK_ID AND l.LINK_TYPE IN ({marks(BLOCKING_LINKS)})"
             f" AND (x.TASK_ID IS NULL OR x.STATUS IS NULL OR UPPER(x.STATUS) NOT IN ({done})))"
@@ -230,7 +230,7 @@ GROUP_KEYS = {
 def groups(caller: Caller, query: TrackerQuery) -> Fragment:
     """COUNT and SUM(STORY_POINTS) per value of ``query.group_by`` over every matching task (a multi-valued field:
     a task in the group of each of its values, a task with none in the NULL group), ranked by the measure (most
-    first unless ``ascending``), ties by label; at most MAX_GROUPS."""
+    first unless ``ascending``), ties by label (the none group after the others); at most MAX_GROUPS."""
     key, label, joins = GROUP_KEYS[query.group_by]  # type: ignore[index]
     clause, binds = where(caller, query)
     join_binds = [MULTI_VALUES[query.group_by]] if query.group_by in MULTI_VALUES else []
@@ -238,7 +238,7 @@ def groups(caller: Caller, query: TrackerQuery) -> Fragment:
     direction = "ASC" if query.ascending else "DESC"
     return (f"SELECT {key} AS k, MAX({label}) AS label, COUNT(*) AS n, COALESCE(SUM(t.STORY_POINTS), 0) AS points"
             f" FROM TASKS t{joins}{clause} GROUP BY {key}"
-            f" ORDER BY {measure} {direction}, label IS NULL, label, k LIMIT ?", [*join_binds, *binds, MAX_GROUPS])
+            f" ORDER BY {measure} {direction}, CASE WHEN {key} IS NULL THEN 1 ELSE 0 END, label, k LIMIT ?", [*join_binds, *binds, MAX_GROUPS])
 
 
 # --- the words a question may use (tracker_values) ---------------------------------------------------
@@ -251,9 +251,9 @@ def field_values(caller: Caller) -> Fragment:
     rule = f" AND {acc[0]}" if acc else ""
     branches, binds = [], []
     for name, column in TEXT_COLUMNS.items():
-        branches.append(f"SELECT ? AS f, {column} AS v, COUNT(*) AS n FROM TASKS t WHERE {column} IS NOT NULL{rule}"
-                        f" GROUP BY {column}")
-        binds += [name, *(acc[1] if acc else [])]
+        branches.append(f"SELECT '{name}' AS f, {column} AS v, COUNT(*) AS n FROM TASKS t"
+                        f" WHERE {column} IS NOT NULL{rule} GROUP BY {column}")
+        binds += acc[1] if acc else []
     branches.append("SELECT LOWER(v.FIELD) AS f, v.VALUE AS v, COUNT(*) AS n FROM TASK_VALUES v"
                     f" JOIN TASKS t ON t.TASK_ID = v.TASK_ID WHERE 1 = 1{rule} GROUP BY v.FIELD, v.VALUE")
     binds += acc[1] if acc else []
