@@ -14,7 +14,6 @@ from typing import Any
 import apsw
 
 from app.domain import (
-    TASK_FIELDS,
     Caller,
     Conversation,
     ConversationKey,
@@ -35,6 +34,7 @@ from app.domain import (
 )
 from app.engines.base import ConflictError
 from app.engines.sqlite import statements as sql
+from app.engines.sqlite import tracker
 
 
 def create_conversation(conn: apsw.Connection, employee_id: int, rag_scope: str, pinned_project_id: int | None,
@@ -119,14 +119,8 @@ def _with_entities(conn: apsw.Connection, conversation_id: int, messages: list[M
 # --- what the model's tools read ----------------------------------------------------------------
 
 def find_tasks(conn: apsw.Connection, caller: Caller, query: TaskQuery) -> list[dict[str, Any]]:
-    statement, binds = sql.find_tasks(None if caller.sees_everything else caller.employee_id, query)
-    out = []
-    for row in conn.execute(statement, binds):
-        task = dict(zip(TASK_FIELDS, row))
-        task["assignee_name"] = task["assignee_name"] or None
-        task["expected_end_date"] = _date(task["expected_end_date"])
-        out.append(task)
-    return out
+    """The typed query's list by TASK_ID (app/engines/sqlite/tracker.py): one builder for both tools."""
+    return tracker.find_tasks(conn, caller, query)
 
 
 def projects_for_matching(conn: apsw.Connection) -> list[ProjectCard]:
