@@ -33,7 +33,7 @@ def is_edit(said: Said) -> bool:
     """Whether a question edits the last one: it says so ("and …", "only …", "those") and changes something, or it
     names nothing but values ("Ana's?", "in review?")."""
     changes = bool(said.predicates or said.returns or said.order or said.relative_sprint or said.list_again)
-    if not changes:
+    if not changes or said.it:
         return False
     return said.edit or (said.fragment and not said.unknown)
 

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from app.rag import bilingual, terms
+from app.rag.understanding.vocabulary import PersonName, ProjectName, SprintName, TrackerValues
 
 # Fields whose values are read from the data, in the order a value said alone is given to (a word that is both
 # a component and a label is the component's unless a field word says otherwise).
@@ -26,36 +27,10 @@ _GENERIC_TYPES = frozenset({"task", "issue", "ticket", "item"})
 MIN_VALUE_CHARS = 2
 
 
-@dataclass(frozen=True)
-class SprintFact:
-    sprint_id: int
-    name: str
-    project_id: int | None
-    status: str | None  # PLANNED / ACTIVE / CLOSED (or the tracker's)
-    start_date: dt.date | None
-    end_date: dt.date | None
-
-
-@dataclass(frozen=True)
-class ProjectFact:
-    project_id: int
-    name: str
-    key: str | None = None  # the tracker's project key ("HDFS"), None for a native project
-    status: str | None = None
-    start_date: dt.date | None = None
-    end_date: dt.date | None = None
-
-
-@dataclass(frozen=True)
-class PersonFact:
-    employee_id: int
-    first_name: str | None
-    last_name: str | None
-    login: str | None = None  # the tracker's account name (GitHub login), if any
-
-    @property
-    def name(self) -> str:
-        return " ".join(p for p in (self.first_name, self.last_name) if p) or f"employee {self.employee_id}"
+# The data's sprints, projects and people, as Engine.tracker_values reads them.
+SprintFact = SprintName
+ProjectFact = ProjectName
+PersonFact = PersonName
 
 
 @dataclass(frozen=True)
@@ -85,6 +60,12 @@ class Lexicon:
 
     def person(self, employee_id: object) -> PersonFact | None:
         return next((p for p in self.people if p.employee_id == employee_id), None)
+
+
+def from_values(found: TrackerValues) -> Lexicon:
+    """The lexicon of what the engine read for one asker."""
+    counts = {(name, value): n for name, values in found.counts.items() for value, n in values.items()}
+    return build(found.values, found.projects, found.sprints, found.people, counts)
 
 
 def build(values: Mapping[str, Iterable[str]] | None = None, projects: Sequence[ProjectFact] = (),
@@ -119,7 +100,7 @@ def project_mentions(text: str, lexicon: Lexicon) -> list[Mention]:
     present = _tokens(text)
     found = []
     for project in lexicon.projects:
-        for said in {terms.fold(project.name), *([terms.fold(project.key)] if project.key else [])}:
+        for said in {terms.fold(project.name), *([terms.fold(project.external_key)] if project.external_key else [])}:
             if len(said) >= MIN_VALUE_CHARS and _words_of(said) <= present:
                 for match in re.finditer(_pattern(said) + r"(?!-\d)", text):
                     found.append(Mention("project", project.project_id, match.span(), said))
@@ -184,8 +165,8 @@ def _short_names(person: PersonFact) -> set[str]:
         names |= {first, first.split()[0]}
     if person.last_name:
         names.add(terms.fold(person.last_name))
-    if person.login:
-        names.add(terms.fold(person.login))
+    if person.external_id and not person.external_id.isdigit() and ":" not in person.external_id:
+        names.add(terms.fold(person.external_id))  # a login ("mjgarcia"), not an opaque account id
     return names
 
 

@@ -10,6 +10,7 @@ a TrackerQuery on its own, or that app/rag/understanding/edits.py applies to the
 from __future__ import annotations
 
 import datetime as dt
+import re
 from dataclasses import dataclass, field
 
 from app.rag import refs, task_questions as tq, terms
@@ -57,6 +58,7 @@ class Said:
     list_again: bool = False  # "list them", "show them"
     unknown: list[str] = field(default_factory=list)
     mine: bool = False
+    it: bool = False  # points at one thing already said ("is it blocked?"): the focus's, not an edit
 
     def add(self, predicate: Predicate) -> None:
         self.predicates = [p for p in self.predicates if p.field != predicate.field or p.field == "text"]
@@ -68,7 +70,7 @@ def read(question: str, lexicon: Lexicon, asker_id: int, today: dt.date) -> Said
     """What the question says; None when it asks for a record by id or key (a lookup reads it) or says "not
     mine" (no predicate expresses it)."""
     spans = Spans(terms.fold(question))
-    said = Said(terms.language(question))
+    said = Said(terms.language(question), it=bool(_IT.search(spans.text)))
     spans.find(g.PLEASANTRIES)
     if any(t in ("task", "doc") for t, _ in refs.mentions(spans.text)) or refs.key_mentions(question):
         return None
@@ -82,8 +84,15 @@ def read(question: str, lexicon: Lexicon, asker_id: int, today: dt.date) -> Said
     _flags(spans, said, today)
     _relative_sprint(spans, said)
     _nouns(spans, said)
-    said.unknown = spans.unknown(_KNOWN)
+    said.unknown = spans.unknown(_KNOWN, tq.NEGATIONS | {"isn't", "aren't", "isnt", "arent", "doesn't", "don't"})
     return said
+
+
+# One thing already said: "it", "that one", "¿quién lo tiene?", "¿para cuándo hay que tenerla?".
+_IT = re.compile(r"(?<![\w-])(?:it|its|it's|(?:this|that) (?:one|task|ticket|issue)|eso|ello|"
+                 r"(?:esa|esta|ese|este) (?:tarea|ticket|incidencia))(?![\w-])"
+                 r"|(?:^|[¿¡]|(?<![\w-])(?:quien|que|y|ya|cuando|como|alguien|nadie|mas))\s*(?:lo|la|le)\s+"
+                 r"(?!que\b|mas\b)\w|(?<![\w-])\w{2,}(?:ar|er|ir)(?:lo|la)(?![\w-])")
 
 
 def _edit_markers(spans: Spans, said: Said) -> None:

@@ -54,13 +54,14 @@ class Spans:
         return any(re.match(r"^(?:['\u2019]s)?(?:\s+[\w'.-]+){0," + str(gap - 1) + r"}\s+" + phrase_pattern(p), tail)
                    for p in phrases)
 
-    def unknown(self, known: frozenset[str]) -> list[str]:
-        """The words outside every taken span that carry meaning (not stop words, not ``known``)."""
+    def unknown(self, known: frozenset[str], always: frozenset[str] = frozenset()) -> list[str]:
+        """The words outside every taken span that carry meaning (not stop words, not ``known``; ``always``: a
+        negation, whose dropping would answer the opposite)."""
         rest = list(self.text)
         for start, end in self.taken:
             rest[start:end] = " " * (end - start)
         return [w for w in terms.words("".join(rest))
-                if not (w in terms.STOP or w in known or len(w) < 2 and not w.isdigit())]
+                if w in always or not (w in terms.STOP or w in known or len(w) < 2 and not w.isdigit())]
 
 
 def phrase_pattern(phrase: str) -> str:
