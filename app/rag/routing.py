@@ -184,7 +184,7 @@ def route(question: str, focus: EntityRef | None, vocabulary: Vocabulary, today:
     if follow_up and pointing:  # "is it overdue?" is about the focus, not a list
         return Route("follow_up", refs=(focus,), intent=intent, lang=lang)  # type: ignore[arg-type]
     if reading is not None and tracker is not None and not ids and edits.confident(reading) \
-            and (edits.uses_new_fields(reading) or asked is None):  # what the first reader cannot express
+            and edits.uses_new_fields(reading) and edits.names_its_subject(reading):  # the first reader cannot
         return _query(edits.compose(reading, tracker.lexicon, tracker.scope_project), intent, lang)
     group = comparisons.group_of(question)
     if group is not None and not ids:
@@ -205,6 +205,9 @@ def route(question: str, focus: EntityRef | None, vocabulary: Vocabulary, today:
                                      max_unknown=MAX_UNKNOWN)
         if asked is not None:
             return _tasks(text, asked, intent, lang)
+    if reading is not None and tracker is not None and not ids and not follow_up and not speakers \
+            and edits.confident(reading) and edits.names_its_subject(reading):  # the first reader could not read it
+        return _query(edits.compose(reading, tracker.lexicon, tracker.scope_project), intent, lang)
     if follow_up:
         return Route("follow_up", refs=(focus,), intent=intent, lang=lang)  # type: ignore[arg-type]
     return Route("retrieve", intent=intent, lang=lang)

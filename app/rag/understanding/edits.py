@@ -35,7 +35,9 @@ def is_edit(said: Said) -> bool:
     changes = bool(said.predicates or said.returns or said.order or said.relative_sprint or said.list_again)
     if not changes or said.it:
         return False
-    return said.edit or (said.fragment and not said.unknown)
+    bare_figure = said.returns is not None and not said.predicates and not said.noun and not said.mine \
+        and not said.people  # "how many is that?", "¿cuántas son?": the last question's figure
+    return said.edit or (said.fragment or bare_figure) and not said.unknown
 
 
 def uses_new_fields(said: Said) -> bool:
@@ -49,6 +51,17 @@ def confident(said: Said) -> bool:
     """A question read whole: it asks about tasks and every word of it was understood."""
     return said.asks_tasks and not said.unknown and bool(said.predicates or said.returns or said.order
                                                          or said.relative_sprint)
+
+
+def names_its_subject(said: Said) -> bool:
+    """Whether a question says what it is about beyond a status or flag ("¿está acabada?" says only a state, which
+    a record already said has), a project or an order ("what's the latest on the mobile app?" asks what the records
+    say, not for its newest task): tasks, a person, a value of the data, a ranking, a relative sprint, or a state of
+    tasks with a project, a figure or an order."""
+    flags = {"open", "status", "overdue", "blocked", "priority", "due"}
+    return bool(said.noun or said.people or said.mine or said.returns == "group" or said.relative_sprint
+                or said.fields & _VALUE_FIELDS or said.fields & flags and (said.fields & {"project", "sprint"}
+                                                                           or said.returns or said.order))
 
 
 def compose(said: Said, lexicon: Lexicon, scope_project: int | None = None) -> Composed:
@@ -99,6 +112,9 @@ def _returns(query: TrackerQuery, said: Said) -> TrackerQuery:
         return dataclasses.replace(query, returns=said.returns)
     if said.order is not None:
         order, descending = said.order
+        if order in ("priority", "due") and not {"open", "status", "status_name", "resolution"} & {
+                p.field for p in query.where}:  # the most urgent, the next due: of the work not finished
+            query = query.with_predicate(Predicate("open", (True,)))
         return dataclasses.replace(query, returns="list", order=order, descending=descending,
                                    limit=said.limit or 1)
     return dataclasses.replace(query, returns="list", limit=DEFAULT_LIMIT)

@@ -27,9 +27,11 @@ REPORTER_BEFORE = ("reported by", "opened by", "filed by", "raised by", "created
                    "written by", "reportado por", "reportada por", "reportados por", "reportadas por", "abierto por",
                    "abierta por", "abiertos por", "abiertas por", "creado por", "creada por", "creados por",
                    "creadas por", "levantado por", "levantada por", "registrado por", "registrada por")
-REPORTER_AFTER = ("reported", "opened", "filed", "raised", "created", "logged", "submitted", "report", "open",
-                  "file", "raise", "create", "reporto", "reportaron", "abrio", "abrieron", "creo", "crearon",
-                  "levanto", "registro", "ha reportado", "ha abierto", "ha creado")
+REPORTER_AFTER = ("reported", "opened", "filed", "raised", "created", "logged", "submitted", "reporto", "reportaron",
+                  "abrio", "abrieron", "creo", "crearon", "levanto", "registro", "ha reportado", "ha abierto",
+                  "ha creado", "has reported", "has opened", "has filed", "has raised")
+# "did Ben report …?", "what has Ana filed?": the verb's base form, only after did/does/has.
+REPORTER_VERBS = ("report", "open", "file", "raise", "create", "log", "submit")
 REPORTER_WORDS = ("reporter", "reporters", "reportero", "reportador", "who reported", "who opened", "who filed",
                   "who raised", "who created", "quien reporto", "quien abrio", "quien creo", "quien levanto",
                   "quien registro")
@@ -79,10 +81,12 @@ ORDER_WORDS = {
 }
 # Verbs and nouns that point a window of dates at a field ("created last week", "cerradas este mes").
 WINDOW_FIELD_WORDS = {
-    "created": ("created", "opened", "filed", "raised", "reported", "logged", "submitted", "new", "creadas",
+    "created": ("created", "opened", "filed", "raised", "reported", "logged", "submitted", "new", "se crearon",
+                "crearon", "se abrieron", "abrieron", "reportaron", "se reportaron", "creadas",
                 "creados", "creada", "creado", "abiertas", "abiertos", "reportadas", "reportados", "nuevas",
                 "nuevos", "registradas", "registrados", "levantadas", "levantados", "creation", "creacion"),
-    "resolved": ("resolved", "closed", "fixed", "finished", "completed", "done", "solved", "resueltas",
+    "resolved": ("resolved", "closed", "fixed", "finished", "completed", "done", "solved", "se resolvieron",
+                 "resolvieron", "se cerraron", "cerraron", "se arreglaron", "arreglaron", "resueltas",
                  "resueltos", "cerradas", "cerrados", "arregladas", "arreglados", "terminadas", "terminados",
                  "completadas", "completados", "solucionadas", "solucionados", "resolution", "resolucion"),
     "updated": ("updated", "changed", "touched", "modified", "actualizadas", "actualizados", "modificadas",

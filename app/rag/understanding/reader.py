@@ -32,7 +32,9 @@ _KNOWN = frozenset(tq.FILLER | {terms.fold(w) for w in (
     "proyecto", "iteracion", "version", "release", "label", "component", "type", "tipo", "right", "then",
     "entonces", "so", "well", "pues", "like", "about", "see", "ver", "mostrar", "muestra", "muestrame",
     "ensename", "listame", "dame", "dime", "pasame", "saber", "know", "want", "quiero", "need", "necesito",
-    "many", "much", "number", "numero", "count", "same", "mismo", "misma", "mismas", "mismos", "ok", "okay")})
+    "many", "much", "number", "numero", "count", "same", "mismo", "misma", "mismas", "mismos", "ok", "okay",
+    "per", "each", "cada", "first", "primero", "primera", "order", "ordered", "sorted", "ordenadas", "ordenados",
+    "incidencias", "incidencia", "tickets", "ticket", "issues", "errores", "fallos", "please", "porfa")})
 
 
 @dataclass
@@ -58,6 +60,7 @@ class Said:
     list_again: bool = False  # "list them", "show them"
     unknown: list[str] = field(default_factory=list)
     mine: bool = False
+    noun: bool = False  # a task noun was said ("how many tasks?": a question of its own, not "how many?")
     it: bool = False  # points at one thing already said ("is it blocked?"): the focus's, not an edit
 
     def add(self, predicate: Predicate) -> None:
@@ -179,12 +182,12 @@ def _people(spans: Spans, said: Said, lexicon: Lexicon, asker_id: int) -> None:
         person = lexicon.person(mention.value)
         if person is not None and spans.free(mention.span):
             by_span.setdefault(mention.span, []).append(person)
-    for span, people in sorted(by_span.items()):
+    for span, people in sorted(by_span.items(), key=lambda item: (item[0][0] - item[0][1], item[0][0])):
         if not spans.take(span):
             continue
         role = "reporter" if spans.before(span, g.REPORTER_BEFORE, gap=1) or spans.after(
-            span, g.REPORTER_AFTER, gap=2) or spans.before(span, ("did", "has", "have", "ha", "han"), gap=1) \
-            and spans.after(span, g.REPORTER_AFTER, gap=2) else "assignee"
+            span, g.REPORTER_AFTER, gap=1) or spans.before(span, ("did", "does", "has", "have"), gap=1) \
+            and spans.after(span, g.REPORTER_VERBS, gap=1) else "assignee"
         said.people.append(people)
         said.asks_tasks = said.asks_tasks or role == "reporter"
         if len(people) == 1:
@@ -223,9 +226,9 @@ def _group_field(spans: Spans, said: Said, per: bool) -> tuple[str, bool] | None
             if not per and spans.before(span, ("which", "what", "que", "cual", "cuales", "in which", "en que"), 2):
                 return name, False
             spans.taken.remove(span)  # a field word that groups nothing is read again as a field word
+    if not per and spans.find(g.REPORTER_WORDS):  # "who reported the most?", "¿quién abrió más?"
+        return "reporter", False
     if not per and spans.find(g.WHO):
-        if spans.find(g.REPORTER_AFTER) or spans.says(g.REPORTER_WORDS):
-            return "reporter", False
         return "assignee", False
     return None
 
@@ -270,7 +273,8 @@ def _dates(spans: Spans, said: Said, today: dt.date) -> None:
     for phrase, _ in spans.find(tq._DUE_PHRASES):  # noqa: SLF001
         found.setdefault("due", tq._DUE_PHRASES[phrase])  # noqa: SLF001
     window_said = spans.find(g.WINDOWS)
-    target = next((name for name, words in g.WINDOW_FIELD_WORDS.items() if spans.find(words)), None)
+    target = next((name for name, words in g.WINDOW_FIELD_WORDS.items() if spans.find(words)), None) \
+        if window_said else None
     if window_said and (target is not None or "due" not in found and not spans.says(("due", "vence", "vencen"))):
         start, end = windows.window(g.WINDOWS[window_said[0][0]], today)
         said.add(Predicate(target or "created", window=(start, end)))  # type: ignore[arg-type]
@@ -293,10 +297,12 @@ def _relative_sprint(spans: Spans, said: Said) -> None:
 
 
 def _nouns(spans: Spans, said: Said) -> None:
-    if spans.find(tq.TASK_NOUNS) or spans.find(("bugs", "bug", "tix", "tkts", "tickets")):
-        said.asks_tasks = True
+    if spans.find(tq.TASK_NOUNS) or spans.find(("bugs", "bug", "tix", "tkts", "tickets", "incidencias")):
+        said.asks_tasks = said.noun = True
     spans.find(tq.IDIOMS)
     for words in g.FIELD_WORDS.values():
         spans.find(words)
     spans.find(g.REPORTER_WORDS)
     spans.find(g.REPORTER_AFTER)
+    if "reporter" in said.fields:
+        spans.find(g.REPORTER_VERBS)
