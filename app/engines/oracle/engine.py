@@ -31,6 +31,7 @@ from app.engines.oracle.errors import (MODEL_EXISTS, conflicts, model_missing, n
                                       network_acl_hint, ora_code)
 from app.engines.oracle.indexing import OracleIndexingTx
 from app.engines.oracle.search import DIMENSIONS
+from app.engines.oracle.tracker import TrackerQueries
 from app.entities import CONVERSATIONS, EMPLOYEES, MESSAGES, PROJECTS, Condition, EntitySpec
 from app.rag.doctor import first_line
 from app.rag.erasure import (DocumentsPolicy, ErasureJob, PersonString, ProofLine, PurgeStep, Redaction, Step,
@@ -74,7 +75,7 @@ def _pool_state(pool: Any) -> str:
     return f"{busy} busy of {opened} opened" if busy is not None and opened is not None else "pool counts unknown"
 
 
-class OracleEngine:
+class OracleEngine(TrackerQueries):
     name = "oracle"
     dimensions = DIMENSIONS
 

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from app.config import PLAIN_IDENTIFIER
-from app.domain import DONE_STATUSES, Caller, Scope, TaskQuery
+from app.domain import Caller, Scope
 from app.entities import Condition, EntitySpec
 
 VECTOR_INDEX = "RAG_CHUNK_EMB_IDX"
@@ -746,56 +746,6 @@ VOCABULARY_PEOPLE = "SELECT EMPLOYEE_ID, FIRST_NAME, LAST_NAME FROM EMPLOYEES OR
 VOCABULARY_PROJECTS = "SELECT PROJECT_ID, NAME FROM PROJECTS ORDER BY PROJECT_ID"
 # source: FACTS.md §10 (plain SELECT)
 VOCABULARY_SPRINTS = "SELECT SPRINT_ID, NAME, PROJECT_ID FROM SPRINTS ORDER BY SPRINT_ID"
-
-
-def find_tasks(caller_id: int | None, query: TaskQuery) -> Statement:
-    """Tasks under the access rule (``caller_id``: a developer sees only tasks assigned to them;
-    None: a manager or admin, every task) and every filter of ``query``; all values bound."""
-    where: list[str] = []
-    binds: dict[str, object] = {}
-    if caller_id is not None:
-        where.append("t.ASSIGNEE_ID = :caller_id")
-        binds["caller_id"] = caller_id
-    for column, name, value in (("STATUS", "task_status", query.status), ("PRIORITY", "task_priority", query.priority)):
-        if value is not None:
-            where.append(f"UPPER(t.{column}) = UPPER(:{name})")
-            binds[name] = value
-    for column, name, value in (("SPRINT_ID", "sprint_id", query.sprint_id), ("PROJECT_ID", "project_id", query.project_id),
-                                ("ASSIGNEE_ID", "assignee_id", query.assignee_id)):
-        if value is not None:
-            where.append(f"t.{column} = :{name}")
-            binds[name] = value
-    if query.overdue_on is not None:
-        in_sql, done = _in_list("done", DONE_STATUSES)
-        # a Python date binds as DATE (FACTS.md §12.2); a finished task is never overdue
-        where.append(f"t.EXPECTED_END_DATE < :overdue_on AND (t.STATUS IS NULL OR UPPER(t.STATUS) NOT IN {in_sql})")
-        binds.update({"overdue_on": query.overdue_on, **done})
-    if query.unassigned:
-        where.append("t.ASSIGNEE_ID IS NULL")
-    if query.open_only:
-        in_sql, done = _in_list("open", DONE_STATUSES)
-        where.append(f"(t.STATUS IS NULL OR UPPER(t.STATUS) NOT IN {in_sql})")
-        binds.update(done)
-    # a Python date binds as DATE (FACTS.md §12.2), compared as overdue_on is; the upper bound is exclusive
-    # so a DATE carrying a time of day on the last day still counts
-    for op, name, value in ((">=", "due_after", query.due_after), ("<", "due_before", query.due_before)):
-        if value is not None:
-            where.append(f"t.EXPECTED_END_DATE {op} :{name}")
-            binds[name] = value
-    binds["max_rows"] = query.limit
-    # source: FACTS.md §10 (plain joins, values as named binds) + §3 (FETCH FIRST n ROWS ONLY)
-    sql = (
-        "SELECT t.TASK_ID, t.TITLE, t.STATUS, t.PRIORITY, t.SPRINT_ID, s.NAME, t.PROJECT_ID, p.NAME, t.ASSIGNEE_ID,\n"
-        "       TRIM(e.FIRST_NAME || ' ' || e.LAST_NAME), t.EXPECTED_END_DATE, t.STORY_POINTS,\n"
-        "       t.EXTERNAL_KEY\n"
-        "FROM TASKS t\n"
-        "LEFT JOIN SPRINTS s ON s.SPRINT_ID = t.SPRINT_ID\n"
-        "LEFT JOIN PROJECTS p ON p.PROJECT_ID = t.PROJECT_ID\n"
-        "LEFT JOIN EMPLOYEES e ON e.EMPLOYEE_ID = t.ASSIGNEE_ID\n"
-        + ("WHERE " + "\n  AND ".join(where) + "\n" if where else "")
-        + "ORDER BY t.TASK_ID\nFETCH FIRST :max_rows ROWS ONLY"
-    )
-    return Statement(sql, binds)
 
 
 # --- erasure of an employee (app/engines/oracle/erasure.py) -------------------------------------

@@ -251,10 +251,10 @@ def field_values(caller: Caller) -> Fragment:
     rule = f" AND {acc[0]}" if acc else ""
     branches, binds = [], []
     for name, column in TEXT_COLUMNS.items():
-        branches.append(f"SELECT '{name}' AS f, {column} AS v, COUNT(*) AS n FROM TASKS t"
+        branches.append(f"SELECT '{name}' AS fld, {column} AS val, COUNT(*) AS n FROM TASKS t"
                         f" WHERE {column} IS NOT NULL{rule} GROUP BY {column}")
         binds += acc[1] if acc else []
-    branches.append("SELECT LOWER(v.FIELD) AS f, v.VALUE AS v, COUNT(*) AS n FROM TASK_VALUES v"
+    branches.append("SELECT LOWER(v.FIELD) AS fld, v.VALUE AS val, COUNT(*) AS n FROM TASK_VALUES v"
                     f" JOIN TASKS t ON t.TASK_ID = v.TASK_ID WHERE 1 = 1{rule} GROUP BY v.FIELD, v.VALUE")
     binds += acc[1] if acc else []
     return " UNION ALL ".join(branches) + " ORDER BY 1, 2", binds
