@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 
-from app.domain import LinkType
+from app.records_model import LinkType
 
 
 @dataclass(frozen=True)

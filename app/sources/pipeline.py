@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from app import metrics
-from app.domain import Role, TaskLink
+from app.domain import Role
+from app.records_model import TaskLink
 from app.engines.base import ConflictError, Engine, RecordsTx
 from app.entities import COMMENTS, EMPLOYEES, PROJECTS, SPRINTS, TASKS, Condition, EntitySpec
 from app.services import records

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.domain import TaskLink
+from app.records_model import TaskLink
 from app.engines.base import ConflictError
 from app.entities import COMMENTS, EMPLOYEES, PROJECTS, SPRINTS, TASKS
 from tests.support import comment, drain_all, employee, peek_queue, task

@@ -8,7 +8,7 @@ import datetime as dt
 
 import pytest
 
-from app.domain import TaskLink
+from app.records_model import TaskLink
 from app.engines.base import ConflictError
 from app.entities import EMPLOYEES, TASKS
 

@@ -1,6 +1,6 @@
 import datetime as dt
 
-from app.domain import CommentSource, DocSource, ProjectSource, SprintSource, TaskSource
+from app.records_model import CommentSource, DocSource, ProjectSource, SprintSource, TaskSource
 from app.rag.templates import body_sections, header_line
 
 
@@ -64,7 +64,7 @@ def test_sprint_project_doc_templates():
 
 
 def test_an_imported_task_shows_its_key_type_tracker_status_fields_links_and_comment_authors():
-    from app.domain import TaskLink
+    from app.records_model import TaskLink
 
     imported = task(
         task_id=501, title="Refund fails for partial captures", status="IN_REVIEW", story_points=None,

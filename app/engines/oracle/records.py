@@ -8,20 +8,9 @@ import datetime as dt
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from app.domain import (
-    Caller,
-    CommentSource,
-    DocSource,
-    Page,
-    ProjectSource,
-    Role,
-    SourceRecord,
-    SourceType,
-    SprintSource,
-    TaskLink,
-    TaskSource,
-    check_external_key,
-)
+from app.domain import Caller, Page, Role, SourceType
+from app.records_model import (CommentSource, DocSource, ProjectSource, SourceRecord, SprintSource, TaskLink,
+    TaskSource, check_external_key)
 from app.engines.base import ConflictError, EngineError, batched
 from app.engines.oracle import statements as sql
 from app.engines.oracle.errors import conflicts
