@@ -377,8 +377,8 @@ def test_field_returns_the_first_record_in_order_with_every_record_field(tracker
     record = got.rows[0]
     t = tasks[record["task_id"]]
     assert record["task_id"] == ordered(want, query)[0]
-    assert record["labels"] == tuple(sorted(t.values["LABEL"]))
-    assert record["fix_versions"] == tuple(sorted(t.values["FIX_VERSION"]))
+    assert record["labels"] == tuple(sorted(t.values["LABEL"], key=lambda v: (v.casefold(), v)))
+    assert record["fix_versions"] == tuple(sorted(t.values["FIX_VERSION"], key=lambda v: (v.casefold(), v)))
     assert {"environment", "parent_id", "parent_key", "components", "affects_versions", "reporter_id"} <= set(record)
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from app.domain import TASK_FIELDS, Caller, TaskQuery
 from app.engines.oracle import tracker_statements as sql
+from app.engines.task_values import ordered
 from app.engines.tracker_common import ID_KEYS, RECORD_FIELDS, ROW_FIELDS, VALUE_KEYS, as_tracker_query, group_label
 from app.rag.understanding.query import Group, TrackerQuery, TrackerResult
 from app.rag.understanding.vocabulary import PersonName, ProjectName, SprintName, TrackerValues, tracker_values
@@ -44,7 +45,7 @@ def _record(cur: Any, caller: Caller, query: TrackerQuery) -> list[dict[str, Any
         cur.execute(sql.TRACKER_RECORD_VALUES, task_id=record["task_id"])
         for name, value in cur.fetchall():
             values[VALUE_KEYS[name]].append(value)
-        record.update({key: tuple(v) for key, v in values.items()})
+        record.update({key: ordered(v) for key, v in values.items()})  # the order the writes keep (task_values)
     return found
 
 

@@ -11,6 +11,7 @@ import apsw
 
 from app.domain import TASK_FIELDS, Caller, TaskQuery
 from app.engines.sqlite import tracker_statements as sql
+from app.engines.task_values import ordered
 from app.engines.tracker_common import RECORD_FIELDS, ROW_FIELDS, VALUE_KEYS, as_tracker_query, group_label
 from app.rag.understanding.blocked import says_blocked
 from app.rag.understanding.query import Group, TrackerQuery, TrackerResult
@@ -60,7 +61,7 @@ def _record(conn: apsw.Connection, caller: Caller, query: TrackerQuery) -> list[
         values: dict[str, list[str]] = {key: [] for key in VALUE_KEYS.values()}
         for _task, name, value in conn.execute(sql.record_values(1), [record["task_id"]]):
             values[VALUE_KEYS[name]].append(value)
-        record.update({key: tuple(v) for key, v in values.items()})
+        record.update({key: ordered(v) for key, v in values.items()})  # the order the writes keep (task_values)
     return found
 
 
