@@ -97,6 +97,8 @@ def generate(seed: int = 31, n: int = 160) -> list[Task]:
                  _maybe(rng, ["Fixed", "Won't Fix", "Duplicate"], 0.6), _stamp(rng), _stamp(rng), _stamp(rng))
         for name, choices in VALUES.items():
             t.values[name] = rng.sample(choices, rng.choice([0, 0, 1, 2]))
+        if t.assignee_id == 3 and rng.random() < 0.3:
+            t.values["LABEL"].append("Ana only")  # a value only one developer's tasks hold
         for _ in range(rng.choice([0, 0, 0, 1, 2])):
             kind = rng.choice(["BLOCKED_BY", "DEPENDS_ON", "RELATES", "BLOCKS"])
             t.links.append((kind, None if rng.random() < 0.3 else rng.randrange(1, n + 1)))
@@ -422,3 +424,34 @@ def _find_matches(t: Task, q: TaskQuery) -> bool:
               q.due_after is None or (t.due is not None and t.due >= q.due_after),
               q.due_before is None or (t.due is not None and t.due < q.due_before)]
     return all(checks)
+
+
+def test_tracker_values_counts_visible_values_and_hides_the_others(tracker):
+    engine, tasks = tracker
+    columns = {"status": "status", "status_name": "status_name", "priority": "priority", "issue_type": "issue_type",
+               "resolution": "resolution"}
+    for caller in (MANAGER, *DEVS):
+        seen = [t for t in tasks.values() if caller.sees_everything or t.assignee_id == caller.employee_id]
+        got = engine.tracker_values(caller)
+        for name, attr in columns.items():
+            want: dict[str, int] = {}
+            for t in seen:
+                if getattr(t, attr) is not None:
+                    want[getattr(t, attr)] = want.get(getattr(t, attr), 0) + 1
+            assert got.counts[name] == want and got.values[name] == tuple(sorted(want))
+        for name, field_name in _MULTI.items():
+            want = {}
+            for t in seen:
+                for value in t.values[field_name]:
+                    want[value] = want.get(value, 0) + 1
+            assert got.counts[name] == want, (caller, name)
+        assert [p.name for p in got.people] == [" ".join(x for x in n if x) for n in PEOPLE.values()]
+        assert [(s.sprint_id, s.name, s.project_id) for s in got.sprints] == [
+            (sid, name, pid) for sid, (name, pid) in SPRINTS.items()]
+        assert [p.name for p in got.projects] == list(PROJECTS.values())
+    hidden = {v for t in tasks.values() if t.assignee_id != 2 for v in t.values["LABEL"]} - {
+        v for t in tasks.values() if t.assignee_id == 2 for v in t.values["LABEL"]}
+    assert "Ana only" in hidden and "Ana only" in engine.tracker_values(DEVS[1]).values["label"]
+    for value in hidden:  # a label only on others' tasks is not in Ben's words: hidden reads as missing
+        assert value not in engine.tracker_values(DEVS[0]).values["label"]
+        assert engine.run_tracker_query(DEVS[0], TrackerQuery(where=(Predicate("label", (value,)),))).total == 0
