@@ -234,33 +234,37 @@ def tracker_rows(caller: Caller, query: TrackerQuery, record: bool = False) -> S
 # source: FACTS.md §10 (plain SELECT by key) — a record's labels, components and versions (TASK_VALUES)
 TRACKER_RECORD_VALUES = "SELECT FIELD, VALUE FROM TASK_VALUES WHERE TASK_ID = :task_id ORDER BY FIELD, VALUE"
 
-# group_by -> (key expression, label expression, joins); names joined for project, sprint and people.
+# group_by -> (key column of TASKS t or TASK_VALUES v, the group's name joined after grouping: x.k is the key).
 _GROUP_KEYS = {
-    "project": ("t.PROJECT_ID", "g.NAME", "\nLEFT JOIN PROJECTS g ON g.PROJECT_ID = t.PROJECT_ID"),
-    "sprint": ("t.SPRINT_ID", "g.NAME", "\nLEFT JOIN SPRINTS g ON g.SPRINT_ID = t.SPRINT_ID"),
-    "assignee": ("t.ASSIGNEE_ID", _name("g"), "\nLEFT JOIN EMPLOYEES g ON g.EMPLOYEE_ID = t.ASSIGNEE_ID"),
-    "reporter": ("t.REPORTER_ID", _name("g"), "\nLEFT JOIN EMPLOYEES g ON g.EMPLOYEE_ID = t.REPORTER_ID"),
-    **{name: (column, column, "") for name, column in TEXT_COLUMNS.items()},
-    **{name: ("v.VALUE", "v.VALUE", "\nLEFT JOIN TASK_VALUES v ON v.TASK_ID = t.TASK_ID AND v.FIELD = :group_field")
-       for name in MULTI_VALUES},
+    "project": ("t.PROJECT_ID", "g.NAME", "\nLEFT JOIN PROJECTS g ON g.PROJECT_ID = x.k"),
+    "sprint": ("t.SPRINT_ID", "g.NAME", "\nLEFT JOIN SPRINTS g ON g.SPRINT_ID = x.k"),
+    "assignee": ("t.ASSIGNEE_ID", _name("g"), "\nLEFT JOIN EMPLOYEES g ON g.EMPLOYEE_ID = x.k"),
+    "reporter": ("t.REPORTER_ID", _name("g"), "\nLEFT JOIN EMPLOYEES g ON g.EMPLOYEE_ID = x.k"),
+    **{name: (column, "x.k", "") for name, column in TEXT_COLUMNS.items()},
+    **{name: ("v.VALUE", "x.k", "") for name in MULTI_VALUES},
 }
+_VALUES_JOIN = "\n      LEFT JOIN TASK_VALUES v ON v.TASK_ID = t.TASK_ID AND v.FIELD = :group_field"
 
 
 def tracker_groups(caller: Caller, query: TrackerQuery) -> Statement:
     """COUNT and SUM(STORY_POINTS) per value of ``query.group_by`` over every matching task (a multi-valued field:
     a task in the group of each of its values, a task with none in the NULL group), ranked by the measure (most
-    first unless ``ascending``), ties by label (the none group after the others); at most MAX_GROUPS."""
-    key, label, joins = _GROUP_KEYS[query.group_by]  # type: ignore[index]
+    first unless ``ascending``), ties by label (the none group after the others); at most MAX_GROUPS. Grouped in an
+    inline view first, named after (a name is read once per group)."""
+    key, label, names = _GROUP_KEYS[query.group_by]  # type: ignore[index]
     clause, binds = where(caller, query)
+    join = ""
     if query.group_by in MULTI_VALUES:
-        binds["group_field"] = MULTI_VALUES[query.group_by]
-    measure = "n" if query.measure == "count" else "points"
+        join, binds["group_field"] = _VALUES_JOIN, MULTI_VALUES[query.group_by]
+    measure = "x.n" if query.measure == "count" else "x.points"
     direction = "ASC" if query.ascending else "DESC"
-    # source: FACTS.md §10 (GROUP BY with named binds) + §3 (FETCH FIRST) + sqlrf ORDER BY (aliases, CASE)
+    inner = clause.replace("\n", "\n      ")
+    # source: FACTS.md §10 (GROUP BY in an inline view, named binds) + §3 (FETCH FIRST) + sqlrf ORDER BY (CASE)
     return Statement(
-        f"SELECT {key} AS k, MAX({label}) AS label, COUNT(*) AS n, COALESCE(SUM(t.STORY_POINTS), 0) AS points"
-        f"\nFROM TASKS t{joins}{clause}\nGROUP BY {key}"
-        f"\nORDER BY {measure} {direction}, CASE WHEN {key} IS NULL THEN 1 ELSE 0 END, label, k"
+        f"SELECT x.k, {label} AS label, x.n, x.points"
+        f"\nFROM (SELECT {key} AS k, COUNT(*) AS n, COALESCE(SUM(t.STORY_POINTS), 0) AS points"
+        f"\n      FROM TASKS t{join}{inner}\n      GROUP BY {key}) x{names}"
+        f"\nORDER BY {measure} {direction}, CASE WHEN x.k IS NULL THEN 1 ELSE 0 END, label, x.k"
         "\nFETCH FIRST :max_groups ROWS ONLY", {**binds, "max_groups": MAX_GROUPS})
 
 
