@@ -9,7 +9,7 @@ import datetime as dt
 import oracledb
 import pytest
 
-from app.domain import Caller, Named, Person, Role, TaskQuery, TurnFacts, Vocabulary
+from app.domain import Named, Person, TurnFacts, Vocabulary
 from app.engines.base import ConflictError
 from app.engines.oracle import statements as sql
 
