@@ -231,9 +231,6 @@ def tracker_rows(caller: Caller, query: TrackerQuery, record: bool = False) -> S
                      {**binds, "max_rows": 1 if record else query.limit})
 
 
-# source: FACTS.md §10 (plain SELECT by key) — a record's labels, components and versions (TASK_VALUES)
-TRACKER_RECORD_VALUES = "SELECT FIELD, VALUE FROM TASK_VALUES WHERE TASK_ID = :task_id ORDER BY FIELD, VALUE"
-
 # group_by -> (key column of TASKS t or TASK_VALUES v, the group's name joined after grouping: x.k is the key).
 _GROUP_KEYS = {
     "project": ("t.PROJECT_ID", "g.NAME", "\nLEFT JOIN PROJECTS g ON g.PROJECT_ID = x.k"),

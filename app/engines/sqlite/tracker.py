@@ -10,6 +10,7 @@ from typing import Any
 import apsw
 
 from app.domain import TASK_FIELDS, Caller, TaskQuery
+from app.engines.sqlite import record_statements as rsql
 from app.engines.sqlite import tracker_statements as sql
 from app.engines.task_values import ordered
 from app.engines.tracker_common import RECORD_FIELDS, ROW_FIELDS, VALUE_KEYS, as_tracker_query, group_label
@@ -59,7 +60,7 @@ def _record(conn: apsw.Connection, caller: Caller, query: TrackerQuery) -> list[
     found = [_row(RECORD_FIELDS, r) for r in conn.execute(statement, binds)]
     for record in found:
         values: dict[str, list[str]] = {key: [] for key in VALUE_KEYS.values()}
-        for _task, name, value in conn.execute(sql.record_values(1), [record["task_id"]]):
+        for name, value in conn.execute(rsql.VALUES_OF_TASK, (record["task_id"],)):
             values[VALUE_KEYS[name]].append(value)
         record.update({key: ordered(v) for key, v in values.items()})  # the order the writes keep (task_values)
     return found

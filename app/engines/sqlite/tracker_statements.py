@@ -213,12 +213,6 @@ def rows(caller: Caller, query: TrackerQuery, record: bool = False) -> Fragment:
     return f"{select}{ROW_JOINS} WHERE t.TASK_ID IN ({page}){order}", [*binds, 1 if record else query.limit]
 
 
-def record_values(task_id_count: int) -> str:
-    """The multi-valued fields of these tasks (TASK_VALUES), for a record's labels, components and versions."""
-    return ("SELECT TASK_ID, FIELD, VALUE FROM TASK_VALUES"
-            f" WHERE TASK_ID IN ({marks(range(task_id_count))}) ORDER BY TASK_ID, FIELD, VALUE")
-
-
 # group_by -> (key column of TASKS t or TASK_VALUES v, the group's name joined after grouping: x.k is the key).
 GROUP_KEYS = {
     "project": ("t.PROJECT_ID", "g.NAME", " LEFT JOIN PROJECTS g ON g.PROJECT_ID = x.k"),
