@@ -49,8 +49,10 @@ PREDICATES = [
     Predicate("created", window=(W(2026, 11, 10), W(2026, 11, 20))), Predicate("updated", window=(W(2026, 12, 1), None)),
     Predicate("resolved", window=(None, W(2026, 11, 15))), Predicate("due", window=(W(2026, 12, 6), W(2026, 12, 13))),
     Predicate("due", window=(W(2026, 12, 6), None), negate=True),
-    Predicate("open", (True,)), Predicate("open", (False,)), Predicate("overdue", (TODAY,)),
+    Predicate("open", (True,)), Predicate("open", (False,)), Predicate("open", (True, False)),
+    Predicate("overdue", (TODAY,)), Predicate("overdue", (TODAY, W(2026, 11, 20))),
     Predicate("overdue", (TODAY,), negate=True), Predicate("blocked", (True,)), Predicate("blocked", (False,)),
+    Predicate("blocked", (True,), negate=True),
     Predicate("text", ("export",)), Predicate("text", ("año",)), Predicate("text", ("EXPORT", "ledger")),
     Predicate("text", ("crash",), negate=True),
 ]
