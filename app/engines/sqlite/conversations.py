@@ -85,10 +85,11 @@ def append_turn(conn: apsw.Connection, conversation_id: int, user_text: str, ass
     """Both inserts and the bump, inside the engine's write transaction: an error rolls back all three."""
     if conn.execute(sql.GET_CONVERSATION, (conversation_id,)).fetchone() is None:
         raise ConflictError(f"conversation {conversation_id} does not exist")
-    user = conn.execute(sql.INSERT_MESSAGE, (conversation_id, "user", user_text, "[]", None, None, None, None)).fetchone()
+    user = conn.execute(sql.INSERT_MESSAGE, (conversation_id, "user", user_text, "[]", None, None, None, None,
+                                             None)).fetchone()
     answer = conn.execute(sql.INSERT_MESSAGE, (conversation_id, "assistant", assistant_text, citations_json(citations),
                                                facts.focus, facts.retrieved_json(), facts.rag_scope,
-                                               facts.llm_error)).fetchone()
+                                               facts.llm_error, facts.query)).fetchone()
     conn.executemany(sql.INSERT_MESSAGE_ENTITY, [(answer[0], t, i) for t, i in facts.entities])
     conn.execute(sql.TOUCH_CONVERSATION, (conversation_id,))
     answer_message = _message(answer)
@@ -166,6 +167,6 @@ def _conversation(row: Sequence[Any]) -> Conversation:
 
 
 def _message(row: Sequence[Any]) -> Message:
-    mid, cid, role, content, citations, created, focus, retrieved, rag_scope, llm_error = row
+    mid, cid, role, content, citations, created, focus, retrieved, rag_scope, llm_error, query = row
     return Message(mid, cid, role, content, tuple(json.loads(citations or "[]")), _timestamp(created),
-                   TurnFacts(focus, retrieved_of(retrieved), rag_scope, llm_error))
+                   TurnFacts(focus, retrieved_of(retrieved), rag_scope, llm_error, query=query))
