@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """The typed tracker query on a generated SQLite tracker of 100k tasks: a manager's and a developer's count,
 group-by assignee, label filter and ordered list (and the blocked predicate, which reads every description and
-comment), side by side, interleaved, each against the plain scan of the same table (SELECT COUNT(*) over TASKS:
+comment; and tracker_values, read once per chat turn), side by side, interleaved, each against the plain scan of the same table (SELECT COUNT(*) over TASKS:
 what reading every row costs at all). The rows are generated (no real data) and written straight into the tables.
 
 Every answer is checked against a count made in Python from the generated rows, so a fast wrong answer fails.
@@ -137,9 +137,13 @@ def run(engine: SQLiteEngine, truth: dict[str, Any], repeats: int) -> dict[str, 
                 result = engine.run_tracker_query(caller, query)
                 times.setdefault((name, who), []).append(time.perf_counter() - started)
                 check(name, caller, result, truth)
+        for who, caller in (("manager", manager), ("developer", developer)):  # read once per chat turn
+            started = time.perf_counter()
+            engine.tracker_values(caller)
+            times.setdefault(("tracker_values (the words of a turn)", who), []).append(time.perf_counter() - started)
     scan = statistics.median(times[("scan", "plain")]) * 1000
     figures = {}
-    for name in queries:
+    for name in [*queries, "tracker_values (the words of a turn)"]:
         manager_ms = statistics.median(times[(name, "manager")]) * 1000
         developer_ms = statistics.median(times[(name, "developer")]) * 1000
         figures[name] = {"manager_ms": round(manager_ms, 2), "developer_ms": round(developer_ms, 2),

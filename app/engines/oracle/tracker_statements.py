@@ -279,9 +279,10 @@ def tracker_field_values(caller: Caller) -> Statement:
         if column:
             branches.append(f"SELECT '{name}' AS fld, {column} AS val, COUNT(*) AS n FROM TASKS t"
                             f" WHERE {column} IS NOT NULL{rule} GROUP BY {column}")
-        else:
-            branches.append("SELECT LOWER(v.FIELD) AS fld, v.VALUE AS val, COUNT(*) AS n FROM TASK_VALUES v"
-                            f" JOIN TASKS t ON t.TASK_ID = v.TASK_ID WHERE 1 = 1{rule} GROUP BY v.FIELD, v.VALUE")
+        else:  # a manager sees every task: the values are counted without the join to TASKS
+            join = f" JOIN TASKS t ON t.TASK_ID = v.TASK_ID WHERE {acc[0]}" if acc else ""
+            branches.append(f"SELECT LOWER(v.FIELD) AS fld, v.VALUE AS val, COUNT(*) AS n FROM TASK_VALUES v{join}"
+                            " GROUP BY v.FIELD, v.VALUE")
     # source: FACTS.md §10 (plain SELECT, GROUP BY, UNION ALL, named binds)
     return Statement("\nUNION ALL\n".join(branches) + "\nORDER BY 1, 2", binds)
 
