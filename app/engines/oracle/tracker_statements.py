@@ -195,7 +195,7 @@ def _name(alias: str) -> str:
     return f"TRIM({alias}.FIRST_NAME || ' ' || {alias}.LAST_NAME)"
 
 
-# TASK_FIELDS, then the query's extra fields (app/engines/oracle/tracker.ROW_FIELDS names them in this order).
+# TASK_FIELDS, then the query's extra fields (app/engines/tracker_common.ROW_FIELDS names them in this order).
 _ROW_SELECT = (
     "SELECT t.TASK_ID, t.TITLE, t.STATUS, t.PRIORITY, t.SPRINT_ID, s.NAME, t.PROJECT_ID, p.NAME, t.ASSIGNEE_ID,\n"
     f"       {_name('e')}, t.EXPECTED_END_DATE, t.STORY_POINTS, t.EXTERNAL_KEY,\n"

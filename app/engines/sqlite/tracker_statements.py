@@ -1,5 +1,5 @@
 """The typed tracker query (app/rag/understanding/query.py) as SQLite statements: the twin of
-app/engines/oracle/tracker_statements.py, kept beside statements.py (which is past the size of one module).
+app/engines/oracle/tracker_statements.py, kept beside statements.py (one module per concern, each under 450 lines).
 
 Only fixed fragments of this module are spliced: column names come from the tables below, never from the query;
 every value of a predicate is a ``?`` bind. Every predicate compiles to an expression that is true or false,
@@ -175,7 +175,7 @@ def _name(alias: str) -> str:
     return f"TRIM(COALESCE({alias}.FIRST_NAME, '') || ' ' || COALESCE({alias}.LAST_NAME, ''))"
 
 
-# TASK_FIELDS, then the query's extra fields (app/engines/sqlite/tracker.ROW_FIELDS names them in this order).
+# TASK_FIELDS, then the query's extra fields (app/engines/tracker_common.ROW_FIELDS names them in this order).
 ROW_SELECT = (
     "SELECT t.TASK_ID, t.TITLE, t.STATUS, t.PRIORITY, t.SPRINT_ID, s.NAME, t.PROJECT_ID, p.NAME, t.ASSIGNEE_ID,"
     f" {_name('e')}, t.EXPECTED_END_DATE, t.STORY_POINTS, t.EXTERNAL_KEY, t.ISSUE_TYPE, t.STATUS_NAME,"
