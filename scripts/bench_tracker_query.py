@@ -1,8 +1,8 @@
 #!/usr/bin/env python
 """The typed tracker query on a generated SQLite tracker of 100k tasks: a manager's and a developer's count,
 group-by assignee, label filter and ordered list (and the blocked predicate, which reads every description and
-comment; and tracker_values, read once per chat turn), side by side, interleaved, each against a full scan of the same table (COUNT(*) WHERE LENGTH(TITLE) > 0:
-what reading every row costs at all). The rows are generated (no real data) and written straight into the tables.
+comment; and tracker_values, read once per chat turn), side by side, interleaved, each against a full scan of the
+same table (COUNT(*) WHERE LENGTH(TITLE) > 0: what reading every row costs at all). The rows are generated (no real data) and written straight into the tables.
 
 Every answer is checked against a count made in Python from the generated rows, so a fast wrong answer fails.
 Writes docs/bench/bench_tracker_query.json (--out) and appends its rows to docs/BENCHMARKS.md (unless
