@@ -12,7 +12,10 @@ Shapes and their sources: UPPER takes and returns a CLOB ("char can be any of th
 NCHAR, NVARCHAR2, CLOB, or NCLOB. The return value is the same datatype as char" [DOC sqlrf UPPER]); INSTR takes
 a CLOB ("Both string and substring can be any of the datatypes CHAR, VARCHAR2, NCHAR, NVARCHAR2, CLOB, or NCLOB"
 [DOC sqlrf INSTR]); REGEXP_LIKE takes a CLOB source, a pattern of at most 512 bytes and 'i' for case-insensitive
-matching [DOC sqlrf REGEXP_LIKE condition]; a Python date binds as DATE (FACTS.md §12.2), compared with DATE and
+matching [DOC sqlrf REGEXP_LIKE condition]; SQL semantics on LOBs are meant for LOBs "relatively small in size (up
+to about 100K bytes)", and intermediate results past 4K bytes use temporary LOBs, which "could degrade performance"
+[DOC adlob "SQL Semantics and LOBs"; 9i adlob "Performance Attributes When Using SQL Semantics with LOBs"]: a task's
+description is that small, the cost of a long one is its own; a Python date binds as DATE (FACTS.md §12.2), compared with DATE and
 TIMESTAMP columns; FETCH FIRST :n ROWS ONLY (FACTS.md §3); plain joins, EXISTS, GROUP BY and UNION ALL with named
 binds (FACTS.md §10); ORDER BY ... NULLS LAST [DOC sqlrf SELECT order_by_clause].
 """
