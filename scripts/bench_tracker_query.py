@@ -2,7 +2,8 @@
 """The typed tracker query on a generated SQLite tracker of 100k tasks: a manager's and a developer's count,
 group-by assignee, label filter and ordered list (and the blocked predicate, which reads every description and
 comment; and tracker_values, read once per chat turn), side by side, interleaved, each against a full scan of the
-same table (COUNT(*) WHERE LENGTH(TITLE) > 0: what reading every row costs at all). The rows are generated (no real data) and written straight into the tables.
+same table (COUNT(*) WHERE LENGTH(TITLE) > 0: what reading every row costs at all). The rows are generated (no
+real data) and written straight into the tables.
 
 Every answer is checked against a count made in Python from the generated rows, so a fast wrong answer fails.
 Writes docs/bench/bench_tracker_query.json (--out) and appends its rows to docs/BENCHMARKS.md (unless
@@ -58,7 +59,8 @@ def generate(engine: SQLiteEngine, n: int, seed: int) -> dict[str, Any]:
         conn.executemany("INSERT INTO EMPLOYEES (EMPLOYEE_ID, FIRST_NAME, LAST_NAME, ROLE) VALUES (?, ?, ?, ?)",
                          [(i, f"First{i}", f"Last {i}", "MANAGER" if i == 1 else "DEVELOPER")
                           for i in range(1, DEVELOPERS + 2)])
-        conn.executemany("INSERT INTO PROJECTS (PROJECT_ID, NAME) VALUES (?, ?)", [(i, f"Project {i}") for i in range(1, 21)])
+        conn.executemany("INSERT INTO PROJECTS (PROJECT_ID, NAME) VALUES (?, ?)",
+                         [(i, f"Project {i}") for i in range(1, 21)])
         tasks, values, comments = [], [], []
         for tid in range(1, n + 1):
             status, assignee = rng.choice(STATUSES), rng.choice([None, *range(2, DEVELOPERS + 2)])

@@ -37,7 +37,8 @@ def _tracker(engine):
              "SPRINT_ID": rng.choice([*sprints, None]), "ASSIGNEE_ID": rng.choice([*devs, None]),
              "REPORTER_ID": rng.choice([manager, *devs, None]), "STORY_POINTS": rng.choice([1, 2, 3, 5, None]),
              "EXPECTED_END_DATE": rng.choice([None, TODAY + dt.timedelta(days=rng.randrange(-10, 20))]),
-             "DESCRIPTION": rng.choice([None, "plain text", *SAYS]), "RESOLUTION": rng.choice([None, "Fixed", "Won't Fix"]),
+             "DESCRIPTION": rng.choice([None, "plain text", *SAYS]),
+             "RESOLUTION": rng.choice([None, "Fixed", "Won't Fix"]),
              "ISSUE_TYPE": rng.choice(["Bug", "Story"]), "LABELS": rng.sample(LABELS, rng.choice([0, 1, 2])),
              "CREATED_AT": dt.datetime(2026, 11, 1, 9) + dt.timedelta(days=rng.randrange(30), hours=rng.randrange(8))}
         t["TASK_ID"] = engine.create(TASKS, t)["task_id"]
@@ -70,7 +71,8 @@ HOLDS = {
     "open": (Predicate("open", (True,)), lambda t, ts: _open(t)),
     "not critical": (Predicate("priority", ("critical",), negate=True), lambda t, ts: t["PRIORITY"] != "CRITICAL"),
     "unassigned": (Predicate("assignee", (None,)), lambda t, ts: t["ASSIGNEE_ID"] is None),
-    "label": (Predicate("label", ("señal débil", "UI")), lambda t, ts: bool({"Señal débil", "ui"} & set(t["LABELS"]))),
+    "label": (Predicate("label", ("señal débil", "UI")),
+              lambda t, ts: bool({"Señal débil", "ui"} & set(t["LABELS"]))),
     "unresolved": (Predicate("resolution", (None,)), lambda t, ts: t["RESOLUTION"] is None),
     "created": (Predicate("created", window=(dt.date(2026, 11, 10), dt.date(2026, 11, 20))),
                 lambda t, ts: dt.date(2026, 11, 10) <= t["CREATED_AT"].date() < dt.date(2026, 11, 20)),

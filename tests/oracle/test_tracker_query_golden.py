@@ -50,7 +50,8 @@ def test_predicate_binds_carry_the_values_and_never_the_text():
     binds = {n: sql.tracker_aggregate(DEV, TrackerQuery(where=(p,))).binds for n, p in PREDICATE_CASES.items()}
     assert binds["tracker_where_id"] == {"caller_id": 7, "p00": 3, "p01": 4}
     assert binds["tracker_where_id_or_none"] == {"caller_id": 7, "p00": 5}
-    assert binds["tracker_where_multi"] == {"caller_id": 7, "p0_field": "LABEL", "p00": "backend", "p01": "Señal débil"}
+    assert binds["tracker_where_multi"] == {"caller_id": 7, "p0_field": "LABEL", "p00": "backend",
+                                            "p01": "Señal débil"}
     assert binds["tracker_where_window"] == {"caller_id": 7, "p0_from": D(2026, 11, 1), "p0_until": D(2026, 12, 1)}
     assert binds["tracker_where_overdue"] == {"caller_id": 7, "p0_0_day": D(2026, 12, 6),
                                               **{f"p0_0_done{i}": s for i, s in enumerate(DONE)}}
@@ -153,7 +154,8 @@ def test_a_list_runs_the_aggregate_then_the_rows_and_converts_them(fake_engine, 
     assert (result.total, result.points) == (12, 30.0)
     [got] = result.rows
     assert got["expected_end_date"] == dt.date(2025, 2, 1) and got["story_points"] == 3.0
-    assert (got["reporter_id"], got["reporter_name"], got["created_at"]) == (1, "Maria Lopez", dt.datetime(2025, 1, 2, 9))
+    assert (got["reporter_id"], got["reporter_name"], got["created_at"]) == (
+        1, "Maria Lopez", dt.datetime(2025, 1, 2, 9))
 
 
 def test_count_runs_one_statement_and_group_and_field_their_own(fake_engine, conn):
@@ -164,7 +166,8 @@ def test_count_runs_one_statement_and_group_and_field_their_own(fake_engine, con
     conn.replies.append(("GROUP BY t.ASSIGNEE_ID", Reply(rows=[(7, "Ana Ruiz", 3, 5), (None, None, 2, 3)])))
     groups = fake_engine.run_tracker_query(MANAGER, GROUP_CASES["tracker_groups_manager_assignee"]).groups
     assert conn.calls[2].sql == golden("tracker_groups_manager_assignee")
-    assert [(g.key, g.label, g.count, g.points) for g in groups] == [(7, "Ana Ruiz", 3, 5.0), (None, "unassigned", 2, 3.0)]
+    assert [(g.key, g.label, g.count, g.points) for g in groups] == [
+        (7, "Ana Ruiz", 3, 5.0), (None, "unassigned", 2, 3.0)]
     conn.replies.append(("SELECT COUNT(*)", Reply(rows=[(1, 0)])))
     record_row = (11, "Fix", "TODO", "HIGH", None, None, 2, "Apollo", 7, "Ana Ruiz", None, None, None, None, None,
                   None, None, None, None, None, None, "iOS 17", None, None, None)

@@ -15,8 +15,8 @@ a CLOB ("Both string and substring can be any of the datatypes CHAR, VARCHAR2, N
 matching [DOC sqlrf REGEXP_LIKE condition]; SQL semantics on LOBs are meant for LOBs "relatively small in size (up
 to about 100K bytes)", and intermediate results past 4K bytes use temporary LOBs, which "could degrade performance"
 [DOC adlob "SQL Semantics and LOBs"; 9i adlob "Performance Attributes When Using SQL Semantics with LOBs"]: a task's
-description is that small, the cost of a long one is its own; a Python date binds as DATE (FACTS.md §12.2), compared with DATE and
-TIMESTAMP columns; FETCH FIRST :n ROWS ONLY (FACTS.md §3); plain joins, EXISTS, GROUP BY and UNION ALL with named
+description is that small, the cost of a long one is its own; a Python date binds as DATE (FACTS.md §12.2),
+compared with DATE and TIMESTAMP columns; FETCH FIRST :n ROWS ONLY (FACTS.md §3); plain joins, EXISTS, GROUP BY and UNION ALL with named
 binds (FACTS.md §10); ORDER BY ... NULLS LAST [DOC sqlrf SELECT order_by_clause].
 """
 
@@ -190,7 +190,7 @@ def where(caller: Caller, query: TrackerQuery) -> Fragment:
 def tracker_aggregate(caller: Caller, query: TrackerQuery) -> Statement:
     """The count and the story points of every matching task."""
     clause, binds = where(caller, query)
-    # source: FACTS.md §10 (plain SELECT, named binds) + the module docstring's shapes (UPPER/INSTR/REGEXP_LIKE on CLOB)
+    # source: FACTS.md §10 (plain SELECT, named binds) + the module docstring's UPPER/INSTR/REGEXP_LIKE on CLOB
     return Statement(f"SELECT COUNT(*), COALESCE(SUM(t.STORY_POINTS), 0)\nFROM TASKS t{clause}", binds)
 
 
