@@ -16,8 +16,8 @@ matching [DOC sqlrf REGEXP_LIKE condition]; SQL semantics on LOBs are meant for 
 to about 100K bytes)", and intermediate results past 4K bytes use temporary LOBs, which "could degrade performance"
 [DOC adlob "SQL Semantics and LOBs"; 9i adlob "Performance Attributes When Using SQL Semantics with LOBs"]: a task's
 description is that small, the cost of a long one is its own; a Python date binds as DATE (FACTS.md §12.2),
-compared with DATE and TIMESTAMP columns; FETCH FIRST :n ROWS ONLY (FACTS.md §3); plain joins, EXISTS, GROUP BY and UNION ALL with named
-binds (FACTS.md §10); ORDER BY ... NULLS LAST [DOC sqlrf SELECT order_by_clause].
+compared with DATE and TIMESTAMP columns; FETCH FIRST :n ROWS ONLY (FACTS.md §3); plain joins, EXISTS, GROUP BY and
+UNION ALL with named binds (FACTS.md §10); ORDER BY ... NULLS LAST [DOC sqlrf SELECT order_by_clause].
 """
 
 from __future__ import annotations
