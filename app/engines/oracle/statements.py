@@ -815,6 +815,13 @@ ERASE_REASSIGN_DOCUMENTS = (
 )
 # source: FACTS.md §10 (plain UPDATE; the TASKS row trigger queues each task, V6)
 ERASE_UNASSIGN_TASKS = "UPDATE TASKS SET ASSIGNEE_ID = NULL WHERE ASSIGNEE_ID = :employee_id"
+# source: FACTS.md §10 (plain SELECT; UNION of two indexed lookups, TASKS_REPORTER_IDX / TASKS_RESOLVED_BY_IDX, V18)
+ERASE_REFERENCING_TASKS = ("SELECT TASK_ID FROM TASKS WHERE REPORTER_ID = :employee_id\nUNION\n"
+                           "SELECT TASK_ID FROM TASKS WHERE RESOLVED_BY_ID = :employee_id\nORDER BY 1")
+# source: FACTS.md §10 (plain UPDATE; the TASKS row trigger queues each task, V6) — the reporter, as the assignee
+ERASE_CLEAR_REPORTER = "UPDATE TASKS SET REPORTER_ID = NULL WHERE REPORTER_ID = :employee_id"
+# source: FACTS.md §10 (plain UPDATE; the TASKS row trigger queues each task, V6)
+ERASE_CLEAR_RESOLVER = "UPDATE TASKS SET RESOLVED_BY_ID = NULL WHERE RESOLVED_BY_ID = :employee_id"
 # source: FACTS.md §10 (plain DELETE by key; nothing references the row any more)
 ERASE_DELETE_EMPLOYEE = "DELETE FROM EMPLOYEES WHERE EMPLOYEE_ID = :employee_id"
 
