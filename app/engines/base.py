@@ -9,27 +9,9 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from app.domain import (
-    Caller,
-    ChunkWrite,
-    Conversation,
-    DirtyRow,
-    ConversationKey,
-    Message,
-    Page,
-    ProjectCard,
-    RagStatus,
-    Scope,
-    SearchMode,
-    SearchResult,
-    SourceRecord,
-    SourceType,
-    SummarySource,
-    TaskLink,
-    TaskQuery,
-    TurnFacts,
-    Vocabulary,
-)
+from app.domain import (Caller, ChunkWrite, Conversation, DirtyRow, ConversationKey, Message, Page, ProjectCard,
+    RagStatus, Scope, SearchMode, SearchResult, SourceType, SummarySource, TaskQuery, TurnFacts, Vocabulary)
+from app.records_model import SourceRecord, TaskLink
 from app.entities import Condition, EntitySpec
 from app.rag.erasure import DocumentsPolicy, ErasureJob, PersonString, ProofLine, PurgeStep, Redaction, Step
 

@@ -13,7 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from app.domain import DONE_STATUSES, CommentSource, Person, TaskSource
+from app.domain import DONE_STATUSES, Person
+from app.records_model import CommentSource, TaskSource
 from app.rag import terms
 from app.rag.computed import Computed
 from app.rag.understanding.blocked import BLOCKED_STATUS

@@ -39,7 +39,8 @@ import httpx
 
 from app.config import Settings
 from app.domain import (MAX_CITATIONS, MAX_QUERY_BYTES, MAX_QUESTION_CHARS, MAX_RETRIEVED, Caller, Conversation,
-                        Message, Scope, SearchHit, SourceRecord, TurnFacts)
+                        Message, Scope, SearchHit, TurnFacts)
+from app.records_model import SourceRecord
 from app.engines.base import Engine
 from app.entities import EMPLOYEES
 from app.logs import current_request_id

@@ -10,7 +10,8 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.domain import Named, Person, SourceRecord, TaskSource
+from app.domain import Named, Person
+from app.records_model import SourceRecord, TaskSource
 from app.rag import comment_answers, comparisons, refs, task_answers, task_questions
 from app.rag.answers import tracker as tracker_answer
 from app.rag.computed import Computed

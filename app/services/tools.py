@@ -17,8 +17,8 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from app.domain import (MAX_EXTERNAL_KEY_CHARS, MAX_ID, Caller, Conversation, Person, SourceRecord, TaskQuery,
-                        Vocabulary, is_id)
+from app.domain import MAX_ID, Caller, Conversation, Person, TaskQuery, Vocabulary, is_id
+from app.records_model import MAX_EXTERNAL_KEY_CHARS, SourceRecord
 from app.engines.base import Engine
 from app.rag import refs, terms
 from app.rag.refs import EntityRef

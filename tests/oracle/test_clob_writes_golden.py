@@ -49,12 +49,14 @@ def test_the_rule_counts_utf8_bytes_and_touches_only_the_named_lob_binds():
 @pytest.mark.parametrize("entity, column", sorted(sql.LOB_COLUMNS))
 def test_a_long_crud_value_for_a_clob_column_is_bound_as_a_clob_on_insert_and_update(fake_engine, conn, entity,
                                                                                       column):
-    from app.entities import ENTITIES
+    from app.entities import ENTITIES, MULTI_VALUED
 
     spec = next(e for e in ENTITIES.values() if e.table == entity)
     required = {"TASK_ID": 3, "AUTHOR_ID": 4, "NAME": "n", "TITLE": "t", "BODY": "b"}
     values = {c: v for c, v in required.items() if c in spec.columns}
-    values[column] = "x" * 40_000
+    # A multi-valued column takes a list; its display text (", "-joined) is what goes into the CLOB.
+    long_values = [f"{i:03d}" + "x" * 196 for i in range(200)] if column in MULTI_VALUED else None
+    values[column] = long_values or "x" * 40_000
     conn.replies += [(f"INSERT INTO {entity}", Reply(out={"new_id": [9]})),
                      (f"FROM {entity} WHERE", Reply(rows=[(9,) + (None,) * (len(spec.all_columns) - 1)]))]
     fake_engine.create(spec, values)
@@ -65,7 +67,7 @@ def test_a_long_crud_value_for_a_clob_column_is_bound_as_a_clob_on_insert_and_up
     conn.calls.clear()
     conn.replies += [(f"UPDATE {entity}", Reply(rowcount=1)),
                      (f"FROM {entity} WHERE", Reply(rows=[(9,) + (None,) * (len(spec.all_columns) - 1)]))]
-    fake_engine.update(spec, 9, {column: "y" * 40_000})
+    fake_engine.update(spec, 9, {column: long_values[1:] if long_values else "y" * 40_000})
     assert conn.calls[0].inputsizes == {bind: oracledb.DB_TYPE_CLOB}
 
 

@@ -391,3 +391,18 @@ def test_every_table_index_and_column_the_shipped_migrations_create_is_read():
                 created = created_by(statement)
                 assert created is not None, (migration.path.name, statement[:80])
                 assert created.kind in ("index", "constraint") or created.columns, statement[:80]
+
+
+def test_v18_fills_task_values_after_its_statements_and_before_its_version_row(tmp_path):
+    """No confirmed SQL shape splits V16's display CLOBs, so the runner runs the backfill as part of V18: a run that
+    dies in it has not recorded V18 and runs it again (the backfill reads only tasks without values)."""
+    write(tmp_path, "V18__tracker_fields.sql", "CREATE TABLE TASK_VALUES (TASK_ID NUMBER);\n")
+    write(tmp_path, "V19__other.sql", "CREATE TABLE OTHER (X NUMBER);\n")
+    conn = FakeConnection([("USER_TABLES", Reply(rows=[(1,)])), ("SELECT VERSION", Reply(rows=[])),
+                           ("FROM TASKS t", Reply(rows=[(4, "a, b", None, None, None)])),
+                           ("FROM TASK_VALUES WHERE", Reply(rows=[]))])
+    assert migrate.migrate(conn, migrate.discover(tmp_path)) == ["18", "19"]
+    assert conn.sqls[2:] == ["CREATE TABLE TASK_VALUES (TASK_ID NUMBER)", golden("task_values_backfill"),
+                             golden("values_of_task"), golden("insert_task_value"), golden("record_version"),
+                             "CREATE TABLE OTHER (X NUMBER)", golden("record_version")]
+    assert conn.events == ["commit", "commit"]

@@ -19,9 +19,9 @@ from urllib.parse import unquote, urlsplit
 import numpy as np
 
 from app.config import Settings
-from app.domain import (SEARCH_MODES, Caller, Conversation, ConversationKey, Message, Page, ProjectCard, RagStatus, Scope,
-                        SearchMode, SearchResult, SourceRecord, SourceType, SummarySource, TaskLink, TaskQuery,
-                        TurnFacts, Vocabulary)
+from app.domain import (SEARCH_MODES, Caller, Conversation, ConversationKey, Message, Page, ProjectCard, RagStatus,
+    Scope, SearchMode, SearchResult, SourceType, SummarySource, TaskQuery, TurnFacts, Vocabulary)
+from app.records_model import SourceRecord, TaskLink
 from app.engines.base import ConflictError, EngineError, SchemaNotMigratedError, UnavailableError
 from app.engines.oracle import (conversations, erasure, errors, indexing, model_mark, records, search, status,
                                 summaries, upsert)
@@ -31,6 +31,7 @@ from app.engines.oracle.errors import (MODEL_EXISTS, conflicts, model_missing, n
                                       network_acl_hint, ora_code)
 from app.engines.oracle.indexing import OracleIndexingTx
 from app.engines.oracle.search import DIMENSIONS
+from app.engines.oracle.tracker import TrackerQueries
 from app.entities import CONVERSATIONS, EMPLOYEES, MESSAGES, PROJECTS, Condition, EntitySpec
 from app.rag.doctor import first_line
 from app.rag.erasure import (DocumentsPolicy, ErasureJob, PersonString, ProofLine, PurgeStep, Redaction, Step,
@@ -74,7 +75,7 @@ def _pool_state(pool: Any) -> str:
     return f"{busy} busy of {opened} opened" if busy is not None and opened is not None else "pool counts unknown"
 
 
-class OracleEngine:
+class OracleEngine(TrackerQueries):
     name = "oracle"
     dimensions = DIMENSIONS
 

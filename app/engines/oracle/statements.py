@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from app.config import PLAIN_IDENTIFIER
-from app.domain import DONE_STATUSES, Caller, Scope, TaskQuery
+from app.domain import Caller, Scope
 from app.entities import Condition, EntitySpec
 
 VECTOR_INDEX = "RAG_CHUNK_EMB_IDX"
@@ -291,15 +291,21 @@ _SOURCE_TABLES = {
 
 _LOAD_SOURCES = {
     # source: FACTS.md §10 (plain joins; CLOBs fetched as str with fetch_lobs off, §11.6)
+    # a task also shows its reporter and its parent's key (the tracker's, else the parent task's own; V18):
+    # a self-join of TASKS and NVL, plain SQL [DOC sqlrf NVL], as the V16 trigger's NVL
     "task": (
         "SELECT t.TASK_ID, t.TITLE, t.STATUS, t.PRIORITY, t.SPRINT_ID, s.NAME, t.PROJECT_ID, p.NAME,\n"
         "       t.ASSIGNEE_ID, e.FIRST_NAME, e.LAST_NAME, t.STORY_POINTS, t.ESTIMATED_HOURS,\n"
         "       t.EXPECTED_END_DATE, t.DESCRIPTION, t.EXTERNAL_KEY, t.ISSUE_TYPE, t.STATUS_NAME, t.LABELS,\n"
-        "       t.FIX_VERSIONS, t.COMPONENTS\n"
+        "       t.FIX_VERSIONS, t.COMPONENTS, t.REPORTER_ID, r.FIRST_NAME, r.LAST_NAME, t.CREATED_AT,\n"
+        "       t.RESOLVED_AT, t.RESOLUTION, t.AFFECTS_VERSIONS, t.ENVIRONMENT, NVL(t.PARENT_KEY, pt.EXTERNAL_KEY),\n"
+        "       pt.TASK_ID\n"
         "FROM TASKS t\n"
         "LEFT JOIN SPRINTS s ON s.SPRINT_ID = t.SPRINT_ID\n"
         "LEFT JOIN PROJECTS p ON p.PROJECT_ID = t.PROJECT_ID\n"
         "LEFT JOIN EMPLOYEES e ON e.EMPLOYEE_ID = t.ASSIGNEE_ID\n"
+        "LEFT JOIN EMPLOYEES r ON r.EMPLOYEE_ID = t.REPORTER_ID\n"
+        "LEFT JOIN TASKS pt ON pt.TASK_ID = t.PARENT_ID\n"
         "WHERE t.TASK_ID IN "
     ),
     "sprint": (
@@ -402,6 +408,36 @@ WRITE_SYNC_CURSOR = (
 )
 # source: FACTS.md §10 (plain SELECT; TASKS_EXTERNAL_KEY_IDX, V16) — questions name a key without its source
 TASKS_BY_KEY = "SELECT TASK_ID FROM TASKS WHERE EXTERNAL_KEY = :external_key ORDER BY TASK_ID"
+
+
+# --- a task's values (TASK_VALUES, V18): written with the task from the list its display CLOB is written from ------
+
+def task_values(task_ids: Sequence[int]) -> Statement:
+    """The values of these tasks (the reader orders them: app.engines.task_values.attach)."""
+    in_sql, binds = _in_list("id", task_ids)
+    # source: FACTS.md §10 (plain SELECT with named binds; TASK_VALUES_PK leads with TASK_ID)
+    return Statement(f"SELECT TASK_ID, FIELD, VALUE FROM TASK_VALUES\nWHERE TASK_ID IN {in_sql}", binds)
+
+
+# source: FACTS.md §10 (plain SELECT by key; TASK_VALUES_PK leads with TASK_ID)
+VALUES_OF_TASK = "SELECT FIELD, VALUE FROM TASK_VALUES WHERE TASK_ID = :task_id"
+# source: FACTS.md §10 (plain INSERT of bound values) + §6 (executemany over rows; §11.7 the caller skips an empty batch)
+INSERT_TASK_VALUE = "INSERT INTO TASK_VALUES (TASK_ID, FIELD, VALUE) VALUES (:task_id, :field_name, :field_value)"
+# source: FACTS.md §10 (plain DELETE by the primary key) + §6 (executemany; §11.7 the caller skips an empty batch)
+DELETE_TASK_VALUE = ("DELETE FROM TASK_VALUES\n"
+                     "WHERE TASK_ID = :task_id AND FIELD = :field_name AND VALUE = :field_value")
+# The one-time backfill after V18 (app/engines/oracle/task_values.py): tasks with display text written before
+# TASK_VALUES existed and no values yet, a keyset page at a time. CLOB IS NOT NULL and NOT EXISTS are plain SQL.
+# source: FACTS.md §10 (plain SELECT, named binds; CLOBs fetched as str, §11.6) + §3 (FETCH FIRST :n ROWS ONLY)
+TASK_VALUES_BACKFILL = (
+    "SELECT t.TASK_ID, t.LABELS, t.COMPONENTS, t.FIX_VERSIONS, t.AFFECTS_VERSIONS FROM TASKS t\n"
+    "WHERE t.TASK_ID > :after_id\n"
+    "  AND (t.LABELS IS NOT NULL OR t.COMPONENTS IS NOT NULL OR t.FIX_VERSIONS IS NOT NULL\n"
+    "       OR t.AFFECTS_VERSIONS IS NOT NULL)\n"
+    "  AND NOT EXISTS (SELECT 1 FROM TASK_VALUES v WHERE v.TASK_ID = t.TASK_ID)\n"
+    "ORDER BY t.TASK_ID\n"
+    "FETCH FIRST :max_rows ROWS ONLY"
+)
 
 
 # --- backfill ---------------------------------------------------------------------------------
@@ -513,9 +549,10 @@ def crud_binds(columns: Sequence[str], values: dict[str, object]) -> dict[str, o
     return {_bind_name(c): values[c] for c in columns}
 
 
-# The TIMESTAMP columns CRUD writes from a bound value (V1: COMMENTS.CREATED_AT); every other TIMESTAMP
+# The TIMESTAMP columns CRUD writes from a bound value (V1: COMMENTS.CREATED_AT; V18: TASKS.CREATED_AT, UPDATED_AT,
+# RESOLVED_AT); every other TIMESTAMP
 # is set in SQL from SYSTIMESTAMP. tests/oracle/test_column_limits.py checks this set against the DDL.
-TIMESTAMP_COLUMNS = frozenset({"CREATED_AT"})
+TIMESTAMP_COLUMNS = frozenset({"CREATED_AT", "UPDATED_AT", "RESOLVED_AT"})
 
 
 def crud_timestamp_binds(columns: Sequence[str]) -> tuple[str, ...]:
@@ -527,8 +564,8 @@ def crud_timestamp_binds(columns: Sequence[str]) -> tuple[str, ...]:
 # The CLOB columns CRUD writes (V1); tests/oracle/test_column_limits.py checks this set against the DDL. Their long
 # values are bound as temporary CLOBs (records.clob_input_sizes), as are MESSAGES.CONTENT and PROJECTS.AUTO_SUMMARY.
 LOB_COLUMNS = frozenset({("PROJECTS", "DESCRIPTION"), ("TASKS", "DESCRIPTION"), ("TASKS", "LABELS"),
-                         ("TASKS", "FIX_VERSIONS"), ("TASKS", "COMPONENTS"), ("COMMENTS", "BODY"),
-                         ("DOCUMENTS", "BODY")})
+                         ("TASKS", "FIX_VERSIONS"), ("TASKS", "COMPONENTS"), ("TASKS", "ENVIRONMENT"),
+                         ("TASKS", "AFFECTS_VERSIONS"), ("COMMENTS", "BODY"), ("DOCUMENTS", "BODY")})
 
 
 def crud_lob_binds(entity: EntitySpec, columns: Sequence[str]) -> tuple[str, ...]:
@@ -752,56 +789,6 @@ VOCABULARY_PROJECTS = "SELECT PROJECT_ID, NAME FROM PROJECTS ORDER BY PROJECT_ID
 VOCABULARY_SPRINTS = "SELECT SPRINT_ID, NAME, PROJECT_ID FROM SPRINTS ORDER BY SPRINT_ID"
 
 
-def find_tasks(caller_id: int | None, query: TaskQuery) -> Statement:
-    """Tasks under the access rule (``caller_id``: a developer sees only tasks assigned to them;
-    None: a manager or admin, every task) and every filter of ``query``; all values bound."""
-    where: list[str] = []
-    binds: dict[str, object] = {}
-    if caller_id is not None:
-        where.append("t.ASSIGNEE_ID = :caller_id")
-        binds["caller_id"] = caller_id
-    for column, name, value in (("STATUS", "task_status", query.status), ("PRIORITY", "task_priority", query.priority)):
-        if value is not None:
-            where.append(f"UPPER(t.{column}) = UPPER(:{name})")
-            binds[name] = value
-    for column, name, value in (("SPRINT_ID", "sprint_id", query.sprint_id), ("PROJECT_ID", "project_id", query.project_id),
-                                ("ASSIGNEE_ID", "assignee_id", query.assignee_id)):
-        if value is not None:
-            where.append(f"t.{column} = :{name}")
-            binds[name] = value
-    if query.overdue_on is not None:
-        in_sql, done = _in_list("done", DONE_STATUSES)
-        # a Python date binds as DATE (FACTS.md §12.2); a finished task is never overdue
-        where.append(f"t.EXPECTED_END_DATE < :overdue_on AND (t.STATUS IS NULL OR UPPER(t.STATUS) NOT IN {in_sql})")
-        binds.update({"overdue_on": query.overdue_on, **done})
-    if query.unassigned:
-        where.append("t.ASSIGNEE_ID IS NULL")
-    if query.open_only:
-        in_sql, done = _in_list("open", DONE_STATUSES)
-        where.append(f"(t.STATUS IS NULL OR UPPER(t.STATUS) NOT IN {in_sql})")
-        binds.update(done)
-    # a Python date binds as DATE (FACTS.md §12.2), compared as overdue_on is; the upper bound is exclusive
-    # so a DATE carrying a time of day on the last day still counts
-    for op, name, value in ((">=", "due_after", query.due_after), ("<", "due_before", query.due_before)):
-        if value is not None:
-            where.append(f"t.EXPECTED_END_DATE {op} :{name}")
-            binds[name] = value
-    binds["max_rows"] = query.limit
-    # source: FACTS.md §10 (plain joins, values as named binds) + §3 (FETCH FIRST n ROWS ONLY)
-    sql = (
-        "SELECT t.TASK_ID, t.TITLE, t.STATUS, t.PRIORITY, t.SPRINT_ID, s.NAME, t.PROJECT_ID, p.NAME, t.ASSIGNEE_ID,\n"
-        "       TRIM(e.FIRST_NAME || ' ' || e.LAST_NAME), t.EXPECTED_END_DATE, t.STORY_POINTS,\n"
-        "       t.EXTERNAL_KEY\n"
-        "FROM TASKS t\n"
-        "LEFT JOIN SPRINTS s ON s.SPRINT_ID = t.SPRINT_ID\n"
-        "LEFT JOIN PROJECTS p ON p.PROJECT_ID = t.PROJECT_ID\n"
-        "LEFT JOIN EMPLOYEES e ON e.EMPLOYEE_ID = t.ASSIGNEE_ID\n"
-        + ("WHERE " + "\n  AND ".join(where) + "\n" if where else "")
-        + "ORDER BY t.TASK_ID\nFETCH FIRST :max_rows ROWS ONLY"
-    )
-    return Statement(sql, binds)
-
-
 # --- erasure of an employee (app/engines/oracle/erasure.py) -------------------------------------
 
 # source: FACTS.md §10 (plain SELECT by key) — the strings that will be erased, read before the deletes
@@ -828,6 +815,13 @@ ERASE_REASSIGN_DOCUMENTS = (
 )
 # source: FACTS.md §10 (plain UPDATE; the TASKS row trigger queues each task, V6)
 ERASE_UNASSIGN_TASKS = "UPDATE TASKS SET ASSIGNEE_ID = NULL WHERE ASSIGNEE_ID = :employee_id"
+# source: FACTS.md §10 (plain SELECT; UNION of two indexed lookups, TASKS_REPORTER_IDX / TASKS_RESOLVED_BY_IDX, V18)
+ERASE_REFERENCING_TASKS = ("SELECT TASK_ID FROM TASKS WHERE REPORTER_ID = :employee_id\nUNION\n"
+                           "SELECT TASK_ID FROM TASKS WHERE RESOLVED_BY_ID = :employee_id\nORDER BY 1")
+# source: FACTS.md §10 (plain UPDATE; the TASKS row trigger queues each task, V6) — the reporter, as the assignee
+ERASE_CLEAR_REPORTER = "UPDATE TASKS SET REPORTER_ID = NULL WHERE REPORTER_ID = :employee_id"
+# source: FACTS.md §10 (plain UPDATE; the TASKS row trigger queues each task, V6)
+ERASE_CLEAR_RESOLVER = "UPDATE TASKS SET RESOLVED_BY_ID = NULL WHERE RESOLVED_BY_ID = :employee_id"
 # source: FACTS.md §10 (plain DELETE by key; nothing references the row any more)
 ERASE_DELETE_EMPLOYEE = "DELETE FROM EMPLOYEES WHERE EMPLOYEE_ID = :employee_id"
 

@@ -29,8 +29,8 @@ from app.config import Settings
 from app.embedding import load_embedder
 from app.embedding.models import DEFAULT_MODEL, SQLITE_VECTOR_DIMENSIONS, model_spec
 from app.domain import (SEARCH_MODES, Caller, Conversation, ConversationKey, Message, Page, ProjectCard, RagStatus,
-                        Scope, SearchMode, SearchResult, SourceRecord, SourceType, SummarySource, TaskLink, TaskQuery,
-                        TurnFacts, Vocabulary)
+    Scope, SearchMode, SearchResult, SourceType, SummarySource, TaskQuery, TurnFacts, Vocabulary)
+from app.records_model import SourceRecord, TaskLink
 from app.engines.base import ConflictError, EmbeddingModelError, EngineError, SchemaNotMigratedError
 from app.engines.sqlite import conversations, erasure, errors, indexing, model_mark, records, search, status, summaries
 from app.engines.sqlite import migrate as migrations

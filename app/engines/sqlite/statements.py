@@ -102,74 +102,6 @@ def crud_delete(entity: EntitySpec) -> str:
     return f"DELETE FROM {entity.table} WHERE {entity.pk} = ?"
 
 
-# --- source loading for the chunk templates -----------------------------------------------------
-
-
-def task_comments(ids: Sequence[int]) -> str:
-    """Each comment with its author's name as the employee row has it now (none: no such employee)."""
-    return ("SELECT c.TASK_ID, c.BODY, c.AUTHOR_ID, e.FIRST_NAME, e.LAST_NAME, c.CREATED_AT FROM COMMENTS c"
-            " LEFT JOIN EMPLOYEES e ON e.EMPLOYEE_ID = c.AUTHOR_ID"
-            f" WHERE c.TASK_ID IN ({marks(ids)}) ORDER BY c.TASK_ID, c.CREATED_AT, c.COMMENT_ID")
-
-
-def task_links(ids: Sequence[int]) -> str:
-    return ("SELECT TASK_ID, LINK_TYPE, TARGET_KEY, TARGET_TASK_ID FROM TASK_LINKS"
-            f" WHERE TASK_ID IN ({marks(ids)}) ORDER BY TASK_ID, LINK_TYPE, TARGET_KEY")
-
-
-def load_tasks(ids: Sequence[int]) -> str:
-    return (
-        "SELECT t.TASK_ID, t.TITLE, t.STATUS, t.PRIORITY, t.SPRINT_ID, s.NAME, t.PROJECT_ID, p.NAME,"
-        " t.ASSIGNEE_ID, e.FIRST_NAME, e.LAST_NAME, t.STORY_POINTS, t.ESTIMATED_HOURS, t.EXPECTED_END_DATE,"
-        " t.DESCRIPTION, t.EXTERNAL_KEY, t.ISSUE_TYPE, t.STATUS_NAME, t.LABELS, t.FIX_VERSIONS, t.COMPONENTS"
-        " FROM TASKS t"
-        " LEFT JOIN SPRINTS s ON s.SPRINT_ID = t.SPRINT_ID"
-        " LEFT JOIN PROJECTS p ON p.PROJECT_ID = t.PROJECT_ID"
-        " LEFT JOIN EMPLOYEES e ON e.EMPLOYEE_ID = t.ASSIGNEE_ID"
-        f" WHERE t.TASK_ID IN ({marks(ids)})"
-    )
-
-
-def load_sprints(ids: Sequence[int]) -> str:
-    return ("SELECT s.SPRINT_ID, s.NAME, s.STATUS, s.PROJECT_ID, p.NAME, s.GOAL, s.START_DATE, s.END_DATE"
-            " FROM SPRINTS s LEFT JOIN PROJECTS p ON p.PROJECT_ID = s.PROJECT_ID"
-            f" WHERE s.SPRINT_ID IN ({marks(ids)})")
-
-
-def load_projects(ids: Sequence[int]) -> str:
-    return ("SELECT PROJECT_ID, NAME, STATUS, DESCRIPTION, START_DATE, END_DATE FROM PROJECTS"
-            f" WHERE PROJECT_ID IN ({marks(ids)})")
-
-
-def load_docs(ids: Sequence[int]) -> str:
-    return ("SELECT d.DOCUMENT_ID, d.TITLE, d.BODY, d.PROJECT_ID, p.PROJECT_ID IS NOT NULL,"
-            " d.OWNER_EMPLOYEE_ID, d.DOC_TYPE FROM DOCUMENTS d"
-            " LEFT JOIN PROJECTS p ON p.PROJECT_ID = d.PROJECT_ID"
-            f" WHERE d.DOCUMENT_ID IN ({marks(ids)})")
-
-
-# --- imported rows (app/sources): ids by external key, a task's links, the sync cursors -----------
-
-
-def find_by_external(entity: EntitySpec, keys: Sequence[str] | None) -> str:
-    """``(external key, id)`` of the rows of one source (the first bind) with these keys, or all of them (None;
-    the sync's reconciliation). Identifiers from EntitySpec only."""
-    select = f"SELECT {entity.external}, {entity.pk} FROM {entity.table} WHERE SOURCE = ?"
-    return select + ("" if keys is None else f" AND {entity.external} IN ({marks(keys)})")
-
-
-TASK_SOURCE = "SELECT SOURCE FROM TASKS WHERE TASK_ID = ?"
-LINKS_OF_TASK = "SELECT LINK_ID, LINK_TYPE, TARGET_KEY, TARGET_TASK_ID FROM TASK_LINKS WHERE TASK_ID = ?"
-INSERT_LINK = "INSERT INTO TASK_LINKS (TASK_ID, LINK_TYPE, TARGET_KEY, TARGET_TASK_ID) VALUES (?, ?, ?, ?)"
-RETARGET_LINK = "UPDATE TASK_LINKS SET TARGET_TASK_ID = ? WHERE LINK_ID = ?"
-DELETE_LINK = "DELETE FROM TASK_LINKS WHERE LINK_ID = ?"
-READ_SYNC_CURSOR = "SELECT CURSOR_VALUE FROM SYNC_CURSORS WHERE SOURCE = ?"
-WRITE_SYNC_CURSOR = ("INSERT INTO SYNC_CURSORS (SOURCE, CURSOR_VALUE) VALUES (?, ?) ON CONFLICT (SOURCE) DO UPDATE SET"
-                     f" CURSOR_VALUE = excluded.CURSOR_VALUE, UPDATED_AT = {NOW}")
-# Questions name "PAY-1210" without its source: every source's task with that key.
-TASKS_BY_KEY = "SELECT TASK_ID FROM TASKS WHERE EXTERNAL_KEY = ? ORDER BY TASK_ID"
-
-
 # --- queue --------------------------------------------------------------------------------------
 
 # Rows that failed wait NEXT_ATTEMPT_AT (exponential backoff) so they never hold up the queue's head.
@@ -375,6 +307,11 @@ ERASE_DELETE_COMMENTS = "DELETE FROM COMMENTS WHERE AUTHOR_ID = ?"
 ERASE_DELETE_DOCUMENTS = "DELETE FROM DOCUMENTS WHERE OWNER_EMPLOYEE_ID = ?"
 ERASE_REASSIGN_DOCUMENTS = "UPDATE DOCUMENTS SET OWNER_EMPLOYEE_ID = ? WHERE OWNER_EMPLOYEE_ID = ?"
 ERASE_UNASSIGN_TASKS = "UPDATE TASKS SET ASSIGNEE_ID = NULL WHERE ASSIGNEE_ID = ?"
+# Tasks they reported or resolved (V13): the references are cleared like the assignee (the chunk shows the reporter).
+ERASE_REFERENCING_TASKS = ("SELECT TASK_ID FROM TASKS WHERE REPORTER_ID = ? UNION "
+                           "SELECT TASK_ID FROM TASKS WHERE RESOLVED_BY_ID = ? ORDER BY 1")
+ERASE_CLEAR_REPORTER = "UPDATE TASKS SET REPORTER_ID = NULL WHERE REPORTER_ID = ?"
+ERASE_CLEAR_RESOLVER = "UPDATE TASKS SET RESOLVED_BY_ID = NULL WHERE RESOLVED_BY_ID = ?"
 ERASE_DELETE_EMPLOYEE = "DELETE FROM EMPLOYEES WHERE EMPLOYEE_ID = ?"
 
 # Physical clean-up, each outside any transaction: merge the FTS5 segments into one (deleted
