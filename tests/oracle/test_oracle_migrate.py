@@ -336,3 +336,38 @@ def test_every_table_index_and_column_the_shipped_migrations_create_is_read():
                 created = created_by(statement)
                 assert created is not None, (migration.path.name, statement[:80])
                 assert created.kind in ("index", "constraint") or created.columns, statement[:80]
+
+
+# --- REVIEW-4 U2: a same-name, same-columns CREATE INDEX may answer ORA-01408 instead of ORA-00955 -------------------
+
+@pytest.mark.parametrize("error", [(955, "name is already used by an existing object"),
+                                   (1408, "such column list already indexed")], ids=["ora-00955", "ora-01408"])
+def test_a_rerun_keeps_its_own_index_whichever_of_the_two_errors_oracle_reports(tmp_path, caplog, error):
+    script = "CREATE INDEX JOBS_NOTE_IDX ON JOBS (NOTE);\n"
+    conn, run = rerun(tmp_path, script, ("CREATE INDEX JOBS_NOTE_IDX", error),
+                      (golden("migration_index_table"), Reply(rows=[("JOBS",)])))
+    assert run() == ["16"]
+    assert [c.binds for c in conn.calls if c.sql == golden("migration_index_table")] == [{"index_name": "JOBS_NOTE_IDX"}]
+    assert conn.sqls[-1] == golden("record_version") and "index JOBS_NOTE_IDX on JOBS" in caplog.text
+
+
+@pytest.mark.parametrize("catalogue", [Reply(rows=[]), Reply(rows=[("OTHER",)])], ids=["other-name", "other-table"])
+def test_ora_01408_for_an_index_the_catalogue_does_not_show_as_the_statements_own_still_fails(tmp_path, catalogue):
+    """ORA-01408 because ANOTHER index (another name) covers the columns: the statement's index does not exist."""
+    script = "CREATE INDEX JOBS_NOTE_IDX ON JOBS (NOTE);\n"
+    conn, run = rerun(tmp_path, script, ("CREATE INDEX JOBS_NOTE_IDX", (1408, "such column list already indexed")),
+                      (golden("migration_index_table"), catalogue))
+    with pytest.raises(MigrationError, match="ORA-01408"):
+        run()
+    assert golden("record_version") not in conn.sqls and "commit" not in conn.events
+
+
+def test_ora_01408_is_never_kept_for_a_table_or_a_column():
+    from app.engines.oracle.migration_objects import already_ours
+
+    class NoCatalogue:
+        def execute(self, *args, **kwargs):
+            raise AssertionError("the catalogue is not read for a code that does not fit the statement")
+
+    assert already_ours(NoCatalogue(), 1408, TABLE_SCRIPT.split(";")[0]) is None
+    assert already_ours(NoCatalogue(), 1408, "ALTER TABLE JOBS ADD (DONE_AT TIMESTAMP)") is None
