@@ -59,6 +59,45 @@ def test_dpy_4005_says_a_new_connection_may_not_have_opened_in_time_and_shows_th
     assert "stayed busy" not in message
 
 
+def test_dpy_4005_reads_busy_opened_and_max_and_names_a_pool_grown_past_max(settings):
+    """REVIEW-4 W2: with the 4.0.1 floor, a saturated pool shows busy == opened == max; a pool opened past its max is
+    python-oracledb issue 581 (thin TIMEDWAIT before 4.0.1), and the message says so instead of blaming the load."""
+    engine_settings = settings.model_copy(update={"oracle_pool_max": 4})
+    pool = FakePool(FakeConnection(), acquire_error=SATURATED)
+    pool.busy, pool.opened = 4, 4
+    with pytest.raises(UnavailableError) as caught:
+        OracleEngine(pool, engine_settings).get(TASKS, 1)
+    assert "all 4 busy" in str(caught.value) and "4 busy of 4 opened, max 4" in str(caught.value)
+    assert "issue 581" not in str(caught.value)
+    pool.busy, pool.opened = 4, 12
+    with pytest.raises(UnavailableError) as caught:
+        OracleEngine(pool, engine_settings).get(TASKS, 1)
+    assert "4 busy of 12 opened, max 4; more opened than max" in str(caught.value)
+    assert "issue 581" in str(caught.value) and "4.0.1" in str(caught.value)
+
+
+@pytest.mark.parametrize("version, below", [("3.4.2", True), ("3.0.0", True), ("4.0.0", True), ("4.0.1", False),
+                                            ("4.0.2", False), ("4.1.0rc1", False), ("26.1.0", False), ("4", True),
+                                            ("", True), ("4.0.1.dev3", False)])
+def test_the_driver_floor_is_4_0_1(version, below):
+    from app.engines.oracle.errors import driver_below_floor
+
+    assert driver_below_floor(version) is below
+
+
+def test_pyproject_requires_the_driver_floor_and_the_installed_driver_meets_it():
+    import re
+    import tomllib
+    from pathlib import Path
+
+    from app.engines.oracle.errors import DRIVER_FLOOR, driver_below_floor
+
+    deps = tomllib.loads(Path(__file__).parents[2].joinpath("pyproject.toml").read_text())["project"]["dependencies"]
+    (floor,) = [re.fullmatch(r"oracledb>=([\d.]+)", d)[1] for d in deps if d.startswith("oracledb")]
+    assert tuple(int(p) for p in floor.split(".")) == DRIVER_FLOOR
+    assert not driver_below_floor(oracledb.__version__)
+
+
 def driver_error(number: int, **args) -> oracledb.Error:
     """The exception python-oracledb itself raises for a driver error (its own builder: code 0, DPY-nnnn)."""
     try:

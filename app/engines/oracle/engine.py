@@ -67,13 +67,6 @@ def parse_database_url(settings: Settings) -> tuple[str, str, str]:
 ADMIN_CALL_TIMEOUT_MS = 0
 
 
-def _pool_state(pool: Any) -> str:
-    """The pool's own counts (python-oracledb ConnectionPool.busy / .opened): a saturated pool shows busy == opened
-    == max; fewer opened means new connections could not be opened in time (REVIEW-3 W4)."""
-    busy, opened = getattr(pool, "busy", None), getattr(pool, "opened", None)
-    return f"{busy} busy of {opened} opened" if busy is not None and opened is not None else "pool counts unknown"
-
-
 class OracleEngine:
     name = "oracle"
     dimensions = DIMENSIONS
@@ -97,7 +90,7 @@ class OracleEngine:
             password=password,
             dsn=dsn,
             min=settings.oracle_pool_min,
-            max=max(settings.oracle_pool_max, settings.oracle_pool_min),
+            max=cls.pool_max(settings),
             increment=1,
             # The default POOL_GETMODE_WAIT waits forever for a free connection; wait_timeout applies to TIMEDWAIT
             # only, and its expiry raises DPY-4005 [CODE python-oracledb pool_params.py, impl/thin/pool.pyx;
@@ -106,6 +99,14 @@ class OracleEngine:
             wait_timeout=settings.oracle_pool_wait_timeout_ms,
         )
         return cls(pool, settings)
+
+    @staticmethod
+    def pool_max(settings: Settings) -> int:
+        return max(settings.oracle_pool_max, settings.oracle_pool_min)
+
+    @property
+    def _pool_max(self) -> int:
+        return self.pool_max(self._settings)
 
     def close(self) -> None:
         self._pool.close(force=True)
@@ -125,8 +126,8 @@ class OracleEngine:
             if errors.pool_saturated(exc):
                 raise UnavailableError(
                     f"no pooled Oracle connection within RAG_ORACLE_POOL_WAIT_TIMEOUT_MS="
-                    f"{self._settings.oracle_pool_wait_timeout_ms} (all {self._settings.oracle_pool_max} busy, or a new"
-                    f" one could not be opened in time; {_pool_state(self._pool)}): {exc}",
+                    f"{self._settings.oracle_pool_wait_timeout_ms} (all {self._pool_max} busy, or a new one could"
+                    f" not be opened in time; {errors.pool_state(self._pool, self._pool_max)}): {exc}",
                     errors.POOL_SATURATED_RETRY_S) from exc
             raise UnavailableError(f"cannot get an Oracle connection: {exc}", 10) from exc
         try:
