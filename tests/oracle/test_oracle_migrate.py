@@ -79,7 +79,8 @@ def test_split_rejects_malformed_scripts(script, message):
 
 def test_shipped_migrations_split_cleanly():
     found = migrate.discover()
-    assert [m.version for m in found] == [1, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17]
+    assert [m.version for m in found][:14] == [1, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17]
+    assert found[-1].version == 20  # issue 34 (REVIEW-4); V18/V19 come from issue 31's branches
     by_version = {m.version: m.statements() for m in found}
     [entities] = by_version[17]
     assert entities.startswith("CREATE TABLE MESSAGE_ENTITIES (") and "ON DELETE CASCADE" in entities
@@ -128,6 +129,7 @@ def test_shipped_migrations_split_cleanly():
     assert jobs_ddl.startswith("CREATE TABLE ERASURE_JOBS (") and "CONSTRAINT ERASURE_JOBS_PK PRIMARY KEY" in jobs_ddl
     assert "HELD        BLOB" in jobs_ddl and "REFERENCES" not in jobs_ddl  # outlives the employee
     check_v16(by_version[16])
+    check_v20(by_version[20])
 
 
 def check_v16(statements: list[str]) -> None:
@@ -157,6 +159,20 @@ def check_v16(statements: list[str]) -> None:
     assert ("SELECT DISTINCT 'task', TASK_ID, 'UPSERT' FROM COMMENTS WHERE AUTHOR_ID = :NEW.EMPLOYEE_ID"
             in triggers[1]) and "AFTER UPDATE OF FIRST_NAME, LAST_NAME ON EMPLOYEES" in triggers[1]
     assert rest[-1] == "INSERT INTO RAG_DIRTY (SOURCE_TYPE, SOURCE_ID, ACTION) SELECT 'task', TASK_ID, 'UPSERT' FROM TASKS"
+
+
+def check_v20(statements: list[str]) -> None:
+    """REVIEW-4 U1: the rename trigger queues without DISTINCT (a sequence default under DISTINCT is unproven)."""
+    trigger = statements[0]
+    assert trigger.startswith("CREATE OR REPLACE TRIGGER EMPLOYEES_RAG_DIRTY_TRG\n"
+                              "AFTER UPDATE OF FIRST_NAME, LAST_NAME ON EMPLOYEES\nFOR EACH ROW")
+    assert trigger.endswith("END;") and "DISTINCT" not in trigger.upper()
+    assert "SELECT 'task', TASK_ID, 'UPSERT' FROM COMMENTS WHERE AUTHOR_ID = :NEW.EMPLOYEE_ID;" in trigger
+    assert "WHERE ASSIGNEE_ID = :NEW.EMPLOYEE_ID OR REPORTER_ID = :NEW.EMPLOYEE_ID;" in trigger  # V18's reporter
+    # The trigger in force is V20's: no later version defines it again (with DISTINCT or otherwise).
+    definers = [m.version for m in migrate.discover() for statement in m.statements()
+                if statement.startswith("CREATE OR REPLACE TRIGGER EMPLOYEES_RAG_DIRTY_TRG\n")]
+    assert definers[-1] == 20 and 16 in definers
 
 
 def write(tmp_path: Path, name: str, text: str) -> None:
