@@ -18,7 +18,7 @@ from app.services.indexing import DrainResult
 from .fakes import Reply, golden, ora_error
 
 SELECTS = ["erase_employee_row", "erase_authored_comments", "erase_owned_documents", "erase_assigned_tasks"]
-CONVERSATION_READS = ["erase_conversation_titles", "erase_user_messages", "erase_count_messages"]
+CONVERSATION_READS = ["erase_conversation_titles", "erase_user_messages", "erase_count_messages", "erase_namesakes"]
 PROOF_COUNTS = ["proof_count_employees", "proof_count_projects", "proof_count_sprints", "proof_count_tasks",
                 "proof_count_comments", "proof_count_documents", "proof_count_rag_chunk", "proof_count_rag_dirty",
                 "proof_count_conversations", "proof_count_messages", "proof_count_projects_auto_summary"]
@@ -82,7 +82,9 @@ def test_erase_deleting_documents_writes_the_job_row_and_the_deletes_in_one_tran
         "erasure_insert", "erase_delete_conversations", "erase_delete_comments", "erase_delete_documents",
         "erase_unassign_tasks", "erase_delete_employee", "erasure_select"]]
     insert = conn.calls[len(SELECTS + CONVERSATION_READS)]
-    assert all(c.binds == {"employee_id": 7} for c in conn.calls if c is not insert)
+    namesakes = conn.calls[len(SELECTS + CONVERSATION_READS) - 1]
+    assert namesakes.binds == {"employee_id": 7, "first_name": "Zorbalina", "last_name": "Quixotewick"}
+    assert all(c.binds == {"employee_id": 7} for c in conn.calls if c not in (insert, namesakes))
     assert conn.events == ["commit"]
     report = ErasureReport.from_json(insert.binds["report"])
     assert report.documents_deleted == (9,) and report.documents_reassigned == ()
@@ -94,6 +96,10 @@ def test_erase_deleting_documents_writes_the_job_row_and_the_deletes_in_one_tran
     assert held["document #9 title"] == "Zorbalina's plans for the sprint"
     assert held["message #40 content"] == "Is the Quixotewick migration blocked?"
     assert held["comment #5 body"] == "Flibbertigibbet incident"  # 24 characters: just long enough to be hers
+    # issue 34: no one else is called Zorbalina or Quixotewick, so each name alone is hers in a conversation
+    lone = {s.label: s for s in unseal(insert.binds["held"]) if s.conversations_only}
+    assert {k: v.value for k, v in lone.items()} == {"first name": "Zorbalina", "last name": "Quixotewick"}
+    assert all(s.bounded for s in lone.values())
     assert b"Zorbalina" not in insert.binds["held"] and "Zorbalina" not in insert.binds["outcome"]
     assert job.employee_id == 7 and job.step == "delete"
 
@@ -312,3 +318,41 @@ def test_the_service_refuses_owned_documents_naming_the_flags(fake_engine, conn)
     with pytest.raises(ErasureRefusedError, match="--delete-documents or --reassign-documents-to"):
         erase_employee(fake_engine, 7, lambda: DrainResult())
     assert conn.events == ["rollback"]
+
+
+def test_a_name_another_employee_shares_is_not_redacted_alone(fake_engine, conn):
+    """issue 34 beside issue 20: "Zorbalina" alone may be the other Zorbalina; "Quixotewick" is only hers."""
+    script(conn)
+    conn.replies.append(("UPPER(FIRST_NAME) IN", Reply(rows=[("ZORBALINA", "Other")])))
+    fake_engine.erase_employee(7, "delete", None, KEY)
+    insert = next(c for c in conn.calls if c.sql == golden("erasure_insert"))
+    lone = [s.label for s in unseal(insert.binds["held"]) if s.conversations_only]
+    assert lone == ["last name"]
+    skipped = {x["label"]: x["reason"] for x in json.loads(insert.binds["outcome"])["not_searched"]}
+    assert "another employee has the same name" in skipped["first name"]
+
+
+def test_a_lone_name_is_redacted_and_proven_in_the_conversation_tables_only(fake_engine, conn):
+    """issue 34: the manager's own question keeps no one's first name, and the proof scans messages and titles for
+    it; the tracker's tables (a colleague's "ask Zqx"), the chunks and the text index are not its places."""
+    lone = PersonString("first name", "Zqx", bounded=True, conversations_only=True)
+    conn.replies += [("SELECT MESSAGE_ID, CONTENT FROM MESSAGES", Reply(rows=[(5, "what is Zqx working on?"),
+                                                                           (6, "Zqxy's plan")])),
+                     ("SELECT CONVERSATION_ID, TITLE", Reply(rows=[(3, "what is Zqx working on?")]))]
+    done = fake_engine.redact_copies([lone])
+    assert [c.sql for c in conn.calls if c.sql.startswith("SELECT")] == [
+        golden("redact_candidates_messages"), golden("redact_candidates_conversations")]
+    updates = [(c.sql, c.binds) for c in conn.calls if c.sql.startswith("UPDATE")]
+    assert updates == [(golden("redact_update_messages"), {"redacted": "what is [erased] working on?", "row_id": 5}),
+                       (golden("redact_update_conversations"), {"redacted": "what is [erased] working on?", "row_id": 3})]
+    assert {r.where: r.copies for r in done} == {"MESSAGES.CONTENT": 1, "CONVERSATIONS.TITLE": 1,
+                                                 "PROJECTS.AUTO_SUMMARY": 0, "RAG_DIRTY.LAST_ERROR": 0}
+    conn.calls.clear()
+    conn.replies += [("FROM USER_TABLES", Reply(rows=[(I_TABLE,)])),
+                     ("COUNT(CASE WHEN UPPER(CONTENT)", Reply(rows=[(1, 0)])),
+                     ("SELECT CONTENT FROM MESSAGES", Reply(rows=[("Zqx again",)]))]
+    lines = fake_engine.erasure_proof([lone])
+    assert [c.sql for c in conn.calls] == [golden("text_token_tables_present"), golden("proof_count_conversations"),
+                                          golden("proof_count_messages"), golden("proof_values_messages_content")]
+    assert [(line.where, line.found, line.detail) for line in lines] == [
+        ("conversation tables", True, "MESSAGES.CONTENT: 1 row(s)")]

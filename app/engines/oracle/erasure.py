@@ -31,6 +31,7 @@ from app.rag.erasure import (
     person_strings,
     redact,
     seal,
+    shared_names,
     words,
 )
 
@@ -68,7 +69,10 @@ def erase_employee(cur: Any, employee_id: int, documents: DocumentsPolicy | None
     (messages,) = cur.fetchone() or (0,)
     report = build_report(int(employee_id), comments, docs, tasks, documents, reassign_to, len(conversations),
                           int(messages))
-    strings, skipped = person_strings(row, comments, docs, documents, conversations, user_messages)
+    cur.execute(sql.ERASE_NAMESAKES, {**binds, "first_name": row[0], "last_name": row[1]})
+    namesakes = cur.fetchall()
+    strings, skipped = person_strings(row, comments, docs, documents, conversations, user_messages,
+                                      shared_names(row[0], row[1], namesakes))
     job_binds = {**binds, "documents": documents, "report": report.to_json(),
                  "outcome": first_outcome(strings, skipped), "held": seal(strings, seal_key)}
     cur.setinputsizes(**clob_input_sizes(job_binds, ("report", "outcome")), **blob_input_sizes(job_binds, ("held",)))
@@ -96,13 +100,14 @@ def redact_copies(cur: Any, strings: Sequence[PersonString]) -> list[Redaction]:
     engine commits. A row is a candidate when it holds a string's needle; the string's pattern decides."""
     out = []
     for table, key, column, max_chars in REDACT_PLACES:
+        here = [s for s in strings if s.applies_to(table)]  # a lone name: conversations only
         candidates: dict[int, str] = {}
-        for s in strings:
+        for s in here:
             cur.execute(sql.redact_candidates(table, key, column), pattern=like_pattern(s.needle))
             candidates.update((int(row_id), value) for row_id, value in cur.fetchall())
         rows = copies = 0
         for row_id, value in candidates.items():
-            text, n = redact(value, list(strings), max_chars)
+            text, n = redact(value, here, max_chars)
             if n:
                 update = {"redacted": text, "row_id": row_id}
                 if max_chars is None:  # a CLOB column (MESSAGES.CONTENT, PROJECTS.AUTO_SUMMARY)
@@ -139,7 +144,8 @@ def proof(cur: Any, strings: Sequence[PersonString]) -> list[ProofLine]:
     lines: list[ProofLine] = []
     for s in strings:
         lines += _table_lines(cur, s)
-        lines.append(_index_line(cur, s, token_tables))
+        if not s.conversations_only:  # a lone name is searched in the conversation tables only
+            lines.append(_index_line(cur, s, token_tables))
     return lines
 
 
@@ -165,6 +171,8 @@ def _table_lines(cur: Any, s: PersonString) -> list[ProofLine]:
                                  "cannot be a LIKE pattern on Oracle")]
     hits: dict[tuple[str, bool], list[str]] = {}
     for table, columns, source in sql.PROOF_TABLES:
+        if not s.applies_to(table):
+            continue
         cur.execute(sql.proof_count(table, columns), pattern=pattern)
         counts = cur.fetchone() or (0,) * len(columns)
         found = hits.setdefault((_place(table, source), source), [])

@@ -804,6 +804,14 @@ def find_tasks(caller_id: int | None, query: TaskQuery) -> Statement:
 ERASE_EMPLOYEE_ROW = (
     "SELECT FIRST_NAME, LAST_NAME, EMAIL, TELEGRAM_ID, EXTERNAL_ID FROM EMPLOYEES WHERE EMPLOYEE_ID = :employee_id"
 )
+# source: FACTS.md §10 (plain SELECT; UPPER of VARCHAR2 [DOC sqlrf UPPER]; :first_name and :last_name each bound
+#         twice by name, as :after_updated in LIST_CONVERSATIONS_AFTER) — other employees with the erased person's
+#         first or last name as either of theirs: a lone name they share is not redacted (app.rag.erasure.lone_names)
+ERASE_NAMESAKES = (
+    "SELECT FIRST_NAME, LAST_NAME FROM EMPLOYEES WHERE EMPLOYEE_ID <> :employee_id\n"
+    "  AND (UPPER(FIRST_NAME) IN (UPPER(:first_name), UPPER(:last_name))"
+    " OR UPPER(LAST_NAME) IN (UPPER(:first_name), UPPER(:last_name)))"
+)
 # source: FACTS.md §10 (plain SELECT; BODY CLOB fetched as str, §11.6)
 ERASE_AUTHORED_COMMENTS = (
     "SELECT COMMENT_ID, TASK_ID, BODY FROM COMMENTS WHERE AUTHOR_ID = :employee_id ORDER BY COMMENT_ID"
