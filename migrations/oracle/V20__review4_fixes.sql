@@ -24,3 +24,15 @@ BEGIN
     END IF;
 END;
 /
+
+-- 2. W1: the text arm's statistics from an index. Every lexical or hybrid search needs the number and mean length of
+--    the chunks the asker may see; AVG(LENGTH(CONTENT)) read each row's CONTENT (up to 4,000 bytes in the table row).
+--    CONTENT_CHARS holds LENGTH(CONTENT) (characters [DOC sqlrf LENGTH], the unit app/rag/bm25.py ranks in), written
+--    by both upsert forms (statements._UPSERT_TAIL); the index holds every column the access predicate and the
+--    aggregate read, and SOURCE_TYPE is NOT NULL, so every row is in it and the optimizer can answer
+--    COUNT(*), AVG(CONTENT_CHARS) with an index fast full scan that never visits the table [DOC TGSQL "Optimizer
+--    Access Paths"]. Plain DDL as V8/V15 (ALTER TABLE ... ADD, CREATE INDEX: FACTS.md §10); the backfill is a plain
+--    UPDATE, committed with the version row (migrate.migrate) and harmless to repeat.
+ALTER TABLE RAG_CHUNK ADD (CONTENT_CHARS NUMBER(10));
+UPDATE RAG_CHUNK SET CONTENT_CHARS = LENGTH(CONTENT) WHERE CONTENT_CHARS IS NULL;
+CREATE INDEX RAG_CHUNK_STATS_IDX ON RAG_CHUNK (SOURCE_TYPE, OWNER_EMPLOYEE_ID, CONTENT_CHARS);

@@ -162,8 +162,16 @@ def check_v16(statements: list[str]) -> None:
 
 
 def check_v20(statements: list[str]) -> None:
-    """REVIEW-4 U1: the rename trigger queues without DISTINCT (a sequence default under DISTINCT is unproven)."""
-    trigger = statements[0]
+    """REVIEW-4 U1: the rename trigger queues without DISTINCT (a sequence default under DISTINCT is unproven); W1:
+    RAG_CHUNK's stored length and its statistics index."""
+    trigger, add_column, backfill, index = statements
+    # REVIEW-4 W1: the stored length and the index that answers the statistics without the table
+    assert add_column == "ALTER TABLE RAG_CHUNK ADD (CONTENT_CHARS NUMBER(10))"
+    assert backfill == "UPDATE RAG_CHUNK SET CONTENT_CHARS = LENGTH(CONTENT) WHERE CONTENT_CHARS IS NULL"
+    assert index == "CREATE INDEX RAG_CHUNK_STATS_IDX ON RAG_CHUNK (SOURCE_TYPE, OWNER_EMPLOYEE_ID, CONTENT_CHARS)"
+    from app.engines.oracle.migration_objects import created_by
+
+    assert created_by(add_column).columns == ("CONTENT_CHARS",) and created_by(index).name == "RAG_CHUNK_STATS_IDX"
     assert trigger.startswith("CREATE OR REPLACE TRIGGER EMPLOYEES_RAG_DIRTY_TRG\n"
                               "AFTER UPDATE OF FIRST_NAME, LAST_NAME ON EMPLOYEES\nFOR EACH ROW")
     assert trigger.endswith("END;") and "DISTINCT" not in trigger.upper()

@@ -31,6 +31,7 @@ from app.engines.oracle.errors import (MODEL_EXISTS, conflicts, model_missing, n
                                       network_acl_hint, ora_code)
 from app.engines.oracle.indexing import OracleIndexingTx
 from app.engines.oracle.search import DIMENSIONS
+from app.engines.oracle.text_statistics import TextStatisticsCache
 from app.entities import CONVERSATIONS, EMPLOYEES, MESSAGES, PROJECTS, Condition, EntitySpec
 from app.rag.doctor import first_line
 from app.rag.erasure import (DocumentsPolicy, ErasureJob, PersonString, ProofLine, PurgeStep, Redaction, Step,
@@ -76,6 +77,9 @@ class OracleEngine:
         self._settings = settings
         self.model_name = sql.checked_model(settings.oracle_model_name)
         self._schema_ok = False  # remembered once true: a migrated schema stays migrated
+        # The text arm's N, mean length and n(t) per visibility class; every write below that can change a chunk or
+        # who sees it clears it once committed (app/engines/oracle/text_statistics.py, REVIEW-4 W1).
+        self.text_statistics = TextStatisticsCache()
 
     @classmethod
     def open(cls, settings: Settings) -> OracleEngine:
@@ -153,6 +157,7 @@ class OracleEngine:
                 if model_mark.adopt(cur, self.model_name):  # chunks from before the mark: this deployment's model
                     log.info("marked the stored vectors as %s's (they predate the model mark)", self.model_name)
             conn.commit()
+            self.text_statistics.invalidate()
             return applied
 
     def ping(self) -> None:
@@ -265,6 +270,7 @@ class OracleEngine:
             for statement in sql.WIPE:
                 cur.execute(statement)
             conn.commit()
+            self.text_statistics.invalidate()
 
     # --- people and records -------------------------------------------------------------------
     def caller(self, employee_id: int) -> Caller | None:
@@ -279,6 +285,7 @@ class OracleEngine:
         with self._connection() as conn, conn.cursor() as cur:
             row_id = records.create(cur, entity, values)
             conn.commit()
+            self.text_statistics.invalidate()  # the access triggers move chunks in the writer's transaction
             return records.created(cur, entity, row_id)
 
     def get(self, entity: EntitySpec, row_id: int) -> dict[str, Any] | None:
@@ -298,12 +305,14 @@ class OracleEngine:
         with self._connection() as conn, conn.cursor() as cur:
             changed = records.update(cur, entity, row_id, columns, values)
             conn.commit()
+            self.text_statistics.invalidate()
             return records.get(cur, entity, row_id) if changed else None
 
     def delete(self, entity: EntitySpec, row_id: int) -> bool:
         with self._connection() as conn, conn.cursor() as cur:
             deleted = records.delete(cur, entity, row_id)
             conn.commit()
+            self.text_statistics.invalidate()
             return deleted
 
     # --- imported rows (app/sources) -----------------------------------------------------------
@@ -313,6 +322,7 @@ class OracleEngine:
         with self._connection() as conn, conn.cursor() as cur:
             yield records.OracleRecordsTx(cur)
             conn.commit()
+            self.text_statistics.invalidate()
 
     def find_by_external(self, entity: EntitySpec, source: str, keys: Sequence[str] | None) -> dict[str, int]:
         with self._connection() as conn, conn.cursor() as cur:
@@ -345,6 +355,7 @@ class OracleEngine:
             conn.commit()
             if tx.chunks_changed:
                 indexing.sync_text_index(conn)
+                self.text_statistics.invalidate()  # after the sync: n(t) counts what the text index holds
 
     def record_failure(self, retry_after_s: Mapping[int, float], error: str) -> None:
         if not retry_after_s:
@@ -407,7 +418,7 @@ class OracleEngine:
         qv = search.vector_bind(query_vector)  # a malformed vector fails before a connection is taken
         with self._connection() as conn, conn.cursor() as cur:
             model_mark.check_search(cur, self.model_name)  # vectors of two models are never compared
-            return search.search(cur, qv, query_text, caller, k, scope, mode)
+            return search.search(cur, qv, query_text, caller, k, scope, mode, self.text_statistics)
 
     def status(self, max_attempts: int) -> RagStatus:
         with self._connection() as conn, conn.cursor() as cur:
@@ -521,6 +532,7 @@ class OracleEngine:
             with conflicts(EMPLOYEES):
                 job = erasure.erase_employee(cur, employee_id, documents, reassign_to, seal_key)
             conn.commit()
+            self.text_statistics.invalidate()
             return job
 
     def erasure_job(self, employee_id: int) -> ErasureJob | None:

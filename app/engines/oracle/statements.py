@@ -215,8 +215,9 @@ _UPSERT_TAIL = (
     "WHEN MATCHED THEN UPDATE SET\n"
     "    t.OWNER_EMPLOYEE_ID = s.OWNER_EMPLOYEE_ID, t.PROJECT_ID = s.PROJECT_ID, t.SPRINT_ID = s.SPRINT_ID,\n"
     "    t.DOC_TYPE = s.DOC_TYPE, t.CONTENT = s.CONTENT, t.CONTENT_HASH = s.CONTENT_HASH, t.EMBEDDING = s.EMBEDDING,\n"
-    "    t.EMBEDDING_MODEL = s.EMBEDDING_MODEL, t.UPDATED_AT = SYS_EXTRACT_UTC(SYSTIMESTAMP)\n"
-    "  WHERE t.CONTENT_HASH <> s.CONTENT_HASH OR t.EMBEDDING IS NULL\n"
+    "    t.EMBEDDING_MODEL = s.EMBEDDING_MODEL, t.CONTENT_CHARS = LENGTH(s.CONTENT),\n"
+    "    t.UPDATED_AT = SYS_EXTRACT_UTC(SYSTIMESTAMP)\n"
+    "  WHERE t.CONTENT_HASH <> s.CONTENT_HASH OR t.EMBEDDING IS NULL OR t.CONTENT_CHARS IS NULL\n"
     "     OR DECODE(t.OWNER_EMPLOYEE_ID, s.OWNER_EMPLOYEE_ID, 0, 1) = 1\n"
     "     OR DECODE(t.PROJECT_ID, s.PROJECT_ID, 0, 1) = 1\n"
     "     OR DECODE(t.SPRINT_ID, s.SPRINT_ID, 0, 1) = 1\n"
@@ -224,9 +225,9 @@ _UPSERT_TAIL = (
     "     OR DECODE(t.EMBEDDING_MODEL, s.EMBEDDING_MODEL, 0, 1) = 1\n"
     "WHEN NOT MATCHED THEN INSERT\n"
     "    (SOURCE_TYPE, SOURCE_ID, CHUNK_IX, OWNER_EMPLOYEE_ID, PROJECT_ID, SPRINT_ID, DOC_TYPE, CONTENT, CONTENT_HASH,\n"
-    "     EMBEDDING, EMBEDDING_MODEL)\n"
+    "     EMBEDDING, EMBEDDING_MODEL, CONTENT_CHARS)\n"
     "    VALUES (s.SOURCE_TYPE, s.SOURCE_ID, s.CHUNK_IX, s.OWNER_EMPLOYEE_ID, s.PROJECT_ID, s.SPRINT_ID, s.DOC_TYPE,\n"
-    "            s.CONTENT, s.CONTENT_HASH, s.EMBEDDING, s.EMBEDDING_MODEL)"
+    "            s.CONTENT, s.CONTENT_HASH, s.EMBEDDING, s.EMBEDDING_MODEL, LENGTH(s.CONTENT))"
 )
 
 
@@ -617,12 +618,14 @@ def text_search(caller: Caller, scope: Scope) -> tuple[str, dict[str, object]]:
 
 def text_statistics(caller: Caller) -> tuple[str, dict[str, object]]:
     """How many chunks the caller may see and their mean length in characters: the N and avgdl of the text arm's
-    BM25, over the caller's visible set only (no scope: what is out of scope is still theirs to see)."""
+    BM25, over the caller's visible set only (no scope: what is out of scope is still theirs to see). The length is
+    the stored CONTENT_CHARS (V20, = LENGTH(CONTENT), written by both upsert forms): with RAG_CHUNK_STATS_IDX
+    (SOURCE_TYPE, OWNER_EMPLOYEE_ID, CONTENT_CHARS) every column read is in one index (REVIEW-4 W1)."""
     where = "" if caller.sees_everything else f"\nWHERE {ACCESS_PREDICATE}"
     binds: dict[str, object] = {} if caller.sees_everything else {"caller_id": caller.employee_id}
-    # source: FACTS.md §10 (plain aggregate, as ERASE_COUNT_MESSAGES; LENGTH of a VARCHAR2 counts characters
-    #         [DOC sqlrf LENGTH]) over the searches' access predicate
-    return f"SELECT COUNT(*), AVG(LENGTH(CONTENT)) FROM RAG_CHUNK{where}", binds
+    # source: FACTS.md §10 (plain aggregate, as ERASE_COUNT_MESSAGES; AVG of a NUMBER column [DOC sqlrf AVG]) over
+    #         the searches' access predicate; index fast full scan [DOC TGSQL "Optimizer Access Paths"]
+    return f"SELECT COUNT(*), AVG(CONTENT_CHARS) FROM RAG_CHUNK{where}", binds
 
 
 def text_term_rows(caller: Caller) -> tuple[str, dict[str, object]]:
