@@ -167,3 +167,48 @@ def test_the_api_answers_a_saturated_pool_with_503_and_retry_after(settings):
         answer = client.get("/api/v1/tasks/1", headers={"Authorization": "Bearer t"})
     assert answer.status_code == 503 and answer.headers["Retry-After"] == "2"
     assert "RAG_ORACLE_POOL_WAIT_TIMEOUT_MS" in answer.json()["detail"]
+
+
+def test_operator_work_has_its_own_bound_and_a_worker_batch_one_that_grows_with_it(settings, conn):
+    """REVIEW-4 U3: a forced backfill's INSERT ... SELECT over every source, the erasure's redaction and proof scans
+    ran under the API's 60 s: on a large schema an erasure could never reach "proven". They get
+    RAG_ORACLE_OPERATOR_CALL_TIMEOUT_MS; a worker batch gets RAG_BATCH_SIZE x 500 ms within the two bounds."""
+    from app.rag.erasure import PersonString
+
+    tuned = settings.model_copy(update={"oracle_call_timeout_ms": 1234, "oracle_operator_call_timeout_ms": 700_000})
+    engine = OracleEngine(FakePool(conn), tuned)
+    lone = PersonString("first name", "Zqx", bounded=True, conversations_only=True)
+    marks = []
+    for action in (lambda: engine.enqueue_backfill(("task",), dry_run=True),  # not forced: the API's bound
+                   lambda: engine.redact_copies([lone]), lambda: engine.erasure_proof([lone]),
+                   lambda: engine.get(TASKS, 1)):
+        conn.calls.clear()
+        action()
+        marks.append({c.call_timeout for c in conn.calls})
+    assert marks == [{1234}, {700_000}, {700_000}, {1234}]
+    for batch_size, limit, bound in ((32, 700_000, 16_000), (1, 700_000, 1234), (1000, 700_000, 500_000),
+                                     (1000, 400_000, 400_000)):
+        engine = OracleEngine(FakePool(conn), tuned.model_copy(update={"batch_size": batch_size,
+                                                                       "oracle_operator_call_timeout_ms": limit}))
+        conn.calls.clear()
+        with engine.indexing() as tx:
+            tx.claim(1, 5)
+        assert conn.calls and {c.call_timeout for c in conn.calls} == {bound}, (batch_size, limit)
+
+
+def test_operator_work_cut_by_its_bound_says_which_work_stopped_and_which_setting_bounds_it(settings):
+    from app.rag.erasure import PersonString
+
+    timeout = driver_error(driver.ERR_CALL_TIMEOUT_EXCEEDED, timeout=900_000)
+    conn = FakeConnection([("SELECT MESSAGE_ID, CONTENT FROM MESSAGES", Reply(error=timeout))])
+    engine = OracleEngine(FakePool(conn), settings)
+    with pytest.raises(UnavailableError) as caught:
+        engine.redact_copies([PersonString("full name", "Ana Silva", bounded=True)])
+    message = str(caught.value)
+    assert message.startswith("the erasure's redaction (RAG_ORACLE_OPERATOR_CALL_TIMEOUT_MS) stopped: one call ran "
+                              "past its call timeout of 900000 ms") and "DPY-4024" in message
+    assert caught.value.retry_after_s == 5 and conn.events == ["rollback"]
+    conn.replies.append(("FROM TASKS", Reply(error=timeout)))  # the API's own calls keep their plain 503
+    with pytest.raises(UnavailableError) as caught:
+        engine.get(TASKS, 1)
+    assert "stopped" not in str(caught.value) and "DPY-4024" in str(caught.value)

@@ -66,6 +66,9 @@ def parse_database_url(settings: Settings) -> tuple[str, str, str]:
 # (a DDL over a large table, a 120 MB model download): they are run from a terminal, not by the service's pool
 # under load, so their calls are not cut (python-oracledb: call_timeout 0 is no timeout).
 ADMIN_CALL_TIMEOUT_MS = 0
+# A worker batch embeds up to batch_size chunks in one executemany MERGE (VECTOR_EMBEDDING per row): its bound grows
+# with the batch, between RAG_ORACLE_CALL_TIMEOUT_MS and RAG_ORACLE_OPERATOR_CALL_TIMEOUT_MS (REVIEW-4 U3).
+WORKER_MS_PER_CHUNK = 500
 
 
 class OracleEngine:
@@ -115,15 +118,27 @@ class OracleEngine:
     def close(self) -> None:
         self._pool.close(force=True)
 
+    def _operator_bound(self, work: str) -> tuple[int, str]:
+        """The call timeout of operator work and what stops it says (REVIEW-4 U3)."""
+        return self._settings.oracle_operator_call_timeout_ms, f"{work} (RAG_ORACLE_OPERATOR_CALL_TIMEOUT_MS)"
+
+    def _worker_bound(self) -> tuple[int, str]:
+        """One indexing batch's call timeout: batch_size x WORKER_MS_PER_CHUNK, within the two settings."""
+        s = self._settings
+        bound = min(max(s.oracle_call_timeout_ms, s.batch_size * WORKER_MS_PER_CHUNK), s.oracle_operator_call_timeout_ms)
+        return bound, (f"an indexing batch of up to {s.batch_size} chunks (RAG_BATCH_SIZE x {WORKER_MS_PER_CHUNK} ms, "
+                       "at most RAG_ORACLE_OPERATOR_CALL_TIMEOUT_MS)")
+
     @contextmanager
-    def _connection(self, call_timeout_ms: int | None = None) -> Iterator[Any]:
+    def _connection(self, call_timeout_ms: int | None = None, work: str | None = None) -> Iterator[Any]:
         """A pooled connection, rolled back on any exception; "not now" faults become UnavailableError.
 
         Every round trip on it is bounded by ``call_timeout_ms`` (RAG_ORACLE_CALL_TIMEOUT_MS unless an operator's
         command asks otherwise; 0: no bound): a lock wait or a stuck call ends in DPY-4024 instead of holding a
         pooled connection for ever [PYDOC Connection.call_timeout; REVIEW-3 W3]. Set on every acquire, not once in a
         session callback: a pooled connection keeps what its last holder set, and the pool may reset it to 0
-        [ISSUE python-oracledb #558]."""
+        [ISSUE python-oracledb #558]. ``work`` names operator work with its own bound: cut by it, the error says
+        which work stopped and which setting bounds it (REVIEW-4 U3)."""
         try:
             conn = self._pool.acquire()
         except Exception as exc:  # listener down, network gone, pool exhausted past its timeout
@@ -143,6 +158,10 @@ class OracleEngine:
             except Exception as rollback_exc:  # a dead connection: the pool discards it; keep the first error
                 log.warning("rollback failed: %s", rollback_exc)
             fault = errors.unavailable(exc)
+            if fault is not None and work is not None and errors.call_timed_out(exc):
+                raise UnavailableError(f"{work} stopped: one call ran past its call timeout of {call_timeout_ms} ms; "
+                                       f"nothing of it was committed, rerun it (or raise the bound): {exc}",
+                                       fault.retry_after_s) from exc
             if fault is not None:
                 raise fault from exc
             raise
@@ -348,7 +367,7 @@ class OracleEngine:
     @contextmanager
     def indexing(self) -> Iterator[OracleIndexingTx]:
         """One transaction: claim, work and delete commit together or roll back together."""
-        with self._connection() as conn:
+        with self._connection(*self._worker_bound()) as conn:
             tx = OracleIndexingTx(conn, self.model_name)
             yield tx
             tx.apply()
@@ -372,7 +391,8 @@ class OracleEngine:
         limit: int | None = None,
         dry_run: bool = False,
     ) -> int:
-        with self._connection() as conn, conn.cursor() as cur:
+        bound = self._operator_bound("the backfill (INSERT ... SELECT over every source)") if force else (None, None)
+        with self._connection(*bound) as conn, conn.cursor() as cur:
             if force and not dry_run:  # re-index everything: with another model, that is the swap
                 refusal = forced_reindex_refusal(self.model_name, source_types, project_id, limit,
                                                  lambda: model_mark.swap_needed(cur, self.model_name))
@@ -552,7 +572,7 @@ class OracleEngine:
             conn.commit()
 
     def redact_copies(self, strings: Sequence[PersonString]) -> list[Redaction]:
-        with self._connection() as conn, conn.cursor() as cur:
+        with self._connection(*self._operator_bound("the erasure's redaction")) as conn, conn.cursor() as cur:
             done = erasure.redact_copies(cur, strings)
             conn.commit()
             return done
@@ -566,7 +586,7 @@ class OracleEngine:
                                            "and backups keep old row versions (docs/OPERATIONS.md, Erasure)")]
 
     def erasure_proof(self, strings: Sequence[PersonString]) -> list[ProofLine]:
-        with self._connection() as conn, conn.cursor() as cur:
+        with self._connection(*self._operator_bound("the erasure's proof")) as conn, conn.cursor() as cur:
             return erasure.proof(cur, strings)
 
     def forget_held_strings(self, employee_id: int, held: bytes | None) -> list[PurgeStep]:

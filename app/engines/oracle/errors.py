@@ -106,6 +106,11 @@ def unavailable(exc: BaseException) -> UnavailableError | None:
     return UnavailableError(f"{what} (ORA-{code:05d}): {exc}", retry_after_s)
 
 
+def call_timed_out(exc: BaseException) -> bool:
+    """python-oracledb's DPY-4024: a round trip ran past the connection's call_timeout (REVIEW-3 C7)."""
+    return driver_code(exc) == "DPY-4024"
+
+
 POOL_SATURATED = "DPY-4005"  # timed out waiting for the connection pool to return a connection (TIMEDWAIT)
 POOL_SATURATED_RETRY_S = 2  # connections come back as requests finish: a client may retry soon
 

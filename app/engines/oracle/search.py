@@ -13,7 +13,7 @@ import numpy as np
 from app.domain import Caller, Scope, SearchHit, SearchMode, SearchResult
 from app.engines.oracle import statements as sql
 from app.engines.base import UnavailableError
-from app.engines.oracle.errors import model_required, unavailable
+from app.engines.oracle.errors import call_timed_out, model_required, unavailable
 from app.engines.oracle.text_statistics import TextStatisticsCache
 from app.rag import bm25
 from app.rag.fts_tokens import tokenize
@@ -125,7 +125,7 @@ def dropped_reason(exc: BaseException) -> str:
     fault = unavailable(exc)
     if fault is None:
         return "error"
-    return "timeout" if "DPY-4024" in str(exc) else "unavailable"
+    return "timeout" if call_timed_out(exc) else "unavailable"
 
 
 def _visible_statistics(cur: Any, caller: Caller, terms: list[str],
