@@ -395,3 +395,51 @@ def test_ora_01408_is_never_kept_for_a_table_or_a_column():
 
     assert already_ours(NoCatalogue(), 1408, TABLE_SCRIPT.split(";")[0]) is None
     assert already_ours(NoCatalogue(), 1408, "ALTER TABLE JOBS ADD (DONE_AT TIMESTAMP)") is None
+
+
+# --- `ragctl oracle migration-rerun` (REVIEW-4 U2, §4 step 2) --------------------------------------------------
+
+OBJECTS = [("INDEX", "JOBS_NOTE_IDX", "VALID"), ("TABLE", "JOBS", "VALID")]
+COLUMNS = [("JOBS", "ID", "NUMBER", "N"), ("JOBS", "NOTE", "VARCHAR2", "Y")]
+
+
+def rerun_script(tmp_path, after_objects=OBJECTS):
+    """V16 applied; the rerun forgets it and applies it again: each object meets its "already there" error."""
+    from .fakes import ora_error
+
+    write(tmp_path, "V16__x.sql", TABLE_SCRIPT)
+    conn = FakeConnection([
+        ("USER_TABLES", Reply(rows=[(1,)])), ("SELECT VERSION", Reply(rows=[(1,), (16,)])),
+        (golden("catalogue_objects"), Reply(rows=OBJECTS)), (golden("catalogue_columns"), Reply(rows=COLUMNS)),
+        ("USER_TABLES", Reply(rows=[(1,)])), ("SELECT VERSION", Reply(rows=[(1,)])),
+        ("CREATE TABLE JOBS", Reply(error=ora_error(955, "name is already used by an existing object"))),
+        (golden("migration_table_columns"), columns_of("ID", "NOTE", "DONE_AT", "BY_WHOM")),
+        ("CREATE INDEX JOBS_NOTE_IDX", Reply(error=ora_error(1408, "such column list already indexed"))),
+        (golden("migration_index_table"), Reply(rows=[("JOBS",)])),
+        ("ALTER TABLE JOBS ADD", Reply(error=ora_error(1430, "column being added already exists in table"))),
+        (golden("migration_table_columns"), columns_of("ID", "NOTE", "DONE_AT", "BY_WHOM")),
+        (golden("catalogue_objects"), Reply(rows=after_objects)), (golden("catalogue_columns"), Reply(rows=COLUMNS)),
+    ])
+    return conn, migrate.discover(tmp_path)
+
+
+def test_the_migration_rerun_forgets_the_newest_version_and_keeps_every_object_it_meets(tmp_path):
+    conn, migrations = rerun_script(tmp_path)
+    summary = migrate.rerun_newest(conn, migrations)
+    assert summary == ("V16 rerun: 3 statement(s), 3 kept as already there, 0 ran again harmlessly; version "
+                       "recorded, catalogue unchanged (2 objects, 2 columns)")
+    sent = conn.sqls
+    assert sent.index(golden("delete_newest_version")) < sent.index(golden("record_version"))
+    assert conn.events == ["commit", "commit"]  # the forgotten version, then the version recorded again
+    assert [c.binds for c in conn.calls if c.sql == golden("record_version")] == [
+        {"version_no": 16, "version_desc": "x"}]
+
+
+def test_a_rerun_that_changes_the_catalogue_or_has_nothing_to_rerun_fails(tmp_path):
+    conn, migrations = rerun_script(tmp_path, after_objects=OBJECTS + [("INDEX", "SYS_C0012", "VALID")])
+    with pytest.raises(MigrationError, match="changed the catalogue.*SYS_C0012"):
+        migrate.rerun_newest(conn, migrations)
+    conn = FakeConnection([("USER_TABLES", Reply(rows=[(1,)])), ("SELECT VERSION", Reply(rows=[(1,)]))])
+    with pytest.raises(MigrationError, match="migrate first"):
+        migrate.rerun_newest(conn, migrations)
+    assert golden("delete_newest_version") not in conn.sqls

@@ -3,9 +3,9 @@
 Oracle DDL commits implicitly and the runner records a version only after its last statement, so a process that
 dies in between leaves the version unrecorded, and the rerun meets its own objects: ORA-00955 (name already used)
 for a CREATE TABLE or CREATE [VECTOR|SEARCH|UNIQUE] INDEX (or ORA-01408, such column list already indexed: which of
-the two Oracle reports for a same-name, same-columns index is not documented, REVIEW-4 U2), ORA-01430 (column already exists) for an ALTER TABLE ...
-ADD (...), ORA-02264 (name already used by an existing constraint; ORA-02261/ORA-02275 for a duplicate key) for an
-ALTER TABLE ... ADD CONSTRAINT. The rerun keeps such an object only when the catalogue shows it is the statement's
+the two Oracle reports for a same-name, same-columns index is not documented, REVIEW-4 U2), ORA-01430 (column
+already exists) for an ALTER TABLE ... ADD (...), ORA-02264 (name already used by an existing constraint;
+ORA-02261/ORA-02275 for a duplicate key) for an ALTER TABLE ... ADD CONSTRAINT. The rerun keeps such an object only when the catalogue shows it is the statement's
 own: a table with every column the statement defines, an index of that name on the statement's table, every column
 the ALTER adds, a constraint of that name on the statement's table.
 Anything else (another object under the name, a table missing a column) stays the failure it is.

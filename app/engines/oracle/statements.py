@@ -1102,3 +1102,48 @@ DOCTOR_CHUNK_STATE = (
 DOCTOR_OPTIMIZE_TEXT_INDEX = (
     "BEGIN\n    CTX_DDL.OPTIMIZE_INDEX(idx_name => :idx_name, optlevel => 'FULL', maxtime => 0);\nEND;"
 )
+
+
+# --- the doctor's REVIEW-4 §4 steps (app/services/oracle_doctor_review4.py) ----------------------------
+
+# source: FACTS.md §10 (plain SELECT) — the scratch tasks' links, after INSERT_LINK / RETARGET_LINK / DELETE_LINK and
+#         a task delete's cascades (V16: CASCADE on TASK_ID, SET NULL on TARGET_TASK_ID)
+DOCTOR_LINKS = (
+    "SELECT LINK_ID, TASK_ID, TARGET_TASK_ID FROM TASK_LINKS WHERE TASK_ID IN (:task_a, :task_b) ORDER BY LINK_ID"
+)
+# source: FACTS.md §10 (plain UPDATE by key; fires EMPLOYEES_RAG_DIRTY_TRG, V16/V20: REVIEW-4 U1)
+DOCTOR_RENAME_EMPLOYEE = "UPDATE EMPLOYEES SET FIRST_NAME = :first_name WHERE EMPLOYEE_ID = :employee_id"
+# The constraints V16 adds to the five imported tables (REVIEW-4 §4 step 6).
+V16_CONSTRAINTS = tuple(f"{table}_EXTERNAL_{kind}" for table in ("TASKS", "EMPLOYEES", "PROJECTS", "SPRINTS", "COMMENTS")
+                        for kind in ("CK", "UK"))
+# source: FACTS.md §4 (USER_* dictionary views, as MIGRATION_CONSTRAINT_TABLE; STATUS and VALIDATED columns
+#         [DOC refrn USER_CONSTRAINTS]) — the V16 constraints present, enabled and validated
+DOCTOR_V16_CONSTRAINTS = (
+    "SELECT CONSTRAINT_NAME, STATUS, VALIDATED FROM USER_CONSTRAINTS\n"
+    f"WHERE CONSTRAINT_NAME IN ({', '.join(repr(name) for name in V16_CONSTRAINTS)}) ORDER BY CONSTRAINT_NAME"
+)
+# source: DOC arpls DBMS_SESSION.SLEEP (18c+, seconds) in an anonymous block, as INDEX_ACCURACY — the call-timeout
+#         probe's slow call (REVIEW-3 C7 on the real server and network path)
+DOCTOR_SLEEP = "BEGIN\n    DBMS_SESSION.SLEEP(:seconds);\nEND;"
+# source: FACTS.md §10 (plain SELECT) — the same connection still answers after its call was cut
+DOCTOR_DUAL = "SELECT 1 FROM dual"
+# source: REVIEW-4 C11 ($I word tokens: TOKEN_TYPE = 0; TOKEN_COUNT the documents of the row) + ROWNUM over an ordered
+#         inline view [DOC sqlrf ROWNUM], as DOCTOR_TOKEN_CASE — the index's most frequent word, the text arm's worst term
+DOCTOR_TOP_TOKEN = (
+    "SELECT TOKEN_TEXT FROM (\n"
+    f"    SELECT TOKEN_TEXT, SUM(TOKEN_COUNT) AS DOCS FROM {TEXT_TOKEN_TABLES[1]} WHERE TOKEN_TYPE = 0\n"
+    "    GROUP BY TOKEN_TEXT ORDER BY DOCS DESC)\n"
+    "WHERE ROWNUM = 1"
+)
+# source: FACTS.md §10 (plain DELETE with a scalar subquery) — `ragctl oracle migration-rerun` (REVIEW-4 U2): the
+#         newest version forgotten, as a run that died before its version row leaves it
+DELETE_NEWEST_VERSION = "DELETE FROM RAG_SCHEMA_VERSION WHERE VERSION = (SELECT MAX(VERSION) FROM RAG_SCHEMA_VERSION)"
+# source: FACTS.md §4 (USER_* dictionary views) — the schema's objects and columns, before and after the rerun
+CATALOGUE_OBJECTS = (
+    "SELECT OBJECT_TYPE, OBJECT_NAME, STATUS FROM USER_OBJECTS WHERE OBJECT_NAME NOT LIKE 'BIN$%'\n"
+    "ORDER BY OBJECT_TYPE, OBJECT_NAME"
+)
+# source: FACTS.md §4 (USER_* dictionary views)
+CATALOGUE_COLUMNS = (
+    "SELECT TABLE_NAME, COLUMN_NAME, DATA_TYPE, NULLABLE FROM USER_TAB_COLUMNS ORDER BY TABLE_NAME, COLUMN_ID"
+)
