@@ -318,6 +318,9 @@ ChunkRef = tuple[str, int, int]  # (source_type, source_id, chunk_ix)
 MAX_RETRIEVED = 64
 ANCHOR_TEXT = re.compile(r"\[(TASK|SPRINT|PROJECT|DOC) #([1-9][0-9]{0,18})\]")
 LLM_ERRORS = ("timeout", "unreachable", "bad_response", "ungrounded", "incomplete", "contradicted")
+# MESSAGES.TRACKER_QUERY (SQLite V14 / Oracle V19, VARCHAR2(4000 BYTE)): a larger query is not stored (a follow-up
+# then has no query to edit, and reads as a question of its own).
+MAX_QUERY_BYTES = 4000
 
 
 @dataclass(frozen=True)
@@ -336,8 +339,12 @@ class TurnFacts:
     rag_scope: str | None = None
     llm_error: str | None = None
     entities: tuple[tuple[SourceType, int], ...] = ()
+    query: str | None = None  # the typed tracker query the answer ran (JSON: app/rag/understanding/query.py)
 
     def __post_init__(self) -> None:
+        if self.query is not None and (not isinstance(self.query, str) or not self.query.startswith("{")
+                                       or len(self.query.encode()) > MAX_QUERY_BYTES):
+            raise ValueError(f"query must be a JSON object of at most {MAX_QUERY_BYTES} bytes")
         if self.focus is not None and (not isinstance(self.focus, str) or not ANCHOR_TEXT.fullmatch(self.focus)):
             raise ValueError(f"focus must be an anchor such as [TASK #12], got {self.focus!r}")
         if len(self.retrieved) > MAX_RETRIEVED:

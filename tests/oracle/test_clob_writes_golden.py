@@ -92,8 +92,8 @@ def test_a_long_message_is_bound_as_a_clob_and_a_short_one_is_not(fake_engine, c
     conn.replies += [("UPDATE CONVERSATIONS", Reply(rowcount=1)),
                      ("INSERT INTO MESSAGES", Reply(out={"new_id": [11]})),
                      ("INSERT INTO MESSAGES", Reply(out={"new_id": [12]})),
-                     ("FROM MESSAGES WHERE MESSAGE_ID IN", Reply(rows=[(11, 5, "user", "q", "[]", None, None, None, None, None),
-                                                                      (12, 5, "assistant", "a", "[]", None, None, None, None, None)]))]
+                     ("FROM MESSAGES WHERE MESSAGE_ID IN", Reply(rows=[(11, 5, "user", "q", "[]", None, None, None, None, None, None),
+                                                                      (12, 5, "assistant", "a", "[]", None, None, None, None, None, None)]))]
     fake_engine.append_turn(5, "q", "a" * 40_000, [])
     user, answer = [c for c in conn.calls if c.sql.startswith("INSERT INTO MESSAGES")]
     assert user.inputsizes == {} and answer.inputsizes == {"content": oracledb.DB_TYPE_CLOB}
@@ -113,17 +113,19 @@ def test_a_long_answer_with_long_citations_and_retrieved_binds_the_clob_last(fak
     conn.replies += [("UPDATE CONVERSATIONS", Reply(rowcount=1)),
                      ("INSERT INTO MESSAGES", Reply(out={"new_id": [11]})),
                      ("INSERT INTO MESSAGES", Reply(out={"new_id": [12]})),
-                     ("FROM MESSAGES WHERE MESSAGE_ID IN", Reply(rows=[(11, 5, "user", "q", "[]", None, None, None, None, None),
-                                                                      (12, 5, "assistant", "a", "[]", None, None, None, None, None)]))]
+                     ("FROM MESSAGES WHERE MESSAGE_ID IN", Reply(rows=[(11, 5, "user", "q", "[]", None, None, None, None, None, None),
+                                                                      (12, 5, "assistant", "a", "[]", None, None, None, None, None, None)]))]
     fake_engine.append_turn(5, "q", "é" * 20_000, citations, facts=facts)
     answer = [c for c in conn.calls if c.sql.startswith("INSERT INTO MESSAGES")][1]
     assert answer.inputsizes == {"content": oracledb.DB_TYPE_CLOB}
     assert len(answer.binds["citations"].encode()) > 1000 and len(answer.binds["retrieved"].encode()) > 1000
     assert placeholder_order(sql.INSERT_MESSAGE)[-2:] == ["CONTENT", "NEW_ID"]  # NEW_ID: a NUMBER out bind
-    old_order = sql.INSERT_MESSAGE.replace("CITATIONS, FOCUS, RETRIEVED, RAG_SCOPE, LLM_ERROR, CONTENT",
-                                           "CONTENT, CITATIONS, FOCUS, RETRIEVED, RAG_SCOPE, LLM_ERROR").replace(
-        ":citations, :focus, :retrieved, :used_scope, :llm_error, :content",
-        ":content, :citations, :focus, :retrieved, :used_scope, :llm_error")
+    old_order = sql.INSERT_MESSAGE.replace("CITATIONS, FOCUS, RETRIEVED, RAG_SCOPE, LLM_ERROR, TRACKER_QUERY, CONTENT",
+                                           "CONTENT, CITATIONS, FOCUS, RETRIEVED, RAG_SCOPE, LLM_ERROR, TRACKER_QUERY"
+                                           ).replace(
+        ":citations, :focus, :retrieved, :used_scope, :llm_error, :tracker_query, :content",
+        ":content, :citations, :focus, :retrieved, :used_scope, :llm_error, :tracker_query")
+    assert old_order != sql.INSERT_MESSAGE
     with pytest.raises(AssertionError, match="ORA-24816: :citations"):
         check_lob_binds_last(old_order, answer.binds, answer.inputsizes)
 

@@ -135,8 +135,10 @@ def execute_checked(connection, statement: str, where: str) -> None:
             kept = already_ours(cursor, ora_error_number(exc), statement)
             if kept is None:
                 raise MigrationError(f"{where} failed: {exc}\n--- statement ---\n{statement}") from exc
-            log.warning("%s: %s already exists as this statement creates it (a run that stopped before recording "
-                        "its version): kept", where, kept.describe())
+            state = "is already gone, as this statement drops it" if kept.kind == "dropped" else \
+                "already exists as this statement creates it"
+            log.warning("%s: %s %s (a run that stopped before recording its version): kept", where, kept.describe(),
+                        state)
             return
         warning = cursor.warning
     if warning is not None:

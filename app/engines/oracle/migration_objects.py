@@ -5,9 +5,11 @@ dies in between leaves the version unrecorded, and the rerun meets its own objec
 for a CREATE TABLE or CREATE [VECTOR|SEARCH|UNIQUE] INDEX (or ORA-01408, such column list already indexed: which of
 the two Oracle reports for a same-name, same-columns index is not documented, REVIEW-4 U2), ORA-01430 (column
 already exists) for an ALTER TABLE ... ADD (...), ORA-02264 (name already used by an existing constraint;
-ORA-02261/ORA-02275 for a duplicate key) for an ALTER TABLE ... ADD CONSTRAINT. The rerun keeps such an object only when the catalogue shows it is the statement's
-own: a table with every column the statement defines, an index of that name on the statement's table, every column
-the ALTER adds, a constraint of that name on the statement's table.
+ORA-02261/ORA-02275 for a duplicate key) for an ALTER TABLE ... ADD CONSTRAINT, and ORA-02443 (no such constraint)
+for an ALTER TABLE ... DROP CONSTRAINT whose run already dropped it. The rerun keeps such an object only when the
+catalogue shows it is the statement's own: a table with every column the statement defines, an index of that name
+on the statement's table, every column the ALTER adds, a constraint of that name on the statement's table; a
+dropped constraint only when no constraint of that name exists at all.
 Anything else (another object under the name, a table missing a column) stays the failure it is.
 
 Only unquoted identifiers are read (migrations/oracle uses no other); a statement this cannot read is never kept.
@@ -27,6 +29,7 @@ COLUMN_EXISTS = 1430  # ORA-01430: column being added already exists in table
 # accept both for this rerun [CODE oracle/langchain-oracle langgraph_oracledb checkpoint/oracle/sync.py: (955, 1408)]
 INDEX_EXISTS = frozenset({NAME_TAKEN, 1408})
 CONSTRAINT_EXISTS = frozenset({2264, 2261, 2275})  # name used by a constraint; such a unique/referential key exists
+NO_SUCH_CONSTRAINT = 2443  # ORA-02443: Cannot drop constraint - nonexistent constraint
 
 _NAME = r"([A-Za-z][A-Za-z0-9_$#]*)"
 _CREATE_TABLE = re.compile(rf"CREATE\s+TABLE\s+{_NAME}\s*\(", re.IGNORECASE)
@@ -34,6 +37,7 @@ _CREATE_INDEX = re.compile(
     rf"CREATE\s+(?:(?:UNIQUE|BITMAP|VECTOR|SEARCH|MULTIVALUE)\s+)?INDEX\s+{_NAME}\s+ON\s+{_NAME}\b", re.IGNORECASE)
 _ALTER_ADD = re.compile(rf"ALTER\s+TABLE\s+{_NAME}\s+ADD\s*\(", re.IGNORECASE)
 _ADD_CONSTRAINT = re.compile(rf"ALTER\s+TABLE\s+{_NAME}\s+ADD\s+CONSTRAINT\s+{_NAME}\s", re.IGNORECASE)
+_DROP_CONSTRAINT = re.compile(rf"ALTER\s+TABLE\s+{_NAME}\s+DROP\s+CONSTRAINT\s+{_NAME}\s*$", re.IGNORECASE)
 _NOT_COLUMNS = {"CONSTRAINT", "PRIMARY", "UNIQUE", "FOREIGN", "CHECK", "SUPPLEMENTAL", "PERIOD"}
 
 
@@ -41,14 +45,14 @@ _NOT_COLUMNS = {"CONSTRAINT", "PRIMARY", "UNIQUE", "FOREIGN", "CHECK", "SUPPLEME
 class Created:
     """What one statement creates: a table (with columns), an index on a table, or columns added to a table."""
 
-    kind: str  # "table" | "index" | "columns" | "constraint"
+    kind: str  # "table" | "index" | "columns" | "constraint" | "dropped" (a constraint a DROP removes)
     name: str  # the table, the index or the constraint
     table: str
     columns: tuple[str, ...] = ()
 
     def describe(self) -> str:
-        if self.kind in ("index", "constraint"):
-            return f"{self.kind} {self.name} on {self.table}"
+        if self.kind in ("index", "constraint", "dropped"):
+            return f"{'constraint' if self.kind == 'dropped' else self.kind} {self.name} on {self.table}"
         what = "table" if self.kind == "table" else "the columns of table"
         return f"{what} {self.table} ({', '.join(self.columns)})"
 
@@ -68,6 +72,8 @@ def created_by(statement: str) -> Created | None:
         return Created("columns", table, table, columns) if columns else None
     if found := _ADD_CONSTRAINT.match(text):
         return Created("constraint", found[2].upper(), found[1].upper())
+    if found := _DROP_CONSTRAINT.match(text):
+        return Created("dropped", found[2].upper(), found[1].upper())
     return None
 
 
@@ -77,6 +83,11 @@ def already_ours(cur: Any, code: int | None, statement: str) -> Created | None:
     created = created_by(statement)
     if created is None:
         return None
+    if created.kind == "dropped":
+        if code != NO_SUCH_CONSTRAINT:
+            return None
+        cur.execute(sql.MIGRATION_CONSTRAINT_TABLE, constraint_name=created.name)
+        return created if cur.fetchone() is None else None
     if created.kind == "constraint":
         if code not in CONSTRAINT_EXISTS:
             return None

@@ -640,7 +640,8 @@ def text_term_rows(caller: Caller) -> tuple[str, dict[str, object]]:
 # --- conversations (app/engines/oracle/conversations.py) ----------------------------------------
 
 _conversation_columns = "CONVERSATION_ID, EMPLOYEE_ID, TITLE, RAG_SCOPE, PINNED_PROJECT_ID, CREATED_AT, UPDATED_AT"
-_message_columns = "MESSAGE_ID, CONVERSATION_ID, ROLE, CONTENT, CITATIONS, CREATED_AT, FOCUS, RETRIEVED, RAG_SCOPE, LLM_ERROR"
+_message_columns = ("MESSAGE_ID, CONVERSATION_ID, ROLE, CONTENT, CITATIONS, CREATED_AT, FOCUS, RETRIEVED, RAG_SCOPE, "
+                    "LLM_ERROR, TRACKER_QUERY")
 
 # source: FACTS.md §10 (identity key, defaults for the UTC timestamps) + RETURNING INTO an out variable, as crud_insert
 INSERT_CONVERSATION = (
@@ -684,10 +685,13 @@ DELETE_CONVERSATION = "DELETE FROM CONVERSATIONS WHERE CONVERSATION_ID = :conver
 # source: FACTS.md §10 (identity key) + §11.6/§12.1 (a str binds straight into the CLOB CONTENT) + REVIEW-3 U1
 #         (CONTENT, a temporary CLOB when long, is the last bind: ORA-24816's action "re-order the binds so that the
 #         LONG bind or LOB binds are all at the end of the bind list" [DOC error-help dia-24816 for the cause; the
-#         action as the 10.2 message file words it, quoted at dbafan.com/blog/?p=269]); V13's columns are VARCHAR2
+#         action as the 10.2 message file words it, quoted at dbafan.com/blog/?p=269]); V13's and V19's columns are
+#         VARCHAR2, bound before it
 INSERT_MESSAGE = (
-    "INSERT INTO MESSAGES (CONVERSATION_ID, ROLE, CITATIONS, FOCUS, RETRIEVED, RAG_SCOPE, LLM_ERROR, CONTENT)\n"
-    "VALUES (:conversation_id, :message_role, :citations, :focus, :retrieved, :used_scope, :llm_error, :content)"
+    "INSERT INTO MESSAGES (CONVERSATION_ID, ROLE, CITATIONS, FOCUS, RETRIEVED, RAG_SCOPE, LLM_ERROR, TRACKER_QUERY,"
+    " CONTENT)\n"
+    "VALUES (:conversation_id, :message_role, :citations, :focus, :retrieved, :used_scope, :llm_error,"
+    " :tracker_query, :content)"
     " RETURNING MESSAGE_ID INTO :new_id"
 )
 # source: FACTS.md §10 (plain SELECT by key) + §11.6 (CLOB fetched as str: fetch_lobs = False)

@@ -38,6 +38,7 @@ from app.engines.sqlite.drain_lock import DrainLock
 from app.engines.sqlite import statements as sql
 from app.engines.sqlite.indexing import SQLiteIndexingTx
 from app.engines.sqlite.lexical_index import LexicalIndex
+from app.engines.sqlite.tracker import TrackerQueries
 from app.engines.sqlite.vector_index import VectorIndex
 from app.entities import CONVERSATIONS, EMPLOYEES, MESSAGES, PROJECTS, Condition, EntitySpec
 from app.rag.erasure import (DocumentsPolicy, ErasureJob, PersonString, ProofLine, PurgeStep, Redaction, Step,
@@ -47,7 +48,7 @@ from app.rag.model_mark import forced_reindex_refusal
 BUSY_TIMEOUT_MS = 10_000
 
 
-class SQLiteEngine:
+class SQLiteEngine(TrackerQueries):
     name = "sqlite"
 
     def __init__(self, path: str, embedder: Any | None = None, model: str = DEFAULT_MODEL) -> None:

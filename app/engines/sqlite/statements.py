@@ -8,9 +8,7 @@ by app.entities) and fragments built here from fixed text and ``?`` marks; every
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
-from app.domain import DONE_STATUSES, TaskQuery
 from app.entities import Condition, EntitySpec
 
 NOW = "strftime('%Y-%m-%dT%H:%M:%f', 'now')"
@@ -299,7 +297,8 @@ CHUNKS_BY_TYPE = "SELECT SOURCE_TYPE, COUNT(*) FROM RAG_CHUNK GROUP BY SOURCE_TY
 
 CONVERSATION_COLUMNS = ("CONVERSATION_ID, EMPLOYEE_ID, TITLE, RAG_SCOPE, PINNED_PROJECT_ID, CREATED_AT,"
                         " UPDATED_AT")
-MESSAGE_COLUMNS = "MESSAGE_ID, CONVERSATION_ID, ROLE, CONTENT, CITATIONS, CREATED_AT, FOCUS, RETRIEVED, RAG_SCOPE, LLM_ERROR"
+MESSAGE_COLUMNS = ("MESSAGE_ID, CONVERSATION_ID, ROLE, CONTENT, CITATIONS, CREATED_AT, FOCUS, RETRIEVED, RAG_SCOPE, LLM_ERROR,"
+                   " TRACKER_QUERY")
 INSERT_CONVERSATION = ("INSERT INTO CONVERSATIONS (EMPLOYEE_ID, TITLE, RAG_SCOPE, PINNED_PROJECT_ID) "
                        f"VALUES (?, ?, ?, ?) RETURNING {CONVERSATION_COLUMNS}")
 GET_CONVERSATION = f"SELECT {CONVERSATION_COLUMNS} FROM CONVERSATIONS WHERE CONVERSATION_ID = ?"
@@ -319,7 +318,7 @@ SET_CONVERSATION_PIN = (f"UPDATE CONVERSATIONS SET RAG_SCOPE = ?, PINNED_PROJECT
 TOUCH_CONVERSATION = f"UPDATE CONVERSATIONS SET UPDATED_AT = {NOW} WHERE CONVERSATION_ID = ?"
 DELETE_CONVERSATION = "DELETE FROM CONVERSATIONS WHERE CONVERSATION_ID = ?"  # messages: ON DELETE CASCADE
 INSERT_MESSAGE = ("INSERT INTO MESSAGES (CONVERSATION_ID, ROLE, CONTENT, CITATIONS, FOCUS, RETRIEVED, RAG_SCOPE,"
-                  f" LLM_ERROR) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING {MESSAGE_COLUMNS}")
+                  f" LLM_ERROR, TRACKER_QUERY) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING {MESSAGE_COLUMNS}")
 LIST_MESSAGES = (f"SELECT {MESSAGE_COLUMNS} FROM MESSAGES WHERE CONVERSATION_ID = ? AND MESSAGE_ID > ? "
                  "ORDER BY MESSAGE_ID LIMIT ?")
 COUNT_MESSAGES = "SELECT COUNT(*) FROM MESSAGES WHERE CONVERSATION_ID = ?"
@@ -351,52 +350,6 @@ SUMMARY_TASKS = (
 VOCABULARY_PEOPLE = "SELECT EMPLOYEE_ID, FIRST_NAME, LAST_NAME FROM EMPLOYEES ORDER BY EMPLOYEE_ID"
 VOCABULARY_PROJECTS = "SELECT PROJECT_ID, NAME FROM PROJECTS ORDER BY PROJECT_ID"
 VOCABULARY_SPRINTS = "SELECT SPRINT_ID, NAME, PROJECT_ID FROM SPRINTS ORDER BY SPRINT_ID"
-
-
-def find_tasks(caller_id: int | None, query: TaskQuery) -> tuple[str, list[Any]]:
-    """Tasks under the access rule (``caller_id``: a developer sees only tasks assigned to them;
-    None: a manager or admin, every task) and every filter of ``query``; all values bound."""
-    where: list[str] = []
-    binds: list[Any] = []
-    if caller_id is not None:
-        where.append("t.ASSIGNEE_ID = ?")
-        binds.append(caller_id)
-    for column, value in (("STATUS", query.status), ("PRIORITY", query.priority)):
-        if value is not None:
-            where.append(f"UPPER(t.{column}) = UPPER(?)")
-            binds.append(value)
-    for column, value in (("SPRINT_ID", query.sprint_id), ("PROJECT_ID", query.project_id),
-                          ("ASSIGNEE_ID", query.assignee_id)):
-        if value is not None:
-            where.append(f"t.{column} = ?")
-            binds.append(value)
-    if query.overdue_on is not None:
-        # ISO text compares in date order; a finished task is never overdue.
-        where.append(f"t.EXPECTED_END_DATE < ? AND (t.STATUS IS NULL OR UPPER(t.STATUS) NOT IN ({marks(DONE_STATUSES)}))")
-        binds += [query.overdue_on.isoformat(), *DONE_STATUSES]
-    if query.unassigned:
-        where.append("t.ASSIGNEE_ID IS NULL")
-    if query.open_only:
-        where.append(f"(t.STATUS IS NULL OR UPPER(t.STATUS) NOT IN ({marks(DONE_STATUSES)}))")
-        binds += DONE_STATUSES
-    if query.due_after is not None:
-        where.append("t.EXPECTED_END_DATE >= ?")
-        binds.append(query.due_after.isoformat())
-    if query.due_before is not None:
-        where.append("t.EXPECTED_END_DATE < ?")
-        binds.append(query.due_before.isoformat())
-    sql = (
-        "SELECT t.TASK_ID, t.TITLE, t.STATUS, t.PRIORITY, t.SPRINT_ID, s.NAME, t.PROJECT_ID, p.NAME, t.ASSIGNEE_ID,"
-        " TRIM(COALESCE(e.FIRST_NAME, '') || ' ' || COALESCE(e.LAST_NAME, '')), t.EXPECTED_END_DATE, t.STORY_POINTS,"
-        " t.EXTERNAL_KEY"
-        " FROM TASKS t"
-        " LEFT JOIN SPRINTS s ON s.SPRINT_ID = t.SPRINT_ID"
-        " LEFT JOIN PROJECTS p ON p.PROJECT_ID = t.PROJECT_ID"
-        " LEFT JOIN EMPLOYEES e ON e.EMPLOYEE_ID = t.ASSIGNEE_ID"
-        + (" WHERE " + " AND ".join(where) if where else "")
-        + " ORDER BY t.TASK_ID LIMIT ?"
-    )
-    return sql, [*binds, query.limit]
 
 
 # --- erasure of an employee's conversations -------------------------------------------------------
