@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Literal
 
+from app.domain import MAX_QUERY_BYTES
+
 DocumentsPolicy = Literal["delete", "reassign"]
 
 # The job's steps, in order (DESIGN.md, "Erasure is a job"). A job row records the last step done.
@@ -34,8 +36,13 @@ REDACTED = "[erased]"  # what a quoted copy in someone else's conversation becom
 # column holds or None): their conversations' messages and titles, the LLM-written project summaries and
 # the queue's error texts. Never the tracker's own tables. LAST_ERROR holds 4000 bytes on Oracle: 1000
 # characters fit whatever they are. Identifiers spliced into SQL only from here (statements.py).
-REDACT_PLACES = (("MESSAGES", "MESSAGE_ID", "CONTENT", None), ("CONVERSATIONS", "CONVERSATION_ID", "TITLE", 400),
+REDACT_PLACES = (("MESSAGES", "MESSAGE_ID", "CONTENT", None), ("MESSAGES", "MESSAGE_ID", "TRACKER_QUERY", None),
+                 ("CONVERSATIONS", "CONVERSATION_ID", "TITLE", 400),
                  ("PROJECTS", "PROJECT_ID", "AUTO_SUMMARY", None), ("RAG_DIRTY", "DIRTY_ID", "LAST_ERROR", 1000))
+# A stored typed query (JSON, MESSAGES.TRACKER_QUERY) may hold a name as a text predicate's word. "[erased]" inside a
+# JSON string keeps the JSON valid; one that would no longer fit its column (domain.MAX_QUERY_BYTES) is dropped
+# instead of cut (a cut JSON would not read back): the turn then has no query to edit, as an oversized one.
+JSON_PLACES = {("MESSAGES", "TRACKER_QUERY"): MAX_QUERY_BYTES}
 # Where a string scoped to conversations (a lone name) is redacted and searched: every stored message and title.
 CONVERSATION_TABLES = frozenset({"CONVERSATIONS", "MESSAGES"})
 MIN_NAME_CHARS = 2  # a one-letter "name" (an initial) is anyone's
@@ -271,6 +278,16 @@ def redact(text: str, strings: list[PersonString], max_chars: int | None = None)
         text, n = s.pattern.subn(REDACTED, text)
         total += n
     return (text[:max_chars] if max_chars else text), total
+
+
+def redact_place(table: str, column: str, text: str, strings: list[PersonString],
+                 max_chars: int | None = None) -> tuple[str | None, int]:
+    """``redact`` for one REDACT_PLACES column: a JSON column whose redacted text outgrew it becomes None."""
+    redacted, count = redact(text, strings, max_chars)
+    limit = JSON_PLACES.get((table, column))
+    if limit is not None and len(redacted.encode("utf-8")) > limit:
+        return None, count
+    return redacted, count
 
 
 # --- holding the strings while the job runs ------------------------------------------------------

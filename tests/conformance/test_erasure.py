@@ -200,6 +200,28 @@ def test_a_lone_name_in_other_peoples_questions_and_titles_is_redacted_and_prove
     assert redacted["MESSAGES.CONTENT"]["copies"] == 3 and redacted["CONVERSATIONS.TITLE"]["copies"] == 1
 
 
+def test_a_name_in_a_stored_typed_query_is_redacted_and_the_query_still_reads(engine):
+    """Issue 34 with issue 31's MESSAGES.TRACKER_QUERY: an answer stores the typed query it ran, whose text predicate
+    may hold the name ("tasks mentioning Zorbalina"); it is redacted inside the JSON, which still reads back."""
+    import json
+
+    from app.domain import TurnFacts
+    from app.rag.understanding.query import from_data
+
+    s = seed(engine)
+    conv = engine.create_conversation(s["boss"], "all", None, None)
+    query = '{"where":[{"field":"text","values":["Zorbalina"]}],"returns":"list"}'
+    from_data(json.loads(query))  # a query the reader could have stored
+    engine.append_turn(conv.conversation_id, "tasks mentioning her?", "One task.", [], facts=TurnFacts(query=query))
+    result = erase(engine, s["ana"], delete_documents=True)
+    assert result.ok, result.failures
+    answer = engine.list_messages(conv.conversation_id, None, 10).items[1]
+    assert "Zorbalina" not in answer.facts.query
+    assert from_data(json.loads(answer.facts.query)).where[0].values == (REDACTED,)
+    redacted = {x["where"]: x for x in result.to_dict()["redacted"]}
+    assert redacted["MESSAGES.TRACKER_QUERY"] == {"where": "MESSAGES.TRACKER_QUERY", "rows": 1, "copies": 1}
+
+
 def test_a_lone_name_the_redaction_missed_fails_the_proof(engine):
     """The proof reads the conversation tables for a lone name itself: a copy written after the redaction step
     (or one the redaction missed) leaves the erasure not proven, naming the place."""

@@ -17,6 +17,7 @@ from app.engines.oracle import statements as sql
 from app.engines.oracle.records import blob_input_sizes, clob_input_sizes
 from app.engines.oracle.search import braced
 from app.rag.erasure import (
+    JSON_PLACES,
     REDACT_PLACES,
     DocumentsPolicy,
     ErasureJob,
@@ -29,7 +30,7 @@ from app.rag.erasure import (
     job_from_row,
     like_pattern,
     person_strings,
-    redact,
+    redact_place,
     seal,
     shared_names,
     words,
@@ -107,10 +108,10 @@ def redact_copies(cur: Any, strings: Sequence[PersonString]) -> list[Redaction]:
             candidates.update((int(row_id), value) for row_id, value in cur.fetchall())
         rows = copies = 0
         for row_id, value in candidates.items():
-            text, n = redact(value, here, max_chars)
+            text, n = redact_place(table, column, value, here, max_chars)
             if n:
                 update = {"redacted": text, "row_id": row_id}
-                if max_chars is None:  # a CLOB column (MESSAGES.CONTENT, PROJECTS.AUTO_SUMMARY)
+                if max_chars is None and (table, column) not in JSON_PLACES:  # a CLOB (CONTENT, AUTO_SUMMARY)
                     cur.setinputsizes(**clob_input_sizes(update, ("redacted",)))
                 cur.execute(sql.redact_update(table, key, column), update)
                 rows, copies = rows + 1, copies + n

@@ -916,7 +916,7 @@ PROOF_TABLES: tuple[tuple[str, tuple[str, ...], bool], ...] = (
     ("RAG_CHUNK", ("CONTENT",), False),
     ("RAG_DIRTY", ("LAST_ERROR",), False),
     ("CONVERSATIONS", ("TITLE",), False),
-    ("MESSAGES", ("CONTENT", "CITATIONS"), False),
+    ("MESSAGES", ("CONTENT", "CITATIONS", "TRACKER_QUERY"), False),
     ("PROJECTS", ("AUTO_SUMMARY",), False),  # written by the LLM, not the tracker's own data
 )
 

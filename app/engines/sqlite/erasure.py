@@ -30,7 +30,7 @@ from app.rag.erasure import (
     job_from_row,
     like_pattern,
     person_strings,
-    redact,
+    redact_place,
     seal,
     shared_names,
     words,
@@ -91,7 +91,7 @@ def redact_copies(conn: apsw.Connection, strings: Sequence[PersonString]) -> lis
             candidates.update(conn.execute(sql.redact_candidates(table, key, column), (like_pattern(s.needle),)))
         rows = copies = 0
         for row_id, value in candidates.items():
-            text, n = redact(value, here, max_chars)
+            text, n = redact_place(table, column, value, here, max_chars)
             if n:
                 conn.execute(sql.redact_update(table, key, column), (text, row_id))
                 rows, copies = rows + 1, copies + n
