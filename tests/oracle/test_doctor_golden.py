@@ -747,3 +747,11 @@ def test_an_old_driver_warns_and_a_call_that_is_not_cut_fails_without_blocking(d
     assert found["driver version"].status == "WARN" and "3.4.2 is below 4.0.1" in found["driver version"].detail
     assert found["call timeout"].status == "FAIL" and not found["call timeout"].needed
     assert "ran to its end" in found["call timeout"].detail and code == EXIT_OK
+
+
+def test_without_a_token_table_the_text_arm_cost_still_reports_the_statistics(doctor_settings):
+    main, extra = healthy()
+    main.replies.insert(0, (is_sql("doctor_top_token"), Reply(error=ora_error(942, "table or view does not exist"))))
+    results, code = run(doctor_settings, main, extra)
+    check = by_name(results)["text arm cost"]
+    assert check.status == "PASS" and "the word counts not timed (ORA-00942" in check.detail and code == EXIT_OK
