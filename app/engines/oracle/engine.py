@@ -1,20 +1,18 @@
 """The Oracle AI Database 26ai engine: in-database embedding, IVF search, SKIP LOCKED queue.
 
-This module is the facade that satisfies ``app.engines.base.Engine``: it owns the connection
-pool, transactions and model provisioning, and delegates the work to records, indexing, search
-and status. All SQL text lives in ``statements.py``; errors are mapped in ``errors.py``.
+The facade that satisfies ``app.engines.base.Engine``: transactions and model provisioning, the work delegated to
+records, indexing, search and status; the pool is pooling.py's, the erasure steps engine_erasure.py's. All SQL text
+lives in ``statements.py``; errors are mapped in ``errors.py``.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import json
 import logging
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
-from urllib.parse import unquote, urlsplit
 
 import numpy as np
 
@@ -22,56 +20,25 @@ from app.config import Settings
 from app.domain import (SEARCH_MODES, Caller, Conversation, ConversationKey, Message, Page, ProjectCard, RagStatus, Scope,
                         SearchMode, SearchResult, SourceRecord, SourceType, SummarySource, TaskLink, TaskQuery,
                         TurnFacts, Vocabulary)
-from app.engines.base import ConflictError, EngineError, SchemaNotMigratedError, UnavailableError
-from app.engines.oracle import (conversations, erasure, errors, indexing, model_mark, records, search, status,
-                                summaries, upsert)
+from app.engines.base import ConflictError, EngineError, SchemaNotMigratedError
+from app.engines.oracle import conversations, indexing, model_mark, records, search, status, summaries, upsert
 from app.engines.oracle import migrate as migrations
 from app.engines.oracle import statements as sql
 from app.engines.oracle.errors import (MODEL_EXISTS, conflicts, model_missing, network_acl_denied,
                                       network_acl_hint, ora_code)
 from app.engines.oracle.indexing import OracleIndexingTx
 from app.engines.oracle.search import DIMENSIONS
+from app.engines.oracle.engine_erasure import ErasureMethods
+from app.engines.oracle.pooling import ADMIN_CALL_TIMEOUT_MS, parse_database_url  # noqa: F401 (re-exported)
 from app.engines.oracle.text_statistics import TextStatisticsCache
-from app.entities import CONVERSATIONS, EMPLOYEES, MESSAGES, PROJECTS, Condition, EntitySpec
+from app.entities import CONVERSATIONS, MESSAGES, PROJECTS, Condition, EntitySpec
 from app.rag.doctor import first_line
-from app.rag.erasure import (DocumentsPolicy, ErasureJob, PersonString, ProofLine, PurgeStep, Redaction, Step,
-                             job_from_row)
 from app.rag.model_mark import forced_reindex_refusal
 
 log = logging.getLogger(__name__)
 
 
-def parse_database_url(settings: Settings) -> tuple[str, str, str]:
-    """``oracle://user[:password]@host[:port]/service`` -> (user, password, dsn)."""
-    parts = urlsplit(settings.database_url)
-    if parts.scheme != "oracle" or not parts.hostname or not parts.path.strip("/"):
-        raise EngineError(
-            "RAG_DATABASE_URL must look like oracle://user[:password]@host:port/service, "
-            f"e.g. oracle://app@localhost:1521/FREEPDB1 (got scheme {parts.scheme!r})"
-        )
-    user = unquote(parts.username) if parts.username else settings.oracle_user
-    if not user:
-        raise EngineError("no Oracle user: put it in RAG_DATABASE_URL or set RAG_ORACLE_USER")
-    if parts.password is not None:
-        password = unquote(parts.password)
-    elif settings.oracle_password is not None:
-        password = settings.oracle_password.get_secret_value()
-    else:
-        raise EngineError("no Oracle password: set RAG_ORACLE_PASSWORD (or put it in RAG_DATABASE_URL)")
-    dsn = f"{parts.hostname}:{parts.port or 1521}/{parts.path.strip('/')}"
-    return user, password, dsn
-
-
-# The operator's commands (migrate, model load, vector index rebuild) run statements that legitimately take minutes
-# (a DDL over a large table, a 120 MB model download): they are run from a terminal, not by the service's pool
-# under load, so their calls are not cut (python-oracledb: call_timeout 0 is no timeout).
-ADMIN_CALL_TIMEOUT_MS = 0
-# A worker batch embeds up to batch_size chunks in one executemany MERGE (VECTOR_EMBEDDING per row): its bound grows
-# with the batch, between RAG_ORACLE_CALL_TIMEOUT_MS and RAG_ORACLE_OPERATOR_CALL_TIMEOUT_MS (REVIEW-4 U3).
-WORKER_MS_PER_CHUNK = 500
-
-
-class OracleEngine:
+class OracleEngine(ErasureMethods):
     name = "oracle"
     dimensions = DIMENSIONS
 
@@ -80,9 +47,7 @@ class OracleEngine:
         self._settings = settings
         self.model_name = sql.checked_model(settings.oracle_model_name)
         self._schema_ok = False  # remembered once true: a migrated schema stays migrated
-        # The text arm's N, mean length and n(t) per visibility class; every write below that can change a chunk or
-        # who sees it clears it once committed (app/engines/oracle/text_statistics.py, REVIEW-4 W1).
-        self.text_statistics = TextStatisticsCache()
+        self.text_statistics = TextStatisticsCache()  # cleared by each committed write that moves chunks (W1)
 
     @classmethod
     def open(cls, settings: Settings) -> OracleEngine:
@@ -106,67 +71,6 @@ class OracleEngine:
             wait_timeout=settings.oracle_pool_wait_timeout_ms,
         )
         return cls(pool, settings)
-
-    @staticmethod
-    def pool_max(settings: Settings) -> int:
-        return max(settings.oracle_pool_max, settings.oracle_pool_min)
-
-    @property
-    def _pool_max(self) -> int:
-        return self.pool_max(self._settings)
-
-    def close(self) -> None:
-        self._pool.close(force=True)
-
-    def _operator_bound(self, work: str) -> tuple[int, str]:
-        """The call timeout of operator work and what stops it says (REVIEW-4 U3)."""
-        return self._settings.oracle_operator_call_timeout_ms, f"{work} (RAG_ORACLE_OPERATOR_CALL_TIMEOUT_MS)"
-
-    def _worker_bound(self) -> tuple[int, str]:
-        """One indexing batch's call timeout: batch_size x WORKER_MS_PER_CHUNK, within the two settings."""
-        s = self._settings
-        bound = min(max(s.oracle_call_timeout_ms, s.batch_size * WORKER_MS_PER_CHUNK), s.oracle_operator_call_timeout_ms)
-        return bound, (f"an indexing batch of up to {s.batch_size} chunks (RAG_BATCH_SIZE x {WORKER_MS_PER_CHUNK} ms, "
-                       "at most RAG_ORACLE_OPERATOR_CALL_TIMEOUT_MS)")
-
-    @contextmanager
-    def _connection(self, call_timeout_ms: int | None = None, work: str | None = None) -> Iterator[Any]:
-        """A pooled connection, rolled back on any exception; "not now" faults become UnavailableError.
-
-        Every round trip on it is bounded by ``call_timeout_ms`` (RAG_ORACLE_CALL_TIMEOUT_MS unless an operator's
-        command asks otherwise; 0: no bound): a lock wait or a stuck call ends in DPY-4024 instead of holding a
-        pooled connection for ever [PYDOC Connection.call_timeout; REVIEW-3 W3]. Set on every acquire, not once in a
-        session callback: a pooled connection keeps what its last holder set, and the pool may reset it to 0
-        [ISSUE python-oracledb #558]. ``work`` names operator work with its own bound: cut by it, the error says
-        which work stopped and which setting bounds it (REVIEW-4 U3)."""
-        try:
-            conn = self._pool.acquire()
-        except Exception as exc:  # listener down, network gone, pool exhausted past its timeout
-            if errors.pool_saturated(exc):
-                raise UnavailableError(
-                    f"no pooled Oracle connection within RAG_ORACLE_POOL_WAIT_TIMEOUT_MS="
-                    f"{self._settings.oracle_pool_wait_timeout_ms} (all {self._pool_max} busy, or a new one could"
-                    f" not be opened in time; {errors.pool_state(self._pool, self._pool_max)}): {exc}",
-                    errors.POOL_SATURATED_RETRY_S) from exc
-            raise UnavailableError(f"cannot get an Oracle connection: {exc}", 10) from exc
-        try:
-            conn.call_timeout = self._settings.oracle_call_timeout_ms if call_timeout_ms is None else call_timeout_ms
-            yield conn
-        except BaseException as exc:
-            try:
-                conn.rollback()
-            except Exception as rollback_exc:  # a dead connection: the pool discards it; keep the first error
-                log.warning("rollback failed: %s", rollback_exc)
-            fault = errors.unavailable(exc)
-            if fault is not None and work is not None and errors.call_timed_out(exc):
-                raise UnavailableError(f"{work} stopped: one call ran past its call timeout of {call_timeout_ms} ms; "
-                                       f"nothing of it was committed, rerun it (or raise the bound): {exc}",
-                                       fault.retry_after_s) from exc
-            if fault is not None:
-                raise fault from exc
-            raise
-        finally:
-            self._pool.release(conn)
 
     # --- schema and model -------------------------------------------------------------------
     def migrate(self) -> list[str]:
@@ -544,57 +448,3 @@ class OracleEngine:
     def load_records(self, source_type: SourceType, ids: Sequence[int]) -> dict[int, SourceRecord]:
         with self._connection() as conn, conn.cursor() as cur:
             return records.load_sources(cur, source_type, ids)
-
-    # --- erasure --------------------------------------------------------------------------------
-    def erase_employee(self, employee_id: int, documents: DocumentsPolicy | None, reassign_to: int | None,
-                       seal_key: bytes) -> ErasureJob | None:
-        with self._connection() as conn, conn.cursor() as cur:
-            with conflicts(EMPLOYEES):
-                job = erasure.erase_employee(cur, employee_id, documents, reassign_to, seal_key)
-            conn.commit()
-            self.text_statistics.invalidate()
-            return job
-
-    def erasure_job(self, employee_id: int) -> ErasureJob | None:
-        with self._connection() as conn, conn.cursor() as cur:
-            return erasure.job(cur, employee_id)
-
-    def unfinished_erasures(self) -> list[ErasureJob]:
-        with self._connection() as conn, conn.cursor() as cur:
-            cur.execute(sql.ERASURE_UNFINISHED)
-            return [job_from_row(row) for row in cur.fetchall()]
-
-    def record_erasure_step(self, employee_id: int, step: Step, outcome: dict, verdict: str | None) -> None:
-        binds = {"step": step, "outcome": json.dumps(outcome), "verdict": verdict, "employee_id": int(employee_id)}
-        with self._connection() as conn, conn.cursor() as cur:
-            cur.setinputsizes(**records.clob_input_sizes(binds, ("outcome",)))
-            cur.execute(sql.ERASURE_RECORD_STEP, binds)
-            conn.commit()
-
-    def redact_copies(self, strings: Sequence[PersonString]) -> list[Redaction]:
-        with self._connection(*self._operator_bound("the erasure's redaction")) as conn, conn.cursor() as cur:
-            done = erasure.redact_copies(cur, strings)
-            conn.commit()
-            return done
-
-    def purge_indexes(self) -> list[PurgeStep]:
-        with self._connection(erasure.PURGE_CALL_TIMEOUT_MS) as conn:
-            return erasure.purge_indexes(conn)
-
-    def compact(self) -> list[PurgeStep]:
-        return [PurgeStep("compact", True, "nothing the schema can reach: undo, redo, archived logs, flashback "
-                                           "and backups keep old row versions (docs/OPERATIONS.md, Erasure)")]
-
-    def erasure_proof(self, strings: Sequence[PersonString]) -> list[ProofLine]:
-        with self._connection(*self._operator_bound("the erasure's proof")) as conn, conn.cursor() as cur:
-            return erasure.proof(cur, strings)
-
-    def forget_held_strings(self, employee_id: int, held: bytes | None) -> list[PurgeStep]:
-        with self._connection() as conn, conn.cursor() as cur:
-            cur.execute(sql.ERASURE_FORGET, employee_id=int(employee_id))
-            conn.commit()
-        # An out-of-row LOB keeps its old version in its own LOB segment (RETENTION/PCTVERSION), not in the undo
-        # tablespace; only an in-row value's before-image is undo (REVIEW-3 W6).
-        return [PurgeStep("held strings dropped from the job row", True,
-                          "the old LOB version stays in the LOB segment (its RETENTION) or, for a short in-row value, "
-                          "in undo, until its space is reused (docs/OPERATIONS.md, Erasure)")]
