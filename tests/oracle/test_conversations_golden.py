@@ -241,7 +241,7 @@ def test_load_records_reads_sources_as_the_worker_does(fake_engine, conn):
 
 def test_the_proof_lists_the_conversation_tables():
     assert ("CONVERSATIONS", ("TITLE",), False) in sql.PROOF_TABLES
-    assert ("MESSAGES", ("CONTENT", "CITATIONS"), False) in sql.PROOF_TABLES
+    assert ("MESSAGES", ("CONTENT", "CITATIONS", "TRACKER_QUERY"), False) in sql.PROOF_TABLES  # issue 34: the query too
 
 
 def test_summary_sources_reads_projects_and_their_newest_tasks(fake_engine, conn):

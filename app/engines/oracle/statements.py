@@ -215,8 +215,9 @@ _UPSERT_TAIL = (
     "WHEN MATCHED THEN UPDATE SET\n"
     "    t.OWNER_EMPLOYEE_ID = s.OWNER_EMPLOYEE_ID, t.PROJECT_ID = s.PROJECT_ID, t.SPRINT_ID = s.SPRINT_ID,\n"
     "    t.DOC_TYPE = s.DOC_TYPE, t.CONTENT = s.CONTENT, t.CONTENT_HASH = s.CONTENT_HASH, t.EMBEDDING = s.EMBEDDING,\n"
-    "    t.EMBEDDING_MODEL = s.EMBEDDING_MODEL, t.UPDATED_AT = SYS_EXTRACT_UTC(SYSTIMESTAMP)\n"
-    "  WHERE t.CONTENT_HASH <> s.CONTENT_HASH OR t.EMBEDDING IS NULL\n"
+    "    t.EMBEDDING_MODEL = s.EMBEDDING_MODEL, t.CONTENT_CHARS = LENGTH(s.CONTENT),\n"
+    "    t.UPDATED_AT = SYS_EXTRACT_UTC(SYSTIMESTAMP)\n"
+    "  WHERE t.CONTENT_HASH <> s.CONTENT_HASH OR t.EMBEDDING IS NULL OR t.CONTENT_CHARS IS NULL\n"
     "     OR DECODE(t.OWNER_EMPLOYEE_ID, s.OWNER_EMPLOYEE_ID, 0, 1) = 1\n"
     "     OR DECODE(t.PROJECT_ID, s.PROJECT_ID, 0, 1) = 1\n"
     "     OR DECODE(t.SPRINT_ID, s.SPRINT_ID, 0, 1) = 1\n"
@@ -224,9 +225,9 @@ _UPSERT_TAIL = (
     "     OR DECODE(t.EMBEDDING_MODEL, s.EMBEDDING_MODEL, 0, 1) = 1\n"
     "WHEN NOT MATCHED THEN INSERT\n"
     "    (SOURCE_TYPE, SOURCE_ID, CHUNK_IX, OWNER_EMPLOYEE_ID, PROJECT_ID, SPRINT_ID, DOC_TYPE, CONTENT, CONTENT_HASH,\n"
-    "     EMBEDDING, EMBEDDING_MODEL)\n"
+    "     EMBEDDING, EMBEDDING_MODEL, CONTENT_CHARS)\n"
     "    VALUES (s.SOURCE_TYPE, s.SOURCE_ID, s.CHUNK_IX, s.OWNER_EMPLOYEE_ID, s.PROJECT_ID, s.SPRINT_ID, s.DOC_TYPE,\n"
-    "            s.CONTENT, s.CONTENT_HASH, s.EMBEDDING, s.EMBEDDING_MODEL)"
+    "            s.CONTENT, s.CONTENT_HASH, s.EMBEDDING, s.EMBEDDING_MODEL, LENGTH(s.CONTENT))"
 )
 
 
@@ -654,12 +655,14 @@ def text_search(caller: Caller, scope: Scope) -> tuple[str, dict[str, object]]:
 
 def text_statistics(caller: Caller) -> tuple[str, dict[str, object]]:
     """How many chunks the caller may see and their mean length in characters: the N and avgdl of the text arm's
-    BM25, over the caller's visible set only (no scope: what is out of scope is still theirs to see)."""
+    BM25, over the caller's visible set only (no scope: what is out of scope is still theirs to see). The length is
+    the stored CONTENT_CHARS (V20, = LENGTH(CONTENT), written by both upsert forms): with RAG_CHUNK_STATS_IDX
+    (SOURCE_TYPE, OWNER_EMPLOYEE_ID, CONTENT_CHARS) every column read is in one index (REVIEW-4 W1)."""
     where = "" if caller.sees_everything else f"\nWHERE {ACCESS_PREDICATE}"
     binds: dict[str, object] = {} if caller.sees_everything else {"caller_id": caller.employee_id}
-    # source: FACTS.md §10 (plain aggregate, as ERASE_COUNT_MESSAGES; LENGTH of a VARCHAR2 counts characters
-    #         [DOC sqlrf LENGTH]) over the searches' access predicate
-    return f"SELECT COUNT(*), AVG(LENGTH(CONTENT)) FROM RAG_CHUNK{where}", binds
+    # source: FACTS.md §10 (plain aggregate, as ERASE_COUNT_MESSAGES; AVG of a NUMBER column [DOC sqlrf AVG]) over
+    #         the searches' access predicate; index fast full scan [DOC TGSQL "Optimizer Access Paths"]
+    return f"SELECT COUNT(*), AVG(CONTENT_CHARS) FROM RAG_CHUNK{where}", binds
 
 
 def text_term_rows(caller: Caller) -> tuple[str, dict[str, object]]:
@@ -795,6 +798,14 @@ VOCABULARY_SPRINTS = "SELECT SPRINT_ID, NAME, PROJECT_ID FROM SPRINTS ORDER BY S
 ERASE_EMPLOYEE_ROW = (
     "SELECT FIRST_NAME, LAST_NAME, EMAIL, TELEGRAM_ID, EXTERNAL_ID FROM EMPLOYEES WHERE EMPLOYEE_ID = :employee_id"
 )
+# source: FACTS.md §10 (plain SELECT; UPPER of VARCHAR2 [DOC sqlrf UPPER]; :first_name and :last_name each bound
+#         twice by name, as :after_updated in LIST_CONVERSATIONS_AFTER) — other employees with the erased person's
+#         first or last name as either of theirs: a lone name they share is not redacted (app.rag.erasure.lone_names)
+ERASE_NAMESAKES = (
+    "SELECT FIRST_NAME, LAST_NAME FROM EMPLOYEES WHERE EMPLOYEE_ID <> :employee_id\n"
+    "  AND (UPPER(FIRST_NAME) IN (UPPER(:first_name), UPPER(:last_name))"
+    " OR UPPER(LAST_NAME) IN (UPPER(:first_name), UPPER(:last_name)))"
+)
 # source: FACTS.md §10 (plain SELECT; BODY CLOB fetched as str, §11.6)
 ERASE_AUTHORED_COMMENTS = (
     "SELECT COMMENT_ID, TASK_ID, BODY FROM COMMENTS WHERE AUTHOR_ID = :employee_id ORDER BY COMMENT_ID"
@@ -899,7 +910,7 @@ PROOF_TABLES: tuple[tuple[str, tuple[str, ...], bool], ...] = (
     ("RAG_CHUNK", ("CONTENT",), False),
     ("RAG_DIRTY", ("LAST_ERROR",), False),
     ("CONVERSATIONS", ("TITLE",), False),
-    ("MESSAGES", ("CONTENT", "CITATIONS"), False),
+    ("MESSAGES", ("CONTENT", "CITATIONS", "TRACKER_QUERY"), False),
     ("PROJECTS", ("AUTO_SUMMARY",), False),  # written by the LLM, not the tracker's own data
 )
 
@@ -1088,4 +1099,49 @@ DOCTOR_CHUNK_STATE = (
 #         maxtime, Oracle performs minimal optimization" [DOC ccref 8.1.6]) — the purge's call, kept short
 DOCTOR_OPTIMIZE_TEXT_INDEX = (
     "BEGIN\n    CTX_DDL.OPTIMIZE_INDEX(idx_name => :idx_name, optlevel => 'FULL', maxtime => 0);\nEND;"
+)
+
+
+# --- the doctor's REVIEW-4 §4 steps (app/services/oracle_doctor_review4.py) ----------------------------
+
+# source: FACTS.md §10 (plain SELECT) — the scratch tasks' links, after INSERT_LINK / RETARGET_LINK / DELETE_LINK and
+#         a task delete's cascades (V16: CASCADE on TASK_ID, SET NULL on TARGET_TASK_ID)
+DOCTOR_LINKS = (
+    "SELECT LINK_ID, TASK_ID, TARGET_TASK_ID FROM TASK_LINKS WHERE TASK_ID IN (:task_a, :task_b) ORDER BY LINK_ID"
+)
+# source: FACTS.md §10 (plain UPDATE by key; fires EMPLOYEES_RAG_DIRTY_TRG, V16/V20: REVIEW-4 U1)
+DOCTOR_RENAME_EMPLOYEE = "UPDATE EMPLOYEES SET FIRST_NAME = :first_name WHERE EMPLOYEE_ID = :employee_id"
+# The constraints V16 adds to the five imported tables (REVIEW-4 §4 step 6).
+V16_CONSTRAINTS = tuple(f"{table}_EXTERNAL_{kind}" for table in ("TASKS", "EMPLOYEES", "PROJECTS", "SPRINTS", "COMMENTS")
+                        for kind in ("CK", "UK"))
+# source: FACTS.md §4 (USER_* dictionary views, as MIGRATION_CONSTRAINT_TABLE; STATUS and VALIDATED columns
+#         [DOC refrn USER_CONSTRAINTS]) — the V16 constraints present, enabled and validated
+DOCTOR_V16_CONSTRAINTS = (
+    "SELECT CONSTRAINT_NAME, STATUS, VALIDATED FROM USER_CONSTRAINTS\n"
+    f"WHERE CONSTRAINT_NAME IN ({', '.join(repr(name) for name in V16_CONSTRAINTS)}) ORDER BY CONSTRAINT_NAME"
+)
+# source: DOC arpls DBMS_SESSION.SLEEP (18c+, seconds) in an anonymous block, as INDEX_ACCURACY — the call-timeout
+#         probe's slow call (REVIEW-3 C7 on the real server and network path)
+DOCTOR_SLEEP = "BEGIN\n    DBMS_SESSION.SLEEP(:seconds);\nEND;"
+# source: FACTS.md §10 (plain SELECT) — the same connection still answers after its call was cut
+DOCTOR_DUAL = "SELECT 1 FROM dual"
+# source: REVIEW-4 C11 ($I word tokens: TOKEN_TYPE = 0; TOKEN_COUNT the documents of the row) + ROWNUM over an ordered
+#         inline view [DOC sqlrf ROWNUM], as DOCTOR_TOKEN_CASE — the index's most frequent word, the text arm's worst term
+DOCTOR_TOP_TOKEN = (
+    "SELECT TOKEN_TEXT FROM (\n"
+    f"    SELECT TOKEN_TEXT, SUM(TOKEN_COUNT) AS DOCS FROM {TEXT_TOKEN_TABLES[1]} WHERE TOKEN_TYPE = 0\n"
+    "    GROUP BY TOKEN_TEXT ORDER BY DOCS DESC)\n"
+    "WHERE ROWNUM = 1"
+)
+# source: FACTS.md §10 (plain DELETE with a scalar subquery) — `ragctl oracle migration-rerun` (REVIEW-4 U2): the
+#         newest version forgotten, as a run that died before its version row leaves it
+DELETE_NEWEST_VERSION = "DELETE FROM RAG_SCHEMA_VERSION WHERE VERSION = (SELECT MAX(VERSION) FROM RAG_SCHEMA_VERSION)"
+# source: FACTS.md §4 (USER_* dictionary views) — the schema's objects and columns, before and after the rerun
+CATALOGUE_OBJECTS = (
+    "SELECT OBJECT_TYPE, OBJECT_NAME, STATUS FROM USER_OBJECTS WHERE OBJECT_NAME NOT LIKE 'BIN$%'\n"
+    "ORDER BY OBJECT_TYPE, OBJECT_NAME"
+)
+# source: FACTS.md §4 (USER_* dictionary views)
+CATALOGUE_COLUMNS = (
+    "SELECT TABLE_NAME, COLUMN_NAME, DATA_TYPE, NULLABLE FROM USER_TAB_COLUMNS ORDER BY TABLE_NAME, COLUMN_ID"
 )
