@@ -105,8 +105,7 @@ def _day(value: Any) -> Any:
 class TrackerQueries:
     """The engine's methods over these functions (OracleEngine's base: its own module stays within its size)."""
 
-    def _connection(self, call_timeout_ms: int | None = None) -> Any:  # OracleEngine's pooled connection
-        raise NotImplementedError
+    _connection: Any  # OracleEngine's pooled connection (app/engines/oracle/pooling.py)
 
     def run_tracker_query(self, caller: Caller, query: TrackerQuery) -> TrackerResult:
         with self._connection() as conn, conn.cursor() as cur:
