@@ -51,7 +51,7 @@ def where(query: TrackerQuery | None) -> dict[str, object]:
     ("how many PAY issues were closed as Won't Fix?", {"project": (1,), "resolution": ("Won't Fix",)}),
     ("how many open issues does María José have?", {"assignee": (4,), "open": (True,)}),  # a three-word first name
     ("how many open tasks have nobody assigned?", {"assignee": (None,), "open": (True,)}),
-    ("is any of my work stuck waiting on something?", {"assignee": (ASKER,), "blocked": (True,)}),
+    ("is any of my work stuck waiting on something?", {"assignee": (ASKER,), "blocked": (True,), "open": (True,)}),
     ("issues created last month in MOB", {"project": (2,), "created": (dt.date(2026, 11, 1), dt.date(2026, 12, 1))}),
     ("¿cuántas incidencias se resolvieron la semana pasada?",
      {"resolved": (dt.date(2026, 11, 23), dt.date(2026, 11, 30))}),

@@ -71,10 +71,10 @@ def compose(said: Said, lexicon: Lexicon, scope_project: int | None = None) -> C
     query = TrackerQuery(where=tuple(said.predicates))
     if said.relative_sprint is not None:
         project = _project_of(query, lexicon) or scope_project
-        sprint = _relative(lexicon, said.relative_sprint, project, None)
+        sprint = relative_sprint(lexicon, said.relative_sprint, project, None)
         if sprint is None:
             return Composed(None, missing="project")
-        query = query.with_predicate(Predicate("sprint", (sprint.sprint_id,)))
+        query = query.without("project").with_predicate(Predicate("sprint", (sprint.sprint_id,)))
     return Composed(_returns(query, said))
 
 
@@ -93,7 +93,7 @@ def edit(last: TrackerQuery, said: Said, lexicon: Lexicon) -> Composed:
         base = last.first("sprint")
         base_sprint = lexicon.sprint(base.values[0]) if base is not None and base.values else None
         project = (base_sprint.project_id if base_sprint else None) or _project_of(query, lexicon)
-        sprint = _relative(lexicon, said.relative_sprint, project, base_sprint)
+        sprint = relative_sprint(lexicon, said.relative_sprint, project, base_sprint)
         if sprint is None:
             return Composed(None, missing="project")
         query = query.with_predicate(Predicate("sprint", (sprint.sprint_id,)))
@@ -138,7 +138,7 @@ def _project_of(query: TrackerQuery, lexicon: Lexicon) -> int | None:
     return None
 
 
-def _relative(lexicon: Lexicon, which: str, project_id: int | None, base: SprintFact | None,
+def relative_sprint(lexicon: Lexicon, which: str, project_id: int | None, base: SprintFact | None = None,
               today: dt.date | None = None) -> SprintFact | None:
     """The current (active) sprint of a project, or the one before / after ``base`` (the current one when no base
     is given), by start date then id."""

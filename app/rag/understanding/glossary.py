@@ -145,7 +145,7 @@ PRIORITY_NAMES = {
     "triviales": "LOW",
 }
 # "those", "them", "of these": an edit of the last question, not a new one.
-THOSE = ("those", "them", "these", "of those", "of them", "of these", "among them", "among those", "esas", "esos",
+THOSE = ("ahi", "alli", "alla", "de ahi", "in there", "over there", "those", "them", "these", "of those", "of them", "of these", "among them", "among those", "esas", "esos",
          "ellas", "ellos", "estas", "estos", "de esas", "de esos", "de ellas", "de ellos", "de estas", "de estos",
          "entre ellas", "entre ellos", "the same", "lo mismo", "las mismas", "los mismos")
 # What opens a follow-up that changes one part of the last question ("and Ana's?", "¿y en pagos?").
@@ -177,3 +177,17 @@ LIST_AGAIN = ("list them", "show them", "show me them", "list those", "show thos
 ASKING_WORDS = ("what", "whats", "what's", "which", "who", "whom", "whose", "how", "when", "where", "why", "show",
                 "list", "give", "tell", "que", "cual", "cuales", "quien", "quienes", "cuanto", "cuantos", "cuantas",
                 "como", "cuando", "donde", "dame", "dime", "muestra", "muestrame", "lista")
+# A relative sprint with a project's word between ("the current mobile sprint", "el sprint actual de datos").
+RELATIVE_SPRINT_WORDS = {
+    "current": (r"current|active|ongoing|running|this|present", r"actual|en curso|activo|vigente|de ahora"),
+    "previous": (r"previous|last|prior|past|earlier", r"anterior|pasado|previo"),
+    "next": (r"next|upcoming|following|coming", r"proximo|siguiente|que viene"),
+}
+# Work someone has to finish: open work, not the status of that name ("what do I need to get done next week?").
+OPEN_WORK = ("get done", "to get done", "need to finish", "needs to finish", "have to finish", "has to finish",
+             "got to finish", "must finish", "should finish", "get finished", "tengo que terminar",
+             "tiene que terminar", "hay que terminar", "tengo que acabar", "tengo que sacar", "por sacar")
+# After a field word, what makes it the group of a ranking ("sprint con más puntos", "the project with the most").
+WITH_MOST = ("with the most", "with most", "with the fewest", "with fewest", "with the least", "has the most",
+             "has most", "has the fewest", "con mas", "con menos", "tiene mas", "tiene menos", "que mas", "que menos")
+WHERE = ("where", "donde", "en donde", "en que parte")
