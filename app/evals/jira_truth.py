@@ -31,6 +31,7 @@ import datetime as dt
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from app.evals.conversation_truth import REFUSAL, Hidden, Truth, fold
@@ -157,8 +158,12 @@ class Tracker:
     ids: Mapping[str, int]
     roles: Mapping[str, str]  # person id -> role (the import makes everyone DEVELOPER; the operator promotes)
 
+    @cached_property
+    def _keys(self) -> dict[str, Issue]:
+        return {str(i["key"]): i for i in self.issues}
+
     def by_key(self, key: str) -> Issue | None:
-        return next((i for i in self.issues if i["key"] == key), None)
+        return self._keys.get(key)
 
     def name(self, person: str) -> str:
         return next(str(p["displayName"]) for p in self.people if person_id(p) == person)

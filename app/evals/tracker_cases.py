@@ -204,7 +204,9 @@ class _Picker:
         elif template in ("t_reporter_of", "t_created_of"):
             slots["key"] = self.one(asker)["key"]
         elif template == "t_depends":
-            slots["key"] = self.one(asker, lambda i: jt.blockers(i))["key"]
+            seen = lambda i: any(self.tr.sees(asker, t) for t in map(self.tr.by_key, jt.blockers(i)) if t)  # noqa: E731
+            slots["key"] = self.one(asker, seen)["key"] if any(map(seen, self.tr.visible(asker))) else \
+                self.one(asker, jt.blockers)["key"]
         elif template == "t_resolution":
             issue = self.one(asker, lambda i: jt.resolution(i) not in (None, "Fixed", "Done"))
             self.project(slots, jt.project_of(issue))
