@@ -142,8 +142,9 @@ def window(today: dt.date, which: str) -> tuple[dt.date, dt.date]:
 
 def date_spellings(value: dt.date) -> tuple[str, ...]:
     en, es = MONTHS["en"][value.month - 1], MONTHS["es"][value.month - 1]
-    return tuple(fold(s) for s in (value.isoformat(), f"{value.day} {en} {value.year}", f"{en} {value.day}, {value.year}",
-                                    f"{value.day} de {es} de {value.year}", f"{value.day} {en[:3]} {value.year}"))
+    said = (value.isoformat(), f"{value.day} {en} {value.year}", f"{en} {value.day}, {value.year}",
+            f"{value.day} de {es} de {value.year}", f"{value.day} {en[:3]} {value.year}")
+    return tuple(fold(s) for s in said)
 
 
 # --- the tracker as the truths see it ------------------------------------------------------------------
@@ -173,7 +174,7 @@ class Tracker:
 
     def sharing(self, first: str) -> list[str]:
         """The people whose display name starts with this first name (folded)."""
-        return [person_id(p) for p in self.people if fold(str(p["displayName"]).split()[0]) == fold(first)]  # type: ignore[misc]
+        return [str(person_id(p)) for p in self.people if fold(str(p["displayName"]).split()[0]) == fold(first)]
 
     def is_manager(self, asker: str) -> bool:
         return self.roles.get(asker, "DEVELOPER").upper() in MANAGER_ROLES

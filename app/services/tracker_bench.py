@@ -193,13 +193,13 @@ def summarize(judged: Sequence[Judged]) -> dict[str, Any]:
     return out
 
 
-def sample(cases: Sequence[Case], askers: Sequence[str], chains: int = 4) -> list[Case]:
+def sample(cases: Sequence[Case], askers: Sequence[str], chains: int = 6) -> list[Case]:
     """A small fixed sample: one single question per template, its asker rotating over ``askers`` (the
     manager, then the developers), held-out for every third template (where there is one) and Spanish for
     every other third; and ``chains`` chains across parts and languages."""
     picked: list[Case] = []
     for k, template in enumerate(tracker_cases.KIND):
-        want = ("heldout" if k % 3 == 0 else "tuned", "es" if k % 3 == 1 else "en", askers[k % len(askers)])
+        want = ("heldout" if k % 3 == 0 else "tuned", "es" if k % 3 == 1 else "en", askers[(k + k // 3) % len(askers)])
         picked.append(_best([c for c in cases if not c.is_chain and c.turns[0].template == template], want))
     strata = [("tuned", "en"), ("heldout", "es"), ("heldout", "en"), ("tuned", "es")]
     names = list(tracker_cases.CHAIN_KINDS)

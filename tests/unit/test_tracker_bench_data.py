@@ -145,7 +145,7 @@ def issue(key, status="Open", category="new", assignee="ben", reporter="mia", cr
     fields = {"summary": f"summary of {key}", "status": {"name": status, "statusCategory": {"key": category}},
               "assignee": user(assignee), "reporter": user(reporter), "created": created,
               "issuetype": {"name": extra.pop("type", "Bug")}, "priority": {"name": extra.pop("priority", "Major")},
-              "project": {"key": key.split("-")[0], "name": {"P": "Payments Core", "Q": "Query Lab"}[key.split("-")[0]]},
+              "project": {"key": key[0], "name": {"P": "Payments Core", "Q": "Query Lab"}[key[0]]},
               "fixVersions": [{"name": v} for v in extra.pop("fix", ())], "labels": list(extra.pop("labels", ())),
               "components": [{"name": c} for c in extra.pop("components", ())], "issuelinks": extra.pop("links", []),
               "customfield_10020": [SPRINT[s] for s in extra.pop("sprints", ())] or None}
