@@ -70,8 +70,9 @@ class Imported:
     counts: Any
 
 
-def import_export(engine, settings: Settings, folder: Path):
-    """What ``ragctl import jira FOLDER`` does (app/cli/sources.import_jira), then the worker's drain."""
+def import_export(engine, settings: Settings, folder: Path, index: bool = True):
+    """What ``ragctl import jira FOLDER`` does (app/cli/sources.import_jira: the same calls in the same order;
+    tests/quality/test_tracker_bench.py checks both write the same rows), then the worker's drain."""
     from app.sources import jira
     from app.sources.mapping import read_people_map
     from app.sources.pipeline import import_issues
@@ -84,6 +85,8 @@ def import_export(engine, settings: Settings, folder: Path):
                             sprint_field=settings.jira_sprint_field, projects=export.projects)
               for raw in sorted(export.issues, key=jira.issue_order)]
     counts = import_issues(engine, f"jira:{site}", issues, roles=read_people_map(settings.sources_people_file))
+    if not index:
+        return counts
     done = Worker(engine, settings).run_once()
     if done.failed:
         raise EvaluationError(f"indexing the imported export failed: {done.errors[-1]}")

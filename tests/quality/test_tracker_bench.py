@@ -17,9 +17,16 @@ from pathlib import Path
 
 import pytest
 
+from click.testing import CliRunner
+
+from app.cli import cli
+from app.cli.root import CliEnv
 from app.config import Settings
+from app.engines.sqlite.engine import SQLiteEngine
+from app.entities import COMMENTS, EMPLOYEES, PROJECTS, SPRINTS, TASK_LINKS, TASKS
 from app.evals import jira_shaped, tracker_cases
 from app.services import tracker_bench
+from app.services.records import iter_records
 
 FLOOR = Path(__file__).resolve().parents[1] / "data" / "tracker_bench_floor.json"
 
@@ -56,3 +63,28 @@ def test_the_sample_holds_its_floor(asked, floor):
     assert figures["all"]["score"] >= floor["offline"]["all"], wrong
     assert figures["by_part"]["heldout"]["score"] >= floor["offline"]["heldout"], wrong
     assert figures["all"]["wrong_refusals"] <= floor["offline"]["wrong_refusals_max"], wrong
+
+
+def test_the_benchmark_imports_as_ragctl_import_jira_does(tmp_path, embedder):
+    """tracker_bench.import_export writes the same rows as `ragctl import jira FOLDER --no-index`."""
+    folder = tmp_path / "export"
+    folder.mkdir()
+    for name, value in jira_shaped.pages(jira_shaped.build(scale=0.03)).items():
+        (folder / name).write_text(json.dumps(value))
+    rows = []
+    for name in ("bench", "cli"):
+        settings = Settings(_env_file=None, database_url=f"sqlite:///{tmp_path}/{name}.db")
+        engine = SQLiteEngine.open(settings, embedder=embedder)
+        try:
+            engine.migrate()
+            if name == "bench":
+                tracker_bench.import_export(engine, settings, folder, index=False)
+            else:
+                done = CliRunner().invoke(cli, ["import", "jira", str(folder), "--no-index"],
+                                          obj=CliEnv(settings, engine), catch_exceptions=False)
+                assert done.exit_code == 0, done.output
+            rows.append({e.name: list(iter_records(engine, e))
+                         for e in (TASKS, EMPLOYEES, PROJECTS, SPRINTS, COMMENTS, TASK_LINKS)})
+        finally:
+            engine.close()
+    assert rows[0][TASKS.name] and rows[0] == rows[1]
