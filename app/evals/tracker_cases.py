@@ -45,7 +45,7 @@ CHAIN_KINDS = {
 }
 WINDOWS = {"en": {"last_week": "last week", "last_month": "last month", "this_year": "this year"},
            "es": {"last_week": "la semana pasada", "last_month": "el mes pasado", "this_year": "este año"}}
-REPORTER_WORDS = re.compile(r"report|filed|file[ds]? it|opened|raised|created|wrote|abri|creo|levanto|quien lo")
+REPORTER_WORDS = re.compile(r"\b(?:who|quien)\b")  # e_urgent's second turn asks who reported it, else when it is due
 SHARED_FIRSTS = ("Maria", "Chris", "Alex", "Sam")
 
 

@@ -10,9 +10,10 @@ app/evals/conversation_score.judge, unchanged. The new kinds:
 - clarify (a first name several people share): right when the answer asks which one is meant (its first
   line is a question back, or it says "which one" / "cuál" / "did you mean" anywhere).
 
-Leaks and invented anchors make any answer wrong, as in conversation_score. For counts and winners, the
-places of a ranked list ("1. HIGH — 185") are taken out before the figures are read: a ranking's "1." is
-not a count of 1 (the conversation judge would read it as one).
+Leaks and invented anchors make any answer wrong, as in conversation_score. For counts and winners, what
+only looks like a figure is taken out before the figures are read (not_figures: a ranking's "1.", "TLY-31",
+"2.0.0", "Sprint 78"); for one field, the card's other fields (not_this_field: comment lines, the assignee,
+the due date), so that a value is not found by coincidence.
 """
 
 from __future__ import annotations
@@ -23,15 +24,38 @@ from collections.abc import Iterable
 from app.evals.conversation_score import Verdict, _has_any, all_anchors, cited_tasks, figures, judge, leaks, refuses
 from app.evals.conversation_truth import Hidden, Truth, fold
 
-ENUMERATION = re.compile(r"(?m)^\s*\d+[.)]\s+")
+ENUMERATION = re.compile(r"(?m)^\s*\d+[.)]\s+")  # "1. HIGH — 185": a ranking's place
+NOT_FIGURES = (ENUMERATION, re.compile(r"\b[A-Z][A-Z0-9]*-\d+\b"),  # issue keys ("TLY-31")
+               re.compile(r"\b\d+(?:\.\d+){2,}\b"), re.compile(r"(?i)\bsprint \d+\b"))  # versions, sprint names
+# Where a card names other people and dates than the asked field: its comment lines ("- Ana Pérez
+# (2026-09-27): …"), its assignee and its due date.
+OTHER_FIELDS = (re.compile(r"(?m)^\s*- [^\n(]{1,80}\(\d{4}-\d{2}-\d{2}\):.*$"),
+                re.compile(r"(?i)\b(?:assignee|responsable|asignad[oa]s? a)\s*:?[^|;\n]*"),
+                re.compile(r"(?i)\b(?:due|vence|vencimiento)\s*:?\s*\d{4}-\d{2}-\d{2}"))
 ASKS_WHICH = re.compile(r"\b(?:which one|which of|did you mean|do you mean|cual de|a cual|cual\b|a quien te refieres|"
                         r"which person|who do you mean|several people|varias personas)")
 
 
+def not_figures(answer: str) -> str:
+    """The answer without what looks like a figure but is none: a ranking's places, issue keys, version
+    numbers and sprint names (the conversation judge reads "TLY-31" as 31, "2.0.0" as 2)."""
+    for pattern in NOT_FIGURES:
+        answer = pattern.sub(" ", answer)
+    return answer
+
+
+def not_this_field(answer: str) -> str:
+    """The answer without the other fields a record card shows (OTHER_FIELDS), so a comment written on the day
+    the issue was created, or a reporter who is also its assignee or a commenter, is not read as the field."""
+    for pattern in OTHER_FIELDS:
+        answer = pattern.sub(" ", answer)
+    return answer
+
+
 def judge_tracker(truth: Truth, answer: str, hidden: Hidden, asked: Iterable[str] = ()) -> Verdict:
     """The verdict on ``answer`` for a tracker turn whose truth is ``truth``."""
-    if truth.kind in ("count", "compare"):  # "1. HIGH — 185": a ranking's place is not a figure it states
-        return judge(truth, ENUMERATION.sub("", answer), hidden, None, asked)
+    if truth.kind in ("count", "compare"):
+        return judge(truth, not_figures(answer), hidden, None, asked)
     if truth.kind not in ("field", "record", "clarify"):
         return judge(truth, answer, hidden, None, asked)
     leaked = leaks(answer, hidden, asked)
@@ -46,7 +70,8 @@ def judge_tracker(truth: Truth, answer: str, hidden: Hidden, asked: Iterable[str
         return Verdict("wrong", why="does not ask which person is meant")
     refused = refuses(answer)
     if truth.kind == "field":
-        if _has_any(answer, truth.values[0], figures(answer)):
+        said = not_this_field(answer)
+        if _has_any(said, truth.values[0], figures(said)):
             return Verdict("right")
         return Verdict("wrong", False, refused, f"no {truth.raw_values[0] if truth.raw_values else 'value'!r}")
     cited = cited_tasks(answer)

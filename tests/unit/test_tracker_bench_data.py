@@ -255,5 +255,12 @@ def test_the_judge_of_the_new_kinds(tiny):
     count = jt.single(tiny, "mia", "t_unassigned_open", {"project": "P"})  # 1
     assert judge_tracker(count, "Open issues of P with nobody assigned: 1", nothing).outcome == "right"
     assert judge_tracker(count, "The priority with most:\n1. HIGH — 185\n2. LOW — 87", nothing).outcome == "wrong"
+    assert judge_tracker(count, "Nothing is about that; the closest: TLY-1 [TASK #5]", nothing).outcome == "wrong"
+    assert judge_tracker(count, "[TASK #5] fix version 1.1.1", nothing).outcome == "wrong"
+    created = jt.single(tiny, "mia", "t_created_of", {"key": "P-1"})  # 2026-11-24
+    card = "[TASK #1] P-1\nAssignee: Ben Okafor | Due: 2026-11-24\nLatest comments:\n- Ana Pérez (2026-11-24): ok"
+    assert judge_tracker(created, card, nothing).outcome == "wrong"
+    assert judge_tracker(created, card + "\nCreated: 2026-11-24", nothing).outcome == "right"
+    assert judge_tracker(field, "[TASK #3] P-3\nAssignee: Ben Okafor | Status: Closed", nothing).outcome == "wrong"
     leak = jt.single(tiny, "ben", "t_my_open", {})
     assert judge_tracker(leak, "[TASK #1] [TASK #2] [TASK #6] and [TASK #3]", hidden).leak
