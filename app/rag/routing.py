@@ -139,6 +139,7 @@ class Route:
     query: TrackerQuery | None = None  # tasks / compare read by the typed reader: the query to run
     ambiguous: tuple[tuple[int, str], ...] = ()  # clarify (person): everyone a name matched
     missing_keys: tuple[str, ...] = ()  # lookup: keys of a known project that name no task the asker may see
+    guessed: bool = False  # tasks / compare read from the question's kind by meaning, not from its words
 
 
 def route(question: str, focus: EntityRef | None, vocabulary: Vocabulary, today: dt.date,
@@ -199,21 +200,24 @@ def route(question: str, focus: EntityRef | None, vocabulary: Vocabulary, today:
         return _tasks(text, asked, intent, lang)
     if ids:
         return Route("lookup", refs=tuple(ids), intent=intent, lang=lang)
+    if reading is not None and tracker is not None and not follow_up and not speakers \
+            and edits.confident(reading) and edits.names_its_subject(reading):  # the first reader could not read it
+        return _query(edits.compose(reading, tracker.lexicon, tracker.scope_project), intent, lang)
+    # Below, readings guessed from the question's kind by meaning: offline they answer, with an LLM the model is
+    # given the query tool instead of the guess as its backbone (guessed=True).
     if intent == "compare" and task_questions.slots(question, vocabulary, today, max_unknown=MAX_UNKNOWN + 1):
         dimension = comparisons.dimension_named(question)  # "most"/"fewest" are words no filter explains
         if dimension is None:
             return Route("clarify", intent=intent, missing="group", lang=lang)
-        return _compare(question, vocabulary, today, GroupBy(dimension), intent, lang)
+        return dataclasses.replace(_compare(question, vocabulary, today, GroupBy(dimension), intent, lang),
+                                   guessed=True)
     # what someone said about a topic ("¿qué dijo Chen sobre el almacén?") is not their task list, however
     # near "work" its meaning is
     if intent in ("work", "count") and not follow_up and not speakers:
         asked = task_questions.slots(question, vocabulary, today, "count" if intent == "count" else "list",
                                      max_unknown=MAX_UNKNOWN)
         if asked is not None:
-            return _tasks(text, asked, intent, lang)
-    if reading is not None and tracker is not None and not ids and not follow_up and not speakers \
-            and edits.confident(reading) and edits.names_its_subject(reading):  # the first reader could not read it
-        return _query(edits.compose(reading, tracker.lexicon, tracker.scope_project), intent, lang)
+            return dataclasses.replace(_tasks(text, asked, intent, lang), guessed=True)
     if follow_up:
         return Route("follow_up", refs=(focus,), intent=intent, lang=lang)  # type: ignore[arg-type]
     return Route("retrieve", intent=intent, lang=lang)

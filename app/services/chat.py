@@ -118,6 +118,12 @@ class Evidence:
     ran: TrackerQuery | None = None  # the typed query the answer ran: stored with the turn for a follow-up
 
     @property
+    def backbone(self) -> Computed | None:
+        """The computed answer the LLM must keep: none for a reading guessed from the question's kind by meaning
+        (the model asks the query tool itself; offline, the guess still answers)."""
+        return None if self.route.guessed else self.computed
+
+    @property
     def hits(self) -> list[SearchHit]:
         """What the answer is composed from: the second look's hits when there was one."""
         return self.wider if self.wider is not None else self.found.result.hits
@@ -425,7 +431,7 @@ def _evidence_blocks(evidence: Evidence) -> list[str]:
     the system prompt, _rules): the answer computed from the records (which the reply must keep), then each
     entity looked up (whole, once; the focus of a follow-up is the card's entity, so its record comes next).
     What an id lookup could not find is in its computed card ("I can't find task #9999 …")."""
-    computed = evidence.computed
+    computed = evidence.backbone
     blocks = [computed.text] if computed is not None else []
     blocks += [entities.text_of(r) for r in evidence.entities.values()]
     return blocks
@@ -434,7 +440,7 @@ def _evidence_blocks(evidence: Evidence) -> list[str]:
 def _rules(evidence: Evidence) -> list[str]:
     """This turn's rules for the system prompt: the computed answer is authoritative; or nothing covers the
     question (the context's first line says so)."""
-    if evidence.computed is not None:
+    if evidence.backbone is not None:
         return [prompting.COMPUTED_RULE]
     return [prompting.UNCOVERED_RULE] if _lead(evidence) else []
 
@@ -478,7 +484,7 @@ async def _llm_turn(engine: Engine, settings: Settings, prep: Prepared, client: 
                     "answering extractively (request %s)", made_up, cleaned.removed, current_request_id(),
                     extra={"llm_error": "ungrounded"})
         return None, [], "ungrounded", shown
-    kept = backbone.verdict(cleaned.text, evidence.computed) if evidence.computed is not None else None
+    kept = backbone.verdict(cleaned.text, evidence.backbone) if evidence.backbone is not None else None
     if kept is not None:
         log.warning("the LLM's answer is %s against the computed one, answering with that (request %s)",
                     kept, current_request_id(), extra={"llm_error": kept})
