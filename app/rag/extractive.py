@@ -36,6 +36,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from app.domain import SearchHit
+from app.rag.understanding.glossary import PLEASANTRIES
 from app.rag import bilingual, cards, task_questions, terms
 from app.rag.prompting import ANCHOR, anchor
 
@@ -366,12 +367,24 @@ def _stems(text: str) -> set[str]:
 def _topic_phrase(question: str, topic: set[str]) -> str:
     """The question from its first topic word on, with the article before it ("the weekly mobile sync")."""
     words = terms.words(question)
-    start = next((i for i, w in enumerate(words) if terms.stem(w) in topic), None)
+    start = next((i for i, w in enumerate(words) if terms.stem(w) in topic and not _opens_nothing(w)), None)
     if start is None:
         return " ".join(words)
     if start and terms.fold(words[start - 1]) in _ARTICLES:
         start -= 1
     return " ".join(words[start:])
+
+
+# Words a question opens with that name no topic: a greeting ("hola, …"), a word that only asks ("supposed to",
+# "meant to"): the topic phrase starts after them (issue 31, point 5: "…is about hola").
+_OPENERS = frozenset(terms.fold(w) for w in (*PLEASANTRIES, "supposed", "meant", "expected", "able", "allowed",
+                                             "need", "needs", "should", "would", "could", "must", "quick",
+                                             "question", "pregunta", "wondering", "curious"))
+
+
+def _opens_nothing(word: str) -> bool:
+    folded = terms.fold(word)
+    return folded in _OPENERS or terms.stem(folded) in _ASKING
 
 
 def sentences_of(hit: SearchHit) -> tuple[str, ...]:

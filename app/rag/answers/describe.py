@@ -39,9 +39,19 @@ SAY = {
 }
 
 
+# The order predicates are said in, whatever order the question named them: who, what state, what kind, when,
+# where ("assigned to you, in review, critical, due this week, in Payments Platform").
+_SAID_ORDER = ("assignee", "reporter", "status", "status_name", "open", "priority", "issue_type", "label", "component",
+               "fix_version", "affects_version", "resolution", "overdue", "blocked", "unassigned", "due", "created",
+               "updated", "resolved", "parent", "sprint", "project", "text")
+
+
 def describe(query: TrackerQuery, lexicon: Lexicon, lang: str, asker_id: int | None = None) -> str:
     """The query's predicates in words, joined by commas ("" when it has none: every task the asker may see)."""
-    return ", ".join(part for p in query.where if (part := _predicate(p, lexicon, lang, asker_id)))
+    def place(p: Predicate) -> int:
+        name = "unassigned" if p.field == "assignee" and p.values == (None,) else p.field
+        return _SAID_ORDER.index(name)
+    return ", ".join(part for p in sorted(query.where, key=place) if (part := _predicate(p, lexicon, lang, asker_id)))
 
 
 def _predicate(p: Predicate, lexicon: Lexicon, lang: str, asker_id: int | None) -> str:
