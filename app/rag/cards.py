@@ -32,12 +32,21 @@ LABELS = {
            "points": "Story points", "hours": "Estimated hours", "project": "Project", "description": "Description",
            "comments": "Latest comments", "of": "of", "dates": "Dates", "goal": "Goal", "unassigned": "unassigned",
            "none": "none", "no_comments": "No comments yet.", "blocked_by": "What blocks it",
-           "no_blockers": "Nothing on record blocks it."},
+           "no_blockers": "Nothing on record blocks it.", "reporter": "Reporter", "created": "Created",
+           "resolution": "Resolution", "links": "Links", "no_links": "No links on record.",
+           "link": {"BLOCKS": "blocks", "BLOCKED_BY": "blocked by", "DEPENDS_ON": "depends on",
+                    "DEPENDED_ON_BY": "depended on by", "DUPLICATES": "duplicates", "DUPLICATED_BY": "duplicated by",
+                    "CLONES": "clones", "CLONED_BY": "cloned by", "RELATES": "relates to"}},
     "es": {"status": "Estado", "priority": "Prioridad", "assignee": "Responsable", "sprint": "Sprint",
            "due": "Vence", "points": "Puntos de historia", "hours": "Horas estimadas", "project": "Proyecto",
            "description": "Descripción", "comments": "Últimos comentarios", "of": "de", "dates": "Fechas",
            "goal": "Objetivo", "unassigned": "sin asignar", "none": "ninguno", "no_comments": "Aún sin comentarios.",
-           "blocked_by": "Lo que la bloquea", "no_blockers": "Nada registrado la bloquea."},
+           "blocked_by": "Lo que la bloquea", "no_blockers": "Nada registrado la bloquea.",
+           "reporter": "Reportada por", "created": "Creada", "resolution": "Resolución", "links": "Enlaces",
+           "no_links": "Sin enlaces registrados.",
+           "link": {"BLOCKS": "bloquea a", "BLOCKED_BY": "bloqueada por", "DEPENDS_ON": "depende de",
+                    "DEPENDED_ON_BY": "de ella depende", "DUPLICATES": "duplica a", "DUPLICATED_BY": "duplicada por",
+                    "CLONES": "clona a", "CLONED_BY": "clonada por", "RELATES": "relacionada con"}},
 }
 NOT_FOUND = {"en": "I can't find {what} among what you can see.",
              "es": "No encuentro {what} entre lo que puedes ver."}
@@ -57,7 +66,19 @@ _FIELD_WORDS = {
     "due": frozenset(terms.fold(w) for w in terms.FIELD_HINTS["due"]) | {"overdue", "atrasada", "vencida"},
     "points": frozenset(terms.fold(w) for w in terms.FIELD_HINTS["point"]),
     "hours": frozenset(terms.fold(w) for w in terms.FIELD_HINTS["hours"]),
+    # A real tracker's fields (issue 31): who reported it, when it was created, how it was resolved, its links.
+    "reporter": frozenset("""reported reporter reporto reportada reportado reporto filed raised opened abrio
+                             levanto registro submitted logged""".split()),
+    "created": frozenset("""created creada creado creation creacion opened filed raised abierta abierto creo
+                            crearon abrieron""".split()),
+    "resolution": frozenset("""resolution resolucion resolved resuelta resuelto""".split()),
+    "links": frozenset("""depend depends dependent depending dependency dependencies depende dependen dependencias
+                          linked links link enlaces enlazada relacionadas related duplicates duplicate duplicada
+                          clones clonada""".split()),
 }
+# "who opened it?" asks for the reporter, "when was it opened?" for the date it was created.
+_WHO = frozenset("who whom quien quienes".split())
+_WHEN = frozenset("when cuando date fecha day dia".split())
 _BLOCK_PREFIXES = ("block", "bloque", "waiting", "esperando", "stuck", "impide", "atasc")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
@@ -69,7 +90,15 @@ def asked_fields(question: str) -> tuple[str, ...]:
         return ("comments",)
     if words & _BLOCK_WORDS:
         return ("blockers",)
-    return tuple(name for name, hints in _FIELD_WORDS.items() if words & hints)
+    asked = [name for name, hints in _FIELD_WORDS.items() if words & hints]
+    if "reporter" in asked and "assignee" in asked and not (words & _FIELD_WORDS["assignee"]) - _WHO:
+        asked.remove("assignee")  # "who reported it?": the "who" is the reporter's
+    if "reporter" in asked and "created" in asked:
+        asked.remove("created" if words & _WHO or not words & _WHEN else "reporter")
+    if ("created" in asked or "resolution" in asked) and "due" in asked and not words & {"due", "deadline", "vence",
+                                                                                          "plazo", "vencimiento"}:
+        asked.remove("due")  # "when was it created?": the "when" is the creation's
+    return tuple(asked)
 
 
 def cards(question: str, records: Sequence[SourceRecord], missing: Sequence[str] = ()) -> Computed:
@@ -114,6 +143,8 @@ def _task(task: TaskSource, label: dict[str, str], fields: Sequence[str]) -> tup
         "assignee": _person(task.assignee_first, task.assignee_last) or label["unassigned"],
         "sprint": _or(task.sprint_name, label["none"]), "due": _date(task.expected_end_date),
         "points": _number(task.story_points), "hours": _number(task.estimated_hours),
+        "reporter": _person(task.reporter_first, task.reporter_last) or "-", "created": _date(task.created_at),
+        "resolution": _or(task.resolution, "-"), "links": _links(task, label),
     }
     figures = tuple(v for v in (values["points"], values["hours"], values["due"]) if v not in ("", "-"))
     if "comments" in fields:
@@ -126,9 +157,12 @@ def _task(task: TaskSource, label: dict[str, str], fields: Sequence[str]) -> tup
         return [f"{label['status']}: {values['status']}", *said], figures
     if fields:
         return [f"{label[f]}: {values[f]}" for f in fields if values[f]], figures
+    tracked = [f"{label[f]}: {values[f]}" for f in ("reporter", "created", "resolution") if values[f] not in ("", "-")]
     lines = [
         " | ".join(f"{label[f]}: {values[f]}" for f in ("status", "priority", "assignee")),
         " | ".join(f"{label[f]}: {values[f]}" for f in ("sprint", "due", "points", "hours") if values[f]),
+        *([" | ".join(tracked)] if tracked else []),
+        *([f"{label['links']}: {values['links']}"] if task.links else []),
         f"{label['project']}: {_or(task.project_name, label['none'])}",
         f"{label['description']}: {_or(task.description, '-')}",
     ]
@@ -136,6 +170,16 @@ def _task(task: TaskSource, label: dict[str, str], fields: Sequence[str]) -> tup
         shown = task.comments[-MAX_COMMENTS:]
         lines += [_comments_heading(label, len(shown), len(task.comments)), *(_comment(c) for c in shown)]
     return lines, figures
+
+
+def _links(task: TaskSource, label: dict) -> str:
+    """A task's links by kind, read from its side ("depends on HDFS-12, HDFS-40; relates to HDFS-7")."""
+    if not task.links:
+        return label["no_links"]
+    kinds: dict[str, list[str]] = {}
+    for link in task.links:
+        kinds.setdefault(link.link_type, []).append(link.target_key)
+    return "; ".join(f"{label['link'].get(kind, kind.lower())} {', '.join(keys)}" for kind, keys in kinds.items())
 
 
 def _sprint(sprint: SprintSource, label: dict[str, str], fields: Sequence[str]) -> tuple[list[str], tuple[str, ...]]:

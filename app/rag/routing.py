@@ -116,7 +116,10 @@ _FIELD_ASKED = re.compile(r"(?<![\w-])(?:" + "|".join(
        for w in terms.FIELD_HINTS[stem]),
      *(re.escape(terms.fold(w)) for w in terms.FIELD_HINTS["assig"] if terms.fold(w) not in ("who", "whom", "quien")),
      r"who(?: is|'s|s)? (?:has|owns|holds|on|doing|working|handling)", r"quien (?:lo |la |le )?(?:tiene|lleva|hace)",
-     r"done|finished|complete|completed|terminad[oa]|hech[oa]|acabad[oa]|completad[oa]|lista|listo"])
+     r"done|finished|complete|completed|terminad[oa]|hech[oa]|acabad[oa]|completad[oa]|lista|listo",
+     # a real tracker's fields of a record (issue 31): who reported it, when it was created, what it depends on
+     r"reported|reporter|report[oó]|opened|filed|raised|created|creada|creado|se creo|resolution|resoluci[oó]n|"
+     r"depends?|dependent|dependencies|depende|dependencias|linked|links|duplicates"])
     + r")(?![\w-])")
 # "show me #57", "info on 11", "enséñame la 63": the record asked for by id, which no kind by meaning turns
 # into its comments or blockers.

@@ -202,9 +202,11 @@ def ordered(found: list[Task], query: TrackerQuery) -> list[int]:
         return sorted((t.task_id for t in found), reverse=query.descending)
 
     def key(t: Task) -> tuple:
-        if query.order == "priority":
+        if query.order == "priority":  # among equal priorities, the one due soonest first (undated last)
             rank = _RANK.get((t.priority or "").upper())
             value = None if rank is None else (rank if query.descending else -rank)
+            due = (t.due is None, t.due or dt.date.min)
+            return (value is None, value if value is not None else 0, due, t.task_id)
         else:
             raw = {"due": t.due, "created": t.created, "updated": t.updated, "resolved": t.resolved}[query.order]
             value = None if raw is None else (raw if not query.descending else _Desc(raw))

@@ -197,6 +197,8 @@ def order_by(query: TrackerQuery) -> str:
     if query.order == "priority":
         ranks = " ".join(f"WHEN '{name}' THEN {i}" for i, name in enumerate(PRIORITY_RANK, 1))
         key, direction = f"CASE UPPER(t.PRIORITY) {ranks} END", "ASC" if query.descending else "DESC"
+        # the most urgent first, and among equals the one due soonest ("my most important open issue")
+        return f" ORDER BY {key} {direction} NULLS LAST, t.EXPECTED_END_DATE ASC NULLS LAST, t.TASK_ID"
     else:
         key, direction = ORDER_COLUMNS[query.order], "DESC" if query.descending else "ASC"
     return f" ORDER BY {key} {direction} NULLS LAST, t.TASK_ID"
