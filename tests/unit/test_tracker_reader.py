@@ -111,7 +111,7 @@ def test_a_value_no_visible_task_holds_is_not_a_word_of_the_data():
     (["open bugs in the backend component", "only the critical ones", "how many is that?"],
      ({"issue_type": ("Bug",), "open": (True,), "component": ("backend",), "priority": ("CRITICAL",)}, "count")),
     (["issues fixed in 2.0.0", "and in 2.1?", "which of them did Ben report?"],
-     ({"fix_version": ("2.1",), "reporter": (3,)}, "list")),
+     ({"fix_version": ("2.1",), "open": (False,), "reporter": (3,)}, "list")),
 ])
 def test_a_follow_up_edits_the_last_query(chain, expected):
     last = None

@@ -35,8 +35,9 @@ def is_edit(said: Said) -> bool:
     changes = bool(said.predicates or said.returns or said.order or said.relative_sprint or said.list_again)
     if not changes or said.it:
         return False
-    bare_figure = said.returns is not None and not said.predicates and not said.noun and not said.mine \
-        and not said.people  # "how many is that?", "¿cuántas son?": the last question's figure
+    # "how many is that?", "¿cuántas son?", "how many are major?": the last question's figure, perhaps narrowed
+    bare_figure = said.returns in ("count", "points") and not said.noun and not said.mine and not said.people \
+        and not said.fields & {"project", "sprint"}
     return said.edit or (said.fragment or bare_figure) and not said.unknown
 
 

@@ -10,7 +10,7 @@ FIELD_WORDS = {
                     "milestone", "milestones", "target", "targeted", "scheduled for", "fixed in", "planned for",
                     "lanzamiento", "entrega", "version objetivo", "versiones", "hito", "arreglado en",
                     "corregido en", "corregidas en", "corregidos en", "para la version", "para el release"),
-    "affects_version": ("affects version", "affects versions", "affected version", "affects", "affecting",
+    "affects_version": ("affects version", "affects versions", "affected version", "affects", "affecting", "affect",
                         "affected", "found in", "reported against", "broken in", "afecta", "afectan", "afectada",
                         "afectadas", "afectados", "afectado", "version afectada", "encontrado en", "encontrados en"),
     "component": ("component", "components", "area", "areas", "module", "modules", "componente", "componentes",
@@ -19,6 +19,7 @@ FIELD_WORDS = {
               "etiquetada", "etiquetadas", "etiquetados", "etiquetado", "con la etiqueta", "marcadas con"),
     "issue_type": ("type", "types", "issue type", "tipo", "tipos", "of type", "de tipo"),
     "resolution": ("resolution", "resolved as", "closed as", "marked as", "resolucion", "resueltas como",
+                   "se resolvieron como", "se cerraron como", "resolved with", "closed with", "con resolucion",
                    "resueltos como", "cerradas como", "cerrados como", "marcadas como", "marcados como"),
     "status_name": ("status", "state", "estado", "in status", "en estado", "column", "columna"),
 }
@@ -191,3 +192,10 @@ OPEN_WORK = ("get done", "to get done", "need to finish", "needs to finish", "ha
 WITH_MOST = ("with the most", "with most", "with the fewest", "with fewest", "with the least", "has the most",
              "has most", "has the fewest", "con mas", "con menos", "tiene mas", "tiene menos", "que mas", "que menos")
 WHERE = ("where", "donde", "en donde", "en que parte")
+# A version said as where the work was done ("fixed in 2.0", "corregidas en la 2.0"): finished work of that version.
+FIXED_IN = ("fixed in", "resolved in", "shipped in", "released in", "delivered in", "landed in", "went into",
+            "corregidas en", "corregidos en", "arregladas en", "arreglados en", "resueltas en", "resueltos en",
+            "entregadas en", "publicadas en", "fixed for", "done in")
+# Verbs of holding a value ("tickets that carry the performance label", "issues with label X").
+HOLDING_VALUE = ("carry", "carries", "carrying", "with", "having", "tagged with", "marked with", "llevan", "lleva",
+                 "con", "tienen", "tiene")

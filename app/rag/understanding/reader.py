@@ -34,7 +34,8 @@ _KNOWN = frozenset(tq.FILLER | tq._FIRST_PERSON | {terms.fold(w) for w in (  # n
     "ensename", "listame", "dame", "dime", "pasame", "saber", "know", "want", "quiero", "need", "necesito",
     "many", "much", "number", "numero", "count", "same", "mismo", "misma", "mismas", "mismos", "ok", "okay",
     "per", "each", "cada", "first", "primero", "primera", "order", "ordered", "sorted", "ordenadas", "ordenados",
-    "incidencias", "incidencia", "tickets", "ticket", "issues", "errores", "fallos", "please", "porfa")})
+    "incidencias", "incidencia", "tickets", "ticket", "issues", "errores", "fallos", "please", "porfa",
+    "carry", "carries", "carrying", "having", "llevan", "lleva")})
 
 
 @dataclass
@@ -61,6 +62,7 @@ class Said:
     unknown: list[str] = field(default_factory=list)
     mine: bool = False
     noun: bool = False  # a task noun was said ("how many tasks?": a question of its own, not "how many?")
+    original: str = ""  # the question as typed (a value written as the tracker writes it: "are Closed?")
     it: bool = False  # points at one thing already said ("is it blocked?"): the focus's, not an edit
 
     def add(self, predicate: Predicate) -> None:
@@ -70,6 +72,13 @@ class Said:
 
 
 def read(question: str, lexicon: Lexicon, asker_id: int, today: dt.date) -> Said | None:
+    said = _read(question, lexicon, asker_id, today)
+    if said is not None:
+        said.original = question
+    return said
+
+
+def _read(question: str, lexicon: Lexicon, asker_id: int, today: dt.date) -> Said | None:
     """What the question says; None when it asks for a record by id or key (a lookup reads it) or says "not
     mine" (no predicate expresses it)."""
     spans = Spans(terms.fold(question))
@@ -124,10 +133,12 @@ def _values(spans: Spans, said: Said, lexicon: Lexicon) -> None:
         by_span.setdefault(mention.span, []).append(mention)
     for span, mentions in sorted(by_span.items(), key=lambda item: -(item[0][1] - item[0][0])):
         chosen = _field_of(spans, span, mentions, lexicon)
-        if chosen is not None and spans.free(span) and _worth_taking(spans, chosen):
+        if chosen is not None and spans.free(span) and _worth_taking(spans, chosen, said.original):
             spans.take(span)
             name = _version_field(spans, span, chosen.field)
             _add_value(said, name, chosen.value)
+            if name == "fix_version" and spans.before(span, g.FIXED_IN, gap=2):
+                said.add(Predicate("open", (False,)))  # fixed in it: its finished work
             spans.find(g.FIELD_WORDS[name])  # "closed as Won't Fix" says no status of its own
             said.asks_tasks = True
     _field_words(spans, said, lexicon)
@@ -141,13 +152,16 @@ def _field_of(spans: Spans, span: tuple[int, int], mentions: list[Mention], lexi
     return max(mentions, key=lambda m: lexicon.counts.get((m.field, m.value), 0))  # type: ignore[arg-type]
 
 
-def _worth_taking(spans: Spans, mention: Mention) -> bool:
+def _worth_taking(spans: Spans, mention: Mention, original: str) -> bool:
     """A value that is also a common word ("open", "done", "critical", "in progress") is the glossary's unless a
-    field word says it is the value ("status Open", "label critical")."""
+    field word says it is the value ("status Open", "label critical") or it is written as the tracker writes it
+    ("how many issues of LMN are Closed?": the tracker's status Closed, not every finished issue)."""
     said = mention.said
     common = said in terms.STOP or said in tq.FILLER or said in tq.STATUS_PHRASES or said in tq.OPEN_PHRASES \
         or said in tq.PRIORITY_PHRASES or said in tq.TASK_NOUNS or said in g.CLOSED
-    return not common or spans.before(mention.span, g.FIELD_WORDS[mention.field], gap=2)
+    as_stored = str(mention.value) != str(mention.value).lower() and re.search(
+        rf"(?<![\w-]){re.escape(str(mention.value))}(?![\w-])", original) is not None
+    return not common or as_stored or spans.before(mention.span, g.FIELD_WORDS[mention.field], gap=2)
 
 
 def _version_field(spans: Spans, span: tuple[int, int], name: str) -> str:
@@ -233,7 +247,10 @@ def _group_field(spans: Spans, said: Said, per: bool) -> tuple[str, bool] | None
         return "project", False
     if not per and spans.find(g.REPORTER_WORDS):  # "who reported the most?", "¿quién abrió más?"
         return "reporter", False
-    if not per and spans.find(g.WHO):
+    for _, span in spans.find(g.WHO) if not per else ():
+        if spans.after(span, (*g.REPORTER_AFTER, *g.REPORTER_VERBS), gap=2):  # "who has filed the most …?"
+            spans.find((*g.REPORTER_AFTER, *g.REPORTER_VERBS))
+            return "reporter", False
         return "assignee", False
     return None
 
