@@ -10,7 +10,6 @@ a project by name or key, a sprint by name, a person by full name, first name, l
 
 from __future__ import annotations
 
-import datetime as dt
 import functools
 import re
 from collections.abc import Iterable, Mapping, Sequence

@@ -22,7 +22,7 @@ from app.rag.understanding.spans import Spans
 from app.rag.understanding import windows
 
 # Words that ask nothing of their own beyond what the glossary reads ("issues", "show", "please", ...).
-_KNOWN = frozenset(tq.FILLER | tq._FIRST_PERSON | {terms.fold(w) for w in (  # noqa: SLF001
+_KNOWN = frozenset(tq.FILLER | tq.FIRST_PERSON | {terms.fold(w) for w in (
     *tq.TASK_NOUNS, "ones", "one", "bugs", "records", "tix", "tkts", "pls", "plz", "thx", "list", "show", "give",
     "tell", "anything", "everything", "todo", "todas", "todos", "cuales", "cual", "which", "what", "whats", "who",
     "quien", "quienes", "has", "have", "tiene", "tienen", "holds", "hold", "tiene", "lleva", "llevan", "got",
@@ -208,7 +208,7 @@ def _people(spans: Spans, said: Said, lexicon: Lexicon, asker_id: int) -> None:
         if len(people) == 1:
             _add_value(said, role, people[0].employee_id)
     spans.find(g.REPORTER_BEFORE)
-    if not said.people and spans.find(tq.MINE_PHRASES) or not said.people and tq._says_i(spans.text):  # noqa: SLF001
+    if not said.people and spans.find(tq.MINE_PHRASES) or not said.people and tq.says_i(spans.text):
         said.mine = True
         said.add(Predicate("assignee", (asker_id,)))
 
@@ -259,7 +259,7 @@ def _flags(spans: Spans, said: Said, today: dt.date) -> None:
     """Open / finished, overdue, unassigned, unresolved, blocked, status and priority by the glossary's words."""
     if spans.find((*tq.TO_DO_VERBS, *g.OPEN_WORK)) or spans.find(tq.OPEN_NEGATED) or spans.find(g.UNRESOLVED):
         said.add(Predicate("open", (True,)))
-    for match in tq._OVERDUE_SAID.finditer(spans.text):  # noqa: SLF001
+    for match in tq.OVERDUE_SAID.finditer(spans.text):
         if spans.take(match.span()):
             said.add(Predicate("overdue", (today,)))
     if spans.find((*tq.UNASSIGNED_PHRASES, *g.UNASSIGNED)):
@@ -267,7 +267,7 @@ def _flags(spans: Spans, said: Said, today: dt.date) -> None:
         said.mine = False
     if spans.find(tq.OVERDUE_PHRASES):
         said.add(Predicate("overdue", (today,)))
-    for match in tq._DONE_SAID.finditer(spans.text):  # noqa: SLF001
+    for match in tq.DONE_SAID.finditer(spans.text):
         span = match.span("verb") if match.group("verb") else match.span("wrap")
         if spans.take(span):
             said.add(Predicate("status", ("DONE",)))
@@ -293,9 +293,9 @@ def _flags(spans: Spans, said: Said, today: dt.date) -> None:
 def _dates(spans: Spans, said: Said, today: dt.date) -> None:
     """Due windows (this week, before Friday), and created / resolved / updated windows (last month)."""
     found: dict[str, object] = {}
-    tq._take_weekday(spans.text, spans.taken, found)  # noqa: SLF001
-    for phrase, _ in spans.find(tq._DUE_PHRASES):  # noqa: SLF001
-        found.setdefault("due", tq._DUE_PHRASES[phrase])  # noqa: SLF001
+    tq.take_weekday(spans.text, spans.taken, found)
+    for phrase, _ in spans.find(tq.DUE_PHRASES):
+        found.setdefault("due", tq.DUE_PHRASES[phrase])
     window_said = spans.find(g.WINDOWS)
     target = next((name for name, words in g.WINDOW_FIELD_WORDS.items() if spans.find(words)), None) \
         if window_said else None
@@ -304,7 +304,7 @@ def _dates(spans: Spans, said: Said, today: dt.date) -> None:
         said.add(Predicate(target or "created", window=(start, end)))  # type: ignore[arg-type]
         said.asks_tasks = True
     elif "due" in found:
-        (start, end), _ = tq._due_range(found["due"], today, said.lang)  # noqa: SLF001
+        (start, end), _ = tq.due_range(found["due"], today, said.lang)
         said.add(Predicate("due", window=(start, end)))
     elif window_said:
         start, end = windows.window(g.WINDOWS[window_said[0][0]], today)
