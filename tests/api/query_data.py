@@ -74,6 +74,8 @@ def seed(engine, settings) -> tuple[dict[str, int], dict[int, dict[str, Any]]]:
             t.update(ASSIGNEE_ID=ids["luis"], LABELS=[HIDDEN_LABEL])
         if i == 1:  # the manager's own
             t.update(ASSIGNEE_ID=ids["boss"])
+        if i in (2, 3):  # blocked by its status
+            t.update(STATUS="BLOCKED", RESOLUTION=None)
         t["TASK_ID"] = engine.create(TASKS, t)["task_id"]
         tasks[t["TASK_ID"]] = t
     Worker(engine, settings).run_once()

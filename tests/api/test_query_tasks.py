@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 from collections import Counter
+from pathlib import Path
 
 import pytest
 from pydantic import SecretStr
@@ -74,6 +75,8 @@ def _cases(ids):
         ({"open": True}, is_open),
         ({"open": False}, lambda t: not is_open(t)),
         ({"text": "ledger"}, lambda t: "ledger" in t["TITLE"]),
+        ({"blocked": True}, lambda t: t["STATUS"] == "BLOCKED"),
+        ({"blocked": False}, lambda t: t["STATUS"] != "BLOCKED"),
         ({"exclude": {"priority": "LOW", "components": COMPONENTS}},
          lambda t: t["PRIORITY"] != "LOW" and not t["COMPONENTS"]),
         ({"exclude": {"assignee": None}, "open": True}, lambda t: t["ASSIGNEE_ID"] is not None and is_open(t)),
@@ -101,6 +104,37 @@ def test_names_resolve_and_every_predicate_kind_lists_exactly_the_matching_tasks
         assert ids_of(payload) == truth and payload["total"] == len(truth), args
         assert all(t["anchor"] == f"[TASK #{t['task_id']}]" for t in payload["tasks"])
         assert payload["answer"].startswith("Tasks ("), args  # the answer says what it ran
+
+
+def test_the_examples_of_the_docs_run_as_written(mcp_url, data):
+    ids, tasks = data
+    section = (Path(__file__).parents[2] / "docs" / "INTEGRATIONS.md").read_text().split("### `query_tasks`")[1]
+    examples = [json.loads(line) for line in section.split("```json")[1].split("```")[0].strip().splitlines()]
+
+    async def go():
+        async with http_session(mcp_url, ADMIN) as client:
+            return [await call(client, "query_tasks", employee_id=ids["boss"], **args) for args in examples]
+
+    results = run(go)
+    assert len(examples) >= 8
+    for args, (failed, payload) in zip(examples, results):
+        assert not failed, (args, payload)
+    unresolved_bugs = [t for t in tasks.values() if t["ISSUE_TYPE"] == "Bug" and t["RESOLUTION"] is None
+                       and t["PROJECT_ID"] == ids["payments"]]
+    assert results[1][1]["total"] == len(unresolved_bugs) and results[1][1]["answer"].startswith("Tasks (")
+
+
+def test_the_answer_is_said_in_the_askers_language(mcp_url, data):
+    ids, tasks = data
+
+    async def go():
+        async with http_session(mcp_url, ADMIN) as client:
+            return await call(client, "query_tasks", employee_id=ids["boss"], lang="es", open=True,
+                              project="PAY", returns="count")
+
+    failed, payload = run(go)
+    truth = sum(is_open(t) and t["PROJECT_ID"] == ids["payments"] for t in tasks.values())
+    assert not failed and payload["answer"].startswith(f"Tareas (en Payments Platform, abiertas): {truth} — ")
 
 
 def test_counts_points_and_groups_cover_every_visible_row(mcp_url, data):
