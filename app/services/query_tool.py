@@ -53,6 +53,11 @@ def _window(what: str) -> dict[str, Any]:
             "additionalProperties": False, "description": f"{what} from this day to this day, both included"}
 
 
+def _bare(schema: dict[str, Any]) -> dict[str, Any]:
+    """A filter's schema without its description (``exclude`` repeats the filters: fewer tokens for the model)."""
+    return {k: v for k, v in schema.items() if k != "description"}
+
+
 # Filters that name values: allowed at the top level and, negated, under ``exclude``.
 VALUE_FILTERS: dict[str, dict[str, Any]] = {
     "project": {"anyOf": [dict(_ID), dict(_NAME)], "description": "a project's name, key (PAY) or id"},
@@ -93,7 +98,7 @@ PARAMETERS: dict[str, Any] = {
         "blocked": {"type": "boolean", "description": "true: a BLOCKED status, an open blocks/depends-on link, or "
                                                       "the text saying so; false: none of these"},
         "exclude": {"type": "object", "additionalProperties": False, "minProperties": 1,
-                    "properties": {k: v for k, v in VALUE_FILTERS.items()},
+                    "properties": {k: _bare(v) for k, v in VALUE_FILTERS.items()},
                     "description": "tasks matching any of these are left out (e.g. {\"priority\": \"LOW\"})"},
         "returns": {"enum": list(RETURNS), "description": "list (default), count, points (sum of story points), "
                     "group (needs group_by: a ranking) or field (needs field: one field of the first task)"},

@@ -194,6 +194,22 @@ def test_unknown_and_ambiguous_names_are_refused_with_their_candidates(mcp_url, 
     assert "project" in relative[1] and "group_by" in group[1]
 
 
+def test_find_tasks_keeps_its_arguments_and_takes_a_project_by_name(mcp_url, data):
+    ids, tasks = data
+
+    async def go():
+        async with http_session(mcp_url, ADMIN) as client:
+            ask = lambda **a: call(client, "find_tasks", employee_id=ids["boss"], limit=100, **a)  # noqa: E731
+            return (await ask(project=ids["mobile_web"]), await ask(project="Mobile Web"),
+                    await ask(project="mobile web", open=True), await ask(project="mobile"))
+
+    by_id, by_name, open_ones, ambiguous = run(go)
+    truth = {k for k, t in tasks.items() if t["PROJECT_ID"] == ids["mobile_web"]}
+    assert ids_of(by_id[1]) == ids_of(by_name[1]) == truth
+    assert ids_of(open_ones[1]) == {k for k in truth if is_open(tasks[k])}
+    assert ambiguous[0] and "Mobile App (id" in ambiguous[1] and "Mobile Web (id" in ambiguous[1]
+
+
 def test_hostile_values_are_refused_before_anything_runs(mcp_url, data):
     ids, _ = data
     huge = "x" * 100_000
