@@ -257,16 +257,18 @@ def test_the_model_asks_by_names_in_chat_and_what_it_was_shown_is_citable(sqlite
                                                              "open": True, "returns": "count"})),
                           ("c2", "query_tasks", json.dumps({"labels": ["x"] * 500})),
                           ("c3", "query_tasks", json.dumps({"project": 5})),
-                          ("c4", "find_tasks", json.dumps({"project": "PAY", "limit": 100}))),
+                          ("c4", "find_tasks", json.dumps({"project": "PAY", "limit": 100})),
+                          ("c5", "query_tasks", json.dumps({"open": "yes", "limit": "ten"}))),
               Reply.plain(f"There are {len(critical)}: [TASK #{critical[0]}].")]
     with FakeLLM(*script) as llm, client_for(sqlite_settings, sqlite_engine, **llm_settings(llm)) as c:
         response = ask(c, ids["boss"], "how many critical open tasks does payments have?")
     assert response.status_code == 200
-    counted, hostile, wrong_type, found = (tool_result(llm.requests[1], i) for i in range(4))
+    counted, hostile, wrong_id, found, wrong_type = (tool_result(llm.requests[1], i) for i in range(5))
     assert counted["success"] and counted["total"] == len(critical)
     assert {t["task_id"] for t in counted["tasks"]} == set(critical)
     assert hostile == {"success": False, "error": "labels: must be at most 20 items"}
-    assert not wrong_type["success"] and "search_projects" in wrong_type["error"]
+    assert not wrong_id["success"] and "search_projects" in wrong_id["error"]
+    assert wrong_type == {"success": False, "error": "limit: 'ten' is not of type 'integer'"}
     assert ids_of(found) == {k for k, t in tasks.items() if t["PROJECT_ID"] == ids["payments"]}
     body = response.json()
     assert f"[TASK #{critical[0]}]" in body["citations"]
