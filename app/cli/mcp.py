@@ -15,7 +15,7 @@ from app.config import Settings
 @cli.command()
 @pass_env
 def mcp(env: CliEnv) -> None:
-    """Serve the MCP tools (search, find_tasks, get_entity, search_projects, list_my_tasks) on stdin/stdout.
+    """Serve the MCP tools (search, find_tasks, query_tasks, get_entity, search_projects, list_my_tasks) on stdio.
 
     The asker is fixed when the process starts: RAG_MCP_EMPLOYEE_ID, or the employee of a user token in
     RAG_MCP_TOKEN (an admin or bot token there makes each call name the asker, limited as on the API).

@@ -33,6 +33,7 @@ from app.auth import TokenGrant
 from app.config import Settings
 from app.engines.base import EngineError
 from app.mcp.tools import TOOLS, Tool, ToolFailed
+from app.services import schema_errors
 from app.services.askers import ForbiddenAskerError, resolve_asker
 from app.services.search import UnknownCallerError
 
@@ -42,9 +43,10 @@ NAME = "oracle-rag"
 INSTRUCTIONS = (
     "Answers questions about a team's tasks, sprints, projects, comments and documents. Every result is limited "
     "to what the asking employee may see (the rule is applied inside the database query). Results carry anchors "
-    "such as [TASK #12]: cite them. Use search for open questions, find_tasks and list_my_tasks for structured "
-    "questions about tasks, get_entity to read one task, sprint, project or document by its id, and "
-    "search_projects to find a project's id.")
+    "such as [TASK #12]: cite them. Use search for open questions, query_tasks for structured questions about "
+    "tasks (any field, names allowed; counts, sums, rankings), find_tasks and list_my_tasks for simple lists, "
+    "get_entity to read one task, sprint, project or document by its id, and search_projects to find a project's "
+    "id.")
 READ_ONLY = types.ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
                                   open_world_hint=False)
 
@@ -101,6 +103,8 @@ def _failure(message: str) -> types.CallToolResult:
 
 
 def _problem(error: jsonschema.ValidationError) -> str:
+    if error.validator == "anyOf" or len(error.message) > schema_errors.MAX_CHARS:  # never the huge value back
+        return schema_errors.brief(error)
     where = ".".join(str(p) for p in error.path)
     return f"{where}: {error.message}" if where else error.message
 

@@ -111,8 +111,8 @@ SEARCH = Tool(
     "Semantic and keyword search over the team's tasks, sprints, projects, comments and documents, returning "
     "only what the asker may see, best first. Each result starts with its anchor, e.g. [TASK #12]: cite it "
     "when you use the result. Use for open questions ('what is blocking the login work?'); for structured "
-    "questions about tasks (status, priority, sprint, overdue) use find_tasks; to read one entity by id, "
-    "get_entity.",
+    "questions about tasks (counts, rankings, any field: status, version, label, reporter, dates…) use "
+    "query_tasks; to read one entity by id, get_entity.",
     bounded(_object({
         "question": {"type": "string", "minLength": 1, "maxLength": MAX_QUESTION_CHARS,
                      "description": "the question or keywords, in the asker's words (English or Spanish)"},
@@ -146,6 +146,10 @@ def _list_my_tasks(engine: Engine, settings: Settings, caller: Caller, args: dic
     return _answer(tools.find_tasks(_state(engine, caller), mine=True, **args))
 
 
+def _query_tasks(engine: Engine, settings: Settings, caller: Caller, args: dict[str, Any]) -> dict[str, Any]:
+    return _answer(tools.query_tasks(_state(engine, caller), **args))
+
+
 def _get_entity(engine: Engine, settings: Settings, caller: Caller, args: dict[str, Any]) -> dict[str, Any]:
     return _answer(tools.get_entity(_state(engine, caller), **args))
 
@@ -161,6 +165,12 @@ FIND_TASKS = Tool(
     "find_tasks", "Find tasks by their fields",
     tools.FIND_TASKS["function"]["description"] + " Each task carries its anchor, e.g. [TASK #12].",
     _chat_tool_parameters(tools.FIND_TASKS), _find_tasks)
+
+QUERY_TASKS = Tool(
+    "query_tasks", "Ask the tracker a structured question",
+    tools.QUERY_TASKS["function"]["description"] + " Each task carries its anchor, e.g. [TASK #12]; the answer's "
+    "text says what ran before its items.",
+    _chat_tool_parameters(tools.QUERY_TASKS), _query_tasks)
 
 SEARCH_PROJECTS = Tool(
     "search_projects", "Find projects",
@@ -182,4 +192,5 @@ LIST_MY_TASKS = Tool(
                      if k in _MY_TASK_FIELDS}, [])),
     _list_my_tasks)
 
-TOOLS: dict[str, Tool] = {t.name: t for t in (SEARCH, FIND_TASKS, GET_ENTITY, SEARCH_PROJECTS, LIST_MY_TASKS)}
+TOOLS: dict[str, Tool] = {t.name: t for t in (SEARCH, FIND_TASKS, QUERY_TASKS, GET_ENTITY, SEARCH_PROJECTS,
+                                              LIST_MY_TASKS)}

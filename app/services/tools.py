@@ -24,7 +24,8 @@ from app.rag import refs, terms
 from app.rag.refs import EntityRef
 from app.rag.understanding import lexicon as lexicons
 from app.rag.understanding.lexicon import Lexicon
-from app.services import conversations, entities
+from app.rag.understanding.vocabulary import TrackerValues
+from app.services import conversations, entities, query_tool, tool_names
 from app.services.llm import ToolCall
 
 log = logging.getLogger(__name__)
@@ -53,6 +54,7 @@ class ToolState:
     today: dt.date = field(default_factory=dt.date.today)
     _vocabulary: Vocabulary | None = None
     _lexicon: Lexicon | None = None
+    _values: TrackerValues | None = None
 
     def vocabulary(self) -> Vocabulary:
         if self._vocabulary is None:
@@ -62,8 +64,15 @@ class ToolState:
     def lexicon(self) -> Lexicon:
         """The words of the data the caller may use (one read per turn: Engine.tracker_values)."""
         if self._lexicon is None:
-            self._lexicon = lexicons.from_values(self.engine.tracker_values(self.caller))
+            self._lexicon = lexicons.from_values(self.tracker_values())
         return self._lexicon
+
+    def tracker_values(self) -> TrackerValues:
+        """The distinct values of the fields of the caller's visible tasks (statuses and priorities too, which the
+        lexicon leaves to the reader's glossary), read once per turn."""
+        if self._values is None:
+            self._values = self.engine.tracker_values(self.caller)
+        return self._values
 
 
 def _function(name: str, description: str, properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
@@ -137,7 +146,8 @@ FIND_TASKS = _function(
     {"status": {"type": "string", "description": "e.g. TODO, IN_PROGRESS, IN_REVIEW, DONE (case-insensitive)"},
      "priority": {"type": "string", "description": "e.g. LOW, MEDIUM, HIGH, CRITICAL (case-insensitive)"},
      "sprint": {"type": "integer", "description": "sprint id"},
-     "project": {"type": "integer", "description": "project id (see search_projects)"},
+     "project": {"anyOf": [{"type": "integer"}, {"type": "string", "minLength": 1}],
+                 "description": "project id, key or name (see search_projects)"},
      "assignee": {"type": "integer", "description": "employee id of the assignee"},
      "assignee_name": {"type": "string", "description": "the assignee's name as the user wrote it (first, last or "
                                                         "full name); resolved to an employee"},
@@ -152,7 +162,7 @@ FIND_TASKS = _function(
 
 
 def find_tasks(state: ToolState, status: str | None = None, priority: str | None = None, sprint: int | None = None,
-               project: int | None = None, assignee: int | None = None, assignee_name: str | None = None,
+               project: int | str | None = None, assignee: int | None = None, assignee_name: str | None = None,
                mine: bool = False, open: bool = False, overdue: bool = False,  # noqa: A002 (the tool's word)
                unassigned: bool = False, due_after: str | None = None, due_before: str | None = None,
                limit: int = 20) -> dict[str, Any]:
@@ -167,6 +177,13 @@ def find_tasks(state: ToolState, status: str | None = None, priority: str | None
                     "several employees match: " + ", ".join(f"{p.name} (id {p.employee_id})" for p in people)
                     + "; ask which one, or pass assignee"}
         assignee = people[0].employee_id
+    if isinstance(project, str):  # a name or key, resolved as query_tasks resolves it (app/services/tool_names.py)
+        try:
+            if len(project) > query_tool.NAME_CHARS:
+                raise tool_names.Refused(f"project is at most {query_tool.NAME_CHARS} characters")
+            project = tool_names.project(state.lexicon(), project)
+        except tool_names.Refused as exc:
+            return {"success": False, "error": str(exc)}
     if project is None and state.scope.isdigit():  # the conversation's scope bounds the tool as it bounds
         project = int(state.scope)                  # retrieval and the routed answers; a project named wins
     try:
@@ -239,11 +256,14 @@ def get_entity(state: ToolState, type: Any = None, id: Any = None, key: Any = No
     return {"success": True, "anchor": refs.anchor(ref), "text": entities.text_of(record)}
 
 
+QUERY_TASKS, query_tasks = query_tool.QUERY_TASKS, query_tool.query_tasks  # the typed query, names allowed
+
 TOOLS: dict[str, tuple[dict[str, Any], Callable[..., dict[str, Any]]]] = {
     "search_projects": (SEARCH_PROJECTS, search_projects),
     "set_rag_scope": (SET_RAG_SCOPE, set_rag_scope),
     "find_tasks": (FIND_TASKS, find_tasks),
     "get_entity": (GET_ENTITY, get_entity),
+    "query_tasks": (query_tool.QUERY_TASKS, query_tool.query_tasks),
 }
 SCHEMAS = [schema for schema, _ in TOOLS.values()]
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+from typing import TYPE_CHECKING
 
 from app.domain import Caller
 from app.rag import task_questions
@@ -15,13 +16,22 @@ from app.rag.comparisons import GroupBy
 from app.rag.computed import Computed
 from app.rag.understanding.lexicon import Lexicon
 from app.rag.understanding.query import Group, Predicate, TrackerQuery, TrackerResult
-from app.services import tools
 from app.services.conversations import EffectiveScope
+
+if TYPE_CHECKING:  # tools registers query_tasks (app/services/query_tool.py), which runs this module
+    from app.services import tools
 
 
 def answer(state: tools.ToolState, query: TrackerQuery, scope: EffectiveScope, lang: str) -> tuple[Computed,
                                                                                                    TrackerQuery]:
     """The answer to ``query`` and the query as it ran (bounded by the scope)."""
+    computed, ran, _ = run(state, query, scope, lang)
+    return computed, ran
+
+
+def run(state: tools.ToolState, query: TrackerQuery, scope: EffectiveScope, lang: str
+        ) -> tuple[Computed, TrackerQuery, TrackerResult]:
+    """``answer``, with what the engine returned (the model's query_tasks shows the rows and groups too)."""
     ran = scoped(query, scope)
     fetch = ran
     if ran.returns in ("count", "points"):  # the tasks counted are named too, up to the answer's limit
@@ -31,7 +41,7 @@ def answer(state: tools.ToolState, query: TrackerQuery, scope: EffectiveScope, l
     lexicon = state.lexicon()
     if ran.returns == "group" and ran.ascending:
         result = _with_empty_groups(ran, result, lexicon, state.caller)
-    return tracker_answer.answer(ran, result, lexicon, lang, state.caller.employee_id), ran
+    return tracker_answer.answer(ran, result, lexicon, lang, state.caller.employee_id), ran, result
 
 
 def scoped(query: TrackerQuery, scope: EffectiveScope) -> TrackerQuery:

@@ -25,7 +25,7 @@ from .chat_data import seed
 from .servers import serve
 
 ADMIN, BOT, ANA = "test-token", "bot-token", "ana-laptop"
-TOOL_NAMES = {"search", "find_tasks", "get_entity", "search_projects", "list_my_tasks"}
+TOOL_NAMES = {"search", "find_tasks", "query_tasks", "get_entity", "search_projects", "list_my_tasks"}
 
 
 def sha256(token: str) -> str:
@@ -209,7 +209,9 @@ def test_issue_26_point_3_a_200000_character_project_query_is_refused_before_any
     assert listed["search_projects"]["properties"]["query"]["maxLength"] == 200
     *refused, longest = results
     assert all(failed and message.startswith("invalid arguments: ") for failed, message in refused), refused
-    assert "is too long" in refused[0][1] and "does not match" in refused[2][1]
+    # the bound is named, and the 225,000-character value is not sent back
+    assert refused[0][1] == "invalid arguments: query: must be at most 200 characters"
+    assert "does not match" in refused[2][1]
     assert longest[0] is False and longest[1]["projects"] is not None
 
 

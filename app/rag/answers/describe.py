@@ -18,7 +18,8 @@ _PRIORITY = {"en": {"CRITICAL": "critical", "HIGH": "high priority", "MEDIUM": "
                     "LOW": "de prioridad baja"}}
 SAY = {
     "en": {"mine": "assigned to you", "assignee": "assigned to {v}", "unassigned": "unassigned",
-           "reporter": "reported by {v}", "open": "open", "closed": "finished", "overdue": "overdue",
+           "reporter": "reported by {v}", "no_reporter": "with no reporter",
+           "open": "open", "closed": "finished", "overdue": "overdue",
            "blocked": "blocked", "project": "in {v}", "no_project": "in no project", "sprint": "in {v}",
            "no_sprint": "in no sprint", "status_name": "status {v}", "issue_type": "type {v}", "label": "labelled {v}",
            "component": "component {v}", "fix_version": "fix version {v}", "affects_version": "affecting version {v}",
@@ -27,7 +28,8 @@ SAY = {
            "created": "created", "updated": "updated", "resolved": "resolved", "due": "due",
            "from_to": "{what} {start} to {last}", "from": "{what} on or after {start}", "to": "{what} before {end}"},
     "es": {"mine": "asignadas a ti", "assignee": "asignadas a {v}", "unassigned": "sin asignar",
-           "reporter": "reportadas por {v}", "open": "abiertas", "closed": "terminadas", "overdue": "vencidas",
+           "reporter": "reportadas por {v}", "no_reporter": "sin persona que reporta",
+           "open": "abiertas", "closed": "terminadas", "overdue": "vencidas",
            "blocked": "bloqueadas", "project": "en {v}", "no_project": "sin proyecto", "sprint": "en {v}",
            "no_sprint": "sin iteración", "status_name": "estado {v}", "issue_type": "de tipo {v}",
            "label": "con la etiqueta {v}", "component": "del componente {v}", "fix_version": "versión {v}",
@@ -74,7 +76,8 @@ def _positive(p: Predicate, lexicon: Lexicon, lang: str, asker_id: int | None) -
         if p.values == (asker_id,):
             return say["mine"]
     if p.values == (None,):
-        return {"project": say["no_project"], "sprint": say["no_sprint"], "resolution": say["unresolved"]}.get(
+        return {"project": say["no_project"], "sprint": say["no_sprint"], "resolution": say["unresolved"],
+                "reporter": say["no_reporter"]}.get(
             p.field, "")
     names = say["or"].join(_value(p.field, v, lexicon, lang) for v in p.values)
     if p.field == "status":
