@@ -14,6 +14,7 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    PlainSerializer,
     StrictBool,
     create_model,
     model_validator,
@@ -43,6 +44,15 @@ from app.api.types import (  # noqa: F401  (MAX_TEXT_CHARS: the documented limit
 from app.domain import Role, SourceType
 
 Stamp = Annotated[str | None, BeforeValidator(lambda v: v.isoformat(sep=" ") if isinstance(v, dt.datetime) else v)]
+
+
+def _utc(value: dt.datetime) -> str:
+    """A stored time (naive UTC) as RFC 3339 with its zone: "2026-11-02T09:30:00Z"."""
+    aware = value.replace(tzinfo=dt.timezone.utc) if value.tzinfo is None else value.astimezone(dt.timezone.utc)
+    return aware.isoformat().replace("+00:00", "Z")
+
+
+UtcTime = Annotated[dt.datetime, PlainSerializer(_utc, return_type=str)]
 
 
 class WriteModel(BaseModel):
@@ -239,9 +249,9 @@ class TaskPublic(BaseModel):
     fix_versions: list[str] = Field(default_factory=list)
     affects_versions: list[str] = Field(default_factory=list)
     reporter_id: int | None = None
-    created_at: dt.datetime | None = None
-    updated_at: dt.datetime | None = None
-    resolved_at: dt.datetime | None = None
+    created_at: UtcTime | None = None
+    updated_at: UtcTime | None = None
+    resolved_at: UtcTime | None = None
     resolution: str | None = None
     environment: str | None = None
     parent_key: str | None = None
