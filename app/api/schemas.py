@@ -14,45 +14,18 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
-    PlainSerializer,
     StrictBool,
     create_model,
     model_validator,
 )
 
 from app.api.types import (  # noqa: F401  (MAX_TEXT_CHARS: the documented limit, read from here)
-    MAX_COMMENT_CHARS,
-    MAX_TEXT_CHARS,
-    Day,
-    DocType,
-    Email,
-    ExternalKey,
-    FieldValue,
-    Goal,
-    Id,
-    Label,
-    Name,
-    NonNegative,
-    Question,
-    SourceName,
-    TelegramId,
-    Text,
-    Title,
-    TopK,
-    line,
-)
+    MAX_COMMENT_CHARS, MAX_TEXT_CHARS, Day, DocType, Email, ExternalKey, Goal, Id, Label, Name, NonNegative,
+    Question, SourceName, TelegramId, Text, Title, TopK, UtcTime, Values, line)
 from app.domain import Role, SourceType
 
 Stamp = Annotated[str | None, BeforeValidator(lambda v: v.isoformat(sep=" ") if isinstance(v, dt.datetime) else v)]
 
-
-def _utc(value: dt.datetime) -> str:
-    """A stored time (naive UTC) as RFC 3339 with its zone: "2026-11-02T09:30:00Z"."""
-    aware = value.replace(tzinfo=dt.timezone.utc) if value.tzinfo is None else value.astimezone(dt.timezone.utc)
-    return aware.isoformat().replace("+00:00", "Z")
-
-
-UtcTime = Annotated[dt.datetime, PlainSerializer(_utc, return_type=str)]
 
 
 class WriteModel(BaseModel):
@@ -187,12 +160,10 @@ class SprintPublic(BaseModel):
 
 
 # --- tasks -----------------------------------------------------------------------------------
-# A multi-valued field: a list of whole values (duplicates collapse; returned in a fixed order, case-insensitive).
-MAX_FIELD_VALUES = 200  # app.engines.task_values.MAX_VALUES
-Values = Annotated[list[FieldValue], Field(max_length=MAX_FIELD_VALUES)]
 VALUES = "{what}: a list of whole values (each 1..200 characters), replacing the stored ones; [] or null clears them"
 STAMP = ("when it was {what} (ISO 8601; an offset is converted to UTC, none means UTC); omitted on create: {default}, "
          "and a task written through this API gets updated_at = now on every change")
+
 
 class TaskCreate(_Imported, WriteModel):
     title: Title
