@@ -14,6 +14,8 @@ from app.domain import (Caller, ChunkWrite, Conversation, DirtyRow, Conversation
 from app.records_model import SourceRecord, TaskLink
 from app.entities import Condition, EntitySpec
 from app.rag.erasure import DocumentsPolicy, ErasureJob, PersonString, ProofLine, PurgeStep, Redaction, Step
+from app.rag.understanding.query import TrackerQuery, TrackerResult
+from app.rag.understanding.vocabulary import TrackerValues
 
 
 class EngineError(RuntimeError):
