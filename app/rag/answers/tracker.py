@@ -42,7 +42,8 @@ SAY = {
            "{names}.", "ranking": "Ranking:", "among": " ({filters})", "none_group": "none",
            "empty": "No task you can see matches{among}, so there is nothing to compare.",
            "seen": "Counted over the tasks you can see.", "which": "Which one do you mean: {names}? Ask again with the "
-           "full name.", "which_project": "Which project? Name it, e.g. {names}."},
+           "full name.", "which_project": "Which project? Name it, e.g. {names}.",
+           "undated": "No task you can see matches ({what}) with a due date: none of those {n} has one."},
     "es": {"list": "Tareas ({what}) — {n}:", "all": "Tareas que puedes ver — {n}:", "top": "Tareas ({what}; {order}) "
            "— {shown} de {n}:", "more": "…y {n} más.", "none": "Ninguna tarea que puedas ver coincide: {what}.",
            "none_all": "No puedes ver ninguna tarea.", "count": "Tareas ({what}): {n}",
@@ -54,7 +55,8 @@ SAY = {
            "among": " ({filters})", "none_group": "ninguno",
            "empty": "Ninguna tarea que puedas ver coincide{among}: no hay nada que comparar.",
            "seen": "Contadas entre las tareas que puedes ver.", "which": "¿A quién te refieres: {names}? Pregunta de "
-           "nuevo con el nombre completo.", "which_project": "¿Qué proyecto? Nómbralo, por ejemplo {names}."},
+           "nuevo con el nombre completo.", "which_project": "¿Qué proyecto? Nómbralo, por ejemplo {names}.",
+           "undated": "Ninguna tarea que puedas ver ({what}) tiene fecha de vencimiento: ninguna de esas {n}."},
 }
 
 
@@ -86,6 +88,8 @@ def which_project(lexicon: Lexicon, lang: str) -> Computed:
 def _list(query: TrackerQuery, result: TrackerResult, lang: str, what: str) -> Computed:
     say = SAY[lang]
     rows = result.rows
+    if query.order == "due" and rows and rows[0].get("expected_end_date") is None:  # "due first": none has a date
+        return Computed(say["undated"].format(what=what or say["tasks"], n=result.total))
     order = _ORDER[lang].get((query.order, query.descending))
     if order is not None and query.limit < result.total:
         head = say["top"].format(what=what or say["tasks"], order=order, shown=len(rows), n=result.total)

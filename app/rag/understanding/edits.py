@@ -36,8 +36,9 @@ def is_edit(said: Said) -> bool:
     if not changes or said.it:
         return False
     # "how many is that?", "¿cuántas son?", "how many are major?": the last question's figure, perhaps narrowed
-    bare_figure = said.returns in ("count", "points") and not said.noun and not said.mine and not said.people \
-        and not said.fields & {"project", "sprint"}
+    # "which one was created most recently?", "which is due soonest?": an order over the last question's records
+    bare_figure = (said.returns in ("count", "points") or said.order is not None) and not said.noun \
+        and not said.mine and not said.people and not said.fields & {"project", "sprint"}
     return said.edit or (said.fragment or bare_figure) and not said.unknown
 
 

@@ -175,8 +175,9 @@ def _forms(name: str, value: str) -> tuple[str, ...]:
     folded = terms.fold(value)
     if name != "issue_type":
         return (folded,)
-    if folded in _GENERIC_TYPES:
-        return ()
+    if folded in _GENERIC_TYPES:  # "task" is every issue, unless said as the type: "task issues", "type Task"
+        return tuple(f"{folded} {noun}" for noun in ("issues", "tickets", "items", "issue", "ticket")) + (
+            f"type {folded}", f"tipo {folded}", f"de tipo {folded}")
     plural = folded[:-1] + "ies" if folded.endswith("y") else folded + ("es" if folded.endswith("s") else "s")
     return (folded, plural)
 

@@ -35,7 +35,8 @@ _KNOWN = frozenset(tq.FILLER | tq.FIRST_PERSON | {terms.fold(w) for w in (
     "many", "much", "number", "numero", "count", "same", "mismo", "misma", "mismas", "mismos", "ok", "okay",
     "per", "each", "cada", "first", "primero", "primera", "order", "ordered", "sorted", "ordenadas", "ordenados",
     "incidencias", "incidencia", "tickets", "ticket", "issues", "errores", "fallos", "please", "porfa",
-    "carry", "carries", "carrying", "having", "llevan", "lleva")})
+    "carry", "carries", "carrying", "having", "llevan", "lleva", "acumula", "acumulan", "concentra", "concentran",
+    "junta", "suma", "one", "ones", "cual", "which")})
 
 
 @dataclass
