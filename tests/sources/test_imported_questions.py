@@ -48,7 +48,8 @@ def test_counts_and_my_tasks_read_the_mapped_fields(imported):
     assert review["citations"] == [f"[TASK #{tasks['PAY-1']}]"] and ": 1" in review["answer"]  # "In QE Test"
     mine = ask("Chen", "what are my tasks?")
     assert sorted(mine["citations"]) == sorted([f"[TASK #{tasks['PAY-1']}]", f"[TASK #{tasks['PAY-4']}]"])
-    assert "IN_REVIEW, CRITICAL, due 2026-11-30, PAY Sprint 7" in mine["answer"]  # status, Blocker, due, sprint
+    # status (and the tracker's own name), Blocker, due, sprint
+    assert "IN_REVIEW (In QE Test), CRITICAL, due 2026-11-30, PAY Sprint 7" in mine["answer"]
 
 
 def test_a_developer_sees_only_the_issues_assigned_to_them(imported):
@@ -99,3 +100,14 @@ def test_people_are_found_by_their_imported_names(imported):
     assert sorted(chen["citations"]) == sorted([f"[TASK #{tasks['PAY-1']}]", f"[TASK #{tasks['PAY-4']}]"])
     assert "Chen Wei" in chen["answer"]
     assert ask("Mia", "tasks assigned to Emma Richards")["citations"] == [f"[TASK #{tasks['PAY-2']}]"]
+
+
+def test_a_key_of_a_known_project_that_names_nothing_visible_is_answered_by_the_lookup_in_one_wording(imported):
+    """Issue 31, point 6: a teammate's key, a key one number lower and a key that does not exist were answered by
+    three wordings, two of them listing another record; now the lookup answers each, naming no other record."""
+    ask, tasks = imported
+    for key in ("PAY-1", "PAY-9999"):  # PAY-1 is Chen's, hidden from Emma; PAY-9999 does not exist
+        body = ask("Emma", f"what is the status of {key}?")
+        assert body["route"] == "lookup" and body["citations"] == []
+        assert body["answer"] == f"I can't find {key} among what you can see."
+    assert ask("Emma", "¿cuál es el estado de PAY-9999?")["answer"] == "No encuentro PAY-9999 entre lo que puedes ver."

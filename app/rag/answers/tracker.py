@@ -164,7 +164,9 @@ def _group_anchor(group: Group, query: TrackerQuery) -> str | None:
 
 def _line(row: Mapping[str, Any], lang: str) -> str:
     say = SAY[lang]
-    facts = [row.get("status_name") or row.get("status") or "-", row.get("priority") or "-"]
+    status, name = row.get("status") or "-", (row.get("status_name") or "").strip()
+    shown = f"{status} ({name})" if name and name.upper().replace(" ", "_") != status.upper() else status
+    facts = [shown, row.get("priority") or "-"]  # ours, and the tracker's own name where it differs
     if row.get("expected_end_date") is not None:
         facts.append(say["due_on"].format(date=_date(row["expected_end_date"])))
     if row.get("sprint_name"):
