@@ -10,6 +10,8 @@ and figures it states, and — for a refusal only — that it says so. Folded te
   stored value or its English/Spanish words; assignee: the full name; due date: ISO or spelled out; story
   points: the figure; the asker's own task may say "assigned to you"). A record card asks status, assignee
   and due date;
+- one (the record a question picks: the most urgent, the one due first, the newest): it cites only the picked
+  task (any of those tied) and every asked value appears, as in a lookup;
 - count (and sums): the figure appears, and it cites no task outside the set it counts;
 - compare: the first line names a winner (any of them when tied: a project by its full name or its first
   word, a person by full or first name — or "you" when it is the asker —, a sprint by name) and the winner's
@@ -105,6 +107,12 @@ def _wrong_because(truth: Truth, answer: str, new_scope: str | None) -> str | No
             return f"about {cited[0] if cited else 'no task'}, not {truth.entity}"
         missing = [g[0] for g in truth.values if not _has_any(answer, g, numbers)]
         return f"no {missing[0]!r}" if missing else None
+    if truth.kind == "one":
+        if not cited or cited[0] not in truth.tasks:
+            return f"singles out {cited[0] if cited else 'no task'}, not one of {len(truth.tasks)} asked"
+        extra = [a for a in cited if a not in truth.tasks]
+        missing = [g[0] for g in truth.values if not _has_any(answer, g, numbers)]
+        return f"also cites {extra[0]}" if extra else (f"no {missing[0]!r}" if missing else None)
     if truth.kind == "count":
         if _number(truth.figure) not in numbers:
             return f"no figure {_number(truth.figure)}"
