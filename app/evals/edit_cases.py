@@ -258,3 +258,42 @@ def _task_picks(snap: Snapshot, asker: int, template: str) -> list[int]:
     visible = [t["task_id"] for t in snap.visible_tasks(asker)]
     others = [i for i in sorted(snap.tasks) if not snap.sees_task(asker, i)] or sorted(snap.tasks)
     return [*rng.sample(visible, 2), rng.choice(others)]
+
+
+# The catalogue's slots (templates.md): each chain turn's own, each single template's. A phrasing holds exactly these.
+CHAIN_SLOTS: dict[str, tuple[frozenset[str], ...]] = {k: tuple(frozenset(s.split()) for s in v) for k, v in {
+    "e_person_status": ("person status", "person2", "priority"), "e_person_work": ("person", "status", ""),
+    "e_sprint": ("sprint", "", ""), "e_project_overdue": ("project", "project2", ""), "e_urgent": ("", ""),
+    "e_urgent_reporter": ("", ""), "e_component": ("type component", "priority", ""),
+    "e_version": ("version", "version2", "person"), "e_label_count": ("label", "label2", ""),
+    "e_status_count": ("status project", "project2", ""), "e_type_switch": ("type", "type2", ""),
+}.items()}
+SINGLE_SLOTS: dict[str, frozenset[str]] = {k: frozenset(v.split()) for k, v in {
+    "t_open_version": "version", "t_count_open_version": "version", "t_open_component": "component",
+    "t_label": "label", "t_count_label": "label", "t_unresolved_type": "type project", "t_most_open_type": "type",
+    "t_top_reporter": "project", "t_reporter_of": "key", "t_created_of": "key", "t_resolution": "project resolution",
+    "t_person_open": "first", "t_created_window": "project window", "t_resolved_window": "window",
+    "t_unassigned_open": "project", "t_status_project": "status project", "t_per_component": "project",
+    "t_priority_type": "priority type", "t_sprint_open": "sprint", "t_my_open": "", "t_my_most_urgent": "",
+}.items()}
+
+
+def slot_errors() -> list[tuple[str, str, str]]:
+    """(template, part, phrasing) of every phrasing, tuned or held-out, whose slots are not exactly its turn's."""
+    import string
+
+    def slots(text: str) -> list[str]:
+        return [name for _, name, _, _ in string.Formatter().parse(text) if name]
+
+    bad = []
+    for part, module in SOURCES.items():
+        for chain, by in module.CHAINS.items():
+            for variant in (v for lang in by.values() for v in lang):
+                if len(variant) != len(CHAIN_SLOTS[chain]):
+                    bad.append((chain, part, " / ".join(variant)))
+                bad += [(chain, part, t) for t, want in zip(variant, CHAIN_SLOTS[chain])
+                        if sorted(slots(t)) != sorted(want)]
+        for template, by in module.SINGLE.items():
+            bad += [(template, part, t) for lang in by.values() for t in lang
+                    if sorted(slots(t)) != sorted(SINGLE_SLOTS[template])]
+    return bad
