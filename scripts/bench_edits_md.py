@@ -49,7 +49,11 @@ def tables(result: dict, turns: dict[str, list[dict]]) -> str:
                 score = f"**{v['score']:.3f}**" if name in ("all", "held-out") else f"{v['score']:.3f}"
                 rows.append(f"| {mode} | {name} | {v['questions']} | {v['right']} | {v['right_refusal']} | "
                             f"{v['wrong']} | {v['leaks']} | {v['wrong_refusals']} | {v['llm_used']} | {score} |")
-    return head + "\n".join(rows) + "\n\n" + by_kind(turns)
+    reasons: dict[str, list[str]] = defaultdict(list)
+    for key, why in result.get("left_out", {}).items():
+        reasons[why].append(key)
+    left = "".join(f"\nNot asked ({why}): {', '.join(keys)}.\n" for why, keys in reasons.items())
+    return head + "\n".join(rows) + "\n\n" + by_kind(turns) + left
 
 
 def by_kind(turns: dict[str, list[dict]]) -> str:

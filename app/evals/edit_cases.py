@@ -46,11 +46,43 @@ NAMED = {"project": "projects", "project2": "projects", "sprint": "sprints"}
 PLAIN = ("type", "type2", "component", "label", "label2", "version", "version2", "resolution")
 
 
+# The fields each template of FIELD_TEMPLATES reads beyond the original demo's (a multi-valued one by its
+# edit_truth.MULTI name): it is built only when some demo task has every one of them.
+NEEDS: dict[str, tuple[str, ...]] = {
+    "e_component": ("issue_type", "component"), "e_version": ("version", "reporter_id"), "e_label_count": ("label",),
+    "e_type_switch": ("issue_type", "created_at"), "e_urgent_reporter": ("reporter_id",),
+    "t_open_version": ("version",), "t_count_open_version": ("version",), "t_open_component": ("component",),
+    "t_label": ("label",), "t_count_label": ("label",), "t_unresolved_type": ("issue_type", "resolution"),
+    "t_most_open_type": ("issue_type",), "t_top_reporter": ("reporter_id",), "t_reporter_of": ("reporter_id",),
+    "t_created_of": ("created_at",), "t_resolution": ("resolution",), "t_created_window": ("created_at",),
+    "t_resolved_window": ("resolved_at",), "t_priority_type": ("issue_type",), "t_per_component": ("component",),
+}
+
+
 def has_fields(snap: Snapshot) -> bool:
     """Whether the seeded demo has the fields of branch `fields` (reporters, created dates, labels, types)."""
-    rows = list(snap.tasks.values())
-    return any(t.get("reporter_id") is not None for t in rows) and any(values_of(t, "label") for t in rows) \
-        and any(t.get("created_at") for t in rows) and len({t.get("issue_type") for t in rows} - {None}) > 1
+    return all(_has(snap, f) for f in ("reporter_id", "label", "created_at")) and \
+        len({t.get("issue_type") for t in snap.tasks.values()} - {None}) > 1
+
+
+def _has(snap: Snapshot, field: str) -> bool:
+    if field in edit_truth.MULTI:
+        return any(values_of(t, field) for t in snap.tasks.values())
+    return any(t.get(field) not in (None, "") for t in snap.tasks.values())
+
+
+def left_out(snap: Snapshot, fields: bool | None = None) -> dict[str, str]:
+    """The templates of the catalogue the batch does not ask on this demo, and why."""
+    fields = has_fields(snap) if fields is None else fields
+    out = {}
+    for key in dict.fromkeys([*tuned.CHAINS, *heldout.CHAINS, *tuned.SINGLE, *heldout.SINGLE]):
+        if key in FIELD_TEMPLATES and not fields:
+            out[key] = "the demo has no reporters, labels, created dates and issue types (branch fields)"
+        elif key in FIELD_TEMPLATES:
+            missing = [f for f in NEEDS.get(key, ()) if not _has(snap, f)]
+            if missing:
+                out[key] = f"no demo task has {', '.join(missing)}"
+    return out
 
 
 def build_edits(snap: Snapshot, fields: bool | None = None) -> list[Case]:
@@ -68,7 +100,8 @@ def build_edits(snap: Snapshot, fields: bool | None = None) -> list[Case]:
 
 def _available(snap: Snapshot, name: str, fields: bool) -> list[str]:
     ids = dict.fromkeys([*getattr(tuned, name), *getattr(heldout, name)])
-    return [i for i in ids if fields or i not in FIELD_TEMPLATES]
+    skip = left_out(snap, fields)
+    return [i for i in ids if i not in skip]
 
 
 def family(template: str) -> str:

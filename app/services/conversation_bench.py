@@ -193,6 +193,8 @@ def evaluate_conversations(modes: Sequence[str] = ("offline",), embedder: Any | 
                       for part in (conversation_cases.CHECK_PARTS if check else conversation_cases.PARTS)},
             "search_mode": settings.search_mode, "modes": {},
         }
+        if batch == EDITS:
+            result["left_out"] = edit_cases.left_out(snap)
         for mode in modes:
             judged = ask(engine, settings, snap, cases, mode, progress)
             result["modes"][mode] = {**summarize(judged), "turns": [j.row() for j in judged]}
