@@ -104,6 +104,25 @@ COMMENTS = {
            "Desplegado en staging, QA puede verificar."],
 }
 
+# The tracker fields of each task (issue 31), by its template (the index in TASK_TEMPLATES[lang]): issue type and
+# labels. Bugs also get the release they were found in (affects version) and an environment.
+TEMPLATE_FIELDS = {
+    "en": [("Bug", ["bug", "auth"]), ("Task", ["testing"]), ("Story", ["performance"]), ("Task", ["design"]),
+           ("Task", ["tech-debt"]), ("Task", ["docs"]), ("Bug", ["bug", "crash"]), ("Story", ["monitoring", "ops"]),
+           ("Story", ["api", "tech-debt"]), ("Task", ["accessibility"])],
+    "es": [("Bug", ["bug", "auth"]), ("Task", ["testing"]), ("Story", ["performance"]), ("Task", ["design"]),
+           ("Task", ["i18n"]), ("Bug", ["bug"])],
+}
+# Each project's releases: the first sprint's, the running sprint's, and the next one (tasks in no sprint).
+RELEASES = {0: ["Mobile 2.0", "Mobile 2.1", "Mobile 2.2"], 1: ["Payments 2026.1", "Payments 2026.2", "Payments 2026.3"],
+            2: ["DWH Wave 1", "DWH Wave 2", "DWH Wave 3"], 3: ["Portal 1.0", "Portal 1.1", "Portal 1.2"]}
+PREVIOUS_RELEASE = {0: "Mobile 1.9", 1: "Payments 2025.4", 2: "DWH Wave 0", 3: "Portal 0.9"}
+ENVIRONMENTS = {0: ["iOS 17.5 on iPhone 14", "Android 14 on Pixel 8", "Android 12 on Galaxy A52"],
+                1: ["staging, Chrome 130", "production, Safari 18"], 2: ["Airflow 2.9, staging"],
+                3: ["producción, Chrome 130", "staging, Firefox 132"]}
+# Finished tasks: how they were resolved (most were fixed).
+RESOLUTIONS = ["Fixed"] * 8 + ["Won't Fix", "Duplicate"]
+
 STATUSES = ["TODO", "IN_PROGRESS", "IN_REVIEW", "DONE"]
 PRIORITIES = ["LOW", "MEDIUM", "HIGH", "CRITICAL"]
 
@@ -146,7 +165,7 @@ def build(tasks: int = DEFAULT_TASKS, seed: int = SEED, today: dt.date | None = 
     today = today or dt.date.today()
     data = DemoData(languages={"en": 0, "es": 0})
     _add_people_and_projects(data, today)
-    _add_tasks(data, random.Random(seed), tasks, today)
+    _add_tasks(data, random.Random(seed), tasks, today, seed)
     _add_documents(data)
     return data
 
@@ -171,7 +190,7 @@ def _add_people_and_projects(data: DemoData, today: dt.date) -> None:
             chars[lang] += len(goal)
 
 
-def _add_tasks(data: DemoData, rng: random.Random, tasks: int, today: dt.date) -> None:
+def _add_tasks(data: DemoData, rng: random.Random, tasks: int, today: dt.date, seed: int = SEED) -> None:
     chars = data.languages
     used_titles: set[str] = set()
     for t in range(tasks):
@@ -196,11 +215,47 @@ def _add_tasks(data: DemoData, rng: random.Random, tasks: int, today: dt.date) -
             "story_points": rng.choice([1, 2, 3, 5, 8, 13]), "estimated_hours": rng.choice([2, 4, 6, 8, 12, 16, 24]),
             "expected_end_date": today + dt.timedelta(days=rng.randrange(-20, 60)),
         })
+        kind = next(i for i, pair in enumerate(TASK_TEMPLATES[lang]) if pair[0] == template)
+        data.tasks[-1].update(_tracker_fields(data.tasks[-1], kind, area, lang, random.Random(seed * 1000 + t), today))
         chars[lang] += len(title) + len(description)
         for body in rng.sample(COMMENTS[lang], 1 + rng.randrange(3)):  # distinct: (task, body) is a key
             author = assignee if assignee is not None and rng.random() < 0.6 else rng.randrange(len(EMPLOYEES))
             data.comments.append({"task": t, "author": author, "body": body})
             chars[lang] += len(body)
+
+
+def _tracker_fields(row: dict, kind: int, area: str, lang: str, rng: random.Random, today: dt.date) -> dict:
+    """Reporter, created / updated / resolved times, resolution, issue type, labels, component, fix and affects
+    versions and environment of one task. Its own random stream: the fields above (ids, titles, assignees,
+    statuses, due dates, comments) are exactly what they were before these existed."""
+    issue_type, labels = TEMPLATE_FIELDS[lang][kind]
+    project, sprint = row["project"], row["sprint"]
+    created = dt.datetime.combine(today - dt.timedelta(days=rng.randrange(45, 120)), dt.time(9 + rng.randrange(8)))
+    yesterday = dt.datetime.combine(today - dt.timedelta(days=1), dt.time(18))
+    resolved = resolution = None
+    if row["status"] == "DONE":
+        resolved = min(created + dt.timedelta(days=rng.randrange(3, 40), hours=rng.randrange(8)), yesterday)
+        resolution = rng.choice(RESOLUTIONS)
+    updated = resolved or min(created + dt.timedelta(days=rng.randrange(1, 50), hours=rng.randrange(8)), yesterday)
+    bug = issue_type == "Bug"
+    return {
+        # The manager files a third of the work; the rest is reported by the team.
+        "reporter": 0 if rng.random() < 0.35 else rng.choice(DEVELOPERS),
+        "created_at": created, "updated_at": updated, "resolved_at": resolved, "resolution": resolution,
+        "issue_type": issue_type, "labels": list(labels), "components": [_component(area)],
+        "fix_versions": [RELEASES[project][2 if sprint is None else sprint % 2]],
+        "affects_versions": [PREVIOUS_RELEASE[project]] if bug else [],
+        "environment": rng.choice(ENVIRONMENTS[project]) if bug else None,
+    }
+
+
+def _component(area: str) -> str:
+    """An area as a component name: "the refund flow" → "Refund flow", "los pagos en pesos" → "Pagos en pesos"."""
+    for article in ("the ", "la ", "el ", "los ", "las "):
+        if area.startswith(article):
+            area = area[len(article):]
+            break
+    return area[0].upper() + area[1:]
 
 
 def _add_documents(data: DemoData) -> None:

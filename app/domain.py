@@ -68,121 +68,6 @@ class DirtyRow:
     attempts: int = 0
 
 
-# --- source records, as the engines load them for the chunk templates -------------------
-
-LinkType = Literal["BLOCKS", "BLOCKED_BY", "RELATES"]
-LINK_TYPES: tuple[LinkType, ...] = ("BLOCKS", "BLOCKED_BY", "RELATES")
-# An external key or id as stored (TASKS/PROJECTS/SPRINTS.EXTERNAL_KEY, EMPLOYEES.EXTERNAL_ID, TASK_LINKS.TARGET_KEY,
-# VARCHAR2(200 CHAR) on Oracle) and a source name (the SOURCE columns and SYNC_CURSORS.SOURCE, VARCHAR2(400 CHAR)).
-MAX_EXTERNAL_KEY_CHARS = 200
-MAX_SOURCE_CHARS = 400
-# SYNC_CURSORS.CURSOR_VALUE: a timestamp, a page token or a small JSON object; VARCHAR2(4000 BYTE) on Oracle.
-MAX_CURSOR_BYTES = 4000
-
-
-def check_external_key(value: object, what: str = "external key") -> str:
-    """A key or source name both engines store and bind: 1..200 characters, no control characters, no
-    surrounding blanks (the import matches keys exactly)."""
-    limit = MAX_SOURCE_CHARS if what == "source" else MAX_EXTERNAL_KEY_CHARS
-    if (not isinstance(value, str) or not 0 < len(value) <= limit or value != value.strip()
-            or any(ord(c) < 32 or ord(c) == 127 for c in value)):
-        raise ValueError(f"{what} must be 1..{limit} characters without control characters or surrounding "
-                         f"blanks, got {value!r}")
-    return value
-
-
-@dataclass(frozen=True)
-class TaskLink:
-    """One link of a task (TASK_LINKS): ``link_type`` is read from the task's side ("BLOCKED_BY": the target
-    blocks this task). ``target_task_id`` is the imported target, or None while the target is not imported
-    (its key is kept, so the chunk still names it)."""
-
-    link_type: LinkType
-    target_key: str
-    target_task_id: int | None = None
-
-    def __post_init__(self) -> None:
-        if self.link_type not in LINK_TYPES:
-            raise ValueError(f"link_type must be one of {', '.join(LINK_TYPES)}, got {self.link_type!r}")
-        check_external_key(self.target_key, "target_key")
-        if self.target_task_id is not None and not is_id(self.target_task_id):
-            raise ValueError(f"target_task_id must be a positive id, got {self.target_task_id!r}")
-
-
-@dataclass(frozen=True)
-class CommentSource:
-    """One comment as a task's chunk shows it: the body, and who wrote it when (None where unknown)."""
-
-    body: str
-    author_id: int | None = None
-    author_name: str | None = None  # "Chen Wei"
-    created_at: dt.datetime | None = None
-
-
-@dataclass(frozen=True)
-class TaskSource:
-    task_id: int
-    title: str
-    status: str | None
-    priority: str | None
-    sprint_id: int | None
-    sprint_name: str | None
-    project_id: int | None
-    project_name: str | None
-    assignee_id: int | None
-    assignee_first: str | None
-    assignee_last: str | None
-    story_points: float | None
-    estimated_hours: float | None
-    expected_end_date: dt.date | None
-    description: str | None
-    comments: tuple[CommentSource, ...] = ()
-    # Imported tasks (app/sources): the tracker's key and issue type, its own status name where it differs
-    # from STATUS, its labels / fix versions / components as shown ("backend, refunds"), and its links.
-    external_key: str | None = None  # "PAY-1210", "octo/repo#123"
-    issue_type: str | None = None  # "Bug", "Story"
-    status_name: str | None = None  # "In QE Test"
-    labels: str | None = None
-    fix_versions: str | None = None
-    components: str | None = None
-    links: tuple[TaskLink, ...] = ()
-
-
-@dataclass(frozen=True)
-class SprintSource:
-    sprint_id: int
-    name: str
-    status: str | None
-    project_id: int | None
-    project_name: str | None
-    goal: str | None
-    start_date: dt.date | None
-    end_date: dt.date | None
-
-
-@dataclass(frozen=True)
-class ProjectSource:
-    project_id: int
-    name: str
-    status: str | None
-    description: str | None
-    start_date: dt.date | None
-    end_date: dt.date | None
-
-
-@dataclass(frozen=True)
-class DocSource:
-    document_id: int
-    title: str
-    body: str | None
-    project_id: int | None
-    owner_employee_id: int | None
-    doc_type: str | None
-
-
-SourceRecord = Union[TaskSource, SprintSource, ProjectSource, DocSource]
-
-
 @dataclass(frozen=True)
 class ChunkWrite:
     """One chunk to store: text, hash and the access/scope metadata copied from its source."""
@@ -315,6 +200,9 @@ ChunkRef = tuple[str, int, int]  # (source_type, source_id, chunk_ix)
 MAX_RETRIEVED = 64
 ANCHOR_TEXT = re.compile(r"\[(TASK|SPRINT|PROJECT|DOC) #([1-9][0-9]{0,18})\]")
 LLM_ERRORS = ("timeout", "unreachable", "bad_response", "ungrounded", "incomplete", "contradicted")
+# MESSAGES.TRACKER_QUERY (SQLite V14 / Oracle V19, VARCHAR2(4000 BYTE)): a larger query is not stored (a follow-up
+# then has no query to edit, and reads as a question of its own).
+MAX_QUERY_BYTES = 4000
 
 
 @dataclass(frozen=True)
@@ -333,8 +221,12 @@ class TurnFacts:
     rag_scope: str | None = None
     llm_error: str | None = None
     entities: tuple[tuple[SourceType, int], ...] = ()
+    query: str | None = None  # the typed tracker query the answer ran (JSON: app/rag/understanding/query.py)
 
     def __post_init__(self) -> None:
+        if self.query is not None and (not isinstance(self.query, str) or not self.query.startswith("{")
+                                       or len(self.query.encode()) > MAX_QUERY_BYTES):
+            raise ValueError(f"query must be a JSON object of at most {MAX_QUERY_BYTES} bytes")
         if self.focus is not None and (not isinstance(self.focus, str) or not ANCHOR_TEXT.fullmatch(self.focus)):
             raise ValueError(f"focus must be an anchor such as [TASK #12], got {self.focus!r}")
         if len(self.retrieved) > MAX_RETRIEVED:

@@ -46,6 +46,8 @@ class EntitySpec:
     pk: str
     columns: tuple[str, ...]  # writable columns, in table order
     date_columns: tuple[str, ...] = ()
+    # Columns holding a time of day (UTC, naive): ISO text in SQLite, TIMESTAMP in Oracle.
+    time_columns: tuple[str, ...] = ()
     # The column keeping an imported row's key in its source (unique with SOURCE; app/sources finds rows by it).
     external: str | None = None
 
@@ -53,9 +55,9 @@ class EntitySpec:
         for ident in (self.table, self.pk, *self.columns):
             if not IDENTIFIER.fullmatch(ident):
                 raise ValueError(f"unsafe SQL identifier {ident!r} in entity {self.name}")
-        unknown = set(self.date_columns) - set(self.columns)
+        unknown = (set(self.date_columns) | set(self.time_columns)) - set(self.columns)
         if unknown:
-            raise ValueError(f"date columns {unknown} are not columns of {self.name}")
+            raise ValueError(f"date or time columns {unknown} are not columns of {self.name}")
         if self.external is not None and not {self.external, "SOURCE"} <= set(self.columns):
             raise ValueError(f"{self.name}: an external key needs the columns {self.external} and SOURCE")
 
@@ -93,16 +95,24 @@ SPRINTS = EntitySpec(
     ("PROJECT_ID", "NAME", "STATUS", "GOAL", "START_DATE", "END_DATE", "SOURCE", "EXTERNAL_KEY"),
     date_columns=("START_DATE", "END_DATE"), external="EXTERNAL_KEY",
 )
-# An imported task also keeps its issue type, the tracker's status name where it differs from STATUS, and its
-# labels, fix versions and components as the chunk shows them (comma-separated text, one column each: three
-# lines of the chunk, and a sync writes each from its own field with nothing to parse back).
+# An imported task also keeps its issue type and the tracker's status name where it differs from STATUS. Every task
+# may have the tracker fields of issue 31 (V13 / Oracle V18): reporter, created / updated / resolved times,
+# resolution, environment, parent (its key, and the task when it is here) and who resolved it.
+# LABELS, COMPONENTS, FIX_VERSIONS and AFFECTS_VERSIONS are multi-valued (MULTI_VALUED): the engines take and return
+# them as lists, keep one TASK_VALUES row per value (the queryable truth) and write the column from the same list
+# as the display text the chunk shows ("backend, refunds"); no other writer sets those columns.
 TASKS = EntitySpec(
     "tasks", "TASKS", "TASK_ID",
     ("TITLE", "DESCRIPTION", "STATUS", "PRIORITY", "SPRINT_ID", "PROJECT_ID", "ASSIGNEE_ID",
      "STORY_POINTS", "ESTIMATED_HOURS", "EXPECTED_END_DATE", "SOURCE", "EXTERNAL_KEY", "ISSUE_TYPE", "STATUS_NAME",
-     "LABELS", "FIX_VERSIONS", "COMPONENTS"),
-    date_columns=("EXPECTED_END_DATE",), external="EXTERNAL_KEY",
+     "LABELS", "FIX_VERSIONS", "COMPONENTS", "REPORTER_ID", "CREATED_AT", "UPDATED_AT", "RESOLVED_AT", "RESOLUTION",
+     "ENVIRONMENT", "AFFECTS_VERSIONS", "PARENT_KEY", "PARENT_ID", "RESOLVED_BY_ID"),
+    date_columns=("EXPECTED_END_DATE",), time_columns=("CREATED_AT", "UPDATED_AT", "RESOLVED_AT"),
+    external="EXTERNAL_KEY",
 )
+# A multi-valued TASKS column -> its TASK_VALUES.FIELD.
+MULTI_VALUED = {"LABELS": "LABEL", "COMPONENTS": "COMPONENT", "FIX_VERSIONS": "FIX_VERSION",
+                "AFFECTS_VERSIONS": "AFFECTS_VERSION"}
 # An imported comment keeps its id in the tracker (Jira comment id, GitHub comment id), so an edit finds its row.
 COMMENTS = EntitySpec("comments", "COMMENTS", "COMMENT_ID",
                       ("TASK_ID", "AUTHOR_ID", "BODY", "CREATED_AT", "SOURCE", "EXTERNAL_KEY"), external="EXTERNAL_KEY")
@@ -120,5 +130,7 @@ CONVERSATIONS = EntitySpec("conversations", "CONVERSATIONS", "CONVERSATION_ID",
                            ("EMPLOYEE_ID", "TITLE", "RAG_SCOPE", "PINNED_PROJECT_ID"))
 # A task's links (TASK_LINKS, V11 / Oracle V16): written by replace_task_links, never by the generic CRUD.
 TASK_LINKS = EntitySpec("task_links", "TASK_LINKS", "LINK_ID", ("TASK_ID", "LINK_TYPE", "TARGET_KEY", "TARGET_TASK_ID"))
+# A task's values (TASK_VALUES, V13 / Oracle V18): written with the task (MULTI_VALUED), never by the generic CRUD.
+TASK_VALUES = EntitySpec("task_values", "TASK_VALUES", "TASK_ID", ("FIELD", "VALUE"))
 SYNC_CURSORS = EntitySpec("sync_cursors", "SYNC_CURSORS", "SOURCE", ("CURSOR_VALUE",))
 MESSAGES = EntitySpec("messages", "MESSAGES", "MESSAGE_ID", ("CONVERSATION_ID", "ROLE", "CONTENT", "CITATIONS"))

@@ -36,7 +36,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from app.domain import DocSource  # noqa: E402
+from app.records_model import DocSource
 from app.embedding.tokens import count_tokens  # noqa: E402
 from app.rag.chunking import pack  # noqa: E402
 from app.rag.templates import body_sections, header_line  # noqa: E402

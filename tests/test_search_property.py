@@ -14,7 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.domain import CommentSource, DocSource, ProjectSource, Scope, SprintSource, TaskSource
+from app.domain import Scope
+from app.records_model import CommentSource, DocSource, ProjectSource, SprintSource, TaskSource
 from app.embedding.tokens import count_tokens
 from app.entities import COMMENTS
 from app.rag.access import is_visible

@@ -26,6 +26,7 @@ from app.api.types import (  # noqa: F401  (MAX_TEXT_CHARS: the documented limit
     DocType,
     Email,
     ExternalKey,
+    FieldValue,
     Goal,
     Id,
     Label,
@@ -176,6 +177,13 @@ class SprintPublic(BaseModel):
 
 
 # --- tasks -----------------------------------------------------------------------------------
+# A multi-valued field: a list of whole values (duplicates collapse; returned in a fixed order, case-insensitive).
+MAX_FIELD_VALUES = 200  # app.engines.task_values.MAX_VALUES
+Values = Annotated[list[FieldValue], Field(max_length=MAX_FIELD_VALUES)]
+VALUES = "{what}: a list of whole values (each 1..200 characters), replacing the stored ones; [] or null clears them"
+STAMP = ("when it was {what} (ISO 8601; an offset is converted to UTC, none means UTC); omitted on create: {default}, "
+         "and a task written through this API gets updated_at = now on every change")
+
 class TaskCreate(_Imported, WriteModel):
     title: Title
     description: Text | None = None
@@ -193,9 +201,20 @@ class TaskCreate(_Imported, WriteModel):
     issue_type: Name | None = Field(None, description="the tracker's issue type (\"Bug\", \"Story\")")
     status_name: Name | None = Field(None, description="the tracker's own status name (\"In QE Test\"), shown "
                                                        "beside status where it says something else")
-    labels: Text | None = Field(None, description="as the chunk shows them: \"backend, refunds\"")
-    fix_versions: Text | None = None
-    components: Text | None = None
+    labels: Values | None = Field(None, description=VALUES.format(what="labels (\"backend\", \"refunds\")"))
+    components: Values | None = Field(None, description=VALUES.format(what="components"))
+    fix_versions: Values | None = Field(None, description=VALUES.format(what="fix versions (a GitHub milestone)"))
+    affects_versions: Values | None = Field(None, description=VALUES.format(what="versions the issue affects"))
+    reporter_id: Id | None = Field(None, description="who reported it (an employee id)")
+    created_at: dt.datetime | None = Field(None, description=STAMP.format(what="created", default="now"))
+    updated_at: dt.datetime | None = Field(None, description=STAMP.format(what="last updated", default="now"))
+    resolved_at: dt.datetime | None = Field(None, description=STAMP.format(what="resolved", default="null"))
+    resolution: Name | None = Field(None, description="how it was resolved (\"Fixed\", \"Won't Fix\", \"Duplicate\"); "
+                                                      "null: unresolved")
+    environment: Text | None = None
+    parent_key: ExternalKey | None = Field(None, description="the parent's key in the tracker (\"PAY-12\")")
+    parent_id: Id | None = Field(None, description="the parent task, when it is here")
+    resolved_by_id: Id | None = Field(None, description="who resolved it (an employee id)")
 
 
 
@@ -215,9 +234,19 @@ class TaskPublic(BaseModel):
     external_key: str | None = None
     issue_type: str | None = None
     status_name: str | None = None
-    labels: str | None = None
-    fix_versions: str | None = None
-    components: str | None = None
+    labels: list[str] = Field(default_factory=list)
+    components: list[str] = Field(default_factory=list)
+    fix_versions: list[str] = Field(default_factory=list)
+    affects_versions: list[str] = Field(default_factory=list)
+    reporter_id: int | None = None
+    created_at: dt.datetime | None = None
+    updated_at: dt.datetime | None = None
+    resolved_at: dt.datetime | None = None
+    resolution: str | None = None
+    environment: str | None = None
+    parent_key: str | None = None
+    parent_id: int | None = None
+    resolved_by_id: int | None = None
 
 
 # --- comments (CREATED_AT is set by the database) ---------------------------------------------

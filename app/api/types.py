@@ -17,7 +17,8 @@ from pydantic import AfterValidator, BeforeValidator, Field, GetJsonSchemaHandle
 from pydantic_core import PydanticCustomError
 from pydantic_core import core_schema as cs
 
-from app.domain import MAX_EXTERNAL_KEY_CHARS, MAX_QUESTION_CHARS, MAX_SOURCE_CHARS, check_external_key
+from app.domain import MAX_QUESTION_CHARS
+from app.records_model import MAX_EXTERNAL_KEY_CHARS, MAX_SOURCE_CHARS, check_external_key
 
 # Ids in bodies, paths and queries stay within I-JSON's exact integer range (RFC 7493: ±(2**53-1)):
 # JSON tools hold numbers as doubles, so a schema bound of 2**63-1 reads as "about 9.2e18" to them
@@ -170,7 +171,7 @@ DocType = Annotated[str, _Pattern(DOC_TYPE_PATTERN)]
 
 # An imported row's key in its tracker ("PAY-1210", "octo/repo#123", a Jira accountId) and the source that imported
 # it ("jira:https://acme.atlassian.net"): kept exactly as sent (a sync matches them byte for byte), so no trimming;
-# no control characters, no blank at either end (app.domain.check_external_key, both engines).
+# no control characters, no blank at either end (app.records_model.check_external_key, both engines).
 _KEY_EDGE = f"[^\\x00-\\x1f\\x7f{PY_SPACE}]"
 EXTERNAL_KEY_PATTERN = f"^{_KEY_EDGE}([^\\x00-\\x1f\\x7f]*{_KEY_EDGE})?$"
 
@@ -182,3 +183,7 @@ def _external(limit: int, what: str) -> Any:
 
 ExternalKey = _external(MAX_EXTERNAL_KEY_CHARS, "external key")
 SourceName = _external(MAX_SOURCE_CHARS, "source")
+
+# One value of a task's labels, components, fix or affects versions (TASK_VALUES.VALUE, app.engines.task_values): kept
+# whole and exactly as sent, 1..200 characters, no control characters, no blank at either end.
+FieldValue = _external(200, "value")

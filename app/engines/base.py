@@ -9,27 +9,9 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from app.domain import (
-    Caller,
-    ChunkWrite,
-    Conversation,
-    DirtyRow,
-    ConversationKey,
-    Message,
-    Page,
-    ProjectCard,
-    RagStatus,
-    Scope,
-    SearchMode,
-    SearchResult,
-    SourceRecord,
-    SourceType,
-    SummarySource,
-    TaskLink,
-    TaskQuery,
-    TurnFacts,
-    Vocabulary,
-)
+from app.domain import (Caller, ChunkWrite, Conversation, DirtyRow, ConversationKey, Message, Page, ProjectCard,
+    RagStatus, Scope, SearchMode, SearchResult, SourceType, SummarySource, TaskQuery, TurnFacts, Vocabulary)
+from app.records_model import SourceRecord, TaskLink
 from app.entities import Condition, EntitySpec
 from app.rag.erasure import DocumentsPolicy, ErasureJob, PersonString, ProofLine, PurgeStep, Redaction, Step
 
@@ -321,6 +303,25 @@ class Engine(Protocol):
         """Tasks matching every filter of ``query`` under the search access rule, applied in SQL
         (app/rag/access.py: managers/admins every task; developers only tasks assigned to them),
         ordered by TASK_ID; each a dict of app.domain.TASK_FIELDS."""
+        ...
+
+    def run_tracker_query(self, caller: Caller, query: TrackerQuery) -> TrackerResult:
+        """The typed query (app/rag/understanding/query.py) in SQL under find_tasks' access rule. Always ``total``
+        (every matching task) and ``points`` (their SUM(STORY_POINTS)), from one aggregate statement. ``list``: the
+        first ``limit`` rows in ``order`` (NULLs last, ties by TASK_ID), each TASK_FIELDS plus issue_type,
+        status_name, reporter_id, reporter_name, created_at, updated_at, resolved_at, resolution. ``field``: the
+        first row in order with, besides, environment, parent_id, parent_key, resolved_by_id and the tuples labels,
+        components, fix_versions, affects_versions (RECORD_FIELDS: due is expected_end_date, assignee and reporter
+        their id and name, sprint and project their id and name). ``group``: COUNT and SUM per value of
+        ``group_by`` in SQL (a multi-valued field counts a task in each of its values' groups, a task with none
+        in the None group), ranked by ``measure``, ties by label; at most 1,000 groups. ``count``/``points``:
+        the aggregate only."""
+        ...
+
+    def tracker_values(self, caller: Caller) -> TrackerValues:
+        """The words a question may use, read from the data: the distinct values (with counts) of the text and
+        multi-valued fields of the tasks the caller may see (a value only on hidden tasks reads as missing), and
+        every sprint, project and person (public names)."""
         ...
 
     def projects_for_matching(self) -> list[ProjectCard]:

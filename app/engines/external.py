@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from app.domain import MAX_CURSOR_BYTES, TaskLink, check_external_key
+from app.records_model import MAX_CURSOR_BYTES, TaskLink, check_external_key
 from app.entities import EntitySpec
 
 def check_external_lookup(entity: EntitySpec, source: str,

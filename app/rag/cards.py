@@ -18,7 +18,7 @@ import datetime as dt
 import re
 from collections.abc import Sequence
 
-from app.domain import CommentSource, DocSource, ProjectSource, SourceRecord, SprintSource, TaskSource
+from app.records_model import CommentSource, DocSource, ProjectSource, SourceRecord, SprintSource, TaskSource
 from app.rag import terms
 from app.rag.computed import Computed
 from app.rag.templates import header_line, paragraphs

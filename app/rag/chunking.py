@@ -12,7 +12,8 @@ import re
 from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
-from app.domain import ChunkWrite, DocSource, SourceRecord, SprintSource, TaskSource
+from app.domain import ChunkWrite
+from app.records_model import DocSource, SourceRecord, SprintSource, TaskSource
 from app.rag.scope import doc_type_key
 from app.rag.templates import body_sections, header_line
 

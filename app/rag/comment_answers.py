@@ -13,19 +13,16 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from app.domain import DONE_STATUSES, CommentSource, Person, TaskSource
+from app.domain import DONE_STATUSES, Person
+from app.records_model import CommentSource, TaskSource
 from app.rag import terms
 from app.rag.computed import Computed
+from app.rag.understanding.blocked import BLOCKED_STATUS
+from app.rag.understanding.blocked import BLOCKING as _BLOCKING
 
 MAX_COMMENTS = 8  # the newest comments written out per task
 MAX_BLOCKED = 15  # blocked tasks written out; the rest are counted
 
-# What says a task is held up (the benchmark's truth restates it, app/evals/conversation_truth.BLOCKED_WORDS):
-# blocked, a blocker, waiting on something. Not "it blocks X" / "bloquea" (the other way round), nor
-# "pendiente de revisión" (awaiting review is not blocked).
-_BLOCKING = re.compile(r"(?<![\w-])(?:blocked|blockers?|bloquead[oa]s?|bloqueos?|waiting (?:on|for)|stuck|on hold|"
-                       r"depends on|esperando|atascad[oa]s?|trabad[oa]s?|depende de)(?![\w-])", re.IGNORECASE)
-BLOCKED_STATUS = "BLOCKED"  # a tracker's own status for it (imported trackers have one)
 # "who else commented?", "¿alguien más la comentó?": besides its assignee, whom the conversation has named.
 _ELSE = frozenset(("else", "other", "others", "besides", "mas", "otro", "otra", "otros", "otras", "aparte",
                    "ademas"))

@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Literal
@@ -116,9 +117,10 @@ class ErasureReport:
     documents_reassigned: tuple[int, ...]
     reassigned_to: int | None
     tasks_unassigned: tuple[int, ...]
-    tasks_reindexed: tuple[int, ...]  # assigned tasks and tasks that showed the deleted comments
+    tasks_reindexed: tuple[int, ...]  # assigned, reported or resolved tasks and tasks that showed the deleted comments
     conversations_deleted: int = 0  # the employee's conversations, with their messages
     messages_deleted: int = 0
+    tasks_cleared: tuple[int, ...] = ()  # tasks they reported or resolved: REPORTER_ID / RESOLVED_BY_ID cleared
 
     def to_json(self) -> str:
         return json.dumps({k: list(v) if isinstance(v, tuple) else v for k, v in vars(self).items()})
@@ -138,6 +140,7 @@ def build_report(
     reassign_to: int | None,
     conversations: int = 0,
     messages: int = 0,  # every message of their conversations (both roles)
+    cleared: Sequence[int] = (),  # TASK_IDs they reported or resolved
 ) -> ErasureReport:
     doc_ids = tuple(int(d[0]) for d in documents)
     return ErasureReport(
@@ -147,9 +150,10 @@ def build_report(
         documents_reassigned=doc_ids if policy == "reassign" else (),
         reassigned_to=reassign_to if policy == "reassign" and doc_ids else None,
         tasks_unassigned=tuple(int(t) for t in tasks),
-        tasks_reindexed=tuple(sorted({int(t) for t in tasks} | {int(c[1]) for c in comments})),
+        tasks_reindexed=tuple(sorted({int(t) for t in (*tasks, *cleared)} | {int(c[1]) for c in comments})),
         conversations_deleted=int(conversations),
         messages_deleted=int(messages),
+        tasks_cleared=tuple(int(t) for t in cleared),
     )
 
 

@@ -38,10 +38,25 @@ from app.rag.intents import Intent
 from app.rag.refs import EntityRef
 from app.rag.scope_requests import ScopeRequest
 from app.rag.task_questions import TaskQuestion
+from app.rag.understanding import edits, reader
+from app.rag.understanding.edits import Composed
+from app.rag.understanding.lexicon import Lexicon
+from app.rag.understanding.query import TrackerQuery
 
 RouteKind = Literal["tasks", "lookup", "follow_up", "retrieve", "compare", "comments", "blockers", "scope",
                     "clarify"]
-Missing = Literal["group", "task", "sprint", "project"]
+Missing = Literal["group", "task", "sprint", "project", "person"]
+
+
+@dataclass(frozen=True)
+class Tracker:
+    """What the typed query's reader needs (issue 31): the words of the data, who asks, the conversation's last
+    query (a follow-up edits it) and the project the conversation is scoped to."""
+
+    lexicon: Lexicon
+    asker_id: int
+    last_query: TrackerQuery | None = None
+    scope_project: int | None = None
 
 # Idioms of one's own work a sentence embedding of Spanish barely separates ("¿en qué ando?"): read as the
 # kind "work", as a kind found by meaning would be.
@@ -120,12 +135,15 @@ class Route:
     people: tuple[Person, ...] = ()  # comments: whose ("what did Chen say?")
     missing: Missing | None = None  # clarify: what to ask for
     lang: str = "en"
+    query: TrackerQuery | None = None  # tasks / compare read by the typed reader: the query to run
+    ambiguous: tuple[tuple[int, str], ...] = ()  # clarify (person): everyone a name matched
 
 
 def route(question: str, focus: EntityRef | None, vocabulary: Vocabulary, today: dt.date,
-          intent: Intent | None = None, keyed: tuple[EntityRef, ...] = ()) -> Route:
+          intent: Intent | None = None, keyed: tuple[EntityRef, ...] = (), tracker: Tracker | None = None) -> Route:
     text = terms.fold(question)
     lang = terms.language(question)
+    reading = reader.read(question, tracker.lexicon, tracker.asker_id, today) if tracker is not None else None
     if intent is None and _WORK.search(text):
         intent = "work"
     # Folded text (as the name spans are), so a sprint named "... Sprint 2" is not read as SPRINT #2.
@@ -136,6 +154,9 @@ def route(question: str, focus: EntityRef | None, vocabulary: Vocabulary, today:
     asked_scope = scope_requests.recognise(question, vocabulary, intent)
     if asked_scope is not None:
         return Route("scope", scope=asked_scope, intent=intent, lang=lang)
+    if reading is not None and tracker is not None and tracker.last_query is not None and not ids \
+            and edits.is_edit(reading):  # "and Ana's?", "how many of those are critical?": the last query, edited
+        return _query(edits.edit(tracker.last_query, reading, tracker.lexicon), intent, lang)
     asked = task_questions.parse(question, vocabulary, today)  # "overdue in sprint 3" before SPRINT #3
     # "when is it due?" about nothing asks which; "¿qué le han asignado a Ana?" names whose tasks it asks for
     if focus is None and not ids and not (asked and (asked.people or asked.mine)) \
@@ -162,6 +183,9 @@ def route(question: str, focus: EntityRef | None, vocabulary: Vocabulary, today:
             return found
     if follow_up and pointing:  # "is it overdue?" is about the focus, not a list
         return Route("follow_up", refs=(focus,), intent=intent, lang=lang)  # type: ignore[arg-type]
+    if reading is not None and tracker is not None and not ids and edits.confident(reading) \
+            and (edits.uses_new_fields(reading) or asked is None):  # what the first reader cannot express
+        return _query(edits.compose(reading, tracker.lexicon, tracker.scope_project), intent, lang)
     group = comparisons.group_of(question)
     if group is not None and not ids:
         return _compare(question, vocabulary, today, group, intent, lang)
@@ -184,6 +208,16 @@ def route(question: str, focus: EntityRef | None, vocabulary: Vocabulary, today:
     if follow_up:
         return Route("follow_up", refs=(focus,), intent=intent, lang=lang)  # type: ignore[arg-type]
     return Route("retrieve", intent=intent, lang=lang)
+
+
+def _query(composed: Composed, intent: Intent | None, lang: str) -> Route:
+    """A typed query's route: ``compare`` for a ranking, ``tasks`` otherwise; or the question back."""
+    if composed.ambiguous:
+        return Route("clarify", intent=intent, missing="person", lang=lang, ambiguous=composed.ambiguous)
+    if composed.query is None:
+        return Route("clarify", intent=intent, missing="project", lang=lang)
+    kind: RouteKind = "compare" if composed.query.returns == "group" else "tasks"
+    return Route(kind, intent=intent, lang=lang, query=composed.query)
 
 
 def _tasks(text: str, asked: TaskQuestion, intent: Intent | None, lang: str) -> Route:

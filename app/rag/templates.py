@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import datetime as dt
 
-from app.domain import CommentSource, DocSource, ProjectSource, SourceRecord, SprintSource, TaskSource
+from app.records_model import CommentSource, DocSource, ProjectSource, SourceRecord, SprintSource, TaskSource
 
 # How a task's links read in its chunk, in this order (TASK_LINKS.LINK_TYPE, read from the task's side).
-LINK_LABELS = (("BLOCKED_BY", "Blocked by"), ("BLOCKS", "Blocks"), ("RELATES", "Relates to"))
+LINK_LABELS = (("BLOCKED_BY", "Blocked by"), ("BLOCKS", "Blocks"), ("DEPENDS_ON", "Depends on"),
+               ("DEPENDED_ON_BY", "Depended on by"), ("DUPLICATES", "Duplicates"), ("DUPLICATED_BY", "Duplicated by"),
+               ("CLONES", "Clones"), ("CLONED_BY", "Cloned by"), ("RELATES", "Relates to"))
+MAX_ENVIRONMENT_CHARS = 300  # the environment is one line of the chunk: its whitespace collapsed, cut here
 
 
 def header_line(record: SourceRecord) -> str:
@@ -36,26 +39,7 @@ def body_sections(record: SourceRecord) -> list[str]:
     """
     match record:
         case TaskSource():
-            lines = [
-                f"Status: {_status(record.status, record.status_name)} | Priority: {_or(record.priority, '-')}"
-                f" | Sprint: {_or(record.sprint_name, 'none')}",
-                f"Project: {_or(record.project_name, 'none')}",
-                f"Assignee: {_person(record.assignee_first, record.assignee_last)}",
-            ]
-            if record.story_points is not None:
-                lines.append(f"Story points: {_number(record.story_points)}")
-            if record.estimated_hours is not None:
-                lines.append(f"Estimated hours: {_number(record.estimated_hours)}")
-            lines.append(f"Due: {_date(record.expected_end_date)}")
-            for label, value in (("Labels", record.labels), ("Fix versions", record.fix_versions),
-                                 ("Components", record.components)):
-                if _or(value, ""):
-                    lines.append(f"{label}: {_or(value, '')}")
-            for link_type, label in LINK_LABELS:
-                keys = [link.target_key for link in record.links if link.link_type == link_type]
-                if keys:
-                    lines.append(f"{label}: {', '.join(keys)}")
-            lines.append(f"Description: {_or(record.description, '-')}")
+            lines = task_field_lines(record)
             if not record.comments:
                 return ["\n".join(lines)]
             lines.append("Comments:")
@@ -78,6 +62,47 @@ def body_sections(record: SourceRecord) -> list[str]:
         case DocSource():
             return paragraphs(record.body or "")
     raise TypeError(f"unknown source record {type(record).__name__}")
+
+
+def task_field_lines(record: TaskSource) -> list[str]:
+    """A task's fields, one line each (a line whose value is empty is left out, except the fixed first ones),
+    ending with its description."""
+    lines = [
+        f"Status: {_status(record.status, record.status_name)} | Priority: {_or(record.priority, '-')}"
+        f" | Sprint: {_or(record.sprint_name, 'none')}",
+        f"Project: {_or(record.project_name, 'none')}",
+        f"Assignee: {_person(record.assignee_first, record.assignee_last)}",
+    ]
+    reporter = _person(record.reporter_first, record.reporter_last)
+    if record.reporter_id is not None and reporter != "unassigned":
+        lines.append(f"Reporter: {reporter}")
+    if record.story_points is not None:
+        lines.append(f"Story points: {_number(record.story_points)}")
+    if record.estimated_hours is not None:
+        lines.append(f"Estimated hours: {_number(record.estimated_hours)}")
+    lines.append(f"Due: {_date(record.expected_end_date)}")
+    if record.created_at is not None:
+        lines.append(f"Created: {_date(record.created_at)}")
+    if _or(record.resolution, "") or record.resolved_at is not None:
+        when = f" ({_date(record.resolved_at)})" if record.resolved_at is not None else ""
+        lines.append(f"Resolution: {_or(record.resolution, 'Resolved')}{when}")
+    for label, value in (("Labels", record.labels), ("Fix versions", record.fix_versions),
+                         ("Affects versions", record.affects_versions), ("Components", record.components)):
+        if _or(value, ""):
+            lines.append(f"{label}: {_or(value, '')}")
+    environment = " ".join((record.environment or "").split())
+    if environment:
+        cut = len(environment) > MAX_ENVIRONMENT_CHARS
+        lines.append(f"Environment: {environment[:MAX_ENVIRONMENT_CHARS].rstrip()}{'…' if cut else ''}")
+    parent = _or(record.parent_key, "") or (f"#{record.parent_id}" if record.parent_id is not None else "")
+    if parent:
+        lines.append(f"Parent: {parent}")
+    for link_type, label in LINK_LABELS:
+        keys = [link.target_key for link in record.links if link.link_type == link_type]
+        if keys:
+            lines.append(f"{label}: {', '.join(keys)}")
+    lines.append(f"Description: {_or(record.description, '-')}")
+    return lines
 
 
 def comment_line(comment: CommentSource) -> str:

@@ -38,8 +38,9 @@ import anyio
 import httpx
 
 from app.config import Settings
-from app.domain import (MAX_CITATIONS, MAX_QUESTION_CHARS, MAX_RETRIEVED, Caller, Conversation, Message, Scope,
-                        SearchHit, SourceRecord, TurnFacts)
+from app.domain import (MAX_CITATIONS, MAX_QUERY_BYTES, MAX_QUESTION_CHARS, MAX_RETRIEVED, Caller, Conversation,
+                        Message, Scope, SearchHit, TurnFacts)
+from app.records_model import SourceRecord
 from app.engines.base import Engine
 from app.entities import EMPLOYEES
 from app.logs import current_request_id
@@ -48,7 +49,8 @@ from app.rag.computed import Computed
 from app.rag.refs import EntityRef
 from app.rag.routing import Route
 from app.rag.templates import header_line
-from app.services import answers, conversations, entities, routed_answers, tools, understanding
+from app.rag.understanding.query import TrackerQuery, query_from_json
+from app.services import answers, conversations, entities, routed_answers, tools, tracker_answers, understanding
 from app.services.conversations import EffectiveScope, InvalidScopeError
 from app.services.llm import (Completion, Deadline, LLMError, ToolCall, ToolCalls, complete, complete_with_tools,
                               stream, stream_with_tools)
@@ -113,6 +115,7 @@ class Evidence:
     not_about: str | None = None  # retrieval: a title the question names that no visible record is about
     meaning: dict[str, float] = field(default_factory=dict)  # retrieval: each entity's closeness to the question
     vectors: answers.SentenceVectors | None = None  # retrieval: the sentences embedded so far this turn
+    ran: TrackerQuery | None = None  # the typed query the answer ran: stored with the turn for a follow-up
 
     @property
     def hits(self) -> list[SearchHit]:
@@ -190,7 +193,7 @@ async def chat(engine: Engine, settings: Settings, prep: Prepared, client: httpx
     llm_on = bool(settings.llm_url and settings.llm_model)
     memory, focus = await anyio.to_thread.run_sync(conversations.memory, engine, prep.caller, prep.history,
                                                    prep.state.scope)
-    route = await anyio.to_thread.run_sync(_route, engine, prep, focus)
+    route = await anyio.to_thread.run_sync(_route, engine, prep, focus, memory)
     history = prompting.recent_history([{"role": m.role, "content": m.content}
                                         for m in memory][-2 * settings.chat_history_turns:]) \
         if settings.chat_history_turns else []
@@ -217,7 +220,7 @@ async def chat(engine: Engine, settings: Settings, prep: Prepared, client: httpx
     given = _given(evidence, prep.state)
     focus_after = _focus_after(evidence, cited, focus)
     facts = TurnFacts(focus_after, given[:MAX_RETRIEVED], scope_used.value, llm_error,
-                      _rests_on(answer, cited, focus_after, given))
+                      _rests_on(answer, cited, focus_after, given), _stored_query(evidence.ran))
     conversation_id = message_id = None
     if prep.persist:
         conv, message_id = await anyio.to_thread.run_sync(_store, engine, prep, answer, cited[:MAX_CITATIONS], facts)
@@ -231,7 +234,7 @@ async def chat(engine: Engine, settings: Settings, prep: Prepared, client: httpx
 
 # --- routing, query, evidence --------------------------------------------------------------------
 
-def _route(engine: Engine, prep: Prepared, focus: SourceRecord | None) -> Route:
+def _route(engine: Engine, prep: Prepared, focus: SourceRecord | None, memory: Sequence[Message] = ()) -> Route:
     """The question's kind by meaning, then the rules and the slots (app/rag/routing.py). Whether the
     asker's own words ask for a scope change is decided here, once: the set_rag_scope tool runs only then."""
     question = prep.message
@@ -243,9 +246,24 @@ def _route(engine: Engine, prep: Prepared, focus: SourceRecord | None) -> Route:
     focus_ref = entities.ref_of(focus) if focus is not None else None
     keys = refs.key_mentions(question)
     keyed = tuple(entities.refs_by_key(prep.state.engine, prep.caller, keys)) if keys else ()
-    route = routing.route(question, focus_ref, vocabulary, prep.state.today, understood.intent, keyed)
+    scope = conversations.effective(engine, prep.state.scope)
+    tracker = routing.Tracker(prep.state.lexicon(), prep.caller.employee_id, _last_query(memory),
+                              scope.project if isinstance(scope.project, int) else None)
+    route = routing.route(question, focus_ref, vocabulary, prep.state.today, understood.intent, keyed, tracker)
     prep.state.asked_scope = route.kind == "scope"
     return route
+
+
+def _stored_query(query: TrackerQuery | None) -> str | None:
+    """The query as MESSAGES.TRACKER_QUERY holds it (None when there is none, or it is past the column)."""
+    text = query.to_json() if query is not None else None
+    return text if text is not None and len(text.encode()) <= MAX_QUERY_BYTES else None
+
+
+def _last_query(memory: Sequence[Message]) -> TrackerQuery | None:
+    """The query the last answer ran, if it ran one (a follow-up edits only the question just answered)."""
+    answers_ = [m for m in memory if m.role == "assistant"]
+    return query_from_json(answers_[-1].facts.query) if answers_ else None
 
 
 async def _retrieval_query(settings: Settings, client: httpx.AsyncClient, deadline: Deadline, prep: Prepared,
@@ -293,14 +311,20 @@ def _gather(engine: Engine, settings: Settings, prep: Prepared, route: Route, qu
     if route.kind in ("lookup", "follow_up"):
         evidence.entities = entities.visible(engine, prep.caller, route.refs)
         evidence.missing = [r for r in route.refs if r not in evidence.entities]
+    elif route.kind in ("tasks", "compare") and route.query is not None:
+        evidence.computed, evidence.ran = tracker_answers.answer(prep.state, route.query, scope, route.lang)
     elif route.kind == "tasks" and route.tasks is not None \
             and routing.said_in_a_document(prep.message, route.tasks, found.result.hits):
         evidence.route = dataclasses.replace(route, kind="retrieve")  # a kind found by meaning gives way
         _by_title(prep, evidence)
     elif route.kind == "tasks" and route.tasks is not None:
         evidence.computed, evidence.task_rows, evidence.person = routed_answers.tracker(prep.state, route.tasks, scope)
+        evidence.ran = tracker_answers.from_question(route.tasks, prep.caller.employee_id, prep.state.today)
     elif route.kind == "compare":
         evidence.computed = routed_answers.comparison(prep.state, route, scope)
+        if route.tasks is not None:
+            evidence.ran = tracker_answers.from_question(route.tasks, prep.caller.employee_id, prep.state.today,
+                                                         route.group)
     elif route.kind in ("comments", "blockers"):
         read = routed_answers.comments_or_blockers(prep.state, route, prep.message, scope)
         evidence.computed, evidence.entities, evidence.missing = read.computed, read.entities, read.missing

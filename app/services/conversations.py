@@ -16,8 +16,9 @@ import datetime as dt
 from dataclasses import dataclass
 
 from app import paging
-from app.domain import (MAX_CITATIONS, MAX_RETRIEVED, Caller, Conversation, Message, ProjectScope, SourceRecord,
-                        check_rag_scope, is_id, scope_project)
+from app.domain import (MAX_CITATIONS, MAX_RETRIEVED, Caller, Conversation, Message, ProjectScope, check_rag_scope,
+    is_id, scope_project)
+from app.records_model import SourceRecord
 from app.engines.base import ConflictError, Engine
 from app.entities import PROJECTS
 from app.paging import Listing

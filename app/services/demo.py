@@ -45,7 +45,7 @@ def seed(engine: Engine, data: DemoData, progress: Callable[[int], None] | None 
         TASKS,
         lambda r: (r["title"],),
         [_resolve(t, project=("project_id", projects), sprint=("sprint_id", sprints),
-                  assignee=("assignee_id", employees)) for t in data.tasks],
+                  assignee=("assignee_id", employees), reporter=("reporter_id", employees)) for t in data.tasks],
     )
     ensure(
         COMMENTS,

@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 
-from app.domain import Caller, SearchHit, SourceRecord, check_external_key
+from app.domain import Caller, SearchHit
+from app.records_model import SourceRecord, check_external_key
 from app.engines.base import Engine
 from app.rag.access import is_visible
 from app.rag.chunking import identity

@@ -225,7 +225,8 @@ def proof_report(result: ErasureResult) -> list[str]:
     lines = [f"erased employee {r.employee_id}: {r.comments_deleted} comment(s) deleted, "
              f"{len(r.documents_deleted)} document(s) deleted, {len(r.documents_reassigned)} reassigned"
              + (f" to employee {r.reassigned_to}" if r.reassigned_to else "")
-             + f", {len(r.tasks_unassigned)} task(s) unassigned, {len(r.tasks_reindexed)} task(s) re-indexed, "
+             + f", {len(r.tasks_unassigned)} task(s) unassigned, {len(r.tasks_cleared)} reported/resolved task(s) "
+             f"cleared, {len(r.tasks_reindexed)} task(s) re-indexed, "
              f"{r.conversations_deleted} conversation(s) deleted"]
     lines += [f"searched for: {s['label']} [{s['fingerprint']}], {s['chars']} characters"
               + (", as whole words" if s["whole_words"] else "") for s in out.get("searched", [])]

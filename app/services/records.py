@@ -34,7 +34,18 @@ class InvalidRecordError(ValueError):
 
 
 def create_record(engine: Engine, entity: EntitySpec, values: Mapping[str, Any]) -> dict[str, Any]:
-    return engine.create(entity, _to_columns(entity, values))
+    columns = _to_columns(entity, values)
+    if entity is TASKS:  # a task written through this API is created and updated now, unless the caller says when
+        if columns.get("CREATED_AT") is None:
+            columns["CREATED_AT"] = _now()
+        if columns.get("UPDATED_AT") is None:
+            columns["UPDATED_AT"] = columns["CREATED_AT"]
+    return engine.create(entity, columns)
+
+
+def _now() -> dt.datetime:
+    """UTC, naive, as every stored time (COMMENTS.CREATED_AT, TASKS.CREATED_AT ...)."""
+    return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
 
 
 def get_record(engine: Engine, entity: EntitySpec, row_id: int) -> dict[str, Any]:
@@ -136,6 +147,8 @@ def update_record(engine: Engine, entity: EntitySpec, row_id: int, values: Mappi
         # A PATCH of one end of the range is checked against the other end as stored.
         current = get_record(engine, entity, row_id)
         _check_date_range({**{c: current[c.lower()] for c in _DATE_RANGE}, **columns})
+    if entity is TASKS and columns and columns.get("UPDATED_AT") is None:
+        columns["UPDATED_AT"] = _now()
     row = engine.update(entity, row_id, columns) if columns else engine.get(entity, row_id)
     if row is None:
         raise RecordNotFoundError(_missing(entity, row_id))
@@ -163,7 +176,24 @@ def _to_columns(entity: EntitySpec, values: Mapping[str, Any]) -> dict[str, Any]
                 raise ValueError(f"{entity.name}.{name.lower()} must be an ISO date (YYYY-MM-DD), got {value!r}") from None
         elif isinstance(value, dt.datetime):
             columns[name] = value.date()
+    for name in entity.time_columns:
+        if name in columns:
+            columns[name] = _time(entity, name, columns[name])
     return columns
+
+
+def _time(entity: EntitySpec, name: str, value: Any) -> dt.datetime | None:
+    """A time column's value as naive UTC: an ISO string or a datetime (one with an offset is converted)."""
+    if isinstance(value, str):
+        try:
+            value = dt.datetime.fromisoformat(value)
+        except ValueError:
+            raise ValueError(f"{entity.name}.{name.lower()} must be an ISO date-time, got {value!r}") from None
+    if isinstance(value, dt.datetime) and value.tzinfo is not None:
+        value = value.astimezone(dt.timezone.utc).replace(tzinfo=None)
+    if value is not None and not isinstance(value, dt.datetime):
+        raise ValueError(f"{entity.name}.{name.lower()} must be a date-time, got {value!r}")
+    return value
 
 
 _DATE_RANGE = {"START_DATE", "END_DATE"}

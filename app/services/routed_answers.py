@@ -10,8 +10,10 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.domain import Named, Person, SourceRecord, TaskSource
+from app.domain import Named, Person
+from app.records_model import SourceRecord, TaskSource
 from app.rag import comment_answers, comparisons, refs, task_answers, task_questions
+from app.rag.answers import tracker as tracker_answer
 from app.rag.computed import Computed
 from app.rag.refs import EntityRef
 from app.rag.routing import Route
@@ -130,6 +132,8 @@ def clarify(state: tools.ToolState, route: Route, scope: EffectiveScope) -> Comp
     choose from). "The project" of a conversation scoped to one is that one: then the answer itself."""
     if route.missing == "project" and route.tasks is not None and isinstance(scope.project, int):
         return tracker(state, route.tasks, scope)[0]  # tracker bounds the question by the scope's project
+    if route.missing == "person":
+        return tracker_answer.ambiguous(route.ambiguous, route.lang)
     text = _CLARIFY[route.lang][route.missing]  # type: ignore[index]
     if route.missing in ("sprint", "project"):
         vocabulary = state.vocabulary()

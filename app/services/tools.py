@@ -17,11 +17,13 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from app.domain import (MAX_EXTERNAL_KEY_CHARS, MAX_ID, Caller, Conversation, Person, SourceRecord, TaskQuery,
-                        Vocabulary, is_id)
+from app.domain import MAX_ID, Caller, Conversation, Person, TaskQuery, Vocabulary, is_id
+from app.records_model import MAX_EXTERNAL_KEY_CHARS, SourceRecord
 from app.engines.base import Engine
 from app.rag import refs, terms
 from app.rag.refs import EntityRef
+from app.rag.understanding import lexicon as lexicons
+from app.rag.understanding.lexicon import Lexicon
 from app.services import conversations, entities
 from app.services.llm import ToolCall
 
@@ -50,11 +52,18 @@ class ToolState:
     task_rows: list[dict[str, Any]] = field(default_factory=list)  # what find_tasks returned
     today: dt.date = field(default_factory=dt.date.today)
     _vocabulary: Vocabulary | None = None
+    _lexicon: Lexicon | None = None
 
     def vocabulary(self) -> Vocabulary:
         if self._vocabulary is None:
             self._vocabulary = self.engine.vocabulary()
         return self._vocabulary
+
+    def lexicon(self) -> Lexicon:
+        """The words of the data the caller may use (one read per turn: Engine.tracker_values)."""
+        if self._lexicon is None:
+            self._lexicon = lexicons.from_values(self.engine.tracker_values(self.caller))
+        return self._lexicon
 
 
 def _function(name: str, description: str, properties: dict[str, Any], required: list[str]) -> dict[str, Any]:

@@ -65,14 +65,7 @@ def issue_of(raw: Mapping[str, Any], repo: str, comments: list[Mapping[str, Any]
         status = next((_STATUS_LABELS[lab] for lab in lowered if lab in _STATUS_LABELS), "TODO")
         name = None
     assignees = raw.get("assignees") or ([raw["assignee"]] if raw.get("assignee") else [])
-    milestone = raw.get("milestone")
-    sprint = None
-    if isinstance(milestone, Mapping) and milestone.get("number") is not None:
-        sprint = SourceSprint(str(milestone["number"]), str(milestone.get("title") or milestone["number"])[:200],
-                              "ACTIVE" if milestone.get("state") == "open" else "CLOSED",
-                              mapping.parse_date(milestone.get("created_at")),
-                              mapping.parse_date(milestone.get("due_on")),
-                              (milestone.get("description") or None))
+    sprint = milestone_of(raw.get("milestone"))
     return SourceIssue(
         key=f"{repo}#{raw['number']}", project=SourceProject(repo, repo),
         title=str(raw.get("title") or "")[:500] or f"#{raw['number']}",
@@ -80,7 +73,28 @@ def issue_of(raw: Mapping[str, Any], repo: str, comments: list[Mapping[str, Any]
         priority=priority, due=None, story_points=None,
         assignee=person_of(assignees[0]) if assignees else None, reporter=person_of(raw.get("user")), sprint=sprint,
         updated=mapping.parse_datetime(raw.get("updated_at")) or dt.datetime(1970, 1, 1),
-        comments=tuple(comment_of(c) for c in comments), labels=labels)
+        comments=tuple(comment_of(c) for c in comments), labels=tuple(lab.strip()[:200] for lab in labels),
+        fix_versions=(sprint.name,) if sprint is not None else (), **closing_of(raw))
+
+
+def milestone_of(milestone: Any) -> SourceSprint | None:
+    """The issue's milestone: its sprint, and (by its title) its fix version."""
+    if not isinstance(milestone, Mapping) or milestone.get("number") is None:
+        return None
+    return SourceSprint(str(milestone["number"]), str(milestone.get("title") or milestone["number"]).strip()[:200],
+                        "ACTIVE" if milestone.get("state") == "open" else "CLOSED",
+                        mapping.parse_date(milestone.get("created_at")), mapping.parse_date(milestone.get("due_on")),
+                        (milestone.get("description") or None))
+
+
+def closing_of(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """Created, and for a closed issue when, why (state_reason, mapping.GITHUB_RESOLUTIONS) and by whom."""
+    closed = raw.get("state") == "closed"
+    reason = mapping.GITHUB_RESOLUTIONS.get(str(raw.get("state_reason") or "")) if closed else None
+    return {"created": mapping.parse_datetime(raw.get("created_at")),
+            "resolved": mapping.parse_datetime(raw.get("closed_at")) if closed else None,
+            "resolution": reason or ("Closed" if closed else None),
+            "resolved_by": person_of(raw.get("closed_by")) if closed else None}
 
 
 class GitHubIssues:

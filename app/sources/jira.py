@@ -21,7 +21,8 @@ from app.sources.model import SourceComment, SourceIssue, SourceLink, SourcePers
 # The fields a search asks for (the story-points and sprint custom fields are added from the settings).
 SEARCH_FIELDS = ("summary", "description", "issuetype", "status", "priority", "duedate", "assignee", "reporter",
                  "comment", "issuelinks", "labels", "fixVersions", "components", "updated", "project", "sprint",
-                 "closedSprints")
+                 "closedSprints", "created", "resolutiondate", "resolution", "versions", "environment", "parent")
+MAX_NAME = 200  # a resolution or version name as stored (TASKS.RESOLUTION, TASK_VALUES.VALUE)
 MAX_TITLE = 500
 
 
@@ -53,14 +54,36 @@ def links_of(raw_links: Any) -> tuple[SourceLink, ...]:
     for link in raw_links or ():
         kind = link.get("type") or {}
         if isinstance(link.get("outwardIssue"), Mapping):
-            phrase, target = kind.get("outward") or kind.get("name") or "", link["outwardIssue"].get("key")
+            outward, phrase, target = True, kind.get("outward"), link["outwardIssue"].get("key")
         elif isinstance(link.get("inwardIssue"), Mapping):
-            phrase, target = kind.get("inward") or kind.get("name") or "", link["inwardIssue"].get("key")
+            outward, phrase, target = False, kind.get("inward"), link["inwardIssue"].get("key")
         else:
             continue
         if target:
-            out.append(SourceLink(mapping.link_type(phrase), str(target)))  # type: ignore[arg-type]
+            ours = mapping.link_type(kind.get("name"), phrase, outward)
+            out.append(SourceLink(ours, str(target)))  # type: ignore[arg-type]
     return tuple(dict.fromkeys(out))
+
+
+def names_of(values: Any) -> tuple[str, ...]:
+    """The names of Jira objects (versions, components), each whole, at most MAX_NAME characters kept."""
+    return tuple(str(v.get("name")).strip()[:MAX_NAME] for v in values or ()
+                 if isinstance(v, Mapping) and str(v.get("name") or "").strip())
+
+
+def tracker_fields(fields: Mapping[str, Any]) -> dict[str, Any]:
+    """The fields of issue 31 as SourceIssue keywords: created, resolved and how, affects versions, environment,
+    parent (a sub-task's parent, or a team-managed issue's)."""
+    resolution = (fields.get("resolution") or {}).get("name") if isinstance(fields.get("resolution"), Mapping) else None
+    parent = fields.get("parent")
+    return {
+        "created": mapping.parse_datetime(fields.get("created")),
+        "resolved": mapping.parse_datetime(fields.get("resolutiondate")),
+        "resolution": str(resolution).strip()[:MAX_NAME] or None if resolution else None,
+        "affects_versions": names_of(fields.get("versions")),
+        "environment": body_text(fields.get("environment")) or None,
+        "parent_key": str(parent["key"]) if isinstance(parent, Mapping) and parent.get("key") else None,
+    }
 
 
 def sprint_values(fields: Mapping[str, Any], sprint_field: str | None) -> list[Any]:
@@ -117,9 +140,9 @@ def issue_of(raw: Mapping[str, Any], comments: Sequence[Mapping[str, Any]] | Non
         sprint=mapping.current_sprint(sprint_values(fields, sprint_field)), updated=updated,
         comments=tuple(comment_of(c) for c in comments if isinstance(c, Mapping) and c.get("id")),
         links=links_of(fields.get("issuelinks")),
-        labels=tuple(str(x) for x in fields.get("labels") or ()),
-        fix_versions=tuple(str(v.get("name")) for v in fields.get("fixVersions") or () if v.get("name")),
-        components=tuple(str(c.get("name")) for c in fields.get("components") or () if c.get("name")),
+        labels=tuple(str(x).strip()[:MAX_NAME] for x in fields.get("labels") or () if str(x).strip()),
+        fix_versions=names_of(fields.get("fixVersions")), components=names_of(fields.get("components")),
+        **tracker_fields(fields),
     )
 
 

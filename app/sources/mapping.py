@@ -29,9 +29,18 @@ DEFAULT_PRIORITY = "MEDIUM"
 # Jira sprint state → our sprint status.
 SPRINT_STATUS = {"future": "PLANNED", "active": "ACTIVE", "closed": "CLOSED"}
 
-# Jira issue link type names (their outward / inward phrases) → our link types.
-BLOCKS_PHRASE = re.compile(r"\bblocks\b", re.I)
-BLOCKED_PHRASE = re.compile(r"blocked by", re.I)
+# Jira issue link type names (lower case) → our link type from the issue's side: (outward, inward). An entry with
+# "outwardIssue" reads outward ("PAY-1 blocks PAY-2"), one with "inwardIssue" inward ("is blocked by").
+LINK_TYPES_BY_NAME = {
+    "blocks": ("BLOCKS", "BLOCKED_BY"), "blocker": ("BLOCKS", "BLOCKED_BY"),
+    "dependency": ("DEPENDS_ON", "DEPENDED_ON_BY"), "depends": ("DEPENDS_ON", "DEPENDED_ON_BY"),
+    "duplicate": ("DUPLICATES", "DUPLICATED_BY"), "cloners": ("CLONES", "CLONED_BY"),
+    "relates": ("RELATES", "RELATES"),
+}
+# A type of another name is read from its phrase, in this order (the passive phrase first); anything else RELATES.
+LINK_PHRASES = (("blocked by", "BLOCKED_BY"), ("blocks", "BLOCKS"), ("depended on by", "DEPENDED_ON_BY"),
+                ("depends on", "DEPENDS_ON"), ("duplicated by", "DUPLICATED_BY"), ("duplicates", "DUPLICATES"),
+                ("cloned by", "CLONED_BY"), ("clones", "CLONES"))
 
 # GitHub labels (lower case) → our priority / issue type when RAG_GITHUB_LABEL_MAP names none.
 GITHUB_LABELS: dict[str, dict[str, str]] = {
@@ -58,14 +67,22 @@ def jira_priority(name: str | None) -> str:
     return PRIORITY_BY_NAME.get((name or "none").strip().lower(), DEFAULT_PRIORITY)
 
 
-def link_type(phrase: str) -> str:
-    """A Jira link phrase as one of ours: "is blocked by" → BLOCKED_BY, "blocks" → BLOCKS, else RELATES
-    (duplicates, clones, causes and "relates to" all read as related work)."""
-    if BLOCKED_PHRASE.search(phrase):
-        return "BLOCKED_BY"
-    if BLOCKS_PHRASE.search(phrase):
-        return "BLOCKS"
+def link_type(name: str | None, phrase: str | None, outward: bool) -> str:
+    """A Jira link as one of ours, from the issue's side: by its type's name and direction ("Blocks" outward →
+    BLOCKS, inward → BLOCKED_BY; "Dependency", "Duplicate", "Cloners", "Relates"), else by its phrase ("is
+    depended on by" → DEPENDED_ON_BY), else RELATES ("causes", "relates to" and unknown types are related work)."""
+    pair = LINK_TYPES_BY_NAME.get((name or "").strip().lower())
+    if pair is not None:
+        return pair[0 if outward else 1]
+    text = " ".join((phrase or "").lower().split())
+    for words, ours in LINK_PHRASES:
+        if re.search(rf"\b{words}\b", text):
+            return ours
     return "RELATES"
+
+
+# GitHub's state_reason of a closed issue → the resolution kept (its own words; "reopened" is an open issue's).
+GITHUB_RESOLUTIONS = {"completed": "Completed", "not_planned": "Not planned", "duplicate": "Duplicate"}
 
 
 def split_name(display_name: str | None, fallback: str) -> tuple[str, str]:

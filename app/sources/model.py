@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 
-from app.domain import LinkType
+from app.records_model import LinkType
 
 
 @dataclass(frozen=True)
@@ -69,6 +69,14 @@ class SourceIssue:
     labels: tuple[str, ...] = ()
     fix_versions: tuple[str, ...] = ()
     components: tuple[str, ...] = ()
+    # The tracker fields of issue 31 (UTC, naive times; None / () where the tracker has none).
+    created: dt.datetime | None = None
+    resolved: dt.datetime | None = None  # Jira resolutiondate, GitHub closed_at
+    resolution: str | None = None  # Jira resolution.name, GitHub state_reason (mapping.GITHUB_RESOLUTIONS)
+    resolved_by: SourcePerson | None = None  # GitHub closed_by (Jira has no such field)
+    affects_versions: tuple[str, ...] = ()
+    environment: str | None = None
+    parent_key: str | None = None  # Jira parent (a sub-task's, or a team-managed child's)
 
 
 @dataclass

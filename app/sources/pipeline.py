@@ -21,7 +21,9 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from app import metrics
-from app.domain import Role, TaskLink
+from app.domain import Role
+from app.records_model import TaskLink
+from app.engines import task_values
 from app.engines.base import ConflictError, Engine, RecordsTx
 from app.entities import COMMENTS, EMPLOYEES, PROJECTS, SPRINTS, TASKS, Condition, EntitySpec
 from app.services import records
@@ -66,6 +68,7 @@ class PageWriter:
     # Links whose target was not imported when their task was written: target key → (task, its links), so the
     # task's links are replaced again (and take the target's id) once the target is written in this pass.
     _unresolved: dict[str, dict[int, list[TaskLink]]] = field(default_factory=dict)
+    _orphans: dict[str, set[int]] = field(default_factory=dict)  # parent key not written yet → its children
     _held: dt.datetime | None = None  # the update time of the first issue of this pass that failed to write
 
     def write(self, issues: Sequence[SourceIssue], keep_cursor: dt.datetime | None = None,
@@ -89,6 +92,7 @@ class PageWriter:
                     setattr(counts, changed, getattr(counts, changed) + 1)
                     newest = issue.updated if newest is None else max(newest, issue.updated)
                 self._resolve_links(tx, [issue.key for issue in issues])
+                self._resolve_parents(tx, [issue.key for issue in issues])
                 if held is not None:
                     self._held = held if self._held is None else min(self._held, held)
                 cursor = self._cursor(newest, keep_cursor)
@@ -98,6 +102,7 @@ class PageWriter:
             self._ids = remembered  # the rows of this page were rolled back with it
             self._seen_people.clear()
             self._unresolved.clear()
+            self._orphans.clear()
             raise
         return counts, cursor
 
@@ -115,9 +120,9 @@ class PageWriter:
         """Before the page's transaction, in a few reads: which tasks, comments and people exist already, the
         imported comments of each existing task, and the team members a new person matches by e-mail."""
         self._absent = set()
-        people = {p.external_id: p for i in issues for p in (i.assignee, i.reporter, *(c.author for c in i.comments))
-                  if p is not None}
-        for entity, keys in ((TASKS, [i.key for i in issues]),
+        people = {p.external_id: p for i in issues
+                  for p in (i.assignee, i.reporter, i.resolved_by, *(c.author for c in i.comments)) if p is not None}
+        for entity, keys in ((TASKS, [*(i.key for i in issues), *(i.parent_key for i in issues if i.parent_key)]),
                              (COMMENTS, [c.external_id for i in issues for c in i.comments]),
                              (EMPLOYEES, list(people))):
             wanted = [k for k in dict.fromkeys(keys) if (entity.name, k) not in self._ids]
@@ -144,21 +149,10 @@ class PageWriter:
     # --- one issue ---------------------------------------------------------------------------
     def _write_issue(self, tx: RecordsTx, issue: SourceIssue) -> str:
         """"created", "updated" or "unchanged"."""
-        project_id, touched = self._project(tx, issue.project)
-        sprint_id = None
-        if issue.sprint is not None:
-            sprint_id, sprint_touched = self._sprint(tx, issue.sprint, project_id)
-            touched |= sprint_touched
-        assignee_id, person_touched = self._person(tx, issue.assignee)
-        touched |= person_touched
-        values = {
-            "TITLE": issue.title, "DESCRIPTION": issue.description or None, "STATUS": issue.status,
-            "PRIORITY": issue.priority, "SPRINT_ID": sprint_id, "PROJECT_ID": project_id, "ASSIGNEE_ID": assignee_id,
-            "STORY_POINTS": issue.story_points, "EXPECTED_END_DATE": issue.due, "ISSUE_TYPE": issue.issue_type,
-            "STATUS_NAME": issue.status_name, "LABELS": _joined(issue.labels),
-            "FIX_VERSIONS": _joined(issue.fix_versions), "COMPONENTS": _joined(issue.components),
-        }
+        values, touched = self._task_values(tx, issue)
         task_id, outcome = self._upsert(tx, TASKS, issue.key, values)
+        if issue.parent_key is not None and values["PARENT_ID"] is None:
+            self._orphans.setdefault(issue.parent_key, set()).add(task_id)
         touched |= self._comments(tx, task_id, issue)
         links = [TaskLink(link.link_type, link.target_key) for link in issue.links]
         touched |= bool(tx.replace_task_links(task_id, links))
@@ -166,6 +160,41 @@ class PageWriter:
             if self._ids.get((TASKS.name, link.target_key)) is None:
                 self._unresolved.setdefault(link.target_key, {})[task_id] = links
         return "updated" if outcome == "unchanged" and touched else outcome
+
+    def _task_values(self, tx: RecordsTx, issue: SourceIssue) -> tuple[dict[str, Any], bool]:
+        """The TASKS columns of an issue, and whether writing the rows they name (project, sprint, people) changed
+        anything. Multi-valued fields are lists in the engines' order, so a stored row compares equal."""
+        project_id, touched = self._project(tx, issue.project)
+        sprint_id = None
+        if issue.sprint is not None:
+            sprint_id, sprint_touched = self._sprint(tx, issue.sprint, project_id)
+            touched |= sprint_touched
+        people = {}
+        for column, person in (("ASSIGNEE_ID", issue.assignee), ("REPORTER_ID", issue.reporter),
+                               ("RESOLVED_BY_ID", issue.resolved_by)):
+            people[column], person_touched = self._person(tx, person)
+            touched |= person_touched
+        parent_id = None if issue.parent_key is None else self._find(tx, TASKS, issue.parent_key)
+        values = {
+            "TITLE": issue.title, "DESCRIPTION": issue.description or None, "STATUS": issue.status,
+            "PRIORITY": issue.priority, "SPRINT_ID": sprint_id, "PROJECT_ID": project_id, **people,
+            "STORY_POINTS": issue.story_points, "EXPECTED_END_DATE": issue.due, "ISSUE_TYPE": issue.issue_type,
+            "STATUS_NAME": issue.status_name, "CREATED_AT": issue.created, "UPDATED_AT": issue.updated,
+            "RESOLVED_AT": issue.resolved, "RESOLUTION": issue.resolution, "ENVIRONMENT": issue.environment,
+            "PARENT_KEY": issue.parent_key, "PARENT_ID": parent_id,
+        }
+        for column, given in (("LABELS", issue.labels), ("FIX_VERSIONS", issue.fix_versions),
+                              ("COMPONENTS", issue.components), ("AFFECTS_VERSIONS", issue.affects_versions)):
+            values[column] = list(task_values.normalise(given, column))
+        return values, touched
+
+    def _resolve_parents(self, tx: RecordsTx, keys: Sequence[str]) -> None:
+        """Tasks written before their parent, whose parent this page wrote: given its id now."""
+        for key in keys:
+            parent_id = self._ids.get((TASKS.name, key))
+            if parent_id is not None:
+                for child in self._orphans.pop(key, ()):
+                    tx.update(TASKS, child, {"PARENT_ID": parent_id})
 
     def _resolve_links(self, tx: RecordsTx, keys: Sequence[str]) -> None:
         """Links written before their target, whose target this page wrote: replaced again, now with its id."""
@@ -270,10 +299,6 @@ def _rows_where(engine: Engine, entity: EntitySpec, where: Sequence[Condition]) 
         if not page.more:
             return
         after = page.items[-1][entity.pk.lower()]
-
-
-def _joined(values: Sequence[str]) -> str | None:
-    return ", ".join(values) if values else None
 
 
 def _same(stored: Any, wanted: Any) -> bool:

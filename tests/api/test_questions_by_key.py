@@ -10,7 +10,8 @@ import json
 import pytest
 
 from app.config import Settings
-from app.domain import Scope, TaskLink
+from app.domain import Scope
+from app.records_model import TaskLink
 from app.engines.sqlite.engine import SQLiteEngine
 from app.entities import COMMENTS, TASKS
 from app.worker import Worker

@@ -44,7 +44,9 @@ def test_round_trip_of_every_entity(client, seeded):
     assert client.get(url, headers=AUTH).json() == task
     patched = client.patch(url, json={"status": "DONE", "description": None}, headers=AUTH)
     assert patched.status_code == 200
-    assert patched.json() == {**task, "status": "DONE", "description": None}  # untouched fields stay
+    assert patched.json()["updated_at"] > task["updated_at"] == task["created_at"]  # stamped on every change
+    assert patched.json() == {**task, "status": "DONE", "description": None,  # untouched fields stay
+                              "updated_at": patched.json()["updated_at"]}
     listed = client.get("/api/v1/tasks", params={"limit": 10}, headers=AUTH).json()
     assert listed["total"] == 1 and listed["items"][0]["status"] == "DONE" and listed["next_cursor"] is None
 
@@ -146,8 +148,8 @@ JIRA = "jira:https://acme.atlassian.net"
 
 def test_an_imported_task_round_trips_and_is_found_by_its_key(client):
     body = {"title": "Refund fails", "source": JIRA, "external_key": "PAY-1210", "issue_type": "Bug",
-            "status": "IN_REVIEW", "status_name": "In QE Test", "labels": "backend, refunds",
-            "fix_versions": "2026.12", "components": "Payments API"}
+            "status": "IN_REVIEW", "status_name": "In QE Test", "labels": ["backend", "refunds"],
+            "fix_versions": ["2026.12"], "components": ["Payments API"]}
     created = post(client, "tasks", body)
     assert created.status_code == 201, created.text
     assert {k: created.json()[k] for k in body} == body
@@ -188,3 +190,55 @@ def test_a_duplicate_key_in_one_source_or_a_lone_key_patched_in_is_a_409(client)
     assert patched.status_code == 409  # the CHECK: a key needs its source
     assert client.get(f"/api/v1/tasks/{native['task_id']}", headers=AUTH).json()["external_key"] is None
     assert client.get(f"/api/v1/tasks/{first['task_id']}", headers=AUTH).json()["title"] == "One"
+
+
+def test_a_task_takes_and_shows_every_tracker_field(client, seeded):
+    """Issue 31: reporter, times, resolution, environment, versions, parent and resolved-by round trip; lists are
+    whole values in a fixed order (duplicates collapse), the display text is written from the same list."""
+    emp, parent = seeded["employee"]["employee_id"], seeded["task"]["task_id"]
+    body = {"title": "Crash on save", "reporter_id": emp, "resolved_by_id": emp, "created_at": "2026-11-02T09:30:00Z",
+            "updated_at": "2026-11-20T10:00:00+01:00", "resolved_at": "2026-11-21T08:00:00", "resolution": "Won't Fix",
+            "environment": "Android 14, Pixel 8", "labels": ["ui", "Release blocker", "ui"],
+            "components": ["Mobile app"], "fix_versions": ["2.1.0"], "affects_versions": ["2.0.0", "1.9.4"],
+            "parent_key": "MOB-7", "parent_id": parent}
+    created = post(client, "tasks", body)
+    assert created.status_code == 201, created.text
+    row = created.json()
+    assert row["labels"] == ["Release blocker", "ui"] and row["affects_versions"] == ["1.9.4", "2.0.0"]
+    assert row["created_at"] == "2026-11-02T09:30:00" and row["updated_at"] == "2026-11-20T09:00:00"  # UTC
+    assert (row["resolution"], row["reporter_id"], row["resolved_by_id"], row["parent_id"], row["parent_key"]) == (
+        "Won't Fix", emp, emp, parent, "MOB-7")
+    assert client.get(f"/api/v1/tasks/{row['task_id']}", headers=AUTH).json() == row
+    patched = client.patch(f"/api/v1/tasks/{row['task_id']}", json={"labels": [], "components": ["Sync"]},
+                           headers=AUTH).json()
+    assert patched["labels"] == [] and patched["components"] == ["Sync"] and patched["fix_versions"] == ["2.1.0"]
+    assert patched["created_at"] == row["created_at"] and patched["updated_at"] > row["updated_at"]
+
+
+@pytest.mark.parametrize("body", [
+    {"title": "T", "reporter_id": 0},
+    {"title": "T", "created_at": "yesterday"},
+    {"title": "T", "resolved_at": "2026-13-01T00:00:00"},
+    {"title": "T", "labels": "backend, ui"},  # a list, never a string to split
+    {"title": "T", "labels": ["x" * 201]},
+    {"title": "T", "components": [" padded"]},
+    {"title": "T", "fix_versions": ["a\nb"]},
+    {"title": "T", "affects_versions": [""]},
+    {"title": "T", "resolution": "R" * 201},
+    {"title": "T", "parent_key": "K" * 201},
+    {"title": "T", "labels": [str(i) for i in range(201)]},
+])
+def test_bad_tracker_fields_are_422_and_change_nothing(client, seeded, body):
+    before = snapshot(client)
+    response = post(client, "tasks", body)
+    assert response.status_code == 422, response.text
+    assert snapshot(client) == before
+
+
+@pytest.mark.parametrize("field", ["reporter_id", "resolved_by_id", "parent_id"])
+def test_a_tracker_field_naming_a_missing_row_is_409_and_changes_nothing(client, seeded, field):
+    before = snapshot(client)
+    assert post(client, "tasks", {"title": "T", field: 999_999}).status_code == 409
+    url = f"/api/v1/tasks/{seeded['task']['task_id']}"
+    assert client.patch(url, json={field: 999_999, "labels": ["kept out"]}, headers=AUTH).status_code == 409
+    assert snapshot(client) == before

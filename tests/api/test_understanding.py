@@ -324,9 +324,10 @@ def test_librechats_title_request_in_spanish(demo, offline):
     assert response.json()["rag"]["route"] == "title"
 
 
-def test_a_comparison_past_find_tasks_limit_names_no_winner(sqlite_engine, sqlite_settings):
-    """300 tasks of Alpha, then 450 of Beta: find_tasks (by id, up to 500) reads Alpha 300 and Beta 200, a wrong
-    winner; the answer says it cannot rank instead of ranking that part."""
+def test_a_comparison_past_find_tasks_limit_ranks_every_task_in_the_database(sqlite_engine, sqlite_settings):
+    """300 tasks of Alpha, then 450 of Beta: find_tasks (by id, up to 500) read Alpha 300 and Beta 200, a wrong
+    winner, so the answer used to say it could not rank; the typed query groups in SQL over every matching task
+    (issue 31), so the true winner and both figures are named."""
     from tests.support import employee, project, task
 
     boss = employee(sqlite_engine, "Maria", "Lopez", role="MANAGER")
@@ -339,8 +340,9 @@ def test_a_comparison_past_find_tasks_limit_names_no_winner(sqlite_engine, sqlit
     assert truth[0] == (second, 450)  # the true winner is Beta
     with client_for(sqlite_settings, sqlite_engine) as c:
         answer = ask(c, boss, "which project has the most tasks?")
-    assert answer["route"] == "compare" and "cannot rank" in answer["answer"]
-    assert "Alpha" not in answer["answer"] and "Beta" not in answer["answer"] and answer["citations"] == []
+    assert answer["route"] == "compare" and "cannot rank" not in answer["answer"]
+    assert answer["answer"].splitlines()[0] == "The project with the most tasks: Beta [PROJECT #2] — 450."
+    assert "2. Alpha [PROJECT #1] — 300" in answer["answer"]
 
 
 @pytest.mark.parametrize("question, said", [

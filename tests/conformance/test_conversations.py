@@ -82,6 +82,27 @@ def test_an_answer_keeps_what_it_rested_on_and_bad_facts_store_nothing(engine):
     assert engine.recent_messages(conv.conversation_id, 1)[0].facts == widest
 
 
+def test_an_answer_keeps_the_tracker_query_it_ran_and_a_follow_up_reads_it_back(engine):
+    """TRACKER_QUERY (SQLite V14 / Oracle V19): the typed query an answer ran round-trips as it was written, so a
+    follow-up can edit it; a query past the column's 4000 bytes or not a JSON object is refused before a write."""
+    from app.rag.understanding.query import Predicate, TrackerQuery, query_from_json
+
+    ana = employee(engine, "Ana", "Ruiz")
+    conv = engine.create_conversation(ana, "all", None, None)
+    query = TrackerQuery(where=(Predicate("assignee", (ana,)), Predicate("label", ("needs-triage", "ñandú")),
+                                Predicate("created", window=(dt.date(2026, 11, 1), None))), returns="count")
+    facts = TurnFacts(query=query.to_json())
+    engine.append_turn(conv.conversation_id, "how many?", "Tasks: 3", [], facts=facts)
+    user, answer = engine.recent_messages(conv.conversation_id, 2)
+    assert (user.facts.query, query_from_json(answer.facts.query)) == (None, query)
+    for bad in ("[]", "{" + "x" * 4000 + "}", "not json"):
+        with pytest.raises(ValueError):
+            TurnFacts(query=bad)
+    widest = TurnFacts(query="{" + "é" * 1998 + "}")  # 3,998 bytes: Oracle's VARCHAR2(4000 BYTE) holds it
+    engine.append_turn(conv.conversation_id, "q2", "a2", [], facts=widest)
+    assert engine.recent_messages(conv.conversation_id, 1)[0].facts == widest
+
+
 def test_every_entity_an_answer_rests_on_is_stored_past_the_caps_and_withdraws_it(engine):
     """MESSAGE_ENTITIES (SQLite V12 / Oracle V17): all 160 tasks an answer names are stored, past the
     100 citations and 64 retrieved chunks the message row keeps; withdrawal sees each of them; the rows

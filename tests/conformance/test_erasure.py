@@ -280,3 +280,23 @@ def test_an_imported_persons_tracker_id_is_erased_with_them_and_proven(engine):
     assert verdict_of(result)["tracker id"] == "erased"
     assert engine.find_by_external(EMPLOYEES, source, [external]) == {}  # a re-import creates a new person
     assert FULL_NAME not in "\n".join(chunk_texts(engine, s["boss"]))
+
+
+def test_a_reporter_and_resolver_is_cleared_like_an_assignee_and_the_erasure_proven(engine):
+    """Issue 31: a task the person reported (its chunk says "Reporter: <name>") or resolved is kept, its reference
+    cleared and its chunk re-indexed without the name."""
+    s = seed(engine)
+    reported = task(engine, "Quarterly audit", assignee_id=s["boss"], project_id=s["project"])
+    engine.update(TASKS, reported, {"REPORTER_ID": s["ana"], "RESOLVED_BY_ID": s["ana"]})
+    engine.update(TASKS, s["theirs"], {"RESOLVED_BY_ID": s["ana"]})
+    drain_all(engine)
+    assert any(f"Reporter: {FULL_NAME}" in t for t in chunk_texts(engine, s["boss"]))
+    result = erase(engine, s["ana"], delete_documents=True)
+    assert result.ok, result.failures
+    r = result.job.report
+    assert r.tasks_cleared == tuple(sorted((reported, s["theirs"]))) and reported in r.tasks_reindexed
+    row = engine.get(TASKS, reported)
+    assert (row["reporter_id"], row["resolved_by_id"], row["title"]) == (None, None, "Quarterly audit")
+    assert engine.get(TASKS, s["theirs"])["resolved_by_id"] is None
+    texts = "\n".join(chunk_texts(engine, s["boss"]))
+    assert "Zorbalina" not in texts and "Quarterly audit" in texts and "Reporter:" not in texts

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.domain import TaskLink
+from app.records_model import TaskLink
 from app.engines.base import ConflictError
 from app.entities import COMMENTS, EMPLOYEES, PROJECTS, SPRINTS, TASKS
 from tests.support import comment, drain_all, employee, peek_queue, task
@@ -24,11 +24,14 @@ def imported_task(engine, key, source=JIRA, **extra):
 
 def test_imported_columns_round_trip_and_native_rows_keep_them_null(engine):
     t = imported_task(engine, "PAY-1210", ISSUE_TYPE="Bug", STATUS="IN_REVIEW", STATUS_NAME="In QE Test",
-                      LABELS="backend, refunds", FIX_VERSIONS="2026.12", COMPONENTS="Payments API")
+                      LABELS=["refunds", "backend"], FIX_VERSIONS=["2026.12"], COMPONENTS=["Payments API"])
     row = engine.get(TASKS, t)
     assert (row["source"], row["external_key"], row["issue_type"], row["status_name"]) == (
         JIRA, "PAY-1210", "Bug", "In QE Test")
-    assert (row["labels"], row["fix_versions"], row["components"]) == ("backend, refunds", "2026.12", "Payments API")
+    assert (row["labels"], row["fix_versions"], row["components"]) == (["backend", "refunds"], ["2026.12"],
+                                                                       ["Payments API"])
+    record = engine.load_records("task", [t])[t]  # the display text, written from the same list
+    assert (record.labels, record.fix_versions, record.components) == ("backend, refunds", "2026.12", "Payments API")
     native = engine.get(TASKS, task(engine, "Native task"))
     assert native["source"] is None and native["external_key"] is None and native["issue_type"] is None
 
@@ -123,7 +126,7 @@ def test_replace_task_links_refuses_a_missing_task_or_target(engine):
         engine.replace_task_links(t, [TaskLink("RELATES", "PAY-1", 987654)])
     assert engine.load_records("task", [t])[t].links == ()
     with pytest.raises(ValueError):
-        TaskLink("DUPLICATES", "PAY-1")
+        TaskLink("CAUSES", "PAY-1")  # a kind no tracker link maps to (app.sources.mapping reads unknown as RELATES)
 
 
 def test_sync_cursor_is_stored_per_source(engine):
@@ -240,3 +243,71 @@ def test_replace_task_links_keeps_the_first_of_a_repeated_link_and_a_cursor_may_
     engine.set_sync_cursor(JIRA, "page-2")
     engine.set_sync_cursor(JIRA, None)  # a full re-sync from the start
     assert engine.sync_cursor(JIRA) is None
+
+
+def test_the_tracker_fields_round_trip_and_load_for_the_chunk(engine):
+    """Issue 31 (SQLite V13 / Oracle V18): reporter, times, resolution, environment, versions, parent, resolved-by."""
+    import datetime as dt
+
+    chen = employee(engine, "Chen", "Wei")
+    parent = imported_task(engine, "PAY-7")
+    t = imported_task(engine, "PAY-12", REPORTER_ID=chen, RESOLVED_BY_ID=chen, CREATED_AT=dt.datetime(2026, 11, 2, 9, 30),
+                      UPDATED_AT=dt.datetime(2026, 11, 20, 10, 0, 0, 123456), RESOLVED_AT=dt.datetime(2026, 11, 21),
+                      RESOLUTION="Won't Fix", ENVIRONMENT="Android 14", AFFECTS_VERSIONS=["2.0.0", "1.9.4"],
+                      PARENT_KEY="PAY-7", PARENT_ID=parent)
+    row = engine.get(TASKS, t)
+    assert (row["reporter_id"], row["resolved_by_id"], row["resolution"], row["environment"]) == (
+        chen, chen, "Won't Fix", "Android 14")
+    assert row["created_at"] == dt.datetime(2026, 11, 2, 9, 30)
+    assert row["updated_at"] == dt.datetime(2026, 11, 20, 10, 0, 0, 123456)  # fractional seconds kept (TIMESTAMP)
+    assert row["affects_versions"] == ["1.9.4", "2.0.0"] and (row["parent_key"], row["parent_id"]) == ("PAY-7", parent)
+    record = engine.load_records("task", [t])[t]
+    assert (record.reporter_id, record.reporter_first, record.reporter_last) == (chen, "Chen", "Wei")
+    assert (record.created_at, record.resolved_at, record.resolution) == (
+        dt.datetime(2026, 11, 2, 9, 30), dt.datetime(2026, 11, 21), "Won't Fix")
+    assert (record.affects_versions, record.environment, record.parent_key, record.parent_id) == (
+        "1.9.4, 2.0.0", "Android 14", "PAY-7", parent)
+    native_child = task(engine, "Native child")
+    engine.update(TASKS, native_child, {"PARENT_ID": t})
+    assert engine.load_records("task", [native_child])[native_child].parent_key == "PAY-12"  # the parent's own key
+
+
+def test_task_values_follow_the_list_and_their_changes_queue_the_task(engine):
+    t = imported_task(engine, "PAY-20", LABELS=["b", "a"], COMPONENTS=["API"])
+    drain_all(engine)
+    engine.update(TASKS, t, {"TITLE": "Renamed"})  # values untouched when not given
+    assert engine.get(TASKS, t)["labels"] == ["a", "b"]
+    drain_all(engine)
+    engine.update(TASKS, t, {"LABELS": ["b", "c"], "FIX_VERSIONS": []})
+    row = engine.get(TASKS, t)
+    assert (row["labels"], row["components"], row["fix_versions"]) == (["b", "c"], ["API"], [])
+    assert engine.load_records("task", [t])[t].labels == "b, c"
+    assert ("task", t, "UPSERT") in queued(engine)
+    with pytest.raises(ValueError, match="list"):
+        engine.update(TASKS, t, {"LABELS": "a, b"})
+    page = engine.list_records(TASKS, [], None, 10).items
+    assert [r["labels"] for r in page if r["task_id"] == t] == [["b", "c"]]
+
+
+def test_a_reporter_rename_queues_their_tasks_and_deleting_people_or_parents_clears_the_references(engine):
+    chen = employee(engine, "Chen", "Wei")
+    parent = imported_task(engine, "PAY-30")
+    t = imported_task(engine, "PAY-31", REPORTER_ID=chen, RESOLVED_BY_ID=chen, PARENT_ID=parent, LABELS=["x"])
+    drain_all(engine)
+    engine.update(EMPLOYEES, chen, {"LAST_NAME": "Wei-Lin"})
+    assert queued(engine) == {("task", t, "UPSERT")}
+    assert engine.load_records("task", [t])[t].reporter_last == "Wei-Lin"
+    drain_all(engine)
+    engine.delete(TASKS, parent)
+    engine.delete(EMPLOYEES, chen)
+    row = engine.get(TASKS, t)
+    assert (row["parent_id"], row["reporter_id"], row["resolved_by_id"]) == (None, None, None)
+    assert row["labels"] == ["x"]
+
+
+@pytest.mark.parametrize("link_type", ["DEPENDS_ON", "DEPENDED_ON_BY", "DUPLICATES", "DUPLICATED_BY", "CLONES",
+                                       "CLONED_BY"])
+def test_every_link_kind_is_stored_with_its_direction(engine, link_type):
+    t = imported_task(engine, "PAY-40")
+    assert engine.replace_task_links(t, [TaskLink(link_type, "PAY-41")]) is True
+    assert engine.load_records("task", [t])[t].links == (TaskLink(link_type, "PAY-41"),)

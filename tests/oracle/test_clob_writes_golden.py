@@ -49,12 +49,14 @@ def test_the_rule_counts_utf8_bytes_and_touches_only_the_named_lob_binds():
 @pytest.mark.parametrize("entity, column", sorted(sql.LOB_COLUMNS))
 def test_a_long_crud_value_for_a_clob_column_is_bound_as_a_clob_on_insert_and_update(fake_engine, conn, entity,
                                                                                       column):
-    from app.entities import ENTITIES
+    from app.entities import ENTITIES, MULTI_VALUED
 
     spec = next(e for e in ENTITIES.values() if e.table == entity)
     required = {"TASK_ID": 3, "AUTHOR_ID": 4, "NAME": "n", "TITLE": "t", "BODY": "b"}
     values = {c: v for c, v in required.items() if c in spec.columns}
-    values[column] = "x" * 40_000
+    # A multi-valued column takes a list; its display text (", "-joined) is what goes into the CLOB.
+    long_values = [f"{i:03d}" + "x" * 196 for i in range(200)] if column in MULTI_VALUED else None
+    values[column] = long_values or "x" * 40_000
     conn.replies += [(f"INSERT INTO {entity}", Reply(out={"new_id": [9]})),
                      (f"FROM {entity} WHERE", Reply(rows=[(9,) + (None,) * (len(spec.all_columns) - 1)]))]
     fake_engine.create(spec, values)
@@ -65,7 +67,7 @@ def test_a_long_crud_value_for_a_clob_column_is_bound_as_a_clob_on_insert_and_up
     conn.calls.clear()
     conn.replies += [(f"UPDATE {entity}", Reply(rowcount=1)),
                      (f"FROM {entity} WHERE", Reply(rows=[(9,) + (None,) * (len(spec.all_columns) - 1)]))]
-    fake_engine.update(spec, 9, {column: "y" * 40_000})
+    fake_engine.update(spec, 9, {column: long_values[1:] if long_values else "y" * 40_000})
     assert conn.calls[0].inputsizes == {bind: oracledb.DB_TYPE_CLOB}
 
 
@@ -92,8 +94,8 @@ def test_a_long_message_is_bound_as_a_clob_and_a_short_one_is_not(fake_engine, c
     conn.replies += [("UPDATE CONVERSATIONS", Reply(rowcount=1)),
                      ("INSERT INTO MESSAGES", Reply(out={"new_id": [11]})),
                      ("INSERT INTO MESSAGES", Reply(out={"new_id": [12]})),
-                     ("FROM MESSAGES WHERE MESSAGE_ID IN", Reply(rows=[(11, 5, "user", "q", "[]", None, None, None, None, None),
-                                                                      (12, 5, "assistant", "a", "[]", None, None, None, None, None)]))]
+                     ("FROM MESSAGES WHERE MESSAGE_ID IN", Reply(rows=[(11, 5, "user", "q", "[]", None, None, None, None, None, None),
+                                                                      (12, 5, "assistant", "a", "[]", None, None, None, None, None, None)]))]
     fake_engine.append_turn(5, "q", "a" * 40_000, [])
     user, answer = [c for c in conn.calls if c.sql.startswith("INSERT INTO MESSAGES")]
     assert user.inputsizes == {} and answer.inputsizes == {"content": oracledb.DB_TYPE_CLOB}
@@ -113,17 +115,19 @@ def test_a_long_answer_with_long_citations_and_retrieved_binds_the_clob_last(fak
     conn.replies += [("UPDATE CONVERSATIONS", Reply(rowcount=1)),
                      ("INSERT INTO MESSAGES", Reply(out={"new_id": [11]})),
                      ("INSERT INTO MESSAGES", Reply(out={"new_id": [12]})),
-                     ("FROM MESSAGES WHERE MESSAGE_ID IN", Reply(rows=[(11, 5, "user", "q", "[]", None, None, None, None, None),
-                                                                      (12, 5, "assistant", "a", "[]", None, None, None, None, None)]))]
+                     ("FROM MESSAGES WHERE MESSAGE_ID IN", Reply(rows=[(11, 5, "user", "q", "[]", None, None, None, None, None, None),
+                                                                      (12, 5, "assistant", "a", "[]", None, None, None, None, None, None)]))]
     fake_engine.append_turn(5, "q", "é" * 20_000, citations, facts=facts)
     answer = [c for c in conn.calls if c.sql.startswith("INSERT INTO MESSAGES")][1]
     assert answer.inputsizes == {"content": oracledb.DB_TYPE_CLOB}
     assert len(answer.binds["citations"].encode()) > 1000 and len(answer.binds["retrieved"].encode()) > 1000
     assert placeholder_order(sql.INSERT_MESSAGE)[-2:] == ["CONTENT", "NEW_ID"]  # NEW_ID: a NUMBER out bind
-    old_order = sql.INSERT_MESSAGE.replace("CITATIONS, FOCUS, RETRIEVED, RAG_SCOPE, LLM_ERROR, CONTENT",
-                                           "CONTENT, CITATIONS, FOCUS, RETRIEVED, RAG_SCOPE, LLM_ERROR").replace(
-        ":citations, :focus, :retrieved, :used_scope, :llm_error, :content",
-        ":content, :citations, :focus, :retrieved, :used_scope, :llm_error")
+    old_order = sql.INSERT_MESSAGE.replace("CITATIONS, FOCUS, RETRIEVED, RAG_SCOPE, LLM_ERROR, TRACKER_QUERY, CONTENT",
+                                           "CONTENT, CITATIONS, FOCUS, RETRIEVED, RAG_SCOPE, LLM_ERROR, TRACKER_QUERY"
+                                           ).replace(
+        ":citations, :focus, :retrieved, :used_scope, :llm_error, :tracker_query, :content",
+        ":content, :citations, :focus, :retrieved, :used_scope, :llm_error, :tracker_query")
+    assert old_order != sql.INSERT_MESSAGE
     with pytest.raises(AssertionError, match="ORA-24816: :citations"):
         check_lob_binds_last(old_order, answer.binds, answer.inputsizes)
 

@@ -224,4 +224,4 @@ def test_the_engine_knows_every_clob_column_of_the_tracker():
 def test_every_timestamp_column_crud_writes_is_bound_as_a_timestamp():
     # FACTS.md §12.2: a datetime binds as DATE (no fractional seconds) unless the bind says TIMESTAMP.
     written = {c for e in ENTITIES.values() for c in e.columns if COLUMNS[(e.table, c)].kind == "TIMESTAMP"}
-    assert written == {"CREATED_AT"} and written <= sql.TIMESTAMP_COLUMNS
+    assert written == {"CREATED_AT", "UPDATED_AT", "RESOLVED_AT"} and written <= sql.TIMESTAMP_COLUMNS

@@ -94,9 +94,9 @@ def test_list_scope_and_delete(fake_engine, conn):
 def test_append_turn_bumps_inserts_both_then_commits_once(fake_engine, conn):
     conn.replies += [("UPDATE CONVERSATIONS SET UPDATED_AT", Reply(rowcount=1)),
                      ("INSERT INTO MESSAGES", returning([41])), ("INSERT INTO MESSAGES", returning([42])),
-                     ("MESSAGE_ID IN", Reply(rows=[(41, 5, "user", "who?", "[]", NOW, None, None, None, None),
+                     ("MESSAGE_ID IN", Reply(rows=[(41, 5, "user", "who?", "[]", NOW, None, None, None, None, None),
                                                    (42, 5, "assistant", "Ana [TASK #3]", '["[TASK #3]"]', NOW,
-                                                    "[TASK #3]", '[["task",3,0]]', "all", None)]))]
+                                                    "[TASK #3]", '[["task",3,0]]', "all", None, None)]))]
     facts = TurnFacts(focus="[TASK #3]", retrieved=(("task", 3, 0),), rag_scope="all")
     user, answer = fake_engine.append_turn(5, "who?", "Ana [TASK #3]", ["[TASK #3]"], facts=facts)
     touch, first, second, read = conn.calls
@@ -118,8 +118,8 @@ def test_every_entity_of_an_answer_is_inserted_in_the_turns_transaction_and_read
     entities = tuple(("task", i) for i in range(1, 161))
     conn.replies += [("UPDATE CONVERSATIONS SET UPDATED_AT", Reply(rowcount=1)),
                      ("INSERT INTO MESSAGES", returning([41])), ("INSERT INTO MESSAGES", returning([42])),
-                     ("MESSAGE_ID IN", Reply(rows=[(41, 5, "user", "q", "[]", NOW, None, None, None, None),
-                                                   (42, 5, "assistant", "a", "[]", NOW, None, None, None, None)]))]
+                     ("MESSAGE_ID IN", Reply(rows=[(41, 5, "user", "q", "[]", NOW, None, None, None, None, None),
+                                                   (42, 5, "assistant", "a", "[]", NOW, None, None, None, None, None)]))]
     _, answer = fake_engine.append_turn(5, "q", "a", [], facts=TurnFacts(entities=entities))
     touch, first, second, many, read = conn.calls
     assert many.sql == golden("insert_message_entity") and many.kind == "executemany"
@@ -127,9 +127,9 @@ def test_every_entity_of_an_answer_is_inserted_in_the_turns_transaction_and_read
     assert conn.events == ["commit"] and read.sql == golden("get_turn") and answer.facts.entities == entities
 
     conn.calls.clear()
-    rows = [(7, 5, "assistant", "b", "[]", NOW, None, None, None, None),
-            (6, 5, "user", "q", "[]", NOW, None, None, None, None),
-            (4, 5, "assistant", "a", "[]", NOW, None, None, None, None)]
+    rows = [(7, 5, "assistant", "b", "[]", NOW, None, None, None, None, None),
+            (6, 5, "user", "q", "[]", NOW, None, None, None, None, None),
+            (4, 5, "assistant", "a", "[]", NOW, None, None, None, None, None)]
     conn.replies += [("ORDER BY MESSAGE_ID DESC", Reply(rows=rows)),
                      ("FROM MESSAGE_ENTITIES", Reply(rows=[(4, "doc", 2), (4, "task", 9), (7, "task", 3)]))]
     window = fake_engine.recent_messages(5, 3)
@@ -142,7 +142,7 @@ def test_a_scope_chosen_during_the_turn_is_set_before_the_one_commit(fake_engine
     conn.replies += [("UPDATE CONVERSATIONS SET UPDATED_AT", Reply(rowcount=1)),
                      ("INSERT INTO MESSAGES", returning([41])), ("INSERT INTO MESSAGES", returning([42])),
                      ("UPDATE CONVERSATIONS SET RAG_SCOPE", Reply(rowcount=1)),
-                     ("MESSAGE_ID IN", Reply(rows=[(41, 5, "user", "q", "[]", NOW, None, None, None, None), (42, 5, "assistant", "a", "[]", NOW, None, None, None, None)]))]
+                     ("MESSAGE_ID IN", Reply(rows=[(41, 5, "user", "q", "[]", NOW, None, None, None, None, None), (42, 5, "assistant", "a", "[]", NOW, None, None, None, None, None)]))]
     fake_engine.append_turn(5, "q", "a", [], rag_scope="none")
     scope = conn.calls[3]
     assert scope.sql == golden("set_conversation_scope")
@@ -176,7 +176,7 @@ def test_append_turn_to_an_unknown_conversation_inserts_nothing(fake_engine, con
 
 
 def test_messages_pages_and_the_recent_window(fake_engine, conn):
-    rows = [(i, 5, "user", f"m{i}", "[]", NOW, None, None, None, None) for i in (3, 2)]
+    rows = [(i, 5, "user", f"m{i}", "[]", NOW, None, None, None, None, None) for i in (3, 2)]
     conn.replies.append(("ORDER BY MESSAGE_ID DESC", Reply(rows=rows)))
     assert [m.message_id for m in fake_engine.recent_messages(5, 2)] == [2, 3]  # oldest first
     assert conn.calls[0].sql == golden("recent_messages") and conn.calls[0].binds == {"conversation_id": 5, "max_rows": 2}

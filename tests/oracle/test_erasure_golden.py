@@ -17,7 +17,8 @@ from app.services.indexing import DrainResult
 
 from .fakes import Reply, golden, ora_error
 
-SELECTS = ["erase_employee_row", "erase_authored_comments", "erase_owned_documents", "erase_assigned_tasks"]
+SELECTS = ["erase_employee_row", "erase_authored_comments", "erase_owned_documents", "erase_assigned_tasks",
+           "erase_referencing_tasks"]
 CONVERSATION_READS = ["erase_conversation_titles", "erase_user_messages", "erase_count_messages"]
 PROOF_COUNTS = ["proof_count_employees", "proof_count_projects", "proof_count_sprints", "proof_count_tasks",
                 "proof_count_comments", "proof_count_documents", "proof_count_rag_chunk", "proof_count_rag_dirty",
@@ -62,6 +63,7 @@ def script(conn, documents=((9, "Zorbalina's plans for the sprint", "Hyperborean
         ("FROM COMMENTS WHERE AUTHOR_ID", Reply(rows=[(5, 11, "Flibbertigibbet incident")])),
         ("SELECT DOCUMENT_ID, TITLE, BODY", Reply(rows=list(documents))),
         ("FROM TASKS WHERE ASSIGNEE_ID", Reply(rows=[(12,), (11,)])),
+        ("FROM TASKS WHERE REPORTER_ID", Reply(rows=[(11,), (30,)])),  # reported or resolved
         ("SELECT CONVERSATION_ID, TITLE", Reply(rows=[(4, "Zorbalina's sprint chat")])),
         ("m.ROLE = 'user'", Reply(rows=[(40, "Is the Quixotewick migration blocked?")])),
         ("SELECT COUNT(*) FROM MESSAGES", Reply(rows=[(2,)])),
@@ -80,13 +82,15 @@ def test_erase_deleting_documents_writes_the_job_row_and_the_deletes_in_one_tran
     job = fake_engine.erase_employee(7, "delete", None, KEY)
     assert conn.sqls == [golden(n) for n in SELECTS + CONVERSATION_READS + [
         "erasure_insert", "erase_delete_conversations", "erase_delete_comments", "erase_delete_documents",
-        "erase_unassign_tasks", "erase_delete_employee", "erasure_select"]]
+        "erase_unassign_tasks", "erase_clear_reporter", "erase_clear_resolver", "erase_delete_employee",
+        "erasure_select"]]
     insert = conn.calls[len(SELECTS + CONVERSATION_READS)]
     assert all(c.binds == {"employee_id": 7} for c in conn.calls if c is not insert)
     assert conn.events == ["commit"]
     report = ErasureReport.from_json(insert.binds["report"])
     assert report.documents_deleted == (9,) and report.documents_reassigned == ()
-    assert report.tasks_unassigned == (12, 11) and report.tasks_reindexed == (11, 12)
+    assert report.tasks_unassigned == (12, 11) and report.tasks_reindexed == (11, 12, 30)
+    assert report.tasks_cleared == (11, 30)
     assert report.conversations_deleted == 1 and report.messages_deleted == 2
     held = {s.label: s.value for s in unseal(insert.binds["held"])}  # bytes into the BLOB, the key first
     assert insert.binds["held"][:32] == KEY and insert.binds["documents"] == "delete"

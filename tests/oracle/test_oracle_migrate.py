@@ -79,7 +79,7 @@ def test_split_rejects_malformed_scripts(script, message):
 
 def test_shipped_migrations_split_cleanly():
     found = migrate.discover()
-    assert [m.version for m in found] == [1, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17]
+    assert [m.version for m in found] == [1, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19]
     by_version = {m.version: m.statements() for m in found}
     [entities] = by_version[17]
     assert entities.startswith("CREATE TABLE MESSAGE_ENTITIES (") and "ON DELETE CASCADE" in entities
@@ -128,6 +128,7 @@ def test_shipped_migrations_split_cleanly():
     assert jobs_ddl.startswith("CREATE TABLE ERASURE_JOBS (") and "CONSTRAINT ERASURE_JOBS_PK PRIMARY KEY" in jobs_ddl
     assert "HELD        BLOB" in jobs_ddl and "REFERENCES" not in jobs_ddl  # outlives the employee
     check_v16(by_version[16])
+    check_v18(by_version[18])
 
 
 def check_v16(statements: list[str]) -> None:
@@ -156,6 +157,39 @@ def check_v16(statements: list[str]) -> None:
     assert "SELECT" not in triggers[0] and "AFTER INSERT OR UPDATE OR DELETE ON TASK_LINKS" in triggers[0]
     assert ("SELECT DISTINCT 'task', TASK_ID, 'UPSERT' FROM COMMENTS WHERE AUTHOR_ID = :NEW.EMPLOYEE_ID"
             in triggers[1]) and "AFTER UPDATE OF FIRST_NAME, LAST_NAME ON EMPLOYEES" in triggers[1]
+    assert rest[-1] == "INSERT INTO RAG_DIRTY (SOURCE_TYPE, SOURCE_ID, ACTION) SELECT 'task', TASK_ID, 'UPSERT' FROM TASKS"
+
+
+def check_v18(statements: list[str]) -> None:
+    """The tracker fields (issue 31): the new TASKS columns with their keys, TASK_VALUES, the widened link CHECK
+    (dropped, then added), two triggers and the queue of every task."""
+    tasks_ddl, *rest = statements
+    assert tasks_ddl.startswith("ALTER TABLE TASKS ADD (REPORTER_ID NUMBER(19), CREATED_AT TIMESTAMP,")
+    for column in ("UPDATED_AT TIMESTAMP", "RESOLVED_AT TIMESTAMP", "RESOLUTION VARCHAR2(200 CHAR)", "ENVIRONMENT CLOB",
+                   "AFFECTS_VERSIONS CLOB", "PARENT_KEY VARCHAR2(200 CHAR)", "PARENT_ID NUMBER(19)",
+                   "RESOLVED_BY_ID NUMBER(19)"):
+        assert column in tasks_ddl
+    for name, column, parent in (("REPORTER", "REPORTER_ID", "EMPLOYEES (EMPLOYEE_ID)"),
+                                 ("PARENT", "PARENT_ID", "TASKS (TASK_ID)"),
+                                 ("RESOLVED_BY", "RESOLVED_BY_ID", "EMPLOYEES (EMPLOYEE_ID)")):
+        assert (f"ALTER TABLE TASKS ADD CONSTRAINT TASKS_{name}_FK\n    FOREIGN KEY ({column}) REFERENCES {parent} "
+                "ON DELETE SET NULL") in rest
+        assert f"CREATE INDEX TASKS_{name}_IDX ON TASKS ({column})" in rest
+    values = next(s for s in rest if s.startswith("CREATE TABLE TASK_VALUES ("))
+    assert "REFERENCES TASKS (TASK_ID) ON DELETE CASCADE" in values and "VALUE   VARCHAR2(200 CHAR) NOT NULL" in values
+    assert "CHECK (FIELD IN ('LABEL', 'COMPONENT', 'FIX_VERSION', 'AFFECTS_VERSION'))" in values
+    assert "CONSTRAINT TASK_VALUES_PK PRIMARY KEY (TASK_ID, FIELD, VALUE)" in values
+    assert "CREATE INDEX TASK_VALUES_VALUE_IDX ON TASK_VALUES (FIELD, VALUE)" in rest
+    drop = rest.index("ALTER TABLE TASK_LINKS DROP CONSTRAINT TASK_LINKS_TYPE_CK")
+    assert rest[drop + 1].startswith("ALTER TABLE TASK_LINKS ADD CONSTRAINT TASK_LINKS_TYPE_CK\n    CHECK (LINK_TYPE IN (")
+    for link_type in ("BLOCKS", "BLOCKED_BY", "DEPENDS_ON", "DEPENDED_ON_BY", "DUPLICATES", "DUPLICATED_BY", "CLONES",
+                      "CLONED_BY", "RELATES"):
+        assert f"'{link_type}'" in rest[drop + 1]
+    triggers = [s for s in rest if s.startswith("CREATE OR REPLACE TRIGGER")]
+    assert [t.split("\n")[0] for t in triggers] == ["CREATE OR REPLACE TRIGGER TASK_VALUES_RAG_DIRTY_TRG",
+                                                   "CREATE OR REPLACE TRIGGER EMPLOYEES_RAG_DIRTY_TRG"]
+    assert "SELECT" not in triggers[0] and "AFTER INSERT OR UPDATE OR DELETE ON TASK_VALUES" in triggers[0]
+    assert "WHERE ASSIGNEE_ID = :NEW.EMPLOYEE_ID OR REPORTER_ID = :NEW.EMPLOYEE_ID" in triggers[1]
     assert rest[-1] == "INSERT INTO RAG_DIRTY (SOURCE_TYPE, SOURCE_ID, ACTION) SELECT 'task', TASK_ID, 'UPSERT' FROM TASKS"
 
 
@@ -314,6 +348,27 @@ def test_a_constraint_that_is_not_the_statements_own_still_fails_the_migration(t
     assert golden("record_version") not in conn.sqls
 
 
+def test_a_rerun_keeps_a_drop_of_a_constraint_the_catalogue_shows_is_gone(tmp_path, caplog):
+    script = "ALTER TABLE JOBS DROP CONSTRAINT JOBS_NOTE_CK;\n"
+    conn, run = rerun(tmp_path, script,
+                      ("ALTER TABLE JOBS DROP CONSTRAINT", (2443, "Cannot drop constraint - nonexistent constraint")),
+                      (golden("migration_constraint_table"), Reply(rows=[])))
+    assert run() == ["16"]
+    assert conn.sqls[-1] == golden("record_version") and "constraint JOBS_NOTE_CK on JOBS is already gone" in caplog.text
+
+
+@pytest.mark.parametrize("error, rows", [((2443, "Cannot drop constraint - nonexistent constraint"), [("OTHER",)]),
+                                         ((942, "table or view does not exist"), [])],
+                         ids=["name-still-taken", "other-error"])
+def test_a_failed_drop_that_the_catalogue_does_not_explain_still_fails(tmp_path, error, rows):
+    script = "ALTER TABLE JOBS DROP CONSTRAINT JOBS_NOTE_CK;\n"
+    conn, run = rerun(tmp_path, script, ("ALTER TABLE JOBS DROP CONSTRAINT", error),
+                      (golden("migration_constraint_table"), Reply(rows=rows)))
+    with pytest.raises(MigrationError, match=f"ORA-{error[0]:05d}"):
+        run()
+    assert golden("record_version") not in conn.sqls
+
+
 def test_statements_it_cannot_read_are_never_kept():
     from app.engines.oracle.migration_objects import created_by
 
@@ -336,3 +391,18 @@ def test_every_table_index_and_column_the_shipped_migrations_create_is_read():
                 created = created_by(statement)
                 assert created is not None, (migration.path.name, statement[:80])
                 assert created.kind in ("index", "constraint") or created.columns, statement[:80]
+
+
+def test_v18_fills_task_values_after_its_statements_and_before_its_version_row(tmp_path):
+    """No confirmed SQL shape splits V16's display CLOBs, so the runner runs the backfill as part of V18: a run that
+    dies in it has not recorded V18 and runs it again (the backfill reads only tasks without values)."""
+    write(tmp_path, "V18__tracker_fields.sql", "CREATE TABLE TASK_VALUES (TASK_ID NUMBER);\n")
+    write(tmp_path, "V19__other.sql", "CREATE TABLE OTHER (X NUMBER);\n")
+    conn = FakeConnection([("USER_TABLES", Reply(rows=[(1,)])), ("SELECT VERSION", Reply(rows=[])),
+                           ("FROM TASKS t", Reply(rows=[(4, "a, b", None, None, None)])),
+                           ("FROM TASK_VALUES WHERE", Reply(rows=[]))])
+    assert migrate.migrate(conn, migrate.discover(tmp_path)) == ["18", "19"]
+    assert conn.sqls[2:] == ["CREATE TABLE TASK_VALUES (TASK_ID NUMBER)", golden("task_values_backfill"),
+                             golden("values_of_task"), golden("insert_task_value"), golden("record_version"),
+                             "CREATE TABLE OTHER (X NUMBER)", golden("record_version")]
+    assert conn.events == ["commit", "commit"]

@@ -8,7 +8,7 @@ import datetime as dt
 
 import pytest
 
-from app.domain import TaskLink
+from app.records_model import TaskLink
 from app.engines.base import ConflictError
 from app.entities import EMPLOYEES, TASKS
 
@@ -105,11 +105,11 @@ def test_tasks_by_key(fake_engine, conn):
 
 def test_a_batch_is_one_transaction_committed_once_at_its_end(fake_engine, conn):
     conn.replies += [("INSERT INTO TASKS", Reply(rowcount=1, out={"new_id": [42]})),
-                     ("FROM TASKS WHERE TASK_ID", Reply(rows=[(42, "Refund fails") + (None,) * 16])),
+                     ("FROM TASKS WHERE TASK_ID", Reply(rows=[(42, "Refund fails") + (None,) * 26])),
                      ("MERGE INTO SYNC_CURSORS", Reply(rowcount=1))]
     with fake_engine.batch() as tx:
         row = tx.create(TASKS, {"TITLE": "Refund fails", "SOURCE": JIRA, "EXTERNAL_KEY": "PAY-1210",
-                                "LABELS": "x" * 3901})
+                                "LABELS": [f"label-{i:03d}-" + "x" * 30 for i in range(100)]})
         assert conn.events == []  # nothing committed inside the page
         tx.set_sync_cursor(JIRA, "page-2")
     assert row["task_id"] == 42 and conn.events == ["commit"]
@@ -129,7 +129,8 @@ def test_a_batch_that_raises_rolls_back_and_commits_nothing(fake_engine, conn):
 
 def test_comments_load_with_their_author_and_date(fake_engine, conn):
     task_row = (11, "Refund fails", "IN_REVIEW", "HIGH", None, None, None, None, None, None, None, None, None, None,
-                None, "PAY-1210", "Bug", "In QE Test", "backend", "2026.12", "Payments API")
+                None, "PAY-1210", "Bug", "In QE Test", "backend", "2026.12", "Payments API",
+                8, "Chen", "Wei", dt.datetime(2026, 11, 2, 9, 30), None, None, "2.0.0", "Android 14", "PAY-7", 7)
     at = dt.datetime(2026, 11, 20, 9, 15)
     conn.replies += [("FROM TASKS t", Reply(rows=[task_row])),
                      ("FROM COMMENTS", Reply(rows=[(11, "Blocked until the PSP answers", 3, "Chen", "Wei", at),
@@ -142,3 +143,7 @@ def test_comments_load_with_their_author_and_date(fake_engine, conn):
     assert (record.external_key, record.issue_type, record.status_name) == ("PAY-1210", "Bug", "In QE Test")
     assert (record.labels, record.fix_versions, record.components) == ("backend", "2026.12", "Payments API")
     assert record.links == (TaskLink("BLOCKED_BY", "PAY-56", 56),)
+    assert (record.reporter_id, record.reporter_first, record.created_at, record.resolution) == (
+        8, "Chen", dt.datetime(2026, 11, 2, 9, 30), None)
+    assert (record.affects_versions, record.environment, record.parent_key, record.parent_id) == (
+        "2.0.0", "Android 14", "PAY-7", 7)

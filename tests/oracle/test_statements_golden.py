@@ -178,7 +178,7 @@ def test_load_sources_and_hashes(fake_engine, conn):
     import datetime as dt
 
     task_row = (11, "Fix login", "TODO", "HIGH", 5, "Sprint 1", 3, "Apollo", 7, "Ana", "Ruiz", 3, 2.5,
-                dt.datetime(2026, 1, 2), "desc", None, None, None, None, None, None)
+                dt.datetime(2026, 1, 2), "desc", None, None, None, None, None, None) + (None,) * 10
     conn.replies += [("FROM TASKS t", Reply(rows=[task_row])),
                      ("FROM COMMENTS", Reply(rows=[(11, "first", None, None, None, None),
                                                    (11, "second", None, None, None, None)])),
@@ -422,17 +422,68 @@ def test_callers(fake_engine, conn):
 
 
 def test_create_returns_the_identity_key_and_the_stored_row(fake_engine, conn):
-    stored = (42, "Fix", None, "TODO", None, None, 3, None, None, None, None)
+    stored = (42, "Fix", None, "TODO", None, None, 3) + (None,) * 21
     conn.replies += [("INSERT INTO TASKS", Reply(rowcount=1, out={"new_id": [42]})),
                      ("FROM TASKS WHERE", Reply(rows=[stored]))]
     row = fake_engine.create(TASKS, {"TITLE": "Fix", "STATUS": "TODO", "PROJECT_ID": 3, "DESCRIPTION": None})
-    insert, select = conn.calls
+    insert, select, values = conn.calls  # no list given: no TASK_VALUES write
     assert insert.sql == golden("crud_insert_tasks")
     assert {k: v for k, v in insert.binds.items() if k != "new_id"} == {
         "v_title": "Fix", "v_status": "TODO", "v_project_id": 3}
     assert select.sql == golden("crud_select_tasks") and select.binds == {"row_id": 42}
-    assert row["task_id"] == 42 and row["title"] == "Fix" and "description" in row
+    assert values.sql == golden("task_values") and values.binds == {"id0": 42}
+    assert row["task_id"] == 42 and row["title"] == "Fix" and "description" in row and row["labels"] == []
     assert conn.events == ["commit"]
+
+
+def test_a_task_write_keeps_its_values_and_display_text_from_one_list(fake_engine, conn):
+    """TASK_VALUES rows and the display CLOB come from the same normalised list, in the task's transaction; only the
+    difference is written (executemany), and the lists are read back from TASK_VALUES."""
+    import datetime as dt
+
+    import oracledb
+
+    stored = (42, "Fix") + (None,) * 26
+    conn.replies += [("INSERT INTO TASKS", Reply(rowcount=1, out={"new_id": [42]})),
+                     ("FROM TASK_VALUES WHERE TASK_ID = :task_id", Reply(rows=[])),
+                     ("FROM TASKS WHERE", Reply(rows=[stored])),
+                     ("FROM TASK_VALUES\nWHERE", Reply(rows=[(42, "LABEL", "ui"), (42, "LABEL", "Backend")]))]
+    row = fake_engine.create(TASKS, {"TITLE": "Fix", "LABELS": ["ui", " Backend", "ui"], "COMPONENTS": [],
+                                     "CREATED_AT": dt.datetime(2026, 11, 2, 9, 30)})
+    insert, read, write, *_ = conn.calls
+    assert insert.binds["v_labels"] == "Backend, ui" and "v_components" not in insert.binds  # [] is NULL
+    assert insert.inputsizes == {"v_created_at": oracledb.DB_TYPE_TIMESTAMP}
+    assert read.sql == golden("values_of_task") and read.binds == {"task_id": 42}
+    assert write.kind == "executemany" and write.sql == golden("insert_task_value")
+    assert write.binds == [{"task_id": 42, "field_name": "LABEL", "field_value": "Backend"},
+                           {"task_id": 42, "field_name": "LABEL", "field_value": "ui"}]
+    assert row["labels"] == ["Backend", "ui"] and row["components"] == [] and conn.events == ["commit"]
+    conn.calls.clear()
+    conn.replies += [("UPDATE TASKS", Reply(rowcount=1)),
+                     ("FROM TASK_VALUES WHERE TASK_ID = :task_id", Reply(rows=[("LABEL", "Backend"), ("LABEL", "ui")]))]
+    fake_engine.update(TASKS, 42, {"LABELS": ["ui", "mobile"]})
+    update, read, delete, insert, *_ = conn.calls
+    assert update.binds == {"v_labels": "mobile, ui", "row_id": 42}
+    assert delete.kind == "executemany" and delete.sql == golden("delete_task_value")
+    assert delete.binds == [{"task_id": 42, "field_name": "LABEL", "field_value": "Backend"}]
+    assert insert.binds == [{"task_id": 42, "field_name": "LABEL", "field_value": "mobile"}]
+
+
+def test_the_v18_backfill_splits_the_display_text_of_tasks_without_values(conn):
+    """Oracle V18 cannot split the V16 CLOBs in a confirmed SQL shape: the runner fills TASK_VALUES after the version's
+    statements, a keyset page at a time, the same split as SQLite V13."""
+    from app.engines.oracle import task_values
+
+    page = [(3, "backend, ui", None, "Release 2.1", None), (9, ", ", "API", None, None)]
+    conn.replies += [("FROM TASKS t", Reply(rows=page)), ("FROM TASK_VALUES WHERE", Reply(rows=[])),
+                     ("FROM TASK_VALUES WHERE", Reply(rows=[]))]
+    assert task_values.backfill(conn) == 2
+    first = conn.calls[0]
+    assert first.sql == golden("task_values_backfill") and first.binds == {"after_id": 0, "max_rows": 500}
+    inserts = [c.binds for c in conn.calls if c.sql == golden("insert_task_value")]
+    assert inserts == [[{"task_id": 3, "field_name": f, "field_value": v}
+                        for f, v in (("FIX_VERSION", "Release 2.1"), ("LABEL", "backend"), ("LABEL", "ui"))],
+                       [{"task_id": 9, "field_name": "COMPONENT", "field_value": "API"}]]
 
 
 def test_create_with_defaults_only(fake_engine, conn):

@@ -4,7 +4,9 @@ Answers ``/repos/{o}/{r}/issues`` (state, since, sort=updated, direction, per_pa
 issues, with a ``pull_request`` key, as GitHub does), ``/repos/{o}/{r}/issues/comments`` and
 ``/repos/{o}/{r}/issues/{n}/comments``, pages linked by ``Link: <…>; rel="next"``. Every answer carries an
 ETag; a request with a matching ``If-None-Match`` gets 304 (counted). Failures are scripted per path.
-Shapes from GitHub's documented examples (octocat, "Found a bug").
+Shapes from GitHub's documented examples (octocat, "Found a bug"). As GitHub, a listed issue carries no
+``closed_by`` (only ``GET /repos/{o}/{r}/issues/{n}`` has it: golang/go#28745, octokit.net#1353); a test that gives
+``closed_by`` gets it in the listing, to stand for an object that has it (an export of single issues).
 """
 
 from __future__ import annotations
@@ -42,13 +44,17 @@ class FakeGitHub(FakeServer):
         super().__init__(self._handler())
 
     def issue(self, number: int, title: str, minutes: int, *, state: str = "open", labels=(), assignee=None,
-              milestone=None, pull: bool = False, body: str = "") -> dict:
-        raw = {"id": 1000 + number, "number": number, "title": title, "body": body, "state": state, "user": OCTOCAT,
+              milestone=None, pull: bool = False, body: str = "", user: dict | None = None,
+              state_reason: str | None = None, closed_by: dict | None = None) -> dict:
+        raw = {"id": 1000 + number, "number": number, "title": title, "body": body, "state": state,
+               "user": user or OCTOCAT,
                "labels": [{"name": name} for name in labels], "assignee": assignee,
                "assignees": [assignee] if assignee else [], "milestone": milestone, "comments": 0,
                "created_at": at(0), "updated_at": at(minutes), "closed_at": at(minutes) if state == "closed" else None,
-               "state_reason": "completed" if state == "closed" else None,
+               "state_reason": state_reason or ("completed" if state == "closed" else None),
                "url": f"{self.url}/repos/{self.repo}/issues/{number}"}
+        if closed_by is not None:
+            raw["closed_by"] = closed_by
         if pull:
             raw["pull_request"] = {"url": f"{self.url}/repos/{self.repo}/pulls/{number}"}
         with self.lock:

@@ -104,7 +104,8 @@ class FakeJira(FakeServer):
             start = int(query.get("nextPageToken", ["0"])[0])
         page = matching[start:start + size]
         fields = query.get("fields", ["*all"])[0]
-        issues = [{"id": i["id"], "key": i["key"], "fields": {}} if fields == "key" else self._embedded(i) for i in page]
+        issues = [{"id": i["id"], "key": i["key"], "fields": {}} if fields == "key" else self._embedded(i, fields)
+                  for i in page]
         self.search_pages_served += fields != "key"
         if self.api == "2":
             return 200, {"startAt": start, "maxResults": size, "total": len(matching), "issues": issues}
@@ -114,8 +115,13 @@ class FakeJira(FakeServer):
             body["nextPageToken"] = str(start + size)
         return 200, body
 
-    def _embedded(self, issue: dict) -> dict:
+    def _embedded(self, issue: dict, fields: str = "*all") -> dict:
+        """The issue as a search returns it: only the system fields asked for (as Jira; custom fields are always
+        left in here, so a test need not name them), its first comments embedded."""
         out = json.loads(json.dumps(issue))
+        if fields != "*all":
+            wanted = set(fields.split(","))
+            out["fields"] = {k: v for k, v in out["fields"].items() if k in wanted or k.startswith("customfield_")}
         comments = out["fields"]["comment"]["comments"]
         out["fields"]["comment"] = {"comments": comments[:self.embedded_comments], "maxResults": self.embedded_comments,
                                     "total": len(comments), "startAt": 0}

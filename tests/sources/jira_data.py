@@ -58,7 +58,10 @@ def issue(key: str, summary: str, *, api: str = "2", minutes: int = 0, descripti
           status: tuple[str, str] = ("To Do", "new"), priority: str | None = "Medium", assignee: str | None = None,
           reporter: str | None = "mia", comments: list[dict] | None = None, links: list[dict] | None = None,
           sprint: object = None, issue_type: str = "Task", labels: list[str] | None = None, points: float | None = None,
-          due: str | None = None, project_name: str | None = None) -> dict:
+          due: str | None = None, project_name: str | None = None, created: int = 0,
+          resolution: str | None = None, resolved: int | None = None, versions: list[str] | None = None,
+          fix_versions: list[str] | None = None, components: list[str] | None = None, environment: str | None = None,
+          parent: str | None = None) -> dict:
     project_key = key.rsplit("-", 1)[0]
     fields = {
         "summary": summary, "description": body(description, api) if description else None,
@@ -67,15 +70,33 @@ def issue(key: str, summary: str, *, api: str = "2", minutes: int = 0, descripti
         "priority": {"name": priority} if priority else None, "duedate": due,
         "assignee": user(assignee, api), "reporter": user(reporter, api),
         "comment": {"comments": comments or [], "total": len(comments or []), "maxResults": 50, "startAt": 0},
-        "issuelinks": links or [], "labels": labels or [], "fixVersions": [], "components": [],
-        "created": stamp(0), "updated": stamp(minutes),
+        "issuelinks": links or [], "labels": labels or [],
+        "fixVersions": [version(v) for v in fix_versions or ()], "components": [{"name": c} for c in components or ()],
+        "created": stamp(created), "updated": stamp(minutes),
+        "resolution": {"name": resolution, "description": ""} if resolution else None,
+        "resolutiondate": stamp(resolved) if resolved is not None else None,
+        "versions": [version(v) for v in versions or ()],
+        "environment": body(environment, api) if environment else None,
         "project": {"key": project_key, "name": project_name or f"{project_key} project"},
         "customfield_10016": points,
     }
     if sprint is not None:
         fields["customfield_10020"] = [sprint]
+    if parent is not None:
+        fields["parent"] = {"key": parent, "fields": {"summary": f"Parent {parent}"}}
     return {"id": str(10000 + zlib.crc32(key.encode()) % 90000), "key": key, "self": f"https://example/rest/api/2/issue/{key}",
             "fields": fields}
+
+
+def version(name: str) -> dict:
+    return {"self": f"https://example/rest/api/2/version/{zlib.crc32(name.encode()) % 90000}", "name": name,
+            "archived": False, "released": False}
+
+
+def link(type_name: str, inward: str, outward: str, key: str, *, outward_issue: bool) -> dict:
+    """An issue link as Jira lists it on the issue: ``outward_issue`` True reads "this <outward> key"."""
+    return {"id": "10003", "type": {"name": type_name, "inward": inward, "outward": outward},
+            ("outwardIssue" if outward_issue else "inwardIssue"): {"key": key}}
 
 
 def blocked_by(key: str) -> dict:
@@ -108,10 +129,18 @@ def tracker(api: str = "2") -> list[dict]:
               description="h2. Steps\n* pay\n* refund", status=("In QE Test", "indeterminate"), priority="Blocker",
               issue_type="Bug", labels=["backend", "refunds"], points=5, due="2026-11-30",
               sprint=sprint_string(12, "PAY Sprint 7"), links=[blocked_by("PAY-2")],
+              fix_versions=["2026.12", "Release 2.1"], components=["Payments API"], versions=["2026.11"],
+              environment="Chrome 130 on macOS",
               comments=[c(1, "emma", "Seen on *prod*", 11), c(2, "chen", "Fix in review", 12), c(3, "mia", "Thanks", 13)]),
-        issue("PAY-2", "Ledger export times out", api=api, minutes=20, assignee="emma",
-              sprint=sprint_object(12, "PAY Sprint 7"), links=[blocks("PAY-1")], comments=[c(4, "chen", "Reproduced", 21)]),
-        issue("PAY-3", "Old flaky test", api=api, minutes=30, status=("Done", "done")),
-        issue("PAY-4", "Card tokens on mobile", api=api, minutes=40, assignee="chen",
-              comments=[c(5, "emma", "Mobile team owns it", 41)]),
+        # A sub-task of PAY-4, which comes later in the pass; cloned by an issue that is not imported.
+        issue("PAY-2", "Ledger export times out", api=api, minutes=20, assignee="emma", issue_type="Sub-task",
+              sprint=sprint_object(12, "PAY Sprint 7"), parent="PAY-4", comments=[c(4, "chen", "Reproduced", 21)],
+              links=[blocks("PAY-1"), link("Cloners", "is cloned by", "clones", "OPS-9", outward_issue=False)]),
+        issue("PAY-3", "Old flaky test", api=api, minutes=30, status=("Done", "done"), resolution="Won't Fix",
+              resolved=29, created=-60, links=[link("Duplicate", "is duplicated by", "duplicates", "PAY-1",
+                                                    outward_issue=True)]),
+        issue("PAY-4", "Card tokens on mobile", api=api, minutes=40, assignee="chen", reporter="emma",
+              comments=[c(5, "emma", "Mobile team owns it", 41)],
+              links=[link("Dependency", "is depended on by", "depends on", "PAY-2", outward_issue=True),
+                     link("Problem/Incident", "is caused by", "causes", "OPS-1", outward_issue=True)]),
     ]

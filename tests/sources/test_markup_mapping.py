@@ -208,3 +208,44 @@ def test_jira_settings_need_credentials():
     with pytest.raises(ValidationError, match="RAG_JIRA_PAT"):
         Settings(_env_file=None, jira_url="https://jira.example.com")
     assert Settings(_env_file=None, jira_url="https://x.atlassian.net", jira_email="a@b.c", jira_api_token="t").jira_url
+
+
+@pytest.mark.parametrize("name, phrase, outward, ours", [
+    ("Blocks", "blocks", True, "BLOCKS"), ("Blocks", "is blocked by", False, "BLOCKED_BY"),
+    ("Dependency", "depends on", True, "DEPENDS_ON"), ("Depends", "is depended on by", False, "DEPENDED_ON_BY"),
+    ("Duplicate", "duplicates", True, "DUPLICATES"), ("Duplicate", "is duplicated by", False, "DUPLICATED_BY"),
+    ("Cloners", "clones", True, "CLONES"), ("Cloners", "is cloned by", False, "CLONED_BY"),
+    ("Relates", "relates to", True, "RELATES"), ("Relates", "relates to", False, "RELATES"),
+    ("Gantt Dependency", "has to be done after", True, "RELATES"),  # an unknown type with an unknown phrase
+    ("Requirement", "is depended on by", False, "DEPENDED_ON_BY"),  # an unknown type read by its phrase
+    ("Problem/Incident", "causes", True, "RELATES"), (None, None, True, "RELATES"),
+])
+def test_a_jira_link_maps_by_its_type_name_and_direction(name, phrase, outward, ours):
+    assert mapping.link_type(name, phrase, outward) == ours
+
+
+def test_the_tracker_fields_of_a_jira_issue_and_a_github_issue():
+    from app.sources import github
+
+    raw = jira_data.issue("PAY-7", "Crash", api="3", reporter="emma", created=-30, resolution="Duplicate", resolved=5,
+                          versions=["1.9", "2.0"], fix_versions=["2.1"], components=["API"], parent="PAY-1",
+                          environment="Android 14\nPixel 8", labels=["a", " "])
+    issue = jira.issue_of(raw)
+    assert (issue.reporter.display_name, issue.resolution, issue.parent_key) == ("Emma Richards", "Duplicate", "PAY-1")
+    assert issue.created == jira_data.BASE.replace(tzinfo=None) - dt.timedelta(minutes=30)
+    assert issue.resolved == jira_data.BASE.replace(tzinfo=None) + dt.timedelta(minutes=5)
+    assert (issue.affects_versions, issue.fix_versions, issue.components, issue.labels) == (
+        ("1.9", "2.0"), ("2.1",), ("API",), ("a",))
+    assert issue.environment == "Android 14\n\nPixel 8"  # two ADF paragraphs
+    bare = jira.issue_of(jira_data.issue("PAY-8", "Open", reporter=None))
+    assert (bare.reporter, bare.resolution, bare.resolved, bare.parent_key, bare.environment) == (None,) * 5
+    closed = {"number": 3, "title": "t", "state": "closed", "state_reason": "duplicate", "user": {"id": 1, "login": "o"},
+              "created_at": "2026-11-01T10:00:00Z", "updated_at": "2026-11-03T10:00:00Z",
+              "closed_at": "2026-11-02T10:00:00Z", "closed_by": {"id": 2, "login": "h"},
+              "milestone": {"number": 4, "title": "v2.0 ", "state": "open"}}
+    gh = github.issue_of(closed, "o/r", [])
+    assert (gh.resolution, gh.resolved_by.external_id, gh.reporter.external_id) == ("Duplicate", "github:2", "github:1")
+    assert (gh.created, gh.resolved, gh.fix_versions) == (dt.datetime(2026, 11, 1, 10), dt.datetime(2026, 11, 2, 10),
+                                                          ("v2.0",))
+    reopened = github.issue_of({**closed, "state": "open", "state_reason": "reopened"}, "o/r", [])
+    assert (reopened.resolution, reopened.resolved, reopened.resolved_by) == (None, None, None)

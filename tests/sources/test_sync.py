@@ -54,6 +54,29 @@ def seed(fake: FakeJira, api: str) -> None:
         fake.put(issue)
 
 
+def check_tracker_fields(engine, api: str) -> None:
+    """Issue 31: every field of jira_data.tracker() lands in its column (the search asked for it: the fake returns
+    only the system fields named), links by kind and direction, a sub-task's parent written after it."""
+    pay1, pay2, pay3, pay4 = (task_by_key(engine, f"PAY-{n}") for n in range(1, 5))
+    people = {e["employee_id"]: e["first_name"] for e in rows(engine, EMPLOYEES)}
+    assert (people[pay1["reporter_id"]], people[pay4["reporter_id"]]) == ("Mia", "Emma")
+    assert pay1["created_at"] == jira_data.BASE.replace(tzinfo=None)
+    assert pay1["updated_at"] == jira_data.BASE.replace(tzinfo=None) + dt.timedelta(minutes=10)
+    assert (pay1["fix_versions"], pay1["components"], pay1["affects_versions"]) == (
+        ["2026.12", "Release 2.1"], ["Payments API"], ["2026.11"])
+    assert pay1["environment"] == "Chrome 130 on macOS" and pay1["resolution"] is None and pay1["resolved_at"] is None
+    assert (pay3["resolution"], pay3["resolved_at"]) == ("Won't Fix", jira_data.BASE.replace(tzinfo=None)
+                                                        + dt.timedelta(minutes=29))
+    assert pay3["created_at"] == jira_data.BASE.replace(tzinfo=None) - dt.timedelta(hours=1)
+    assert (pay2["parent_key"], pay2["parent_id"]) == ("PAY-4", pay4["task_id"])
+    links = {key: [(link.link_type, link.target_key) for link in engine.load_records("task", [t["task_id"]])[
+        t["task_id"]].links] for key, t in (("PAY-2", pay2), ("PAY-3", pay3), ("PAY-4", pay4))}
+    assert links == {"PAY-2": [("BLOCKS", "PAY-1"), ("CLONED_BY", "OPS-9")], "PAY-3": [("DUPLICATES", "PAY-1")],
+                     "PAY-4": [("DEPENDS_ON", "PAY-2"), ("RELATES", "OPS-1")]}
+    text = engine.load_records("task", [pay2["task_id"]])[pay2["task_id"]]
+    assert (text.reporter_first, text.parent_key) == ("Mia", "PAY-4")
+
+
 @pytest.mark.parametrize("api", ["2", "3"])
 def test_a_sync_pass_imports_everything_then_a_second_writes_nothing(api, sqlite_engine):
     with FakeJira(api, embedded_comments=1) as fake:
@@ -63,7 +86,8 @@ def test_a_sync_pass_imports_everything_then_a_second_writes_nothing(api, sqlite
         pay1 = task_by_key(sqlite_engine, "PAY-1")
         assert (pay1["status"], pay1["status_name"], pay1["priority"], pay1["issue_type"]) == \
             ("IN_REVIEW", "In QE Test", "CRITICAL", "Bug")
-        assert pay1["labels"] == "backend, refunds" and pay1["story_points"] == 5
+        assert pay1["labels"] == ["backend", "refunds"] and pay1["story_points"] == 5
+        check_tracker_fields(sqlite_engine, api)
         # v2 bodies are wiki markup; v3 bodies ADF, whose text is literal (no markup to strip)
         assert pay1["description"] == ("Steps\n- pay\n- refund" if api == "2" else "h2. Steps\n\n* pay\n\n* refund")
         chen = next(e for e in rows(sqlite_engine, EMPLOYEES) if e["first_name"] == "Chen")
@@ -189,17 +213,34 @@ def github_reader(fake: FakeGitHub, page_size: int = 2) -> GitHubIssues:
     return GitHubIssues(github_client(fake.token, fake.url, sleep=lambda s: None), fake.repo, page_size=page_size)
 
 
+def check_github_fields(engine) -> None:
+    """Issue 31 on GitHub: the author is the reporter, created/updated/closed times, state_reason as the resolution,
+    closed_by where the issue object has it (a listing does not), the milestone as the fix version (and sprint)."""
+    bug, docs, closed, wont = (task_by_key(engine, f"octo-org/octo-repo#{n}") for n in (1, 3, 4, 5))
+    people = {e["employee_id"]: e["external_id"] for e in rows(engine, EMPLOYEES)}
+    assert (people[bug["reporter_id"]], people[docs["reporter_id"]]) == ("github:1", "github:2")
+    start = dt.datetime(2026, 11, 2, 9, 0)
+    assert (bug["created_at"], bug["updated_at"], bug["resolved_at"], bug["resolution"]) == (
+        start, start + dt.timedelta(minutes=5), None, None)  # its comment at minute 5 updated it
+    assert bug["fix_versions"] == ["v1.0"] and docs["fix_versions"] == []
+    assert (closed["resolution"], closed["resolved_at"], closed["resolved_by_id"]) == (
+        "Completed", start + dt.timedelta(minutes=4), None)  # listed: no closed_by
+    assert (wont["resolution"], people[wont["resolved_by_id"]]) == ("Not planned", "github:2")
+
+
 def test_github_import_then_an_edit_a_new_comment_and_a_deletion(sqlite_engine):
     with FakeGitHub() as fake:
         fake.issue(1, "Found a bug", 1, labels=["bug", "P1"], assignee=HUBOT, body="I'm having a problem with this.",
                    milestone={"number": 3, "title": "v1.0", "state": "open", "due_on": "2026-12-01T07:00:00Z"})
         fake.issue(2, "Fix the bug", 2, pull=True)
-        fake.issue(3, "Docs are stale", 3, labels=["documentation"])
+        fake.issue(3, "Docs are stale", 3, labels=["documentation"], user=HUBOT)
         fake.issue(4, "Closed one", 4, state="closed")
+        fake.issue(5, "Won't do", 6, state="closed", state_reason="not_planned", closed_by=HUBOT)
         fake.comment(77, 1, OCTOCAT, "Me too", 5)
         reader = github_reader(fake)
         first = run_pass(sqlite_engine, reader, overlap=OVERLAP, reconcile=True)
-        assert (first.created, first.failed) == (3, 0)
+        assert (first.created, first.failed) == (4, 0)
+        check_github_fields(sqlite_engine)
         bug = task_by_key(sqlite_engine, "octo-org/octo-repo#1")
         assert (bug["priority"], bug["issue_type"], bug["status"]) == ("HIGH", "Bug", "TODO")
         hubot = sqlite_engine.get(EMPLOYEES, bug["assignee_id"])
@@ -214,6 +255,7 @@ def test_github_import_then_an_edit_a_new_comment_and_a_deletion(sqlite_engine):
         del fake.issues[4]
         counts = run_pass(sqlite_engine, reader, overlap=OVERLAP, reconcile=True)
         assert (counts.created, counts.updated, counts.deleted) == (0, 2, 1)
+        assert task_by_key(sqlite_engine, "octo-org/octo-repo#3")["updated_at"] == dt.datetime(2026, 11, 2, 10, 0)
         assert [c["body"] for c in rows(sqlite_engine, COMMENTS, task_id=bug["task_id"])] == ["Me too", "Fixed on main"]
         assert task_by_key(sqlite_engine, "octo-org/octo-repo#4") is None
         assert fake.not_modified > 0  # the unchanged listing pages answered 304

@@ -224,3 +224,56 @@ def test_v11_queues_every_task_and_keeps_existing_rows_native(tmp_path):
     conn.execute("DELETE FROM RAG_DIRTY")
     conn.execute("UPDATE EMPLOYEES SET FIRST_NAME = 'Wei' WHERE EMPLOYEE_ID = 1")  # assigned nothing, commented once
     assert conn.execute("SELECT SOURCE_TYPE, SOURCE_ID FROM RAG_DIRTY").fetchall() == [("task", 2)]
+
+
+def test_v13_adds_the_tracker_fields_backfills_values_and_widens_links_keeping_rows(tmp_path):
+    """A database at V12 holding rows: V13 keeps every row and link id, splits the ", "-joined display text into
+    one TASK_VALUES row per whole value, admits the new link types, never reuses a deleted link's id, and its
+    triggers mark a task when its values or its reporter's name change."""
+    directory = tmp_path / "migrations"
+    directory.mkdir()
+    for path in migrations.MIGRATIONS_DIR.glob("V*.sql"):
+        if int(path.name[1:].split("__")[0]) <= 12:
+            shutil.copy(path, directory)
+    conn = SQLiteEngine(str(tmp_path / "v12.db")).conn
+    assert migrations.migrate(conn, directory)[-1] == "12"
+    conn.execute("INSERT INTO EMPLOYEES (EMPLOYEE_ID, FIRST_NAME) VALUES (1, 'Chen'), (2, 'Ana')")
+    conn.execute("INSERT INTO TASKS (TASK_ID, TITLE, ASSIGNEE_ID, LABELS, COMPONENTS, FIX_VERSIONS) VALUES "
+                 "(1, 'a', 2, 'backend, ui', NULL, 'Release 2.1'), (2, 'b', NULL, NULL, 'API, , Web', ''),"
+                 " (3, 'c', NULL, NULL, NULL, NULL)")
+    conn.execute("INSERT INTO TASK_LINKS (TASK_ID, LINK_TYPE, TARGET_KEY, TARGET_TASK_ID) VALUES "
+                 "(1, 'BLOCKS', 'X-2', 2), (2, 'BLOCKED_BY', 'X-1', 1), (1, 'RELATES', 'Z-9', NULL)")
+    conn.execute("DELETE FROM TASK_LINKS WHERE TARGET_KEY = 'Z-9'")  # the highest link id, never handed out again
+    before = {t: conn.execute(f"SELECT * FROM {t} ORDER BY 1").fetchall() for t in ("EMPLOYEES", "TASK_LINKS")}
+    tasks_before = conn.execute("SELECT * FROM TASKS ORDER BY 1").fetchall()
+    conn.execute("DELETE FROM RAG_DIRTY")
+    shutil.copy(next(migrations.MIGRATIONS_DIR.glob("V13__*.sql")), directory)
+    assert migrations.migrate(conn, directory) == ["13"]
+    assert {t: conn.execute(f"SELECT * FROM {t} ORDER BY 1").fetchall() for t in before} == before
+    width = len(tasks_before[0])
+    assert [row[:width] for row in conn.execute("SELECT * FROM TASKS ORDER BY 1").fetchall()] == tasks_before
+    assert conn.execute("SELECT REPORTER_ID, CREATED_AT, RESOLUTION, PARENT_ID FROM TASKS WHERE TASK_ID = 1"
+                        ).fetchone() == (None, None, None, None)
+    assert conn.execute("SELECT * FROM TASK_VALUES ORDER BY 1, 2, 3").fetchall() == [
+        (1, "FIX_VERSION", "Release 2.1"), (1, "LABEL", "backend"), (1, "LABEL", "ui"),
+        (2, "COMPONENT", "API"), (2, "COMPONENT", "Web")]
+    assert conn.execute("SELECT SOURCE_ID FROM RAG_DIRTY ORDER BY SOURCE_ID").fetchall() == [(1,), (2,), (3,)]
+    assert conn.execute("PRAGMA foreign_keys").fetchone() == (1,)
+    conn.execute("INSERT INTO TASK_LINKS (TASK_ID, LINK_TYPE, TARGET_KEY) VALUES (3, 'DEPENDED_ON_BY', 'Q-1')")
+    assert conn.execute("SELECT LINK_ID FROM TASK_LINKS WHERE TARGET_KEY = 'Q-1'").fetchone() == (4,)
+    with pytest.raises(apsw.ConstraintError):
+        conn.execute("INSERT INTO TASK_LINKS (TASK_ID, LINK_TYPE, TARGET_KEY) VALUES (3, 'CAUSES', 'Q-2')")
+    with pytest.raises(apsw.ConstraintError):
+        conn.execute("INSERT INTO TASK_VALUES (TASK_ID, FIELD, VALUE) VALUES (3, 'LABEL', ?)", ("x" * 201,))
+    conn.execute("DELETE FROM RAG_DIRTY")
+    conn.execute("INSERT INTO TASK_VALUES (TASK_ID, FIELD, VALUE) VALUES (3, 'AFFECTS_VERSION', '1.0')")
+    conn.execute("UPDATE TASKS SET REPORTER_ID = 1, PARENT_ID = 1 WHERE TASK_ID = 3")
+    assert {r[0] for r in conn.execute("SELECT SOURCE_ID FROM RAG_DIRTY")} == {3}
+    conn.execute("DELETE FROM RAG_DIRTY")
+    conn.execute("UPDATE EMPLOYEES SET FIRST_NAME = 'Wei' WHERE EMPLOYEE_ID = 1")  # reported task 3 only
+    assert conn.execute("SELECT SOURCE_ID FROM RAG_DIRTY").fetchall() == [(3,)]
+    conn.execute("DELETE FROM TASKS WHERE TASK_ID = 1")  # the parent: its child keeps its row, loses the id
+    assert conn.execute("SELECT PARENT_ID FROM TASKS WHERE TASK_ID = 3").fetchone() == (None,)
+    assert conn.execute("SELECT COUNT(*) FROM TASK_VALUES WHERE TASK_ID = 1").fetchone() == (0,)
+    conn.execute("DELETE FROM EMPLOYEES WHERE EMPLOYEE_ID = 1")
+    assert conn.execute("SELECT REPORTER_ID FROM TASKS WHERE TASK_ID = 3").fetchone() == (None,)

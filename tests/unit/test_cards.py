@@ -8,7 +8,7 @@ import datetime as dt
 
 import pytest
 
-from app.domain import CommentSource, DocSource, ProjectSource, SprintSource, TaskSource
+from app.records_model import CommentSource, DocSource, ProjectSource, SprintSource, TaskSource
 from app.rag import backbone, cards
 
 CHEN = CommentSource("Blocked until the API contract is agreed.", 4, "Chen Wei", dt.datetime(2026, 11, 20, 9, 30))

@@ -2,7 +2,7 @@ import hashlib
 
 import pytest
 
-from app.domain import CommentSource, DocSource, TaskSource
+from app.records_model import CommentSource, DocSource, TaskSource
 from app.embedding.tokens import count_tokens
 from app.rag.chunking import MAX_BYTES, MAX_TOKENS, chunk_record, content_hash, pack
 

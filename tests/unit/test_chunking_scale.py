@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.domain import CommentSource, DocSource, TaskSource
+from app.records_model import CommentSource, DocSource, TaskSource
 from app.embedding.tokens import count_tokens
 from app.rag.chunking import MAX_BYTES, MAX_INDEXED_CHARS, MAX_TOKENS, chunk_record, pack, unindexed_chars
 from app.rag.templates import paragraphs

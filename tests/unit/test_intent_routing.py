@@ -11,7 +11,8 @@ import json
 import numpy as np
 import pytest
 
-from app.domain import CommentSource, Named, Person, TaskSource, Vocabulary
+from app.domain import Named, Person, Vocabulary
+from app.records_model import CommentSource, TaskSource
 from app.rag import comment_answers, comparisons, intents, routing, scope_requests, task_questions, terms, titles
 from app.rag.comparisons import GroupBy
 

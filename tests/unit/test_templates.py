@@ -1,6 +1,6 @@
 import datetime as dt
 
-from app.domain import CommentSource, DocSource, ProjectSource, SprintSource, TaskSource
+from app.records_model import CommentSource, DocSource, ProjectSource, SprintSource, TaskSource
 from app.rag.templates import body_sections, header_line
 
 
@@ -64,7 +64,7 @@ def test_sprint_project_doc_templates():
 
 
 def test_an_imported_task_shows_its_key_type_tracker_status_fields_links_and_comment_authors():
-    from app.domain import TaskLink
+    from app.records_model import TaskLink
 
     imported = task(
         task_id=501, title="Refund fails for partial captures", status="IN_REVIEW", story_points=None,
@@ -103,3 +103,46 @@ def test_the_tracker_status_name_is_shown_only_where_it_says_something_else():
     assert header_line(task(issue_type="Story")) == "[TASK #12] (Story) Fix login redirect"
     assert header_line(task(external_key="octo/repo#123", issue_type="  ")) == "[TASK #12] octo/repo#123 Fix login redirect"
     assert "Labels" not in render(task(labels="  ", fix_versions=None))
+
+
+def test_the_tracker_fields_each_get_a_line_and_are_left_out_when_empty():
+    from app.records_model import TaskLink
+
+    full = task(
+        story_points=None, estimated_hours=None, comments=(), labels="ui", fix_versions="2.1.0",
+        reporter_id=8, reporter_first="Chen", reporter_last="Wei", created_at=dt.datetime(2026, 11, 2, 9, 30),
+        resolved_at=dt.datetime(2026, 11, 21, 23, 59), resolution="Won't Fix", affects_versions="1.9.4, 2.0.0",
+        environment="Android 14\n  Pixel 8", parent_key="MOB-7", parent_id=7,
+        links=(TaskLink("DEPENDS_ON", "MOB-3"), TaskLink("DUPLICATED_BY", "MOB-44"), TaskLink("CLONES", "MOB-1"),
+               TaskLink("DEPENDED_ON_BY", "MOB-5"), TaskLink("DUPLICATES", "MOB-2"), TaskLink("CLONED_BY", "MOB-9")),
+    )
+    assert render(full) == (
+        "[TASK #12] Fix login redirect\n"
+        "Status: IN_PROGRESS | Priority: HIGH | Sprint: Sprint 3\n"
+        "Project: Apollo\n"
+        "Assignee: Ana Ruiz\n"
+        "Reporter: Chen Wei\n"
+        "Due: 2026-12-01\n"
+        "Created: 2026-11-02\n"
+        "Resolution: Won't Fix (2026-11-21)\n"
+        "Labels: ui\n"
+        "Fix versions: 2.1.0\n"
+        "Affects versions: 1.9.4, 2.0.0\n"
+        "Environment: Android 14 Pixel 8\n"
+        "Parent: MOB-7\n"
+        "Depends on: MOB-3\n"
+        "Depended on by: MOB-5\n"
+        "Duplicates: MOB-2\n"
+        "Duplicated by: MOB-44\n"
+        "Clones: MOB-1\n"
+        "Cloned by: MOB-9\n"
+        "Description: Users land on /home after login."
+    )
+    # A parent known only by its id; a resolution date without a name; a reporter who no longer exists.
+    text = render(task(parent_id=7, resolved_at=dt.datetime(2026, 11, 21), reporter_id=None, reporter_first=None))
+    assert "Parent: #7" in text and "Resolution: Resolved (2026-11-21)" in text and "Reporter" not in text
+    long = render(task(environment="x" * 400))
+    assert "Environment: " + "x" * 300 + "…" in long
+    plain = render(task())
+    for label in ("Reporter", "Created", "Resolution", "Affects versions", "Environment", "Parent"):
+        assert f"\n{label}: " not in plain

@@ -111,7 +111,7 @@ def message_binds(conversation_id: int, role: str, content: str | None, citation
     """INSERT_MESSAGE's values (``citations``: the stored JSON array)."""
     return {"conversation_id": int(conversation_id), "message_role": role, "citations": citations,
             "focus": facts.focus, "retrieved": facts.retrieved_json(), "used_scope": facts.rag_scope,
-            "llm_error": facts.llm_error, "content": content}
+            "llm_error": facts.llm_error, "tracker_query": facts.query, "content": content}
 
 
 def insert_message(cur: Any, binds: dict[str, Any]) -> int:
@@ -208,6 +208,6 @@ def _conversation(row: Sequence[Any]) -> Conversation:
 
 
 def _message(row: Sequence[Any]) -> Message:
-    mid, cid, role, content, citations, created, focus, retrieved, rag_scope, llm_error = row
+    mid, cid, role, content, citations, created, focus, retrieved, rag_scope, llm_error, query = row
     return Message(int(mid), int(cid), role, content, tuple(json.loads(citations or "[]")), created,
-                   TurnFacts(focus, retrieved_of(retrieved), rag_scope, llm_error))
+                   TurnFacts(focus, retrieved_of(retrieved), rag_scope, llm_error, query=query))

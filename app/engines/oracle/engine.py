@@ -19,9 +19,9 @@ from urllib.parse import unquote, urlsplit
 import numpy as np
 
 from app.config import Settings
-from app.domain import (SEARCH_MODES, Caller, Conversation, ConversationKey, Message, Page, ProjectCard, RagStatus, Scope,
-                        SearchMode, SearchResult, SourceRecord, SourceType, SummarySource, TaskLink, TaskQuery,
-                        TurnFacts, Vocabulary)
+from app.domain import (SEARCH_MODES, Caller, Conversation, ConversationKey, Message, Page, ProjectCard, RagStatus,
+    Scope, SearchMode, SearchResult, SourceType, SummarySource, TaskQuery, TurnFacts, Vocabulary)
+from app.records_model import SourceRecord, TaskLink
 from app.engines.base import ConflictError, EngineError, SchemaNotMigratedError, UnavailableError
 from app.engines.oracle import (conversations, erasure, errors, indexing, model_mark, records, search, status,
                                 summaries, upsert)

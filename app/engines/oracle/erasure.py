@@ -58,6 +58,8 @@ def erase_employee(cur: Any, employee_id: int, documents: DocumentsPolicy | None
     docs = cur.fetchall()
     cur.execute(sql.ERASE_ASSIGNED_TASKS, binds)
     tasks = [int(r[0]) for r in cur.fetchall()]
+    cur.execute(sql.ERASE_REFERENCING_TASKS, binds)
+    cleared = [int(r[0]) for r in cur.fetchall()]
     if docs and documents is None:
         raise OwnedDocumentsError(employee_id, len(docs))
     cur.execute(sql.ERASE_CONVERSATION_TITLES, binds)
@@ -67,7 +69,7 @@ def erase_employee(cur: Any, employee_id: int, documents: DocumentsPolicy | None
     cur.execute(sql.ERASE_COUNT_MESSAGES, binds)
     (messages,) = cur.fetchone() or (0,)
     report = build_report(int(employee_id), comments, docs, tasks, documents, reassign_to, len(conversations),
-                          int(messages))
+                          int(messages), cleared)
     strings, skipped = person_strings(row, comments, docs, documents, conversations, user_messages)
     job_binds = {**binds, "documents": documents, "report": report.to_json(),
                  "outcome": first_outcome(strings, skipped), "held": seal(strings, seal_key)}
@@ -81,6 +83,8 @@ def erase_employee(cur: Any, employee_id: int, documents: DocumentsPolicy | None
     elif docs:
         cur.execute(sql.ERASE_REASSIGN_DOCUMENTS, {**binds, "reassign_to": int(reassign_to)})
     cur.execute(sql.ERASE_UNASSIGN_TASKS, binds)
+    cur.execute(sql.ERASE_CLEAR_REPORTER, binds)
+    cur.execute(sql.ERASE_CLEAR_RESOLVER, binds)
     cur.execute(sql.ERASE_DELETE_EMPLOYEE, binds)
     return job(cur, employee_id)
 

@@ -7,7 +7,8 @@ import logging
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from app.domain import SOURCE_TYPES, ChunkWrite, DirtyRow, SourceRecord, SourceType
+from app.domain import SOURCE_TYPES, ChunkWrite, DirtyRow, SourceType
+from app.records_model import SourceRecord
 from app.engines.base import batched
 from app.engines.oracle import model_mark, records, upsert
 from app.engines.oracle import statements as sql

@@ -25,11 +25,15 @@ from app.engines.migration_files import migrations_dir
 from app.engines.oracle import statements as sql
 from app.engines.oracle.errors import ora_error_number
 from app.engines.oracle.migration_objects import already_ours
+from app.engines.oracle.task_values import backfill as backfill_task_values
 
 log = logging.getLogger(__name__)
 
 MIGRATIONS_DIR = migrations_dir("oracle")
 _FILE_NAME = re.compile(r"V(\d+)__(\w+)\.sql")
+# Data work a version needs that no confirmed SQL shape does, run after its statements and before its version row
+# (so a run that dies in it runs it again; each is idempotent): V18's TASK_VALUES from the display text of V16.
+AFTER_STATEMENTS = {(18, "tracker fields"): backfill_task_values}
 _PLSQL_START = re.compile(
     r"^\s*(BEGIN|DECLARE|CREATE\s+(OR\s+REPLACE\s+)?"
     r"(EDITIONABLE\s+|NONEDITIONABLE\s+)?(TRIGGER|PROCEDURE|FUNCTION|PACKAGE|TYPE)\b)",
@@ -135,8 +139,10 @@ def execute_checked(connection, statement: str, where: str) -> None:
             kept = already_ours(cursor, ora_error_number(exc), statement)
             if kept is None:
                 raise MigrationError(f"{where} failed: {exc}\n--- statement ---\n{statement}") from exc
-            log.warning("%s: %s already exists as this statement creates it (a run that stopped before recording "
-                        "its version): kept", where, kept.describe())
+            state = "is already gone, as this statement drops it" if kept.kind == "dropped" else \
+                "already exists as this statement creates it"
+            log.warning("%s: %s %s (a run that stopped before recording its version): kept", where, kept.describe(),
+                        state)
             return
         warning = cursor.warning
     if warning is not None:
@@ -162,6 +168,9 @@ def migrate(connection, migrations: list[Migration] | None = None) -> list[str]:
             continue
         for index, statement in enumerate(migration.statements(), start=1):
             execute_checked(connection, statement, f"V{migration.version} statement {index}")
+        after = AFTER_STATEMENTS.get((migration.version, migration.description))
+        if after is not None:
+            log.info("V%s: %s wrote %d task(s)", migration.version, after.__name__, after(connection))
         with connection.cursor() as cursor:
             cursor.execute(
                 sql.RECORD_VERSION,

@@ -4,9 +4,11 @@ Oracle DDL commits implicitly and the runner records a version only after its la
 dies in between leaves the version unrecorded, and the rerun meets its own objects: ORA-00955 (name already used)
 for a CREATE TABLE or CREATE [VECTOR|SEARCH|UNIQUE] INDEX, ORA-01430 (column already exists) for an ALTER TABLE ...
 ADD (...), ORA-02264 (name already used by an existing constraint; ORA-02261/ORA-02275 for a duplicate key) for an
-ALTER TABLE ... ADD CONSTRAINT. The rerun keeps such an object only when the catalogue shows it is the statement's
-own: a table with every column the statement defines, an index of that name on the statement's table, every column
-the ALTER adds, a constraint of that name on the statement's table.
+ALTER TABLE ... ADD CONSTRAINT, and ORA-02443 (no such constraint) for an ALTER TABLE ... DROP CONSTRAINT whose
+run already dropped it. The rerun keeps such an object only when the catalogue shows it is the statement's own: a
+table with every column the statement defines, an index of that name on the statement's table, every column the
+ALTER adds, a constraint of that name on the statement's table; a dropped constraint only when no constraint of
+that name exists at all.
 Anything else (another object under the name, a table missing a column) stays the failure it is.
 
 Only unquoted identifiers are read (migrations/oracle uses no other); a statement this cannot read is never kept.
@@ -23,6 +25,7 @@ from app.engines.oracle import statements as sql
 NAME_TAKEN = 955  # ORA-00955: name is already used by an existing object
 COLUMN_EXISTS = 1430  # ORA-01430: column being added already exists in table
 CONSTRAINT_EXISTS = frozenset({2264, 2261, 2275})  # name used by a constraint; such a unique/referential key exists
+NO_SUCH_CONSTRAINT = 2443  # ORA-02443: Cannot drop constraint - nonexistent constraint
 
 _NAME = r"([A-Za-z][A-Za-z0-9_$#]*)"
 _CREATE_TABLE = re.compile(rf"CREATE\s+TABLE\s+{_NAME}\s*\(", re.IGNORECASE)
@@ -30,6 +33,7 @@ _CREATE_INDEX = re.compile(
     rf"CREATE\s+(?:(?:UNIQUE|BITMAP|VECTOR|SEARCH|MULTIVALUE)\s+)?INDEX\s+{_NAME}\s+ON\s+{_NAME}\b", re.IGNORECASE)
 _ALTER_ADD = re.compile(rf"ALTER\s+TABLE\s+{_NAME}\s+ADD\s*\(", re.IGNORECASE)
 _ADD_CONSTRAINT = re.compile(rf"ALTER\s+TABLE\s+{_NAME}\s+ADD\s+CONSTRAINT\s+{_NAME}\s", re.IGNORECASE)
+_DROP_CONSTRAINT = re.compile(rf"ALTER\s+TABLE\s+{_NAME}\s+DROP\s+CONSTRAINT\s+{_NAME}\s*$", re.IGNORECASE)
 _NOT_COLUMNS = {"CONSTRAINT", "PRIMARY", "UNIQUE", "FOREIGN", "CHECK", "SUPPLEMENTAL", "PERIOD"}
 
 
@@ -37,14 +41,14 @@ _NOT_COLUMNS = {"CONSTRAINT", "PRIMARY", "UNIQUE", "FOREIGN", "CHECK", "SUPPLEME
 class Created:
     """What one statement creates: a table (with columns), an index on a table, or columns added to a table."""
 
-    kind: str  # "table" | "index" | "columns" | "constraint"
+    kind: str  # "table" | "index" | "columns" | "constraint" | "dropped" (a constraint a DROP removes)
     name: str  # the table, the index or the constraint
     table: str
     columns: tuple[str, ...] = ()
 
     def describe(self) -> str:
-        if self.kind in ("index", "constraint"):
-            return f"{self.kind} {self.name} on {self.table}"
+        if self.kind in ("index", "constraint", "dropped"):
+            return f"{'constraint' if self.kind == 'dropped' else self.kind} {self.name} on {self.table}"
         what = "table" if self.kind == "table" else "the columns of table"
         return f"{what} {self.table} ({', '.join(self.columns)})"
 
@@ -64,6 +68,8 @@ def created_by(statement: str) -> Created | None:
         return Created("columns", table, table, columns) if columns else None
     if found := _ADD_CONSTRAINT.match(text):
         return Created("constraint", found[2].upper(), found[1].upper())
+    if found := _DROP_CONSTRAINT.match(text):
+        return Created("dropped", found[2].upper(), found[1].upper())
     return None
 
 
@@ -73,6 +79,11 @@ def already_ours(cur: Any, code: int | None, statement: str) -> Created | None:
     created = created_by(statement)
     if created is None:
         return None
+    if created.kind == "dropped":
+        if code != NO_SUCH_CONSTRAINT:
+            return None
+        cur.execute(sql.MIGRATION_CONSTRAINT_TABLE, constraint_name=created.name)
+        return created if cur.fetchone() is None else None
     if created.kind == "constraint":
         if code not in CONSTRAINT_EXISTS:
             return None

@@ -8,22 +8,13 @@ import datetime as dt
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from app.domain import (
-    Caller,
-    CommentSource,
-    DocSource,
-    Page,
-    ProjectSource,
-    Role,
-    SourceRecord,
-    SourceType,
-    SprintSource,
-    TaskLink,
-    TaskSource,
-    check_external_key,
-)
+from app.domain import Caller, Page, Role, SourceType
+from app.records_model import (CommentSource, DocSource, ProjectSource, SourceRecord, SprintSource, TaskLink,
+    TaskSource, check_external_key)
 from app.engines.base import ConflictError, EngineError, batched
+from app.engines import task_values
 from app.engines.oracle import statements as sql
+from app.engines.oracle import task_values as oracle_values
 from app.engines.oracle.errors import conflicts
 from app.engines.external import check_cursor_value, check_external_lookup, link_changes, wanted_links
 from app.entities import SYNC_CURSORS, TASK_LINKS, TASKS, Condition, EntitySpec
@@ -42,22 +33,30 @@ def caller(cur: Any, statement: str, **binds: Any) -> Caller | None:
 # --- CRUD ---------------------------------------------------------------------------------------
 
 def create(cur: Any, entity: EntitySpec, values: dict[str, Any]) -> int:
-    """INSERT … RETURNING the new id (the caller commits, then reads the row back)."""
+    """INSERT … RETURNING the new id, then a task's values (the caller commits, then reads the row back)."""
     entity.check_columns(values)
+    write = task_values.split_write(entity, values)
     # Omitted and None are the same on insert, except that column defaults apply.
-    columns = [c for c in entity.columns if values.get(c) is not None]
-    binds = sql.crud_binds(columns, _bind_values(entity, values))
+    columns = [c for c in entity.columns if write.columns.get(c) is not None]
+    binds = sql.crud_binds(columns, _bind_values(entity, write.columns))
     new_id = cur.var(int)
     _input_sizes(cur, entity, columns, binds)
     with conflicts(entity, values):
         cur.execute(sql.crud_insert(entity, columns), {**binds, "new_id": new_id})
-    return returned_id(new_id)
+    row_id = returned_id(new_id)
+    oracle_values.write(cur, row_id, write.values)
+    return row_id
 
 
 def get(cur: Any, entity: EntitySpec, row_id: int) -> dict[str, Any] | None:
     cur.execute(sql.crud_select(entity), row_id=int(row_id))
     row = cur.fetchone()
-    return _row(entity, row) if row else None
+    if not row:
+        return None
+    out = _row(entity, row)
+    if entity is TASKS:
+        oracle_values.attach(cur, [out])
+    return out
 
 
 def created(cur: Any, entity: EntitySpec, row_id: int) -> dict[str, Any]:
@@ -76,16 +75,23 @@ def list_page(cur: Any, entity: EntitySpec, where: Sequence[Condition], after: i
     statement = sql.crud_count(entity, where)
     cur.execute(statement.sql, statement.binds)
     total = int(cur.fetchone()[0])
-    return Page([_row(entity, r) for r in rows[:limit]], total, len(rows) > limit)
+    items = [_row(entity, r) for r in rows[:limit]]
+    if entity is TASKS and items:
+        oracle_values.attach(cur, items)
+    return Page(items, total, len(rows) > limit)
 
 
 def update(cur: Any, entity: EntitySpec, row_id: int, columns: Sequence[str], values: dict[str, Any]) -> int:
-    """UPDATE; returns the number of rows changed (the caller commits)."""
-    binds = sql.crud_binds(columns, _bind_values(entity, values))
+    """UPDATE, then a task's values; returns the number of rows changed (the caller commits)."""
+    write = task_values.split_write(entity, {c: values[c] for c in columns})
+    binds = sql.crud_binds(columns, _bind_values(entity, write.columns))
     _input_sizes(cur, entity, columns, binds)
     with conflicts(entity, values):
         cur.execute(sql.crud_update(entity, columns), {**binds, "row_id": int(row_id)})
-    return cur.rowcount
+    changed = cur.rowcount
+    if changed:
+        oracle_values.write(cur, row_id, write.values)
+    return changed
 
 
 def _input_sizes(cur: Any, entity: EntitySpec, columns: Sequence[str], binds: Mapping[str, Any]) -> None:
@@ -242,7 +248,7 @@ def _bind_values(entity: EntitySpec, values: dict[str, Any]) -> dict[str, Any]:
             value = int(value)
         elif isinstance(value, str) and name in entity.date_columns:
             value = dt.date.fromisoformat(value[:10])
-        elif isinstance(value, str) and name == "CREATED_AT":
+        elif isinstance(value, str) and (name == "CREATED_AT" or name in entity.time_columns):
             value = dt.datetime.fromisoformat(value)
         out[name] = value
     return out
@@ -306,12 +312,16 @@ def _source(source_type: str, row: Sequence[Any], comments: dict[int, list[Comme
     if source_type == "task":
         (task_id, title, status, priority, sprint_id, sprint_name, project_id, project_name, assignee_id,
          first, last, points, hours, due, description, external_key, issue_type, status_name, labels, fix_versions,
-         components) = row
+         components, reporter_id, reporter_first, reporter_last, created_at, resolved_at, resolution,
+         affects_versions, environment, parent_key, parent_id) = row
         return TaskSource(
             int(task_id), title, status, priority, _opt_int(sprint_id), sprint_name, _opt_int(project_id),
             project_name, _opt_int(assignee_id), first, last, _number(points), _number(hours), _date(due),
             description, tuple(comments.get(int(task_id), ())), external_key, issue_type, status_name, labels,
             fix_versions, components, tuple(links.get(int(task_id), ())),
+            _opt_int(reporter_id) if (reporter_first is not None or reporter_last is not None) else None,
+            reporter_first, reporter_last, created_at, resolved_at, resolution, affects_versions, environment,
+            parent_key, _opt_int(parent_id),
         )
     if source_type == "sprint":
         sprint_id, name, status, project_id, project_name, goal, start, end = row

@@ -291,15 +291,21 @@ _SOURCE_TABLES = {
 
 _LOAD_SOURCES = {
     # source: FACTS.md §10 (plain joins; CLOBs fetched as str with fetch_lobs off, §11.6)
+    # a task also shows its reporter and its parent's key (the tracker's, else the parent task's own; V18):
+    # a self-join of TASKS and NVL, plain SQL [DOC sqlrf NVL], as the V16 trigger's NVL
     "task": (
         "SELECT t.TASK_ID, t.TITLE, t.STATUS, t.PRIORITY, t.SPRINT_ID, s.NAME, t.PROJECT_ID, p.NAME,\n"
         "       t.ASSIGNEE_ID, e.FIRST_NAME, e.LAST_NAME, t.STORY_POINTS, t.ESTIMATED_HOURS,\n"
         "       t.EXPECTED_END_DATE, t.DESCRIPTION, t.EXTERNAL_KEY, t.ISSUE_TYPE, t.STATUS_NAME, t.LABELS,\n"
-        "       t.FIX_VERSIONS, t.COMPONENTS\n"
+        "       t.FIX_VERSIONS, t.COMPONENTS, t.REPORTER_ID, r.FIRST_NAME, r.LAST_NAME, t.CREATED_AT,\n"
+        "       t.RESOLVED_AT, t.RESOLUTION, t.AFFECTS_VERSIONS, t.ENVIRONMENT, NVL(t.PARENT_KEY, pt.EXTERNAL_KEY),\n"
+        "       pt.TASK_ID\n"
         "FROM TASKS t\n"
         "LEFT JOIN SPRINTS s ON s.SPRINT_ID = t.SPRINT_ID\n"
         "LEFT JOIN PROJECTS p ON p.PROJECT_ID = t.PROJECT_ID\n"
         "LEFT JOIN EMPLOYEES e ON e.EMPLOYEE_ID = t.ASSIGNEE_ID\n"
+        "LEFT JOIN EMPLOYEES r ON r.EMPLOYEE_ID = t.REPORTER_ID\n"
+        "LEFT JOIN TASKS pt ON pt.TASK_ID = t.PARENT_ID\n"
         "WHERE t.TASK_ID IN "
     ),
     "sprint": (
@@ -402,6 +408,36 @@ WRITE_SYNC_CURSOR = (
 )
 # source: FACTS.md §10 (plain SELECT; TASKS_EXTERNAL_KEY_IDX, V16) — questions name a key without its source
 TASKS_BY_KEY = "SELECT TASK_ID FROM TASKS WHERE EXTERNAL_KEY = :external_key ORDER BY TASK_ID"
+
+
+# --- a task's values (TASK_VALUES, V18): written with the task from the list its display CLOB is written from ------
+
+def task_values(task_ids: Sequence[int]) -> Statement:
+    """The values of these tasks (the reader orders them: app.engines.task_values.attach)."""
+    in_sql, binds = _in_list("id", task_ids)
+    # source: FACTS.md §10 (plain SELECT with named binds; TASK_VALUES_PK leads with TASK_ID)
+    return Statement(f"SELECT TASK_ID, FIELD, VALUE FROM TASK_VALUES\nWHERE TASK_ID IN {in_sql}", binds)
+
+
+# source: FACTS.md §10 (plain SELECT by key; TASK_VALUES_PK leads with TASK_ID)
+VALUES_OF_TASK = "SELECT FIELD, VALUE FROM TASK_VALUES WHERE TASK_ID = :task_id"
+# source: FACTS.md §10 (plain INSERT of bound values) + §6 (executemany over rows; §11.7 the caller skips an empty batch)
+INSERT_TASK_VALUE = "INSERT INTO TASK_VALUES (TASK_ID, FIELD, VALUE) VALUES (:task_id, :field_name, :field_value)"
+# source: FACTS.md §10 (plain DELETE by the primary key) + §6 (executemany; §11.7 the caller skips an empty batch)
+DELETE_TASK_VALUE = ("DELETE FROM TASK_VALUES\n"
+                     "WHERE TASK_ID = :task_id AND FIELD = :field_name AND VALUE = :field_value")
+# The one-time backfill after V18 (app/engines/oracle/task_values.py): tasks with display text written before
+# TASK_VALUES existed and no values yet, a keyset page at a time. CLOB IS NOT NULL and NOT EXISTS are plain SQL.
+# source: FACTS.md §10 (plain SELECT, named binds; CLOBs fetched as str, §11.6) + §3 (FETCH FIRST :n ROWS ONLY)
+TASK_VALUES_BACKFILL = (
+    "SELECT t.TASK_ID, t.LABELS, t.COMPONENTS, t.FIX_VERSIONS, t.AFFECTS_VERSIONS FROM TASKS t\n"
+    "WHERE t.TASK_ID > :after_id\n"
+    "  AND (t.LABELS IS NOT NULL OR t.COMPONENTS IS NOT NULL OR t.FIX_VERSIONS IS NOT NULL\n"
+    "       OR t.AFFECTS_VERSIONS IS NOT NULL)\n"
+    "  AND NOT EXISTS (SELECT 1 FROM TASK_VALUES v WHERE v.TASK_ID = t.TASK_ID)\n"
+    "ORDER BY t.TASK_ID\n"
+    "FETCH FIRST :max_rows ROWS ONLY"
+)
 
 
 # --- backfill ---------------------------------------------------------------------------------
@@ -513,9 +549,10 @@ def crud_binds(columns: Sequence[str], values: dict[str, object]) -> dict[str, o
     return {_bind_name(c): values[c] for c in columns}
 
 
-# The TIMESTAMP columns CRUD writes from a bound value (V1: COMMENTS.CREATED_AT); every other TIMESTAMP
+# The TIMESTAMP columns CRUD writes from a bound value (V1: COMMENTS.CREATED_AT; V18: TASKS.CREATED_AT, UPDATED_AT,
+# RESOLVED_AT); every other TIMESTAMP
 # is set in SQL from SYSTIMESTAMP. tests/oracle/test_column_limits.py checks this set against the DDL.
-TIMESTAMP_COLUMNS = frozenset({"CREATED_AT"})
+TIMESTAMP_COLUMNS = frozenset({"CREATED_AT", "UPDATED_AT", "RESOLVED_AT"})
 
 
 def crud_timestamp_binds(columns: Sequence[str]) -> tuple[str, ...]:
@@ -527,8 +564,8 @@ def crud_timestamp_binds(columns: Sequence[str]) -> tuple[str, ...]:
 # The CLOB columns CRUD writes (V1); tests/oracle/test_column_limits.py checks this set against the DDL. Their long
 # values are bound as temporary CLOBs (records.clob_input_sizes), as are MESSAGES.CONTENT and PROJECTS.AUTO_SUMMARY.
 LOB_COLUMNS = frozenset({("PROJECTS", "DESCRIPTION"), ("TASKS", "DESCRIPTION"), ("TASKS", "LABELS"),
-                         ("TASKS", "FIX_VERSIONS"), ("TASKS", "COMPONENTS"), ("COMMENTS", "BODY"),
-                         ("DOCUMENTS", "BODY")})
+                         ("TASKS", "FIX_VERSIONS"), ("TASKS", "COMPONENTS"), ("TASKS", "ENVIRONMENT"),
+                         ("TASKS", "AFFECTS_VERSIONS"), ("COMMENTS", "BODY"), ("DOCUMENTS", "BODY")})
 
 
 def crud_lob_binds(entity: EntitySpec, columns: Sequence[str]) -> tuple[str, ...]:
@@ -637,7 +674,8 @@ def text_term_rows(caller: Caller) -> tuple[str, dict[str, object]]:
 # --- conversations (app/engines/oracle/conversations.py) ----------------------------------------
 
 _conversation_columns = "CONVERSATION_ID, EMPLOYEE_ID, TITLE, RAG_SCOPE, PINNED_PROJECT_ID, CREATED_AT, UPDATED_AT"
-_message_columns = "MESSAGE_ID, CONVERSATION_ID, ROLE, CONTENT, CITATIONS, CREATED_AT, FOCUS, RETRIEVED, RAG_SCOPE, LLM_ERROR"
+_message_columns = ("MESSAGE_ID, CONVERSATION_ID, ROLE, CONTENT, CITATIONS, CREATED_AT, FOCUS, RETRIEVED, RAG_SCOPE, "
+                    "LLM_ERROR, TRACKER_QUERY")
 
 # source: FACTS.md §10 (identity key, defaults for the UTC timestamps) + RETURNING INTO an out variable, as crud_insert
 INSERT_CONVERSATION = (
@@ -681,10 +719,13 @@ DELETE_CONVERSATION = "DELETE FROM CONVERSATIONS WHERE CONVERSATION_ID = :conver
 # source: FACTS.md §10 (identity key) + §11.6/§12.1 (a str binds straight into the CLOB CONTENT) + REVIEW-3 U1
 #         (CONTENT, a temporary CLOB when long, is the last bind: ORA-24816's action "re-order the binds so that the
 #         LONG bind or LOB binds are all at the end of the bind list" [DOC error-help dia-24816 for the cause; the
-#         action as the 10.2 message file words it, quoted at dbafan.com/blog/?p=269]); V13's columns are VARCHAR2
+#         action as the 10.2 message file words it, quoted at dbafan.com/blog/?p=269]); V13's and V19's columns are
+#         VARCHAR2, bound before it
 INSERT_MESSAGE = (
-    "INSERT INTO MESSAGES (CONVERSATION_ID, ROLE, CITATIONS, FOCUS, RETRIEVED, RAG_SCOPE, LLM_ERROR, CONTENT)\n"
-    "VALUES (:conversation_id, :message_role, :citations, :focus, :retrieved, :used_scope, :llm_error, :content)"
+    "INSERT INTO MESSAGES (CONVERSATION_ID, ROLE, CITATIONS, FOCUS, RETRIEVED, RAG_SCOPE, LLM_ERROR, TRACKER_QUERY,"
+    " CONTENT)\n"
+    "VALUES (:conversation_id, :message_role, :citations, :focus, :retrieved, :used_scope, :llm_error,"
+    " :tracker_query, :content)"
     " RETURNING MESSAGE_ID INTO :new_id"
 )
 # source: FACTS.md §10 (plain SELECT by key) + §11.6 (CLOB fetched as str: fetch_lobs = False)
@@ -824,6 +865,13 @@ ERASE_REASSIGN_DOCUMENTS = (
 )
 # source: FACTS.md §10 (plain UPDATE; the TASKS row trigger queues each task, V6)
 ERASE_UNASSIGN_TASKS = "UPDATE TASKS SET ASSIGNEE_ID = NULL WHERE ASSIGNEE_ID = :employee_id"
+# source: FACTS.md §10 (plain SELECT; UNION of two indexed lookups, TASKS_REPORTER_IDX / TASKS_RESOLVED_BY_IDX, V18)
+ERASE_REFERENCING_TASKS = ("SELECT TASK_ID FROM TASKS WHERE REPORTER_ID = :employee_id\nUNION\n"
+                           "SELECT TASK_ID FROM TASKS WHERE RESOLVED_BY_ID = :employee_id\nORDER BY 1")
+# source: FACTS.md §10 (plain UPDATE; the TASKS row trigger queues each task, V6) — the reporter, as the assignee
+ERASE_CLEAR_REPORTER = "UPDATE TASKS SET REPORTER_ID = NULL WHERE REPORTER_ID = :employee_id"
+# source: FACTS.md §10 (plain UPDATE; the TASKS row trigger queues each task, V6)
+ERASE_CLEAR_RESOLVER = "UPDATE TASKS SET RESOLVED_BY_ID = NULL WHERE RESOLVED_BY_ID = :employee_id"
 # source: FACTS.md §10 (plain DELETE by key; nothing references the row any more)
 ERASE_DELETE_EMPLOYEE = "DELETE FROM EMPLOYEES WHERE EMPLOYEE_ID = :employee_id"
 

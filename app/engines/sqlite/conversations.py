@@ -14,7 +14,6 @@ from typing import Any
 import apsw
 
 from app.domain import (
-    TASK_FIELDS,
     Caller,
     Conversation,
     ConversationKey,
@@ -35,6 +34,7 @@ from app.domain import (
 )
 from app.engines.base import ConflictError
 from app.engines.sqlite import statements as sql
+from app.engines.sqlite import tracker
 
 
 def create_conversation(conn: apsw.Connection, employee_id: int, rag_scope: str, pinned_project_id: int | None,
@@ -85,10 +85,11 @@ def append_turn(conn: apsw.Connection, conversation_id: int, user_text: str, ass
     """Both inserts and the bump, inside the engine's write transaction: an error rolls back all three."""
     if conn.execute(sql.GET_CONVERSATION, (conversation_id,)).fetchone() is None:
         raise ConflictError(f"conversation {conversation_id} does not exist")
-    user = conn.execute(sql.INSERT_MESSAGE, (conversation_id, "user", user_text, "[]", None, None, None, None)).fetchone()
+    user = conn.execute(sql.INSERT_MESSAGE, (conversation_id, "user", user_text, "[]", None, None, None, None,
+                                             None)).fetchone()
     answer = conn.execute(sql.INSERT_MESSAGE, (conversation_id, "assistant", assistant_text, citations_json(citations),
                                                facts.focus, facts.retrieved_json(), facts.rag_scope,
-                                               facts.llm_error)).fetchone()
+                                               facts.llm_error, facts.query)).fetchone()
     conn.executemany(sql.INSERT_MESSAGE_ENTITY, [(answer[0], t, i) for t, i in facts.entities])
     conn.execute(sql.TOUCH_CONVERSATION, (conversation_id,))
     answer_message = _message(answer)
@@ -118,14 +119,8 @@ def _with_entities(conn: apsw.Connection, conversation_id: int, messages: list[M
 # --- what the model's tools read ----------------------------------------------------------------
 
 def find_tasks(conn: apsw.Connection, caller: Caller, query: TaskQuery) -> list[dict[str, Any]]:
-    statement, binds = sql.find_tasks(None if caller.sees_everything else caller.employee_id, query)
-    out = []
-    for row in conn.execute(statement, binds):
-        task = dict(zip(TASK_FIELDS, row))
-        task["assignee_name"] = task["assignee_name"] or None
-        task["expected_end_date"] = _date(task["expected_end_date"])
-        out.append(task)
-    return out
+    """The typed query's list by TASK_ID (app/engines/sqlite/tracker.py): one builder for both tools."""
+    return tracker.find_tasks(conn, caller, query)
 
 
 def projects_for_matching(conn: apsw.Connection) -> list[ProjectCard]:
@@ -172,6 +167,6 @@ def _conversation(row: Sequence[Any]) -> Conversation:
 
 
 def _message(row: Sequence[Any]) -> Message:
-    mid, cid, role, content, citations, created, focus, retrieved, rag_scope, llm_error = row
+    mid, cid, role, content, citations, created, focus, retrieved, rag_scope, llm_error, query = row
     return Message(mid, cid, role, content, tuple(json.loads(citations or "[]")), _timestamp(created),
-                   TurnFacts(focus, retrieved_of(retrieved), rag_scope, llm_error))
+                   TurnFacts(focus, retrieved_of(retrieved), rag_scope, llm_error, query=query))

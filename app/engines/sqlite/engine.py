@@ -29,8 +29,8 @@ from app.config import Settings
 from app.embedding import load_embedder
 from app.embedding.models import DEFAULT_MODEL, SQLITE_VECTOR_DIMENSIONS, model_spec
 from app.domain import (SEARCH_MODES, Caller, Conversation, ConversationKey, Message, Page, ProjectCard, RagStatus,
-                        Scope, SearchMode, SearchResult, SourceRecord, SourceType, SummarySource, TaskLink, TaskQuery,
-                        TurnFacts, Vocabulary)
+    Scope, SearchMode, SearchResult, SourceType, SummarySource, TaskQuery, TurnFacts, Vocabulary)
+from app.records_model import SourceRecord, TaskLink
 from app.engines.base import ConflictError, EmbeddingModelError, EngineError, SchemaNotMigratedError
 from app.engines.sqlite import conversations, erasure, errors, indexing, model_mark, records, search, status, summaries
 from app.engines.sqlite import migrate as migrations
@@ -38,6 +38,7 @@ from app.engines.sqlite.drain_lock import DrainLock
 from app.engines.sqlite import statements as sql
 from app.engines.sqlite.indexing import SQLiteIndexingTx
 from app.engines.sqlite.lexical_index import LexicalIndex
+from app.engines.sqlite.tracker import TrackerQueries
 from app.engines.sqlite.vector_index import VectorIndex
 from app.entities import CONVERSATIONS, EMPLOYEES, MESSAGES, PROJECTS, Condition, EntitySpec
 from app.rag.erasure import (DocumentsPolicy, ErasureJob, PersonString, ProofLine, PurgeStep, Redaction, Step,
@@ -47,7 +48,7 @@ from app.rag.model_mark import forced_reindex_refusal
 BUSY_TIMEOUT_MS = 10_000
 
 
-class SQLiteEngine:
+class SQLiteEngine(TrackerQueries):
     name = "sqlite"
 
     def __init__(self, path: str, embedder: Any | None = None, model: str = DEFAULT_MODEL) -> None:

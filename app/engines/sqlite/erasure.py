@@ -49,12 +49,14 @@ def erase_employee(conn: apsw.Connection, employee_id: int, documents: Documents
     comments = conn.execute(sql.ERASE_AUTHORED_COMMENTS, (employee_id,)).fetchall()
     docs = conn.execute(sql.ERASE_OWNED_DOCUMENTS, (employee_id,)).fetchall()
     tasks = [r[0] for r in conn.execute(sql.ERASE_ASSIGNED_TASKS, (employee_id,))]
+    cleared = [r[0] for r in conn.execute(sql.ERASE_REFERENCING_TASKS, (employee_id, employee_id))]
     if docs and documents is None:
         raise OwnedDocumentsError(employee_id, len(docs))
     conversations = conn.execute(sql.ERASE_CONVERSATION_TITLES, (employee_id,)).fetchall()
     user_messages = conn.execute(sql.ERASE_USER_MESSAGES, (employee_id,)).fetchall()
     (messages,) = conn.execute(sql.ERASE_COUNT_MESSAGES, (employee_id,)).fetchone()
-    report = build_report(employee_id, comments, docs, tasks, documents, reassign_to, len(conversations), messages)
+    report = build_report(employee_id, comments, docs, tasks, documents, reassign_to, len(conversations), messages,
+                          cleared)
     strings, skipped = person_strings(row, comments, docs, documents, conversations, user_messages)
     conn.execute(sql.ERASURE_INSERT, (employee_id, documents, report.to_json(), first_outcome(strings, skipped),
                                       seal(strings, seal_key)))
@@ -66,6 +68,8 @@ def erase_employee(conn: apsw.Connection, employee_id: int, documents: Documents
     elif docs:
         conn.execute(sql.ERASE_REASSIGN_DOCUMENTS, (reassign_to, employee_id))
     conn.execute(sql.ERASE_UNASSIGN_TASKS, (employee_id,))
+    conn.execute(sql.ERASE_CLEAR_REPORTER, (employee_id,))
+    conn.execute(sql.ERASE_CLEAR_RESOLVER, (employee_id,))
     conn.execute(sql.ERASE_DELETE_EMPLOYEE, (employee_id,))
     return job(conn, employee_id)
 

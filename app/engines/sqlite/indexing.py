@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 import apsw
 import numpy as np
 
-from app.domain import SOURCE_TYPES, ChunkWrite, DirtyRow, SourceRecord, SourceType
+from app.domain import SOURCE_TYPES, ChunkWrite, DirtyRow, SourceType
+from app.records_model import SourceRecord
 from app.engines.base import EngineError, batched
 from app.engines.sqlite import model_mark, records
 from app.engines.sqlite import statements as sql

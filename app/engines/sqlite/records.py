@@ -10,10 +10,13 @@ from typing import Any
 
 import apsw
 
-from app.domain import (Caller, CommentSource, DocSource, Page, ProjectSource, Role, SourceRecord,
-                        SourceType, SprintSource, TaskLink, TaskSource, check_external_key)
+from app.domain import Caller, Page, Role, SourceType
+from app.records_model import (CommentSource, DocSource, ProjectSource, SourceRecord, SprintSource, TaskLink,
+    TaskSource, check_external_key)
 from app.engines.base import ConflictError, batched
 from app.engines.external import check_cursor_value, check_external_lookup, link_changes, wanted_links
+from app.engines import task_values
+from app.engines.sqlite import record_statements as rsql
 from app.engines.sqlite import statements as sql
 from app.engines.sqlite.errors import conflicts
 from app.entities import TASK_LINKS, TASKS, Condition, EntitySpec
@@ -37,14 +40,36 @@ def caller_by_telegram(conn: apsw.Connection, telegram_id: str) -> Caller | None
 
 def create(conn: apsw.Connection, entity: EntitySpec, values: dict[str, Any]) -> dict[str, Any]:
     entity.check_columns(values)
-    columns = [c for c in entity.columns if c in values]
-    row = conn.execute(sql.crud_insert(entity, columns), [_bind(values[c]) for c in columns]).fetchone()
-    return _row(entity, row)
+    write = task_values.split_write(entity, values)
+    columns = [c for c in entity.columns if c in write.columns]
+    row = conn.execute(sql.crud_insert(entity, columns), [_bind(write.columns[c]) for c in columns]).fetchone()
+    return _with_values(conn, entity, _row(entity, row), write.values)
 
 
 def get(conn: apsw.Connection, entity: EntitySpec, row_id: int) -> dict[str, Any] | None:
     row = conn.execute(sql.crud_select(entity), (row_id,)).fetchone()
-    return _row(entity, row) if row else None
+    return _with_values(conn, entity, _row(entity, row), {}) if row else None
+
+
+def _with_values(conn: apsw.Connection, entity: EntitySpec, row: dict[str, Any],
+                 wanted: dict[str, tuple[str, ...]]) -> dict[str, Any]:
+    """A task row after its write: its values made exactly ``wanted`` for the fields given, then its lists read."""
+    if entity is not TASKS:
+        return row
+    task_id = row["task_id"]
+    changes = task_values.changes(conn.execute(rsql.VALUES_OF_TASK, (task_id,)).fetchall(), wanted)
+    for field, value in changes.deletes:
+        conn.execute(rsql.DELETE_TASK_VALUE, (task_id, field, value))
+    for field, value in changes.inserts:
+        conn.execute(rsql.INSERT_TASK_VALUE, (task_id, field, value))
+    _attach_values(conn, [row])
+    return row
+
+
+def _attach_values(conn: apsw.Connection, rows: Sequence[dict[str, Any]]) -> None:
+    ids = [row["task_id"] for row in rows]
+    stored = [r for batch in batched(ids, IN_BATCH) for r in conn.execute(rsql.task_values(batch), batch)]
+    task_values.attach(rows, stored)
 
 
 def list_page(conn: apsw.Connection, entity: EntitySpec, where: Sequence[Condition], after: int | None,
@@ -55,13 +80,18 @@ def list_page(conn: apsw.Connection, entity: EntitySpec, where: Sequence[Conditi
     rows = conn.execute(statement, [*binds, max(0, int(limit)) + 1]).fetchall()
     statement, binds = sql.crud_count(entity, where)
     total = conn.execute(statement, binds).fetchone()[0]
-    return Page([_row(entity, r) for r in rows[:limit]], total, len(rows) > limit)
+    items = [_row(entity, r) for r in rows[:limit]]
+    if entity is TASKS and items:
+        _attach_values(conn, items)
+    return Page(items, total, len(rows) > limit)
 
 
 def update(conn: apsw.Connection, entity: EntitySpec, row_id: int, columns: Sequence[str],
            values: dict[str, Any]) -> dict[str, Any] | None:
-    row = conn.execute(sql.crud_update(entity, columns), [*(_bind(values[c]) for c in columns), row_id]).fetchone()
-    return _row(entity, row) if row else None
+    write = task_values.split_write(entity, {c: values[c] for c in columns})
+    row = conn.execute(sql.crud_update(entity, columns),
+                       [*(_bind(write.columns[c]) for c in columns), row_id]).fetchone()
+    return _with_values(conn, entity, _row(entity, row), write.values) if row else None
 
 
 def delete(conn: apsw.Connection, entity: EntitySpec, row_id: int) -> bool:
@@ -76,41 +106,41 @@ def find_by_external(conn: apsw.Connection, entity: EntitySpec, source: str,
     """Ids by external key of the rows of ``source`` with these keys (keys not found are absent; None: all)."""
     source, keys = check_external_lookup(entity, source, keys)
     if keys is None:
-        return dict(conn.execute(sql.find_by_external(entity, None), [source]).fetchall())
+        return dict(conn.execute(rsql.find_by_external(entity, None), [source]).fetchall())
     out: dict[str, int] = {}
     for batch in batched(keys, IN_BATCH):
-        out.update(conn.execute(sql.find_by_external(entity, batch), [source, *batch]).fetchall())
+        out.update(conn.execute(rsql.find_by_external(entity, batch), [source, *batch]).fetchall())
     return out
 
 
 def replace_task_links(conn: apsw.Connection, task_id: int, links: Sequence[TaskLink]) -> bool:
     """Make the task's links exactly these; True if anything was written (the triggers then queue the task)."""
-    row = conn.execute(sql.TASK_SOURCE, (task_id,)).fetchone()
+    row = conn.execute(rsql.TASK_SOURCE, (task_id,)).fetchone()
     if row is None:
         raise ConflictError(f"task_links: task {task_id} does not exist")
     unresolved = [link.target_key for link in links if isinstance(link, TaskLink) and link.target_task_id is None]
     resolved = find_by_external(conn, TASKS, row[0], unresolved) if row[0] is not None and unresolved else {}
-    changes = link_changes(conn.execute(sql.LINKS_OF_TASK, (task_id,)).fetchall(), wanted_links(links, resolved))
+    changes = link_changes(conn.execute(rsql.LINKS_OF_TASK, (task_id,)).fetchall(), wanted_links(links, resolved))
     for link_id in changes.deletes:
-        conn.execute(sql.DELETE_LINK, (link_id,))
+        conn.execute(rsql.DELETE_LINK, (link_id,))
     for link_id, target in changes.retargets:
-        conn.execute(sql.RETARGET_LINK, (target, link_id))
+        conn.execute(rsql.RETARGET_LINK, (target, link_id))
     for link in changes.inserts:
-        conn.execute(sql.INSERT_LINK, (task_id, link.link_type, link.target_key, link.target_task_id))
+        conn.execute(rsql.INSERT_LINK, (task_id, link.link_type, link.target_key, link.target_task_id))
     return bool(changes)
 
 
 def sync_cursor(conn: apsw.Connection, source: str) -> str | None:
-    row = conn.execute(sql.READ_SYNC_CURSOR, (check_external_key(source, "source"),)).fetchone()
+    row = conn.execute(rsql.READ_SYNC_CURSOR, (check_external_key(source, "source"),)).fetchone()
     return row[0] if row else None
 
 
 def set_sync_cursor(conn: apsw.Connection, source: str, value: str | None) -> None:
-    conn.execute(sql.WRITE_SYNC_CURSOR, (check_external_key(source, "source"), check_cursor_value(value)))
+    conn.execute(rsql.WRITE_SYNC_CURSOR, (check_external_key(source, "source"), check_cursor_value(value)))
 
 
 def tasks_by_key(conn: apsw.Connection, key: str) -> list[int]:
-    return [row[0] for row in conn.execute(sql.TASKS_BY_KEY, (key,))]
+    return [row[0] for row in conn.execute(rsql.TASKS_BY_KEY, (key,))]
 
 
 def _bind(value: Any) -> Any:
@@ -126,6 +156,8 @@ def _row(entity: EntitySpec, row) -> dict[str, Any]:
     for name, value in zip(entity.all_columns, row):
         if name in entity.date_columns:
             value = _date(value)
+        elif name in entity.time_columns:
+            value = _stamp(value) or value  # unparsable text (another client's) is returned as stored
         out[name.lower()] = value
     return out
 
@@ -158,19 +190,20 @@ def load_sources(conn: apsw.Connection, source_type: SourceType, ids: Sequence[i
 
 def _load_tasks(conn: apsw.Connection, ids: Sequence[int]) -> dict[int, TaskSource]:
     comments: dict[int, list[CommentSource]] = {}
-    for task_id, body, author_id, first, last, created_at in conn.execute(sql.task_comments(ids), ids):
+    for task_id, body, author_id, first, last, created_at in conn.execute(rsql.task_comments(ids), ids):
         if body and body.strip():
             known = first is not None or last is not None  # the author still exists
             comments.setdefault(task_id, []).append(CommentSource(
                 body, author_id if known else None, _name(first, last) if known else None, _stamp(created_at)))
     links: dict[int, list[TaskLink]] = {}
-    for task_id, link_type, target_key, target_task_id in conn.execute(sql.task_links(ids), ids):
+    for task_id, link_type, target_key, target_task_id in conn.execute(rsql.task_links(ids), ids):
         links.setdefault(task_id, []).append(TaskLink(link_type, target_key, target_task_id))
     out = {}
-    for row in conn.execute(sql.load_tasks(ids), ids):
+    for row in conn.execute(rsql.load_tasks(ids), ids):
         (task_id, title, status, priority, sprint_id, sprint_name, project_id, project_name, assignee_id,
          first, last, points, hours, due, description, external_key, issue_type, status_name, labels,
-         fix_versions, components) = row
+         fix_versions, components, reporter_id, reporter_first, reporter_last, created_at, resolved_at, resolution,
+         affects_versions, environment, parent_key, parent_id) = row
         out[task_id] = TaskSource(
             task_id, title or "", status, priority,
             sprint_id if sprint_name is not None else None, sprint_name,
@@ -178,6 +211,9 @@ def _load_tasks(conn: apsw.Connection, ids: Sequence[int]) -> dict[int, TaskSour
             assignee_id if (first is not None or last is not None) else None, first, last,
             points, hours, _opt_date(due), description, tuple(comments.get(task_id, ())),
             external_key, issue_type, status_name, labels, fix_versions, components, tuple(links.get(task_id, ())),
+            reporter_id if (reporter_first is not None or reporter_last is not None) else None, reporter_first,
+            reporter_last, _stamp(created_at), _stamp(resolved_at), resolution, affects_versions, environment,
+            parent_key, parent_id,
         )
     return out
 
@@ -200,14 +236,14 @@ def _load_sprints(conn: apsw.Connection, ids: Sequence[int]) -> dict[int, Sprint
     return {
         sid: SprintSource(sid, name or "", status, pid if pname is not None else None, pname, goal,
                           _opt_date(start), _opt_date(end))
-        for sid, name, status, pid, pname, goal, start, end in conn.execute(sql.load_sprints(ids), ids)
+        for sid, name, status, pid, pname, goal, start, end in conn.execute(rsql.load_sprints(ids), ids)
     }
 
 
 def _load_projects(conn: apsw.Connection, ids: Sequence[int]) -> dict[int, ProjectSource]:
     return {
         pid: ProjectSource(pid, name or "", status, description, _opt_date(start), _opt_date(end))
-        for pid, name, status, description, start, end in conn.execute(sql.load_projects(ids), ids)
+        for pid, name, status, description, start, end in conn.execute(rsql.load_projects(ids), ids)
     }
 
 
@@ -216,7 +252,7 @@ def _load_docs(conn: apsw.Connection, ids: Sequence[int]) -> dict[int, DocSource
     # off): an owner-less document is organisation-wide, so a dangling owner must not publish it.
     return {
         did: DocSource(did, title or "", body, pid if pexists else None, owner, doc_type)
-        for did, title, body, pid, pexists, owner, doc_type in conn.execute(sql.load_docs(ids), ids)
+        for did, title, body, pid, pexists, owner, doc_type in conn.execute(rsql.load_docs(ids), ids)
     }
 
 

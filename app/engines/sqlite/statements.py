@@ -8,9 +8,7 @@ by app.entities) and fragments built here from fixed text and ``?`` marks; every
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
-from app.domain import DONE_STATUSES, TaskQuery
 from app.entities import Condition, EntitySpec
 
 NOW = "strftime('%Y-%m-%dT%H:%M:%f', 'now')"
@@ -102,74 +100,6 @@ def crud_update(entity: EntitySpec, columns: Sequence[str]) -> str:
 
 def crud_delete(entity: EntitySpec) -> str:
     return f"DELETE FROM {entity.table} WHERE {entity.pk} = ?"
-
-
-# --- source loading for the chunk templates -----------------------------------------------------
-
-
-def task_comments(ids: Sequence[int]) -> str:
-    """Each comment with its author's name as the employee row has it now (none: no such employee)."""
-    return ("SELECT c.TASK_ID, c.BODY, c.AUTHOR_ID, e.FIRST_NAME, e.LAST_NAME, c.CREATED_AT FROM COMMENTS c"
-            " LEFT JOIN EMPLOYEES e ON e.EMPLOYEE_ID = c.AUTHOR_ID"
-            f" WHERE c.TASK_ID IN ({marks(ids)}) ORDER BY c.TASK_ID, c.CREATED_AT, c.COMMENT_ID")
-
-
-def task_links(ids: Sequence[int]) -> str:
-    return ("SELECT TASK_ID, LINK_TYPE, TARGET_KEY, TARGET_TASK_ID FROM TASK_LINKS"
-            f" WHERE TASK_ID IN ({marks(ids)}) ORDER BY TASK_ID, LINK_TYPE, TARGET_KEY")
-
-
-def load_tasks(ids: Sequence[int]) -> str:
-    return (
-        "SELECT t.TASK_ID, t.TITLE, t.STATUS, t.PRIORITY, t.SPRINT_ID, s.NAME, t.PROJECT_ID, p.NAME,"
-        " t.ASSIGNEE_ID, e.FIRST_NAME, e.LAST_NAME, t.STORY_POINTS, t.ESTIMATED_HOURS, t.EXPECTED_END_DATE,"
-        " t.DESCRIPTION, t.EXTERNAL_KEY, t.ISSUE_TYPE, t.STATUS_NAME, t.LABELS, t.FIX_VERSIONS, t.COMPONENTS"
-        " FROM TASKS t"
-        " LEFT JOIN SPRINTS s ON s.SPRINT_ID = t.SPRINT_ID"
-        " LEFT JOIN PROJECTS p ON p.PROJECT_ID = t.PROJECT_ID"
-        " LEFT JOIN EMPLOYEES e ON e.EMPLOYEE_ID = t.ASSIGNEE_ID"
-        f" WHERE t.TASK_ID IN ({marks(ids)})"
-    )
-
-
-def load_sprints(ids: Sequence[int]) -> str:
-    return ("SELECT s.SPRINT_ID, s.NAME, s.STATUS, s.PROJECT_ID, p.NAME, s.GOAL, s.START_DATE, s.END_DATE"
-            " FROM SPRINTS s LEFT JOIN PROJECTS p ON p.PROJECT_ID = s.PROJECT_ID"
-            f" WHERE s.SPRINT_ID IN ({marks(ids)})")
-
-
-def load_projects(ids: Sequence[int]) -> str:
-    return ("SELECT PROJECT_ID, NAME, STATUS, DESCRIPTION, START_DATE, END_DATE FROM PROJECTS"
-            f" WHERE PROJECT_ID IN ({marks(ids)})")
-
-
-def load_docs(ids: Sequence[int]) -> str:
-    return ("SELECT d.DOCUMENT_ID, d.TITLE, d.BODY, d.PROJECT_ID, p.PROJECT_ID IS NOT NULL,"
-            " d.OWNER_EMPLOYEE_ID, d.DOC_TYPE FROM DOCUMENTS d"
-            " LEFT JOIN PROJECTS p ON p.PROJECT_ID = d.PROJECT_ID"
-            f" WHERE d.DOCUMENT_ID IN ({marks(ids)})")
-
-
-# --- imported rows (app/sources): ids by external key, a task's links, the sync cursors -----------
-
-
-def find_by_external(entity: EntitySpec, keys: Sequence[str] | None) -> str:
-    """``(external key, id)`` of the rows of one source (the first bind) with these keys, or all of them (None;
-    the sync's reconciliation). Identifiers from EntitySpec only."""
-    select = f"SELECT {entity.external}, {entity.pk} FROM {entity.table} WHERE SOURCE = ?"
-    return select + ("" if keys is None else f" AND {entity.external} IN ({marks(keys)})")
-
-
-TASK_SOURCE = "SELECT SOURCE FROM TASKS WHERE TASK_ID = ?"
-LINKS_OF_TASK = "SELECT LINK_ID, LINK_TYPE, TARGET_KEY, TARGET_TASK_ID FROM TASK_LINKS WHERE TASK_ID = ?"
-INSERT_LINK = "INSERT INTO TASK_LINKS (TASK_ID, LINK_TYPE, TARGET_KEY, TARGET_TASK_ID) VALUES (?, ?, ?, ?)"
-RETARGET_LINK = "UPDATE TASK_LINKS SET TARGET_TASK_ID = ? WHERE LINK_ID = ?"
-DELETE_LINK = "DELETE FROM TASK_LINKS WHERE LINK_ID = ?"
-READ_SYNC_CURSOR = "SELECT CURSOR_VALUE FROM SYNC_CURSORS WHERE SOURCE = ?"
-WRITE_SYNC_CURSOR = ("INSERT INTO SYNC_CURSORS (SOURCE, CURSOR_VALUE) VALUES (?, ?) ON CONFLICT (SOURCE) DO UPDATE SET"
-                     f" CURSOR_VALUE = excluded.CURSOR_VALUE, UPDATED_AT = {NOW}")
-# Questions name "PAY-1210" without its source: every source's task with that key.
-TASKS_BY_KEY = "SELECT TASK_ID FROM TASKS WHERE EXTERNAL_KEY = ? ORDER BY TASK_ID"
 
 
 # --- queue --------------------------------------------------------------------------------------
@@ -299,7 +229,8 @@ CHUNKS_BY_TYPE = "SELECT SOURCE_TYPE, COUNT(*) FROM RAG_CHUNK GROUP BY SOURCE_TY
 
 CONVERSATION_COLUMNS = ("CONVERSATION_ID, EMPLOYEE_ID, TITLE, RAG_SCOPE, PINNED_PROJECT_ID, CREATED_AT,"
                         " UPDATED_AT")
-MESSAGE_COLUMNS = "MESSAGE_ID, CONVERSATION_ID, ROLE, CONTENT, CITATIONS, CREATED_AT, FOCUS, RETRIEVED, RAG_SCOPE, LLM_ERROR"
+MESSAGE_COLUMNS = ("MESSAGE_ID, CONVERSATION_ID, ROLE, CONTENT, CITATIONS, CREATED_AT, FOCUS, RETRIEVED, RAG_SCOPE, LLM_ERROR,"
+                   " TRACKER_QUERY")
 INSERT_CONVERSATION = ("INSERT INTO CONVERSATIONS (EMPLOYEE_ID, TITLE, RAG_SCOPE, PINNED_PROJECT_ID) "
                        f"VALUES (?, ?, ?, ?) RETURNING {CONVERSATION_COLUMNS}")
 GET_CONVERSATION = f"SELECT {CONVERSATION_COLUMNS} FROM CONVERSATIONS WHERE CONVERSATION_ID = ?"
@@ -319,7 +250,7 @@ SET_CONVERSATION_PIN = (f"UPDATE CONVERSATIONS SET RAG_SCOPE = ?, PINNED_PROJECT
 TOUCH_CONVERSATION = f"UPDATE CONVERSATIONS SET UPDATED_AT = {NOW} WHERE CONVERSATION_ID = ?"
 DELETE_CONVERSATION = "DELETE FROM CONVERSATIONS WHERE CONVERSATION_ID = ?"  # messages: ON DELETE CASCADE
 INSERT_MESSAGE = ("INSERT INTO MESSAGES (CONVERSATION_ID, ROLE, CONTENT, CITATIONS, FOCUS, RETRIEVED, RAG_SCOPE,"
-                  f" LLM_ERROR) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING {MESSAGE_COLUMNS}")
+                  f" LLM_ERROR, TRACKER_QUERY) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING {MESSAGE_COLUMNS}")
 LIST_MESSAGES = (f"SELECT {MESSAGE_COLUMNS} FROM MESSAGES WHERE CONVERSATION_ID = ? AND MESSAGE_ID > ? "
                  "ORDER BY MESSAGE_ID LIMIT ?")
 COUNT_MESSAGES = "SELECT COUNT(*) FROM MESSAGES WHERE CONVERSATION_ID = ?"
@@ -353,52 +284,6 @@ VOCABULARY_PROJECTS = "SELECT PROJECT_ID, NAME FROM PROJECTS ORDER BY PROJECT_ID
 VOCABULARY_SPRINTS = "SELECT SPRINT_ID, NAME, PROJECT_ID FROM SPRINTS ORDER BY SPRINT_ID"
 
 
-def find_tasks(caller_id: int | None, query: TaskQuery) -> tuple[str, list[Any]]:
-    """Tasks under the access rule (``caller_id``: a developer sees only tasks assigned to them;
-    None: a manager or admin, every task) and every filter of ``query``; all values bound."""
-    where: list[str] = []
-    binds: list[Any] = []
-    if caller_id is not None:
-        where.append("t.ASSIGNEE_ID = ?")
-        binds.append(caller_id)
-    for column, value in (("STATUS", query.status), ("PRIORITY", query.priority)):
-        if value is not None:
-            where.append(f"UPPER(t.{column}) = UPPER(?)")
-            binds.append(value)
-    for column, value in (("SPRINT_ID", query.sprint_id), ("PROJECT_ID", query.project_id),
-                          ("ASSIGNEE_ID", query.assignee_id)):
-        if value is not None:
-            where.append(f"t.{column} = ?")
-            binds.append(value)
-    if query.overdue_on is not None:
-        # ISO text compares in date order; a finished task is never overdue.
-        where.append(f"t.EXPECTED_END_DATE < ? AND (t.STATUS IS NULL OR UPPER(t.STATUS) NOT IN ({marks(DONE_STATUSES)}))")
-        binds += [query.overdue_on.isoformat(), *DONE_STATUSES]
-    if query.unassigned:
-        where.append("t.ASSIGNEE_ID IS NULL")
-    if query.open_only:
-        where.append(f"(t.STATUS IS NULL OR UPPER(t.STATUS) NOT IN ({marks(DONE_STATUSES)}))")
-        binds += DONE_STATUSES
-    if query.due_after is not None:
-        where.append("t.EXPECTED_END_DATE >= ?")
-        binds.append(query.due_after.isoformat())
-    if query.due_before is not None:
-        where.append("t.EXPECTED_END_DATE < ?")
-        binds.append(query.due_before.isoformat())
-    sql = (
-        "SELECT t.TASK_ID, t.TITLE, t.STATUS, t.PRIORITY, t.SPRINT_ID, s.NAME, t.PROJECT_ID, p.NAME, t.ASSIGNEE_ID,"
-        " TRIM(COALESCE(e.FIRST_NAME, '') || ' ' || COALESCE(e.LAST_NAME, '')), t.EXPECTED_END_DATE, t.STORY_POINTS,"
-        " t.EXTERNAL_KEY"
-        " FROM TASKS t"
-        " LEFT JOIN SPRINTS s ON s.SPRINT_ID = t.SPRINT_ID"
-        " LEFT JOIN PROJECTS p ON p.PROJECT_ID = t.PROJECT_ID"
-        " LEFT JOIN EMPLOYEES e ON e.EMPLOYEE_ID = t.ASSIGNEE_ID"
-        + (" WHERE " + " AND ".join(where) if where else "")
-        + " ORDER BY t.TASK_ID LIMIT ?"
-    )
-    return sql, [*binds, query.limit]
-
-
 # --- erasure of an employee's conversations -------------------------------------------------------
 
 ERASE_CONVERSATION_TITLES = "SELECT CONVERSATION_ID, TITLE FROM CONVERSATIONS WHERE EMPLOYEE_ID = ? ORDER BY CONVERSATION_ID"
@@ -422,6 +307,11 @@ ERASE_DELETE_COMMENTS = "DELETE FROM COMMENTS WHERE AUTHOR_ID = ?"
 ERASE_DELETE_DOCUMENTS = "DELETE FROM DOCUMENTS WHERE OWNER_EMPLOYEE_ID = ?"
 ERASE_REASSIGN_DOCUMENTS = "UPDATE DOCUMENTS SET OWNER_EMPLOYEE_ID = ? WHERE OWNER_EMPLOYEE_ID = ?"
 ERASE_UNASSIGN_TASKS = "UPDATE TASKS SET ASSIGNEE_ID = NULL WHERE ASSIGNEE_ID = ?"
+# Tasks they reported or resolved (V13): the references are cleared like the assignee (the chunk shows the reporter).
+ERASE_REFERENCING_TASKS = ("SELECT TASK_ID FROM TASKS WHERE REPORTER_ID = ? UNION "
+                           "SELECT TASK_ID FROM TASKS WHERE RESOLVED_BY_ID = ? ORDER BY 1")
+ERASE_CLEAR_REPORTER = "UPDATE TASKS SET REPORTER_ID = NULL WHERE REPORTER_ID = ?"
+ERASE_CLEAR_RESOLVER = "UPDATE TASKS SET RESOLVED_BY_ID = NULL WHERE RESOLVED_BY_ID = ?"
 ERASE_DELETE_EMPLOYEE = "DELETE FROM EMPLOYEES WHERE EMPLOYEE_ID = ?"
 
 # Physical clean-up, each outside any transaction: merge the FTS5 segments into one (deleted

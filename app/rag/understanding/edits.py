@@ -1,0 +1,153 @@
+"""From what a question says (reader.Said) to a TrackerQuery: on its own (``compose``), or as an edit of the
+conversation's last query (``edit``: "and Ana's?", "¿y en pagos?", "only the critical ones", "how many of those
+are critical?", "which of those is due first?", "what about the previous sprint?", "who holds most of them?").
+Relative sprints are resolved here against the data's sprints, so a stored query names concrete sprints. Pure."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+from dataclasses import dataclass
+
+from app.rag.understanding.lexicon import Lexicon, SprintFact
+from app.rag.understanding.query import Predicate, TrackerQuery
+from app.rag.understanding.reader import Said
+
+DEFAULT_LIMIT = 500  # a list reads its first rows in order; the total is always counted in the database
+# What a question may leave unsaid and still be read on its own: these fields alone do not make a question.
+_VALUE_FIELDS = {"fix_version", "affects_version", "component", "label", "issue_type", "resolution", "status_name",
+                 "reporter", "created", "updated", "resolved", "text"}
+
+
+@dataclass(frozen=True)
+class Composed:
+    """A query, or what is missing to make one: ``ambiguous`` people sharing a name, or ``missing`` a project
+    for a relative sprint ("the current sprint" of which project?)."""
+
+    query: TrackerQuery | None
+    ambiguous: tuple[tuple[int, str], ...] = ()  # (employee id, full name) of everyone a name matched
+    missing: str | None = None
+
+
+def is_edit(said: Said) -> bool:
+    """Whether a question edits the last one: it says so ("and …", "only …", "those") and changes something, or it
+    names nothing but values ("Ana's?", "in review?")."""
+    changes = bool(said.predicates or said.returns or said.order or said.relative_sprint or said.list_again)
+    if not changes or said.it:
+        return False
+    return said.edit or (said.fragment and not said.unknown)
+
+
+def uses_new_fields(said: Said) -> bool:
+    """Whether the reading needs more than the first tracker reader could express (task_questions): a field of a
+    real tracker, an order, a group-by of any field, a relative sprint."""
+    return bool(said.fields & _VALUE_FIELDS or said.order or said.relative_sprint or (
+        said.returns == "group" and said.group_by not in ("project", "sprint", "assignee", "status", "priority")))
+
+
+def confident(said: Said) -> bool:
+    """A question read whole: it asks about tasks and every word of it was understood."""
+    return said.asks_tasks and not said.unknown and bool(said.predicates or said.returns or said.order
+                                                         or said.relative_sprint)
+
+
+def compose(said: Said, lexicon: Lexicon, scope_project: int | None = None) -> Composed:
+    ambiguous = _ambiguous(said)
+    if ambiguous:
+        return Composed(None, ambiguous)
+    query = TrackerQuery(where=tuple(said.predicates))
+    if said.relative_sprint is not None:
+        project = _project_of(query, lexicon) or scope_project
+        sprint = _relative(lexicon, said.relative_sprint, project, None)
+        if sprint is None:
+            return Composed(None, missing="project")
+        query = query.with_predicate(Predicate("sprint", (sprint.sprint_id,)))
+    return Composed(_returns(query, said))
+
+
+def edit(last: TrackerQuery, said: Said, lexicon: Lexicon) -> Composed:
+    """The last query with what the follow-up says in place of the same parts; the rest kept."""
+    ambiguous = _ambiguous(said)
+    if ambiguous:
+        return Composed(None, ambiguous)
+    query = last
+    named_project = any(p.field == "project" for p in said.predicates)
+    if named_project and last.first("sprint") is not None:
+        query = query.without("sprint")  # another project's sprint cannot stay
+    for predicate in said.predicates:
+        query = query.with_predicate(predicate)
+    if said.relative_sprint is not None:
+        base = last.first("sprint")
+        base_sprint = lexicon.sprint(base.values[0]) if base is not None and base.values else None
+        project = (base_sprint.project_id if base_sprint else None) or _project_of(query, lexicon)
+        sprint = _relative(lexicon, said.relative_sprint, project, base_sprint)
+        if sprint is None:
+            return Composed(None, missing="project")
+        query = query.with_predicate(Predicate("sprint", (sprint.sprint_id,)))
+    if said.returns or said.order or said.list_again:
+        query = _returns(dataclasses.replace(query, returns="list", order="id", descending=False, limit=20,
+                                             group_by=None, measure="count", ascending=False, record_field=None),
+                         said)
+    return Composed(query)
+
+
+def _returns(query: TrackerQuery, said: Said) -> TrackerQuery:
+    if said.returns == "group" and said.group_by:
+        return dataclasses.replace(query, returns="group", group_by=said.group_by, ascending=said.ascending,
+                                   measure="points" if said.measure_points else "count")
+    if said.returns in ("count", "points"):
+        return dataclasses.replace(query, returns=said.returns)
+    if said.order is not None:
+        order, descending = said.order
+        return dataclasses.replace(query, returns="list", order=order, descending=descending,
+                                   limit=said.limit or 1)
+    return dataclasses.replace(query, returns="list", limit=DEFAULT_LIMIT)
+
+
+def _ambiguous(said: Said) -> tuple[tuple[int, str], ...]:
+    for people in said.people:
+        if len(people) > 1:
+            return tuple((p.employee_id, p.name) for p in people)
+    return ()
+
+
+def _project_of(query: TrackerQuery, lexicon: Lexicon) -> int | None:
+    project = query.first("project")
+    if project is not None and len(project.values) == 1 and project.values[0] is not None:
+        return project.values[0]
+    sprint = query.first("sprint")
+    if sprint is not None and len(sprint.values) == 1:
+        fact = lexicon.sprint(sprint.values[0])
+        return fact.project_id if fact else None
+    return None
+
+
+def _relative(lexicon: Lexicon, which: str, project_id: int | None, base: SprintFact | None,
+              today: dt.date | None = None) -> SprintFact | None:
+    """The current (active) sprint of a project, or the one before / after ``base`` (the current one when no base
+    is given), by start date then id."""
+    if project_id is None:
+        return None
+    sprints = sorted((s for s in lexicon.sprints if s.project_id == project_id),
+                     key=lambda s: (s.start_date or dt.date.min, s.sprint_id))
+    if not sprints:
+        return None
+    active = [s for s in sprints if (s.status or "").upper() == "ACTIVE"]
+    current = active[-1] if active else _latest_started(sprints, today)
+    if which == "current":
+        return current
+    anchor = base or current
+    if anchor is None:
+        return sprints[-1] if which == "previous" else None
+    at = sprints.index(anchor) if anchor in sprints else None
+    if at is None:
+        return None
+    if which == "previous":
+        return sprints[at - 1] if at > 0 else None
+    return sprints[at + 1] if at + 1 < len(sprints) else None
+
+
+def _latest_started(sprints: list[SprintFact], today: dt.date | None) -> SprintFact | None:
+    day = today or dt.date.today()
+    started = [s for s in sprints if s.start_date is not None and s.start_date <= day]
+    return started[-1] if started else None

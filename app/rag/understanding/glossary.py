@@ -1,0 +1,175 @@
+"""The small bilingual glossary of FIELD words (issue 31): the words that say which field a value belongs to, what
+to return, in which order, and over which window of dates. Values themselves are never listed here: they are read
+from the data (app/rag/understanding/lexicon.py). Phrases are folded (terms.fold: lower case, no accents). Pure."""
+
+from __future__ import annotations
+
+# Words next to a value that say its field ("component Web UI", "the 2.0 release", "etiqueta backend").
+FIELD_WORDS = {
+    "fix_version": ("fix version", "fix versions", "fixversion", "release", "releases", "version", "versions",
+                    "milestone", "milestones", "target", "targeted", "scheduled for", "fixed in", "planned for",
+                    "lanzamiento", "entrega", "version objetivo", "versiones", "hito", "arreglado en",
+                    "corregido en", "corregidas en", "corregidos en", "para la version", "para el release"),
+    "affects_version": ("affects version", "affects versions", "affected version", "affects", "affecting",
+                        "affected", "found in", "reported against", "broken in", "afecta", "afectan", "afectada",
+                        "afectadas", "afectados", "afectado", "version afectada", "encontrado en", "encontrados en"),
+    "component": ("component", "components", "area", "areas", "module", "modules", "componente", "componentes",
+                  "modulo", "modulos", "subsystem"),
+    "label": ("label", "labels", "labelled", "labeled", "tag", "tags", "tagged", "etiqueta", "etiquetas",
+              "etiquetada", "etiquetadas", "etiquetados", "etiquetado", "con la etiqueta", "marcadas con"),
+    "issue_type": ("type", "types", "issue type", "tipo", "tipos", "of type", "de tipo"),
+    "resolution": ("resolution", "resolved as", "closed as", "marked as", "resolucion", "resueltas como",
+                   "resueltos como", "cerradas como", "cerrados como", "marcadas como", "marcados como"),
+    "status_name": ("status", "state", "estado", "in status", "en estado", "column", "columna"),
+}
+# "reported by X", "X filed", "abierto por X": the person is the reporter, not the assignee.
+REPORTER_BEFORE = ("reported by", "opened by", "filed by", "raised by", "created by", "logged by", "submitted by",
+                   "written by", "reportado por", "reportada por", "reportados por", "reportadas por", "abierto por",
+                   "abierta por", "abiertos por", "abiertas por", "creado por", "creada por", "creados por",
+                   "creadas por", "levantado por", "levantada por", "registrado por", "registrada por")
+REPORTER_AFTER = ("reported", "opened", "filed", "raised", "created", "logged", "submitted", "report", "open",
+                  "file", "raise", "create", "reporto", "reportaron", "abrio", "abrieron", "creo", "crearon",
+                  "levanto", "registro", "ha reportado", "ha abierto", "ha creado")
+REPORTER_WORDS = ("reporter", "reporters", "reportero", "reportador", "who reported", "who opened", "who filed",
+                  "who raised", "who created", "quien reporto", "quien abrio", "quien creo", "quien levanto",
+                  "quien registro")
+# Returns.
+COUNT = ("how many", "number of", "count of", "count", "cuantas", "cuantos", "numero de", "cantidad de", "total of",
+         "how much")
+POINTS = ("story points", "story point", "points", "puntos de historia", "puntos")
+MOST = ("the most", "most", "mas", "the highest number", "mayor numero", "mayor cantidad", "la mayoria", "biggest",
+        "largest", "top")
+FEWEST = ("the fewest", "fewest", "the least", "least", "menos", "menor numero", "menor cantidad")
+# "who ... the most" groups by a person; "which <field> ... the most" by that field; "per <field>" / "by <field>".
+GROUP_FIELD_WORDS = {
+    "project": ("project", "projects", "proyecto", "proyectos"),
+    "sprint": ("sprint", "sprints", "iteracion", "iteraciones"),
+    "assignee": ("assignee", "assignees", "person", "people", "developer", "developers", "dev", "devs", "persona",
+                 "personas", "responsable", "responsables", "desarrollador", "desarrolladores"),
+    "reporter": ("reporter", "reporters",),
+    "component": ("component", "components", "area", "areas", "module", "modules", "componente", "componentes",
+                  "modulo", "modulos"),
+    "label": ("label", "labels", "tag", "tags", "etiqueta", "etiquetas"),
+    "fix_version": ("version", "versions", "release", "releases", "milestone", "milestones", "version",
+                    "versiones", "hito", "hitos"),
+    "issue_type": ("type", "types", "issue type", "tipo", "tipos"),
+    "status": ("status", "statuses", "state", "states", "estado", "estados"),
+    "priority": ("priority", "priorities", "prioridad", "prioridades"),
+    "resolution": ("resolution", "resolutions", "resolucion", "resoluciones"),
+}
+WHO = ("who", "whom", "quien", "quienes")
+GROUP_MARKERS = ("per", "by", "for each", "each", "por", "por cada", "grouped by", "broken down by", "split by",
+                 "agrupadas por", "agrupados por", "desglosado por", "desglosadas por")
+# Orders, each with its direction and how many records it asks for (1: "the most urgent", "due first").
+ORDER_WORDS = {
+    ("priority", True): ("most important", "most urgent", "highest priority", "top priority", "most critical",
+                         "mas importante", "mas urgente", "mas prioritaria", "mas prioritario", "prioridad mas alta",
+                         "mayor prioridad", "mas critica", "mas critico"),
+    ("due", False): ("due first", "due soonest", "due next", "next due", "earliest due", "earliest deadline",
+                     "closest deadline", "nearest deadline", "soonest", "vence primero", "vence antes",
+                     "vencen primero", "vence mas pronto", "fecha mas cercana", "mas proxima", "mas proximo",
+                     "first to be due", "due earliest"),
+    ("created", True): ("most recent", "most recently", "newest", "latest", "created last", "last created",
+                        "mas reciente", "mas recientes", "mas nueva", "mas nuevo", "ultima creada", "ultimo creado",
+                        "creada mas recientemente", "creado mas recientemente", "recien creada", "recien creado"),
+    ("created", False): ("oldest", "created first", "first created", "mas antigua", "mas antiguo", "mas vieja",
+                         "mas viejo", "primera creada", "primero creado"),
+    ("updated", True): ("last updated", "recently updated", "most recently updated", "actualizada mas recientemente",
+                        "actualizado mas recientemente", "ultima actualizada", "ultimo actualizado"),
+}
+# Verbs and nouns that point a window of dates at a field ("created last week", "cerradas este mes").
+WINDOW_FIELD_WORDS = {
+    "created": ("created", "opened", "filed", "raised", "reported", "logged", "submitted", "new", "creadas",
+                "creados", "creada", "creado", "abiertas", "abiertos", "reportadas", "reportados", "nuevas",
+                "nuevos", "registradas", "registrados", "levantadas", "levantados", "creation", "creacion"),
+    "resolved": ("resolved", "closed", "fixed", "finished", "completed", "done", "solved", "resueltas",
+                 "resueltos", "cerradas", "cerrados", "arregladas", "arreglados", "terminadas", "terminados",
+                 "completadas", "completados", "solucionadas", "solucionados", "resolution", "resolucion"),
+    "updated": ("updated", "changed", "touched", "modified", "actualizadas", "actualizados", "modificadas",
+                "modificados", "tocadas", "tocados", "cambiadas", "cambiados"),
+}
+# Windows of dates (the day the reader is given decides them): unit, offset from this one.
+WINDOWS = {
+    "today": ("day", 0), "hoy": ("day", 0), "yesterday": ("day", -1), "ayer": ("day", -1),
+    "this week": ("week", 0), "esta semana": ("week", 0), "last week": ("week", -1), "past week": ("days", -7),
+    "la semana pasada": ("week", -1), "semana pasada": ("week", -1), "la ultima semana": ("days", -7),
+    "this month": ("month", 0), "este mes": ("month", 0), "last month": ("month", -1), "el mes pasado": ("month", -1),
+    "mes pasado": ("month", -1), "past month": ("days", -30), "el ultimo mes": ("days", -30),
+    "this year": ("year", 0), "este ano": ("year", 0), "last year": ("year", -1), "el ano pasado": ("year", -1),
+    "ano pasado": ("year", -1), "past year": ("days", -365), "el ultimo ano": ("days", -365),
+    "in the last 7 days": ("days", -7), "last 7 days": ("days", -7), "ultimos 7 dias": ("days", -7),
+    "in the last 30 days": ("days", -30), "last 30 days": ("days", -30), "ultimos 30 dias": ("days", -30),
+    "last two weeks": ("days", -14), "past two weeks": ("days", -14), "ultimas dos semanas": ("days", -14),
+}
+# Relative sprints of a project: the current (active) one, the one before, the one after, the latest started.
+RELATIVE_SPRINTS = {
+    "current": ("current sprint", "active sprint", "this sprint", "ongoing sprint", "running sprint",
+                "sprint actual", "sprint en curso", "sprint activo", "este sprint", "current iteration",
+                "iteracion actual"),
+    "previous": ("previous sprint", "last sprint", "prior sprint", "sprint before", "the sprint before",
+                 "sprint before that", "earlier sprint", "sprint anterior", "el sprint anterior", "ultimo sprint",
+                 "el ultimo sprint", "previous iteration", "iteracion anterior", "sprint pasado"),
+    "next": ("next sprint", "upcoming sprint", "following sprint", "sprint after", "proximo sprint",
+             "siguiente sprint", "sprint siguiente", "el proximo sprint", "next iteration", "proxima iteracion"),
+}
+UNRESOLVED = ("unresolved", "not resolved", "sin resolver", "no resueltas", "no resueltos", "without resolution",
+              "sin resolucion", "still unresolved")
+CLOSED = ("closed", "resolved", "cerradas", "cerrados", "resueltas", "resueltos", "fixed", "arregladas",
+          "arreglados")
+# Resolutions said otherwise than their stored name (the stored names are matched as they are).
+RESOLUTION_SYNONYMS = {
+    "wont fix": "won't fix", "wontfix": "won't fix", "won't do": "won't do", "wont do": "won't do",
+    "no se arreglara": "won't fix", "no se corregira": "won't fix", "duplicates": "duplicate",
+    "duplicated": "duplicate", "duplicadas": "duplicate", "duplicados": "duplicate", "duplicada": "duplicate",
+    "duplicado": "duplicate", "dupes": "duplicate", "dupe": "duplicate", "not reproducible": "cannot reproduce",
+    "can't reproduce": "cannot reproduce", "cant reproduce": "cannot reproduce", "no reproducible": "cannot reproduce",
+    "no reproducibles": "cannot reproduce", "invalidas": "invalid", "invalidos": "invalid", "invalida": "invalid",
+    "incompletas": "incomplete", "incompletos": "incomplete",
+}
+# Issue types said otherwise than their stored name: matched only against types the data holds.
+TYPE_SYNONYMS = {
+    "defect": "bug", "defects": "bug", "bugs": "bug", "errores": "bug", "error": "bug", "fallos": "bug",
+    "fallo": "bug", "bichos": "bug", "stories": "story", "historias": "story", "historia": "story",
+    "features": "new feature", "feature": "new feature", "feature requests": "new feature", "mejoras": "improvement",
+    "mejora": "improvement", "subtasks": "sub-task", "sub-tasks": "sub-task", "subtareas": "sub-task",
+    "subtarea": "sub-task", "epicas": "epic", "epica": "epic", "epics": "epic",
+}
+# Priorities by the tracker's names (Jira's) and ours, for questions that name one ("open Major bugs").
+PRIORITY_NAMES = {
+    "blocker priority": "CRITICAL", "priority blocker": "CRITICAL", "highest": "CRITICAL", "major": "HIGH",
+    "minor": "LOW", "trivial": "LOW", "lowest": "LOW", "mayor": "HIGH", "menor": "LOW", "trivales": "LOW",
+    "triviales": "LOW",
+}
+# "those", "them", "of these": an edit of the last question, not a new one.
+THOSE = ("those", "them", "these", "of those", "of them", "of these", "among them", "among those", "esas", "esos",
+         "ellas", "ellos", "estas", "estos", "de esas", "de esos", "de ellas", "de ellos", "de estas", "de estos",
+         "entre ellas", "entre ellos", "the same", "lo mismo", "las mismas", "los mismos")
+# What opens a follow-up that changes one part of the last question ("and Ana's?", "¿y en pagos?").
+EDIT_OPENERS = ("and", "y", "what about", "how about", "and what about", "and for", "and in", "and the", "y en",
+                "y de", "y para", "y los", "y las", "y el", "y la", "same for", "same but", "lo mismo para",
+                "lo mismo pero", "igual para", "igual pero", "now", "ahora", "e", "also", "tambien", "y que tal",
+                "que tal", "y que hay de", "y sobre", "only", "just", "solo", "solamente", "nada mas", "unicamente",
+                "but", "pero", "ok and", "ok y", "vale y", "then", "entonces")
+ONLY = ("only", "just", "solo", "solamente", "unicamente", "nada mas")
+# Greetings and thanks that say nothing about the question ("hola, ¿qué tengo abierto …?").
+PLEASANTRIES = ("hello", "hi", "hey", "hiya", "good morning", "good afternoon", "thanks", "thank you", "thx", "ty",
+                "cheers", "please", "pls", "plz", "hola", "buenas", "buenos dias", "buenas tardes", "gracias",
+                "muchas gracias", "porfa", "por favor", "oye", "che", "vale", "ok", "okay", "dale", "genial", "great",
+                "cool", "perfecto", "perfect", "quick question", "una pregunta", "pregunta rapida", "yo", "sup")
+# Nobody assigned, said otherwise than the tracker questions' own phrases.
+UNASSIGNED = ("nobody assigned", "no one assigned", "have nobody assigned", "has nobody assigned", "nobody on it",
+              "no assignee", "without an owner", "nadie asignado", "sin nadie asignado", "no tienen a nadie",
+              "sin dueno", "sin responsable asignado", "unowned")
+# Held up: a status, a link or the text (the engines' blocked predicate reads all three).
+BLOCKED = ("blocked", "bloqueadas", "bloqueados", "bloqueada", "bloqueado", "stuck", "atascadas", "atascados",
+           "atascada", "atascado", "on hold", "waiting on something", "waiting on", "waiting for", "held up",
+           "esperando algo", "esperando", "en espera", "trabadas", "trabados", "frenadas", "frenados")
+# "list them", "¿cuáles son?": the last question's records as a list.
+LIST_AGAIN = ("list them", "show them", "show me them", "list those", "show those", "which are they", "which ones",
+              "cuales son", "listalas", "listalos", "muestralas", "muestralos", "ensenamelas", "dime cuales",
+              "name them", "what are they", "list them all", "show me those", "show me the list", "la lista",
+              "the list")
+# What opens a question of its own (a few words with one of these are not a fragment of the last question).
+ASKING_WORDS = ("what", "whats", "what's", "which", "who", "whom", "whose", "how", "when", "where", "why", "show",
+                "list", "give", "tell", "que", "cual", "cuales", "quien", "quienes", "cuanto", "cuantos", "cuantas",
+                "como", "cuando", "donde", "dame", "dime", "muestra", "muestrame", "lista")

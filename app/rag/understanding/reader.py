@@ -1,0 +1,302 @@
+"""The reader: a question in English or Spanish -> what it says of the tracker (``Said``), with the tracker's own
+values (app/rag/understanding/lexicon.py) and the small glossary of field words (glossary.py). Pure: no I/O.
+
+The reader is lenient: greetings, thanks and filler change nothing, and a word that is neither understood nor a
+topic is ignored; it is honest about what it did not understand (``unknown``), so the caller can tell a confident
+reading from a guess. What it reads is a set of parts — predicates and what to return — that ``compose`` turns into
+a TrackerQuery on its own, or that app/rag/understanding/edits.py applies to the conversation's last query.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass, field
+
+from app.rag import refs, task_questions as tq, terms
+from app.rag.understanding import glossary as g
+from app.rag.understanding.lexicon import Lexicon, Mention, PersonFact, person_mentions, project_mentions, \
+    sprint_mentions, value_mentions
+from app.rag.understanding.query import Predicate
+from app.rag.understanding.spans import Spans
+from app.rag.understanding import windows
+
+# Words that ask nothing of their own beyond what the glossary reads ("issues", "show", "please", ...).
+_KNOWN = frozenset(tq.FILLER | {terms.fold(w) for w in (
+    *tq.TASK_NOUNS, "ones", "one", "bugs", "records", "tix", "tkts", "pls", "plz", "thx", "list", "show", "give",
+    "tell", "anything", "everything", "todo", "todas", "todos", "cuales", "cual", "which", "what", "whats", "who",
+    "quien", "quienes", "has", "have", "tiene", "tienen", "holds", "hold", "tiene", "lleva", "llevan", "got",
+    "are", "is", "there", "hay", "currently", "right", "now", "ahora", "mismo", "still", "aun", "todavia", "sigue",
+    "siguen", "kind", "set", "they", "them", "it", "son", "es", "those", "these", "that", "ones", "las", "los",
+    "unas", "unos", "cosas", "stuff", "things", "items", "current", "actual", "actuales", "sprint", "project",
+    "proyecto", "iteracion", "version", "release", "label", "component", "type", "tipo", "right", "then",
+    "entonces", "so", "well", "pues", "like", "about", "see", "ver", "mostrar", "muestra", "muestrame",
+    "ensename", "listame", "dame", "dime", "pasame", "saber", "know", "want", "quiero", "need", "necesito",
+    "many", "much", "number", "numero", "count", "same", "mismo", "misma", "mismas", "mismos", "ok", "okay")})
+
+
+@dataclass
+class Said:
+    """What a question says of the tracker. ``fields``: the fields it names (a follow-up replaces exactly
+    these in the last query); ``returns`` and friends are None when it does not say what to return."""
+
+    lang: str
+    predicates: list[Predicate] = field(default_factory=list)
+    fields: set[str] = field(default_factory=set)
+    returns: str | None = None  # list | count | points | group
+    group_by: str | None = None
+    measure_points: bool = False  # a group ranked by story points
+    ascending: bool = False
+    order: tuple[str, bool] | None = None  # (order, descending)
+    limit: int | None = None
+    relative_sprint: str | None = None  # current | previous | next: resolved against a project
+    people: list[list[PersonFact]] = field(default_factory=list)  # names said (several people: ambiguous)
+    asks_tasks: bool = False  # a task noun, a value of the data, a count, a group or an order was said
+    edit: bool = False  # an opener ("and …?", "only …") or "those" says it edits the last question
+    fragment: bool = False  # a few words without a question word ("Ana's?", "in review?")
+    those: bool = False
+    list_again: bool = False  # "list them", "show them"
+    unknown: list[str] = field(default_factory=list)
+    mine: bool = False
+    it: bool = False  # points at one thing already said ("is it blocked?"): the focus's, not an edit
+
+    def add(self, predicate: Predicate) -> None:
+        self.predicates = [p for p in self.predicates if p.field != predicate.field or p.field == "text"]
+        self.predicates.append(predicate)
+        self.fields.add(predicate.field)
+
+
+def read(question: str, lexicon: Lexicon, asker_id: int, today: dt.date) -> Said | None:
+    """What the question says; None when it asks for a record by id or key (a lookup reads it) or says "not
+    mine" (no predicate expresses it)."""
+    spans = Spans(terms.fold(question))
+    said = Said(terms.language(question), it=bool(_IT.search(spans.text)))
+    spans.find(g.PLEASANTRIES)
+    if any(t in ("task", "doc") for t, _ in refs.mentions(spans.text)) or refs.key_mentions(question):
+        return None
+    if spans.find(tq.NOT_MINE):
+        return None
+    _edit_markers(spans, said)
+    _values(spans, said, lexicon)
+    _people(spans, said, lexicon, asker_id)
+    _dates(spans, said, today)
+    _returns(spans, said)
+    _flags(spans, said, today)
+    _relative_sprint(spans, said)
+    _nouns(spans, said)
+    said.unknown = spans.unknown(_KNOWN, tq.NEGATIONS | {"isn't", "aren't", "isnt", "arent", "doesn't", "don't"})
+    return said
+
+
+# One thing already said: "it", "that one", "¿quién lo tiene?", "¿para cuándo hay que tenerla?".
+_IT = re.compile(r"(?<![\w-])(?:it|its|it's|(?:this|that) (?:one|task|ticket|issue)|eso|ello|"
+                 r"(?:esa|esta|ese|este) (?:tarea|ticket|incidencia))(?![\w-])"
+                 r"|(?:^|[¿¡]|(?<![\w-])(?:quien|que|y|ya|cuando|como|alguien|nadie|mas))\s*(?:lo|la|le)\s+"
+                 r"(?!que\b|mas\b)\w|(?<![\w-])\w{2,}(?:ar|er|ir)(?:lo|la)(?![\w-])")
+
+
+def _edit_markers(spans: Spans, said: Said) -> None:
+    body = spans.text.strip(" ¿?¡!.,")
+    opener = next((o for o in sorted(g.EDIT_OPENERS, key=len, reverse=True)
+                   if body.startswith(o + " ") or body == o), None)
+    if spans.find(g.LIST_AGAIN):
+        said.list_again = said.edit = True
+    if spans.find(g.THOSE):
+        said.those = said.edit = True
+    if opener is not None:
+        said.edit = True
+        spans.find((opener,))
+    said.fragment = len(terms.words(body)) <= 3 and not spans.says(g.ASKING_WORDS)
+
+
+def _values(spans: Spans, said: Said, lexicon: Lexicon) -> None:
+    """Projects, sprints and field values the data holds, each given to the field the words around it name."""
+    for mention in sorted(project_mentions(spans.text, lexicon) + sprint_mentions(spans.text, lexicon),
+                          key=lambda m: -(m.span[1] - m.span[0])):
+        if spans.take(mention.span):
+            _add_value(said, mention.field, mention.value)
+    by_span: dict[tuple[int, int], list[Mention]] = {}
+    for mention in value_mentions(spans.text, lexicon):
+        by_span.setdefault(mention.span, []).append(mention)
+    for span, mentions in sorted(by_span.items(), key=lambda item: -(item[0][1] - item[0][0])):
+        chosen = _field_of(spans, span, mentions, lexicon)
+        if chosen is not None and spans.free(span) and _worth_taking(spans, chosen):
+            spans.take(span)
+            name = _version_field(spans, span, chosen.field)
+            _add_value(said, name, chosen.value)
+            spans.find(g.FIELD_WORDS[name])  # "closed as Won't Fix" says no status of its own
+            said.asks_tasks = True
+    _field_words(spans, said, lexicon)
+
+
+def _field_of(spans: Spans, span: tuple[int, int], mentions: list[Mention], lexicon: Lexicon) -> Mention | None:
+    """The field a value belongs to: the one whose field word stands next to it, else the one most tasks use."""
+    for mention in mentions:
+        if spans.before(span, g.FIELD_WORDS[mention.field], gap=2) or spans.after(span, g.FIELD_WORDS[mention.field]):
+            return mention
+    return max(mentions, key=lambda m: lexicon.counts.get((m.field, m.value), 0))  # type: ignore[arg-type]
+
+
+def _worth_taking(spans: Spans, mention: Mention) -> bool:
+    """A value that is also a common word ("open", "done", "critical", "in progress") is the glossary's unless a
+    field word says it is the value ("status Open", "label critical")."""
+    said = mention.said
+    common = said in terms.STOP or said in tq.FILLER or said in tq.STATUS_PHRASES or said in tq.OPEN_PHRASES \
+        or said in tq.PRIORITY_PHRASES or said in tq.TASK_NOUNS or said in g.CLOSED
+    return not common or spans.before(mention.span, g.FIELD_WORDS[mention.field], gap=2)
+
+
+def _version_field(spans: Spans, span: tuple[int, int], name: str) -> str:
+    """A version said with "affects"/"found in" is an affected version, whatever field it was found in."""
+    if name in ("fix_version", "affects_version"):
+        if spans.before(span, g.FIELD_WORDS["affects_version"], gap=3):
+            return "affects_version"
+        if spans.before(span, g.FIELD_WORDS["fix_version"], gap=3) or spans.after(span, g.FIELD_WORDS["fix_version"]):
+            return "fix_version"
+    return name
+
+
+def _add_value(said: Said, name: str, value: object) -> None:
+    found = next((p for p in said.predicates if p.field == name), None)
+    values = (*found.values, value) if found is not None and value not in found.values else (value,)
+    said.add(Predicate(name, values))  # type: ignore[arg-type]
+
+
+def _field_words(spans: Spans, said: Said, lexicon: Lexicon) -> None:
+    """Resolutions and issue types said otherwise than stored ("won't fix", "defects"), when the data holds them."""
+    for synonyms, name in ((g.RESOLUTION_SYNONYMS, "resolution"), (g.TYPE_SYNONYMS, "issue_type")):
+        stored = {terms.fold(v): v for v in lexicon.values.get(name, ())}
+        for phrase, span in spans.find({k: v for k, v in synonyms.items() if v in stored}):
+            _add_value(said, name, stored[synonyms[phrase]])
+            said.asks_tasks = True
+    for phrase, _ in spans.find(g.PRIORITY_NAMES):
+        _add_value(said, "priority", g.PRIORITY_NAMES[phrase])
+
+
+def _people(spans: Spans, said: Said, lexicon: Lexicon, asker_id: int) -> None:
+    by_span: dict[tuple[int, int], list[PersonFact]] = {}
+    for mention in person_mentions(spans.text, lexicon):
+        person = lexicon.person(mention.value)
+        if person is not None and spans.free(mention.span):
+            by_span.setdefault(mention.span, []).append(person)
+    for span, people in sorted(by_span.items()):
+        if not spans.take(span):
+            continue
+        role = "reporter" if spans.before(span, g.REPORTER_BEFORE, gap=1) or spans.after(
+            span, g.REPORTER_AFTER, gap=2) or spans.before(span, ("did", "has", "have", "ha", "han"), gap=1) \
+            and spans.after(span, g.REPORTER_AFTER, gap=2) else "assignee"
+        said.people.append(people)
+        said.asks_tasks = said.asks_tasks or role == "reporter"
+        if len(people) == 1:
+            _add_value(said, role, people[0].employee_id)
+    spans.find(g.REPORTER_BEFORE)
+    if not said.people and spans.find(tq.MINE_PHRASES) or not said.people and tq._says_i(spans.text):  # noqa: SLF001
+        said.mine = True
+        said.add(Predicate("assignee", (asker_id,)))
+
+
+def _returns(spans: Spans, said: Said) -> None:
+    """Count, points, a group-by, an order with its limit."""
+    for (order, descending), phrases in g.ORDER_WORDS.items():
+        if spans.find(phrases):
+            said.order, said.limit, said.asks_tasks = (order, descending), 1, True
+            break
+    fewest = bool(spans.find(g.FEWEST))
+    most = fewest or bool(spans.find(g.MOST))
+    group = _group_field(spans, said, per=not most)
+    if group is not None and (most or group[1]):
+        said.returns, said.group_by, said.ascending, said.asks_tasks = "group", group[0], fewest, True
+    if spans.find(g.POINTS):
+        said.measure_points = said.returns == "group"
+        said.returns = "group" if said.returns == "group" else "points"
+        said.asks_tasks = True
+    elif spans.find(g.COUNT) and said.returns != "group":
+        said.returns, said.asks_tasks = "count", True
+
+
+def _group_field(spans: Spans, said: Said, per: bool) -> tuple[str, bool] | None:
+    """(field, said with "per"/"by") of a group-by: "which component …", "who reported …", "per status"."""
+    for name, words in g.GROUP_FIELD_WORDS.items():
+        for phrase, span in spans.find(words):
+            if spans.before(span, g.GROUP_MARKERS, gap=2):
+                return name, True
+            if not per and spans.before(span, ("which", "what", "que", "cual", "cuales", "in which", "en que"), 2):
+                return name, False
+            spans.taken.remove(span)  # a field word that groups nothing is read again as a field word
+    if not per and spans.find(g.WHO):
+        if spans.find(g.REPORTER_AFTER) or spans.says(g.REPORTER_WORDS):
+            return "reporter", False
+        return "assignee", False
+    return None
+
+
+def _flags(spans: Spans, said: Said, today: dt.date) -> None:
+    """Open / finished, overdue, unassigned, unresolved, blocked, status and priority by the glossary's words."""
+    if spans.find(tq.TO_DO_VERBS) or spans.find(tq.OPEN_NEGATED) or spans.find(g.UNRESOLVED):
+        said.add(Predicate("open", (True,)))
+    for match in tq._OVERDUE_SAID.finditer(spans.text):  # noqa: SLF001
+        if spans.take(match.span()):
+            said.add(Predicate("overdue", (today,)))
+    if spans.find((*tq.UNASSIGNED_PHRASES, *g.UNASSIGNED)):
+        said.add(Predicate("assignee", (None,)))
+        said.mine = False
+    if spans.find(tq.OVERDUE_PHRASES):
+        said.add(Predicate("overdue", (today,)))
+    for match in tq._DONE_SAID.finditer(spans.text):  # noqa: SLF001
+        span = match.span("verb") if match.group("verb") else match.span("wrap")
+        if spans.take(span):
+            said.add(Predicate("status", ("DONE",)))
+    statuses = {k: v for k, v in tq.STATUS_PHRASES.items() if k != "todo" or said.lang != "es"}
+    for phrase, _ in spans.find(statuses):
+        said.add(Predicate("status", (statuses[phrase],)))
+    for phrase, _ in spans.find(tq.PRIORITY_PHRASES):
+        _add_value(said, "priority", tq.PRIORITY_PHRASES[phrase])
+    if spans.find(g.BLOCKED):
+        said.add(Predicate("blocked", (True,)))
+    if spans.find(tq.OPEN_PHRASES):
+        said.add(Predicate("open", (True,)))
+    spans.find(tq.HOLDING)
+    spans.find(tq.PERSON_MARKERS)
+    flags = {"open", "status", "overdue", "due", "blocked"}
+    if flags & said.fields or (said.people or said.mine) and "priority" in said.fields or \
+            any(p.field == "assignee" and p.values == (None,) for p in said.predicates):
+        said.asks_tasks = True
+
+
+def _dates(spans: Spans, said: Said, today: dt.date) -> None:
+    """Due windows (this week, before Friday), and created / resolved / updated windows (last month)."""
+    found: dict[str, object] = {}
+    tq._take_weekday(spans.text, spans.taken, found)  # noqa: SLF001
+    for phrase, _ in spans.find(tq._DUE_PHRASES):  # noqa: SLF001
+        found.setdefault("due", tq._DUE_PHRASES[phrase])  # noqa: SLF001
+    window_said = spans.find(g.WINDOWS)
+    target = next((name for name, words in g.WINDOW_FIELD_WORDS.items() if spans.find(words)), None)
+    if window_said and (target is not None or "due" not in found and not spans.says(("due", "vence", "vencen"))):
+        start, end = windows.window(g.WINDOWS[window_said[0][0]], today)
+        said.add(Predicate(target or "created", window=(start, end)))  # type: ignore[arg-type]
+        said.asks_tasks = True
+    elif "due" in found:
+        (start, end), _ = tq._due_range(found["due"], today, said.lang)  # noqa: SLF001
+        said.add(Predicate("due", window=(start, end)))
+    elif window_said:
+        start, end = windows.window(g.WINDOWS[window_said[0][0]], today)
+        said.add(Predicate("due", window=(start, end)))
+
+
+def _relative_sprint(spans: Spans, said: Said) -> None:
+    for which, phrases in g.RELATIVE_SPRINTS.items():
+        if spans.find(phrases):
+            said.relative_sprint = which
+            said.fields.add("sprint")
+            said.asks_tasks = True
+            return
+
+
+def _nouns(spans: Spans, said: Said) -> None:
+    if spans.find(tq.TASK_NOUNS) or spans.find(("bugs", "bug", "tix", "tkts", "tickets")):
+        said.asks_tasks = True
+    spans.find(tq.IDIOMS)
+    for words in g.FIELD_WORDS.values():
+        spans.find(words)
+    spans.find(g.REPORTER_WORDS)
+    spans.find(g.REPORTER_AFTER)

@@ -1,0 +1,68 @@
+"""The folded question and the spans of it already understood: what every step of the reader shares. Pure."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from app.rag import terms
+
+
+@dataclass
+class Spans:
+    """A folded question (terms.fold) and the spans understood so far: a span is taken once."""
+
+    text: str
+    taken: list[tuple[int, int]] = field(default_factory=list)
+
+    def free(self, span: tuple[int, int]) -> bool:
+        return all(span[1] <= s or span[0] >= e for s, e in self.taken)
+
+    def take(self, span: tuple[int, int]) -> bool:
+        if not self.free(span):
+            return False
+        self.taken.append(span)
+        return True
+
+    def find(self, phrases: Iterable[str] | Mapping[str, object]) -> list[tuple[str, tuple[int, int]]]:
+        """Each free place a phrase is said (longest phrases first), taken; (phrase, span) in text order."""
+        found = []
+        for phrase in sorted(phrases, key=len, reverse=True):
+            for match in re.finditer(phrase_pattern(phrase), self.text):
+                if self.take(match.span()):
+                    found.append((phrase, match.span()))
+        return sorted(found, key=lambda f: f[1])
+
+    def first(self, phrases: Iterable[str] | Mapping[str, object]) -> str | None:
+        found = self.find(phrases)
+        return found[0][0] if found else None
+
+    def says(self, phrases: Iterable[str]) -> bool:
+        """Whether any phrase is said anywhere (taken or not): a look, not a take."""
+        return any(re.search(phrase_pattern(p), self.text) for p in phrases)
+
+    def before(self, span: tuple[int, int], phrases: Iterable[str], gap: int = 1) -> bool:
+        """Whether a phrase ends at most ``gap`` words before ``span`` ("reported by <name>")."""
+        head = self.text[:span[0]]
+        return any(re.search(phrase_pattern(p) + r"(?:\s+[\w'.-]+){0," + str(gap - 1) + r"}\s*$", head)
+                   for p in phrases)
+
+    def after(self, span: tuple[int, int], phrases: Iterable[str], gap: int = 1) -> bool:
+        """Whether a phrase starts at most ``gap`` words after ``span`` ("<name> reported")."""
+        tail = self.text[span[1]:]
+        return any(re.match(r"^(?:['\u2019]s)?(?:\s+[\w'.-]+){0," + str(gap - 1) + r"}\s+" + phrase_pattern(p), tail)
+                   for p in phrases)
+
+    def unknown(self, known: frozenset[str], always: frozenset[str] = frozenset()) -> list[str]:
+        """The words outside every taken span that carry meaning (not stop words, not ``known``; ``always``: a
+        negation, whose dropping would answer the opposite)."""
+        rest = list(self.text)
+        for start, end in self.taken:
+            rest[start:end] = " " * (end - start)
+        return [w for w in terms.words("".join(rest))
+                if w in always or not (w in terms.STOP or w in known or len(w) < 2 and not w.isdigit())]
+
+
+def phrase_pattern(phrase: str) -> str:
+    return rf"(?<![\w-]){re.escape(phrase)}(?![\w-])"
