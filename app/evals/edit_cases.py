@@ -330,3 +330,19 @@ def slot_errors() -> list[tuple[str, str, str]]:
             bad += [(template, part, t) for lang in by.values() for t in lang
                     if sorted(slots(t)) != sorted(SINGLE_SLOTS[template])]
     return bad
+
+
+def sample_chains(cases: list[Case], seed: int = SEED) -> list[Case]:
+    """One chain of each chain template (about 30 turns), seeded: its language and part alternate over the
+    templates, so both languages and both parts are in it. What tests/quality runs in make test."""
+    by_chain: dict[str, list[Case]] = {}
+    for case in cases:
+        if len(case.turns) > 1:
+            by_chain.setdefault(family(case.turns[0].template), []).append(case)
+    rng = random.Random(seed)
+    chosen = []
+    for n, (_, group) in enumerate(sorted(by_chain.items())):
+        lang, part = ("en", "es")[n % 2], PARTS[(n // 2) % 2]
+        fits = [c for c in group if c.turns[0].lang == lang and c.turns[0].part == part] or group
+        chosen.append(rng.choice(fits))
+    return chosen

@@ -3,8 +3,8 @@ shape, and a small seeded sample of its chains that edit the last question, aske
 
 The shape: ≥ 40 chains over the five askers (a manager and developers), a third Spanish or more, a held-out share of
 about a third, every phrasing (tuned and held-out) asked and holding exactly its turn's slots. The sample
-(conversation_cases.sample over the batch's chains, at least SAMPLE_TURNS turns, one chain of each chain template,
-language and shape per round) may not score below tests/data/conversation_edits_floor.json: main's measured score
+(edit_cases.sample_chains: one chain of each chain template, seeded, languages and parts alternating; about 30
+turns) may not score below tests/data/conversation_edits_floor.json: main's measured score
 minus 2 questions (the demo's dates move with the day it is seeded). Raise it when the answers improve. The whole
 batch, with the loopback LLMs too, is scripts/bench_conversation.py --batch edits (docs/BENCHMARKS.md).
 """
@@ -79,8 +79,7 @@ def test_every_phrasing_is_asked(bench):
 
 def test_a_sample_of_the_edit_chains_holds_its_floor_offline(bench, floor):
     engine, settings, snap, cases = bench
-    chains = [c for c in cases if len(c.turns) > 1]
-    sample = conversation_cases.sample(chains, floor["sample_turns"])
+    sample = edit_cases.sample_chains(cases)
     judged = conversation_bench.ask(engine, settings, snap, sample, "offline")
     figures = conversation_bench.summarize(judged)["all"]
     assert figures["questions"] >= floor["sample_turns"]
