@@ -166,6 +166,7 @@ class Truth:
     sentences: tuple[str, ...] = ()  # text: paragraphs the answer must cover
     scope: str | None = None  # scope: the conversation's scope after the turn
     raw_values: tuple[str, ...] = field(default=(), compare=False)  # values as stored (reports)
+    named: tuple[str, ...] = field(default=(), compare=False)  # values the question names ("2.0.0"): no figures
 
 
 REFUSAL = Truth("refusal")

@@ -34,6 +34,7 @@ t_priority_type, t_per_component read the fields of branch `fields` (FIELD_TEMPL
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from collections import Counter
 from collections.abc import Callable, Mapping
@@ -42,6 +43,8 @@ from typing import Any
 from app.evals.conversation_truth import (REFUSAL, YOU_LEAD, YOURS, Row, Snapshot, Truth, _due,
                                           _list, _name_spellings, fold, spell_date)
 
+# Slots whose values a question names as written in the data; none of them is a figure of the answer.
+NAMED_VALUES = ("version", "version2", "label", "label2", "component", "type", "type2", "resolution")
 RANK = {"CRITICAL": 0, "HIGH": 1, "MEDIUM": 2, "LOW": 3}  # most important first
 MULTI = {"label": "labels", "component": "components", "version": "fix_versions", "affects": "affects_versions"}
 # The templates that read the fields of branch `fields` (reporter, created, resolution, labels, components,
@@ -98,9 +101,9 @@ def window(today: dt.date, name: str) -> tuple[dt.date, dt.date]:
 def truth(snap: Snapshot, asker: int, template: str, slots: Mapping[str, Any]) -> Truth:
     """The truth of one turn of the edits batch asked by ``asker``."""
     chain, _, turn = template.partition("/")
-    if turn:
-        return _CHAINS[chain](snap, asker, int(turn), slots)
-    return _single(snap, asker, template, slots)
+    out = _CHAINS[chain](snap, asker, int(turn), slots) if turn else _single(snap, asker, template, slots)
+    named = tuple(str(v) for k, v in sorted(slots.items()) if k in NAMED_VALUES)
+    return dataclasses.replace(out, named=named) if named else out
 
 
 def _visible(snap: Snapshot, asker: int, keep: Callable[[Row], bool]) -> list[Row]:

@@ -114,3 +114,13 @@ def test_one_is_right_only_when_it_singles_out_the_picked_record():
 def test_slot_values_are_said_as_people_write_them(snap):
     said = edit_cases.said(snap, {"person2": 3, "status": "IN_REVIEW", "priority": "CRITICAL", "task": 4}, "es")
     assert said == {"person2": "Ben", "status": "In Review", "priority": "crítica", "key": "#4"}
+
+
+def test_a_version_the_question_names_is_no_figure_of_the_answer(snap):
+    two = Truth("count", tasks=frozenset({"[TASK #1]", "[TASK #2]"}), figure=2, named=("2.0.0",))
+    hidden = Hidden(frozenset(), ())
+    assert judge(two, "Open tasks with fix version 2.0.0 — 5: [TASK #1] …", hidden).outcome == "wrong"
+    assert judge(two, "Open tasks with fix version 2.0.0 — 2: [TASK #1], [TASK #2]", hidden).outcome == "right"
+    zero = Truth("refusal", named=("Wave 0",))
+    assert judge(zero, "Tasks with fix version Wave 0: [TASK #1]", hidden).outcome == "wrong"
+    assert truth(snap, 1, "t_count_label", {"label": "ui"}).named == ("ui",)
