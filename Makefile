@@ -55,6 +55,7 @@ test-oracle: $(STAMP)
 	docker compose -f compose.dev.yml up -d --wait oracle
 	RAG_DATABASE_URL=$(ORACLE_DSN) scripts/bootstrap
 	RAG_DATABASE_URL=$(ORACLE_DSN) $(BIN)/ragctl worker --once
+	RAG_DATABASE_URL=$(ORACLE_DSN) $(BIN)/ragctl oracle migration-rerun
 	RAG_DATABASE_URL=$(ORACLE_DSN) $(BIN)/ragctl oracle doctor --strict
 	RAG_TEST_ORACLE_DSN=$(ORACLE_DSN) $(BIN)/python -m pytest
 

@@ -34,6 +34,10 @@ class Settings(BaseSettings):
     # call is a 503 (DPY-4024), never a connection held for ever. The operator's commands (migrate, model load, index
     # rebuild) are not cut; the erasure purge has its own bound above its sync's maxtime.
     oracle_call_timeout_ms: int = Field(60_000, ge=1)
+    # Operator work the service runs on the same pool (REVIEW-4 U3): a forced backfill's INSERT ... SELECT over every
+    # source, the erasure's redaction and proof scans; a worker batch gets batch_size x 500 ms (never less than the
+    # call timeout, never more than this). Cut past it, the work stops with a message naming this setting.
+    oracle_operator_call_timeout_ms: int = Field(900_000, ge=1)
     oracle_model_name: str = "ALL_MINILM_L12_V2"
     onnx_model_url: SecretStr | None = None  # pre-authenticated URL from Terraform
     onnx_model_directory: str = "MODEL_DIR"  # directory object for local LOAD_ONNX_MODEL

@@ -102,6 +102,9 @@ class SearchResult:
     hits: list[SearchHit]
     mode: SearchMode
     answered_by: str  # which plan answered: "memory", "text", "approx", "exact", "exact-fallback"
+    # Hybrid search answered from vectors alone because the lexical arm failed: why ("timeout", "unavailable",
+    # "error"); services.search counts it (rag_lexical_arm_dropped). None: both arms answered (REVIEW-4 W1).
+    lexical_dropped: str | None = None
 
 
 @dataclass(frozen=True)

@@ -45,10 +45,16 @@ LLM_ERRORS = Counter(
 ACCESS_REVOCATIONS = Counter(
     "rag_access_revocations", "API writes that changed who may see chunks (a task reassigned, a document "
     "re-owned, a source or employee deleted), applied in the writer's own transaction.", registry=None)
+# REVIEW-4 W1: a hybrid search whose lexical arm failed answers from vectors alone; never silently.
+LEXICAL_ARM_DROPPED = Counter(
+    "rag_lexical_arm_dropped", "Hybrid searches answered from vectors alone because the lexical arm failed, by "
+    "reason (timeout: the call timeout cut it; unavailable: another not-now fault; error: the text index).",
+    ["reason"], registry=None)
 
 LLM_ERROR_REASONS = ("timeout", "unreachable", "http_status", "bad_reply", "empty")
+LEXICAL_DROP_REASONS = ("timeout", "unavailable", "error")
 _RECORDED = (DRAIN_BATCHES, DRAIN_BATCH_SECONDS, DRAIN_RUNS_COALESCED, SEARCH_SECONDS, LLM_CALLS, LLM_ERRORS,
-             ACCESS_REVOCATIONS)
+             ACCESS_REVOCATIONS, LEXICAL_ARM_DROPPED)
 
 # Labelled series appear at 0 from the first scrape, so rate() and alerts work before the first event.
 for _outcome in ("indexed", "failed"):
@@ -57,6 +63,8 @@ for _mode in ("hybrid", "vector"):
     SEARCH_SECONDS.labels(_mode)
 for _reason in LLM_ERROR_REASONS:
     LLM_ERRORS.labels(_reason)
+for _reason in LEXICAL_DROP_REASONS:
+    LEXICAL_ARM_DROPPED.labels(_reason)
 
 
 class StatusCollector:

@@ -20,29 +20,12 @@ from pydantic import (
 )
 
 from app.api.types import (  # noqa: F401  (MAX_TEXT_CHARS: the documented limit, read from here)
-    MAX_COMMENT_CHARS,
-    MAX_TEXT_CHARS,
-    Day,
-    DocType,
-    Email,
-    ExternalKey,
-    FieldValue,
-    Goal,
-    Id,
-    Label,
-    Name,
-    NonNegative,
-    Question,
-    SourceName,
-    TelegramId,
-    Text,
-    Title,
-    TopK,
-    line,
-)
+    MAX_COMMENT_CHARS, MAX_TEXT_CHARS, Day, DocType, Email, ExternalKey, Goal, Id, Label, Name, NonNegative,
+    Question, SourceName, TelegramId, Text, Title, TopK, UtcTime, Values, line)
 from app.domain import Role, SourceType
 
 Stamp = Annotated[str | None, BeforeValidator(lambda v: v.isoformat(sep=" ") if isinstance(v, dt.datetime) else v)]
+
 
 
 class WriteModel(BaseModel):
@@ -177,12 +160,10 @@ class SprintPublic(BaseModel):
 
 
 # --- tasks -----------------------------------------------------------------------------------
-# A multi-valued field: a list of whole values (duplicates collapse; returned in a fixed order, case-insensitive).
-MAX_FIELD_VALUES = 200  # app.engines.task_values.MAX_VALUES
-Values = Annotated[list[FieldValue], Field(max_length=MAX_FIELD_VALUES)]
 VALUES = "{what}: a list of whole values (each 1..200 characters), replacing the stored ones; [] or null clears them"
 STAMP = ("when it was {what} (ISO 8601; an offset is converted to UTC, none means UTC); omitted on create: {default}, "
          "and a task written through this API gets updated_at = now on every change")
+
 
 class TaskCreate(_Imported, WriteModel):
     title: Title
@@ -239,9 +220,9 @@ class TaskPublic(BaseModel):
     fix_versions: list[str] = Field(default_factory=list)
     affects_versions: list[str] = Field(default_factory=list)
     reporter_id: int | None = None
-    created_at: dt.datetime | None = None
-    updated_at: dt.datetime | None = None
-    resolved_at: dt.datetime | None = None
+    created_at: UtcTime | None = None
+    updated_at: UtcTime | None = None
+    resolved_at: UtcTime | None = None
     resolution: str | None = None
     environment: str | None = None
     parent_key: str | None = None

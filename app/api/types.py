@@ -13,7 +13,8 @@ import datetime as dt
 import re
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BeforeValidator, Field, GetJsonSchemaHandler, StringConstraints, WithJsonSchema
+from pydantic import (AfterValidator, BeforeValidator, Field, GetJsonSchemaHandler, PlainSerializer, StringConstraints,
+                      WithJsonSchema)
 from pydantic_core import PydanticCustomError
 from pydantic_core import core_schema as cs
 
@@ -185,5 +186,17 @@ ExternalKey = _external(MAX_EXTERNAL_KEY_CHARS, "external key")
 SourceName = _external(MAX_SOURCE_CHARS, "source")
 
 # One value of a task's labels, components, fix or affects versions (TASK_VALUES.VALUE, app.engines.task_values): kept
-# whole and exactly as sent, 1..200 characters, no control characters, no blank at either end.
+# whole and exactly as sent, 1..200 characters, no control characters, no blank at either end; a list of at most
+# app.engines.task_values.MAX_VALUES (duplicates collapse; returned in a fixed order, case-insensitive).
 FieldValue = _external(200, "value")
+MAX_FIELD_VALUES = 200
+Values = Annotated[list[FieldValue], Field(max_length=MAX_FIELD_VALUES)]
+
+
+def _utc(value: dt.datetime) -> str:
+    """A stored time (naive UTC) as RFC 3339 with its zone: "2026-11-02T09:30:00Z"."""
+    aware = value.replace(tzinfo=dt.timezone.utc) if value.tzinfo is None else value.astimezone(dt.timezone.utc)
+    return aware.isoformat().replace("+00:00", "Z")
+
+
+UtcTime = Annotated[dt.datetime, PlainSerializer(_utc, return_type=str)]

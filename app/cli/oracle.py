@@ -43,6 +43,19 @@ def rebuild_index(env: CliEnv) -> None:
     _oracle_admin("rebuild_index", env.get_settings())
 
 
+@oracle.command(name="migration-rerun")
+@pass_env
+def migration_rerun(env: CliEnv) -> None:
+    """Forget the newest applied migration and apply it again (a test database only): every statement must be kept
+    or rerun harmlessly, and the catalogue must not change (REVIEW-4 U2; `make test-oracle` runs it).
+
+    Example:
+
+        RAG_DATABASE_URL=oracle://app@localhost:1521/FREEPDB1 ragctl oracle migration-rerun
+    """
+    _oracle_admin("migration_rerun", env.get_settings())
+
+
 @oracle.command()
 @click.option("--json", "as_json", is_flag=True, help="One JSON document instead of one line per check.")
 @click.option("--strict", is_flag=True,

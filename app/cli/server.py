@@ -24,6 +24,7 @@ def serve(env: CliEnv, host: str, port: int) -> None:
     """
     import uvicorn
 
+    from app.api.http_protocol import CredentialH11Protocol
     from app.api.main import create_app
 
     settings = env.get_settings()
@@ -33,8 +34,10 @@ def serve(env: CliEnv, host: str, port: int) -> None:
     _refuse_unwritable(env)
     logs.configure(settings.log_format)
     # log_config=None: uvicorn's loggers go through our handler; our middleware logs each request
-    # with its request id, so uvicorn's own access line would only repeat it without one.
-    uvicorn.run(create_app(settings, env.engine), host=host, port=port, log_config=None, access_log=False)
+    # with its request id, so uvicorn's own access line would only repeat it without one. The h11 protocol answers
+    # a credential holding a NUL byte 401 like any other bad token (app/api/http_protocol.py).
+    uvicorn.run(create_app(settings, env.engine), host=host, port=port, log_config=None, access_log=False,
+                http=CredentialH11Protocol)
 
 
 def _refuse_unwritable(env: CliEnv) -> None:

@@ -5,8 +5,11 @@ No I/O; the engines fill these records and app/services/erasure.py runs the step
 What counts as the person's string is precise (issue 20): their full name, email and Telegram id, matched
 as whole words (erasing one "Ana Silva" must leave "Ana Silvana" and every other Ana alone), and the texts
 they wrote or owned that are long enough to be theirs alone (comments, deleted documents, their own
-conversation titles and messages), each whole and by its sentences. A lone first or last name, and a text
-shorter than MIN_TEXT_CHARS, could be anyone's words: they are not searched, and the proof says so.
+conversation titles and messages), each whole and by its sentences. A text shorter than MIN_TEXT_CHARS could be
+anyone's words: it is not searched, and the proof says so. A lone first or last name is searched in conversations
+only (issue 34: a manager's own question "what is Zqx working on?" and its title keep no one's name), as whole
+words, unless another employee has the same name: then a lone one may be theirs, and the proof says so. In the
+tracker's own data a lone name stays (a colleague's comment that says "ask Zqx" is that colleague's).
 
 The proof never prints an erased string: each is named by what it was (``label``) and a short SHA-256
 fingerprint, so the proof's own output is not one more copy of the erased data.
@@ -22,6 +25,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Literal
 
+from app.domain import MAX_QUERY_BYTES
+
 DocumentsPolicy = Literal["delete", "reassign"]
 
 # The job's steps, in order (DESIGN.md, "Erasure is a job"). A job row records the last step done.
@@ -32,8 +37,16 @@ REDACTED = "[erased]"  # what a quoted copy in someone else's conversation becom
 # column holds or None): their conversations' messages and titles, the LLM-written project summaries and
 # the queue's error texts. Never the tracker's own tables. LAST_ERROR holds 4000 bytes on Oracle: 1000
 # characters fit whatever they are. Identifiers spliced into SQL only from here (statements.py).
-REDACT_PLACES = (("MESSAGES", "MESSAGE_ID", "CONTENT", None), ("CONVERSATIONS", "CONVERSATION_ID", "TITLE", 400),
+REDACT_PLACES = (("MESSAGES", "MESSAGE_ID", "CONTENT", None), ("MESSAGES", "MESSAGE_ID", "TRACKER_QUERY", None),
+                 ("CONVERSATIONS", "CONVERSATION_ID", "TITLE", 400),
                  ("PROJECTS", "PROJECT_ID", "AUTO_SUMMARY", None), ("RAG_DIRTY", "DIRTY_ID", "LAST_ERROR", 1000))
+# A stored typed query (JSON, MESSAGES.TRACKER_QUERY) may hold a name as a text predicate's word. "[erased]" inside a
+# JSON string keeps the JSON valid; one that would no longer fit its column (domain.MAX_QUERY_BYTES) is dropped
+# instead of cut (a cut JSON would not read back): the turn then has no query to edit, as an oversized one.
+JSON_PLACES = {("MESSAGES", "TRACKER_QUERY"): MAX_QUERY_BYTES}
+# Where a string scoped to conversations (a lone name) is redacted and searched: every stored message and title.
+CONVERSATION_TABLES = frozenset({"CONVERSATIONS", "MESSAGES"})
+MIN_NAME_CHARS = 2  # a one-letter "name" (an initial) is anyone's
 
 # Shorter strings ("Li", "42") occur by chance in any database file and prove nothing.
 MIN_PROOF_CHARS = 4
@@ -55,6 +68,11 @@ class PersonString:
     label: str
     value: str
     bounded: bool = False
+    conversations_only: bool = False  # a lone name: redacted and searched in CONVERSATION_TABLES only
+
+    def applies_to(self, table: str) -> bool:
+        """Whether this string is redacted and searched in ``table``."""
+        return not self.conversations_only or table in CONVERSATION_TABLES
 
     @property
     def fingerprint(self) -> str:
@@ -164,6 +182,7 @@ def person_strings(
     policy: DocumentsPolicy | None,
     conversations: list[tuple] = (),  # CONVERSATION_ID, TITLE
     user_messages: list[tuple] = (),  # MESSAGE_ID, CONTENT: what the employee typed
+    shared_names: frozenset[str] = frozenset(),  # casefolded first/last names another employee also has
 ) -> tuple[list[PersonString], list[Skipped]]:
     """The strings the job searches for and redacts, and those it leaves alone with the reason.
 
@@ -174,10 +193,9 @@ def person_strings(
     skipped: list[Skipped] = []
     if first and last:
         found.append(PersonString("full name", f"{first} {last}", bounded=True))
-        skipped += [Skipped(label, "searched as part of the full name only: alone, anyone may share it")
-                    for label in ("first name", "last name")]
-    else:
-        skipped.append(Skipped("name", "a single name is not precise (anyone may share it)"))
+    found_names, skipped_names = lone_names(first, last, shared_names)
+    found += found_names
+    skipped += skipped_names
     for label, value in (("email", email), ("telegram id", telegram), ("tracker id", external)):
         if len(value) >= MIN_PROOF_CHARS:
             found.append(PersonString(label, value, bounded=True))
@@ -201,12 +219,41 @@ def person_strings(
     return _distinct(found), skipped
 
 
+def lone_names(first: str, last: str, shared_names: frozenset[str]) -> tuple[list[PersonString], list[Skipped]]:
+    """The first and last name alone, as whole words in conversations only; a name another employee has too is
+    left alone (in "ask Zorbalina" it may be hers), and so is an initial."""
+    found: list[PersonString] = []
+    skipped: list[Skipped] = []
+    for label, value in (("first name", first), ("last name", last)):
+        if not value:
+            continue
+        if value.casefold() in shared_names:
+            skipped.append(Skipped(label, "another employee has the same name: alone it may be theirs, so it is "
+                                          "searched as part of the full name only"))
+        elif len(value) < MIN_NAME_CHARS:
+            skipped.append(Skipped(label, f"shorter than {MIN_NAME_CHARS} characters: anyone's initial"))
+        else:
+            found.append(PersonString(label, value, bounded=True, conversations_only=True))
+            skipped.append(Skipped(f"{label} outside conversations", "alone, anyone may share it: searched and "
+                                   "redacted in stored messages and conversation titles only"))
+    return found, skipped
+
+
+def shared_names(first: str | None, last: str | None, namesakes: list[tuple]) -> frozenset[str]:
+    """Which of the person's first and last names (casefolded) another employee has as a first or last name, from
+    the rows ERASE_NAMESAKES found (FIRST_NAME, LAST_NAME; a database's UPPER may fold less than casefold)."""
+    theirs = {str(n).strip().casefold() for row in namesakes for n in row if n is not None}
+    return frozenset(n.strip().casefold() for n in (first, last) if n and n.strip().casefold() in theirs)
+
+
 def _distinct(strings: list[PersonString]) -> list[PersonString]:
-    """Each value once (case-insensitively: every search ignores case); a bounded one wins a tie."""
+    """Each value once (case-insensitively: every search ignores case); one searched everywhere wins a tie, then a
+    bounded one."""
     seen: dict[str, PersonString] = {}
     for s in strings:
         key = s.value.casefold()
-        if key not in seen or (s.bounded and not seen[key].bounded):
+        rank = (not s.conversations_only, s.bounded)
+        if key not in seen or rank > (not seen[key].conversations_only, seen[key].bounded):
             seen[key] = s
     return list(seen.values())
 
@@ -237,19 +284,31 @@ def redact(text: str, strings: list[PersonString], max_chars: int | None = None)
     return (text[:max_chars] if max_chars else text), total
 
 
+def redact_place(table: str, column: str, text: str, strings: list[PersonString],
+                 max_chars: int | None = None) -> tuple[str | None, int]:
+    """``redact`` for one REDACT_PLACES column: a JSON column whose redacted text outgrew it becomes None."""
+    redacted, count = redact(text, strings, max_chars)
+    limit = JSON_PLACES.get((table, column))
+    if limit is not None and len(redacted.encode("utf-8")) > limit:
+        return None, count
+    return redacted, count
+
+
 # --- holding the strings while the job runs ------------------------------------------------------
 
 def seal(strings: list[PersonString], key: bytes) -> bytes:
     """The strings as the job row holds them until the proof passed: the key, then their JSON XORed with
     a SHA-256 keystream. Not secrecy (the key is beside it): the proof reads the raw bytes of the
     database for each string, and must not find the job's own copy while it still needs it."""
-    plain = json.dumps([[s.label, s.value, s.bounded] for s in strings]).encode("utf-8")
+    plain = json.dumps([[s.label, s.value, s.bounded, s.conversations_only] for s in strings]).encode("utf-8")
     return key + _xor(plain, key)
 
 
 def unseal(held: bytes) -> list[PersonString]:
+    """The sealed strings (a job sealed before issue 34 holds three fields each: searched everywhere)."""
     key, body = held[:KEY_BYTES], held[KEY_BYTES:]
-    return [PersonString(label, value, bool(bounded)) for label, value, bounded in json.loads(_xor(body, key))]
+    return [PersonString(label, value, bool(bounded), bool(rest and rest[0]))
+            for label, value, bounded, *rest in json.loads(_xor(body, key))]
 
 
 KEY_BYTES = 32
@@ -381,7 +440,7 @@ def _text(moment) -> str:
 def first_outcome(strings: list[PersonString], skipped: list[Skipped]) -> str:
     """The OUTCOME a job starts with: which strings it searches for (by label and fingerprint) and which not."""
     return json.dumps({
-        "searched": [{"label": s.label, "fingerprint": s.fingerprint, "chars": len(s.value), "whole_words": s.bounded}
-                     for s in strings],
+        "searched": [{"label": s.label, "fingerprint": s.fingerprint, "chars": len(s.value), "whole_words": s.bounded,
+                      **({"where": "conversations"} if s.conversations_only else {})} for s in strings],
         "not_searched": [{"label": s.label, "reason": s.reason} for s in skipped],
     })

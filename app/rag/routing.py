@@ -24,6 +24,7 @@ same lookups as tools), so offline and online agree on what is true.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import re
 from dataclasses import dataclass
@@ -38,7 +39,7 @@ from app.rag.intents import Intent
 from app.rag.refs import EntityRef
 from app.rag.scope_requests import ScopeRequest
 from app.rag.task_questions import TaskQuestion
-from app.rag.understanding import edits, reader
+from app.rag.understanding import edits, facts, reader
 from app.rag.understanding.edits import Composed
 from app.rag.understanding.lexicon import Lexicon
 from app.rag.understanding.query import TrackerQuery
@@ -137,6 +138,7 @@ class Route:
     lang: str = "en"
     query: TrackerQuery | None = None  # tasks / compare read by the typed reader: the query to run
     ambiguous: tuple[tuple[int, str], ...] = ()  # clarify (person): everyone a name matched
+    missing_keys: tuple[str, ...] = ()  # lookup: keys of a known project that name no task the asker may see
 
 
 def route(question: str, focus: EntityRef | None, vocabulary: Vocabulary, today: dt.date,
@@ -154,6 +156,10 @@ def route(question: str, focus: EntityRef | None, vocabulary: Vocabulary, today:
     asked_scope = scope_requests.recognise(question, vocabulary, intent)
     if asked_scope is not None:
         return Route("scope", scope=asked_scope, intent=intent, lang=lang)
+    if tracker is not None and not ids:
+        about = _record_asked(question, keyed, tracker)
+        if about is not None:
+            return dataclasses.replace(about, intent=intent, lang=lang)
     if reading is not None and tracker is not None and tracker.last_query is not None and not ids \
             and edits.is_edit(reading):  # "and Ana's?", "how many of those are critical?": the last query, edited
         return _query(edits.edit(tracker.last_query, reading, tracker.lexicon), intent, lang)
@@ -184,7 +190,7 @@ def route(question: str, focus: EntityRef | None, vocabulary: Vocabulary, today:
     if follow_up and pointing:  # "is it overdue?" is about the focus, not a list
         return Route("follow_up", refs=(focus,), intent=intent, lang=lang)  # type: ignore[arg-type]
     if reading is not None and tracker is not None and not ids and edits.confident(reading) \
-            and (edits.uses_new_fields(reading) or asked is None):  # what the first reader cannot express
+            and edits.names_its_subject(reading):  # read whole by the typed reader: it wins
         return _query(edits.compose(reading, tracker.lexicon, tracker.scope_project), intent, lang)
     group = comparisons.group_of(question)
     if group is not None and not ids:
@@ -205,9 +211,29 @@ def route(question: str, focus: EntityRef | None, vocabulary: Vocabulary, today:
                                      max_unknown=MAX_UNKNOWN)
         if asked is not None:
             return _tasks(text, asked, intent, lang)
+    if reading is not None and tracker is not None and not ids and not follow_up and not speakers \
+            and edits.confident(reading) and edits.names_its_subject(reading):  # the first reader could not read it
+        return _query(edits.compose(reading, tracker.lexicon, tracker.scope_project), intent, lang)
     if follow_up:
         return Route("follow_up", refs=(focus,), intent=intent, lang=lang)  # type: ignore[arg-type]
     return Route("retrieve", intent=intent, lang=lang)
+
+
+def _record_asked(question: str, keyed: tuple[EntityRef, ...], tracker: Tracker) -> Route | None:
+    """A sprint or the projects asked about themselves (their cards), or a key of a known project that names no task
+    the asker may see: the lookup answers it in one wording, hidden or missing, naming no other record."""
+    keys = refs.key_mentions(question)
+    prefixes = {p.external_key for p in tracker.lexicon.projects if p.external_key}
+    unresolved = tuple(k for k in keys if k.rsplit("-", 1)[0] in prefixes) if keys and not keyed else ()
+    if unresolved:
+        return Route("lookup", missing_keys=unresolved)
+    sprint = facts.sprint_asked(question, tracker.lexicon, tracker.scope_project)
+    if sprint is not None:
+        return Route("lookup", refs=(sprint,))
+    projects = facts.projects_asked(question, tracker.lexicon)
+    if projects:
+        return Route("lookup", refs=projects)
+    return None
 
 
 def _query(composed: Composed, intent: Intent | None, lang: str) -> Route:

@@ -378,7 +378,7 @@ def _compute(settings: Settings, prep: Prepared, evidence: Evidence) -> None:
                                             evidence.meaning)
     if evidence.computed is None and (route.kind == "lookup" or (route.kind == "follow_up" and evidence.entities)):
         evidence.computed = cards.cards(prep.message, list(evidence.entities.values()),
-                                        [_spoken(r) for r in evidence.missing])
+                                        [*(_spoken(r) for r in evidence.missing), *route.missing_keys])
     elif route.kind == "retrieve" and evidence.computed is None:
         evidence.uncovered = evidence.not_about or extractive.uncovered(
             evidence.query, evidence.found.result.hits, settings.answer_max_distance, evidence.meaning)

@@ -229,7 +229,9 @@ def proof_report(result: ErasureResult) -> list[str]:
              f"cleared, {len(r.tasks_reindexed)} task(s) re-indexed, "
              f"{r.conversations_deleted} conversation(s) deleted"]
     lines += [f"searched for: {s['label']} [{s['fingerprint']}], {s['chars']} characters"
-              + (", as whole words" if s["whole_words"] else "") for s in out.get("searched", [])]
+              + (", as whole words" if s["whole_words"] else "")
+              + (", in stored messages and conversation titles only" if s.get("where") == "conversations" else "")
+              for s in out.get("searched", [])]
     lines += [f"not searched: {s['label']}: {s['reason']}" for s in out.get("not_searched", [])]
     lines += [f"redacted: {x['where']}: {x['copies']} copie(s) in {x['rows']} row(s)" for x in out.get("redact", [])]
     lines += [f"{kind}: {s['name']}: {'ok' if s['ok'] else 'FAILED'}" + (f" ({s['detail']})" if s["detail"] else "")

@@ -1,4 +1,4 @@
-"""Oracle operations behind `ragctl oracle bootstrap` / `ragctl oracle rebuild-index`.
+"""Oracle operations behind `ragctl oracle bootstrap` / `rebuild-index` / `migration-rerun`.
 
 Each returns a short human summary; failures raise app.engines.base.EngineError (or its
 ModelMissingError subclass) with a message that says what to do.
@@ -60,3 +60,19 @@ def rebuild_index(settings: Settings) -> str:
             return engine.rebuild_vector_index()
         finally:
             engine.close()
+
+
+def migration_rerun(settings: Settings) -> str:
+    """Forget the newest applied migration and apply it again, as a run that died before its version row leaves
+    it: proves the rerun tolerance (REVIEW-4 U2) on this database. For test databases (`make test-oracle`)."""
+    from app.engines.oracle import migrate
+    from app.services.oracle_doctor import connector
+
+    if settings.engine != "oracle":
+        return _open(settings)  # raises the same EngineError as the other commands
+    with _driver_errors_as_engine_errors("oracle migration-rerun"):
+        conn = connector(settings)()
+        try:
+            return migrate.rerun_newest(conn)
+        finally:
+            conn.close()

@@ -7,7 +7,8 @@ claim check's scratch queue rows, which other connections must see; those are de
 a crashed run's, on the next run). CTX_DDL.SYNC_INDEX and OPTIMIZE_INDEX commit implicitly (FACTS.md
 §8B), so they run only right after a rollback, with nothing pending.
 
-Checks of the search, text and trigger paths are in oracle_doctor_checks.py.
+Checks of the search, text and trigger paths are in oracle_doctor_checks.py; REVIEW-4 §4's steps (V16 triggers and
+constraints, the text arm's cost, the driver version, a call-timeout probe) in oracle_doctor_review4.py.
 """
 
 from __future__ import annotations
@@ -59,6 +60,7 @@ def connector(settings: Settings) -> Connect:
 def run(settings: Settings, connect: Connect | None = None, strict: bool = False) -> tuple[list[CheckResult], int]:
     """All checks, in order, and the exit status (doctor.EXIT_*; ``strict``: a skipped needed check fails too)."""
     from app.services import oracle_doctor_checks as more
+    from app.services import oracle_doctor_review4 as review4
 
     try:
         connect = connect or connector(settings)
@@ -69,7 +71,8 @@ def run(settings: Settings, connect: Connect | None = None, strict: bool = False
     checks = [check_version, check_embedding_column, check_model, check_model_mark, check_indexes, check_upsert,
               check_claims, more.check_filtered_search, more.check_index_accuracy, more.check_text,
               more.check_clob_returning, more.check_clob_like, more.check_message_clob,
-              more.check_triggers]
+              more.check_triggers, review4.check_v16_triggers, review4.check_v16_constraints,
+              review4.check_text_cost, review4.check_driver, review4.check_call_timeout]
     results: list[CheckResult] = []
     try:
         for check in checks:

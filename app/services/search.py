@@ -59,6 +59,8 @@ def search(
     # The lexical arm reads a Spanish question's words with their English equivalents beside them.
     lexical = bilingual.lexical_query(question)
     result = engine.search(vector, lexical, caller, top_k, scope or Scope(), mode)
+    if result.lexical_dropped is not None:  # the engine logged why; count it (REVIEW-4 W1)
+        metrics.LEXICAL_ARM_DROPPED.labels(result.lexical_dropped).inc()
     if lexical != question and mode == "hybrid":
         result = _with_lexical_first(engine, vector, lexical, caller, top_k, scope or Scope(), result)
     done = time.perf_counter()

@@ -205,7 +205,7 @@ def test_a_task_takes_and_shows_every_tracker_field(client, seeded):
     assert created.status_code == 201, created.text
     row = created.json()
     assert row["labels"] == ["Release blocker", "ui"] and row["affects_versions"] == ["1.9.4", "2.0.0"]
-    assert row["created_at"] == "2026-11-02T09:30:00" and row["updated_at"] == "2026-11-20T09:00:00"  # UTC
+    assert row["created_at"] == "2026-11-02T09:30:00Z" and row["updated_at"] == "2026-11-20T09:00:00Z"  # UTC
     assert (row["resolution"], row["reporter_id"], row["resolved_by_id"], row["parent_id"], row["parent_key"]) == (
         "Won't Fix", emp, emp, parent, "MOB-7")
     assert client.get(f"/api/v1/tasks/{row['task_id']}", headers=AUTH).json() == row

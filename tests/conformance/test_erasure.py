@@ -72,7 +72,10 @@ def test_the_proof_says_which_strings_it_searched_and_which_not(engine):
     searched = {x["label"]: x for x in body["searched"]}
     assert searched["full name"]["whole_words"] and searched["full name"]["chars"] == len(FULL_NAME)
     skipped = {x["label"]: x["reason"] for x in body["not_searched"]}
-    assert set(skipped) >= {"first name", "last name"} and any("shorter than 24" in r for r in skipped.values())
+    assert set(skipped) >= {"first name outside conversations", "last name outside conversations"}
+    assert any("shorter than 24" in r for r in skipped.values())
+    assert searched["first name"]["where"] == searched["last name"]["where"] == "conversations"  # issue 34
+    assert searched["first name"]["whole_words"] and "where" not in searched["full name"]
     assert FULL_NAME not in str(body) and "Flibbertigibbet" not in str(body)  # named, never repeated
 
 
@@ -170,6 +173,68 @@ def test_erasing_one_of_two_people_who_share_a_first_name_leaves_the_other_alone
     boss = engine.caller(s["boss"])
     assert any("Assignee: Zorbalina Other" in h.content
                for h in search(engine, "Audit logs", boss, 5, mode="vector").result.hits if h.source_id == t)
+
+
+def test_a_lone_name_in_other_peoples_questions_and_titles_is_redacted_and_proven(engine):
+    """Issue 34 (the attacker's rerun): after the erasure the first name stayed in a manager's own stored question
+    and in that conversation's title. Every stored message and title is redacted, the askers' own words included,
+    and the proof scans them; the tracker's own data keeps a colleague's words ("ask Zorbalina")."""
+    s = seed(engine)
+    colleague = comment(engine, s["theirs"], "Blocked until Zorbalina reviews the rotation", author_id=s["boss"])
+    drain_all(engine)
+    conv = engine.create_conversation(s["boss"], "all", None, "what is Zorbalina working on?")
+    engine.append_turn(conv.conversation_id, "what is Zorbalina working on?",
+                       "Zorbalina has one task; Quixotewick's review is pending. Zorbalinas is a word.", [])
+    result = erase(engine, s["ana"], delete_documents=True)
+    assert result.ok, result.failures
+    question, answer = (m.content for m in engine.list_messages(conv.conversation_id, None, 10).items)
+    assert question == f"what is {REDACTED} working on?"
+    assert answer == f"{REDACTED} has one task; {REDACTED}'s review is pending. Zorbalinas is a word."
+    assert engine.get_conversation(conv.conversation_id).title == f"what is {REDACTED} working on?"
+    assert engine.get(COMMENTS, colleague)["body"] == "Blocked until Zorbalina reviews the rotation"
+    verdict = verdict_of(result)
+    assert verdict["first name"] == verdict["last name"] == "erased"
+    lines = [x for x in result.to_dict()["proof"] if x["label"] == "first name"]
+    assert [x["where"] for x in lines] == ["conversation tables"] and not lines[0]["found"]
+    redacted = {x["where"]: x for x in result.to_dict()["redacted"]}
+    assert redacted["MESSAGES.CONTENT"]["copies"] == 3 and redacted["CONVERSATIONS.TITLE"]["copies"] == 1
+
+
+def test_a_name_in_a_stored_typed_query_is_redacted_and_the_query_still_reads(engine):
+    """Issue 34 with issue 31's MESSAGES.TRACKER_QUERY: an answer stores the typed query it ran, whose text predicate
+    may hold the name ("tasks mentioning Zorbalina"); it is redacted inside the JSON, which still reads back."""
+    import json
+
+    from app.domain import TurnFacts
+    from app.rag.understanding.query import from_data
+
+    s = seed(engine)
+    conv = engine.create_conversation(s["boss"], "all", None, None)
+    query = '{"where":[{"field":"text","values":["Zorbalina"]}],"returns":"list"}'
+    from_data(json.loads(query))  # a query the reader could have stored
+    engine.append_turn(conv.conversation_id, "tasks mentioning her?", "One task.", [], facts=TurnFacts(query=query))
+    result = erase(engine, s["ana"], delete_documents=True)
+    assert result.ok, result.failures
+    answer = engine.list_messages(conv.conversation_id, None, 10).items[1]
+    assert "Zorbalina" not in answer.facts.query
+    assert from_data(json.loads(answer.facts.query)).where[0].values == (REDACTED,)
+    redacted = {x["where"]: x for x in result.to_dict()["redacted"]}
+    assert redacted["MESSAGES.TRACKER_QUERY"] == {"where": "MESSAGES.TRACKER_QUERY", "rows": 1, "copies": 1}
+
+
+def test_a_lone_name_the_redaction_missed_fails_the_proof(engine):
+    """The proof reads the conversation tables for a lone name itself: a copy written after the redaction step
+    (or one the redaction missed) leaves the erasure not proven, naming the place."""
+    s = seed(engine)
+    conv = engine.create_conversation(s["boss"], "all", None, None)
+
+    def late_copy(step, outcome):
+        if step == "purge":
+            engine.append_turn(conv.conversation_id, "and Quixotewick?", "no idea", [])
+
+    result = erase(engine, s["ana"], delete_documents=True, on_step=late_copy)
+    assert not result.ok and verdict_of(result)["last name"] == "FOUND"
+    assert any("last name" in f and "conversation tables" in f for f in result.failures)
 
 
 def test_erasure_deletes_the_employees_conversations_and_proves_their_text_gone(engine):

@@ -9,7 +9,7 @@ import datetime as dt
 import oracledb
 import pytest
 
-from app.domain import Caller, Named, Person, Role, TaskQuery, TurnFacts, Vocabulary
+from app.domain import Named, Person, TurnFacts, Vocabulary
 from app.engines.base import ConflictError
 from app.engines.oracle import statements as sql
 
@@ -187,26 +187,6 @@ def test_messages_pages_and_the_recent_window(fake_engine, conn):
     assert conn.calls[2].binds == {"conversation_id": 5} and (page.items, page.total, page.more) == ([], 0, False)
 
 
-def test_find_tasks_binds_every_filter_and_the_access_rule(fake_engine, conn):
-    query = TaskQuery(status="todo", priority="HIGH", sprint_id=3, project_id=2, assignee_id=7,
-                      overdue_on=dt.date(2025, 3, 1), unassigned=True, limit=5, open_only=True,
-                      due_after=dt.date(2025, 1, 27), due_before=dt.date(2025, 2, 3))
-    conn.replies.append(("FROM TASKS t", Reply(rows=[(11, "Fix", "TODO", "HIGH", 3, "S3", 2, "Apollo", 7, "Ana Ruiz",
-                                                      dt.datetime(2025, 2, 1), 3, "PAY-1210")])))
-    [task] = fake_engine.find_tasks(Caller(7, Role.DEVELOPER), query)
-    call = conn.calls[0]
-    assert call.sql == golden("find_tasks_developer_every_filter")
-    assert call.binds == {"caller_id": 7, "task_status": "todo", "task_priority": "HIGH", "sprint_id": 3,
-                          "project_id": 2, "assignee_id": 7, "overdue_on": dt.date(2025, 3, 1),
-                          **{f"done{i}": s for i, s in enumerate(("DONE", "CLOSED", "CANCELLED", "RESOLVED"))},
-                          **{f"open{i}": s for i, s in enumerate(("DONE", "CLOSED", "CANCELLED", "RESOLVED"))},
-                          "due_after": dt.date(2025, 1, 27), "due_before": dt.date(2025, 2, 3), "max_rows": 5}
-    assert task["expected_end_date"] == dt.date(2025, 2, 1) and task["assignee_name"] == "Ana Ruiz"
-    assert task["external_key"] == "PAY-1210"
-    fake_engine.find_tasks(Caller(1, Role.MANAGER), TaskQuery())
-    assert conn.calls[1].sql == golden("find_tasks_manager_plain") and conn.calls[1].binds == {"max_rows": 20}
-
-
 def test_projects_and_summaries(fake_engine, conn):
     conn.replies.append(("AUTO_SUMMARY FROM PROJECTS", Reply(rows=[(2, "Apollo", "Launch", None)])))
     [card] = fake_engine.projects_for_matching()
@@ -261,7 +241,7 @@ def test_load_records_reads_sources_as_the_worker_does(fake_engine, conn):
 
 def test_the_proof_lists_the_conversation_tables():
     assert ("CONVERSATIONS", ("TITLE",), False) in sql.PROOF_TABLES
-    assert ("MESSAGES", ("CONTENT", "CITATIONS"), False) in sql.PROOF_TABLES
+    assert ("MESSAGES", ("CONTENT", "CITATIONS", "TRACKER_QUERY"), False) in sql.PROOF_TABLES  # issue 34: the query too
 
 
 def test_summary_sources_reads_projects_and_their_newest_tasks(fake_engine, conn):

@@ -68,6 +68,53 @@ CHUNK_STATES = ((OTHER, PROJECT, None),  # reassignment: the task's chunk
                 None)  # task delete: its chunk
 
 
+# REVIEW-4 §4.1: the V16 trigger steps' RAG_DIRTY counts (links insert: both tasks before and after; retarget, then
+# delete; the employee rename; the task delete's linking task), and the links they read.
+LINK_A, LINK_B, LINK_C = 701, 702, 703
+V16_DIRTY_COUNTS = (1, 1, 2, 2, 2, 3, 3, 4, 4, 5, 2, 3)
+V16_LINKS = ([(LINK_A, TASK, SPRINT_TASK), (LINK_B, SPRINT_TASK, TASK)],
+             [(LINK_A, TASK, SPRINT_TASK), (LINK_B, SPRINT_TASK, TASK), (LINK_C, TASK, None)],
+             [(LINK_B, SPRINT_TASK, None)])  # after the task delete: its links CASCADE, the link to it SET NULL
+
+
+def review4_replies() -> list:
+    """The main connection's answers to REVIEW-4 §4's steps, after the trigger check's."""
+    from app.engines.oracle.statements import V16_CONSTRAINTS
+
+    return [
+        *[("INTO :new_id", Reply(out={"new_id": [i]})) for i in (PROJECT, OWNER, OTHER, SPRINT, TASK, SPRINT_TASK)],
+        *[(is_sql("doctor_dirty_count"), Reply(rows=[(n,)])) for n in V16_DIRTY_COUNTS[:4]],
+        (is_sql("doctor_links"), Reply(rows=V16_LINKS[0])),
+        *[(is_sql("doctor_dirty_count"), Reply(rows=[(n,)])) for n in V16_DIRTY_COUNTS[4:6]],
+        (is_sql("doctor_links"), Reply(rows=V16_LINKS[1])),
+        *[(is_sql("doctor_dirty_count"), Reply(rows=[(n,)])) for n in V16_DIRTY_COUNTS[6:10]],
+        (is_sql("doctor_dirty_count"), Reply(rows=[(V16_DIRTY_COUNTS[10],)])),
+        (is_sql("doctor_links"), Reply(rows=V16_LINKS[2])),
+        (is_sql("doctor_dirty_count"), Reply(rows=[(V16_DIRTY_COUNTS[11],)])),
+        (is_sql("doctor_v16_constraints"), Reply(rows=[(n, "ENABLED", "VALIDATED") for n in sorted(V16_CONSTRAINTS)])),
+        (is_sql("read_sync_cursor"), Reply(rows=[("doctor probe cursor (again)",)])),
+        (is_sql("doctor_developer"), Reply(rows=[(7,)])),
+        (is_sql("text_statistics_manager"), Reply(rows=[(100, 20.0)])),
+        (is_sql("doctor_plan"), Reply(rows=[("|   1 |  SORT AGGREGATE |",),
+                                            ("|   2 |   INDEX FAST FULL SCAN| RAG_CHUNK_STATS_IDX |",)])),
+        (is_sql("text_statistics_developer"), Reply(rows=[(60, 21.0)])),
+        (is_sql("doctor_plan"), Reply(rows=[("|   2 |   INDEX FAST FULL SCAN| RAG_CHUNK_STATS_IDX |",)])),
+        (is_sql("doctor_top_token"), Reply(rows=[("LOGIN",)])),
+        (is_sql("text_term_rows_developer"), Reply(rows=[(12,)])),
+    ]
+
+
+def timing_out() -> FakeConnection:
+    """The call-timeout probe's own connection: the 2 s sleep is cut (DPY-4024), then the connection answers."""
+    from oracledb import errors as driver
+
+    try:
+        driver._raise_err(driver.ERR_CALL_TIMEOUT_EXCEEDED, timeout=500)
+    except Exception as exc:  # oracledb.DatabaseError, code 0, DPY-4024
+        cut = exc
+    return FakeConnection([(is_sql("doctor_sleep"), Reply(error=cut)), (is_sql("doctor_dual"), Reply(rows=[(1,)]))])
+
+
 def healthy() -> tuple[FakeConnection, list[FakeConnection]]:
     """A main connection scripted as a healthy 26ai answers, and the claim check's three connections."""
     from app.services.oracle_doctor_checks import CLOB_EDGE_TEXT, CLOB_PROBE_TEXT
@@ -103,6 +150,7 @@ def healthy() -> tuple[FakeConnection, list[FakeConnection]]:
         *[("INTO :new_id", Reply(out={"new_id": [i]})) for i in (PROJECT, OWNER, OTHER, SPRINT, TASK, SPRINT_TASK)],
         *[(is_sql("doctor_dirty_count"), Reply(rows=[(n,)])) for n in DIRTY_COUNTS],
         *[(is_sql("doctor_chunk_state"), Reply(rows=[state] if state else [])) for state in CHUNK_STATES],
+        *review4_replies(),
     ])
     claim = [("task", 0, "UPSERT", 0)]
     hide = {"hidden": frozenset({sql.READ_MODEL_MARK})}  # each worker's claim reads the mark first
@@ -114,7 +162,7 @@ def healthy() -> tuple[FakeConnection, list[FakeConnection]]:
         (is_sql("doctor_unlocked_scratch"), Reply(rows=[(i,) for i in range(BATCH + 1, 2 * BATCH + 1)])),
         (is_sql("doctor_unlocked_scratch"), Reply(rows=[])),
     ])
-    return main, [first, second, counter]
+    return main, [first, second, counter, timing_out()]
 
 
 def run(settings, main, extra):
@@ -137,7 +185,9 @@ def test_a_healthy_database_passes_every_check_and_each_statement_is_the_golden_
         "text optimize", "text tokens", "text token case", "clob returning", "clob like", "message clob", "trigger task update",
         "trigger comment insert",
         "trigger project rename", "access reassignment", "access cascade delete", "access sprint delete",
-        "access project delete", "access task delete"]
+        "access project delete", "access task delete",
+        "trigger links insert", "trigger links retarget", "trigger employee rename", "trigger links task delete",
+        "v16 constraints", "sync cursor", "text arm cost", "driver version", "call timeout"]
     assert all(r.proves.startswith("FACTS.md §") for r in results)
     sent = main.sqls
     for name in ("doctor_embedding_column", "model_exists", "read_model_mark", "vector_index_info", "text_index_info",
@@ -209,7 +259,7 @@ def test_the_merge_form_is_stored_and_every_write_is_rolled_back_or_cleaned_up(d
 def test_claims_set_the_batch_as_prefetch_and_arraysize_and_are_judged_disjoint(doctor_settings):
     main, extra = healthy()
     results, _ = run(doctor_settings, main, extra)
-    first, second, counter = extra
+    first, second, counter, _ = extra
     for conn in (first, second):
         (claim,) = conn.calls  # after the (unrecorded) read of the model mark
         assert claim.sql == golden("claim") and (claim.prefetchrows, claim.arraysize) == (BATCH, BATCH)
@@ -374,7 +424,7 @@ def test_a_busy_queue_skips_the_claim_check_without_touching_real_rows_and_stric
     results, code = run(doctor_settings, main, extra)
     claim = by_name(results)["claim (2 workers)"]
     assert claim.status == "SKIP" and claim.needed and "holds 12 claimable row(s)" in claim.detail and code == EXIT_OK
-    assert golden("enqueue") not in main.sqls and all(not c.sqls for c in extra)
+    assert golden("enqueue") not in main.sqls and not any("FOR UPDATE" in q for c in extra for q in c.sqls)
     assert main.calls[[c.sql for c in main.calls].index(golden("claimable_count"))].binds == {"max_attempts": 5}
     main, extra = healthy()
     main.replies.insert(0, (is_sql("claimable_count"), Reply(rows=[(12,)])))
@@ -424,15 +474,18 @@ def test_deletes_of_a_sprint_a_project_and_a_task_fire_the_access_triggers_in_on
     assert found["access project delete"].detail == (
         "project chunk gone, task chunks' project [None, None], +1 task UPSERT row(s)")
     assert found["access task delete"].detail == "task chunk gone, 1 task DELETE row(s)"
-    deletes = [c for c in main.calls if c.sql.startswith("DELETE FROM") and "WHERE" in c.sql and ":row_id" in c.sql]
+    # this check's calls: up to the REVIEW-4 steps' own scratch rows (a second project)
+    projects = [i for i, c in enumerate(main.calls) if c.sql == golden("doctor_insert_project")]
+    calls = main.calls[:projects[1]]
+    deletes = [c for c in calls if c.sql.startswith("DELETE FROM") and "WHERE" in c.sql and ":row_id" in c.sql]
     assert [(c.sql, c.binds) for c in deletes] == [
         ("DELETE FROM SPRINTS WHERE SPRINT_ID = :row_id", {"row_id": SPRINT}),
         (golden("crud_delete_projects"), {"row_id": PROJECT}),
         ("DELETE FROM TASKS WHERE TASK_ID = :row_id", {"row_id": TASK})]
-    chunk_inserts = [c.binds for c in main.calls if c.sql == golden("doctor_insert_chunk")]
+    chunk_inserts = [c.binds for c in calls if c.sql == golden("doctor_insert_chunk")]
     assert [(b["source_type"], b["source_id"], b["sprint_id"]) for b in chunk_inserts] == [
         ("task", TASK, None), ("task", SPRINT_TASK, SPRINT), ("sprint", SPRINT, None), ("project", PROJECT, None)]
-    task_delete_count = [c.binds for c in main.calls if c.sql == golden("doctor_dirty_count")][-1]
+    task_delete_count = [c.binds for c in calls if c.sql == golden("doctor_dirty_count")][-1]
     assert task_delete_count == {"source_type": "task", "source_id": TASK, "dirty_action": "DELETE"}
     assert main.events[-2:] == ["rollback", "close"]
 
@@ -598,3 +651,107 @@ def test_a_long_answer_beside_3kb_citations_and_retrieved_is_stored_with_its_clo
     main.replies.insert(0, (is_sql("insert_message"), Reply(error=ora_error(24816, "Expanded non LONG bind data"))))
     results, _ = run(doctor_settings, main, extra)
     assert by_name(results)["message clob"].error.startswith("ORA-24816")
+
+
+# --- REVIEW-4 §4: the doctor's new steps -------------------------------------------------------------------
+
+def test_review4_steps_pass_on_a_healthy_database_with_their_golden_statements_and_binds(doctor_settings):
+    main, extra = healthy()
+    results, code = run(doctor_settings, main, extra)
+    found = by_name(results)
+    assert code == EXIT_OK
+    assert found["trigger links insert"].detail == "+1 and +1 task UPSERT row(s), 2 links"
+    assert found["trigger links retarget"].detail == "+1 on RETARGET_LINK, +1 on DELETE_LINK"
+    assert found["trigger employee rename"].detail == (
+        "+1 task UPSERT row(s) for the task the renamed employee commented on")
+    assert found["trigger links task delete"].detail == (
+        "its own links gone, the link to it targets NULL, +1 UPSERT row(s) for the linking task")
+    assert found["v16 constraints"].detail == "10 constraints enabled and validated"
+    assert "RAG_CHUNK_STATS_IDX only" in found["text arm cost"].detail and found["text arm cost"].status == "PASS"
+    assert found["driver version"].status == "PASS" and found["call timeout"].status == "PASS"
+    calls = {name: [c for c in main.calls if c.sql == golden(name)] for name in (
+        "insert_link", "retarget_link", "delete_link", "doctor_rename_employee", "doctor_links", "write_sync_cursor",
+        "read_sync_cursor", "text_term_rows_developer")}
+    assert [c.binds for c in calls["insert_link"]] == [
+        {"task_id": TASK, "link_type": "BLOCKS", "target_key": "DOCTOR-2", "target_task_id": SPRINT_TASK},
+        {"task_id": SPRINT_TASK, "link_type": "BLOCKED_BY", "target_key": "DOCTOR-1", "target_task_id": TASK},
+        {"task_id": TASK, "link_type": "RELATES", "target_key": "DOCTOR-3", "target_task_id": None}]
+    assert [c.binds for c in calls["retarget_link"]] == [{"target_task_id": None, "link_id": LINK_A},
+                                                         {"target_task_id": SPRINT_TASK, "link_id": LINK_A}]
+    assert [c.binds for c in calls["delete_link"]] == [{"link_id": LINK_C}]
+    assert [c.binds for c in calls["doctor_rename_employee"]] == [
+        {"first_name": "doctor probe other (renamed)", "employee_id": OTHER}]
+    assert {tuple(sorted(c.binds.items())) for c in calls["doctor_links"]} == {
+        (("task_a", TASK), ("task_b", SPRINT_TASK))}
+    assert [c.binds["cursor_value"] for c in calls["write_sync_cursor"]] == [
+        "doctor probe cursor", "doctor probe cursor (again)"]
+    assert [c.binds for c in calls["read_sync_cursor"]] == [{"source_name": "doctor-probe"}]
+    assert [c.binds for c in calls["text_term_rows_developer"]] == [{"caller_id": 7, "tq": "{LOGIN}"}]
+    # The plan read right after each statistics query (DISPLAY_CURSOR shows the session's last cursor).
+    sent = main.sqls
+    for name in ("text_statistics_manager", "text_statistics_developer"):
+        assert sent[sent.index(golden(name)) + 1] == golden("doctor_plan")
+    probe = extra[3]
+    assert probe.sqls == [golden("doctor_sleep"), golden("doctor_dual")]
+    assert [c.call_timeout for c in probe.calls] == [500, 0] and probe.calls[0].binds == {"seconds": 2}
+    assert golden("doctor_v16_constraints") in sent and main.events[-2:] == ["rollback", "close"]
+
+
+def test_a_rename_trigger_that_fails_and_a_link_not_set_null_fail_their_steps(doctor_settings):
+    """U1: a sequence default under DISTINCT would fail inside the rename (ORA-01400); U4: a task delete that left
+    the link pointing at it."""
+    main, extra = healthy()
+    main.replies.insert(0, (is_sql("doctor_rename_employee"),
+                            Reply(error=ora_error(1400, 'cannot insert NULL into ("APP"."RAG_DIRTY"."DIRTY_ID")'))))
+    links = next(i for i, r in enumerate(main.replies) if r[1].rows == V16_LINKS[2])
+    main.replies[links] = (is_sql("doctor_links"), Reply(rows=[(LINK_B, SPRINT_TASK, TASK)]))
+    results, code = run(doctor_settings, main, extra)
+    found = by_name(results)
+    assert found["trigger employee rename"].status == "FAIL" and "ORA-01400" in found["trigger employee rename"].error
+    assert found["trigger links task delete"].status == "FAIL"
+    assert "not set to NULL" in found["trigger links task delete"].detail and code == EXIT_FAILED
+
+
+def test_a_disabled_or_missing_v16_constraint_fails(doctor_settings):
+    from app.engines.oracle.statements import V16_CONSTRAINTS
+
+    main, extra = healthy()
+    rows = [(n, "DISABLED" if n == "TASKS_EXTERNAL_UK" else "ENABLED", "VALIDATED") for n in sorted(V16_CONSTRAINTS)
+            if n != "SPRINTS_EXTERNAL_CK"]
+    main.replies.insert(0, (is_sql("doctor_v16_constraints"), Reply(rows=rows)))
+    results, code = run(doctor_settings, main, extra)
+    check = by_name(results)["v16 constraints"]
+    assert check.status == "FAIL" and code == EXIT_FAILED
+    assert check.detail == "missing: SPRINTS_EXTERNAL_CK; not enforced: TASKS_EXTERNAL_UK DISABLED/VALIDATED"
+
+
+def test_a_text_arm_that_reads_the_table_in_full_on_a_large_index_warns(doctor_settings):
+    main, extra = healthy()
+    main.replies.insert(0, (is_sql("text_statistics_manager"), Reply(rows=[(250_000, 1800.0)])))
+    plan = next(i for i, (_, r) in enumerate(main.replies) if any("RAG_CHUNK_STATS_IDX" in str(x) for x in r.rows))
+    main.replies[plan] = (is_sql("doctor_plan"), Reply(rows=[("|   2 |   TABLE ACCESS FULL| RAG_CHUNK |",)]))
+    results, code = run(doctor_settings, main, extra)
+    check = by_name(results)["text arm cost"]
+    assert check.status == "WARN" and "slow (manager)" in check.detail and "TABLE ACCESS FULL RAG_CHUNK" in check.detail
+    assert code == EXIT_OK  # a warning: the service works, slower
+
+
+def test_an_old_driver_warns_and_a_call_that_is_not_cut_fails_without_blocking(doctor_settings, monkeypatch):
+    import oracledb
+
+    monkeypatch.setattr(oracledb, "__version__", "3.4.2")
+    main, extra = healthy()
+    extra[3] = FakeConnection([(is_sql("doctor_dual"), Reply(rows=[(1,)]))])  # the sleep returns: nothing cut it
+    results, code = run(doctor_settings, main, extra)
+    found = by_name(results)
+    assert found["driver version"].status == "WARN" and "3.4.2 is below 4.0.1" in found["driver version"].detail
+    assert found["call timeout"].status == "FAIL" and not found["call timeout"].needed
+    assert "ran to its end" in found["call timeout"].detail and code == EXIT_OK
+
+
+def test_without_a_token_table_the_text_arm_cost_still_reports_the_statistics(doctor_settings):
+    main, extra = healthy()
+    main.replies.insert(0, (is_sql("doctor_top_token"), Reply(error=ora_error(942, "table or view does not exist"))))
+    results, code = run(doctor_settings, main, extra)
+    check = by_name(results)["text arm cost"]
+    assert check.status == "PASS" and "the word counts not timed (ORA-00942" in check.detail and code == EXIT_OK

@@ -19,7 +19,7 @@ from .fakes import Reply, golden, ora_error
 
 SELECTS = ["erase_employee_row", "erase_authored_comments", "erase_owned_documents", "erase_assigned_tasks",
            "erase_referencing_tasks"]
-CONVERSATION_READS = ["erase_conversation_titles", "erase_user_messages", "erase_count_messages"]
+CONVERSATION_READS = ["erase_conversation_titles", "erase_user_messages", "erase_count_messages", "erase_namesakes"]
 PROOF_COUNTS = ["proof_count_employees", "proof_count_projects", "proof_count_sprints", "proof_count_tasks",
                 "proof_count_comments", "proof_count_documents", "proof_count_rag_chunk", "proof_count_rag_dirty",
                 "proof_count_conversations", "proof_count_messages", "proof_count_projects_auto_summary"]
@@ -43,6 +43,7 @@ def test_every_proof_table_has_its_golden_statement():
 
 GOLDEN_REDACTIONS = {
     "MESSAGES": ("redact_candidates_messages", "redact_update_messages"),
+    "MESSAGES.TRACKER_QUERY": ("redact_candidates_messages_tracker_query", "redact_update_messages_tracker_query"),
     "CONVERSATIONS": ("redact_candidates_conversations", "redact_update_conversations"),
     "PROJECTS": ("redact_candidates_projects", "redact_update_projects"),
     "RAG_DIRTY": ("redact_candidates_rag_dirty", "redact_update_rag_dirty"),
@@ -50,9 +51,12 @@ GOLDEN_REDACTIONS = {
 
 
 def test_every_redaction_place_has_its_golden_statements():
-    assert set(GOLDEN_REDACTIONS) == {table for table, *_ in REDACT_PLACES}
+    def place(table, column):  # a table's first place by its name, another one by table.column
+        return table if column == next(c for t, _, c, _ in REDACT_PLACES if t == table) else f"{table}.{column}"
+
+    assert set(GOLDEN_REDACTIONS) == {place(table, column) for table, _, column, _ in REDACT_PLACES}
     for table, key, column, _ in REDACT_PLACES:
-        candidates, update = GOLDEN_REDACTIONS[table]
+        candidates, update = GOLDEN_REDACTIONS[place(table, column)]
         assert sql.redact_candidates(table, key, column) == golden(candidates)
         assert sql.redact_update(table, key, column) == golden(update)
 
@@ -85,7 +89,9 @@ def test_erase_deleting_documents_writes_the_job_row_and_the_deletes_in_one_tran
         "erase_unassign_tasks", "erase_clear_reporter", "erase_clear_resolver", "erase_delete_employee",
         "erasure_select"]]
     insert = conn.calls[len(SELECTS + CONVERSATION_READS)]
-    assert all(c.binds == {"employee_id": 7} for c in conn.calls if c is not insert)
+    namesakes = conn.calls[len(SELECTS + CONVERSATION_READS) - 1]
+    assert namesakes.binds == {"employee_id": 7, "first_name": "Zorbalina", "last_name": "Quixotewick"}
+    assert all(c.binds == {"employee_id": 7} for c in conn.calls if c not in (insert, namesakes))
     assert conn.events == ["commit"]
     report = ErasureReport.from_json(insert.binds["report"])
     assert report.documents_deleted == (9,) and report.documents_reassigned == ()
@@ -98,6 +104,10 @@ def test_erase_deleting_documents_writes_the_job_row_and_the_deletes_in_one_tran
     assert held["document #9 title"] == "Zorbalina's plans for the sprint"
     assert held["message #40 content"] == "Is the Quixotewick migration blocked?"
     assert held["comment #5 body"] == "Flibbertigibbet incident"  # 24 characters: just long enough to be hers
+    # issue 34: no one else is called Zorbalina or Quixotewick, so each name alone is hers in a conversation
+    lone = {s.label: s for s in unseal(insert.binds["held"]) if s.conversations_only}
+    assert {k: v.value for k, v in lone.items()} == {"first name": "Zorbalina", "last name": "Quixotewick"}
+    assert all(s.bounded for s in lone.values())
     assert b"Zorbalina" not in insert.binds["held"] and "Zorbalina" not in insert.binds["outcome"]
     assert job.employee_id == 7 and job.step == "delete"
 
@@ -264,8 +274,8 @@ def test_redaction_reads_candidates_by_a_short_needle_and_updates_only_what_hold
     assert updates[0].binds == {"redacted": "ask [erased]", "row_id": 5}  # "Ana Silvana" left alone
     assert len(updates[1].binds["redacted"]) == 400  # cut to what TITLE (VARCHAR2(400 CHAR)) holds
     assert [(r.where, r.rows, r.copies) for r in done] == [
-        ("MESSAGES.CONTENT", 1, 1), ("CONVERSATIONS.TITLE", 1, 45), ("PROJECTS.AUTO_SUMMARY", 0, 0),
-        ("RAG_DIRTY.LAST_ERROR", 0, 0)]
+        ("MESSAGES.CONTENT", 1, 1), ("MESSAGES.TRACKER_QUERY", 0, 0), ("CONVERSATIONS.TITLE", 1, 45),
+        ("PROJECTS.AUTO_SUMMARY", 0, 0), ("RAG_DIRTY.LAST_ERROR", 0, 0)]
 
 
 def test_the_job_row_is_read_advanced_and_its_held_strings_dropped(fake_engine, conn):
@@ -316,3 +326,62 @@ def test_the_service_refuses_owned_documents_naming_the_flags(fake_engine, conn)
     with pytest.raises(ErasureRefusedError, match="--delete-documents or --reassign-documents-to"):
         erase_employee(fake_engine, 7, lambda: DrainResult())
     assert conn.events == ["rollback"]
+
+
+def test_a_name_another_employee_shares_is_not_redacted_alone(fake_engine, conn):
+    """issue 34 beside issue 20: "Zorbalina" alone may be the other Zorbalina; "Quixotewick" is only hers."""
+    script(conn)
+    conn.replies.append(("UPPER(FIRST_NAME) IN", Reply(rows=[("ZORBALINA", "Other")])))
+    fake_engine.erase_employee(7, "delete", None, KEY)
+    insert = next(c for c in conn.calls if c.sql == golden("erasure_insert"))
+    lone = [s.label for s in unseal(insert.binds["held"]) if s.conversations_only]
+    assert lone == ["last name"]
+    skipped = {x["label"]: x["reason"] for x in json.loads(insert.binds["outcome"])["not_searched"]}
+    assert "another employee has the same name" in skipped["first name"]
+
+
+def test_a_lone_name_is_redacted_and_proven_in_the_conversation_tables_only(fake_engine, conn):
+    """issue 34: the manager's own question keeps no one's first name, and the proof scans messages and titles for
+    it; the tracker's tables (a colleague's "ask Zqx"), the chunks and the text index are not its places."""
+    lone = PersonString("first name", "Zqx", bounded=True, conversations_only=True)
+    conn.replies += [("SELECT MESSAGE_ID, CONTENT FROM MESSAGES", Reply(rows=[(5, "what is Zqx working on?"),
+                                                                           (6, "Zqxy's plan")])),
+                     ("SELECT CONVERSATION_ID, TITLE", Reply(rows=[(3, "what is Zqx working on?")]))]
+    done = fake_engine.redact_copies([lone])
+    assert [c.sql for c in conn.calls if c.sql.startswith("SELECT")] == [
+        golden("redact_candidates_messages"), golden("redact_candidates_messages_tracker_query"),
+        golden("redact_candidates_conversations")]
+    updates = [(c.sql, c.binds) for c in conn.calls if c.sql.startswith("UPDATE")]
+    assert updates == [(golden("redact_update_messages"), {"redacted": "what is [erased] working on?", "row_id": 5}),
+                       (golden("redact_update_conversations"), {"redacted": "what is [erased] working on?", "row_id": 3})]
+    assert {r.where: r.copies for r in done} == {"MESSAGES.CONTENT": 1, "MESSAGES.TRACKER_QUERY": 0,
+                                                 "CONVERSATIONS.TITLE": 1, "PROJECTS.AUTO_SUMMARY": 0,
+                                                 "RAG_DIRTY.LAST_ERROR": 0}
+    conn.calls.clear()
+    conn.replies += [("FROM USER_TABLES", Reply(rows=[(I_TABLE,)])),
+                     ("COUNT(CASE WHEN UPPER(CONTENT)", Reply(rows=[(1, 0, 0)])),
+                     ("SELECT CONTENT FROM MESSAGES", Reply(rows=[("Zqx again",)]))]
+    lines = fake_engine.erasure_proof([lone])
+    assert [c.sql for c in conn.calls] == [golden("text_token_tables_present"), golden("proof_count_conversations"),
+                                          golden("proof_count_messages"), golden("proof_values_messages_content")]
+    assert [(line.where, line.found, line.detail) for line in lines] == [
+        ("conversation tables", True, "MESSAGES.CONTENT: 1 row(s)")]
+
+
+def test_a_name_in_a_stored_typed_query_is_redacted_as_json_and_dropped_when_it_would_not_fit(fake_engine, conn):
+    """issue 34: MESSAGES.TRACKER_QUERY (V19) may hold a name as a text predicate's word: "[erased]" inside the JSON
+    string keeps it valid; a query the marker would push past VARCHAR2(4000 BYTE) is dropped (NULL), never cut."""
+    from app.domain import MAX_QUERY_BYTES
+
+    lone = PersonString("first name", "Zqx", bounded=True, conversations_only=True)
+    query = '{"where":[{"field":"text","values":["Zqx"]}],"returns":"list"}'
+    head, tail = '{"where":[{"field":"text","values":["Zqx"]}],"pad":"', '"}'
+    big = head + "x" * (MAX_QUERY_BYTES - 2 - len(head) - len(tail)) + tail  # 2 bytes to spare, "[erased]" needs 5
+    assert len(big.encode()) == MAX_QUERY_BYTES - 2
+    conn.replies.append(("SELECT MESSAGE_ID, TRACKER_QUERY FROM MESSAGES", Reply(rows=[(5, query), (6, big)])))
+    fake_engine.redact_copies([lone])
+    updates = [c for c in conn.calls if c.sql == golden("redact_update_messages_tracker_query")]
+    assert [u.binds for u in updates] == [
+        {"redacted": '{"where":[{"field":"text","values":["[erased]"]}],"returns":"list"}', "row_id": 5},
+        {"redacted": None, "row_id": 6}]
+    assert all(not u.inputsizes for u in updates)  # a VARCHAR2 column: no CLOB bind

@@ -79,7 +79,7 @@ def test_split_rejects_malformed_scripts(script, message):
 
 def test_shipped_migrations_split_cleanly():
     found = migrate.discover()
-    assert [m.version for m in found] == [1, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19]
+    assert [m.version for m in found] == [1, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20]
     by_version = {m.version: m.statements() for m in found}
     [entities] = by_version[17]
     assert entities.startswith("CREATE TABLE MESSAGE_ENTITIES (") and "ON DELETE CASCADE" in entities
@@ -129,6 +129,7 @@ def test_shipped_migrations_split_cleanly():
     assert "HELD        BLOB" in jobs_ddl and "REFERENCES" not in jobs_ddl  # outlives the employee
     check_v16(by_version[16])
     check_v18(by_version[18])
+    check_v20(by_version[20])
 
 
 def check_v16(statements: list[str]) -> None:
@@ -191,6 +192,28 @@ def check_v18(statements: list[str]) -> None:
     assert "SELECT" not in triggers[0] and "AFTER INSERT OR UPDATE OR DELETE ON TASK_VALUES" in triggers[0]
     assert "WHERE ASSIGNEE_ID = :NEW.EMPLOYEE_ID OR REPORTER_ID = :NEW.EMPLOYEE_ID" in triggers[1]
     assert rest[-1] == "INSERT INTO RAG_DIRTY (SOURCE_TYPE, SOURCE_ID, ACTION) SELECT 'task', TASK_ID, 'UPSERT' FROM TASKS"
+
+
+def check_v20(statements: list[str]) -> None:
+    """REVIEW-4 U1: the rename trigger queues without DISTINCT (a sequence default under DISTINCT is unproven); W1:
+    RAG_CHUNK's stored length and its statistics index."""
+    trigger, add_column, backfill, index = statements
+    # REVIEW-4 W1: the stored length and the index that answers the statistics without the table
+    assert add_column == "ALTER TABLE RAG_CHUNK ADD (CONTENT_CHARS NUMBER(10))"
+    assert backfill == "UPDATE RAG_CHUNK SET CONTENT_CHARS = LENGTH(CONTENT) WHERE CONTENT_CHARS IS NULL"
+    assert index == "CREATE INDEX RAG_CHUNK_STATS_IDX ON RAG_CHUNK (SOURCE_TYPE, OWNER_EMPLOYEE_ID, CONTENT_CHARS)"
+    from app.engines.oracle.migration_objects import created_by
+
+    assert created_by(add_column).columns == ("CONTENT_CHARS",) and created_by(index).name == "RAG_CHUNK_STATS_IDX"
+    assert trigger.startswith("CREATE OR REPLACE TRIGGER EMPLOYEES_RAG_DIRTY_TRG\n"
+                              "AFTER UPDATE OF FIRST_NAME, LAST_NAME ON EMPLOYEES\nFOR EACH ROW")
+    assert trigger.endswith("END;") and "DISTINCT" not in trigger.upper()
+    assert "SELECT 'task', TASK_ID, 'UPSERT' FROM COMMENTS WHERE AUTHOR_ID = :NEW.EMPLOYEE_ID;" in trigger
+    assert "WHERE ASSIGNEE_ID = :NEW.EMPLOYEE_ID OR REPORTER_ID = :NEW.EMPLOYEE_ID;" in trigger  # V18's reporter
+    # The trigger in force is V20's: no later version defines it again (with DISTINCT or otherwise).
+    definers = [m.version for m in migrate.discover() for statement in m.statements()
+                if statement.startswith("CREATE OR REPLACE TRIGGER EMPLOYEES_RAG_DIRTY_TRG\n")]
+    assert definers[-1] == 20 and 16 in definers
 
 
 def write(tmp_path: Path, name: str, text: str) -> None:
@@ -406,3 +429,86 @@ def test_v18_fills_task_values_after_its_statements_and_before_its_version_row(t
                              golden("values_of_task"), golden("insert_task_value"), golden("record_version"),
                              "CREATE TABLE OTHER (X NUMBER)", golden("record_version")]
     assert conn.events == ["commit", "commit"]
+
+
+# --- REVIEW-4 U2: a same-name, same-columns CREATE INDEX may answer ORA-01408 instead of ORA-00955 -------------------
+
+@pytest.mark.parametrize("error", [(955, "name is already used by an existing object"),
+                                   (1408, "such column list already indexed")], ids=["ora-00955", "ora-01408"])
+def test_a_rerun_keeps_its_own_index_whichever_of_the_two_errors_oracle_reports(tmp_path, caplog, error):
+    script = "CREATE INDEX JOBS_NOTE_IDX ON JOBS (NOTE);\n"
+    conn, run = rerun(tmp_path, script, ("CREATE INDEX JOBS_NOTE_IDX", error),
+                      (golden("migration_index_table"), Reply(rows=[("JOBS",)])))
+    assert run() == ["16"]
+    assert [c.binds for c in conn.calls if c.sql == golden("migration_index_table")] == [{"index_name": "JOBS_NOTE_IDX"}]
+    assert conn.sqls[-1] == golden("record_version") and "index JOBS_NOTE_IDX on JOBS" in caplog.text
+
+
+@pytest.mark.parametrize("catalogue", [Reply(rows=[]), Reply(rows=[("OTHER",)])], ids=["other-name", "other-table"])
+def test_ora_01408_for_an_index_the_catalogue_does_not_show_as_the_statements_own_still_fails(tmp_path, catalogue):
+    """ORA-01408 because ANOTHER index (another name) covers the columns: the statement's index does not exist."""
+    script = "CREATE INDEX JOBS_NOTE_IDX ON JOBS (NOTE);\n"
+    conn, run = rerun(tmp_path, script, ("CREATE INDEX JOBS_NOTE_IDX", (1408, "such column list already indexed")),
+                      (golden("migration_index_table"), catalogue))
+    with pytest.raises(MigrationError, match="ORA-01408"):
+        run()
+    assert golden("record_version") not in conn.sqls and "commit" not in conn.events
+
+
+def test_ora_01408_is_never_kept_for_a_table_or_a_column():
+    from app.engines.oracle.migration_objects import already_ours
+
+    class NoCatalogue:
+        def execute(self, *args, **kwargs):
+            raise AssertionError("the catalogue is not read for a code that does not fit the statement")
+
+    assert already_ours(NoCatalogue(), 1408, TABLE_SCRIPT.split(";")[0]) is None
+    assert already_ours(NoCatalogue(), 1408, "ALTER TABLE JOBS ADD (DONE_AT TIMESTAMP)") is None
+
+
+# --- `ragctl oracle migration-rerun` (REVIEW-4 U2, §4 step 2) --------------------------------------------------
+
+OBJECTS = [("INDEX", "JOBS_NOTE_IDX", "VALID"), ("TABLE", "JOBS", "VALID")]
+COLUMNS = [("JOBS", "ID", "NUMBER", "N"), ("JOBS", "NOTE", "VARCHAR2", "Y")]
+
+
+def rerun_script(tmp_path, after_objects=OBJECTS):
+    """V16 applied; the rerun forgets it and applies it again: each object meets its "already there" error."""
+    from .fakes import ora_error
+
+    write(tmp_path, "V16__x.sql", TABLE_SCRIPT)
+    conn = FakeConnection([
+        ("USER_TABLES", Reply(rows=[(1,)])), ("SELECT VERSION", Reply(rows=[(1,), (16,)])),
+        (golden("catalogue_objects"), Reply(rows=OBJECTS)), (golden("catalogue_columns"), Reply(rows=COLUMNS)),
+        ("USER_TABLES", Reply(rows=[(1,)])), ("SELECT VERSION", Reply(rows=[(1,)])),
+        ("CREATE TABLE JOBS", Reply(error=ora_error(955, "name is already used by an existing object"))),
+        (golden("migration_table_columns"), columns_of("ID", "NOTE", "DONE_AT", "BY_WHOM")),
+        ("CREATE INDEX JOBS_NOTE_IDX", Reply(error=ora_error(1408, "such column list already indexed"))),
+        (golden("migration_index_table"), Reply(rows=[("JOBS",)])),
+        ("ALTER TABLE JOBS ADD", Reply(error=ora_error(1430, "column being added already exists in table"))),
+        (golden("migration_table_columns"), columns_of("ID", "NOTE", "DONE_AT", "BY_WHOM")),
+        (golden("catalogue_objects"), Reply(rows=after_objects)), (golden("catalogue_columns"), Reply(rows=COLUMNS)),
+    ])
+    return conn, migrate.discover(tmp_path)
+
+
+def test_the_migration_rerun_forgets_the_newest_version_and_keeps_every_object_it_meets(tmp_path):
+    conn, migrations = rerun_script(tmp_path)
+    summary = migrate.rerun_newest(conn, migrations)
+    assert summary == ("V16 rerun: 3 statement(s), 3 kept as already there, 0 ran again harmlessly; version "
+                       "recorded, catalogue unchanged (2 objects, 2 columns)")
+    sent = conn.sqls
+    assert sent.index(golden("delete_newest_version")) < sent.index(golden("record_version"))
+    assert conn.events == ["commit", "commit"]  # the forgotten version, then the version recorded again
+    assert [c.binds for c in conn.calls if c.sql == golden("record_version")] == [
+        {"version_no": 16, "version_desc": "x"}]
+
+
+def test_a_rerun_that_changes_the_catalogue_or_has_nothing_to_rerun_fails(tmp_path):
+    conn, migrations = rerun_script(tmp_path, after_objects=OBJECTS + [("INDEX", "SYS_C0012", "VALID")])
+    with pytest.raises(MigrationError, match="changed the catalogue.*SYS_C0012"):
+        migrate.rerun_newest(conn, migrations)
+    conn = FakeConnection([("USER_TABLES", Reply(rows=[(1,)])), ("SELECT VERSION", Reply(rows=[(1,)]))])
+    with pytest.raises(MigrationError, match="migrate first"):
+        migrate.rerun_newest(conn, migrations)
+    assert golden("delete_newest_version") not in conn.sqls

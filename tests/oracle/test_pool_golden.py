@@ -59,6 +59,45 @@ def test_dpy_4005_says_a_new_connection_may_not_have_opened_in_time_and_shows_th
     assert "stayed busy" not in message
 
 
+def test_dpy_4005_reads_busy_opened_and_max_and_names_a_pool_grown_past_max(settings):
+    """REVIEW-4 W2: with the 4.0.1 floor, a saturated pool shows busy == opened == max; a pool opened past its max is
+    python-oracledb issue 581 (thin TIMEDWAIT before 4.0.1), and the message says so instead of blaming the load."""
+    engine_settings = settings.model_copy(update={"oracle_pool_max": 4})
+    pool = FakePool(FakeConnection(), acquire_error=SATURATED)
+    pool.busy, pool.opened = 4, 4
+    with pytest.raises(UnavailableError) as caught:
+        OracleEngine(pool, engine_settings).get(TASKS, 1)
+    assert "all 4 busy" in str(caught.value) and "4 busy of 4 opened, max 4" in str(caught.value)
+    assert "issue 581" not in str(caught.value)
+    pool.busy, pool.opened = 4, 12
+    with pytest.raises(UnavailableError) as caught:
+        OracleEngine(pool, engine_settings).get(TASKS, 1)
+    assert "4 busy of 12 opened, max 4; more opened than max" in str(caught.value)
+    assert "issue 581" in str(caught.value) and "4.0.1" in str(caught.value)
+
+
+@pytest.mark.parametrize("version, below", [("3.4.2", True), ("3.0.0", True), ("4.0.0", True), ("4.0.1", False),
+                                            ("4.0.2", False), ("4.1.0rc1", False), ("26.1.0", False), ("4", True),
+                                            ("", True), ("4.0.1.dev3", False)])
+def test_the_driver_floor_is_4_0_1(version, below):
+    from app.engines.oracle.errors import driver_below_floor
+
+    assert driver_below_floor(version) is below
+
+
+def test_pyproject_requires_the_driver_floor_and_the_installed_driver_meets_it():
+    import re
+    import tomllib
+    from pathlib import Path
+
+    from app.engines.oracle.errors import DRIVER_FLOOR, driver_below_floor
+
+    deps = tomllib.loads(Path(__file__).parents[2].joinpath("pyproject.toml").read_text())["project"]["dependencies"]
+    (floor,) = [re.fullmatch(r"oracledb>=([\d.]+)", d)[1] for d in deps if d.startswith("oracledb")]
+    assert tuple(int(p) for p in floor.split(".")) == DRIVER_FLOOR
+    assert not driver_below_floor(oracledb.__version__)
+
+
 def driver_error(number: int, **args) -> oracledb.Error:
     """The exception python-oracledb itself raises for a driver error (its own builder: code 0, DPY-nnnn)."""
     try:
@@ -128,3 +167,48 @@ def test_the_api_answers_a_saturated_pool_with_503_and_retry_after(settings):
         answer = client.get("/api/v1/tasks/1", headers={"Authorization": "Bearer t"})
     assert answer.status_code == 503 and answer.headers["Retry-After"] == "2"
     assert "RAG_ORACLE_POOL_WAIT_TIMEOUT_MS" in answer.json()["detail"]
+
+
+def test_operator_work_has_its_own_bound_and_a_worker_batch_one_that_grows_with_it(settings, conn):
+    """REVIEW-4 U3: a forced backfill's INSERT ... SELECT over every source, the erasure's redaction and proof scans
+    ran under the API's 60 s: on a large schema an erasure could never reach "proven". They get
+    RAG_ORACLE_OPERATOR_CALL_TIMEOUT_MS; a worker batch gets RAG_BATCH_SIZE x 500 ms within the two bounds."""
+    from app.rag.erasure import PersonString
+
+    tuned = settings.model_copy(update={"oracle_call_timeout_ms": 1234, "oracle_operator_call_timeout_ms": 700_000})
+    engine = OracleEngine(FakePool(conn), tuned)
+    lone = PersonString("first name", "Zqx", bounded=True, conversations_only=True)
+    marks = []
+    for action in (lambda: engine.enqueue_backfill(("task",), dry_run=True),  # not forced: the API's bound
+                   lambda: engine.redact_copies([lone]), lambda: engine.erasure_proof([lone]),
+                   lambda: engine.get(TASKS, 1)):
+        conn.calls.clear()
+        action()
+        marks.append({c.call_timeout for c in conn.calls})
+    assert marks == [{1234}, {700_000}, {700_000}, {1234}]
+    for batch_size, limit, bound in ((32, 700_000, 16_000), (1, 700_000, 1234), (1000, 700_000, 500_000),
+                                     (1000, 400_000, 400_000)):
+        engine = OracleEngine(FakePool(conn), tuned.model_copy(update={"batch_size": batch_size,
+                                                                       "oracle_operator_call_timeout_ms": limit}))
+        conn.calls.clear()
+        with engine.indexing() as tx:
+            tx.claim(1, 5)
+        assert conn.calls and {c.call_timeout for c in conn.calls} == {bound}, (batch_size, limit)
+
+
+def test_operator_work_cut_by_its_bound_says_which_work_stopped_and_which_setting_bounds_it(settings):
+    from app.rag.erasure import PersonString
+
+    timeout = driver_error(driver.ERR_CALL_TIMEOUT_EXCEEDED, timeout=900_000)
+    conn = FakeConnection([("SELECT MESSAGE_ID, CONTENT FROM MESSAGES", Reply(error=timeout))])
+    engine = OracleEngine(FakePool(conn), settings)
+    with pytest.raises(UnavailableError) as caught:
+        engine.redact_copies([PersonString("full name", "Ana Silva", bounded=True)])
+    message = str(caught.value)
+    assert message.startswith("the erasure's redaction (RAG_ORACLE_OPERATOR_CALL_TIMEOUT_MS) stopped: one call ran "
+                              "past its call timeout of 900000 ms") and "DPY-4024" in message
+    assert caught.value.retry_after_s == 5 and conn.events == ["rollback"]
+    conn.replies.append(("FROM TASKS", Reply(error=timeout)))  # the API's own calls keep their plain 503
+    with pytest.raises(UnavailableError) as caught:
+        engine.get(TASKS, 1)
+    assert "stopped" not in str(caught.value) and "DPY-4024" in str(caught.value)

@@ -227,7 +227,7 @@ def rows(n, source_type="task"):
 
 def visible_statistics(rows_seen=100, mean_length=20.0, holding=(5,)):
     """Replies to the text arm's statistics: N and the mean length, then n(t) for each term in order."""
-    return [("AVG(LENGTH(CONTENT))", Reply(rows=[(rows_seen, mean_length)])),
+    return [("AVG(CONTENT_CHARS)", Reply(rows=[(rows_seen, mean_length)])),
             *(("COUNT(*) FROM RAG_CHUNK WHERE CONTAINS", Reply(rows=[(n,)])) for n in holding)]
 
 
@@ -358,7 +358,7 @@ def test_lexical_mode_reports_an_oracle_text_failure_hybrid_survives_it(fake_eng
     with pytest.raises(UnavailableError, match="29902") as failure:  # a 503 with Retry-After, not a 500
         fake_engine.search(vec(), "login", MANAGER, 2, Scope(), "lexical")
     assert failure.value.retry_after_s == 30 and "vector and hybrid search still work" in str(failure.value)
-    conn.replies += [("FETCH APPROX", Reply(rows=rows(50))), ("AVG(LENGTH(CONTENT))", Reply(rows=[(100, 20.0)])),
+    conn.replies += [("FETCH APPROX", Reply(rows=rows(50))), ("AVG(CONTENT_CHARS)", Reply(rows=[(100, 20.0)])),
                      ("CONTAINS", Reply(error=ora_error(29902, "error in executing ODCIIndexStart")))]
     assert len(fake_engine.search(vec(), "login", MANAGER, 2, Scope(), "hybrid").hits) == 2
 
@@ -370,15 +370,100 @@ def test_the_text_arm_orders_by_the_callers_own_statistics_not_oracle_texts_scor
     candidates = [("doc", 1, 0, "layoffs", 0.5), ("doc", 2, 0, "picnic", 0.5), ("doc", 3, 0, "picnic picnic", 0.5)]
     orders = []
     for text_rows in (candidates, candidates[::-1], [candidates[1], candidates[0], candidates[2]]):
+        fake_engine.text_statistics.invalidate()  # as a committed write does: the statistics are read again
         conn.replies += [*visible_statistics(rows_seen=40, mean_length=7.0, holding=(1, 9)),
                          ("ORDER BY SCORE(1)", Reply(rows=text_rows))]
         orders.append([h.source_id for h in fake_engine.search(vec(), "layoffs picnic", DEV, 3, Scope(),
                                                                 "lexical").hits])
     assert orders == [[1, 3, 2]] * 3
+    fake_engine.text_statistics.invalidate()
     conn.replies += [*visible_statistics(rows_seen=40, mean_length=7.0, holding=(9, 1)),
                      ("ORDER BY SCORE(1)", Reply(rows=candidates))]
     assert [h.source_id for h in fake_engine.search(vec(), "layoffs picnic", DEV, 3, Scope(), "lexical").hits] == [
         3, 2, 1]
+
+
+def test_the_statistics_are_read_once_per_visibility_class_until_a_write_commits(fake_engine, conn):
+    """REVIEW-4 W1: N, the mean length and each n(t) are cached per visibility class (a manager: every chunk; a
+    developer: their own visible set) and per term; a write through the engine clears them once committed."""
+    text_rows = [("doc", 9, 0, "login key", 0.7)]
+    conn.replies += [*visible_statistics(holding=(5,)), ("ORDER BY SCORE(1)", Reply(rows=text_rows))]
+    fake_engine.search(vec(), "login", DEV, 3, Scope(), "lexical")
+    assert [c.sql for c in conn.calls][:2] == [golden("text_statistics_developer"), golden("text_term_rows_developer")]
+    assert len(conn.calls) == 3 and "ORDER BY SCORE(1)" in conn.calls[2].sql
+    conn.calls.clear()
+    scope = Scope(project=3, sprint_id=5, source_types=("task", "doc"))
+    conn.replies += [("ORDER BY SCORE(1)", Reply(rows=text_rows)), *visible_statistics(holding=(3,))[1:],
+                     ("ORDER BY SCORE(1)", Reply(rows=text_rows))]
+    fake_engine.search(vec(), "login", DEV, 3, scope, "lexical")  # a scope is not a visibility class
+    assert [c.sql for c in conn.calls] == [golden("text_search_developer_scoped")]
+    fake_engine.search(vec(), "LOGIN payroll", DEV, 3, Scope(), "lexical")  # only the new term is counted
+    assert [c.binds.get("tq") for c in conn.calls[1:]] == ["{payroll}", "{LOGIN} ACCUM {payroll}"]
+    conn.calls.clear()
+    conn.replies += [*visible_statistics(holding=(1,)), ("ORDER BY SCORE(1)", Reply(rows=text_rows))]
+    fake_engine.search(vec(), "login", Caller(8, Role.DEVELOPER), 3, Scope(), "lexical")  # another class
+    assert [c.binds for c in conn.calls[:2]] == [{"caller_id": 8}, {"caller_id": 8, "tq": "{login}"}]
+    conn.calls.clear()
+    conn.replies += [("INSERT INTO TASKS", Reply(out={"new_id": [1]})), ("FROM TASKS WHERE", Reply(rows=[(1,) + (None,) * 10]))]
+    fake_engine.create(TASKS, {})  # a committed write (its triggers may move chunks): the next search reads again
+    assert conn.events[-1] == "commit"
+    conn.calls.clear()
+    conn.replies += [*visible_statistics(holding=(6,)), ("ORDER BY SCORE(1)", Reply(rows=text_rows))]
+    fake_engine.search(vec(), "login", DEV, 3, Scope(), "lexical")
+    assert [c.sql for c in conn.calls][:2] == [golden("text_statistics_developer"), golden("text_term_rows_developer")]
+
+
+def test_the_statistics_cache_expires_and_never_keeps_a_value_read_across_a_write():
+    """Another process's writes are seen within TTL_S; a value read while a write committed is not kept."""
+    from app.engines.oracle.text_statistics import TextStatisticsCache
+
+    now = [100.0]
+    cache = TextStatisticsCache(ttl_s=10.0, max_terms=2, clock=lambda: now[0])
+    generation = cache.generation()
+    cache.put_totals(7, generation, 40, 7.5)
+    cache.put_term(7, generation, "login", 3)
+    assert cache.totals(7) == (40, 7.5) and cache.terms(7, ["login", "key"]) == ({"login": 3}, ["key"])
+    assert cache.totals(None) is None and cache.terms(8, ["login"]) == ({}, ["login"])  # other classes
+    now[0] += 10.0
+    assert cache.totals(7) is None and cache.terms(7, ["login"]) == ({}, ["login"])  # expired
+    stale = cache.generation()
+    cache.invalidate()  # a write committed while that value was being read
+    cache.put_totals(7, stale, 41, 7.0)
+    cache.put_term(7, stale, "login", 4)
+    assert cache.totals(7) is None and cache.terms(7, ["login"]) == ({}, ["login"])
+    fresh = cache.generation()
+    for term in ("a", "b", "c"):
+        cache.put_term(7, fresh, term, 1)
+    assert cache.terms(7, ["a", "b", "c"]) == ({"b": 1, "c": 1}, ["a"])  # bounded: the least recent went
+
+
+def test_a_dropped_text_arm_is_reported_with_its_reason(fake_engine, conn):
+    """REVIEW-4 W1: hybrid search survives a failed text arm, and says so (services.search counts it)."""
+    from oracledb import errors as driver
+
+    try:
+        driver._raise_err(driver.ERR_CALL_TIMEOUT_EXCEEDED, timeout=60000)
+    except Exception as exc:  # oracledb.DatabaseError: DPY-4024
+        timeout = exc
+    conn.replies += [("FETCH APPROX", Reply(rows=rows(50))), ("AVG(CONTENT_CHARS)", Reply(error=timeout))]
+    result = fake_engine.search(vec(), "login", MANAGER, 2, Scope(), "hybrid")
+    assert len(result.hits) == 2 and result.lexical_dropped == "timeout"
+    conn.replies += [("FETCH APPROX", Reply(rows=rows(50))), *visible_statistics(),
+                     ("ORDER BY SCORE(1)", Reply(error=ora_error(29902, "error in executing ODCIIndexStart")))]
+    fake_engine.text_statistics.invalidate()
+    assert fake_engine.search(vec(), "login", MANAGER, 2, Scope(), "hybrid").lexical_dropped == "error"
+    conn.replies += [("FETCH APPROX", Reply(rows=rows(50))), ("ORDER BY SCORE(1)", Reply(rows=rows(2)))]
+    assert fake_engine.search(vec(), "login", MANAGER, 2, Scope(), "hybrid").lexical_dropped is None
+    # the service counts it: rag_lexical_arm_dropped_total{reason}
+    from app import metrics
+    from app.services.search import search as service_search
+
+    before = metrics.LEXICAL_ARM_DROPPED.labels("timeout")._value.get()
+    fake_engine.text_statistics.invalidate()
+    conn.replies += [("FETCH APPROX", Reply(rows=rows(50))), ("AVG(CONTENT_CHARS)", Reply(error=timeout))]
+    found = service_search(fake_engine, "login", MANAGER, 2, Scope(), "hybrid", vector=vec())
+    assert found.result.lexical_dropped == "timeout" and len(found.result.hits) == 2
+    assert metrics.LEXICAL_ARM_DROPPED.labels("timeout")._value.get() == before + 1
 
 
 def test_no_visible_chunk_holding_a_term_asks_oracle_text_for_nothing(fake_engine, conn):
@@ -843,6 +928,9 @@ def test_writes_without_a_timestamp_set_no_input_sizes(fake_engine, conn):
 
 # Helpers of statements.py that build no statement of their own (their output is part of one that is listed).
 NOT_LISTED = {"VECTOR_INDEX", "TEXT_INDEX", "ACCESS_PREDICATE", "checked_model", "crud_binds", "ERASURE_COLUMNS"}
+# tracker_statements.py (the typed query, beside statements.py): its fragment builders are parts of the statements
+# listed (tracker_aggregate, tracker_rows, tracker_groups), not statements of their own.
+TRACKER_HELPERS = {"access", "predicate", "where", "blocked", "BLOCKED_STATUS"}
 
 
 def _statement_table() -> str:
@@ -858,10 +946,12 @@ def test_every_statement_is_in_the_docs_table_with_its_source_and_what_proves_it
     (or "conformance": a confirmed plain shape the Oracle leg runs); a check it names must exist."""
     import inspect
 
+    from app.engines.oracle import tracker_statements
+
     table = _statement_table()
-    names = {n for n, v in vars(sql).items() if not n.startswith("_") and (
+    names = {n for module in (sql, tracker_statements) for n, v in vars(module).items() if not n.startswith("_") and (
         (n.isupper() and isinstance(v, str)) or n == "WIPE"
-        or (inspect.isfunction(v) and v.__module__ == sql.__name__))} - NOT_LISTED
+        or (inspect.isfunction(v) and v.__module__ == module.__name__))} - NOT_LISTED - TRACKER_HELPERS
     missing = sorted(n for n in names if not any(f"`{n}{end}" in table for end in ("`", " ", "(")))
     assert not missing, f"statements missing from docs/ORACLE.md's table: {missing}"
     rows = [line for line in table.splitlines() if line.startswith("| ") and not line.startswith("| Statement")]

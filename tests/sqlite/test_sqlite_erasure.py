@@ -136,8 +136,9 @@ def test_pieces_cover_a_long_text_in_sentences_and_word_cut_parts():
     assert all(PIECE_MIN_CHARS <= len(p) <= PIECE_MAX_CHARS for p in parts)
     assert "Short one." not in parts and parts[-1] == "A last line that is long enough here."
     strings, _ = person_strings(("Ana", "Ruiz", "ana@example.com", None), [(1, 2, text)], [], None)
-    labels = [s.label for s in strings]
+    labels = [s.label for s in strings if not s.conversations_only]
     assert labels[:3] == ["full name", "email", "comment #1 body"] and labels[3] == "comment #1 body (part 1)"
+    assert [s.label for s in strings if s.conversations_only] == ["first name", "last name"]  # issue 34
 
 
 def test_a_long_text_is_searched_by_a_short_needle_and_its_own_pattern(sqlite_engine):

@@ -12,7 +12,6 @@ from dataclasses import replace
 from typing import Any
 
 from app.domain import (
-    TASK_FIELDS,
     Caller,
     Conversation,
     ConversationKey,
@@ -33,6 +32,7 @@ from app.domain import (
 )
 from app.engines.base import ConflictError
 from app.engines.oracle import statements as sql
+from app.engines.oracle import tracker
 from app.engines.oracle.records import clob_input_sizes, returned_id
 
 
@@ -160,20 +160,8 @@ def _with_entities(cur: Any, conversation_id: int, messages: list[Message]) -> l
 # --- what the model's tools read ----------------------------------------------------------------
 
 def find_tasks(cur: Any, caller: Caller, query: TaskQuery) -> list[dict[str, Any]]:
-    statement = sql.find_tasks(None if caller.sees_everything else caller.employee_id, query)
-    cur.execute(statement.sql, statement.binds)
-    out = []
-    for row in cur.fetchall():
-        task = dict(zip(TASK_FIELDS, row))
-        for key in ("task_id", "sprint_id", "project_id", "assignee_id"):
-            task[key] = None if task[key] is None else int(task[key])
-        if isinstance(task["expected_end_date"], dt.datetime):  # Oracle DATE carries a time of day
-            task["expected_end_date"] = task["expected_end_date"].date()
-        if task["story_points"] is not None:
-            task["story_points"] = float(task["story_points"])
-        task["assignee_name"] = task["assignee_name"] or None
-        out.append(task)
-    return out
+    """The typed query's list by TASK_ID (app/engines/oracle/tracker.py): one builder for both tools."""
+    return tracker.find_tasks(cur, caller, query)
 
 
 def projects_for_matching(cur: Any) -> list[ProjectCard]:

@@ -1,20 +1,18 @@
 """The Oracle AI Database 26ai engine: in-database embedding, IVF search, SKIP LOCKED queue.
 
-This module is the facade that satisfies ``app.engines.base.Engine``: it owns the connection
-pool, transactions and model provisioning, and delegates the work to records, indexing, search
-and status. All SQL text lives in ``statements.py``; errors are mapped in ``errors.py``.
+The facade that satisfies ``app.engines.base.Engine``: transactions and model provisioning, the work delegated to
+records, indexing, search and status; the pool is pooling.py's, the erasure steps engine_erasure.py's. All SQL text
+lives in ``statements.py``; errors are mapped in ``errors.py``.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import json
 import logging
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
-from urllib.parse import unquote, urlsplit
 
 import numpy as np
 
@@ -22,59 +20,26 @@ from app.config import Settings
 from app.domain import (SEARCH_MODES, Caller, Conversation, ConversationKey, Message, Page, ProjectCard, RagStatus,
     Scope, SearchMode, SearchResult, SourceType, SummarySource, TaskQuery, TurnFacts, Vocabulary)
 from app.records_model import SourceRecord, TaskLink
-from app.engines.base import ConflictError, EngineError, SchemaNotMigratedError, UnavailableError
-from app.engines.oracle import (conversations, erasure, errors, indexing, model_mark, records, search, status,
-                                summaries, upsert)
+from app.engines.base import ConflictError, EngineError, SchemaNotMigratedError
+from app.engines.oracle import conversations, indexing, model_mark, records, search, status, summaries, upsert
 from app.engines.oracle import migrate as migrations
 from app.engines.oracle import statements as sql
 from app.engines.oracle.errors import (MODEL_EXISTS, conflicts, model_missing, network_acl_denied,
                                       network_acl_hint, ora_code)
 from app.engines.oracle.indexing import OracleIndexingTx
 from app.engines.oracle.search import DIMENSIONS
-from app.entities import CONVERSATIONS, EMPLOYEES, MESSAGES, PROJECTS, Condition, EntitySpec
+from app.engines.oracle.engine_erasure import ErasureMethods
+from app.engines.oracle.pooling import ADMIN_CALL_TIMEOUT_MS, parse_database_url  # noqa: F401 (re-exported)
+from app.engines.oracle.text_statistics import TextStatisticsCache
+from app.engines.oracle.tracker import TrackerQueries
+from app.entities import CONVERSATIONS, MESSAGES, PROJECTS, Condition, EntitySpec
 from app.rag.doctor import first_line
-from app.rag.erasure import (DocumentsPolicy, ErasureJob, PersonString, ProofLine, PurgeStep, Redaction, Step,
-                             job_from_row)
 from app.rag.model_mark import forced_reindex_refusal
 
 log = logging.getLogger(__name__)
 
 
-def parse_database_url(settings: Settings) -> tuple[str, str, str]:
-    """``oracle://user[:password]@host[:port]/service`` -> (user, password, dsn)."""
-    parts = urlsplit(settings.database_url)
-    if parts.scheme != "oracle" or not parts.hostname or not parts.path.strip("/"):
-        raise EngineError(
-            "RAG_DATABASE_URL must look like oracle://user[:password]@host:port/service, "
-            f"e.g. oracle://app@localhost:1521/FREEPDB1 (got scheme {parts.scheme!r})"
-        )
-    user = unquote(parts.username) if parts.username else settings.oracle_user
-    if not user:
-        raise EngineError("no Oracle user: put it in RAG_DATABASE_URL or set RAG_ORACLE_USER")
-    if parts.password is not None:
-        password = unquote(parts.password)
-    elif settings.oracle_password is not None:
-        password = settings.oracle_password.get_secret_value()
-    else:
-        raise EngineError("no Oracle password: set RAG_ORACLE_PASSWORD (or put it in RAG_DATABASE_URL)")
-    dsn = f"{parts.hostname}:{parts.port or 1521}/{parts.path.strip('/')}"
-    return user, password, dsn
-
-
-# The operator's commands (migrate, model load, vector index rebuild) run statements that legitimately take minutes
-# (a DDL over a large table, a 120 MB model download): they are run from a terminal, not by the service's pool
-# under load, so their calls are not cut (python-oracledb: call_timeout 0 is no timeout).
-ADMIN_CALL_TIMEOUT_MS = 0
-
-
-def _pool_state(pool: Any) -> str:
-    """The pool's own counts (python-oracledb ConnectionPool.busy / .opened): a saturated pool shows busy == opened
-    == max; fewer opened means new connections could not be opened in time (REVIEW-3 W4)."""
-    busy, opened = getattr(pool, "busy", None), getattr(pool, "opened", None)
-    return f"{busy} busy of {opened} opened" if busy is not None and opened is not None else "pool counts unknown"
-
-
-class OracleEngine:
+class OracleEngine(TrackerQueries, ErasureMethods):
     name = "oracle"
     dimensions = DIMENSIONS
 
@@ -83,6 +48,7 @@ class OracleEngine:
         self._settings = settings
         self.model_name = sql.checked_model(settings.oracle_model_name)
         self._schema_ok = False  # remembered once true: a migrated schema stays migrated
+        self.text_statistics = TextStatisticsCache()  # cleared by each committed write that moves chunks (W1)
 
     @classmethod
     def open(cls, settings: Settings) -> OracleEngine:
@@ -97,7 +63,7 @@ class OracleEngine:
             password=password,
             dsn=dsn,
             min=settings.oracle_pool_min,
-            max=max(settings.oracle_pool_max, settings.oracle_pool_min),
+            max=cls.pool_max(settings),
             increment=1,
             # The default POOL_GETMODE_WAIT waits forever for a free connection; wait_timeout applies to TIMEDWAIT
             # only, and its expiry raises DPY-4005 [CODE python-oracledb pool_params.py, impl/thin/pool.pyx;
@@ -107,43 +73,6 @@ class OracleEngine:
         )
         return cls(pool, settings)
 
-    def close(self) -> None:
-        self._pool.close(force=True)
-
-    @contextmanager
-    def _connection(self, call_timeout_ms: int | None = None) -> Iterator[Any]:
-        """A pooled connection, rolled back on any exception; "not now" faults become UnavailableError.
-
-        Every round trip on it is bounded by ``call_timeout_ms`` (RAG_ORACLE_CALL_TIMEOUT_MS unless an operator's
-        command asks otherwise; 0: no bound): a lock wait or a stuck call ends in DPY-4024 instead of holding a
-        pooled connection for ever [PYDOC Connection.call_timeout; REVIEW-3 W3]. Set on every acquire, not once in a
-        session callback: a pooled connection keeps what its last holder set, and the pool may reset it to 0
-        [ISSUE python-oracledb #558]."""
-        try:
-            conn = self._pool.acquire()
-        except Exception as exc:  # listener down, network gone, pool exhausted past its timeout
-            if errors.pool_saturated(exc):
-                raise UnavailableError(
-                    f"no pooled Oracle connection within RAG_ORACLE_POOL_WAIT_TIMEOUT_MS="
-                    f"{self._settings.oracle_pool_wait_timeout_ms} (all {self._settings.oracle_pool_max} busy, or a new"
-                    f" one could not be opened in time; {_pool_state(self._pool)}): {exc}",
-                    errors.POOL_SATURATED_RETRY_S) from exc
-            raise UnavailableError(f"cannot get an Oracle connection: {exc}", 10) from exc
-        try:
-            conn.call_timeout = self._settings.oracle_call_timeout_ms if call_timeout_ms is None else call_timeout_ms
-            yield conn
-        except BaseException as exc:
-            try:
-                conn.rollback()
-            except Exception as rollback_exc:  # a dead connection: the pool discards it; keep the first error
-                log.warning("rollback failed: %s", rollback_exc)
-            fault = errors.unavailable(exc)
-            if fault is not None:
-                raise fault from exc
-            raise
-        finally:
-            self._pool.release(conn)
-
     # --- schema and model -------------------------------------------------------------------
     def migrate(self) -> list[str]:
         with self._connection(ADMIN_CALL_TIMEOUT_MS) as conn:
@@ -152,6 +81,7 @@ class OracleEngine:
                 if model_mark.adopt(cur, self.model_name):  # chunks from before the mark: this deployment's model
                     log.info("marked the stored vectors as %s's (they predate the model mark)", self.model_name)
             conn.commit()
+            self.text_statistics.invalidate()
             return applied
 
     def ping(self) -> None:
@@ -264,6 +194,7 @@ class OracleEngine:
             for statement in sql.WIPE:
                 cur.execute(statement)
             conn.commit()
+            self.text_statistics.invalidate()
 
     # --- people and records -------------------------------------------------------------------
     def caller(self, employee_id: int) -> Caller | None:
@@ -278,6 +209,7 @@ class OracleEngine:
         with self._connection() as conn, conn.cursor() as cur:
             row_id = records.create(cur, entity, values)
             conn.commit()
+            self.text_statistics.invalidate()  # the access triggers move chunks in the writer's transaction
             return records.created(cur, entity, row_id)
 
     def get(self, entity: EntitySpec, row_id: int) -> dict[str, Any] | None:
@@ -297,12 +229,14 @@ class OracleEngine:
         with self._connection() as conn, conn.cursor() as cur:
             changed = records.update(cur, entity, row_id, columns, values)
             conn.commit()
+            self.text_statistics.invalidate()
             return records.get(cur, entity, row_id) if changed else None
 
     def delete(self, entity: EntitySpec, row_id: int) -> bool:
         with self._connection() as conn, conn.cursor() as cur:
             deleted = records.delete(cur, entity, row_id)
             conn.commit()
+            self.text_statistics.invalidate()
             return deleted
 
     # --- imported rows (app/sources) -----------------------------------------------------------
@@ -312,6 +246,7 @@ class OracleEngine:
         with self._connection() as conn, conn.cursor() as cur:
             yield records.OracleRecordsTx(cur)
             conn.commit()
+            self.text_statistics.invalidate()
 
     def find_by_external(self, entity: EntitySpec, source: str, keys: Sequence[str] | None) -> dict[str, int]:
         with self._connection() as conn, conn.cursor() as cur:
@@ -337,13 +272,14 @@ class OracleEngine:
     @contextmanager
     def indexing(self) -> Iterator[OracleIndexingTx]:
         """One transaction: claim, work and delete commit together or roll back together."""
-        with self._connection() as conn:
+        with self._connection(*self._worker_bound()) as conn:
             tx = OracleIndexingTx(conn, self.model_name)
             yield tx
             tx.apply()
             conn.commit()
             if tx.chunks_changed:
                 indexing.sync_text_index(conn)
+                self.text_statistics.invalidate()  # after the sync: n(t) counts what the text index holds
 
     def record_failure(self, retry_after_s: Mapping[int, float], error: str) -> None:
         if not retry_after_s:
@@ -360,7 +296,8 @@ class OracleEngine:
         limit: int | None = None,
         dry_run: bool = False,
     ) -> int:
-        with self._connection() as conn, conn.cursor() as cur:
+        bound = self._operator_bound("the backfill (INSERT ... SELECT over every source)") if force else (None, None)
+        with self._connection(*bound) as conn, conn.cursor() as cur:
             if force and not dry_run:  # re-index everything: with another model, that is the swap
                 refusal = forced_reindex_refusal(self.model_name, source_types, project_id, limit,
                                                  lambda: model_mark.swap_needed(cur, self.model_name))
@@ -406,7 +343,7 @@ class OracleEngine:
         qv = search.vector_bind(query_vector)  # a malformed vector fails before a connection is taken
         with self._connection() as conn, conn.cursor() as cur:
             model_mark.check_search(cur, self.model_name)  # vectors of two models are never compared
-            return search.search(cur, qv, query_text, caller, k, scope, mode)
+            return search.search(cur, qv, query_text, caller, k, scope, mode, self.text_statistics)
 
     def status(self, max_attempts: int) -> RagStatus:
         with self._connection() as conn, conn.cursor() as cur:
@@ -512,56 +449,3 @@ class OracleEngine:
     def load_records(self, source_type: SourceType, ids: Sequence[int]) -> dict[int, SourceRecord]:
         with self._connection() as conn, conn.cursor() as cur:
             return records.load_sources(cur, source_type, ids)
-
-    # --- erasure --------------------------------------------------------------------------------
-    def erase_employee(self, employee_id: int, documents: DocumentsPolicy | None, reassign_to: int | None,
-                       seal_key: bytes) -> ErasureJob | None:
-        with self._connection() as conn, conn.cursor() as cur:
-            with conflicts(EMPLOYEES):
-                job = erasure.erase_employee(cur, employee_id, documents, reassign_to, seal_key)
-            conn.commit()
-            return job
-
-    def erasure_job(self, employee_id: int) -> ErasureJob | None:
-        with self._connection() as conn, conn.cursor() as cur:
-            return erasure.job(cur, employee_id)
-
-    def unfinished_erasures(self) -> list[ErasureJob]:
-        with self._connection() as conn, conn.cursor() as cur:
-            cur.execute(sql.ERASURE_UNFINISHED)
-            return [job_from_row(row) for row in cur.fetchall()]
-
-    def record_erasure_step(self, employee_id: int, step: Step, outcome: dict, verdict: str | None) -> None:
-        binds = {"step": step, "outcome": json.dumps(outcome), "verdict": verdict, "employee_id": int(employee_id)}
-        with self._connection() as conn, conn.cursor() as cur:
-            cur.setinputsizes(**records.clob_input_sizes(binds, ("outcome",)))
-            cur.execute(sql.ERASURE_RECORD_STEP, binds)
-            conn.commit()
-
-    def redact_copies(self, strings: Sequence[PersonString]) -> list[Redaction]:
-        with self._connection() as conn, conn.cursor() as cur:
-            done = erasure.redact_copies(cur, strings)
-            conn.commit()
-            return done
-
-    def purge_indexes(self) -> list[PurgeStep]:
-        with self._connection(erasure.PURGE_CALL_TIMEOUT_MS) as conn:
-            return erasure.purge_indexes(conn)
-
-    def compact(self) -> list[PurgeStep]:
-        return [PurgeStep("compact", True, "nothing the schema can reach: undo, redo, archived logs, flashback "
-                                           "and backups keep old row versions (docs/OPERATIONS.md, Erasure)")]
-
-    def erasure_proof(self, strings: Sequence[PersonString]) -> list[ProofLine]:
-        with self._connection() as conn, conn.cursor() as cur:
-            return erasure.proof(cur, strings)
-
-    def forget_held_strings(self, employee_id: int, held: bytes | None) -> list[PurgeStep]:
-        with self._connection() as conn, conn.cursor() as cur:
-            cur.execute(sql.ERASURE_FORGET, employee_id=int(employee_id))
-            conn.commit()
-        # An out-of-row LOB keeps its old version in its own LOB segment (RETENTION/PCTVERSION), not in the undo
-        # tablespace; only an in-row value's before-image is undo (REVIEW-3 W6).
-        return [PurgeStep("held strings dropped from the job row", True,
-                          "the old LOB version stays in the LOB segment (its RETENTION) or, for a short in-row value, "
-                          "in undo, until its space is reused (docs/OPERATIONS.md, Erasure)")]

@@ -17,6 +17,7 @@ from app.engines.oracle import statements as sql
 from app.engines.oracle.records import blob_input_sizes, clob_input_sizes
 from app.engines.oracle.search import braced
 from app.rag.erasure import (
+    JSON_PLACES,
     REDACT_PLACES,
     DocumentsPolicy,
     ErasureJob,
@@ -29,8 +30,9 @@ from app.rag.erasure import (
     job_from_row,
     like_pattern,
     person_strings,
-    redact,
+    redact_place,
     seal,
+    shared_names,
     words,
 )
 
@@ -70,7 +72,10 @@ def erase_employee(cur: Any, employee_id: int, documents: DocumentsPolicy | None
     (messages,) = cur.fetchone() or (0,)
     report = build_report(int(employee_id), comments, docs, tasks, documents, reassign_to, len(conversations),
                           int(messages), cleared)
-    strings, skipped = person_strings(row, comments, docs, documents, conversations, user_messages)
+    cur.execute(sql.ERASE_NAMESAKES, {**binds, "first_name": row[0], "last_name": row[1]})
+    namesakes = cur.fetchall()
+    strings, skipped = person_strings(row, comments, docs, documents, conversations, user_messages,
+                                      shared_names(row[0], row[1], namesakes))
     job_binds = {**binds, "documents": documents, "report": report.to_json(),
                  "outcome": first_outcome(strings, skipped), "held": seal(strings, seal_key)}
     cur.setinputsizes(**clob_input_sizes(job_binds, ("report", "outcome")), **blob_input_sizes(job_binds, ("held",)))
@@ -100,16 +105,17 @@ def redact_copies(cur: Any, strings: Sequence[PersonString]) -> list[Redaction]:
     engine commits. A row is a candidate when it holds a string's needle; the string's pattern decides."""
     out = []
     for table, key, column, max_chars in REDACT_PLACES:
+        here = [s for s in strings if s.applies_to(table)]  # a lone name: conversations only
         candidates: dict[int, str] = {}
-        for s in strings:
+        for s in here:
             cur.execute(sql.redact_candidates(table, key, column), pattern=like_pattern(s.needle))
             candidates.update((int(row_id), value) for row_id, value in cur.fetchall())
         rows = copies = 0
         for row_id, value in candidates.items():
-            text, n = redact(value, list(strings), max_chars)
+            text, n = redact_place(table, column, value, here, max_chars)
             if n:
                 update = {"redacted": text, "row_id": row_id}
-                if max_chars is None:  # a CLOB column (MESSAGES.CONTENT, PROJECTS.AUTO_SUMMARY)
+                if max_chars is None and (table, column) not in JSON_PLACES:  # a CLOB (CONTENT, AUTO_SUMMARY)
                     cur.setinputsizes(**clob_input_sizes(update, ("redacted",)))
                 cur.execute(sql.redact_update(table, key, column), update)
                 rows, copies = rows + 1, copies + n
@@ -143,7 +149,8 @@ def proof(cur: Any, strings: Sequence[PersonString]) -> list[ProofLine]:
     lines: list[ProofLine] = []
     for s in strings:
         lines += _table_lines(cur, s)
-        lines.append(_index_line(cur, s, token_tables))
+        if not s.conversations_only:  # a lone name is searched in the conversation tables only
+            lines.append(_index_line(cur, s, token_tables))
     return lines
 
 
@@ -169,6 +176,8 @@ def _table_lines(cur: Any, s: PersonString) -> list[ProofLine]:
                                  "cannot be a LIKE pattern on Oracle")]
     hits: dict[tuple[str, bool], list[str]] = {}
     for table, columns, source in sql.PROOF_TABLES:
+        if not s.applies_to(table):
+            continue
         cur.execute(sql.proof_count(table, columns), pattern=pattern)
         counts = cur.fetchone() or (0,) * len(columns)
         found = hits.setdefault((_place(table, source), source), [])

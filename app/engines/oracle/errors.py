@@ -106,8 +106,50 @@ def unavailable(exc: BaseException) -> UnavailableError | None:
     return UnavailableError(f"{what} (ORA-{code:05d}): {exc}", retry_after_s)
 
 
+def call_timed_out(exc: BaseException) -> bool:
+    """python-oracledb's DPY-4024: a round trip ran past the connection's call_timeout (REVIEW-3 C7)."""
+    return driver_code(exc) == "DPY-4024"
+
+
 POOL_SATURATED = "DPY-4005"  # timed out waiting for the connection pool to return a connection (TIMEDWAIT)
 POOL_SATURATED_RETRY_S = 2  # connections come back as requests finish: a client may retry soon
+
+
+# python-oracledb before 4.0.1 lets a thin TIMEDWAIT pool grow past ``max`` after DPY-4005 timeouts: the background task
+# opens connections for timed-out requests still queued [ISSUE python-oracledb #581; CODE doc/src/release_notes.rst
+# 4.0.1] (REVIEW-4 W2). pyproject.toml requires it; the doctor and the DPY-4005 message say so if an older one runs.
+DRIVER_FLOOR = (4, 0, 1)
+
+
+def driver_below_floor(version: str) -> bool:
+    """Whether an ``oracledb.__version__`` is older than DRIVER_FLOOR (unreadable parts count as 0)."""
+    parts = []
+    for piece in version.split(".")[:3]:
+        digits = "".join(ch for ch in piece if ch.isdigit()) if piece[:1].isdigit() else ""
+        parts.append(int(digits[:6]) if digits else 0)
+    return tuple(parts + [0] * (3 - len(parts))) < DRIVER_FLOOR
+
+
+def pool_state(pool: Any, maximum: int) -> str:
+    """The pool's own counts (python-oracledb ConnectionPool.busy / .opened) against its maximum. With the driver
+    floor a saturated pool shows busy == opened == max and fewer opened means new connections could not be opened in
+    time (REVIEW-3 W4); more opened than max is the pre-4.0.1 defect, named as such (REVIEW-4 W2)."""
+    busy, opened = getattr(pool, "busy", None), getattr(pool, "opened", None)
+    if busy is None or opened is None:
+        return "pool counts unknown"
+    state = f"{busy} busy of {opened} opened, max {maximum}"
+    if opened > maximum:
+        state += (f"; more opened than max: python-oracledb {_driver_version()} has the pool defect fixed in "
+                  f"{'.'.join(map(str, DRIVER_FLOOR))} (issue 581), upgrade it")
+    return state
+
+
+def _driver_version() -> str:
+    try:
+        import oracledb
+    except ImportError:  # pragma: no cover - the Oracle engine runs only with the driver
+        return "(not installed)"
+    return str(oracledb.__version__)
 
 
 def pool_saturated(exc: BaseException) -> bool:

@@ -187,3 +187,58 @@ def pending(connection, migrations: list[Migration] | None = None) -> list[int]:
     migrations = discover() if migrations is None else migrations
     done = applied_versions(connection)
     return [m.version for m in migrations if m.version not in done]
+
+
+# --- `ragctl oracle migration-rerun` (REVIEW-4 U2, §4 step 2): the rerun path proven on a real database ----------
+
+class _Kept(logging.Handler):
+    """Counts the runner's "already exists as this statement creates it ... kept" warnings."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.kept: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.getMessage().endswith(": kept"):
+            self.kept.append(record.getMessage())
+
+
+def catalogue(connection) -> tuple[list[tuple], list[tuple]]:
+    """The schema's objects (type, name, status) and columns, as the data dictionary lists them."""
+    with connection.cursor() as cursor:
+        cursor.execute(sql.CATALOGUE_OBJECTS)
+        objects = [tuple(row) for row in cursor.fetchall()]
+        cursor.execute(sql.CATALOGUE_COLUMNS)
+        return objects, [tuple(row) for row in cursor.fetchall()]
+
+
+def rerun_newest(connection, migrations: list[Migration] | None = None) -> str:
+    """Forget the newest applied version, as a run that died before its version row leaves it, and apply it again:
+    every statement must be kept (the catalogue shows it is its own) or rerun harmlessly (CREATE OR REPLACE, DML),
+    the version recorded once more and the catalogue unchanged. Raises MigrationError otherwise."""
+    migrations = discover() if migrations is None else migrations
+    done = applied_versions(connection)
+    newest = max(done) if done else None
+    if newest is None or newest != max(m.version for m in migrations):
+        raise MigrationError(f"migrate first: the newest applied version is {newest}, the newest file "
+                             f"V{max(m.version for m in migrations)}")
+    before = catalogue(connection)
+    with connection.cursor() as cursor:
+        cursor.execute(sql.DELETE_NEWEST_VERSION)
+    connection.commit()
+    counter = _Kept()
+    log.addHandler(counter)
+    try:
+        applied = migrate(connection, migrations)
+    finally:
+        log.removeHandler(counter)
+    after = catalogue(connection)
+    statements = len(next(m for m in migrations if m.version == newest).statements())
+    if applied != [str(newest)]:
+        raise MigrationError(f"the rerun applied {applied}, expected V{newest} alone")
+    if after != before:
+        changed = sorted(set(before[0]) ^ set(after[0])) + sorted(set(before[1]) ^ set(after[1]))
+        raise MigrationError(f"V{newest} rerun changed the catalogue: {changed[:10]}")
+    return (f"V{newest} rerun: {statements} statement(s), {len(counter.kept)} kept as already there, "
+            f"{statements - len(counter.kept)} ran again harmlessly; version recorded, catalogue unchanged "
+            f"({len(after[0])} objects, {len(after[1])} columns)")

@@ -2,13 +2,14 @@
 
 Oracle DDL commits implicitly and the runner records a version only after its last statement, so a process that
 dies in between leaves the version unrecorded, and the rerun meets its own objects: ORA-00955 (name already used)
-for a CREATE TABLE or CREATE [VECTOR|SEARCH|UNIQUE] INDEX, ORA-01430 (column already exists) for an ALTER TABLE ...
-ADD (...), ORA-02264 (name already used by an existing constraint; ORA-02261/ORA-02275 for a duplicate key) for an
-ALTER TABLE ... ADD CONSTRAINT, and ORA-02443 (no such constraint) for an ALTER TABLE ... DROP CONSTRAINT whose
-run already dropped it. The rerun keeps such an object only when the catalogue shows it is the statement's own: a
-table with every column the statement defines, an index of that name on the statement's table, every column the
-ALTER adds, a constraint of that name on the statement's table; a dropped constraint only when no constraint of
-that name exists at all.
+for a CREATE TABLE or CREATE [VECTOR|SEARCH|UNIQUE] INDEX (or ORA-01408, such column list already indexed: which of
+the two Oracle reports for a same-name, same-columns index is not documented, REVIEW-4 U2), ORA-01430 (column
+already exists) for an ALTER TABLE ... ADD (...), ORA-02264 (name already used by an existing constraint;
+ORA-02261/ORA-02275 for a duplicate key) for an ALTER TABLE ... ADD CONSTRAINT, and ORA-02443 (no such constraint)
+for an ALTER TABLE ... DROP CONSTRAINT whose run already dropped it. The rerun keeps such an object only when the
+catalogue shows it is the statement's own: a table with every column the statement defines, an index of that name
+on the statement's table, every column the ALTER adds, a constraint of that name on the statement's table; a
+dropped constraint only when no constraint of that name exists at all.
 Anything else (another object under the name, a table missing a column) stays the failure it is.
 
 Only unquoted identifiers are read (migrations/oracle uses no other); a statement this cannot read is never kept.
@@ -24,6 +25,9 @@ from app.engines.oracle import statements as sql
 
 NAME_TAKEN = 955  # ORA-00955: name is already used by an existing object
 COLUMN_EXISTS = 1430  # ORA-01430: column being added already exists in table
+# ORA-00955, or ORA-01408 "such column list already indexed" (REVIEW-4 U2; FACTS.md §11.8): public idempotent scripts
+# accept both for this rerun [CODE oracle/langchain-oracle langgraph_oracledb checkpoint/oracle/sync.py: (955, 1408)]
+INDEX_EXISTS = frozenset({NAME_TAKEN, 1408})
 CONSTRAINT_EXISTS = frozenset({2264, 2261, 2275})  # name used by a constraint; such a unique/referential key exists
 NO_SUCH_CONSTRAINT = 2443  # ORA-02443: Cannot drop constraint - nonexistent constraint
 
@@ -90,12 +94,14 @@ def already_ours(cur: Any, code: int | None, statement: str) -> Created | None:
         cur.execute(sql.MIGRATION_CONSTRAINT_TABLE, constraint_name=created.name)
         row = cur.fetchone()
         return created if row is not None and row[0] == created.table else None
-    if code != (COLUMN_EXISTS if created.kind == "columns" else NAME_TAKEN):
-        return None
     if created.kind == "index":
+        if code not in INDEX_EXISTS:
+            return None
         cur.execute(sql.MIGRATION_INDEX_TABLE, index_name=created.name)
         row = cur.fetchone()
         return created if row is not None and row[0] == created.table else None
+    if code != (COLUMN_EXISTS if created.kind == "columns" else NAME_TAKEN):
+        return None
     cur.execute(sql.MIGRATION_TABLE_COLUMNS, table_name=created.table)
     present = {str(name) for (name,) in cur.fetchall()}
     return created if present and set(created.columns) <= present else None

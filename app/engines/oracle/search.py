@@ -13,7 +13,8 @@ import numpy as np
 from app.domain import Caller, Scope, SearchHit, SearchMode, SearchResult
 from app.engines.oracle import statements as sql
 from app.engines.base import UnavailableError
-from app.engines.oracle.errors import model_required, unavailable
+from app.engines.oracle.errors import call_timed_out, model_required, unavailable
+from app.engines.oracle.text_statistics import TextStatisticsCache
 from app.rag import bm25
 from app.rag.fts_tokens import tokenize
 from app.rag.fusion import candidate_depth, ranks, reciprocal_rank_fusion
@@ -43,8 +44,10 @@ def search(
     k: int,
     scope: Scope,
     mode: SearchMode,
+    statistics: TextStatisticsCache | None = None,
 ) -> SearchResult:
-    """``qv`` is the question's vector as ``vector_bind`` makes it."""
+    """``qv`` is the question's vector as ``vector_bind`` makes it; ``statistics`` the engine's cache of the text
+    arm's statistics (None: read them every time)."""
     if mode == "vector":
         vector_rows, answered_by = _vector_arm(cur, caller, scope, qv, k)
         return SearchResult([_hit(row, 1.0 - _distance(row), vector_rank=i)
@@ -55,13 +58,13 @@ def search(
     if mode == "hybrid":
         vector_rows, answered_by = _vector_arm(cur, caller, scope, qv, pool)
     # Hybrid survives an Oracle Text failure on its vector arm; lexical mode has nothing else to answer with.
-    text_rows = _text_arm(cur, caller, scope, qv, query_text, pool, tolerate_errors=mode == "hybrid")
+    text_rows, dropped = _text_arm(cur, caller, scope, qv, query_text, pool, mode == "hybrid", statistics)
     arms = [[_key(row) for row in arm] for arm in ([vector_rows] if mode == "hybrid" else []) + [text_rows]]
     by_key = {_key(row): row for row in [*text_rows, *vector_rows]}
     vector_ranks, text_ranks = ranks(arms[0]) if mode == "hybrid" else {}, ranks(arms[-1])
     fused = reciprocal_rank_fusion(*arms)
     return SearchResult([_hit(by_key[key], score, vector_ranks.get(key), text_ranks.get(key))
-                         for key, score in fused[:k]], mode, answered_by)
+                         for key, score in fused[:k]], mode, answered_by, lexical_dropped=dropped)
 
 
 def _vector_arm(cur: Any, caller: Caller, scope: Scope, qv: array, k: int) -> tuple[list, str]:
@@ -83,7 +86,7 @@ def _vector_arm(cur: Any, caller: Caller, scope: Scope, qv: array, k: int) -> tu
 
 
 def _text_arm(cur: Any, caller: Caller, scope: Scope, qv: array, query_text: str, n: int,
-              tolerate_errors: bool) -> list:
+              tolerate_errors: bool, statistics: TextStatisticsCache | None = None) -> tuple[list, str | None]:
     """Oracle Text finds the candidates; BM25 over the caller's own statistics orders them (app/rag/bm25.py).
 
     SCORE's term weights count every chunk in the index, so a hidden chunk holding a word would reorder what
@@ -91,15 +94,16 @@ def _text_arm(cur: Any, caller: Caller, scope: Scope, qv: array, query_text: str
     So N, n(t) and the mean length come from counts under the access rule, and the candidates (every visible
     match when at most TEXT_CANDIDATES match, else Oracle Text's best that many) are re-ranked in Python from
     their own text. Residual, in docs/ORACLE.md: past TEXT_CANDIDATES matches, which rows are candidates still
-    follows SCORE.
+    follows SCORE. Returns the rows and, when hybrid search answered without them, why (the caller counts it:
+    REVIEW-4 W1, a dropped arm is never silent).
     """
     terms = query_terms(query_text)
     if not terms:
-        return []
+        return [], None
     try:
-        stats = _visible_statistics(cur, caller, terms)
+        stats = _visible_statistics(cur, caller, terms, statistics)
         if not stats.rows or not any(stats.holding.values()):
-            return []
+            return [], None
         text, binds = sql.text_search(caller, scope)
         cur.execute(text, {**binds, "tq": text_query(query_text), "qv": qv, "n": max(n, TEXT_CANDIDATES)})
         rows = cur.fetchall()
@@ -108,24 +112,51 @@ def _text_arm(cur: Any, caller: Caller, scope: Scope, qv: array, query_text: str
             raise unavailable(exc) or UnavailableError(
                 f"Oracle Text cannot answer a lexical search ({exc}); vector and hybrid search still work, "
                 "and `ragctl oracle doctor` checks the text index", 30) from exc
-        log.warning("Oracle Text arm of hybrid search failed, answering from vectors only: %s", exc)
-        return []
+        reason = dropped_reason(exc)
+        log.warning("Oracle Text arm of hybrid search dropped (%s), answering from vectors only: %s", reason, exc)
+        return [], reason
     by_key = {_key(row): row for row in rows}
     order = bm25.rank([(key, row[3]) for key, row in by_key.items()], [_folded(t) for t in terms], stats, tokenize)
-    return [by_key[key] for key in order[:n]]
+    return [by_key[key] for key in order[:n]], None
 
 
-def _visible_statistics(cur: Any, caller: Caller, terms: list[str]) -> bm25.Statistics:
-    """N and the mean length of the chunks the caller may see, and how many of them hold each term."""
-    text, binds = sql.text_statistics(caller)
-    cur.execute(text, binds)
-    rows, mean_length = cur.fetchone() or (0, None)
+def dropped_reason(exc: BaseException) -> str:
+    """The metric label of a dropped text arm: the call timeout, another "not now" fault, or an Oracle Text error."""
+    fault = unavailable(exc)
+    if fault is None:
+        return "error"
+    return "timeout" if call_timed_out(exc) else "unavailable"
+
+
+def _visible_statistics(cur: Any, caller: Caller, terms: list[str],
+                        cache: TextStatisticsCache | None = None) -> bm25.Statistics:
+    """N and the mean length of the chunks the caller may see, and how many of them hold each term: from the
+    cache when this process has read them since its last write, else from the database (text_statistics)."""
+    visibility = None if caller.sees_everything else caller.employee_id
+    generation = cache.generation() if cache is not None else 0
+    totals = cache.totals(visibility) if cache is not None else None
+    if totals is None:
+        text, binds = sql.text_statistics(caller)
+        cur.execute(text, binds)
+        rows, mean_length = cur.fetchone() or (0, None)
+        totals = (int(rows or 0), float(mean_length or 0.0))
+        if cache is not None:
+            cache.put_totals(visibility, generation, *totals)
     holding: dict[str, int] = {}
+    if not totals[0]:
+        return bm25.Statistics(0, totals[1], holding)
+    folded = list(dict.fromkeys(_folded(term) for term in terms))
+    counted, missing = cache.terms(visibility, folded) if cache is not None else ({}, folded)
+    holding.update(counted)
     text, binds = sql.text_term_rows(caller)
-    for term in terms if rows else []:
-        cur.execute(text, {**binds, "tq": braced(term)})
-        holding[_folded(term)] = holding.get(_folded(term), 0) + int((cur.fetchone() or (0,))[0])
-    return bm25.Statistics(int(rows or 0), float(mean_length or 0.0), holding)
+    for term in terms:  # a term that folds like another (accents) adds its own matches, as before
+        if _folded(term) in missing:
+            cur.execute(text, {**binds, "tq": braced(term)})
+            holding[_folded(term)] = holding.get(_folded(term), 0) + int((cur.fetchone() or (0,))[0])
+    if cache is not None:
+        for term in missing:
+            cache.put_term(visibility, generation, term, holding.get(term, 0))
+    return bm25.Statistics(*totals, holding)
 
 
 def _folded(term: str) -> str:

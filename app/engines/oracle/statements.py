@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from app.config import PLAIN_IDENTIFIER
-from app.domain import DONE_STATUSES, Caller, Scope, TaskQuery
+from app.domain import Caller, Scope
 from app.entities import Condition, EntitySpec
 
 VECTOR_INDEX = "RAG_CHUNK_EMB_IDX"
@@ -215,8 +215,9 @@ _UPSERT_TAIL = (
     "WHEN MATCHED THEN UPDATE SET\n"
     "    t.OWNER_EMPLOYEE_ID = s.OWNER_EMPLOYEE_ID, t.PROJECT_ID = s.PROJECT_ID, t.SPRINT_ID = s.SPRINT_ID,\n"
     "    t.DOC_TYPE = s.DOC_TYPE, t.CONTENT = s.CONTENT, t.CONTENT_HASH = s.CONTENT_HASH, t.EMBEDDING = s.EMBEDDING,\n"
-    "    t.EMBEDDING_MODEL = s.EMBEDDING_MODEL, t.UPDATED_AT = SYS_EXTRACT_UTC(SYSTIMESTAMP)\n"
-    "  WHERE t.CONTENT_HASH <> s.CONTENT_HASH OR t.EMBEDDING IS NULL\n"
+    "    t.EMBEDDING_MODEL = s.EMBEDDING_MODEL, t.CONTENT_CHARS = LENGTH(s.CONTENT),\n"
+    "    t.UPDATED_AT = SYS_EXTRACT_UTC(SYSTIMESTAMP)\n"
+    "  WHERE t.CONTENT_HASH <> s.CONTENT_HASH OR t.EMBEDDING IS NULL OR t.CONTENT_CHARS IS NULL\n"
     "     OR DECODE(t.OWNER_EMPLOYEE_ID, s.OWNER_EMPLOYEE_ID, 0, 1) = 1\n"
     "     OR DECODE(t.PROJECT_ID, s.PROJECT_ID, 0, 1) = 1\n"
     "     OR DECODE(t.SPRINT_ID, s.SPRINT_ID, 0, 1) = 1\n"
@@ -224,9 +225,9 @@ _UPSERT_TAIL = (
     "     OR DECODE(t.EMBEDDING_MODEL, s.EMBEDDING_MODEL, 0, 1) = 1\n"
     "WHEN NOT MATCHED THEN INSERT\n"
     "    (SOURCE_TYPE, SOURCE_ID, CHUNK_IX, OWNER_EMPLOYEE_ID, PROJECT_ID, SPRINT_ID, DOC_TYPE, CONTENT, CONTENT_HASH,\n"
-    "     EMBEDDING, EMBEDDING_MODEL)\n"
+    "     EMBEDDING, EMBEDDING_MODEL, CONTENT_CHARS)\n"
     "    VALUES (s.SOURCE_TYPE, s.SOURCE_ID, s.CHUNK_IX, s.OWNER_EMPLOYEE_ID, s.PROJECT_ID, s.SPRINT_ID, s.DOC_TYPE,\n"
-    "            s.CONTENT, s.CONTENT_HASH, s.EMBEDDING, s.EMBEDDING_MODEL)"
+    "            s.CONTENT, s.CONTENT_HASH, s.EMBEDDING, s.EMBEDDING_MODEL, LENGTH(s.CONTENT))"
 )
 
 
@@ -654,12 +655,14 @@ def text_search(caller: Caller, scope: Scope) -> tuple[str, dict[str, object]]:
 
 def text_statistics(caller: Caller) -> tuple[str, dict[str, object]]:
     """How many chunks the caller may see and their mean length in characters: the N and avgdl of the text arm's
-    BM25, over the caller's visible set only (no scope: what is out of scope is still theirs to see)."""
+    BM25, over the caller's visible set only (no scope: what is out of scope is still theirs to see). The length is
+    the stored CONTENT_CHARS (V20, = LENGTH(CONTENT), written by both upsert forms): with RAG_CHUNK_STATS_IDX
+    (SOURCE_TYPE, OWNER_EMPLOYEE_ID, CONTENT_CHARS) every column read is in one index (REVIEW-4 W1)."""
     where = "" if caller.sees_everything else f"\nWHERE {ACCESS_PREDICATE}"
     binds: dict[str, object] = {} if caller.sees_everything else {"caller_id": caller.employee_id}
-    # source: FACTS.md §10 (plain aggregate, as ERASE_COUNT_MESSAGES; LENGTH of a VARCHAR2 counts characters
-    #         [DOC sqlrf LENGTH]) over the searches' access predicate
-    return f"SELECT COUNT(*), AVG(LENGTH(CONTENT)) FROM RAG_CHUNK{where}", binds
+    # source: FACTS.md §10 (plain aggregate, as ERASE_COUNT_MESSAGES; AVG of a NUMBER column [DOC sqlrf AVG]) over
+    #         the searches' access predicate; index fast full scan [DOC TGSQL "Optimizer Access Paths"]
+    return f"SELECT COUNT(*), AVG(CONTENT_CHARS) FROM RAG_CHUNK{where}", binds
 
 
 def text_term_rows(caller: Caller) -> tuple[str, dict[str, object]]:
@@ -789,61 +792,19 @@ VOCABULARY_PROJECTS = "SELECT PROJECT_ID, NAME FROM PROJECTS ORDER BY PROJECT_ID
 VOCABULARY_SPRINTS = "SELECT SPRINT_ID, NAME, PROJECT_ID FROM SPRINTS ORDER BY SPRINT_ID"
 
 
-def find_tasks(caller_id: int | None, query: TaskQuery) -> Statement:
-    """Tasks under the access rule (``caller_id``: a developer sees only tasks assigned to them;
-    None: a manager or admin, every task) and every filter of ``query``; all values bound."""
-    where: list[str] = []
-    binds: dict[str, object] = {}
-    if caller_id is not None:
-        where.append("t.ASSIGNEE_ID = :caller_id")
-        binds["caller_id"] = caller_id
-    for column, name, value in (("STATUS", "task_status", query.status), ("PRIORITY", "task_priority", query.priority)):
-        if value is not None:
-            where.append(f"UPPER(t.{column}) = UPPER(:{name})")
-            binds[name] = value
-    for column, name, value in (("SPRINT_ID", "sprint_id", query.sprint_id), ("PROJECT_ID", "project_id", query.project_id),
-                                ("ASSIGNEE_ID", "assignee_id", query.assignee_id)):
-        if value is not None:
-            where.append(f"t.{column} = :{name}")
-            binds[name] = value
-    if query.overdue_on is not None:
-        in_sql, done = _in_list("done", DONE_STATUSES)
-        # a Python date binds as DATE (FACTS.md §12.2); a finished task is never overdue
-        where.append(f"t.EXPECTED_END_DATE < :overdue_on AND (t.STATUS IS NULL OR UPPER(t.STATUS) NOT IN {in_sql})")
-        binds.update({"overdue_on": query.overdue_on, **done})
-    if query.unassigned:
-        where.append("t.ASSIGNEE_ID IS NULL")
-    if query.open_only:
-        in_sql, done = _in_list("open", DONE_STATUSES)
-        where.append(f"(t.STATUS IS NULL OR UPPER(t.STATUS) NOT IN {in_sql})")
-        binds.update(done)
-    # a Python date binds as DATE (FACTS.md §12.2), compared as overdue_on is; the upper bound is exclusive
-    # so a DATE carrying a time of day on the last day still counts
-    for op, name, value in ((">=", "due_after", query.due_after), ("<", "due_before", query.due_before)):
-        if value is not None:
-            where.append(f"t.EXPECTED_END_DATE {op} :{name}")
-            binds[name] = value
-    binds["max_rows"] = query.limit
-    # source: FACTS.md §10 (plain joins, values as named binds) + §3 (FETCH FIRST n ROWS ONLY)
-    sql = (
-        "SELECT t.TASK_ID, t.TITLE, t.STATUS, t.PRIORITY, t.SPRINT_ID, s.NAME, t.PROJECT_ID, p.NAME, t.ASSIGNEE_ID,\n"
-        "       TRIM(e.FIRST_NAME || ' ' || e.LAST_NAME), t.EXPECTED_END_DATE, t.STORY_POINTS,\n"
-        "       t.EXTERNAL_KEY\n"
-        "FROM TASKS t\n"
-        "LEFT JOIN SPRINTS s ON s.SPRINT_ID = t.SPRINT_ID\n"
-        "LEFT JOIN PROJECTS p ON p.PROJECT_ID = t.PROJECT_ID\n"
-        "LEFT JOIN EMPLOYEES e ON e.EMPLOYEE_ID = t.ASSIGNEE_ID\n"
-        + ("WHERE " + "\n  AND ".join(where) + "\n" if where else "")
-        + "ORDER BY t.TASK_ID\nFETCH FIRST :max_rows ROWS ONLY"
-    )
-    return Statement(sql, binds)
-
-
 # --- erasure of an employee (app/engines/oracle/erasure.py) -------------------------------------
 
 # source: FACTS.md §10 (plain SELECT by key) — the strings that will be erased, read before the deletes
 ERASE_EMPLOYEE_ROW = (
     "SELECT FIRST_NAME, LAST_NAME, EMAIL, TELEGRAM_ID, EXTERNAL_ID FROM EMPLOYEES WHERE EMPLOYEE_ID = :employee_id"
+)
+# source: FACTS.md §10 (plain SELECT; UPPER of VARCHAR2 [DOC sqlrf UPPER]; :first_name and :last_name each bound
+#         twice by name, as :after_updated in LIST_CONVERSATIONS_AFTER) — other employees with the erased person's
+#         first or last name as either of theirs: a lone name they share is not redacted (app.rag.erasure.lone_names)
+ERASE_NAMESAKES = (
+    "SELECT FIRST_NAME, LAST_NAME FROM EMPLOYEES WHERE EMPLOYEE_ID <> :employee_id\n"
+    "  AND (UPPER(FIRST_NAME) IN (UPPER(:first_name), UPPER(:last_name))"
+    " OR UPPER(LAST_NAME) IN (UPPER(:first_name), UPPER(:last_name)))"
 )
 # source: FACTS.md §10 (plain SELECT; BODY CLOB fetched as str, §11.6)
 ERASE_AUTHORED_COMMENTS = (
@@ -949,7 +910,7 @@ PROOF_TABLES: tuple[tuple[str, tuple[str, ...], bool], ...] = (
     ("RAG_CHUNK", ("CONTENT",), False),
     ("RAG_DIRTY", ("LAST_ERROR",), False),
     ("CONVERSATIONS", ("TITLE",), False),
-    ("MESSAGES", ("CONTENT", "CITATIONS"), False),
+    ("MESSAGES", ("CONTENT", "CITATIONS", "TRACKER_QUERY"), False),
     ("PROJECTS", ("AUTO_SUMMARY",), False),  # written by the LLM, not the tracker's own data
 )
 
@@ -1138,4 +1099,49 @@ DOCTOR_CHUNK_STATE = (
 #         maxtime, Oracle performs minimal optimization" [DOC ccref 8.1.6]) — the purge's call, kept short
 DOCTOR_OPTIMIZE_TEXT_INDEX = (
     "BEGIN\n    CTX_DDL.OPTIMIZE_INDEX(idx_name => :idx_name, optlevel => 'FULL', maxtime => 0);\nEND;"
+)
+
+
+# --- the doctor's REVIEW-4 §4 steps (app/services/oracle_doctor_review4.py) ----------------------------
+
+# source: FACTS.md §10 (plain SELECT) — the scratch tasks' links, after INSERT_LINK / RETARGET_LINK / DELETE_LINK and
+#         a task delete's cascades (V16: CASCADE on TASK_ID, SET NULL on TARGET_TASK_ID)
+DOCTOR_LINKS = (
+    "SELECT LINK_ID, TASK_ID, TARGET_TASK_ID FROM TASK_LINKS WHERE TASK_ID IN (:task_a, :task_b) ORDER BY LINK_ID"
+)
+# source: FACTS.md §10 (plain UPDATE by key; fires EMPLOYEES_RAG_DIRTY_TRG, V16/V20: REVIEW-4 U1)
+DOCTOR_RENAME_EMPLOYEE = "UPDATE EMPLOYEES SET FIRST_NAME = :first_name WHERE EMPLOYEE_ID = :employee_id"
+# The constraints V16 adds to the five imported tables (REVIEW-4 §4 step 6).
+V16_CONSTRAINTS = tuple(f"{table}_EXTERNAL_{kind}" for table in ("TASKS", "EMPLOYEES", "PROJECTS", "SPRINTS", "COMMENTS")
+                        for kind in ("CK", "UK"))
+# source: FACTS.md §4 (USER_* dictionary views, as MIGRATION_CONSTRAINT_TABLE; STATUS and VALIDATED columns
+#         [DOC refrn USER_CONSTRAINTS]) — the V16 constraints present, enabled and validated
+DOCTOR_V16_CONSTRAINTS = (
+    "SELECT CONSTRAINT_NAME, STATUS, VALIDATED FROM USER_CONSTRAINTS\n"
+    f"WHERE CONSTRAINT_NAME IN ({', '.join(repr(name) for name in V16_CONSTRAINTS)}) ORDER BY CONSTRAINT_NAME"
+)
+# source: DOC arpls DBMS_SESSION.SLEEP (18c+, seconds) in an anonymous block, as INDEX_ACCURACY — the call-timeout
+#         probe's slow call (REVIEW-3 C7 on the real server and network path)
+DOCTOR_SLEEP = "BEGIN\n    DBMS_SESSION.SLEEP(:seconds);\nEND;"
+# source: FACTS.md §10 (plain SELECT) — the same connection still answers after its call was cut
+DOCTOR_DUAL = "SELECT 1 FROM dual"
+# source: REVIEW-4 C11 ($I word tokens: TOKEN_TYPE = 0; TOKEN_COUNT the documents of the row) + ROWNUM over an ordered
+#         inline view [DOC sqlrf ROWNUM], as DOCTOR_TOKEN_CASE — the index's most frequent word, the text arm's worst term
+DOCTOR_TOP_TOKEN = (
+    "SELECT TOKEN_TEXT FROM (\n"
+    f"    SELECT TOKEN_TEXT, SUM(TOKEN_COUNT) AS DOCS FROM {TEXT_TOKEN_TABLES[1]} WHERE TOKEN_TYPE = 0\n"
+    "    GROUP BY TOKEN_TEXT ORDER BY DOCS DESC)\n"
+    "WHERE ROWNUM = 1"
+)
+# source: FACTS.md §10 (plain DELETE with a scalar subquery) — `ragctl oracle migration-rerun` (REVIEW-4 U2): the
+#         newest version forgotten, as a run that died before its version row leaves it
+DELETE_NEWEST_VERSION = "DELETE FROM RAG_SCHEMA_VERSION WHERE VERSION = (SELECT MAX(VERSION) FROM RAG_SCHEMA_VERSION)"
+# source: FACTS.md §4 (USER_* dictionary views) — the schema's objects and columns, before and after the rerun
+CATALOGUE_OBJECTS = (
+    "SELECT OBJECT_TYPE, OBJECT_NAME, STATUS FROM USER_OBJECTS WHERE OBJECT_NAME NOT LIKE 'BIN$%'\n"
+    "ORDER BY OBJECT_TYPE, OBJECT_NAME"
+)
+# source: FACTS.md §4 (USER_* dictionary views)
+CATALOGUE_COLUMNS = (
+    "SELECT TABLE_NAME, COLUMN_NAME, DATA_TYPE, NULLABLE FROM USER_TAB_COLUMNS ORDER BY TABLE_NAME, COLUMN_ID"
 )

@@ -30,8 +30,9 @@ from app.rag.erasure import (
     job_from_row,
     like_pattern,
     person_strings,
-    redact,
+    redact_place,
     seal,
+    shared_names,
     words,
 )
 
@@ -57,7 +58,9 @@ def erase_employee(conn: apsw.Connection, employee_id: int, documents: Documents
     (messages,) = conn.execute(sql.ERASE_COUNT_MESSAGES, (employee_id,)).fetchone()
     report = build_report(employee_id, comments, docs, tasks, documents, reassign_to, len(conversations), messages,
                           cleared)
-    strings, skipped = person_strings(row, comments, docs, documents, conversations, user_messages)
+    namesakes = conn.execute(sql.ERASE_NAMESAKES, (employee_id, row[0], row[1])).fetchall()
+    strings, skipped = person_strings(row, comments, docs, documents, conversations, user_messages,
+                                      shared_names(row[0], row[1], namesakes))
     conn.execute(sql.ERASURE_INSERT, (employee_id, documents, report.to_json(), first_outcome(strings, skipped),
                                       seal(strings, seal_key)))
 
@@ -86,12 +89,13 @@ def redact_copies(conn: apsw.Connection, strings: Sequence[PersonString]) -> lis
     is a candidate when it holds a string's needle (LIKE, ASCII case-insensitive); the pattern decides."""
     out = []
     for table, key, column, max_chars in REDACT_PLACES:
+        here = [s for s in strings if s.applies_to(table)]  # a lone name: conversations only
         candidates: dict[int, str] = {}
-        for s in strings:
+        for s in here:
             candidates.update(conn.execute(sql.redact_candidates(table, key, column), (like_pattern(s.needle),)))
         rows = copies = 0
         for row_id, value in candidates.items():
-            text, n = redact(value, list(strings), max_chars)
+            text, n = redact_place(table, column, value, here, max_chars)
             if n:
                 conn.execute(sql.redact_update(table, key, column), (text, row_id))
                 rows, copies = rows + 1, copies + n
@@ -157,6 +161,9 @@ def proof(conn: apsw.Connection, path: str, strings: Sequence[PersonString]) -> 
     columns = _columns(conn)
     lines: list[ProofLine] = []
     for s in strings:
+        if s.conversations_only:  # a lone name: anyone's in the tracker's data, no one's in a conversation
+            lines += _table_lines(conn, {t: cols for t, cols in columns.items() if s.applies_to(t)}, s)
+            continue
         lines += _table_lines(conn, columns, s)
         lines.append(_schema_line(conn, s))
         lines.append(_fts_line(conn, s))

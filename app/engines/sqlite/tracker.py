@@ -10,20 +10,15 @@ from typing import Any
 import apsw
 
 from app.domain import TASK_FIELDS, Caller, TaskQuery
+from app.engines.sqlite import record_statements as rsql
 from app.engines.sqlite import tracker_statements as sql
+from app.engines.task_values import ordered
+from app.engines.tracker_common import RECORD_FIELDS, ROW_FIELDS, VALUE_KEYS, as_tracker_query, group_label
 from app.rag.understanding.blocked import says_blocked
-from app.rag.understanding.query import Group, Predicate, TrackerQuery, TrackerResult
+from app.rag.understanding.query import Group, TrackerQuery, TrackerResult
 from app.rag.understanding.vocabulary import PersonName, ProjectName, SprintName, TrackerValues, tracker_values
 
-# A row of the list: TASK_FIELDS, then the query's extra fields (tracker_statements.ROW_SELECT's order).
-ROW_FIELDS = (*TASK_FIELDS, "issue_type", "status_name", "reporter_id", "reporter_name", "created_at", "updated_at",
-              "resolved_at", "resolution")
-RECORD_FIELDS = (*ROW_FIELDS, "environment", "parent_id", "parent_key", "resolved_by_id")
-# TASK_VALUES.FIELD -> the record's key for its values
-VALUE_KEYS = {"LABEL": "labels", "COMPONENT": "components", "FIX_VERSION": "fix_versions",
-              "AFFECTS_VERSION": "affects_versions"}
 _TIMESTAMPS = ("created_at", "updated_at", "resolved_at")
-_NO_GROUP = {"project": "no project", "sprint": "no sprint", "assignee": "unassigned", "reporter": "no reporter"}
 
 
 def register_functions(conn: apsw.Connection) -> None:
@@ -65,9 +60,9 @@ def _record(conn: apsw.Connection, caller: Caller, query: TrackerQuery) -> list[
     found = [_row(RECORD_FIELDS, r) for r in conn.execute(statement, binds)]
     for record in found:
         values: dict[str, list[str]] = {key: [] for key in VALUE_KEYS.values()}
-        for _task, name, value in conn.execute(sql.record_values(1), [record["task_id"]]):
+        for name, value in conn.execute(rsql.VALUES_OF_TASK, (record["task_id"],)):
             values[VALUE_KEYS[name]].append(value)
-        record.update({key: tuple(v) for key, v in values.items()})
+        record.update({key: ordered(v) for key, v in values.items()})  # the order the writes keep (task_values)
     return found
 
 
@@ -75,8 +70,7 @@ def _groups(conn: apsw.Connection, caller: Caller, query: TrackerQuery) -> list[
     statement, binds = sql.groups(caller, query)
     out = []
     for key, label, count, points in conn.execute(statement, binds):
-        label = (label or "").strip() or (_NO_GROUP.get(query.group_by or "", "none") if key is None else str(key))
-        out.append(Group(key, label, int(count), float(points or 0)))
+        out.append(Group(key, group_label(query.group_by or "", key, label), int(count), float(points or 0)))
     return out
 
 
@@ -109,29 +103,6 @@ def _timestamp(value: Any) -> Any:
 
 
 # --- find_tasks: the model's older tool, one call of the same statements ------------------------------
-
-
-def as_tracker_query(query: TaskQuery) -> TrackerQuery | None:
-    """The TaskQuery's filters as predicates, by TASK_ID, its limit (None: a value no task can hold, such as a status
-    with surrounding blanks, which UPPER(col) = UPPER(?) never matched)."""
-    where: list[Predicate] = []
-    for name, value in (("status", query.status), ("priority", query.priority)):
-        if value is not None:
-            if value != value.strip():
-                return None
-            where.append(Predicate(name, (value,)))  # type: ignore[arg-type]
-    for name, value in (("sprint", query.sprint_id), ("project", query.project_id), ("assignee", query.assignee_id)):
-        if value is not None:
-            where.append(Predicate(name, (value,)))  # type: ignore[arg-type]
-    if query.overdue_on is not None:
-        where.append(Predicate("overdue", (query.overdue_on,)))
-    if query.unassigned:
-        where.append(Predicate("assignee", (None,)))
-    if query.open_only:
-        where.append(Predicate("open", (True,)))
-    if query.due_after is not None or query.due_before is not None:
-        where.append(Predicate("due", window=(query.due_after, query.due_before)))
-    return TrackerQuery(where=tuple(where), returns="list", order="id", limit=query.limit)
 
 
 def find_tasks(conn: apsw.Connection, caller: Caller, query: TaskQuery) -> list[dict[str, Any]]:

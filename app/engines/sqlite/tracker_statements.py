@@ -1,5 +1,5 @@
 """The typed tracker query (app/rag/understanding/query.py) as SQLite statements: the twin of
-app/engines/oracle/tracker_statements.py, kept beside statements.py (which is past the size of one module).
+app/engines/oracle/tracker_statements.py, kept beside statements.py (one module per concern, each under 450 lines).
 
 Only fixed fragments of this module are spliced: column names come from the tables below, never from the query;
 every value of a predicate is a ``?`` bind. Every predicate compiles to an expression that is true or false,
@@ -175,7 +175,7 @@ def _name(alias: str) -> str:
     return f"TRIM(COALESCE({alias}.FIRST_NAME, '') || ' ' || COALESCE({alias}.LAST_NAME, ''))"
 
 
-# TASK_FIELDS, then the query's extra fields (app/engines/sqlite/tracker.ROW_FIELDS names them in this order).
+# TASK_FIELDS, then the query's extra fields (app/engines/tracker_common.ROW_FIELDS names them in this order).
 ROW_SELECT = (
     "SELECT t.TASK_ID, t.TITLE, t.STATUS, t.PRIORITY, t.SPRINT_ID, s.NAME, t.PROJECT_ID, p.NAME, t.ASSIGNEE_ID,"
     f" {_name('e')}, t.EXPECTED_END_DATE, t.STORY_POINTS, t.EXTERNAL_KEY, t.ISSUE_TYPE, t.STATUS_NAME,"
@@ -203,42 +203,46 @@ def order_by(query: TrackerQuery) -> str:
 
 
 def rows(caller: Caller, query: TrackerQuery, record: bool = False) -> Fragment:
-    """The first ``query.limit`` matching tasks in the query's order (``record``: with every record field)."""
+    """The first ``query.limit`` matching tasks in the query's order (``record``: with every record field). The
+    page's ids are chosen first and only they are joined to their names (100k tasks, the most urgent 20 of a
+    manager: 70 ms joining every match before the sort, 40 ms so)."""
     clause, binds = where(caller, query)
     select = ROW_SELECT + (RECORD_SELECT if record else "")
-    return f"{select}{ROW_JOINS}{clause}{order_by(query)} LIMIT ?", [*binds, 1 if record else query.limit]
+    order = order_by(query)
+    page = f"SELECT t.TASK_ID FROM TASKS t{clause}{order} LIMIT ?"
+    return f"{select}{ROW_JOINS} WHERE t.TASK_ID IN ({page}){order}", [*binds, 1 if record else query.limit]
 
 
-def record_values(task_id_count: int) -> str:
-    """The multi-valued fields of these tasks (TASK_VALUES), for a record's labels, components and versions."""
-    return ("SELECT TASK_ID, FIELD, VALUE FROM TASK_VALUES"
-            f" WHERE TASK_ID IN ({marks(range(task_id_count))}) ORDER BY TASK_ID, FIELD, VALUE")
-
-
-# group_by -> (key expression, label expression, joins); names joined for project, sprint and people.
+# group_by -> (key column of TASKS t or TASK_VALUES v, the group's name joined after grouping: x.k is the key).
 GROUP_KEYS = {
-    "project": ("t.PROJECT_ID", "g.NAME", " LEFT JOIN PROJECTS g ON g.PROJECT_ID = t.PROJECT_ID"),
-    "sprint": ("t.SPRINT_ID", "g.NAME", " LEFT JOIN SPRINTS g ON g.SPRINT_ID = t.SPRINT_ID"),
-    "assignee": ("t.ASSIGNEE_ID", _name("g"), " LEFT JOIN EMPLOYEES g ON g.EMPLOYEE_ID = t.ASSIGNEE_ID"),
-    "reporter": ("t.REPORTER_ID", _name("g"), " LEFT JOIN EMPLOYEES g ON g.EMPLOYEE_ID = t.REPORTER_ID"),
-    **{name: (column, column, "") for name, column in TEXT_COLUMNS.items()},
-    **{name: ("v.VALUE", "v.VALUE", " LEFT JOIN TASK_VALUES v ON v.TASK_ID = t.TASK_ID AND v.FIELD = ?")
-       for name in MULTI_VALUES},
+    "project": ("t.PROJECT_ID", "g.NAME", " LEFT JOIN PROJECTS g ON g.PROJECT_ID = x.k"),
+    "sprint": ("t.SPRINT_ID", "g.NAME", " LEFT JOIN SPRINTS g ON g.SPRINT_ID = x.k"),
+    "assignee": ("t.ASSIGNEE_ID", _name("g"), " LEFT JOIN EMPLOYEES g ON g.EMPLOYEE_ID = x.k"),
+    "reporter": ("t.REPORTER_ID", _name("g"), " LEFT JOIN EMPLOYEES g ON g.EMPLOYEE_ID = x.k"),
+    **{name: (column, "x.k", "") for name, column in TEXT_COLUMNS.items()},
+    **{name: ("v.VALUE", "x.k", "") for name in MULTI_VALUES},
 }
+VALUES_JOIN = " LEFT JOIN TASK_VALUES v ON v.TASK_ID = t.TASK_ID AND v.FIELD = ?"
 
 
 def groups(caller: Caller, query: TrackerQuery) -> Fragment:
     """COUNT and SUM(STORY_POINTS) per value of ``query.group_by`` over every matching task (a multi-valued field:
     a task in the group of each of its values, a task with none in the NULL group), ranked by the measure (most
-    first unless ``ascending``), ties by label (the none group after the others); at most MAX_GROUPS."""
-    key, label, joins = GROUP_KEYS[query.group_by]  # type: ignore[index]
+    first unless ``ascending``), ties by label (the none group after the others); at most MAX_GROUPS.
+
+    Grouped first, named after (a name is read once per group, not once per task), and grouped by ``+key``: the
+    unary plus keeps SQLite from walking the key's index to avoid a sort, which reads the table in index order
+    (100k tasks: 305 ms by the index, 79 ms by a scan and a sort; scripts/bench_tracker_query.py)."""
+    key, label, names = GROUP_KEYS[query.group_by]  # type: ignore[index]
     clause, binds = where(caller, query)
-    join_binds = [MULTI_VALUES[query.group_by]] if query.group_by in MULTI_VALUES else []
-    measure = "n" if query.measure == "count" else "points"
+    multi = query.group_by in MULTI_VALUES
+    join, join_binds = (VALUES_JOIN, [MULTI_VALUES[query.group_by]]) if multi else ("", [])
+    measure = "x.n" if query.measure == "count" else "x.points"
     direction = "ASC" if query.ascending else "DESC"
-    return (f"SELECT {key} AS k, MAX({label}) AS label, COUNT(*) AS n, COALESCE(SUM(t.STORY_POINTS), 0) AS points"
-            f" FROM TASKS t{joins}{clause} GROUP BY {key}"
-            f" ORDER BY {measure} {direction}, CASE WHEN {key} IS NULL THEN 1 ELSE 0 END, label, k LIMIT ?", [*join_binds, *binds, MAX_GROUPS])
+    return (f"SELECT x.k, {label} AS label, x.n, x.points FROM (SELECT +{key} AS k, COUNT(*) AS n,"
+            f" COALESCE(SUM(t.STORY_POINTS), 0) AS points FROM TASKS t{join}{clause} GROUP BY +{key}) x{names}"
+            f" ORDER BY {measure} {direction}, CASE WHEN x.k IS NULL THEN 1 ELSE 0 END, label, x.k LIMIT ?",
+            [*join_binds, *binds, MAX_GROUPS])
 
 
 # --- the words a question may use (tracker_values) ---------------------------------------------------
@@ -251,11 +255,14 @@ def field_values(caller: Caller) -> Fragment:
     rule = f" AND {acc[0]}" if acc else ""
     branches, binds = [], []
     for name, column in TEXT_COLUMNS.items():
-        branches.append(f"SELECT '{name}' AS f, {column} AS v, COUNT(*) AS n FROM TASKS t"
+        branches.append(f"SELECT '{name}' AS fld, {column} AS val, COUNT(*) AS n FROM TASKS t"
                         f" WHERE {column} IS NOT NULL{rule} GROUP BY {column}")
         binds += acc[1] if acc else []
-    branches.append("SELECT LOWER(v.FIELD) AS f, v.VALUE AS v, COUNT(*) AS n FROM TASK_VALUES v"
-                    f" JOIN TASKS t ON t.TASK_ID = v.TASK_ID WHERE 1 = 1{rule} GROUP BY v.FIELD, v.VALUE")
+    # Every task is visible to a manager: the values are counted on the (FIELD, VALUE) index alone, without the
+    # join to TASKS (100k tasks: 20 ms instead of 350 ms).
+    join = f" JOIN TASKS t ON t.TASK_ID = v.TASK_ID WHERE {acc[0]}" if acc else ""
+    branches.append(f"SELECT LOWER(v.FIELD) AS fld, v.VALUE AS val, COUNT(*) AS n FROM TASK_VALUES v{join}"
+                    " GROUP BY v.FIELD, v.VALUE")
     binds += acc[1] if acc else []
     return " UNION ALL ".join(branches) + " ORDER BY 1, 2", binds
 

@@ -35,7 +35,9 @@ def is_edit(said: Said) -> bool:
     changes = bool(said.predicates or said.returns or said.order or said.relative_sprint or said.list_again)
     if not changes or said.it:
         return False
-    return said.edit or (said.fragment and not said.unknown)
+    bare_figure = said.returns is not None and not said.predicates and not said.noun and not said.mine \
+        and not said.people  # "how many is that?", "¿cuántas son?": the last question's figure
+    return said.edit or (said.fragment or bare_figure) and not said.unknown
 
 
 def uses_new_fields(said: Said) -> bool:
@@ -51,6 +53,17 @@ def confident(said: Said) -> bool:
                                                          or said.relative_sprint)
 
 
+def names_its_subject(said: Said) -> bool:
+    """Whether a question says what it is about beyond a status or flag ("¿está acabada?" says only a state, which
+    a record already said has), a project or an order ("what's the latest on the mobile app?" asks what the records
+    say, not for its newest task): tasks, a person, a value of the data, a ranking, a relative sprint, or a state of
+    tasks with a project, a figure or an order."""
+    flags = {"open", "status", "overdue", "blocked", "priority", "due"}
+    return bool(said.noun or said.people or said.mine or said.returns == "group" or said.relative_sprint
+                or said.fields & _VALUE_FIELDS or said.fields & flags and (said.fields & {"project", "sprint"}
+                                                                           or said.returns or said.order))
+
+
 def compose(said: Said, lexicon: Lexicon, scope_project: int | None = None) -> Composed:
     ambiguous = _ambiguous(said)
     if ambiguous:
@@ -58,10 +71,10 @@ def compose(said: Said, lexicon: Lexicon, scope_project: int | None = None) -> C
     query = TrackerQuery(where=tuple(said.predicates))
     if said.relative_sprint is not None:
         project = _project_of(query, lexicon) or scope_project
-        sprint = _relative(lexicon, said.relative_sprint, project, None)
+        sprint = relative_sprint(lexicon, said.relative_sprint, project, None)
         if sprint is None:
             return Composed(None, missing="project")
-        query = query.with_predicate(Predicate("sprint", (sprint.sprint_id,)))
+        query = query.without("project").with_predicate(Predicate("sprint", (sprint.sprint_id,)))
     return Composed(_returns(query, said))
 
 
@@ -80,7 +93,7 @@ def edit(last: TrackerQuery, said: Said, lexicon: Lexicon) -> Composed:
         base = last.first("sprint")
         base_sprint = lexicon.sprint(base.values[0]) if base is not None and base.values else None
         project = (base_sprint.project_id if base_sprint else None) or _project_of(query, lexicon)
-        sprint = _relative(lexicon, said.relative_sprint, project, base_sprint)
+        sprint = relative_sprint(lexicon, said.relative_sprint, project, base_sprint)
         if sprint is None:
             return Composed(None, missing="project")
         query = query.with_predicate(Predicate("sprint", (sprint.sprint_id,)))
@@ -99,6 +112,9 @@ def _returns(query: TrackerQuery, said: Said) -> TrackerQuery:
         return dataclasses.replace(query, returns=said.returns)
     if said.order is not None:
         order, descending = said.order
+        if order in ("priority", "due") and not {"open", "status", "status_name", "resolution"} & {
+                p.field for p in query.where}:  # the most urgent, the next due: of the work not finished
+            query = query.with_predicate(Predicate("open", (True,)))
         return dataclasses.replace(query, returns="list", order=order, descending=descending,
                                    limit=said.limit or 1)
     return dataclasses.replace(query, returns="list", limit=DEFAULT_LIMIT)
@@ -122,7 +138,7 @@ def _project_of(query: TrackerQuery, lexicon: Lexicon) -> int | None:
     return None
 
 
-def _relative(lexicon: Lexicon, which: str, project_id: int | None, base: SprintFact | None,
+def relative_sprint(lexicon: Lexicon, which: str, project_id: int | None, base: SprintFact | None = None,
               today: dt.date | None = None) -> SprintFact | None:
     """The current (active) sprint of a project, or the one before / after ``base`` (the current one when no base
     is given), by start date then id."""

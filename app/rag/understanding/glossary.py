@@ -27,9 +27,11 @@ REPORTER_BEFORE = ("reported by", "opened by", "filed by", "raised by", "created
                    "written by", "reportado por", "reportada por", "reportados por", "reportadas por", "abierto por",
                    "abierta por", "abiertos por", "abiertas por", "creado por", "creada por", "creados por",
                    "creadas por", "levantado por", "levantada por", "registrado por", "registrada por")
-REPORTER_AFTER = ("reported", "opened", "filed", "raised", "created", "logged", "submitted", "report", "open",
-                  "file", "raise", "create", "reporto", "reportaron", "abrio", "abrieron", "creo", "crearon",
-                  "levanto", "registro", "ha reportado", "ha abierto", "ha creado")
+REPORTER_AFTER = ("reported", "opened", "filed", "raised", "created", "logged", "submitted", "reporto", "reportaron",
+                  "abrio", "abrieron", "creo", "crearon", "levanto", "registro", "ha reportado", "ha abierto",
+                  "ha creado", "has reported", "has opened", "has filed", "has raised")
+# "did Ben report …?", "what has Ana filed?": the verb's base form, only after did/does/has.
+REPORTER_VERBS = ("report", "open", "file", "raise", "create", "log", "submit")
 REPORTER_WORDS = ("reporter", "reporters", "reportero", "reportador", "who reported", "who opened", "who filed",
                   "who raised", "who created", "quien reporto", "quien abrio", "quien creo", "quien levanto",
                   "quien registro")
@@ -79,10 +81,12 @@ ORDER_WORDS = {
 }
 # Verbs and nouns that point a window of dates at a field ("created last week", "cerradas este mes").
 WINDOW_FIELD_WORDS = {
-    "created": ("created", "opened", "filed", "raised", "reported", "logged", "submitted", "new", "creadas",
+    "created": ("created", "opened", "filed", "raised", "reported", "logged", "submitted", "new", "se crearon",
+                "crearon", "se abrieron", "abrieron", "reportaron", "se reportaron", "creadas",
                 "creados", "creada", "creado", "abiertas", "abiertos", "reportadas", "reportados", "nuevas",
                 "nuevos", "registradas", "registrados", "levantadas", "levantados", "creation", "creacion"),
-    "resolved": ("resolved", "closed", "fixed", "finished", "completed", "done", "solved", "resueltas",
+    "resolved": ("resolved", "closed", "fixed", "finished", "completed", "done", "solved", "se resolvieron",
+                 "resolvieron", "se cerraron", "cerraron", "se arreglaron", "arreglaron", "resueltas",
                  "resueltos", "cerradas", "cerrados", "arregladas", "arreglados", "terminadas", "terminados",
                  "completadas", "completados", "solucionadas", "solucionados", "resolution", "resolucion"),
     "updated": ("updated", "changed", "touched", "modified", "actualizadas", "actualizados", "modificadas",
@@ -141,7 +145,7 @@ PRIORITY_NAMES = {
     "triviales": "LOW",
 }
 # "those", "them", "of these": an edit of the last question, not a new one.
-THOSE = ("those", "them", "these", "of those", "of them", "of these", "among them", "among those", "esas", "esos",
+THOSE = ("ahi", "alli", "alla", "de ahi", "in there", "over there", "those", "them", "these", "of those", "of them", "of these", "among them", "among those", "esas", "esos",
          "ellas", "ellos", "estas", "estos", "de esas", "de esos", "de ellas", "de ellos", "de estas", "de estos",
          "entre ellas", "entre ellos", "the same", "lo mismo", "las mismas", "los mismos")
 # What opens a follow-up that changes one part of the last question ("and Ana's?", "¿y en pagos?").
@@ -173,3 +177,17 @@ LIST_AGAIN = ("list them", "show them", "show me them", "list those", "show thos
 ASKING_WORDS = ("what", "whats", "what's", "which", "who", "whom", "whose", "how", "when", "where", "why", "show",
                 "list", "give", "tell", "que", "cual", "cuales", "quien", "quienes", "cuanto", "cuantos", "cuantas",
                 "como", "cuando", "donde", "dame", "dime", "muestra", "muestrame", "lista")
+# A relative sprint with a project's word between ("the current mobile sprint", "el sprint actual de datos").
+RELATIVE_SPRINT_WORDS = {
+    "current": (r"current|active|ongoing|running|this|present", r"actual|en curso|activo|vigente|de ahora"),
+    "previous": (r"previous|last|prior|past|earlier", r"anterior|pasado|previo"),
+    "next": (r"next|upcoming|following|coming", r"proximo|siguiente|que viene"),
+}
+# Work someone has to finish: open work, not the status of that name ("what do I need to get done next week?").
+OPEN_WORK = ("get done", "to get done", "need to finish", "needs to finish", "have to finish", "has to finish",
+             "got to finish", "must finish", "should finish", "get finished", "tengo que terminar",
+             "tiene que terminar", "hay que terminar", "tengo que acabar", "tengo que sacar", "por sacar")
+# After a field word, what makes it the group of a ranking ("sprint con más puntos", "the project with the most").
+WITH_MOST = ("with the most", "with most", "with the fewest", "with fewest", "with the least", "has the most",
+             "has most", "has the fewest", "con mas", "con menos", "tiene mas", "tiene menos", "que mas", "que menos")
+WHERE = ("where", "donde", "en donde", "en que parte")

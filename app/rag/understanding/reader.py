@@ -22,7 +22,7 @@ from app.rag.understanding.spans import Spans
 from app.rag.understanding import windows
 
 # Words that ask nothing of their own beyond what the glossary reads ("issues", "show", "please", ...).
-_KNOWN = frozenset(tq.FILLER | {terms.fold(w) for w in (
+_KNOWN = frozenset(tq.FILLER | tq._FIRST_PERSON | {terms.fold(w) for w in (  # noqa: SLF001
     *tq.TASK_NOUNS, "ones", "one", "bugs", "records", "tix", "tkts", "pls", "plz", "thx", "list", "show", "give",
     "tell", "anything", "everything", "todo", "todas", "todos", "cuales", "cual", "which", "what", "whats", "who",
     "quien", "quienes", "has", "have", "tiene", "tienen", "holds", "hold", "tiene", "lleva", "llevan", "got",
@@ -32,7 +32,9 @@ _KNOWN = frozenset(tq.FILLER | {terms.fold(w) for w in (
     "proyecto", "iteracion", "version", "release", "label", "component", "type", "tipo", "right", "then",
     "entonces", "so", "well", "pues", "like", "about", "see", "ver", "mostrar", "muestra", "muestrame",
     "ensename", "listame", "dame", "dime", "pasame", "saber", "know", "want", "quiero", "need", "necesito",
-    "many", "much", "number", "numero", "count", "same", "mismo", "misma", "mismas", "mismos", "ok", "okay")})
+    "many", "much", "number", "numero", "count", "same", "mismo", "misma", "mismas", "mismos", "ok", "okay",
+    "per", "each", "cada", "first", "primero", "primera", "order", "ordered", "sorted", "ordenadas", "ordenados",
+    "incidencias", "incidencia", "tickets", "ticket", "issues", "errores", "fallos", "please", "porfa")})
 
 
 @dataclass
@@ -58,6 +60,7 @@ class Said:
     list_again: bool = False  # "list them", "show them"
     unknown: list[str] = field(default_factory=list)
     mine: bool = False
+    noun: bool = False  # a task noun was said ("how many tasks?": a question of its own, not "how many?")
     it: bool = False  # points at one thing already said ("is it blocked?"): the focus's, not an edit
 
     def add(self, predicate: Predicate) -> None:
@@ -77,10 +80,11 @@ def read(question: str, lexicon: Lexicon, asker_id: int, today: dt.date) -> Said
     if spans.find(tq.NOT_MINE):
         return None
     _edit_markers(spans, said)
+    points = bool(spans.find(g.POINTS))  # "story points" before the issue type Story
     _values(spans, said, lexicon)
     _people(spans, said, lexicon, asker_id)
     _dates(spans, said, today)
-    _returns(spans, said)
+    _returns(spans, said, points)
     _flags(spans, said, today)
     _relative_sprint(spans, said)
     _nouns(spans, said)
@@ -179,12 +183,12 @@ def _people(spans: Spans, said: Said, lexicon: Lexicon, asker_id: int) -> None:
         person = lexicon.person(mention.value)
         if person is not None and spans.free(mention.span):
             by_span.setdefault(mention.span, []).append(person)
-    for span, people in sorted(by_span.items()):
+    for span, people in sorted(by_span.items(), key=lambda item: (item[0][0] - item[0][1], item[0][0])):
         if not spans.take(span):
             continue
         role = "reporter" if spans.before(span, g.REPORTER_BEFORE, gap=1) or spans.after(
-            span, g.REPORTER_AFTER, gap=2) or spans.before(span, ("did", "has", "have", "ha", "han"), gap=1) \
-            and spans.after(span, g.REPORTER_AFTER, gap=2) else "assignee"
+            span, g.REPORTER_AFTER, gap=1) or spans.before(span, ("did", "does", "has", "have"), gap=1) \
+            and spans.after(span, g.REPORTER_VERBS, gap=1) else "assignee"
         said.people.append(people)
         said.asks_tasks = said.asks_tasks or role == "reporter"
         if len(people) == 1:
@@ -195,7 +199,7 @@ def _people(spans: Spans, said: Said, lexicon: Lexicon, asker_id: int) -> None:
         said.add(Predicate("assignee", (asker_id,)))
 
 
-def _returns(spans: Spans, said: Said) -> None:
+def _returns(spans: Spans, said: Said, points: bool) -> None:
     """Count, points, a group-by, an order with its limit."""
     for (order, descending), phrases in g.ORDER_WORDS.items():
         if spans.find(phrases):
@@ -206,7 +210,7 @@ def _returns(spans: Spans, said: Said) -> None:
     group = _group_field(spans, said, per=not most)
     if group is not None and (most or group[1]):
         said.returns, said.group_by, said.ascending, said.asks_tasks = "group", group[0], fewest, True
-    if spans.find(g.POINTS):
+    if points:
         said.measure_points = said.returns == "group"
         said.returns = "group" if said.returns == "group" else "points"
         said.asks_tasks = True
@@ -220,19 +224,23 @@ def _group_field(spans: Spans, said: Said, per: bool) -> tuple[str, bool] | None
         for phrase, span in spans.find(words):
             if spans.before(span, g.GROUP_MARKERS, gap=2):
                 return name, True
-            if not per and spans.before(span, ("which", "what", "que", "cual", "cuales", "in which", "en que"), 2):
+            if not per and (spans.before(span, ("which", "what", "que", "cual", "cuales", "in which", "en que",
+                                                *g.MOST, *g.FEWEST), 2)
+                            or spans.after(span, g.WITH_MOST, 2)):
                 return name, False
             spans.taken.remove(span)  # a field word that groups nothing is read again as a field word
+    if not per and spans.find(g.WHERE):  # a tracker's "where" is a project ("where are the most late tasks?")
+        return "project", False
+    if not per and spans.find(g.REPORTER_WORDS):  # "who reported the most?", "¿quién abrió más?"
+        return "reporter", False
     if not per and spans.find(g.WHO):
-        if spans.find(g.REPORTER_AFTER) or spans.says(g.REPORTER_WORDS):
-            return "reporter", False
         return "assignee", False
     return None
 
 
 def _flags(spans: Spans, said: Said, today: dt.date) -> None:
     """Open / finished, overdue, unassigned, unresolved, blocked, status and priority by the glossary's words."""
-    if spans.find(tq.TO_DO_VERBS) or spans.find(tq.OPEN_NEGATED) or spans.find(g.UNRESOLVED):
+    if spans.find((*tq.TO_DO_VERBS, *g.OPEN_WORK)) or spans.find(tq.OPEN_NEGATED) or spans.find(g.UNRESOLVED):
         said.add(Predicate("open", (True,)))
     for match in tq._OVERDUE_SAID.finditer(spans.text):  # noqa: SLF001
         if spans.take(match.span()):
@@ -253,6 +261,8 @@ def _flags(spans: Spans, said: Said, today: dt.date) -> None:
         _add_value(said, "priority", tq.PRIORITY_PHRASES[phrase])
     if spans.find(g.BLOCKED):
         said.add(Predicate("blocked", (True,)))
+        if "status" not in said.fields:  # what is held up is work not finished
+            said.add(Predicate("open", (True,)))
     if spans.find(tq.OPEN_PHRASES):
         said.add(Predicate("open", (True,)))
     spans.find(tq.HOLDING)
@@ -270,7 +280,8 @@ def _dates(spans: Spans, said: Said, today: dt.date) -> None:
     for phrase, _ in spans.find(tq._DUE_PHRASES):  # noqa: SLF001
         found.setdefault("due", tq._DUE_PHRASES[phrase])  # noqa: SLF001
     window_said = spans.find(g.WINDOWS)
-    target = next((name for name, words in g.WINDOW_FIELD_WORDS.items() if spans.find(words)), None)
+    target = next((name for name, words in g.WINDOW_FIELD_WORDS.items() if spans.find(words)), None) \
+        if window_said else None
     if window_said and (target is not None or "due" not in found and not spans.says(("due", "vence", "vencen"))):
         start, end = windows.window(g.WINDOWS[window_said[0][0]], today)
         said.add(Predicate(target or "created", window=(start, end)))  # type: ignore[arg-type]
@@ -284,19 +295,36 @@ def _dates(spans: Spans, said: Said, today: dt.date) -> None:
 
 
 def _relative_sprint(spans: Spans, said: Said) -> None:
+    which = relative_sprint_said(spans)
+    if which is not None:
+        said.relative_sprint = which
+        said.fields.add("sprint")
+        said.asks_tasks = True
+
+
+def relative_sprint_said(spans: Spans) -> str | None:
+    """current / previous / next, said before "sprint" (a project's words may stand between: "the current mobile
+    sprint") or after it in Spanish ("el sprint actual"); the span is taken."""
     for which, phrases in g.RELATIVE_SPRINTS.items():
         if spans.find(phrases):
-            said.relative_sprint = which
-            said.fields.add("sprint")
-            said.asks_tasks = True
-            return
+            return which
+    for which, (before, after) in g.RELATIVE_SPRINT_WORDS.items():
+        pattern = rf"(?<![\w-])(?:(?:{before})\s+(?:[\w-]+\s+){{0,2}}(?:sprint|iteration)|(?:sprint|iteracion)\s+" \
+                  rf"(?:de\s+[\w-]+\s+)?(?:{after}))(?![\w-])"
+        for match in re.finditer(pattern, spans.text):
+            words = spans.text[match.start():match.end()]
+            if spans.take(match.span()) or words:
+                return which
+    return None
 
 
 def _nouns(spans: Spans, said: Said) -> None:
-    if spans.find(tq.TASK_NOUNS) or spans.find(("bugs", "bug", "tix", "tkts", "tickets")):
-        said.asks_tasks = True
+    if spans.find(tq.TASK_NOUNS) or spans.find(("bugs", "bug", "tix", "tkts", "tickets", "incidencias")):
+        said.asks_tasks = said.noun = True
     spans.find(tq.IDIOMS)
     for words in g.FIELD_WORDS.values():
         spans.find(words)
     spans.find(g.REPORTER_WORDS)
     spans.find(g.REPORTER_AFTER)
+    if "reporter" in said.fields:
+        spans.find(g.REPORTER_VERBS)

@@ -1,3 +1,3 @@
--- source: FACTS.md §10 (plain aggregate, as ERASE_COUNT_MESSAGES; LENGTH of a VARCHAR2 counts characters) over the searches' access predicate
+-- source: FACTS.md §10 (plain aggregate, as ERASE_COUNT_MESSAGES; AVG of the stored CONTENT_CHARS = LENGTH(CONTENT), V20) over the searches' access predicate; all columns in RAG_CHUNK_STATS_IDX (REVIEW-4 W1)
 
-SELECT COUNT(*), AVG(LENGTH(CONTENT)) FROM RAG_CHUNK
+SELECT COUNT(*), AVG(CONTENT_CHARS) FROM RAG_CHUNK

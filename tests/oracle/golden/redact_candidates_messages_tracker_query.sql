@@ -1,0 +1,4 @@
+-- source: FACTS.md §10 (plain SELECT) + the LIKE shape of proof_count (REVIEW-2 U8) (MESSAGES.TRACKER_QUERY: the typed query, issue 34)
+
+SELECT MESSAGE_ID, TRACKER_QUERY FROM MESSAGES
+WHERE UPPER(TRACKER_QUERY) LIKE UPPER(:pattern) ESCAPE '\'

@@ -1,0 +1,3 @@
+-- source: FACTS.md §11.6 (str into a CLOB or VARCHAR2 by UPDATE) + §10 (MESSAGES.TRACKER_QUERY)
+
+UPDATE MESSAGES SET TRACKER_QUERY = :redacted WHERE MESSAGE_ID = :row_id
