@@ -134,7 +134,8 @@ COMPONENTS = {
 RELEASES = {0: ["2.0.0", "2.1.0", "2.2.0"], 1: ["2026.1", "2026.2", "2026.3"], 2: ["Wave 1", "Wave 2", "Wave 3"],
             3: ["1.0", "1.1", "1.2"]}
 PREVIOUS_RELEASE = {0: "1.9.4", 1: "2025.4", 2: "Wave 0", 3: "0.9"}
-ENVIRONMENTS = {0: ["iOS 17.5 on iPhone 14", "Android 14 on Pixel 8", "Android 12 on Galaxy A52"],
+# Environments name no platform a title already names ("the iOS build"): a bug's environment is not its topic.
+ENVIRONMENTS = {0: ["production, store release", "beta channel", "staging, internal testers"],
                 1: ["staging, Chrome 130", "production, Safari 18"], 2: ["Airflow 2.9, staging"],
                 3: ["producción, Chrome 130", "staging, Firefox 132"]}
 # Finished tasks: how they were resolved (most were fixed).

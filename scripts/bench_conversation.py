@@ -9,8 +9,12 @@ tables under the run's --label in docs/BENCHMARKS.md's "Conversation benchmark" 
 label replaces its tables, so "before" and "after" stand side by side) and appends a row per mode to the log
 (unless --no-markdown).
 
+With --batch edits (issue 31: chains that edit the last question, questions on every field; app/evals/edit_cases.py)
+its tables go under the label in their own section, "Edit chains and field questions", split by kind (each chain and
+single template), part, language and turn, chain turns apart; the default --out is then docs/bench/bench_edits.json.
+
 Usage: .venv/bin/python scripts/bench_conversation.py [--modes offline,honest,inventing] [--label before]
-       [--out PATH] [--turns PATH] [--no-markdown] [--variants | --check]
+       [--out PATH] [--turns PATH] [--no-markdown] [--variants | --check | --batch NAME]
 """
 
 from __future__ import annotations
@@ -31,6 +35,8 @@ sys.path.insert(0, str(ROOT / "scripts"))
 from app.config import Settings  # noqa: E402
 from app.evals import conversation_phrasings  # noqa: E402
 from app.services import conversation_bench  # noqa: E402
+from app.services.conversation_bench import EDITS  # noqa: E402
+import bench_edits_md as edits_md  # noqa: E402
 from benchmarks_md import PATH as BENCHMARKS_MD, append_rows, save_result  # noqa: E402
 
 SECTION = "## Conversation benchmark (issue 23)"
@@ -62,15 +68,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--modes", default=",".join(conversation_bench.MODES))
     parser.add_argument("--label", default="before")
-    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "bench" / "bench_conversation.json")
+    parser.add_argument("--out", type=Path, default=None, help="default docs/bench/bench_conversation.json "
+                        "(bench_edits.json with --batch edits)")
     parser.add_argument("--turns", type=Path, default=None, help="also write every judged turn here (JSON)")
     parser.add_argument("--no-markdown", action="store_true")
     parser.add_argument("--variants", action="store_true",
                         help="ask the later-invented phrasings (conversation_phrasings.VARIANTS) instead; "
                              "all tuned, so nothing is written to BENCHMARKS.md")
-    parser.add_argument("--batch", choices=sorted(conversation_phrasings.BATCHES), default=None,
+    parser.add_argument("--batch", choices=sorted([*conversation_phrasings.BATCHES, EDITS]), default=None,
                         help="ask a batch of conversation_phrasings.BATCHES instead (all tuned; nothing is written "
-                             "to BENCHMARKS.md); its own templates' figure is printed apart")
+                             "to BENCHMARKS.md; its own templates' figure is printed apart), or 'edits' (issue 31's "
+                             "chains and field questions, tuned and held-out, written to their own section)")
     parser.add_argument("--check", action="store_true",
                         help="ask the document check set (conversation_phrasings.DOC_FACTS_CHECK, NOWHERE_CHECK, "
                              "DOC_SUMMARY_CHECK) instead, scored per half; nothing is written to BENCHMARKS.md")
@@ -83,14 +91,16 @@ def main() -> None:
     turns = {mode: figures.pop("turns") for mode, figures in result["modes"].items()}
     result.update({"label": args.label, "commit": _commit(), "date": dt.date.today().isoformat(),
                    "seconds": round(seconds, 1), "machine": platform.platform()})
-    save_result(args.out, result)
+    out = args.out or ROOT / "docs" / "bench" / ("bench_edits.json" if args.batch == EDITS else
+                                                  "bench_conversation.json")
+    save_result(out, result)
     if args.turns is not None:
         save_result(args.turns, turns)
     for mode, figures in result["modes"].items():
         a = figures["all"]
         print(f"{mode:<10} {a['questions']} questions: right {a['right']}, right refusal {a['right_refusal']}, "
               f"wrong {a['wrong']}, leaks {a['leaks']}, wrong refusals {a['wrong_refusals']}, score {a['score']}")
-        if args.batch:  # the chains' other turns keep their phrasings, some held out: not the batch's figure
+        if args.batch and args.batch != EDITS:  # the chains' other turns keep their phrasings, some held out: not the batch's figure
             own = [t for t in turns[mode] if t["template"] in conversation_phrasings.BATCHES[args.batch]]
             good = sum(t["outcome"] != "wrong" for t in own)
             print(f"{mode:<10} the batch's own {len(own)} turns: score {good / len(own):.4f}, leaks "
@@ -100,6 +110,11 @@ def main() -> None:
                 print(f"{'':<10} {part}: {p['questions']} questions, score {p['score']}, leaks {p['leaks']}, "
                       f"wrong refusals {p['wrong_refusals']}")
     print(f"{seconds:.1f} s for {len(modes)} mode(s), seeding included")
+    if args.batch == EDITS:
+        print(edits_md.tables(result, turns))
+        if not args.no_markdown:
+            edits_md.write_section(result, turns)
+            append_rows([edits_md.log_row(result, mode) for mode in result["modes"]])
     if not args.no_markdown and not args.variants and not args.batch and not args.check:
         write_section(result)
         append_rows([f"| {result['date']} | conversation benchmark ({args.label}, {mode}) | {result['questions']} "

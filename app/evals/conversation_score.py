@@ -10,6 +10,8 @@ and figures it states, and — for a refusal only — that it says so. Folded te
   stored value or its English/Spanish words; assignee: the full name; due date: ISO or spelled out; story
   points: the figure; the asker's own task may say "assigned to you"). A record card asks status, assignee
   and due date;
+- one (the record a question picks: the most urgent, the one due first, the newest): it cites only the picked
+  task (any of those tied) and every asked value appears, as in a lookup;
 - count (and sums): the figure appears, and it cites no task outside the set it counts;
 - compare: the first line names a winner (any of them when tied: a project by its full name or its first
   word, a person by full or first name — or "you" when it is the asker —, a sprint by name) and the winner's
@@ -24,7 +26,8 @@ and figures it states, and — for a refusal only — that it says so. Folded te
   of REFUSALS, or a zero figure) or asks back which one is meant (CLARIFYING: "Which task?", which answers
   nothing), whatever it offers after that ("the closest: …").
 
-Figures are read from the text without its anchors, ISO dates and "#n" ids. Separately, and whatever the
+Figures are read from the text without its anchors, ISO dates, "#n" ids and the values the question named
+(Truth.named: a version "2.0.0", a label; never a figure of the answer). Separately, and whatever the
 kind: a **leak** is an anchor of an entity hidden from the asker in the answer, a hidden entity's title in
 it (titles the asker can see are removed first, and a title the asker typed themselves is no leak), or a
 paragraph of a hidden document that no visible record holds (conversation_truth.Hidden); an
@@ -79,7 +82,7 @@ def judge(truth: Truth, answer: str, hidden: Hidden, new_scope: str | None = Non
     if invented:
         return Verdict("wrong", False, False, f"cites {invented[0]}, which does not exist")
     if truth.kind == "refusal":
-        zero = "0" in figures(first_line(answer))
+        zero = "0" in figures(unnamed(first_line(answer), truth.named))
         return Verdict("right_refusal") if refused or zero else Verdict("wrong", why="answered; nothing visible does")
     why = _wrong_because(truth, answer, new_scope)
     if why is None:
@@ -90,7 +93,7 @@ def judge(truth: Truth, answer: str, hidden: Hidden, new_scope: str | None = Non
 def _wrong_because(truth: Truth, answer: str, new_scope: str | None) -> str | None:
     """None when right; else what is missing or extra."""
     cited = cited_tasks(answer)
-    numbers = figures(answer)
+    numbers = figures(unnamed(answer, truth.named))
     if truth.kind == "list":
         extra = [a for a in cited if a not in truth.tasks]
         if extra:
@@ -105,6 +108,12 @@ def _wrong_because(truth: Truth, answer: str, new_scope: str | None) -> str | No
             return f"about {cited[0] if cited else 'no task'}, not {truth.entity}"
         missing = [g[0] for g in truth.values if not _has_any(answer, g, numbers)]
         return f"no {missing[0]!r}" if missing else None
+    if truth.kind == "one":
+        if not cited or cited[0] not in truth.tasks:
+            return f"singles out {cited[0] if cited else 'no task'}, not one of {len(truth.tasks)} asked"
+        extra = [a for a in cited if a not in truth.tasks]
+        missing = [g[0] for g in truth.values if not _has_any(answer, g, numbers)]
+        return f"also cites {extra[0]}" if extra else (f"no {missing[0]!r}" if missing else None)
     if truth.kind == "count":
         if _number(truth.figure) not in numbers:
             return f"no figure {_number(truth.figure)}"
@@ -114,7 +123,7 @@ def _wrong_because(truth: Truth, answer: str, new_scope: str | None) -> str | No
         head = first_line(answer)
         if not _has_any(head, truth.values[0], ()):
             return "the first line names no winner"
-        return None if _number(truth.figure) in figures(head) else f"no figure {_number(truth.figure)} by the winner"
+        return None if _number(truth.figure) in figures(unnamed(head, truth.named)) else f"no figure {_number(truth.figure)} by the winner"
     if truth.kind == "names":
         if truth.entity not in all_anchors(answer):
             return f"does not cite {truth.entity}"
@@ -163,6 +172,13 @@ def cited_tasks(answer: str) -> list[str]:
 def figures(text: str) -> set[str]:
     bare = _ID.sub(" ", _DATE.sub(" ", ANCHOR.sub(" ", text)))
     return {_number(float(n.replace(",", "."))) for n in _NUMBER.findall(bare)}
+
+
+def unnamed(text: str, named: Iterable[str]) -> str:
+    """The text without the values the question itself named (a version "2.0.0" is no figure of the answer)."""
+    for value in sorted(named, key=len, reverse=True):
+        text = re.sub(rf"(?<![\w.]){re.escape(value)}(?![\w]|\.\d)", " ", text, flags=re.IGNORECASE)
+    return text
 
 
 def first_line(answer: str) -> str:

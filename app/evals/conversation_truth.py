@@ -158,14 +158,15 @@ class Snapshot:
 class Truth:
     """What a right answer contains (app/evals/conversation_score.py says how each kind is judged)."""
 
-    kind: str  # list | lookup | count | compare | names | text | scope | refusal
+    kind: str  # list | lookup | one | count | compare | names | text | scope | refusal
     entity: str | None = None  # the anchor a lookup, names or text answer is about
-    tasks: frozenset[str] = frozenset()  # list: the matching tasks; count: the tasks counted
+    tasks: frozenset[str] = frozenset()  # list: the matching tasks; count: the tasks counted; one: those tied
     figure: float | None = None  # list: how many; count: the figure; compare: the winner's figure
     values: tuple[tuple[str, ...], ...] = ()  # each group must appear, in any of its spellings (folded)
     sentences: tuple[str, ...] = ()  # text: paragraphs the answer must cover
     scope: str | None = None  # scope: the conversation's scope after the turn
     raw_values: tuple[str, ...] = field(default=(), compare=False)  # values as stored (reports)
+    named: tuple[str, ...] = field(default=(), compare=False)  # values the question names ("2.0.0"): no figures
 
 
 REFUSAL = Truth("refusal")
@@ -266,13 +267,18 @@ def _value(snap: Snapshot, asker: int, task: Row, name: str) -> tuple[tuple[str,
         due = _due(task)
         if due is None:
             return ("-",), "-"
-        spelled = (f"{due.day} {_MONTHS['en'][due.month - 1]} {due.year}",
-                   f"{_MONTHS['en'][due.month - 1]} {due.day}, {due.year}",
-                   f"{due.day} de {_MONTHS['es'][due.month - 1]} de {due.year}")
-        return (due.isoformat(), *(fold(s) for s in spelled)), due.isoformat()
+        return spell_date(due), due.isoformat()
     if name == "points":
         return (_number(float(task["story_points"] or 0)),), _number(float(task["story_points"] or 0))
     raise ValueError(f"no field {name!r}")
+
+
+def spell_date(day: dt.date) -> tuple[str, ...]:
+    """A date as an answer may write it (folded): ISO, "9 December 2026", "December 9, 2026", "9 de diciembre de 2026"."""
+    spelled = (f"{day.day} {_MONTHS['en'][day.month - 1]} {day.year}",
+               f"{_MONTHS['en'][day.month - 1]} {day.day}, {day.year}",
+               f"{day.day} de {_MONTHS['es'][day.month - 1]} de {day.year}")
+    return (day.isoformat(), *(fold(s) for s in spelled))
 
 
 def _comments(snap: Snapshot, asker: int, template: str, task_id: int) -> Truth:

@@ -39,6 +39,7 @@ from app.domain import SearchHit
 from app.rag.understanding.glossary import PLEASANTRIES
 from app.rag import bilingual, cards, task_questions, terms
 from app.rag.prompting import ANCHOR, anchor
+from app.rag.templates import LINK_LABELS
 
 I_DONT_KNOW = {
     "en": "I don't know: nothing you are allowed to see answers this question closely enough.",
@@ -72,7 +73,11 @@ MEANT_FLOOR = 0.35  # below it, hits holding only some of an English question's 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'¿¡(]?[A-ZÁÉÍÓÚÑ0-9])")
 # Task template lines that are fields, not sentences (app/rag/templates.py).
-_FIELD_LINE = re.compile(r"^(?:Status|Project|Assignee|Story points|Estimated hours|Due|Comments|Dates):")
+# A task chunk's field lines (app/rag/templates.py): facts a card states, never sentences to quote as an answer's
+# content (a real tracker's fields among them: "Reporter: Chen Wei" is not what the login bug is about).
+_FIELD_LINE = re.compile(r"^(?:Status|Project|Assignee|Story points|Estimated hours|Due|Comments|Dates|Reporter|"
+                         r"Created|Resolution|Labels|Fix versions|Affects versions|Components|Environment|Parent|"
+                         + "|".join(label for _, label in LINK_LABELS) + r"):")
 # Words that only ask how much or what to do: they name nothing, not even for the gate (which still wants
 # the "agree" of "what did we agree with Maria?" in the lexical arm's first hit).
 _FUNCTION = frozenset(terms.stem(w) for w in """

@@ -18,13 +18,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.config import Settings
-from app.evals import conversation_cases, conversation_phrasings, loopback_llm
+from app.evals import conversation_cases, conversation_phrasings, edit_cases, edit_truth, loopback_llm
 from app.evals.conversation_cases import FAMILY, Case
 from app.evals.conversation_score import Verdict, judge
-from app.evals.conversation_truth import Snapshot, truth
+from app.evals.conversation_truth import Snapshot, Truth, truth
 from app.services.evaluation import ProgressFactory, SilentProgress
 
 MODES = ("offline", *loopback_llm.MODES)
+EDITS = "edits"  # the batch of issue 31 (app/evals/edit_cases.py): chains that edit the last question, every field
 ANSWER_CHARS = 600  # of each answer kept in the per-turn results
 
 
@@ -106,7 +107,7 @@ def _converse_all(engine, settings: Settings, snap: Snapshot, cases: Sequence[Ca
                         scope = turn.slot["project"]
                     elif turn.template == "scope_all":
                         scope = None
-                    expected = truth(snap, case.asker, turn.template, turn.slot, scope)
+                    expected = _truth(snap, case.asker, turn.template, turn.slot, scope)
                     prep = chat.prepare(engine, settings, caller, chat.ChatInput(turn.text, conversation))
                     answer = await chat.chat(engine, settings, prep, client)
                     conversation = answer.conversation_id
@@ -114,12 +115,24 @@ def _converse_all(engine, settings: Settings, snap: Snapshot, cases: Sequence[Ca
                     verdict = judge(expected, answer.answer, hidden, after, asked)
                     judged.append(Judged(case.cid, ix, str(snap.employees[case.asker]["first_name"]),
                                          snap.role(case.asker).lower(), turn.lang, turn.part, turn.template,
-                                         FAMILY[turn.template], case.is_chain, expected.kind, verdict,
+                                         family(turn.template), len(case.turns) > 1, expected.kind, verdict,
                                          turn.text, answer.answer, answer.llm_used, answer.llm_error))
                 tick(1)
         return judged
 
     return anyio.run(run)
+
+
+def _truth(snap: Snapshot, asker: int, template: str, slots: dict, scope: int | None) -> Truth:
+    """The turn's truth: the edits batch's templates (edit_truth) or the first benchmark's."""
+    if template in FAMILY:
+        return truth(snap, asker, template, slots, scope)
+    return edit_truth.truth(snap, asker, template, slots)
+
+
+def family(template: str) -> str:
+    """The kind a turn is reported under: issue 23's families, or the edits batch's chain or template."""
+    return FAMILY.get(template) or edit_cases.family(template)
 
 
 def summarize(judged: Sequence[Judged]) -> dict[str, Any]:
@@ -129,6 +142,7 @@ def summarize(judged: Sequence[Judged]) -> dict[str, Any]:
         "by_part": lambda j: j.part, "by_lang": lambda j: j.lang, "by_family": lambda j: j.family,
         "by_role": lambda j: j.role, "by_shape": lambda j: "chain turns" if j.chain else "single questions",
         "by_part_lang": lambda j: f"{j.part}/{j.lang}",
+        "by_step": lambda j: f"turn {j.template.split('/')[1]}" if "/" in j.template else "single",
     }
     out: dict[str, Any] = {"all": _figures(judged)}
     for name, key in splits.items():
@@ -156,25 +170,31 @@ def evaluate_conversations(modes: Sequence[str] = ("offline",), embedder: Any | 
     """Seed, build, ask in every mode, judge → {"conversations", "questions", ..., "modes": {mode: figures,
     "turns": every judged turn}}. ``min_turns``: only the stratified sample (conversation_cases.sample);
     ``batch``: the conversations reworded by the batch of phrasings of that name instead
-    (conversation_phrasings.BATCHES: "variants" is VARIANTS); ``check``: the document check set instead
+    (conversation_phrasings.BATCHES: "variants" is VARIANTS), or EDITS: the edits batch (edit_cases.build_edits,
+    its own phrasings, a held-out third among them); ``check``: the document check set instead
     (conversation_cases.build_check)."""
     from app.services.golden_eval import demo_engine
 
     with demo_engine(base, embedder) as (engine, settings):
         snap = snapshot(engine)
-        source = conversation_phrasings.BATCHES[batch] if batch else None
-        cases = conversation_cases.build_check(snap) if check else conversation_cases.build(snap, source)
+        source = conversation_phrasings.BATCHES[batch] if batch and batch != EDITS else None
+        if batch == EDITS:
+            cases = edit_cases.build_edits(snap)
+        else:
+            cases = conversation_cases.build_check(snap) if check else conversation_cases.build(snap, source)
         if min_turns is not None:
             cases = conversation_cases.sample(cases, min_turns)
         turns = [t for c in cases for t in c.turns]
         result: dict[str, Any] = {
             "conversations": len(cases), "questions": len(turns),
-            "chains": sum(c.is_chain for c in cases),
+            "chains": sum(len(c.turns) > 1 for c in cases),
             "languages": {lang: sum(t.lang == lang for t in turns) for lang in ("en", "es")},
             "parts": {part: sum(t.part == part for t in turns)
                       for part in (conversation_cases.CHECK_PARTS if check else conversation_cases.PARTS)},
             "search_mode": settings.search_mode, "modes": {},
         }
+        if batch == EDITS:
+            result["left_out"] = edit_cases.left_out(snap)
         for mode in modes:
             judged = ask(engine, settings, snap, cases, mode, progress)
             result["modes"][mode] = {**summarize(judged), "turns": [j.row() for j in judged]}

@@ -33,8 +33,9 @@ WEAK = "The answer is in the tracker [TASK #99999]. See also [SPRINT #1]."  # th
 def task_truth(engine, task_id):
     row = engine.get(TASKS, task_id)
     person = engine.get(EMPLOYEES, row["assignee_id"]) if row["assignee_id"] else None
+    kind = f"({row['issue_type']}) " if row.get("issue_type") else ""  # the header names the issue type
     return {**row, "assignee": f"{person['first_name']} {person['last_name']}" if person else None,
-            "anchor": f"[TASK #{task_id}]"}
+            "anchor": f"[TASK #{task_id}]", "header": f"[TASK #{task_id}] {kind}{row['title']}"}
 
 
 def document_titled(engine, title):
@@ -62,7 +63,7 @@ def test_an_id_asked_in_words_is_the_record_card(offline, demo):
     card = ask(offline, MARIA, "tell me about task 107")
     assert card["route"] == "lookup" and card["citations"] == [truth["anchor"]]
     text = card["answer"]
-    assert text.splitlines()[0] == f"{truth['anchor']} {truth['title']}"
+    assert text.splitlines()[0] == truth["header"]
     for value in (f"Status: {truth['status']}", f"Priority: {truth['priority']}", f"Assignee: {truth['assignee']}",
                   f"Due: {truth['expected_end_date']}", f"Story points: {int(truth['story_points'])}",
                   f"Description: {truth['description']}"):
@@ -81,7 +82,7 @@ def test_a_follow_up_asking_one_field_is_the_card_cut_to_it(offline, demo, quest
     truth = task_truth(engine, 107)
     _, answer = converse(offline, MARIA, "what is the status of task 107?", question)
     assert answer["route"] == "follow_up" and answer["citations"] == [truth["anchor"]]
-    assert answer["answer"] == f"{truth['anchor']} {truth['title']}\n{field.format(**truth)}"
+    assert answer["answer"] == f"{truth['header']}\n{field.format(**truth)}"
 
 
 def test_summarise_the_release_plan_gives_every_sentence_of_the_document(offline, demo):
@@ -271,7 +272,7 @@ def test_an_honest_reply_around_the_card_stands_and_one_that_changes_it_does_not
     assert (answers[1]["llm_used"], answers[1]["llm_error"]) == (False, "contradicted")
     assert (answers[2]["llm_used"], answers[2]["llm_error"]) == (False, "incomplete")  # dropped the task itself
     card = answers[1]["answer"]
-    assert card == answers[2]["answer"] and card.startswith(f"{truth['anchor']} {truth['title']}\nStatus: ")
+    assert card == answers[2]["answer"] and card.startswith(f"{truth['header']}\nStatus: ")
     prompt = llm.requests[0]["body"]["messages"][-1]["content"]
     chunk_line = f"Status: {truth['status']} | Priority: {truth['priority']} | Sprint: "  # the chunk template's
     assert prompt.count(chunk_line) == 1  # the record once (whole, as a looked-up entity), not its chunks again
@@ -298,7 +299,7 @@ def test_a_spanish_conversation_with_a_weak_model_keeps_the_cards(demo, offline)
     assert len(answer_calls) == 4 and all(r["body"]["messages"][-1]["content"].startswith("Context:")
                                           for r in answer_calls)
     truth = task_truth(demo[0], 107)
-    record = f"{truth['anchor']} {truth['title']}\nStatus: {truth['status']} | Priority: {truth['priority']} | Sprint:"
+    record = f"{truth['header']}\nStatus: {truth['status']} | Priority: {truth['priority']} | Sprint:"
     for request in answer_calls:  # the focus's record once, never again as a retrieved chunk
         assert request["body"]["messages"][-1]["content"].count(record) == 1
 
@@ -359,7 +360,7 @@ def test_a_streamed_reply_that_contradicts_the_card_is_reset_to_it(demo):
     assert events[reset][1] == {"reason": "llm_error", "llm_error": "contradicted"}
     done = events[-1][1]
     after = "".join(data["text"] for name, data in events[reset + 1:] if name == "token")
-    assert after == done["answer"] and done["answer"].startswith(f"{truth['anchor']} {truth['title']}\nStatus: ")
+    assert after == done["answer"] and done["answer"].startswith(f"{truth['header']}\nStatus: ")
     assert (done["llm_used"], done["llm_error"], done["citations"]) == (False, "contradicted", [truth["anchor"]])
 
 
