@@ -115,18 +115,19 @@ TEMPLATE_FIELDS = {
     "es": [("Bug", ["bug", "auth"]), ("Improvement", ["qa"]), ("Feature", ["perf"]), ("Improvement", ["ux"]),
            ("Improvement", ["i18n"]), ("Bug", ["bug"])],
 }
-# Each area's component: a layer of the product, not the area's own words (a title already names its area).
+# Each area's component: a layer of the product sharing no word with the area's title (a title already names its
+# area; a component "Refunds" made every refund-flow task cover "¿las devoluciones son inmediatas?").
 COMPONENTS = {
     "the onboarding screen": "UI", "the profile page": "UI", "the settings screen": "UI",
-    "push notifications": "Messaging", "deep links": "Messaging", "offline sync": "Sync", "the iOS build": "Build",
-    "the Android build": "Build", "the refund flow": "Refunds", "the checkout page": "Web checkout",
-    "3-D Secure": "Card processing", "fraud scoring": "Card processing", "the PSP webhook handler": "PSP integration",
-    "the payout scheduler": "Payouts", "the reconciliation report": "Finance reports",
-    "currency conversion": "Finance reports", "the nightly ETL": "Pipelines", "the Airflow DAGs": "Pipelines",
+    "push notifications": "Messaging", "deep links": "Messaging", "offline sync": "Data layer",
+    "the iOS build": "Release engineering", "the Android build": "Release engineering", "the refund flow": "Payments core",
+    "the checkout page": "Storefront", "3-D Secure": "Card processing", "fraud scoring": "Card processing",
+    "the PSP webhook handler": "Integrations", "the payout scheduler": "Treasury", "the reconciliation report": "Finance",
+    "currency conversion": "Finance", "the nightly ETL": "Pipelines", "the Airflow DAGs": "Pipelines",
     "the sales dashboard": "BI", "the cost report": "BI", "the customer dimension": "Data model",
-    "the orders fact table": "Data model", "data quality checks": "Data quality",
-    "la página de facturas": "Facturación", "los pagos en pesos": "Facturación", "el chat de soporte": "Soporte",
-    "las notificaciones por correo": "Soporte", "el registro de clientes": "Cuentas",
+    "the orders fact table": "Data model", "data quality checks": "Governance",
+    "la página de facturas": "Cobros", "los pagos en pesos": "Cobros", "el chat de soporte": "Atención",
+    "las notificaciones por correo": "Atención", "el registro de clientes": "Cuentas",
     "el panel de administración": "Backoffice",
 }
 # Each project's releases: the first sprint's, the running sprint's, and the next one (tasks in no sprint).

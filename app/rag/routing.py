@@ -195,7 +195,7 @@ def route(question: str, focus: EntityRef | None, vocabulary: Vocabulary, today:
         return Route("follow_up", refs=(focus,), intent=intent, lang=lang)  # type: ignore[arg-type]
     if reading is not None and tracker is not None and not ids and edits.confident(reading) \
             and edits.names_its_subject(reading):  # read whole by the typed reader: it wins
-        return _query(edits.compose(reading, tracker.lexicon, tracker.scope_project), intent, lang)
+        return _query(edits.compose(reading, tracker.lexicon, tracker.scope_project), intent, lang, text)
     group = comparisons.group_of(question)
     if group is not None and not ids:
         return _compare(question, vocabulary, today, group, intent, lang)
@@ -205,7 +205,7 @@ def route(question: str, focus: EntityRef | None, vocabulary: Vocabulary, today:
         return Route("lookup", refs=tuple(ids), intent=intent, lang=lang)
     if reading is not None and tracker is not None and not follow_up and not speakers \
             and edits.confident(reading) and edits.names_its_subject(reading):  # the first reader could not read it
-        return _query(edits.compose(reading, tracker.lexicon, tracker.scope_project), intent, lang)
+        return _query(edits.compose(reading, tracker.lexicon, tracker.scope_project), intent, lang, text)
     # Below, readings guessed from the question's kind by meaning: offline they answer, with an LLM the model is
     # given the query tool instead of the guess as its backbone (guessed=True).
     if intent == "compare" and task_questions.slots(question, vocabulary, today, max_unknown=MAX_UNKNOWN + 1):
@@ -243,12 +243,16 @@ def _record_asked(question: str, keyed: tuple[EntityRef, ...], tracker: Tracker)
     return None
 
 
-def _query(composed: Composed, intent: Intent | None, lang: str) -> Route:
+def _query(composed: Composed, intent: Intent | None, lang: str, text: str = "") -> Route:
     """A typed query's route: ``compare`` for a ranking, ``tasks`` otherwise; or the question back."""
     if composed.ambiguous:
         return Route("clarify", intent=intent, missing="person", lang=lang, ambiguous=composed.ambiguous)
     if composed.query is None:
         return Route("clarify", intent=intent, missing="project", lang=lang)
+    for match in _UNNAMED.finditer(text):  # "the sprint" it does not name: which? (a scoped project answers)
+        missing: Missing = "sprint" if match.group("what") in ("sprint", "iteracion") else "project"
+        if composed.query.first(missing) is None and not (missing == "sprint" and composed.query.first("project")):
+            return Route("clarify", intent=intent, missing=missing, lang=lang, query=composed.query)
     kind: RouteKind = "compare" if composed.query.returns == "group" else "tasks"
     return Route(kind, intent=intent, lang=lang, query=composed.query)
 

@@ -113,7 +113,8 @@ def gather(engine: Engine, settings: Settings, prep: Prepared, route: Route, que
         evidence.entities = entities.visible(engine, prep.caller, route.refs)
         evidence.missing = [r for r in route.refs if r not in evidence.entities]
     elif route.kind in ("tasks", "compare") and route.query is not None:
-        evidence.computed, evidence.ran = tracker_answers.answer(prep.state, route.query, scope, route.lang)
+        evidence.computed, evidence.ran, result = tracker_answers.run(prep.state, route.query, scope, route.lang)
+        evidence.task_rows = result.rows  # every row read is citable, as a find_tasks list's are
     elif route.kind == "tasks" and route.tasks is not None \
             and routing.said_in_a_document(prep.message, route.tasks, found.result.hits):
         evidence.route = dataclasses.replace(route, kind="retrieve")  # a kind found by meaning gives way

@@ -17,7 +17,7 @@ from app.rag.answers import tracker as tracker_answer
 from app.rag.computed import Computed
 from app.rag.refs import EntityRef
 from app.rag.routing import Route
-from app.services import entities, tools
+from app.services import entities, tools, tracker_answers
 from app.services.conversations import EffectiveScope
 
 MAX_PROJECTS_ASKED = 10  # projects named in "Which project?"
@@ -134,6 +134,8 @@ def clarify(state: tools.ToolState, route: Route, scope: EffectiveScope) -> Comp
         return tracker(state, route.tasks, scope)[0]  # tracker bounds the question by the scope's project
     if route.missing == "person":
         return tracker_answer.ambiguous(route.ambiguous, route.lang)
+    if route.missing == "project" and route.query is not None and isinstance(scope.project, int):
+        return tracker_answers.answer(state, route.query, scope, route.lang)[0]  # the scope's project is "the project"
     text = _CLARIFY[route.lang][route.missing]  # type: ignore[index]
     if route.missing in ("sprint", "project"):
         vocabulary = state.vocabulary()

@@ -41,7 +41,7 @@ def run(state: tools.ToolState, query: TrackerQuery, scope: EffectiveScope, lang
     lexicon = state.lexicon()
     if ran.returns == "group" and ran.ascending:
         result = _with_empty_groups(ran, result, lexicon, state.caller)
-    return tracker_answer.answer(ran, result, lexicon, lang, state.caller.employee_id), ran, result
+    return tracker_answer.answer(ran, result, lexicon, lang, state.caller.employee_id, state.today), ran, result
 
 
 def scoped(query: TrackerQuery, scope: EffectiveScope) -> TrackerQuery:

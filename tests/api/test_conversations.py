@@ -54,7 +54,7 @@ def test_follow_up_with_an_llm_condenses_and_keeps_the_last_turns(sqlite_engine,
     assert answer["messages"][1]["content"] == "what is wrong with the login bug?"
     assert login in answer["messages"][3]["content"] and answer["messages"][3]["content"].endswith(
         "Question: who is assigned to it?")
-    assert {t["function"]["name"] for t in answer["tools"]} == {"search_projects", "set_rag_scope", "find_tasks",
+    assert {t["function"]["name"] for t in answer["tools"]} == {"search_projects", "set_rag_scope", "find_tasks", "query_tasks",
                                                                  "get_entity"}
     assert f"The conversation is about: {login} Fix login bug" in condense["messages"][1]["content"]  # the focus
 

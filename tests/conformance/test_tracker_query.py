@@ -109,7 +109,10 @@ def test_the_most_urgent_first_and_a_record_with_its_fields(tracker):
     got = engine.run_tracker_query(manager, TrackerQuery(where=(Predicate("open", (True,)),), order="priority",
                                                          descending=True, limit=3))
     rank = {"CRITICAL": 0, "HIGH": 1, "MEDIUM": 2, "LOW": 3, None: 4}
-    want = sorted((t for t in tasks.values() if _open(t)), key=lambda t: (rank[t["PRIORITY"]], t["TASK_ID"]))
+    # the most urgent first; among equals the one due soonest (undated last), then by id
+    want = sorted((t for t in tasks.values() if _open(t)),
+                  key=lambda t: (rank[t["PRIORITY"]], t["EXPECTED_END_DATE"] is None, t["EXPECTED_END_DATE"] or "",
+                                 t["TASK_ID"]))
     assert [r["task_id"] for r in got.rows] == [t["TASK_ID"] for t in want[:3]]
     query = TrackerQuery(where=(Predicate("label", ("backend",)),), returns="field", record_field="labels",
                          order="created")

@@ -19,7 +19,7 @@ _PRIORITY = {"en": {"CRITICAL": "critical", "HIGH": "high priority", "MEDIUM": "
 SAY = {
     "en": {"mine": "assigned to you", "assignee": "assigned to {v}", "unassigned": "unassigned",
            "reporter": "reported by {v}", "no_reporter": "with no reporter",
-           "open": "open", "closed": "finished", "overdue": "overdue",
+           "open": "not done", "closed": "finished", "overdue": "overdue",
            "blocked": "blocked", "project": "in {v}", "no_project": "in no project", "sprint": "in {v}",
            "no_sprint": "in no sprint", "status_name": "status {v}", "issue_type": "type {v}", "label": "labelled {v}",
            "component": "component {v}", "fix_version": "fix version {v}", "affects_version": "affecting version {v}",
@@ -29,7 +29,7 @@ SAY = {
            "from_to": "{what} {start} to {last}", "from": "{what} on or after {start}", "to": "{what} before {end}"},
     "es": {"mine": "asignadas a ti", "assignee": "asignadas a {v}", "unassigned": "sin asignar",
            "reporter": "reportadas por {v}", "no_reporter": "sin persona que reporta",
-           "open": "abiertas", "closed": "terminadas", "overdue": "vencidas",
+           "open": "sin terminar", "closed": "terminadas", "overdue": "vencidas",
            "blocked": "bloqueadas", "project": "en {v}", "no_project": "sin proyecto", "sprint": "en {v}",
            "no_sprint": "sin iteración", "status_name": "estado {v}", "issue_type": "de tipo {v}",
            "label": "con la etiqueta {v}", "component": "del componente {v}", "fix_version": "versión {v}",
@@ -48,24 +48,26 @@ _SAID_ORDER = ("assignee", "reporter", "status", "status_name", "open", "priorit
                "updated", "resolved", "parent", "sprint", "project", "text")
 
 
-def describe(query: TrackerQuery, lexicon: Lexicon, lang: str, asker_id: int | None = None) -> str:
+def describe(query: TrackerQuery, lexicon: Lexicon, lang: str, asker_id: int | None = None,
+             today: dt.date | None = None) -> str:
     """The query's predicates in words, joined by commas ("" when it has none: every task the asker may see)."""
     def place(p: Predicate) -> int:
         name = "unassigned" if p.field == "assignee" and p.values == (None,) else p.field
         return _SAID_ORDER.index(name)
-    return ", ".join(part for p in sorted(query.where, key=place) if (part := _predicate(p, lexicon, lang, asker_id)))
+    return ", ".join(part for p in sorted(query.where, key=place)
+                     if (part := _predicate(p, lexicon, lang, asker_id, today)))
 
 
-def _predicate(p: Predicate, lexicon: Lexicon, lang: str, asker_id: int | None) -> str:
+def _predicate(p: Predicate, lexicon: Lexicon, lang: str, asker_id: int | None, today: dt.date | None) -> str:
     say = SAY[lang]
-    text = _positive(p, lexicon, lang, asker_id)
+    text = _positive(p, lexicon, lang, asker_id, today)
     return say["not"].format(v=text) if p.negate and text else text
 
 
-def _positive(p: Predicate, lexicon: Lexicon, lang: str, asker_id: int | None) -> str:
+def _positive(p: Predicate, lexicon: Lexicon, lang: str, asker_id: int | None, today: dt.date | None) -> str:
     say = SAY[lang]
     if p.window is not None:
-        return _window(p.field, p.window, lang)
+        return _window(p.field, p.window, lang, today)
     if p.field == "open":
         return say["open"] if p.values[0] else say["closed"]
     if p.field in ("overdue", "blocked"):
@@ -104,12 +106,29 @@ def _value(name: str, value: object, lexicon: Lexicon, lang: str) -> str:
     return str(value)
 
 
-def _window(name: str, window: tuple[dt.date | None, dt.date | None], lang: str) -> str:
+# Windows said by their name when the day is known ("due this week (2026-11-30 to 2026-12-06)").
+_NAMED = {"en": {("week", 0): "this week", ("week", 1): "next week", ("week", -1): "last week", ("day", 0): "today",
+                 ("day", 1): "tomorrow", ("month", 0): "this month", ("month", -1): "last month"},
+          "es": {("week", 0): "esta semana", ("week", 1): "la próxima semana", ("week", -1): "la semana pasada",
+                 ("day", 0): "hoy", ("day", 1): "mañana", ("month", 0): "este mes", ("month", -1): "el mes pasado"}}
+
+
+def _window(name: str, window: tuple[dt.date | None, dt.date | None], lang: str, today: dt.date | None) -> str:
     say = SAY[lang]
     start, end = window
     if start is not None and end is not None:
-        return say["from_to"].format(what=say[name], start=start.isoformat(),
-                                     last=(end - dt.timedelta(days=1)).isoformat())
+        last = (end - dt.timedelta(days=1)).isoformat()
+        label = _name_of(window, lang, today)
+        if label is not None:
+            return f"{say[name]} {label} ({start.isoformat()} {'to' if lang == 'en' else 'al'} {last})"
+        return say["from_to"].format(what=say[name], start=start.isoformat(), last=last)
     if start is not None:
         return say["from"].format(what=say[name], start=start.isoformat())
     return say["to"].format(what=say[name], end=end.isoformat() if end else "")
+
+
+def _name_of(window: tuple[dt.date | None, dt.date | None], lang: str, today: dt.date | None) -> str | None:
+    if today is None:
+        return None
+    from app.rag.understanding.windows import window as resolve  # pure; here to keep the describe imports flat
+    return next((label for kind, label in _NAMED[lang].items() if resolve(kind, today) == window), None)

@@ -4,6 +4,7 @@ it ran said in the asker's language (describe.py). Pure: no I/O."""
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -36,7 +37,8 @@ SAY = {
            "{shown} of {n}:", "more": "…and {n} more.", "none": "No task you can see matches: {what}.",
            "none_all": "You can see no task.", "count": "Tasks ({what}): {n}", "count_all": "Tasks you can see: {n}",
            "points": "Story points ({what}): {total}, from {n} task(s)", "points_all": "Story points: {total}, from "
-           "{n} task(s)", "due_on": "due {date}", "unassigned": "unassigned",
+           "{n} task(s)", "points_left": "Story points left ({what}): {total}, from {n} task(s)",
+           "points_left_all": "Story points left: {total}, from {n} task(s)", "due_on": "due {date}", "unassigned": "unassigned",
            "winner": "The {field} with the {end} {what}{among}: {name} — {figure}.", "most": "most", "fewest": "fewest",
            "tasks": "tasks", "story_points": "story points", "tie": "Tied for the {end} {what}{among} ({figure}): "
            "{names}.", "ranking": "Ranking:", "among": " ({filters})", "none_group": "none",
@@ -48,7 +50,9 @@ SAY = {
            "— {shown} de {n}:", "more": "…y {n} más.", "none": "Ninguna tarea que puedas ver coincide: {what}.",
            "none_all": "No puedes ver ninguna tarea.", "count": "Tareas ({what}): {n}",
            "count_all": "Tareas que puedes ver: {n}", "points": "Puntos de historia ({what}): {total}, de {n} "
-           "tarea(s)", "points_all": "Puntos de historia: {total}, de {n} tarea(s)", "due_on": "vence {date}",
+           "tarea(s)", "points_all": "Puntos de historia: {total}, de {n} tarea(s)",
+           "points_left": "Puntos de historia pendientes ({what}): {total}, de {n} tarea(s)",
+           "points_left_all": "Puntos de historia pendientes: {total}, de {n} tarea(s)", "due_on": "vence {date}",
            "unassigned": "sin asignar", "winner": "{Field} con {end} {what}{among}: {name} — {figure}.",
            "most": "más", "fewest": "menos", "tasks": "tareas", "story_points": "puntos de historia",
            "tie": "Empatan con {end} {what}{among} ({figure}): {names}.", "ranking": "Clasificación:",
@@ -61,8 +65,8 @@ SAY = {
 
 
 def answer(query: TrackerQuery, result: TrackerResult, lexicon: Lexicon, lang: str,
-           asker_id: int | None = None) -> Computed:
-    what = describe(query, lexicon, lang, asker_id)
+           asker_id: int | None = None, today: dt.date | None = None) -> Computed:
+    what = describe(query, lexicon, lang, asker_id, today)
     if query.returns == "group":
         return _ranking(query, result, lang, what)
     if result.total == 0:
@@ -71,7 +75,7 @@ def answer(query: TrackerQuery, result: TrackerResult, lexicon: Lexicon, lang: s
     if query.returns == "count":
         return _count(result, lang, what)
     if query.returns == "points":
-        return _points(result, lang, what)
+        return _points(query, result, lexicon, lang, asker_id, today)
     return _list(query, result, lang, what)
 
 
@@ -112,8 +116,14 @@ def _count(result: TrackerResult, lang: str, what: str) -> Computed:
                     anchors[0] if result.total == 1 and anchors else None)
 
 
-def _points(result: TrackerResult, lang: str, what: str) -> Computed:
+def _points(query: TrackerQuery, result: TrackerResult, lexicon: Lexicon, lang: str, asker_id: int | None,
+            today: dt.date | None = None) -> Computed:
+    """"Story points left (in Payments Sprint 2): 10, from 4 task(s): …" — left: of the work not finished."""
     say = SAY[lang]
+    left = any(p.field == "open" and p.values == (True,) and not p.negate for p in query.where)
+    what = describe(query.without("open") if left else query, lexicon, lang, asker_id, today)
+    if left:
+        say = {**say, "points": say["points_left"], "points_all": say["points_left_all"]}
     total = _number(result.points)
     head = say["points"].format(what=what, total=total, n=result.total) if what else \
         say["points_all"].format(total=total, n=result.total)

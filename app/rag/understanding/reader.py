@@ -258,6 +258,9 @@ def _group_field(spans: Spans, said: Said, per: bool) -> tuple[str, bool] | None
 
 def _flags(spans: Spans, said: Said, today: dt.date) -> None:
     """Open / finished, overdue, unassigned, unresolved, blocked, status and priority by the glossary's words."""
+    for match in tq.POINTS_TO_DO.finditer(spans.text):  # "points still to do", "puntos por hacer": not the status
+        if spans.take(match.span("todo")):
+            said.add(Predicate("open", (True,)))
     if spans.find((*tq.TO_DO_VERBS, *g.OPEN_WORK)) or spans.find(tq.OPEN_NEGATED) or spans.find(g.UNRESOLVED):
         said.add(Predicate("open", (True,)))
     for match in tq.OVERDUE_SAID.finditer(spans.text):
