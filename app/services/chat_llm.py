@@ -34,7 +34,7 @@ def _evidence_blocks(evidence: Evidence) -> list[str]:
     the system prompt, _rules): the answer computed from the records (which the reply must keep), then each
     entity looked up (whole, once; the focus of a follow-up is the card's entity, so its record comes next).
     What an id lookup could not find is in its computed card ("I can't find task #9999 …")."""
-    computed = evidence.backbone
+    computed = evidence.computed  # a guessed reading is given too, as context the model may check with its tools
     blocks = [computed.text] if computed is not None else []
     blocks += [entities.text_of(r) for r in evidence.entities.values()]
     return blocks

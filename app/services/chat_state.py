@@ -80,8 +80,9 @@ class Evidence:
 
     @property
     def backbone(self) -> Computed | None:
-        """The computed answer the LLM must keep: none for a reading guessed from the question's kind by meaning
-        (the model asks the query tool itself; offline, the guess still answers)."""
+        """The computed answer the LLM must keep: none for a reading guessed from the question's kind by meaning —
+        the model is given it as context, not as an authority, and may ask the query tool instead (offline, the
+        guess answers)."""
         return None if self.route.guessed else self.computed
 
     @property

@@ -134,7 +134,7 @@ def test_the_answer_is_said_in_the_askers_language(mcp_url, data):
 
     failed, payload = run(go)
     truth = sum(is_open(t) and t["PROJECT_ID"] == ids["payments"] for t in tasks.values())
-    assert not failed and payload["answer"].startswith(f"Tareas (abiertas, en Payments Platform): {truth} — ")
+    assert not failed and payload["answer"].startswith(f"Tareas (sin terminar, en Payments Platform): {truth} — ")
 
 
 def test_counts_points_and_groups_cover_every_visible_row(mcp_url, data):

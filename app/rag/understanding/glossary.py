@@ -185,7 +185,8 @@ RELATIVE_SPRINT_WORDS = {
     "next": (r"next|upcoming|following|coming", r"proximo|siguiente|que viene"),
 }
 # Work someone has to finish: open work, not the status of that name ("what do I need to get done next week?").
-OPEN_WORK = ("get done", "to get done", "need to finish", "needs to finish", "have to finish", "has to finish",
+OPEN_WORK = ("remains", "remain", "still remains", "is left", "are left", "queda pendiente", "quedan pendientes",
+             "get done", "to get done", "need to finish", "needs to finish", "have to finish", "has to finish",
              "got to finish", "must finish", "should finish", "get finished", "tengo que terminar",
              "tiene que terminar", "hay que terminar", "tengo que acabar", "tengo que sacar", "por sacar")
 # After a field word, what makes it the group of a ranking ("sprint con más puntos", "the project with the most").

@@ -288,6 +288,9 @@ def _flags(spans: Spans, said: Said, today: dt.date) -> None:
         said.add(Predicate("open", (True,)))
     spans.find(tq.HOLDING)
     spans.find(tq.PERSON_MARKERS)
+    if "status" in said.fields and "open" in said.fields:  # "what's done on my plate?": the status said wins
+        said.predicates = [p for p in said.predicates if p.field != "open"]
+        said.fields.discard("open")
     flags = {"open", "status", "overdue", "due", "blocked"}
     if flags & said.fields or (said.people or said.mine) and "priority" in said.fields or \
             any(p.field == "assignee" and p.values == (None,) for p in said.predicates):
