@@ -4,11 +4,10 @@ per language. A run with the same label replaces its tables, so "before" and "af
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from collections.abc import Iterable
 
-from benchmarks_md import PATH as BENCHMARKS_MD
+from benchmarks_md import replace_section
 
 SECTION = "## Edit chains and field questions (issue 31)"
 START, END = "<!-- conversation-edits:start -->", "<!-- conversation-edits:end -->"
@@ -79,21 +78,7 @@ def _where(rows: Iterable[dict], key: str, value: str) -> list[dict]:
 
 def write_section(result: dict, turns: dict[str, list[dict]]) -> None:
     """Replace this label's tables in the section (kept between markers), keeping the other labels'."""
-    text = BENCHMARKS_MD.read_text()
-    runs: dict[str, str] = {}
-    if START in text:
-        before, rest = text.split(START, 1)
-        body, after = rest.split(END, 1)
-        for block in re.split(r"\n(?=### )", body.strip()):
-            if block.startswith("### "):
-                runs[block.split(" — ", 1)[0][4:]] = block.strip()
-    else:
-        marker = "\n## Log of every run"
-        before, after = (text.split(marker, 1)[0] + "\n" + INTRO, marker + text.split(marker, 1)[1]) \
-            if marker in text else (text + "\n" + INTRO, "\n")
-    runs[result["label"]] = tables(result, turns).strip()
-    BENCHMARKS_MD.write_text(before + START + "\n" + "\n\n".join(runs.values()) + "\n" + END + "\n\n"
-                             + after.lstrip("\n"))
+    replace_section(START, END, INTRO, result["label"], tables(result, turns))
 
 
 def log_row(result: dict, mode: str) -> str:

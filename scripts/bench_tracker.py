@@ -19,8 +19,6 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import platform
-import re
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -31,7 +29,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 from app.config import Settings  # noqa: E402
 from app.services import tracker_bench  # noqa: E402
-from benchmarks_md import PATH as BENCHMARKS_MD, append_rows, save_result  # noqa: E402
+from benchmarks_md import append_rows, commit, replace_section, save_result  # noqa: E402
 
 SECTION = "## Tracker benchmark (issue 31)"
 START, END = "<!-- tracker-bench:start -->", "<!-- tracker-bench:end -->"
@@ -128,29 +126,11 @@ def _by(result: dict, split: str, title: str) -> str:
 
 def write_section(result: dict) -> None:
     """Replace this label's tables in the section (kept between markers), keeping the other labels'."""
-    text = BENCHMARKS_MD.read_text()
-    runs: dict[str, str] = {}
-    if START in text:
-        before, rest = text.split(START, 1)
-        body, after = rest.split(END, 1)
-        for block in re.split(r"\n(?=### )", body.strip()):
-            if block.startswith("### "):
-                runs[block.split(" — ", 1)[0][4:]] = block.strip()
-    else:
-        marker = "\n## Log of every run"
-        before, after = (text.split(marker, 1)[0] + "\n" + INTRO, marker + text.split(marker, 1)[1]) \
-            if marker in text else (text + "\n" + INTRO, "\n")
-    runs[result["label"]] = tables(result).strip()
-    section = START + "\n" + "\n\n".join(runs.values()) + "\n" + END
-    BENCHMARKS_MD.write_text(before + section + "\n\n" + after.lstrip("\n"))
+    replace_section(START, END, INTRO, result["label"], tables(result))
 
 
 def _commit() -> str:
-    try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
-                              check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
+    return commit(ROOT)
 
 
 if __name__ == "__main__":

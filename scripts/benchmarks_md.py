@@ -30,3 +30,36 @@ def save_result(out: Path, result: dict) -> None:
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=2) + "\n")
+
+
+def replace_section(start: str, end: str, intro: str, label: str, tables: str) -> None:
+    """Put ``tables`` under ``label`` in the section kept between the ``start`` and ``end`` markers (a run with the
+    same label replaces its tables, the other labels' stay); a section not there yet goes before the run log,
+    after its ``intro``."""
+    import re
+
+    text = PATH.read_text()
+    runs: dict[str, str] = {}
+    if start in text:
+        before, rest = text.split(start, 1)
+        body, after = rest.split(end, 1)
+        for block in re.split(r"\n(?=### )", body.strip()):
+            if block.startswith("### "):
+                runs[block.split(" — ", 1)[0][4:]] = block.strip()
+    else:
+        marker = "\n## Log of every run"
+        before, after = (text.split(marker, 1)[0] + "\n" + intro, marker + text.split(marker, 1)[1]) \
+            if marker in text else (text + "\n" + intro, "\n")
+    runs[label] = tables.strip()
+    PATH.write_text(before + start + "\n" + "\n\n".join(runs.values()) + "\n" + end + "\n\n" + after.lstrip("\n"))
+
+
+def commit(root: Path) -> str:
+    """The short commit the run measured ("unknown" outside a git work tree)."""
+    import subprocess
+
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True,
+                              check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
