@@ -157,16 +157,9 @@ def route(question: str, focus: EntityRef | None, vocabulary: Vocabulary, today:
     # A key is a lookup like an id; one that names no task the caller may see is not (it may be "COVID-19"),
     # and reads exactly as an unknown key.
     ids = refs.unique([*refs.mentions(text, masked=masked), *keyed])
-    asked_scope = scope_requests.recognise(question, vocabulary, intent)
-    if asked_scope is not None:
-        return Route("scope", scope=asked_scope, intent=intent, lang=lang)
-    if tracker is not None and not ids:
-        about = _record_asked(question, keyed, tracker)
-        if about is not None:
-            return dataclasses.replace(about, intent=intent, lang=lang)
-    if reading is not None and tracker is not None and tracker.last_query is not None and not ids \
-            and edits.is_edit(reading):  # "and Ana's?", "how many of those are critical?": the last query, edited
-        return _query(edits.edit(tracker.last_query, reading, tracker.lexicon), intent, lang)
+    first = _first(question, vocabulary, intent, lang, ids, keyed, reading, tracker)
+    if first is not None:
+        return first
     asked = task_questions.parse(question, vocabulary, today)  # "overdue in sprint 3" before SPRINT #3
     # "when is it due?" about nothing asks which; "¿qué le han asignado a Ana?" names whose tasks it asks for
     if focus is None and not ids and not (asked and (asked.people or asked.mine)) \
@@ -203,11 +196,35 @@ def route(question: str, focus: EntityRef | None, vocabulary: Vocabulary, today:
         return _tasks(text, asked, intent, lang)
     if ids:
         return Route("lookup", refs=tuple(ids), intent=intent, lang=lang)
-    if reading is not None and tracker is not None and not follow_up and not speakers \
-            and edits.confident(reading) and edits.names_its_subject(reading):  # the first reader could not read it
-        return _query(edits.compose(reading, tracker.lexicon, tracker.scope_project), intent, lang, text)
-    # Below, readings guessed from the question's kind by meaning: offline they answer, with an LLM the model is
-    # given the query tool instead of the guess as its backbone (guessed=True).
+    guessed = _guessed(question, text, vocabulary, today, intent, lang, open_question=not follow_up and not speakers)
+    if guessed is not None:
+        return guessed
+    if follow_up:
+        return Route("follow_up", refs=(focus,), intent=intent, lang=lang)  # type: ignore[arg-type]
+    return Route("retrieve", intent=intent, lang=lang)
+
+
+def _first(question: str, vocabulary: Vocabulary, intent: Intent | None, lang: str, ids: list[EntityRef],
+           keyed: tuple[EntityRef, ...], reading: reader.Said | None, tracker: Tracker | None) -> Route | None:
+    """What comes before every other rule: a scope request, a sprint or the projects asked about themselves, an
+    unresolved key of a known project, and a follow-up that edits the last query ("and Ana's?")."""
+    asked_scope = scope_requests.recognise(question, vocabulary, intent)
+    if asked_scope is not None:
+        return Route("scope", scope=asked_scope, intent=intent, lang=lang)
+    if tracker is None or ids:
+        return None
+    about = _record_asked(question, keyed, tracker)
+    if about is not None:
+        return dataclasses.replace(about, intent=intent, lang=lang)
+    if reading is not None and tracker.last_query is not None and edits.is_edit(reading):
+        return _query(edits.edit(tracker.last_query, reading, tracker.lexicon), intent, lang)
+    return None
+
+
+def _guessed(question: str, text: str, vocabulary: Vocabulary, today: dt.date, intent: Intent | None, lang: str,
+             open_question: bool) -> Route | None:
+    """A reading guessed from the question's kind by meaning: offline it answers, with an LLM the model is given it
+    as context, not as the backbone, and may ask the query tool instead (guessed=True)."""
     if intent == "compare" and task_questions.slots(question, vocabulary, today, max_unknown=MAX_UNKNOWN + 1):
         dimension = comparisons.dimension_named(question)  # "most"/"fewest" are words no filter explains
         if dimension is None:
@@ -216,14 +233,12 @@ def route(question: str, focus: EntityRef | None, vocabulary: Vocabulary, today:
                                    guessed=True)
     # what someone said about a topic ("¿qué dijo Chen sobre el almacén?") is not their task list, however
     # near "work" its meaning is
-    if intent in ("work", "count") and not follow_up and not speakers:
+    if intent in ("work", "count") and open_question:
         asked = task_questions.slots(question, vocabulary, today, "count" if intent == "count" else "list",
                                      max_unknown=MAX_UNKNOWN)
         if asked is not None:
             return dataclasses.replace(_tasks(text, asked, intent, lang), guessed=True)
-    if follow_up:
-        return Route("follow_up", refs=(focus,), intent=intent, lang=lang)  # type: ignore[arg-type]
-    return Route("retrieve", intent=intent, lang=lang)
+    return None
 
 
 def _record_asked(question: str, keyed: tuple[EntityRef, ...], tracker: Tracker) -> Route | None:
