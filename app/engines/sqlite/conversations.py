@@ -152,14 +152,6 @@ def _stamp(value: dt.datetime) -> str:
     return value.replace(tzinfo=None).isoformat(timespec="milliseconds")
 
 
-def _date(value: Any) -> Any:
-    if isinstance(value, str):
-        try:
-            return dt.date.fromisoformat(value[:10])
-        except ValueError:
-            return value  # written by another client in another shape: returned as stored
-    return value
-
 
 def _conversation(row: Sequence[Any]) -> Conversation:
     cid, employee_id, title, rag_scope, pinned, created, updated = row

@@ -155,15 +155,15 @@ def _row(entity: EntitySpec, row) -> dict[str, Any]:
     out = {}
     for name, value in zip(entity.all_columns, row):
         if name in entity.date_columns:
-            value = _date(value)
+            value = stored_date(value)
         elif name in entity.time_columns:
             value = _stamp(value) or value  # unparsable text (another client's) is returned as stored
         out[name.lower()] = value
     return out
 
 
-def _date(value: Any) -> Any:
-    """ISO text -> date; anything unparsable (written by another client) is returned as stored."""
+def stored_date(value: Any) -> Any:
+    """ISO text -> date (what every SQLite read of a date column returns); anything unparsable (written by another client) is returned as stored."""
     if isinstance(value, str):
         try:
             return dt.date.fromisoformat(value[:10])
@@ -173,7 +173,7 @@ def _date(value: Any) -> Any:
 
 
 def _opt_date(value: Any) -> dt.date | None:
-    parsed = _date(value)
+    parsed = stored_date(value)
     return parsed if isinstance(parsed, dt.date) else None
 
 

@@ -12,6 +12,7 @@ import apsw
 from app.domain import TASK_FIELDS, Caller, TaskQuery
 from app.engines.sqlite import record_statements as rsql
 from app.engines.sqlite import tracker_statements as sql
+from app.engines.sqlite.records import stored_date
 from app.engines.task_values import ordered
 from app.engines.tracker_common import RECORD_FIELDS, ROW_FIELDS, VALUE_KEYS, as_tracker_query, group_label
 from app.rag.understanding.blocked import says_blocked
@@ -78,19 +79,11 @@ def _row(names: tuple[str, ...], values: Any) -> dict[str, Any]:
     row = dict(zip(names, values))
     row["assignee_name"] = row["assignee_name"] or None
     row["reporter_name"] = row["reporter_name"] or None
-    row["expected_end_date"] = _date(row["expected_end_date"])
+    row["expected_end_date"] = stored_date(row["expected_end_date"])
     for key in _TIMESTAMPS:
         row[key] = _timestamp(row[key])
     return row
 
-
-def _date(value: Any) -> Any:
-    if isinstance(value, str):
-        try:
-            return dt.date.fromisoformat(value[:10])
-        except ValueError:
-            return value  # written by another client in another shape: returned as stored
-    return value
 
 
 def _timestamp(value: Any) -> Any:
@@ -119,9 +112,9 @@ def find_tasks(conn: apsw.Connection, caller: Caller, query: TaskQuery) -> list[
 def read_tracker_values(conn: apsw.Connection, caller: Caller) -> TrackerValues:
     statement, binds = sql.field_values(caller)
     rows = [(name, value, count) for name, value, count in conn.execute(statement, binds)]
-    sprints = tuple(SprintName(sid, name or "", pid, status, _date(start), _date(end))
+    sprints = tuple(SprintName(sid, name or "", pid, status, stored_date(start), stored_date(end))
                     for sid, name, pid, status, start, end in conn.execute(sql.SPRINT_NAMES))
-    projects = tuple(ProjectName(pid, name or "", key, status, _date(start), _date(end))
+    projects = tuple(ProjectName(pid, name or "", key, status, stored_date(start), stored_date(end))
                      for pid, name, key, status, start, end in conn.execute(sql.PROJECT_NAMES))
     people = tuple(PersonName(*row) for row in conn.execute(sql.PEOPLE_NAMES))
     return tracker_values(rows, sprints, projects, people)
