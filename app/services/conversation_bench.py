@@ -144,9 +144,15 @@ def summarize(judged: Sequence[Judged]) -> dict[str, Any]:
         "by_part_lang": lambda j: f"{j.part}/{j.lang}",
         "by_step": lambda j: f"turn {j.template.split('/')[1]}" if "/" in j.template else "single",
     }
+    return summarize_by(judged, splits)
+
+
+def summarize_by(judged: Sequence[Any], splits: dict[str, Callable[[Any], str]]) -> dict[str, Any]:
+    """The figures of all the judged turns, and of each group of every split (a benchmark's own turns: any type
+    with a verdict, llm_used and llm_error)."""
     out: dict[str, Any] = {"all": _figures(judged)}
     for name, key in splits.items():
-        groups: dict[str, list[Judged]] = defaultdict(list)
+        groups: dict[str, list[Any]] = defaultdict(list)
         for j in judged:
             groups[key(j)].append(j)
         out[name] = {k: _figures(g) for k, g in sorted(groups.items())}

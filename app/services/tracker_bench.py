@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import tempfile
-from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -27,7 +26,7 @@ from app.evals import jira_truth as jt
 from app.evals.conversation_score import Verdict
 from app.evals.tracker_cases import Case
 from app.evals.tracker_score import judge_tracker
-from app.services.conversation_bench import _figures
+from app.services.conversation_bench import summarize_by
 from app.services.evaluation import EvaluationError, ProgressFactory, SilentProgress
 
 MODES = ("offline", *loopback_llm.MODES)
@@ -187,13 +186,7 @@ def summarize(judged: Sequence[Judged]) -> dict[str, Any]:
         "by_shape": lambda j: "chain turns" if j.chain else "single questions",
         "by_part_lang": lambda j: f"{j.part}/{j.lang}",
     }
-    out: dict[str, Any] = {"all": _figures(judged)}
-    for name, key in splits.items():
-        groups: dict[str, list[Judged]] = defaultdict(list)
-        for j in judged:
-            groups[key(j)].append(j)
-        out[name] = {k: _figures(g) for k, g in sorted(groups.items())}
-    return out
+    return summarize_by(judged, splits)
 
 
 def sample(cases: Sequence[Case], askers: Sequence[str], chains: int = 6) -> list[Case]:
