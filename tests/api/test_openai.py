@@ -217,8 +217,14 @@ def test_a_client_that_hangs_up_mid_stream_frees_its_chat_slot(api_settings, sql
             with httpx.stream("POST", f"{url}/v1/chat/completions", headers={"Authorization": f"Bearer {ADMIN}"},
                               json={"model": "rag-hybrid", "stream": True, "user": str(ids["ana"]),
                                     "messages": [{"role": "user", "content": "login bug"}]}, timeout=60) as response:
-                first = next(line for line in response.iter_lines() if line.startswith("data: "))
+                # One iterator kept open: a dropped one closes the stream, which is the hang-up tested below.
+                lines = response.iter_lines()
+                first = next(line for line in lines if line.startswith("data: "))
                 assert json.loads(first[6:])["choices"][0]["delta"]["role"] == "assistant"
+                deadline = time.monotonic() + 10
+                while not llm.requests:  # the role chunk goes out before the turn reaches the LLM
+                    assert time.monotonic() < deadline, "the turn never reached the LLM"
+                    time.sleep(0.05)
                 assert app.state.chat_slots.in_use == 1  # the turn is waiting for the (slow) LLM
             deadline = time.monotonic() + 10
             while app.state.chat_slots.in_use and time.monotonic() < deadline:
