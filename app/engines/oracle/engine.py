@@ -2,7 +2,7 @@
 
 The facade that satisfies ``app.engines.base.Engine``: transactions and model provisioning, the work delegated to
 records, indexing, search and status; the pool is pooling.py's, the erasure steps engine_erasure.py's. All SQL text
-lives in ``statements.py``; errors are mapped in ``errors.py``.
+lives in the ``*_statements.py`` modules (by room); errors are mapped in ``errors.py``.
 """
 
 from __future__ import annotations
@@ -23,7 +23,9 @@ from app.records_model import SourceRecord, TaskLink
 from app.engines.base import ConflictError, EngineError, SchemaNotMigratedError
 from app.engines.oracle import conversations, indexing, model_mark, records, search, status, summaries, upsert
 from app.engines.oracle import migrate as migrations
-from app.engines.oracle import statements as sql
+from app.engines.oracle import record_statements as record_sql
+from app.engines.oracle import schema_statements as schema_sql
+from app.engines.oracle import statements
 from app.engines.oracle.errors import (MODEL_EXISTS, conflicts, model_missing, network_acl_denied,
                                       network_acl_hint, ora_code)
 from app.engines.oracle.indexing import OracleIndexingTx
@@ -46,7 +48,7 @@ class OracleEngine(TrackerQueries, ErasureMethods):
     def __init__(self, pool: Any, settings: Settings) -> None:
         self._pool = pool
         self._settings = settings
-        self.model_name = sql.checked_model(settings.oracle_model_name)
+        self.model_name = statements.checked_model(settings.oracle_model_name)
         self._schema_ok = False  # remembered once true: a migrated schema stays migrated
         self.text_statistics = TextStatisticsCache()  # cleared by each committed write that moves chunks (W1)
 
@@ -88,7 +90,7 @@ class OracleEngine(TrackerQueries, ErasureMethods):
         self.check_schema()
         try:
             with self._connection() as conn, conn.cursor() as cur:
-                cur.execute(sql.MODEL_EXISTS, model_name=self.model_name)
+                cur.execute(schema_sql.MODEL_EXISTS, model_name=self.model_name)
                 (models,) = cur.fetchone()
                 if not models:
                     raise model_missing(self.model_name)
@@ -96,7 +98,7 @@ class OracleEngine(TrackerQueries, ErasureMethods):
                 # ORA-00372: UnavailableError through _connection). A full tablespace does not: one short row fits
                 # the first extent of RAG_SETTINGS, so ORA-01653 shows on the large tables' writes instead
                 # (REVIEW-3 W5; docs/ORACLE.md, Readiness).
-                cur.execute(sql.READY_PROBE, setting_key=f"ready-probe:{uuid.uuid4().hex}")
+                cur.execute(schema_sql.READY_PROBE, setting_key=f"ready-probe:{uuid.uuid4().hex}")
                 conn.rollback()
         except EngineError:
             raise
@@ -108,11 +110,11 @@ class OracleEngine(TrackerQueries, ErasureMethods):
             return
         try:
             with self._connection() as conn, conn.cursor() as cur:
-                cur.execute(sql.VERSION_TABLE_EXISTS)
+                cur.execute(schema_sql.VERSION_TABLE_EXISTS)
                 (exists,) = cur.fetchone()
                 done: set[int] = set()
                 if exists:
-                    cur.execute(sql.APPLIED_VERSIONS)
+                    cur.execute(schema_sql.APPLIED_VERSIONS)
                     done = {int(v) for (v,) in cur.fetchall()}
         except EngineError:
             raise
@@ -129,21 +131,21 @@ class OracleEngine(TrackerQueries, ErasureMethods):
         """Load the ONNX model once, guarded by USER_MINING_MODELS (FACTS.md §5)."""
         settings = self._settings
         with self._connection(ADMIN_CALL_TIMEOUT_MS) as conn, conn.cursor() as cur:
-            cur.execute(sql.MODEL_EXISTS, model_name=self.model_name)
+            cur.execute(schema_sql.MODEL_EXISTS, model_name=self.model_name)
             (present,) = cur.fetchone()
             if present:
                 return f"model {self.model_name} already loaded"
             try:
                 if settings.onnx_model_url is not None:
                     cur.execute(
-                        sql.LOAD_MODEL_CLOUD,
+                        schema_sql.LOAD_MODEL_CLOUD,
                         model_name=self.model_name,
                         model_uri=settings.onnx_model_url.get_secret_value(),
                     )
                     source = "RAG_ONNX_MODEL_URL (pre-authenticated URL)"
                 else:
                     cur.execute(
-                        sql.LOAD_MODEL_DIRECTORY,
+                        schema_sql.LOAD_MODEL_DIRECTORY,
                         dir_name=settings.onnx_model_directory.upper(),
                         file_name=settings.onnx_model_file,
                         model_name=self.model_name,
@@ -181,17 +183,18 @@ class OracleEngine(TrackerQueries, ErasureMethods):
     def rebuild_vector_index(self) -> str:
         """Recompute the IVF centroids from the data (FACTS.md §4): run after bulk loads."""
         with self._connection(ADMIN_CALL_TIMEOUT_MS) as conn, conn.cursor() as cur:
-            cur.execute(sql.COUNT_VECTORS)
+            cur.execute(schema_sql.COUNT_VECTORS)
             (vectors,) = cur.fetchone()
             if not vectors:
-                return f"{sql.VECTOR_INDEX} not rebuilt: RAG_CHUNK has no vectors yet (Oracle refuses, DIA-51875)"
-            cur.execute(sql.REBUILD_VECTOR_INDEX, idx_name=sql.VECTOR_INDEX)
+                return (f"{statements.VECTOR_INDEX} not rebuilt: RAG_CHUNK has no vectors yet "
+                        "(Oracle refuses, DIA-51875)")
+            cur.execute(schema_sql.REBUILD_VECTOR_INDEX, idx_name=statements.VECTOR_INDEX)
             conn.commit()
-            return f"{sql.VECTOR_INDEX} rebuilt over {int(vectors)} vectors"
+            return f"{statements.VECTOR_INDEX} rebuilt over {int(vectors)} vectors"
 
     def wipe(self) -> None:
         with self._connection() as conn, conn.cursor() as cur:
-            for statement in sql.WIPE:
+            for statement in record_sql.WIPE:
                 cur.execute(statement)
             conn.commit()
             self.text_statistics.invalidate()
@@ -199,11 +202,11 @@ class OracleEngine(TrackerQueries, ErasureMethods):
     # --- people and records -------------------------------------------------------------------
     def caller(self, employee_id: int) -> Caller | None:
         with self._connection() as conn, conn.cursor() as cur:
-            return records.caller(cur, sql.CALLER_BY_ID, employee_id=int(employee_id))
+            return records.caller(cur, record_sql.CALLER_BY_ID, employee_id=int(employee_id))
 
     def caller_by_telegram(self, telegram_id: str) -> Caller | None:
         with self._connection() as conn, conn.cursor() as cur:
-            return records.caller(cur, sql.CALLER_BY_TELEGRAM, telegram_id=str(telegram_id))
+            return records.caller(cur, record_sql.CALLER_BY_TELEGRAM, telegram_id=str(telegram_id))
 
     def create(self, entity: EntitySpec, values: dict[str, Any]) -> dict[str, Any]:
         with self._connection() as conn, conn.cursor() as cur:
