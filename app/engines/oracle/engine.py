@@ -1,8 +1,9 @@
 """The Oracle AI Database 26ai engine: in-database embedding, IVF search, SKIP LOCKED queue.
 
 The facade that satisfies ``app.engines.base.Engine``: transactions and model provisioning, the work delegated to
-records, indexing, search and status; the pool is pooling.py's, the erasure steps engine_erasure.py's. All SQL text
-lives in the ``*_statements.py`` modules (by room); errors are mapped in ``errors.py``.
+records, indexing, search and status; the pool is pooling.py's, the conversations engine_conversations.py's, the
+erasure steps engine_erasure.py's. All SQL text lives in the ``*_statements.py`` modules (by room); errors are mapped
+in ``errors.py``.
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ from typing import Any
 import numpy as np
 
 from app.config import Settings
-from app.domain import (SEARCH_MODES, Caller, Conversation, ConversationKey, Message, Page, ProjectCard, RagStatus,
-    Scope, SearchMode, SearchResult, SourceType, SummarySource, TaskQuery, TurnFacts, Vocabulary)
+from app.domain import (SEARCH_MODES, Caller, Page, ProjectCard, RagStatus, Scope, SearchMode, SearchResult,
+    SourceType, SummarySource, TaskQuery, Vocabulary)
 from app.records_model import SourceRecord, TaskLink
 from app.engines.base import ConflictError, EngineError, SchemaNotMigratedError
 from app.engines.oracle import conversations, indexing, model_mark, records, search, status, summaries, upsert
@@ -30,18 +31,19 @@ from app.engines.oracle.errors import (MODEL_EXISTS, conflicts, model_missing, n
                                       network_acl_hint, ora_code)
 from app.engines.oracle.indexing import OracleIndexingTx
 from app.engines.oracle.search import DIMENSIONS
+from app.engines.oracle.engine_conversations import ConversationMethods
 from app.engines.oracle.engine_erasure import ErasureMethods
 from app.engines.oracle.pooling import ADMIN_CALL_TIMEOUT_MS, parse_database_url  # noqa: F401 (re-exported)
 from app.engines.oracle.text_statistics import TextStatisticsCache
 from app.engines.oracle.tracker import TrackerQueries
-from app.entities import CONVERSATIONS, MESSAGES, PROJECTS, Condition, EntitySpec
+from app.entities import PROJECTS, Condition, EntitySpec
 from app.rag.doctor import first_line
 from app.rag.model_mark import forced_reindex_refusal
 
 log = logging.getLogger(__name__)
 
 
-class OracleEngine(TrackerQueries, ErasureMethods):
+class OracleEngine(TrackerQueries, ConversationMethods, ErasureMethods):
     name = "oracle"
     dimensions = DIMENSIONS
 
@@ -359,68 +361,6 @@ class OracleEngine(TrackerQueries, ErasureMethods):
         """(the model that made the stored vectors, the model a swap is re-embedding them with)."""
         with self._connection() as conn, conn.cursor() as cur:
             return model_mark.read(cur)
-
-    # --- conversations (app/engines/oracle/conversations.py) ------------------------------------
-    def create_conversation(self, employee_id: int, rag_scope: str, pinned_project_id: int | None,
-                            title: str | None) -> Conversation:
-        with self._connection() as conn, conn.cursor() as cur:
-            with conflicts(CONVERSATIONS):
-                new_id = conversations.create_conversation(cur, employee_id, rag_scope, pinned_project_id, title)
-            conn.commit()
-            created = conversations.get_conversation(cur, new_id)
-            if created is None:
-                raise EngineError(f"conversation {new_id} vanished right after it was created")
-            return created
-
-    def get_conversation(self, conversation_id: int) -> Conversation | None:
-        with self._connection() as conn, conn.cursor() as cur:
-            return conversations.get_conversation(cur, conversation_id)
-
-    def list_conversations(self, employee_id: int, after: ConversationKey | None,
-                           limit: int) -> Page[Conversation]:
-        with self._connection() as conn, conn.cursor() as cur:
-            return conversations.list_conversations(cur, employee_id, after, limit)
-
-    def set_conversation_scope(self, conversation_id: int, rag_scope: str) -> Conversation | None:
-        with self._connection() as conn, conn.cursor() as cur:
-            changed = conversations.set_conversation_scope(cur, conversation_id, rag_scope)
-            conn.commit()
-            return conversations.get_conversation(cur, conversation_id) if changed else None
-
-    def set_conversation_pin(self, conversation_id: int, rag_scope: str,
-                             pinned_project_id: int | None) -> Conversation | None:
-        with self._connection() as conn, conn.cursor() as cur:
-            with conflicts(CONVERSATIONS):
-                changed = conversations.set_conversation_pin(cur, conversation_id, rag_scope, pinned_project_id)
-            conn.commit()
-            return conversations.get_conversation(cur, conversation_id) if changed else None
-
-    def delete_conversation(self, conversation_id: int) -> bool:
-        with self._connection() as conn, conn.cursor() as cur:
-            deleted = conversations.delete_conversation(cur, conversation_id)
-            conn.commit()
-            return deleted
-
-    def append_turn(self, conversation_id: int, user_text: str, assistant_text: str,
-                    citations: Sequence[str], rag_scope: str | None = None,
-                    facts: TurnFacts = TurnFacts()) -> tuple[Message, Message]:
-        with self._connection() as conn, conn.cursor() as cur:
-            with conflicts(MESSAGES):
-                user_id, answer_id = conversations.append_turn(cur, conversation_id, user_text, assistant_text,
-                                                               citations, facts)
-                if rag_scope is not None and not conversations.set_conversation_scope(cur, conversation_id, rag_scope):
-                    raise ConflictError(f"conversation {conversation_id} was pinned to a project while the answer "
-                                        "was being written: its scope was not changed and nothing was stored")
-            conn.commit()  # both rows, the bump and the scope, or (any exception above: rollback) none
-            return conversations.turn(cur, user_id, answer_id, facts.entities)
-
-    def list_messages(self, conversation_id: int, after: int | None, limit: int) -> Page[Message]:
-        with self._connection() as conn, conn.cursor() as cur:
-            return conversations.list_messages(cur, conversation_id, after, limit)
-
-    def recent_messages(self, conversation_id: int, n: int) -> list[Message]:
-        with self._connection() as conn, conn.cursor() as cur:
-            return conversations.recent_messages(cur, conversation_id, n)
 
     def find_tasks(self, caller: Caller, query: TaskQuery) -> list[dict[str, Any]]:
         with self._connection() as conn, conn.cursor() as cur:
