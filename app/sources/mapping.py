@@ -53,14 +53,12 @@ GITHUB_LABELS: dict[str, dict[str, str]] = {
 
 
 def jira_status(category_key: str | None, name: str | None) -> tuple[str, str | None]:
-    """(our status, the original name where it differs from ours)."""
+    """(our status, the tracker's own name). The name is kept even where it spells ours: "In Progress" is one of
+    the tracker's statuses beside "Patch Available", both IN_PROGRESS, and a question may name either."""
     ours = STATUS_BY_CATEGORY.get((category_key or "new").lower(), "TODO")
     if ours == "IN_PROGRESS" and name and REVIEW_WORDS.search(name):
         ours = "IN_REVIEW"
-    original = (name or "").strip() or None
-    if original is not None and original.upper().replace(" ", "_") == ours:
-        original = None
-    return ours, original
+    return ours, (name or "").strip() or None
 
 
 def jira_priority(name: str | None) -> str:

@@ -56,7 +56,7 @@ class SourceIssue:
     description: str
     issue_type: str | None
     status: str  # TODO / IN_PROGRESS / IN_REVIEW / DONE
-    status_name: str | None  # the tracker's own name, where it differs from ``status``
+    status_name: str | None  # the tracker's own name ("In Progress", "Patch Available"), beside ``status``
     priority: str  # CRITICAL / HIGH / MEDIUM / LOW
     due: dt.date | None
     story_points: float | None
