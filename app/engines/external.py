@@ -75,12 +75,21 @@ def link_changes(current: Sequence[CurrentLink], wanted: Sequence[TaskLink]) -> 
     return LinkChanges(deletes, tuple(retargets), tuple(inserts))
 
 
-def sprint_changes(stored: Sequence[int], wanted: Sequence[int]) -> tuple[list[int], list[int]]:
-    """What ``replace_task_sprints`` changes: (sprint ids to delete, ids to insert), each in order; ValueError (nothing
-    written) for an id that is not a positive integer. A set: repeats and order say nothing."""
-    wanted = list(dict.fromkeys(wanted))
+def check_sprint_ids(sprint_ids: Sequence[int]) -> list[int]:
+    """The ids of ``replace_task_sprints`` once each, in order; ValueError (checked before anything is read) for an
+    id that is not a positive integer."""
+    if isinstance(sprint_ids, (str, bytes)):
+        raise ValueError("sprint ids are a sequence of integers")
+    wanted = list(dict.fromkeys(sprint_ids))
     for sprint_id in wanted:
         if not is_id(sprint_id):
             raise ValueError(f"a sprint id is a positive integer, got {sprint_id!r}")
+    return wanted
+
+
+def sprint_changes(stored: Sequence[int], wanted: Sequence[int]) -> tuple[list[int], list[int]]:
+    """What ``replace_task_sprints`` changes: (sprint ids to delete, ids to insert), each in order. A set: repeats and
+    order say nothing."""
+    wanted = check_sprint_ids(wanted)
     now = set(stored)
     return [s for s in dict.fromkeys(stored) if s not in set(wanted)], [s for s in wanted if s not in now]

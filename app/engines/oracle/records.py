@@ -17,8 +17,8 @@ from app.engines.oracle import statements as sql
 from app.engines.oracle import tracker_statements as tsql
 from app.engines.oracle import task_values as oracle_values
 from app.engines.oracle.errors import conflicts
-from app.engines.external import (check_cursor_value, check_external_lookup, link_changes, sprint_changes,
-    wanted_links)
+from app.engines.external import (check_cursor_value, check_external_lookup, check_sprint_ids, link_changes,
+    sprint_changes, wanted_links)
 from app.entities import SYNC_CURSORS, TASK_LINKS, TASK_SPRINTS, TASKS, Condition, EntitySpec
 
 IN_LIST_MAX = 500  # ids per IN list (Oracle allows 1000 expressions: ORA-01795)
@@ -188,6 +188,7 @@ def replace_task_links(cur: Any, task_id: int, links: Sequence[TaskLink]) -> boo
 
 def replace_task_sprints(cur: Any, task_id: int, sprint_ids: Sequence[int]) -> bool:
     """Make the task's TASK_SPRINTS exactly these sprints; True if anything was written."""
+    sprint_ids = check_sprint_ids(sprint_ids)
     cur.execute(sql.TASK_SOURCE, task_id=int(task_id))
     if cur.fetchone() is None:
         raise ConflictError(f"task_sprints: task {task_id} does not exist")

@@ -14,8 +14,8 @@ from app.domain import Caller, Page, Role, SourceType
 from app.records_model import (CommentSource, DocSource, ProjectSource, SourceRecord, SprintSource, TaskLink,
     TaskSource, check_external_key)
 from app.engines.base import ConflictError, batched
-from app.engines.external import (check_cursor_value, check_external_lookup, link_changes, sprint_changes,
-    wanted_links)
+from app.engines.external import (check_cursor_value, check_external_lookup, check_sprint_ids, link_changes,
+    sprint_changes, wanted_links)
 from app.engines import task_values
 from app.engines.sqlite import record_statements as rsql
 from app.engines.sqlite import statements as sql
@@ -134,6 +134,7 @@ def replace_task_links(conn: apsw.Connection, task_id: int, links: Sequence[Task
 
 def replace_task_sprints(conn: apsw.Connection, task_id: int, sprint_ids: Sequence[int]) -> bool:
     """Make the task's TASK_SPRINTS exactly these sprints; True if anything was written."""
+    sprint_ids = check_sprint_ids(sprint_ids)
     if conn.execute(rsql.TASK_SOURCE, (task_id,)).fetchone() is None:
         raise ConflictError(f"task_sprints: task {task_id} does not exist")
     stored = [row[0] for row in conn.execute(tsql.SPRINTS_OF_TASK, (task_id,))]
