@@ -32,7 +32,7 @@ SAY = {
            "reporter": "reportadas por {v}", "no_reporter": "sin persona que reporta",
            "open": "sin terminar", "closed": "terminadas", "overdue": "vencidas",
            "blocked": "bloqueadas", "project": "en {v}", "no_project": "sin proyecto", "sprint": "en {v}",
-           "no_sprint": "sin iteración", "status_name": "estado {v}", "priority_name": "de prioridad {v}",
+           "no_sprint": "sin iteración", "status_name": "estado {v}", "priority_name": "prioridad {v}",
            "issue_type": "de tipo {v}",
            "label": "con la etiqueta {v}", "component": "del componente {v}", "fix_version": "versión {v}",
            "affects_version": "que afectan a la versión {v}", "resolution": "resueltas como {v}",
@@ -46,9 +46,8 @@ SAY = {
 # The order predicates are said in, whatever order the question named them: who, what state, what kind, when,
 # where ("assigned to you, in review, critical, due this week, in Payments Platform").
 _SAID_ORDER = ("assignee", "reporter", "status", "status_name", "open", "priority", "priority_name", "issue_type",
-               "label", "component",
-               "fix_version", "affects_version", "resolution", "overdue", "blocked", "unassigned", "due", "created",
-               "updated", "resolved", "parent", "sprint", "project", "text")
+               "label", "component", "fix_version", "affects_version", "resolution", "overdue", "blocked", "unassigned",
+               "due", "created", "updated", "resolved", "parent", "sprint", "project", "text")
 
 
 def describe(query: TrackerQuery, lexicon: Lexicon, lang: str, asker_id: int | None = None,

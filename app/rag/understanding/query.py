@@ -35,8 +35,8 @@ DATE_FIELDS = ("created", "updated", "resolved", "due")
 FLAG_FIELDS = ("open", "overdue", "blocked", "text")
 FIELDS = (*ID_FIELDS, *TEXT_FIELDS, *MULTI_FIELDS, *DATE_FIELDS, *FLAG_FIELDS)
 Field = Literal["project", "sprint", "assignee", "reporter", "parent", "status", "status_name", "priority",
-                "priority_name", "issue_type", "resolution", "label", "component", "fix_version", "affects_version", "created",
-                "updated", "resolved", "due", "open", "overdue", "blocked", "text"]
+                "priority_name", "issue_type", "resolution", "label", "component", "fix_version", "affects_version",
+                "created", "updated", "resolved", "due", "open", "overdue", "blocked", "text"]
 GROUP_FIELDS = (*ID_FIELDS[:4], *TEXT_FIELDS, *MULTI_FIELDS)  # what a group-by may name
 ORDERS = ("priority", "due", "created", "updated", "resolved", "id")
 Returns = Literal["list", "count", "points", "group", "field"]
