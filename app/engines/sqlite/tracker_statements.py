@@ -75,13 +75,17 @@ def _in_or_null(column: str, values: Sequence[Any], upper: bool) -> Fragment:
 
 def _sprint(values: Sequence[Any]) -> Fragment:
     """The task's latest sprint is one of the values, or it was in one of them (TASK_SPRINTS); None: no latest
-    sprint. Two-valued: the EXISTS is true or false, the rest as _in_or_null."""
+    sprint. Two-valued: TASK_ID and the subquery's ids are never NULL, the rest as _in_or_null.
+
+    ``t.TASK_ID IN (SELECT ...)`` rather than a correlated EXISTS (Oracle's form, the same rows): SQLite answers the
+    OR of two indexed lookups with a MULTI-INDEX OR, where the EXISTS scans every task and probes each (100k tasks,
+    40k TASK_SPRINTS rows, one sprint: 0.15 ms instead of 36 ms)."""
     present = [v for v in values if v is not None]
     latest, binds = _in_or_null(ID_COLUMNS["sprint"], values, upper=False)
     if not present:
         return latest, binds
-    return (f"({latest} OR EXISTS (SELECT 1 FROM TASK_SPRINTS ts WHERE ts.TASK_ID = t.TASK_ID"
-            f" AND ts.SPRINT_ID IN ({marks(present)})))", [*binds, *present])
+    return (f"({latest} OR t.TASK_ID IN (SELECT ts.TASK_ID FROM TASK_SPRINTS ts"
+            f" WHERE ts.SPRINT_ID IN ({marks(present)})))", [*binds, *present])
 
 
 def _multi(name: str, values: Sequence[str]) -> Fragment:
