@@ -149,3 +149,37 @@ def test_the_mapping_of_priorities_and_sprints():
     issue = jira.issue_of(long_name)
     assert (issue.priority, issue.priority_name, issue.priority_rank) == ("MEDIUM", "P" * 100, 10000)
     assert jira.issue_of(jira_data.issue("PAY-9", "x", priority=None)).priority_name is None
+
+
+def test_asked_in_chat_minor_is_not_trivial_the_blocker_comes_first_and_a_past_sprint_holds_its_issues(
+        sqlite_engine, sqlite_settings):
+    """Offline through POST /api/v1/chat on the imported issues: the measured failures of the brief, answered."""
+    from fastapi.testclient import TestClient
+
+    from app.api.main import create_app
+    from app.entities import EMPLOYEES
+    from app.sources.pipeline import import_issues
+    from app.worker import Worker
+
+    written = import_issues(sqlite_engine, "jira:https://example.atlassian.net",
+                            [jira.issue_of(i) for i in issues("2")])
+    assert written.created == 5
+    people = {p["first_name"]: p["employee_id"] for p in sqlite_engine.list_records(EMPLOYEES, [], None, 50).items}
+    sqlite_engine.update(EMPLOYEES, people["Mia"], {"ROLE": "MANAGER"})
+    Worker(sqlite_engine, sqlite_settings).run_once()
+    tasks = {k: task_by_key(sqlite_engine, k)["task_id"] for k in ("PAY-1", "PAY-3", "PAY-5")}
+    settings = sqlite_settings.model_copy(update={"run_worker": False, "backfill_on_startup": False})
+    with TestClient(create_app(settings, engine=sqlite_engine)) as client:
+        def ask(question: str) -> str:
+            response = client.post("/api/v1/chat", json={"message": question, "employee_id": people["Mia"]},
+                                   headers={"Authorization": "Bearer test-token"})
+            assert response.status_code == 200, response.text
+            return response.json()["answer"]
+
+        assert ask("how many minor issues are there?").startswith(f"Tasks (priority Minor): 1 — [TASK #{tasks['PAY-5']}]")
+        assert ask("how many trivial issues?").startswith(f"Tasks (priority Trivial): 1 — [TASK #{tasks['PAY-3']}]")
+        # PAY-2 (Critical) is due and PAY-1 (Blocker) is not: the tracker's order decides within CRITICAL
+        top = ask("what is the most important open issue?")
+        assert f"- [TASK #{tasks['PAY-1']}] PAY-1 Refund fails — TODO (To Do), CRITICAL (Blocker)" in top.split("\n")[1]
+        past = ask("what was open in PAY Sprint 5?")  # closed: only the issue that was in it finds it
+        assert f"[TASK #{tasks['PAY-3']}] PAY-3" in past and "PAY-1" not in past
