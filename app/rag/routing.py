@@ -223,8 +223,10 @@ def _first(question: str, vocabulary: Vocabulary, intent: Intent | None, lang: s
     about = _record_asked(question, keyed, tracker)
     if about is not None:
         return dataclasses.replace(about, intent=intent, lang=lang)
-    if reading is not None and tracker.last_query is not None and edits.is_edit(reading):
-        return _query(edits.edit(tracker.last_query, reading, tracker.lexicon), intent, lang)
+    if reading is not None and tracker.last_query is not None:
+        reading = edits.with_unseen_value(tracker.last_query, reading)
+        if edits.is_edit(reading):
+            return _query(edits.edit(tracker.last_query, reading, tracker.lexicon), intent, lang)
     return None
 
 

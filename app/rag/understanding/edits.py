@@ -51,6 +51,22 @@ def is_edit(said: Said) -> bool:
     return said.edit or (said.fragment or bare_figure or bare_which or bare_group) and not said.unknown
 
 
+# Fields whose value a follow-up may swap by naming only the value ("and i18n?" after "open tasks labelled docs").
+_SWAPPABLE = ("label", "component", "fix_version", "affects_version", "issue_type", "status_name", "priority_name")
+
+
+def with_unseen_value(last: TrackerQuery, said: Said) -> Said:
+    """"and i18n?" after a question on one label: the words the reader did not know are that field's new value
+    (one no visible task holds: the answer says nothing matches, as it would for a value that exists nowhere)."""
+    fields = {p.field for p in last.where if p.field in _SWAPPABLE}
+    if not said.edit or not said.unknown or len(said.unknown) > 3 or len(fields) != 1 or said.predicates \
+            or said.returns or said.order or said.people:
+        return said
+    value = " ".join(said.unknown)
+    name = fields.pop()
+    return dataclasses.replace(said, predicates=[Predicate(name, (value,))], fields={name}, unknown=[])  # type: ignore[arg-type]
+
+
 def uses_new_fields(said: Said) -> bool:
     """Whether the reading needs more than the first tracker reader could express (task_questions): a field of a
     real tracker, an order, a group-by of any field, a relative sprint."""
@@ -86,7 +102,7 @@ def compose(said: Said, lexicon: Lexicon, scope_project: int | None = None) -> C
         if sprint is None:
             return Composed(None, missing="project")
         query = query.without("project").with_predicate(Predicate("sprint", (sprint.sprint_id,)))
-    return Composed(_returns(query, said))
+    return Composed(_returns(query, said, lexicon))
 
 
 def edit(last: TrackerQuery, said: Said, lexicon: Lexicon) -> Composed:
@@ -111,13 +127,21 @@ def edit(last: TrackerQuery, said: Said, lexicon: Lexicon) -> Composed:
     if said.returns or said.order or said.list_again:
         query = _returns(dataclasses.replace(query, returns="list", order="id", descending=False, limit=20,
                                              group_by=None, measure="count", ascending=False, record_field=None),
-                         said)
+                         said, lexicon)
     return Composed(query)
 
 
-def _returns(query: TrackerQuery, said: Said) -> TrackerQuery:
+# A ranking by status or priority is by the tracker's own names where the data holds them (Jira's "Open",
+# "Closed", "Major"), by ours otherwise.
+_OWN_NAMES = {"status": "status_name", "priority": "priority_name"}
+
+
+def _returns(query: TrackerQuery, said: Said, lexicon: Lexicon) -> TrackerQuery:
     if said.returns == "group" and said.group_by:
-        return dataclasses.replace(query, returns="group", group_by=said.group_by, ascending=said.ascending,
+        group_by = said.group_by
+        if group_by in _OWN_NAMES and lexicon.values.get(_OWN_NAMES[group_by]):
+            group_by = _OWN_NAMES[group_by]
+        return dataclasses.replace(query, returns="group", group_by=group_by, ascending=said.ascending,
                                    measure="points" if said.measure_points else "count")
     if said.returns in ("count", "points"):
         return dataclasses.replace(query, returns=said.returns)

@@ -183,6 +183,12 @@ PRIORITY_NAMES = {
     "minor": "LOW", "trivial": "LOW", "lowest": "LOW", "mayor": "HIGH", "menor": "LOW", "trivales": "LOW",
     "triviales": "LOW",
 }
+# The tracker's priority names said in Spanish or in the plural, read as the name the data holds (only when it does).
+PRIORITY_TWINS = {"menor": "minor", "menores": "minor", "mayor": "major", "mayores": "major", "triviales": "trivial",
+                  "bloqueante": "blocker", "bloqueantes": "blocker", "blockers": "blocker", "critica": "critical",
+                  "criticas": "critical", "critico": "critical", "criticos": "critical", "alta": "high",
+                  "altas": "high", "baja": "low", "bajas": "low", "media": "medium", "medias": "medium",
+                  "muy alta": "highest", "muy baja": "lowest", "la mas alta": "highest", "la mas baja": "lowest"}
 # "those", "them", "of these": an edit of the last question, not a new one.
 THOSE = ("ahi", "alli", "alla", "de ahi", "in there", "over there", "those", "them", "these", "of those", "of them", "of these", "among them", "among those", "esas", "esos",
          "ellas", "ellos", "estas", "estos", "de esas", "de esos", "de ellas", "de ellos", "de estas", "de estos",
@@ -204,6 +210,19 @@ PLEASANTRIES = ("hello", "hi", "hey", "hiya", "good morning", "good afternoon", 
 UNASSIGNED = ("nobody assigned", "no one assigned", "have nobody assigned", "has nobody assigned", "nobody on it",
               "no assignee", "without an owner", "nadie asignado", "sin nadie asignado", "no tienen a nadie",
               "sin dueno", "sin responsable asignado", "unowned")
+# A field said empty: a negation, a few small words, the field's noun or verb ("without a resolution", "no tienen
+# asignado", "not assigned to anyone", "sin sprint", "nobody owns").
+_NEGATION = r"(?:without|with no|no|sin|not|nobody|no one|nadie|ningun[oa]?|lacking|missing)"
+_SMALL = r"(?:\s+(?:a|an|the|any|un|una|el|la|tienen|tiene|have|has|had|is|are|been|esta|estan|ha|han|sido|yet|aun|" \
+         r"todavia|de|set|puesto|puesta|got|its|su|sus))*"
+EMPTY_FIELD = {
+    "resolution": re.compile(rf"(?<![\w-]){_NEGATION}{_SMALL}\s+(?:resolution|resolved|resolucion|resolver|resuelt\w*)"
+                             r"(?![\w-])"),
+    "assignee": re.compile(rf"(?<![\w-]){_NEGATION}{_SMALL}\s+(?:assign\w*|asignad\w*|asignar|owner|owns|dueno|"
+                           r"responsable|assignee)(?:\s+to\s+(?:anyone|anybody|someone))?(?![\w-])"),
+    "sprint": re.compile(rf"(?<![\w-]){_NEGATION}{_SMALL}\s+(?:sprint|iteracion)(?![\w-])"),
+    "reporter": re.compile(rf"(?<![\w-]){_NEGATION}{_SMALL}\s+(?:reporter|reportador)(?![\w-])"),
+}
 # Held up: a status, a link or the text (the engines' blocked predicate reads all three).
 BLOCKED = ("blocked", "bloqueadas", "bloqueados", "bloqueada", "bloqueado", "stuck", "atascadas", "atascados",
            "atascada", "atascado", "on hold", "waiting on something", "waiting on", "waiting for", "held up",

@@ -93,9 +93,23 @@ def read(question: str, lexicon: Lexicon, asker_id: int, today: dt.date) -> Said
     _relative_sprint(spans, said)
     _nouns(spans, said)
     said.unknown = spans.unknown(_KNOWN, tq.NEGATIONS | {"isn't", "aren't", "isnt", "arent", "doesn't", "don't"})
+    _topics(said)
     # "¿y la Wave 2?": "la" before a value the question names is its article, not "it"
     said.it = any(spans.free((match.end() - 1, match.end())) for match in _IT.finditer(spans.text))
     return said
+
+
+def _topics(said: Said) -> None:
+    """A word nothing understood but written as a name inside a question about tasks ("list the open Backoffice
+    tasks") is a topic: the tasks must mention it (a text predicate), never dropped."""
+    if not said.asks_tasks:
+        return
+    body = re.sub(r"^[\W\d_]*\w+", "", said.original)  # the first word is capitalised anyway
+    named = {terms.fold(w) for w in re.findall(r"(?<![\w-])[A-Z][\w-]*", body)}
+    for word in [w for w in said.unknown if w in named]:
+        said.predicates.append(Predicate("text", (word,)))
+        said.fields.add("text")
+        said.unknown.remove(word)
 
 
 # One thing already said: "it", "that one", "¿quién lo tiene?", "¿para cuándo hay que tenerla?".
@@ -128,11 +142,11 @@ def _values(spans: Spans, said: Said, lexicon: Lexicon) -> None:
         by_span.setdefault(mention.span, []).append(mention)
     named = [(m.span, [m]) for m in project_mentions(spans.text, lexicon) + sprint_mentions(spans.text, lexicon)]
 
-    def first(item: tuple[tuple[int, int], list[Mention]]) -> tuple[int, bool]:
+    def first(item: tuple[tuple[int, int], list[Mention]]) -> tuple[int, bool, bool]:
         span, mentions = item
         return -(span[1] - span[0]), not any(
             spans.before(span, g.FIELD_WORDS[m.field], gap=2) or spans.after(span, g.FIELD_WORDS[m.field])
-            for m in mentions if m.field in g.FIELD_WORDS)
+            for m in mentions if m.field in g.FIELD_WORDS), _by_one_word(mentions[0], lexicon)
 
     for span, mentions in sorted([*named, *by_span.items()], key=first):
         if mentions[0].field in ("project", "sprint"):
@@ -151,6 +165,15 @@ def _values(spans: Spans, said: Said, lexicon: Lexicon) -> None:
             spans.find(g.FIELD_WORDS[name])  # "closed as Won't Fix" says no status of its own
             said.asks_tasks = True
     _field_words(spans, said, lexicon)
+
+
+def _by_one_word(mention: Mention, lexicon: Lexicon) -> bool:
+    """A project named by one word of its name (or that word's twin), not by its name or key: a value said whole
+    is read first ("platform: how many tasks?" is the label platform where one is stored)."""
+    if mention.field != "project":
+        return False
+    project = lexicon.project(mention.value)
+    return project is not None and mention.said not in (terms.fold(project.name), terms.fold(project.external_key or ""))
 
 
 def _fixed_verb(spans: Spans, span: tuple[int, int]) -> bool:
@@ -215,6 +238,10 @@ def _field_words(spans: Spans, said: Said, lexicon: Lexicon) -> None:
         for phrase, span in spans.find({k: v for k, v in synonyms.items() if v in stored}):
             _add_value(said, name, stored[synonyms[phrase]])
             said.asks_tasks = True
+    stored = {terms.fold(v): v for v in lexicon.values.get("priority_name", ())}
+    for phrase, _ in spans.find({k: v for k, v in g.PRIORITY_TWINS.items() if v in stored}):
+        _add_value(said, "priority_name", stored[g.PRIORITY_TWINS[phrase]])  # "menores": the tracker's Minor
+        said.asks_tasks = True
     for phrase, _ in spans.find(g.PRIORITY_NAMES):
         _add_value(said, "priority", g.PRIORITY_NAMES[phrase])
 
@@ -300,7 +327,7 @@ def _group_field(spans: Spans, said: Said, per: bool) -> tuple[str, bool] | None
                 return name, True
             if not per and (spans.before(span, ("which", "what", "que", "cual", "cuales", "in which", "en que",
                                                 *g.MOST, *g.FEWEST), 2)
-                            or spans.after(span, g.WITH_MOST, 2)):
+                            or spans.after(span, g.WITH_MOST, 5)):
                 return name, False
             spans.taken.remove(span)  # a field word that groups nothing is read again as a field word
     if not per and spans.find(g.WHERE):  # a tracker's "where" is a project ("where are the most late tasks?")
@@ -327,6 +354,11 @@ def _flags(spans: Spans, said: Said, today: dt.date) -> None:
     for match in tq.OVERDUE_SAID.finditer(spans.text):
         if spans.take(match.span()):
             said.add(Predicate("overdue", (today,)))
+    for name, empty in g.EMPTY_FIELD.items():
+        if name not in said.fields and spans.find_pattern(empty):
+            said.add(Predicate("open", (True,)) if name == "resolution" else Predicate(name, (None,)))  # type: ignore[arg-type]
+            said.asks_tasks = True
+            said.mine = said.mine and name != "assignee"
     if spans.find((*tq.UNASSIGNED_PHRASES, *g.UNASSIGNED)):
         said.add(Predicate("assignee", (None,)))
         said.mine = False
@@ -367,6 +399,8 @@ def _dates(spans: Spans, said: Said, today: dt.date) -> None:
     window_said = spans.find(g.WINDOWS)
     target = next((name for name, words in g.WINDOW_FIELD_WORDS.items() if spans.find(words)), None) \
         if window_said else None
+    if window_said and target is None:  # the date's verb in another of its forms ("¿cuántos cerramos este año?")
+        target = next((name for name, verb in g.ORDER_VERBS.items() if spans.find_pattern(verb)), None)
     if window_said and (target is not None or "due" not in found and not spans.says(("due", "vence", "vencen"))):
         start, end = windows.window(g.WINDOWS[window_said[0][0]], today)
         said.add(Predicate(target or "created", window=(start, end)))  # type: ignore[arg-type]
