@@ -108,3 +108,19 @@ def test_memory_resting_on_a_task_seen_through_a_membership_is_withdrawn_when_it
     assert withdrawn(engine, engine.caller(team["ana"]), history) == set()
     engine.delete_project_member(team["pay"], team["ana"])
     assert withdrawn(engine, engine.caller(team["ana"]), history) == {history[1].message_id}
+
+
+def test_the_explainer_names_the_membership_that_grants_a_task(engine, team):
+    from app.services.access_explainer import explain_entity, explain_search
+
+    ana = engine.caller(team["ana"])
+    since = engine.project_membership(team["pay"], team["ana"]).added_at.date().isoformat()
+    granted = explain_entity(engine, ana, "task", team["bobs"]).verdict
+    assert granted.visible and granted.reason == f"member of Payments Platform since {since}"
+    assert explain_entity(engine, ana, "task", team["anas"]).verdict.reason == "assigned to Ana Ruiz"
+    hidden = explain_entity(engine, ana, "task", team["ops_task"]).verdict
+    assert not hidden.visible and hidden.reason == "assigned to Cy Lee"
+    searched = explain_search(engine, ana, "refund", 10, Scope(), "hybrid")
+    assert {(e.hit.source_id, e.verdict.visible) for e in searched.visible if e.hit.source_type == "task"} == \
+        {(team["bobs"], True), (team["free"], True), (team["anas"], True)}
+    assert [e.hit.source_id for e in searched.withheld if e.hit.source_type == "task"] == [team["ops_task"]]
