@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 from app.domain import Caller, Role  # noqa: E402
 from app.engines.oracle import search as oracle_search  # noqa: E402
-from app.engines.oracle import statements as sql  # noqa: E402
+from app.engines.oracle import search_statements as sql  # noqa: E402
 from app.engines.oracle.text_statistics import TextStatisticsCache  # noqa: E402
 from benchmarks_md import append_rows  # noqa: E402
 

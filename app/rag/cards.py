@@ -67,10 +67,11 @@ _FIELD_WORDS = {
     "points": frozenset(terms.fold(w) for w in terms.FIELD_HINTS["point"]),
     "hours": frozenset(terms.fold(w) for w in terms.FIELD_HINTS["hours"]),
     # A real tracker's fields (issue 31): who reported it, when it was created, how it was resolved, its links.
-    "reporter": frozenset("""reported reporter reporto reportada reportado reporto filed raised opened abrio
-                             levanto registro submitted logged""".split()),
+    # The verbs of opening are in both: "who" asks for the reporter, "when" / "what day" for the date.
+    "reporter": frozenset("""reported reporter reporto reportada reportado filed raised opened abrio abrieron
+                             levanto registro submitted logged created creo crearon""".split()),
     "created": frozenset("""created creada creado creation creacion opened filed raised abierta abierto creo
-                            crearon abrieron""".split()),
+                            crearon abrio abrieron reported reporto levanto registro submitted logged""".split()),
     "resolution": frozenset("""resolution resolucion resolved resuelta resuelto""".split()),
     "links": frozenset("""depend depends dependent depending dependency dependencies depende dependen dependencias
                           linked links link enlaces enlazada relacionadas related duplicates duplicate duplicada

@@ -11,7 +11,7 @@ were loaded, or an erased person's) says so rather than guessing one.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from app.domain import DONE_STATUSES, Person
 from app.records_model import CommentSource, TaskSource
@@ -32,15 +32,19 @@ _LATEST = frozenset(("latest", "last", "newest", "recent", "most recent", "ultim
 _EXCEPT = re.compile(r"(?<![\w-])(?:besides|apart from|other than|except|excluding|aside from|aparte de|ademas de|"
                      r"salvo|excepto|menos|quitando)(?![\w-])")
 
+# The links that make a task wait on their target, read from its own side.
+WAITING_LINKS = ("BLOCKED_BY", "DEPENDS_ON")
+
 _TEXT = {
     "en": {"head": "Comments on {anchor} {title} — {n}{by}:", "by": ", by {names}",
            "none": "{anchor} {title} has no comments.",
            "latest": "The latest comment on {anchor} {title}:", "of": "Comments by {name} on {anchor} {title} — {n}:",
            "none_of": "{name} has not commented on {anchor} {title}.", "unknown": "author not recorded",
-           "blocked": "{anchor} {title} ({status}) is held up by:", "free": "Nothing in {anchor} {title} ({status}) "
-           "says it is blocked.", "list": "Blocked tasks you can see{among} — {n}:", "among": " ({filters})",
+           "blocked": "{anchor} {title} ({status}) is held up by:", "free": "No task you can see holds up {anchor} {title} "
+           "({status}), and nothing in it says it is blocked.", "list": "Blocked tasks you can see{among} — {n}:", "among": " ({filters})",
            "no_list": "No task you can see{among} says it is blocked.", "more": "…and {n} more.",
            "link": "Blocked by: {key}", "status": "Status: BLOCKED",
+           "waits": "{name} ({status}) waits on {n}:", "also": "It also says:",
            "others": "Comments on {anchor} {title} by others than {name} — {n}{by}:",
            "no_others": "No one but {name}, its assignee, has commented on {anchor} {title}.",
            "no_others_of": "No one but {name} has commented on {anchor} {title}."},
@@ -49,10 +53,12 @@ _TEXT = {
            "of": "Comentarios de {name} en {anchor} {title} — {n}:",
            "none_of": "{name} no ha comentado en {anchor} {title}.", "unknown": "autor no registrado",
            "blocked": "{anchor} {title} ({status}) está frenada por:",
-           "free": "Nada en {anchor} {title} ({status}) dice que esté bloqueada.",
+           "free": "Ninguna tarea que puedas ver frena {anchor} {title} ({status}), y nada en ella dice que esté "
+                   "bloqueada.",
            "list": "Tareas bloqueadas que puedes ver{among} — {n}:", "among": " ({filters})",
            "no_list": "Ninguna tarea abierta que puedas ver{among} dice estar bloqueada.", "more": "…y {n} más.",
            "link": "Bloqueada por: {key}", "status": "Estado: BLOCKED",
+           "waits": "{name} ({status}) depende de {n}:", "also": "Además dice:",
            "others": "Comentarios de {anchor} {title} de otras personas que {name} — {n}{by}:",
            "no_others": "Nadie más que {name}, su responsable, ha comentado {anchor} {title}.",
            "no_others_of": "Nadie más que {name} ha comentado {anchor} {title}."},
@@ -109,20 +115,35 @@ def comments_answer(question: str, tasks: Sequence[TaskSource], lang: str, perso
     return Computed("\n\n".join(blocks), anchors, tuple(figures), anchors[0] if anchors else None)
 
 
-def blockers_of(tasks: Sequence[TaskSource], lang: str) -> Computed:
-    """What holds each task up, in its own words (description and comments), or that nothing says so."""
-    say = _TEXT[lang]
-    blocks = []
+def blockers_of(tasks: Sequence[TaskSource], lang: str, targets: Mapping[int, TaskSource] | None = None) -> Computed:
+    """What holds each task up: the visible tasks it depends on or is blocked by (``targets``, by id), each cited,
+    then what its own words (description and comments) say; or that nothing says so. A task whose holders are
+    listed is named by its key, not cited: the answer is the holders."""
+    say, targets = _TEXT[lang], targets or {}
+    blocks, anchors = [], []
     for task in tasks:
         anchor, status = f"[TASK #{task.task_id}]", task.status or "-"
-        reasons = blocking_lines(task, lang)
+        holders = [targets[link.target_task_id] for link in task.links
+                   if link.link_type in WAITING_LINKS and link.target_task_id in targets]
+        holders = list({h.task_id: h for h in holders}.values())
+        reasons = [r for r in blocking_lines(task, lang)
+                   if not any(r == say["link"].format(key=h.external_key) for h in holders)]
+        if holders:
+            name = " ".join(p for p in (task.external_key, task.title) if p)
+            lines = [say["waits"].format(name=name, status=status, n=len(holders)),
+                     *(f"- [TASK #{h.task_id}] {' '.join(p for p in (h.external_key, h.title) if p)} — "
+                       f"{h.status or '-'}" for h in holders)]
+            blocks.append("\n".join(lines + ([say["also"], *(f"- {r}" for r in reasons)] if reasons else [])))
+            anchors += [f"[TASK #{h.task_id}]" for h in holders]
+            continue
+        anchors.append(anchor)
         if reasons:
             blocks.append("\n".join([say["blocked"].format(anchor=anchor, title=task.title, status=status),
                                      *(f"- {r}" for r in reasons)]))
         else:
             blocks.append(say["free"].format(anchor=anchor, title=task.title, status=status))
-    anchors = tuple(f"[TASK #{t.task_id}]" for t in tasks)
-    return Computed("\n\n".join(blocks), anchors, (), anchors[0] if anchors else None)
+    anchors = list(dict.fromkeys(anchors))
+    return Computed("\n\n".join(blocks), tuple(anchors), (), anchors[0] if anchors else None)
 
 
 def blocked_list(tasks: Sequence[TaskSource], lang: str, filters: str = "") -> Computed:

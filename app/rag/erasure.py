@@ -36,7 +36,7 @@ REDACTED = "[erased]"  # what a quoted copy in someone else's conversation becom
 # Where other people's data quotes a person, on both engines (table, key, column, the most characters the
 # column holds or None): their conversations' messages and titles, the LLM-written project summaries and
 # the queue's error texts. Never the tracker's own tables. LAST_ERROR holds 4000 bytes on Oracle: 1000
-# characters fit whatever they are. Identifiers spliced into SQL only from here (statements.py).
+# characters fit whatever they are. Identifiers spliced into SQL only from here (both engines' erasure statements).
 REDACT_PLACES = (("MESSAGES", "MESSAGE_ID", "CONTENT", None), ("MESSAGES", "MESSAGE_ID", "TRACKER_QUERY", None),
                  ("CONVERSATIONS", "CONVERSATION_ID", "TITLE", 400),
                  ("PROJECTS", "PROJECT_ID", "AUTO_SUMMARY", None), ("RAG_DIRTY", "DIRTY_ID", "LAST_ERROR", 1000))

@@ -125,6 +125,12 @@ _FIELD_ASKED = re.compile(r"(?<![\w-])(?:" + "|".join(
 # into its comments or blockers.
 _CARD_ASKED = re.compile(r"(?<![\w-])(?:show|tell me about|info|information|details|detail|what's|whats|what is|"
                          r"ensename|muestra\w*|hablame|dame|detalles|que es)(?![\w-])")
+# What a record waits on ("what does PAY-12 depend on?", "¿de qué depende?"): its holders, like "blocked by".
+_DEPENDS = re.compile(r"(?<![\w-])(?:depend(?:s|ing)? (?:on|upon)|dependenc(?:y|ies)|dependencias?|depende|dependen)"
+                      r"(?![\w-])")
+# ... but "which tasks depend on PAY-12?" asks the other way: what waits on it (its card's links answer that).
+_DEPENDED_ON = re.compile(r"(?<![\w-])(?:what|which|anything|who|que|cuales?)\s+(?!does|do|did|de)(?:[\w-]+\s+){0,2}"
+                          r"(?:depends?|dependen|depende) (?:on|upon|de)(?![\w-])")
 _BLOCKED = re.compile(r"(?<![\w-])(?:block\w*|bloque\w*|stuck|atascad\w*|trabad\w*|held up|holding up)(?![\w-])")
 
 
@@ -180,7 +186,7 @@ def route(question: str, focus: EntityRef | None, vocabulary: Vocabulary, today:
         found = _comments(question, text, focus, ids, about, vocabulary, intent, lang, speakers)
         if found is not None:
             return found
-    if _BLOCKED.search(text) or intent == "blockers" and by_meaning:
+    if _BLOCKED.search(text) or _DEPENDS.search(text) and about and not _DEPENDED_ON.search(text) or intent == "blockers" and by_meaning:
         found = _blockers(question, text, ids, about, pointing, vocabulary, today, intent, lang)
         if found is not None:
             return found

@@ -7,8 +7,9 @@ claim check's scratch queue rows, which other connections must see; those are de
 a crashed run's, on the next run). CTX_DDL.SYNC_INDEX and OPTIMIZE_INDEX commit implicitly (FACTS.md
 §8B), so they run only right after a rollback, with nothing pending.
 
-Checks of the search, text and trigger paths are in oracle_doctor_checks.py; REVIEW-4 §4's steps (V16 triggers and
-constraints, the text arm's cost, the driver version, a call-timeout probe) in oracle_doctor_review4.py.
+Checks of the search and text paths are in oracle_doctor_checks.py, of the triggers in oracle_doctor_triggers.py;
+REVIEW-4 §4's steps (V16 triggers and constraints, the text arm's cost, the driver version, a call-timeout probe) in
+oracle_doctor_review4.py.
 """
 
 from __future__ import annotations
@@ -22,7 +23,11 @@ import numpy as np
 
 from app.config import Settings
 from app.engines.oracle import model_mark, upsert
-from app.engines.oracle import statements as sql
+from app.engines.oracle import doctor_statements as doctor_sql
+from app.engines.oracle import indexing_statements as indexing_sql
+from app.engines.oracle import schema_statements as schema_sql
+from app.engines.oracle import search_statements as search_sql
+from app.engines.oracle import statements
 from app.engines.oracle.indexing import OracleIndexingTx
 from app.engines.oracle.search import DIMENSIONS, vector_bind
 from app.rag import doctor
@@ -30,7 +35,7 @@ from app.rag.doctor import CheckResult, failed, passed, warned
 from app.rag.model_mark import search_refusal
 
 Connect = Callable[[], Any]
-SCRATCH_SOURCE_ID = upsert.SCRATCH_SOURCE_ID  # negative: never an identity id (statements.py, doctor section)
+SCRATCH_SOURCE_ID = upsert.SCRATCH_SOURCE_ID  # negative: never an identity id (doctor_statements.py)
 PROBE_TEXT = "doctor probe: sprint planning for the login bug"
 
 
@@ -61,17 +66,18 @@ def run(settings: Settings, connect: Connect | None = None, strict: bool = False
     """All checks, in order, and the exit status (doctor.EXIT_*; ``strict``: a skipped needed check fails too)."""
     from app.services import oracle_doctor_checks as more
     from app.services import oracle_doctor_review4 as review4
+    from app.services import oracle_doctor_triggers as triggers
 
     try:
         connect = connect or connector(settings)
         conn = connect()
     except Exception as exc:
         return [doctor.connection_failed(exc)], doctor.EXIT_NO_CONNECTION
-    probe = Probe(conn, connect, settings, sql.checked_model(settings.oracle_model_name))
+    probe = Probe(conn, connect, settings, statements.checked_model(settings.oracle_model_name))
     checks = [check_version, check_embedding_column, check_model, check_model_mark, check_indexes, check_upsert,
               check_claims, more.check_filtered_search, more.check_index_accuracy, more.check_text,
               more.check_clob_returning, more.check_clob_like, more.check_message_clob,
-              more.check_triggers, review4.check_v16_triggers, review4.check_v16_constraints,
+              triggers.check_triggers, review4.check_v16_triggers, review4.check_v16_constraints,
               review4.check_text_cost, review4.check_driver, review4.check_call_timeout]
     results: list[CheckResult] = []
     try:
@@ -117,7 +123,7 @@ def check_version(p: Probe) -> list[CheckResult]:
 def check_embedding_column(p: Probe) -> list[CheckResult]:
     name, proves = "embedding column", "FACTS.md §1 (VECTOR(384, FLOAT32); description.vector_dimensions)"
     with p.conn.cursor() as cur:
-        cur.execute(sql.DOCTOR_EMBEDDING_COLUMN)
+        cur.execute(doctor_sql.DOCTOR_EMBEDDING_COLUMN)
         cur.fetchall()
         p.column_dims = getattr(cur.description[0], "vector_dimensions", None)
     if p.column_dims != DIMENSIONS:
@@ -128,12 +134,12 @@ def check_embedding_column(p: Probe) -> list[CheckResult]:
 def check_model(p: Probe) -> list[CheckResult]:
     name, proves = "model", "FACTS.md §5 (USER_MINING_MODELS) + §2 (VECTOR_EMBEDDING ... FROM dual)"
     with p.conn.cursor() as cur:
-        cur.execute(sql.MODEL_EXISTS, model_name=p.model)
+        cur.execute(schema_sql.MODEL_EXISTS, model_name=p.model)
         (count,) = cur.fetchone()
         if not count:
             return [failed(name, proves, f"model {p.model} is not loaded: run `ragctl oracle bootstrap`")]
         try:
-            cur.execute(sql.embed_query(p.model), q=PROBE_TEXT)
+            cur.execute(search_sql.embed_query(p.model), q=PROBE_TEXT)
             (vector,) = cur.fetchone()
         except Exception as exc:
             return [failed(name, proves, f"model {p.model} is listed but VECTOR_EMBEDDING fails", exc)]
@@ -146,7 +152,7 @@ def check_model(p: Probe) -> list[CheckResult]:
     long_text = upsert.PROBE_MULTIBYTE_TEXT
     try:
         with p.conn.cursor() as cur:
-            cur.execute(sql.embed_query(p.model), q=long_text)
+            cur.execute(search_sql.embed_query(p.model), q=long_text)
             cur.fetchone()
     except Exception as exc:
         return [failed(name, proves, f"model {p.model} embeds a short text but not a "
@@ -171,24 +177,25 @@ def check_indexes(p: Probe) -> list[CheckResult]:
     """The IVF vector index and the Oracle Text search index exist and are usable (a -slim image has no Oracle Text)."""
     name, proves = "ivf index", "FACTS.md §4 (USER_INDEXES: VECTOR / NEIGHBOR_PARTITIONS_IVF)"
     with p.conn.cursor() as cur:
-        cur.execute(sql.VECTOR_INDEX_INFO, index_name=sql.VECTOR_INDEX)
+        cur.execute(schema_sql.VECTOR_INDEX_INFO, index_name=statements.VECTOR_INDEX)
         row = cur.fetchone()
     if row is None:
-        out = [failed(name, proves, f"{sql.VECTOR_INDEX} is missing: run `ragctl oracle bootstrap`")]
+        out = [failed(name, proves, f"{statements.VECTOR_INDEX} is missing: run `ragctl oracle bootstrap`")]
     elif row[1] != "NEIGHBOR_PARTITIONS_IVF" or row[2] != "VALID":
-        out = [failed(name, proves, f"{sql.VECTOR_INDEX} is {row[0]}/{row[1]}, status {row[2]}")]
+        out = [failed(name, proves, f"{statements.VECTOR_INDEX} is {row[0]}/{row[1]}, status {row[2]}")]
     else:
-        out = [passed(name, proves, f"{sql.VECTOR_INDEX} {row[0]}/{row[1]} {row[2]}")]
+        out = [passed(name, proves, f"{statements.VECTOR_INDEX} {row[0]}/{row[1]} {row[2]}")]
     name = "oracle text"
     proves = "FACTS.md §8B (CREATE SEARCH INDEX; -slim images drop Oracle Text) + REVIEW-2 W10 (DOMIDX_OPSTATUS)"
     with p.conn.cursor() as cur:
-        cur.execute(sql.TEXT_INDEX_INFO, index_name=sql.TEXT_INDEX)
+        cur.execute(schema_sql.TEXT_INDEX_INFO, index_name=statements.TEXT_INDEX)
         row = cur.fetchone()
     if row is None:
-        return out + [failed(name, proves, f"{sql.TEXT_INDEX} is missing: run `ragctl oracle bootstrap` "
+        return out + [failed(name, proves, f"{statements.TEXT_INDEX} is missing: run `ragctl oracle bootstrap` "
                                            "(Oracle Text installed? -slim images drop it)")]
     index_type, status, domidx_status, domidx_opstatus = row
-    detail = f"{sql.TEXT_INDEX} {index_type}: status {status}, domain index {domidx_status}, last operation {domidx_opstatus}"
+    detail = (f"{statements.TEXT_INDEX} {index_type}: status {status}, domain index {domidx_status}, "
+              f"last operation {domidx_opstatus}")
     if (status, domidx_status, domidx_opstatus) != ("VALID", "VALID", "VALID"):
         # A failed build keeps STATUS VALID with DOMIDX_OPSTATUS FAILED; CONTAINS then raises ORA-29861.
         return out + [failed(name, proves, detail + ": drop and recreate it (migrations/oracle/V7), see ORA-29861")]
@@ -234,19 +241,20 @@ def check_claims(p: Probe) -> list[CheckResult]:
     FOR UPDATE SKIP LOCKED, the scratch rows each holds (FACTS.md §6: rows are locked as fetched)."""
     batch = p.settings.batch_size
     with p.conn.cursor() as cur:
-        cur.execute(sql.DOCTOR_DELETE_SCRATCH_DIRTY)
+        cur.execute(doctor_sql.DOCTOR_DELETE_SCRATCH_DIRTY)
         # Only rows a claim could take now would be claimed before the scratch rows (stuck rows and rows in
         # backoff are outside every claim window: they cannot interfere).
-        cur.execute(sql.CLAIMABLE_COUNT, max_attempts=p.settings.max_attempts)
+        cur.execute(indexing_sql.CLAIMABLE_COUNT, max_attempts=p.settings.max_attempts)
         claimable = int(cur.fetchone()[0])
         if claimable:
             p.conn.commit()
             return [doctor.claim_skipped(claimable)]
-        cur.executemany(sql.ENQUEUE, [{"source_type": "task", "source_id": -(i + 1)} for i in range(2 * batch)])
+        cur.executemany(indexing_sql.ENQUEUE,
+                        [{"source_type": "task", "source_id": -(i + 1)} for i in range(2 * batch)])
     p.conn.commit()
     try:
         with p.conn.cursor() as cur:
-            cur.execute(sql.DOCTOR_SCRATCH_DIRTY)
+            cur.execute(doctor_sql.DOCTOR_SCRATCH_DIRTY)
             scratch = {int(d) for (d,) in cur.fetchall()}
         with opened(p.connect, 3) as (first, second, counter):
             got_a = [r.dirty_id for r in OracleIndexingTx(first, p.model).claim(batch, p.settings.max_attempts)]
@@ -255,7 +263,7 @@ def check_claims(p: Probe) -> list[CheckResult]:
             locked_b = scratch - _unlocked(counter) - locked_a
     finally:
         with p.conn.cursor() as cur:
-            cur.execute(sql.DOCTOR_DELETE_SCRATCH_DIRTY)
+            cur.execute(doctor_sql.DOCTOR_DELETE_SCRATCH_DIRTY)
         p.conn.commit()
     return [doctor.claim_result(batch, got_a, got_b, locked_a, locked_b, scratch)]
 
@@ -263,7 +271,7 @@ def check_claims(p: Probe) -> list[CheckResult]:
 def _unlocked(conn: Any) -> set[int]:
     try:
         with conn.cursor() as cur:
-            cur.execute(sql.DOCTOR_UNLOCKED_SCRATCH)
+            cur.execute(doctor_sql.DOCTOR_UNLOCKED_SCRATCH)
             return {int(d) for (d,) in cur.fetchall()}
     finally:
         conn.rollback()  # release what this count locked at once

@@ -1,4 +1,5 @@
-"""The doctor's checks of the read path, Oracle Text and the enqueue/access triggers.
+"""The doctor's checks of the read path, Oracle Text and long text in CLOBs (the enqueue and access triggers' checks
+are in oracle_doctor_triggers.py).
 
 Each takes the runner's Probe (app/services/oracle_doctor.py), which rolls back after it returns.
 """
@@ -10,11 +11,17 @@ from typing import Any
 
 from app.domain import Caller, Role, Scope, TurnFacts
 from app.engines.oracle import conversations, records
-from app.engines.oracle import statements as sql
+from app.engines.oracle import conversation_statements as conversation_sql
+from app.engines.oracle import doctor_statements as doctor_sql
+from app.engines.oracle import erasure_statements as erasure_sql
+from app.engines.oracle import indexing_statements as indexing_sql
+from app.engines.oracle import schema_statements as schema_sql
+from app.engines.oracle import search_statements as search_sql
+from app.engines.oracle import statements
 from app.engines.oracle.records import returned_id
 from app.engines.oracle.search import text_query
 from app.engines.oracle.status import ACCURACY_TARGET, ACCURACY_TOP_K
-from app.entities import DOCUMENTS, PROJECTS, SPRINTS, TASKS
+from app.entities import DOCUMENTS
 from app.rag.doctor import CheckResult, failed, passed, plan_unreadable, warned
 from app.rag.erasure import like_pattern
 
@@ -41,11 +48,11 @@ def check_filtered_search(p: Any) -> list[CheckResult]:
         return [_skipped(plan_name, plan_proves, why), failed(name, proves, why)]
     k = p.settings.top_k
     with p.conn.cursor() as cur:
-        cur.execute(sql.DOCTOR_DEVELOPER)
+        cur.execute(doctor_sql.DOCTOR_DEVELOPER)
         row = cur.fetchone()
         developer = int(row[0]) if row and row[0] is not None else -1  # -1: nobody; the filter still applies
         caller = Caller(developer, Role.DEVELOPER)
-        text, binds = sql.vector_search(caller, Scope(), exact=False)
+        text, binds = search_sql.vector_search(caller, Scope(), exact=False)
         try:
             cur.execute(text, {**binds, "qv": p.qv, "k": k})
             approx = len(cur.fetchall())
@@ -55,7 +62,7 @@ def check_filtered_search(p: Any) -> list[CheckResult]:
         plan = _plan(cur, plan_name, plan_proves)  # right after the query: DISPLAY_CURSOR shows the last cursor
         if approx >= k:
             return [plan, passed(name, proves, f"developer #{developer}: FETCH APPROX returned {approx}/{k}")]
-        text, binds = sql.vector_search(caller, Scope(), exact=True)
+        text, binds = search_sql.vector_search(caller, Scope(), exact=True)
         try:
             cur.execute(text, {**binds, "qv": p.qv, "k": k})
             exact = len(cur.fetchall())
@@ -70,14 +77,14 @@ def check_filtered_search(p: Any) -> list[CheckResult]:
 
 def _plan(cur: Any, name: str, proves: str) -> CheckResult:
     try:
-        cur.execute(sql.DOCTOR_PLAN)
+        cur.execute(doctor_sql.DOCTOR_PLAN)
         lines = [str(r[0]) for r in cur.fetchall()]
     except Exception as exc:
         return warned(name, proves, f"plan not readable ({PLAN_GRANTS})", exc)
     # Without the V$ grants DISPLAY_CURSOR answers with rows that say so, not with an error (REVIEW-2 W2).
     if (why := plan_unreadable(lines)) is not None:
         return warned(name, proves, f"plan not readable: {why!r} ({PLAN_GRANTS})")
-    if any(IVF_PLAN_MARK in line or sql.VECTOR_INDEX in line for line in lines):
+    if any(IVF_PLAN_MARK in line or statements.VECTOR_INDEX in line for line in lines):
         return passed(name, proves, "the IVF index is in the plan of the filtered FETCH APPROX", needed=False)
     return warned(name, proves, "the plan does not use the IVF index: exact scans (rebuild-index? metric?)",
                   fallback="exact scan by the optimizer")
@@ -89,11 +96,12 @@ def check_index_accuracy(p: Any) -> list[CheckResult]:
     name, proves = "index accuracy", "FACTS.md §12.3 (named arguments) + §12.10 (array('f') into PL/SQL)"
     if p.qv is None:
         return [_skipped(name, proves, "no probe vector (see the model check)")]
-    binds = {"index_name": sql.VECTOR_INDEX, "qv": p.qv, "top_k": ACCURACY_TOP_K, "target_accuracy": ACCURACY_TARGET}
+    binds = {"index_name": statements.VECTOR_INDEX, "qv": p.qv, "top_k": ACCURACY_TOP_K,
+             "target_accuracy": ACCURACY_TARGET}
     with p.conn.cursor() as cur:
         report = cur.var(str, 32767)
         try:  # the very call `ragctl status` sends: named arguments pick the overload
-            cur.execute(sql.INDEX_ACCURACY, {**binds, "report": report})
+            cur.execute(schema_sql.INDEX_ACCURACY, {**binds, "report": report})
         except Exception as exc:
             return [failed(name, proves, "`ragctl status` cannot measure the index accuracy", exc, needed=False)]
     return [passed(name, proves, f"named call: {report.getvalue()}", needed=False)]
@@ -105,7 +113,7 @@ def check_text(p: Any) -> list[CheckResult]:
     out = []
     name, proves = "lexical reserved words", "FACTS.md §8B + §12.4 (Oracle Text operators as quoted terms)"
     tq = text_query(RESERVED_WORDS_QUERY)
-    text, binds = sql.text_search(Caller(0, Role.MANAGER), Scope())
+    text, binds = search_sql.text_search(Caller(0, Role.MANAGER), Scope())
     with p.conn.cursor() as cur:
         if p.qv is None:
             out.append(_skipped(name, proves, "no probe vector (see the model check)", needed=True))
@@ -121,8 +129,8 @@ def check_text(p: Any) -> list[CheckResult]:
     name, proves = "text sync", "FACTS.md §8B (CTX_DDL.SYNC_INDEX) + §12.5 (on an automatically maintained index)"
     with p.conn.cursor() as cur:
         try:
-            cur.execute(sql.SYNC_TEXT_INDEX, idx_name=sql.TEXT_INDEX)
-            out.append(passed(name, proves, f"CTX_DDL.SYNC_INDEX({sql.TEXT_INDEX}) accepted", needed=False))
+            cur.execute(indexing_sql.SYNC_TEXT_INDEX, idx_name=statements.TEXT_INDEX)
+            out.append(passed(name, proves, f"CTX_DDL.SYNC_INDEX({statements.TEXT_INDEX}) accepted", needed=False))
         except Exception as exc:
             out.append(warned(name, proves, "manual sync refused", exc,
                               "automatic maintenance only (fresh chunks reach CONTAINS later)"))
@@ -136,24 +144,25 @@ def _text_optimize(p: Any) -> CheckResult:
     p.conn.rollback()
     with p.conn.cursor() as cur:
         try:
-            cur.execute(sql.DOCTOR_OPTIMIZE_TEXT_INDEX, idx_name=sql.TEXT_INDEX)
+            cur.execute(doctor_sql.DOCTOR_OPTIMIZE_TEXT_INDEX, idx_name=statements.TEXT_INDEX)
         except Exception as exc:
             return failed(name, proves, "the FULL optimize an erasure runs is refused: erasures cannot be proven", exc)
-    return passed(name, proves, f"CTX_DDL.OPTIMIZE_INDEX({sql.TEXT_INDEX}, FULL, maxtime 0) accepted")
+    return passed(name, proves, f"CTX_DDL.OPTIMIZE_INDEX({statements.TEXT_INDEX}, FULL, maxtime 0) accepted")
 
 
 def _text_tokens(p: Any) -> CheckResult:
     """The token table the erasure proof reads exists under the name it uses, and answers (REVIEW-2 W9)."""
     name, proves = "text tokens", "FACTS.md §8B + REVIEW-2 W9 (the index's DR$...$I token table, read by the proof)"
     with p.conn.cursor() as cur:
-        cur.execute(sql.TEXT_TOKEN_TABLES_PRESENT, g_table=sql.TEXT_TOKEN_TABLES[0], i_table=sql.TEXT_TOKEN_TABLES[1])
+        g_table, i_table = statements.TEXT_TOKEN_TABLES
+        cur.execute(erasure_sql.TEXT_TOKEN_TABLES_PRESENT, g_table=g_table, i_table=i_table)
         tables = [str(t) for (t,) in cur.fetchall()]
-        if sql.TEXT_TOKEN_TABLES[1] not in tables:
-            return failed(name, proves, f"{sql.TEXT_TOKEN_TABLES[1]} is not in USER_TABLES: the erasure proof cannot "
+        if i_table not in tables:
+            return failed(name, proves, f"{i_table} is not in USER_TABLES: the erasure proof cannot "
                                         "read the index's tokens, so no erasure is proven")
         try:
             for table in tables:
-                statement = sql.text_tokens(table, ["login"])
+                statement = erasure_sql.text_tokens(table, ["login"])
                 cur.execute(statement.sql, statement.binds)
                 cur.fetchall()
         except Exception as exc:
@@ -171,13 +180,13 @@ def _text_token_case(p: Any) -> CheckResult:
     name, proves = "text token case", "FACTS.md §8B + REVIEW-3 U3 ($I word tokens are upper-cased, as the proof reads)"
     with p.conn.cursor() as cur:
         try:
-            cur.execute(sql.DOCTOR_TOKEN_CASE, max_rows=TOKEN_CASE_SAMPLE)
+            cur.execute(doctor_sql.DOCTOR_TOKEN_CASE, max_rows=TOKEN_CASE_SAMPLE)
             sampled, not_upper = (int(n) for n in cur.fetchone())
         except Exception as exc:
             return failed(name, proves, "the word tokens cannot be read", exc)
     if not sampled:
-        return _skipped(name, proves, f"{sql.TEXT_TOKEN_TABLES[1]} holds no word token yet: rerun once records are "
-                                      "indexed (no erasure can miss a token the index does not hold)")
+        return _skipped(name, proves, f"{statements.TEXT_TOKEN_TABLES[1]} holds no word token yet: rerun once records "
+                                      "are indexed (no erasure can miss a token the index does not hold)")
     if not_upper:
         return failed(name, proves, f"{not_upper} of {sampled} word tokens are not upper-cased: the erasure proof's "
                                     "UPPER lookup would miss them (a false 'erased'); the lexer keeps case")
@@ -225,10 +234,10 @@ def check_clob_returning(p: Any) -> list[CheckResult]:
 
 # Mixed case and an underscore: UPPER on both sides and the ESCAPE of "_" are what the statements rely on.
 CLOB_LIKE_MARKER = "Doctor_Probe Marker Ångström"
-# The longest text the proof binds whole (sql.PROOF_PATTERN_MAX_BYTES, REVIEW-3 C1): its LIKE pattern is exactly that
-# many UTF-8 bytes of multi-byte text, a bind declared past 4,000 bytes inside UPPER() and LIKE.
-CLOB_LIKE_LONG = ("Sonda Ångström " * 300)[:sql.PROOF_PATTERN_MAX_BYTES]
-while len(like_pattern(CLOB_LIKE_LONG.lower()).encode()) > sql.PROOF_PATTERN_MAX_BYTES:
+# The longest text the proof binds whole (erasure_sql.PROOF_PATTERN_MAX_BYTES, REVIEW-3 C1): its LIKE pattern is exactly
+# that many UTF-8 bytes of multi-byte text, a bind declared past 4,000 bytes inside UPPER() and LIKE.
+CLOB_LIKE_LONG = ("Sonda Ångström " * 300)[:erasure_sql.PROOF_PATTERN_MAX_BYTES]
+while len(like_pattern(CLOB_LIKE_LONG.lower()).encode()) > erasure_sql.PROOF_PATTERN_MAX_BYTES:
     CLOB_LIKE_LONG = CLOB_LIKE_LONG[:-1]
 
 
@@ -247,13 +256,14 @@ def check_clob_like(p: Any) -> list[CheckResult]:
                                                      "BODY": f"{CLOB_PROBE_TEXT} {CLOB_LIKE_MARKER} {CLOB_LIKE_LONG}"})
             decoy_id = records.create(cur, DOCUMENTS, {"TITLE": "doctor probe decoy",
                                                        "BODY": f"{CLOB_PROBE_TEXT} {decoy}"})
-            cur.execute(sql.proof_count(DOCUMENTS.table, ("BODY",)), pattern=pattern)
+            cur.execute(erasure_sql.proof_count(DOCUMENTS.table, ("BODY",)), pattern=pattern)
             (counted,) = cur.fetchone()
-            cur.execute(sql.proof_values(DOCUMENTS.table, "BODY"), pattern=pattern)
+            cur.execute(erasure_sql.proof_values(DOCUMENTS.table, "BODY"), pattern=pattern)
             values = len(cur.fetchall())
-            cur.execute(sql.redact_candidates(DOCUMENTS.table, DOCUMENTS.pk, "BODY"), pattern=pattern)
+            cur.execute(erasure_sql.redact_candidates(DOCUMENTS.table, DOCUMENTS.pk, "BODY"), pattern=pattern)
             candidates = {int(row_id) for row_id, _ in cur.fetchall()}
-            cur.execute(sql.proof_count(DOCUMENTS.table, ("BODY",)), pattern=like_pattern(CLOB_LIKE_LONG.lower()))
+            cur.execute(erasure_sql.proof_count(DOCUMENTS.table, ("BODY",)),
+                        pattern=like_pattern(CLOB_LIKE_LONG.lower()))
             (counted_long,) = cur.fetchone()
         except Exception as exc:
             return [failed(name, proves, "a LIKE on a CLOB column failed", exc.__cause__ or exc)]
@@ -263,10 +273,11 @@ def check_clob_like(p: Any) -> list[CheckResult]:
         return [failed(name, proves, f"expected the one probe document (#{new_id}, not the decoy #{decoy_id}): "
                                      f"proof_count {counted}, proof_values {values} row(s), "
                                      f"redact_candidates {sorted(candidates)}, "
-                                     f"proof_count of the {sql.PROOF_PATTERN_MAX_BYTES:,}-byte pattern {counted_long}")]
+                                     f"proof_count of the {erasure_sql.PROOF_PATTERN_MAX_BYTES:,}-byte pattern "
+                                     f"{counted_long}")]
     return [passed(name, proves, "a mixed-case marker past 40,000 bytes of a CLOB found case-insensitively by the "
                                  "proof and redaction statements; an underscore matched only itself; a "
-                                 f"{sql.PROOF_PATTERN_MAX_BYTES:,}-byte multi-byte pattern found too")]
+                                 f"{erasure_sql.PROOF_PATTERN_MAX_BYTES:,}-byte multi-byte pattern found too")]
 
 
 # --- a long answer with long VARCHAR2 binds beside its CLOB (REVIEW-3 U1) -------------------------------------
@@ -290,12 +301,12 @@ def check_message_clob(p: Any) -> list[CheckResult]:
     with p.conn.cursor() as cur:
         try:
             employee_id = cur.var(int)
-            cur.execute(sql.DOCTOR_INSERT_EMPLOYEE, first_name="doctor probe asker", new_id=employee_id)
+            cur.execute(doctor_sql.DOCTOR_INSERT_EMPLOYEE, first_name="doctor probe asker", new_id=employee_id)
             conversation_id = conversations.create_conversation(cur, returned_id(employee_id), "all", None,
                                                                 "doctor probe conversation")
             binds = conversations.message_binds(conversation_id, "assistant", CLOB_PROBE_TEXT, citations, TurnFacts())
             message_id = conversations.insert_message(cur, {**binds, "retrieved": retrieved})
-            cur.execute(sql.GET_TURN, user_id=message_id, answer_id=message_id)
+            cur.execute(conversation_sql.GET_TURN, user_id=message_id, answer_id=message_id)
             row = cur.fetchone()
         except Exception as exc:
             return [failed(name, proves, "a long answer with long citations cannot be stored", exc)]
@@ -309,140 +320,3 @@ def check_message_clob(p: Any) -> list[CheckResult]:
         return [failed(name, proves, f"the message came back {got}")]
     return [passed(name, proves, f"{len(CLOB_PROBE_TEXT.encode()):,}-byte content (a CLOB, bound last) with "
                                  f"{len(citations):,}-byte citations and {len(retrieved):,}-byte retrieved, read back")]
-
-
-# --- enqueue and access triggers (one transaction, rolled back) ----------------------------------------
-
-TRIGGER_CHECKS = (
-    ("trigger task update", "FACTS.md §10 (row trigger into RAG_DIRTY, V6)"),
-    ("trigger comment insert", "FACTS.md §10 (row trigger into RAG_DIRTY, V6)"),
-    ("trigger project rename", "FACTS.md §10 (V6: a rename queues the project and its tasks)"),
-    ("access reassignment", "FACTS.md §10 (V9 access trigger: the chunk's owner at once)"),
-    ("access cascade delete", "FACTS.md §12.9 (ON DELETE SET NULL fires child triggers; no ORA-04091)"),
-    ("access sprint delete", "FACTS.md §12.9 + REVIEW-2 U3 (SPRINTS delete: SET NULL into TASKS, V9 triggers)"),
-    ("access project delete", "FACTS.md §12.9 + REVIEW-2 U3 (PROJECTS delete: SET NULL into SPRINTS, TASKS, DOCUMENTS)"),
-    ("access task delete", "FACTS.md §12.9 + REVIEW-2 U3 (TASKS delete: its chunks go, COMMENTS cascade)"),
-)
-
-
-def check_triggers(p: Any) -> list[CheckResult]:
-    with p.conn.cursor() as cur:
-        try:
-            ids = _scratch_sources(cur)
-        except Exception as exc:
-            return [failed(n, pr, "could not create the scratch rows (rolled back)", exc) for n, pr in TRIGGER_CHECKS]
-        steps = (_task_update, _comment_insert, _project_rename, _reassignment, _cascade_delete, _sprint_delete,
-                 _project_delete, _task_delete)
-        out = []
-        for (name, proves), step in zip(TRIGGER_CHECKS, steps):
-            try:
-                ok, detail = step(cur, ids)
-                out.append(passed(name, proves, detail) if ok else failed(name, proves, detail))
-            except Exception as exc:
-                out.append(failed(name, proves, "the statement failed", exc))
-    p.conn.rollback()  # the runner rolls back too; said here because everything above must go
-    return out
-
-
-def _scratch_sources(cur: Any) -> dict[str, int]:
-    """A project with a sprint, two employees, a task assigned to one of them, a second task in the sprint, and a
-    chunk for each source the access triggers touch (uncommitted, like everything this check writes)."""
-    def insert(statement: str, **binds: Any) -> int:
-        new_id = cur.var(int)
-        cur.execute(statement, {**binds, "new_id": new_id})
-        return returned_id(new_id)
-
-    ids = {"project": insert(sql.DOCTOR_INSERT_PROJECT, project_name="doctor probe project"),
-           "owner": insert(sql.DOCTOR_INSERT_EMPLOYEE, first_name="doctor probe owner"),
-           "other": insert(sql.DOCTOR_INSERT_EMPLOYEE, first_name="doctor probe other")}
-    ids["sprint"] = insert(sql.DOCTOR_INSERT_SPRINT, sprint_name="doctor probe sprint", project_id=ids["project"])
-    ids["task"] = insert(sql.DOCTOR_INSERT_TASK, title="doctor probe task", project_id=ids["project"], sprint_id=None,
-                         assignee_id=ids["owner"])
-    ids["sprint_task"] = insert(sql.DOCTOR_INSERT_TASK, title="doctor probe sprint task", project_id=ids["project"],
-                                sprint_id=ids["sprint"], assignee_id=None)
-    for source_type, key, owner, sprint in (("task", "task", ids["owner"], None),
-                                            ("task", "sprint_task", None, ids["sprint"]),
-                                            ("sprint", "sprint", None, None), ("project", "project", None, None)):
-        cur.execute(sql.DOCTOR_INSERT_CHUNK, source_type=source_type, source_id=ids[key], owner_employee_id=owner,
-                    project_id=ids["project"], sprint_id=sprint, content=f"[{source_type.upper()} #0] doctor probe",
-                    content_hash="doctor")
-    return ids
-
-
-def _queued(cur: Any, source_type: str, source_id: int, action: str = "UPSERT") -> int:
-    cur.execute(sql.DOCTOR_DIRTY_COUNT, source_type=source_type, source_id=source_id, dirty_action=action)
-    return int(cur.fetchone()[0])
-
-
-def _chunk(cur: Any, source_type: str, source_id: int) -> tuple[int | None, int | None, int | None] | None:
-    """(owner, project, sprint) of the scratch source's chunk, or None when it is gone."""
-    cur.execute(sql.DOCTOR_CHUNK_STATE, source_type=source_type, source_id=source_id)
-    row = cur.fetchone()
-    return None if row is None else tuple(None if v is None else int(v) for v in row)
-
-
-def _task_update(cur: Any, ids: dict[str, int]) -> tuple[bool, str]:
-    before = _queued(cur, "task", ids["task"])
-    cur.execute(sql.DOCTOR_UPDATE_TASK, title="doctor probe task (renamed)", task_id=ids["task"])
-    added = _queued(cur, "task", ids["task"]) - before
-    return added >= 1, f"+{added} task UPSERT row(s)"
-
-
-def _comment_insert(cur: Any, ids: dict[str, int]) -> tuple[bool, str]:
-    before = _queued(cur, "task", ids["task"])
-    cur.execute(sql.DOCTOR_INSERT_COMMENT, task_id=ids["task"], author_id=ids["other"], body="doctor probe comment")
-    added = _queued(cur, "task", ids["task"]) - before
-    return added >= 1, f"+{added} task UPSERT row(s) for the comment's task"
-
-
-def _project_rename(cur: Any, ids: dict[str, int]) -> tuple[bool, str]:
-    before = _queued(cur, "project", ids["project"]), _queued(cur, "task", ids["task"])
-    cur.execute(sql.DOCTOR_RENAME_PROJECT, project_name="doctor probe project (renamed)", project_id=ids["project"])
-    project = _queued(cur, "project", ids["project"]) - before[0]
-    task = _queued(cur, "task", ids["task"]) - before[1]
-    return project >= 1 and task >= 1, f"+{project} project and +{task} task UPSERT row(s)"
-
-
-def _reassignment(cur: Any, ids: dict[str, int]) -> tuple[bool, str]:
-    cur.execute(sql.DOCTOR_REASSIGN_TASK, assignee_id=ids["other"], task_id=ids["task"])
-    owner = (_chunk(cur, "task", ids["task"]) or (None,))[0]
-    return owner == ids["other"], f"chunk owner #{owner} right after the UPDATE (expected #{ids['other']})"
-
-
-def _cascade_delete(cur: Any, ids: dict[str, int]) -> tuple[bool, str]:
-    before = _queued(cur, "task", ids["task"])
-    cur.execute(sql.ERASE_DELETE_EMPLOYEE, employee_id=ids["other"])  # SET NULL on TASKS and COMMENTS
-    chunk = _chunk(cur, "task", ids["task"])
-    added = _queued(cur, "task", ids["task"]) - before
-    owner = None if chunk is None else chunk[0]
-    return chunk is not None and owner is None and added >= 1, (
-        f"chunk owner {owner} after the delete, +{added} task UPSERT row(s)")
-
-
-def _sprint_delete(cur: Any, ids: dict[str, int]) -> tuple[bool, str]:
-    before = _queued(cur, "task", ids["sprint_task"])
-    cur.execute(sql.crud_delete(SPRINTS), row_id=ids["sprint"])  # SET NULL on TASKS.SPRINT_ID
-    sprint_chunk, task_chunk = _chunk(cur, "sprint", ids["sprint"]), _chunk(cur, "task", ids["sprint_task"])
-    added = _queued(cur, "task", ids["sprint_task"]) - before
-    ok = sprint_chunk is None and task_chunk is not None and task_chunk[2] is None and added >= 1
-    return ok, (f"sprint chunk {'gone' if sprint_chunk is None else 'still there'}, task chunk sprint "
-                f"{None if task_chunk is None else task_chunk[2]}, +{added} task UPSERT row(s)")
-
-
-def _project_delete(cur: Any, ids: dict[str, int]) -> tuple[bool, str]:
-    before = _queued(cur, "task", ids["task"])
-    cur.execute(sql.crud_delete(PROJECTS), row_id=ids["project"])  # SET NULL on SPRINTS, TASKS, DOCUMENTS
-    project_chunk = _chunk(cur, "project", ids["project"])
-    task_projects = [(_chunk(cur, "task", ids[key]) or (None, "gone"))[1] for key in ("task", "sprint_task")]
-    added = _queued(cur, "task", ids["task"]) - before
-    ok = project_chunk is None and task_projects == [None, None] and added >= 1
-    return ok, (f"project chunk {'gone' if project_chunk is None else 'still there'}, task chunks' project "
-                f"{task_projects}, +{added} task UPSERT row(s)")
-
-
-def _task_delete(cur: Any, ids: dict[str, int]) -> tuple[bool, str]:
-    cur.execute(sql.crud_delete(TASKS), row_id=ids["task"])  # its comment goes by ON DELETE CASCADE
-    chunk = _chunk(cur, "task", ids["task"])
-    deletes = _queued(cur, "task", ids["task"], "DELETE")
-    return chunk is None and deletes >= 1, (
-        f"task chunk {'gone' if chunk is None else 'still there'}, {deletes} task DELETE row(s)")

@@ -14,11 +14,13 @@ from typing import Any
 
 from app.domain import Caller, Role
 from app.engines.oracle import errors, records
-from app.engines.oracle import statements as sql
+from app.engines.oracle import doctor_statements as doctor_sql
+from app.engines.oracle import record_statements as record_sql
+from app.engines.oracle import search_statements as search_sql
 from app.engines.oracle.search import braced
 from app.entities import TASKS
 from app.rag.doctor import CheckResult, failed, first_line, passed, plan_unreadable, warned
-from app.services.oracle_doctor_checks import _queued, _scratch_sources
+from app.services.oracle_doctor_triggers import _queued, _scratch_sources
 
 TEXT_COST_WARN_S = 1.0  # a statistics query slower than this on every uncached search is worth a look
 TEXT_COST_WARN_ROWS = 100_000  # a full table scan of RAG_CHUNK past this many chunks is W1 back
@@ -61,7 +63,7 @@ def check_call_timeout(p: Any) -> list[CheckResult]:
         started = time.monotonic()
         try:
             with conn.cursor() as cur:
-                cur.execute(sql.DOCTOR_SLEEP, seconds=SLEEP_S)
+                cur.execute(doctor_sql.DOCTOR_SLEEP, seconds=SLEEP_S)
         except Exception as exc:
             cut = exc
         else:
@@ -77,7 +79,7 @@ def check_call_timeout(p: Any) -> list[CheckResult]:
         conn.call_timeout = 0
         try:
             with conn.cursor() as cur:
-                cur.execute(sql.DOCTOR_DUAL)
+                cur.execute(doctor_sql.DOCTOR_DUAL)
                 answer = cur.fetchone()
         except Exception as exc:
             return verdict(False, "DPY-4024, but the connection did not answer afterwards", exc)
@@ -91,9 +93,9 @@ def check_call_timeout(p: Any) -> list[CheckResult]:
 def check_v16_constraints(p: Any) -> list[CheckResult]:
     name, proves = "v16 constraints", "FACTS.md §4 (USER_* views) + REVIEW-4 C1 / §4.6 (ENABLED, VALIDATED)"
     with p.conn.cursor() as cur:
-        cur.execute(sql.DOCTOR_V16_CONSTRAINTS)
+        cur.execute(doctor_sql.DOCTOR_V16_CONSTRAINTS)
         found = {str(n): (str(status), str(validated)) for n, status, validated in cur.fetchall()}
-    missing = [n for n in sql.V16_CONSTRAINTS if n not in found]
+    missing = [n for n in doctor_sql.V16_CONSTRAINTS if n not in found]
     off = [f"{n} {s}/{v}" for n, (s, v) in sorted(found.items()) if (s, v) != ("ENABLED", "VALIDATED")]
     if missing or off:
         out = [failed(name, proves, "; ".join(filter(None, [missing and f"missing: {', '.join(missing)}",
@@ -149,12 +151,12 @@ def check_v16_triggers(p: Any) -> list[CheckResult]:
 
 
 def _links(cur: Any, ids: dict[str, int]) -> list[tuple[int, int, int | None]]:
-    cur.execute(sql.DOCTOR_LINKS, task_a=ids["task"], task_b=ids["sprint_task"])
+    cur.execute(doctor_sql.DOCTOR_LINKS, task_a=ids["task"], task_b=ids["sprint_task"])
     return [(int(a), int(b), None if c is None else int(c)) for a, b, c in cur.fetchall()]
 
 
 def _link(cur: Any, task: int, link_type: str, key: str, target: int | None) -> None:
-    cur.execute(sql.INSERT_LINK, task_id=task, link_type=link_type, target_key=key, target_task_id=target)
+    cur.execute(record_sql.INSERT_LINK, task_id=task, link_type=link_type, target_key=key, target_task_id=target)
 
 
 def _links_insert(cur: Any, ids: dict[str, int]) -> tuple[bool, str]:
@@ -169,28 +171,29 @@ def _links_insert(cur: Any, ids: dict[str, int]) -> tuple[bool, str]:
 
 def _links_retarget(cur: Any, ids: dict[str, int]) -> tuple[bool, str]:
     before = _queued(cur, "task", ids["task"])
-    cur.execute(sql.RETARGET_LINK, target_task_id=None, link_id=ids["link_a"])
+    cur.execute(record_sql.RETARGET_LINK, target_task_id=None, link_id=ids["link_a"])
     retargeted = _queued(cur, "task", ids["task"]) - before
-    cur.execute(sql.RETARGET_LINK, target_task_id=ids["sprint_task"], link_id=ids["link_a"])
+    cur.execute(record_sql.RETARGET_LINK, target_task_id=ids["sprint_task"], link_id=ids["link_a"])
     _link(cur, ids["task"], "RELATES", "DOCTOR-3", None)
     extra = max(link_id for link_id, *_ in _links(cur, ids))
     before = _queued(cur, "task", ids["task"])
-    cur.execute(sql.DELETE_LINK, link_id=extra)
+    cur.execute(record_sql.DELETE_LINK, link_id=extra)
     deleted = _queued(cur, "task", ids["task"]) - before
     return retargeted >= 1 and deleted >= 1, f"+{retargeted} on RETARGET_LINK, +{deleted} on DELETE_LINK"
 
 
 def _employee_rename(cur: Any, ids: dict[str, int]) -> tuple[bool, str]:
-    cur.execute(sql.DOCTOR_INSERT_COMMENT, task_id=ids["task"], author_id=ids["other"], body="doctor probe comment")
+    cur.execute(doctor_sql.DOCTOR_INSERT_COMMENT, task_id=ids["task"], author_id=ids["other"],
+                body="doctor probe comment")
     before = _queued(cur, "task", ids["task"])
-    cur.execute(sql.DOCTOR_RENAME_EMPLOYEE, first_name="doctor probe other (renamed)", employee_id=ids["other"])
+    cur.execute(doctor_sql.DOCTOR_RENAME_EMPLOYEE, first_name="doctor probe other (renamed)", employee_id=ids["other"])
     added = _queued(cur, "task", ids["task"]) - before
     return added >= 1, f"+{added} task UPSERT row(s) for the task the renamed employee commented on"
 
 
 def _links_task_delete(cur: Any, ids: dict[str, int]) -> tuple[bool, str]:
     before = _queued(cur, "task", ids["sprint_task"])
-    cur.execute(sql.crud_delete(TASKS), row_id=ids["task"])  # its links CASCADE, links to it SET NULL
+    cur.execute(record_sql.crud_delete(TASKS), row_id=ids["task"])  # its links CASCADE, links to it SET NULL
     links = _links(cur, ids)
     added = _queued(cur, "task", ids["sprint_task"]) - before
     own = [link for link in links if link[1] == ids["task"]]
@@ -210,11 +213,11 @@ def check_text_cost(p: Any) -> list[CheckResult]:
     name, proves = "text arm cost", "FACTS.md §10 (plain aggregate) + REVIEW-4 W1 (RAG_CHUNK_STATS_IDX, no table access)"
     notes, slow = [], []
     with p.conn.cursor() as cur:
-        cur.execute(sql.DOCTOR_DEVELOPER)
+        cur.execute(doctor_sql.DOCTOR_DEVELOPER)
         row = cur.fetchone()
         developer = Caller(int(row[0]) if row and row[0] is not None else -1, Role.DEVELOPER)
         for who, caller in (("manager", Caller(0, Role.MANAGER)), ("developer", developer)):
-            text, binds = sql.text_statistics(caller)
+            text, binds = search_sql.text_statistics(caller)
             elapsed, result = _timed(cur, text, binds)
             rows = int((result or (0,))[0] or 0)
             plan = _plan_reads(cur)
@@ -222,13 +225,13 @@ def check_text_cost(p: Any) -> list[CheckResult]:
             if elapsed > TEXT_COST_WARN_S or (plan == "TABLE ACCESS FULL RAG_CHUNK" and rows > TEXT_COST_WARN_ROWS):
                 slow.append(who)
         try:
-            cur.execute(sql.DOCTOR_TOP_TOKEN)
+            cur.execute(doctor_sql.DOCTOR_TOP_TOKEN)
             token = (cur.fetchone() or (None,))[0]
         except Exception as exc:  # no token table: `text tokens` fails on it already
             token = None
             notes.append(f"the word counts not timed ({first_line(exc)})")
         if token and str(token).isalnum():
-            text, binds = sql.text_term_rows(developer)
+            text, binds = search_sql.text_term_rows(developer)
             elapsed, result = _timed(cur, text, {**binds, "tq": braced(str(token))})
             notes.append(f"the most frequent word: {elapsed:.3f} s, {int((result or (0,))[0])} visible chunks")
             if elapsed > TEXT_COST_WARN_S:
@@ -252,7 +255,7 @@ def _timed(cur: Any, text: str, binds: dict) -> tuple[float, Any]:
 def _plan_reads(cur: Any) -> str:
     """What the last statement's plan reads of RAG_CHUNK (DBMS_XPLAN.DISPLAY_CURSOR, as the `ivf plan` check)."""
     try:
-        cur.execute(sql.DOCTOR_PLAN)
+        cur.execute(doctor_sql.DOCTOR_PLAN)
         lines = [str(r[0]) for r in cur.fetchall()]
     except Exception as exc:
         return f"plan not readable ({first_line(exc)})"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import Any
 
 from app.domain import Named, Person
@@ -78,7 +79,7 @@ def comments_or_blockers(state: tools.ToolState, route: Route, question: str, sc
             author = route.people[0] if len(route.people) == 1 else None
             computed = comment_answers.comments_answer(question, tasks, route.lang, author)
         else:
-            computed = comment_answers.blockers_of(tasks, route.lang)
+            computed = comment_answers.blockers_of(tasks, route.lang, _holders(state, tasks))
         gone = " ".join(_NOT_VISIBLE[route.lang].format(what=f"#{r[1]}") for r in missing)
         return Records(dataclasses.replace(computed, text="\n\n".join(p for p in (computed.text, gone) if p)),
                        found, missing)
@@ -91,6 +92,14 @@ def comments_or_blockers(state: tools.ToolState, route: Route, question: str, sc
     computed = comment_answers.blocked_list(tasks, route.lang, task_answers.describe(asked, person))
     listed = {refs.ref_of(a) for a in computed.anchors}
     return Records(computed, {ref: record for ref, record in records.items() if ref in listed})
+
+
+def _holders(state: tools.ToolState, tasks: Sequence[TaskSource]) -> dict[int, TaskSource]:
+    """The tasks these depend on or are blocked by, among those the asker may see (a hidden one is not named)."""
+    wanted = [("task", link.target_task_id) for task in tasks for link in task.links
+              if link.link_type in comment_answers.WAITING_LINKS and link.target_task_id is not None]
+    found = entities.visible(state.engine, state.caller, refs.unique(wanted)) if wanted else {}
+    return {ref[1]: record for ref, record in found.items() if isinstance(record, TaskSource)}
 
 
 def _scoped(asked: task_questions.TaskQuestion, scope: EffectiveScope) -> task_questions.TaskQuestion:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from app.engines.oracle import upsert as upsert_form
-from app.engines.oracle import statements as sql
+from app.engines.oracle import doctor_statements as sql
 from app.rag.doctor import EXIT_OK, render_text
 from app.services import oracle_doctor
 from tests.support import drain_all, employee, project, task

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from app.config import Settings
-from app.engines.oracle import statements as sql
+from app.engines.oracle import settings_statements as sql
 from app.engines.oracle.engine import OracleEngine
 
 from .fakes import FakeConnection, FakePool, Reply

@@ -6,11 +6,13 @@ time, commits) and answers with scripted rows, so golden tests can pin every sta
 
 from __future__ import annotations
 
+import ast
+import importlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import SimpleNamespace
+from types import ModuleType, SimpleNamespace
 from typing import Any
 
 import oracledb
@@ -87,6 +89,26 @@ def golden(name: str) -> str:
     while body and not body[0].strip():
         body.pop(0)
     return "\n".join(body).rstrip("\n")
+
+
+def statement_modules() -> list[ModuleType]:
+    """Every module of the Oracle statements: statements.py (the shared part) and each room's *_statements.py,
+    found on disk, so a new room is covered by the golden and docs tests without being named here."""
+    package = Path(__file__).resolve().parents[2] / "app" / "engines" / "oracle"
+    return [importlib.import_module(f"app.engines.oracle.{path.stem}")
+            for path in sorted(package.glob("*statements.py"))]
+
+
+def own_names(module: ModuleType) -> set[str]:
+    """The top-level names a module defines itself (what it imports from another module is not its own)."""
+    names: set[str] = set()
+    for node in ast.parse(Path(module.__file__).read_text(encoding="utf-8")).body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names.update(t.id for t in targets if isinstance(t, ast.Name))
+    return names
 
 
 def ora_error(code: int, message: str) -> oracledb.DatabaseError:

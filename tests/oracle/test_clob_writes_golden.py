@@ -14,7 +14,8 @@ import datetime as dt
 import oracledb
 import pytest
 
-from app.engines.oracle import statements as sql
+from app.engines.oracle import conversation_statements as conversation_sql
+from app.engines.oracle import record_statements as record_sql
 from app.engines.oracle.records import LONG_BIND_BYTES, clob_input_sizes
 from app.entities import COMMENTS, DOCUMENTS, TASKS
 
@@ -46,7 +47,7 @@ def test_the_rule_counts_utf8_bytes_and_touches_only_the_named_lob_binds():
     assert clob_input_sizes({"content": "x" * 40_000}, ()) == {}
 
 
-@pytest.mark.parametrize("entity, column", sorted(sql.LOB_COLUMNS))
+@pytest.mark.parametrize("entity, column", sorted(record_sql.LOB_COLUMNS))
 def test_a_long_crud_value_for_a_clob_column_is_bound_as_a_clob_on_insert_and_update(fake_engine, conn, entity,
                                                                                       column):
     from app.entities import ENTITIES, MULTI_VALUED
@@ -121,13 +122,13 @@ def test_a_long_answer_with_long_citations_and_retrieved_binds_the_clob_last(fak
     answer = [c for c in conn.calls if c.sql.startswith("INSERT INTO MESSAGES")][1]
     assert answer.inputsizes == {"content": oracledb.DB_TYPE_CLOB}
     assert len(answer.binds["citations"].encode()) > 1000 and len(answer.binds["retrieved"].encode()) > 1000
-    assert placeholder_order(sql.INSERT_MESSAGE)[-2:] == ["CONTENT", "NEW_ID"]  # NEW_ID: a NUMBER out bind
-    old_order = sql.INSERT_MESSAGE.replace("CITATIONS, FOCUS, RETRIEVED, RAG_SCOPE, LLM_ERROR, TRACKER_QUERY, CONTENT",
-                                           "CONTENT, CITATIONS, FOCUS, RETRIEVED, RAG_SCOPE, LLM_ERROR, TRACKER_QUERY"
-                                           ).replace(
+    assert placeholder_order(conversation_sql.INSERT_MESSAGE)[-2:] == ["CONTENT", "NEW_ID"]  # NEW_ID: a NUMBER out bind
+    old_order = conversation_sql.INSERT_MESSAGE.replace(
+        "CITATIONS, FOCUS, RETRIEVED, RAG_SCOPE, LLM_ERROR, TRACKER_QUERY, CONTENT",
+        "CONTENT, CITATIONS, FOCUS, RETRIEVED, RAG_SCOPE, LLM_ERROR, TRACKER_QUERY").replace(
         ":citations, :focus, :retrieved, :used_scope, :llm_error, :tracker_query, :content",
         ":content, :citations, :focus, :retrieved, :used_scope, :llm_error, :tracker_query")
-    assert old_order != sql.INSERT_MESSAGE
+    assert old_order != conversation_sql.INSERT_MESSAGE
     with pytest.raises(AssertionError, match="ORA-24816: :citations"):
         check_lob_binds_last(old_order, answer.binds, answer.inputsizes)
 
@@ -147,10 +148,10 @@ def test_crud_writes_put_the_clob_columns_last_whatever_order_they_come_in():
     str declared past 4,000 bytes, so no such bind may follow a CLOB column's temporary LOB."""
     from .fakes import placeholder_order
 
-    insert = sql.crud_insert(TASKS, ["DESCRIPTION", "STATUS", "TITLE", "PRIORITY"])
+    insert = record_sql.crud_insert(TASKS, ["DESCRIPTION", "STATUS", "TITLE", "PRIORITY"])
     assert insert.startswith("INSERT INTO TASKS (STATUS, TITLE, PRIORITY, DESCRIPTION) VALUES")
     assert placeholder_order(insert) == ["V_STATUS", "V_TITLE", "V_PRIORITY", "V_DESCRIPTION", "NEW_ID"]
-    update = sql.crud_update(DOCUMENTS, ["BODY", "TITLE", "DOC_TYPE"])
+    update = record_sql.crud_update(DOCUMENTS, ["BODY", "TITLE", "DOC_TYPE"])
     assert update == "UPDATE DOCUMENTS SET TITLE = :v_title, DOC_TYPE = :v_doc_type, BODY = :v_body WHERE DOCUMENT_ID = :row_id"
 
 
@@ -169,8 +170,8 @@ def test_every_clob_column_of_the_ddl_has_its_writer_bind_it_through_the_rule():
     from .test_column_limits import COLUMNS
 
     clobs = {key for key, column in COLUMNS.items() if column.kind == "CLOB"}
-    assert clobs == sql.LOB_COLUMNS | {("MESSAGES", "CONTENT"), ("PROJECTS", "AUTO_SUMMARY"),
-                                       ("ERASURE_JOBS", "REPORT"), ("ERASURE_JOBS", "OUTCOME")}
+    assert clobs == record_sql.LOB_COLUMNS | {("MESSAGES", "CONTENT"), ("PROJECTS", "AUTO_SUMMARY"),
+                                              ("ERASURE_JOBS", "REPORT"), ("ERASURE_JOBS", "OUTCOME")}
 
 
 def test_the_erasure_job_and_its_redactions_bind_long_texts_as_lobs(fake_engine, conn):

@@ -21,7 +21,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from app.api.schemas import ENTITY_SCHEMAS
 from app.api.types import MaxUtf8Bytes
-from app.engines.oracle import statements as sql
+from app.engines.oracle import record_statements as sql
 from app.entities import ENTITIES
 
 MIGRATIONS = Path(__file__).resolve().parents[2] / "migrations" / "oracle"

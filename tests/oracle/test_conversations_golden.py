@@ -11,7 +11,7 @@ import pytest
 
 from app.domain import Named, Person, TurnFacts, Vocabulary
 from app.engines.base import ConflictError
-from app.engines.oracle import statements as sql
+from app.engines.oracle import erasure_statements as sql
 
 from .fakes import FakeVar, Reply, golden, ora_error
 

@@ -11,7 +11,9 @@ import pytest
 
 from app.config import Settings
 from app.domain import ChunkWrite
-from app.engines.oracle import statements as sql
+from app.engines.oracle import erasure_statements as erasure_sql
+from app.engines.oracle import search_statements as search_sql
+from app.engines.oracle import settings_statements as settings_sql
 from app.engines.oracle.engine import OracleEngine
 from app.rag.doctor import EXIT_FAILED, EXIT_NO_CONNECTION, EXIT_OK
 from app.services import oracle_doctor
@@ -38,7 +40,7 @@ def is_sql(name: str):
 
 
 def is_embed(sent: str) -> bool:
-    return sent == sql.embed_query(MODEL)
+    return sent == search_sql.embed_query(MODEL)
 
 
 I_TABLE = "DR$RAG_CHUNK_TEXT_IDX$I"
@@ -79,7 +81,7 @@ V16_LINKS = ([(LINK_A, TASK, SPRINT_TASK), (LINK_B, SPRINT_TASK, TASK)],
 
 def review4_replies() -> list:
     """The main connection's answers to REVIEW-4 §4's steps, after the trigger check's."""
-    from app.engines.oracle.statements import V16_CONSTRAINTS
+    from app.engines.oracle.doctor_statements import V16_CONSTRAINTS
 
     return [
         *[("INTO :new_id", Reply(out={"new_id": [i]})) for i in (PROJECT, OWNER, OTHER, SPRINT, TASK, SPRINT_TASK)],
@@ -153,7 +155,7 @@ def healthy() -> tuple[FakeConnection, list[FakeConnection]]:
         *review4_replies(),
     ])
     claim = [("task", 0, "UPSERT", 0)]
-    hide = {"hidden": frozenset({sql.READ_MODEL_MARK})}  # each worker's claim reads the mark first
+    hide = {"hidden": frozenset({settings_sql.READ_MODEL_MARK})}  # each worker's claim reads the mark first
     first = FakeConnection([("FOR UPDATE SKIP LOCKED", Reply(rows=[(i, *claim[0]) for i in range(1, BATCH + 1)]))],
                            **hide)
     second = FakeConnection([("FOR UPDATE SKIP LOCKED",
@@ -303,7 +305,7 @@ def test_the_worker_uses_the_stored_two_step_form_without_probing(fake_engine, c
     with fake_engine.indexing() as tx:
         tx.write_chunks(chunks)
     sent = conn.sqls[2:]  # after locking and re-reading task 11 (the stale-write guard)
-    assert sent[:4] == [golden("read_setting"), sql.embed_query(MODEL), sql.embed_query(MODEL),
+    assert sent[:4] == [golden("read_setting"), search_sql.embed_query(MODEL), search_sql.embed_query(MODEL),
                         golden("upsert_chunk_bound")]
     assert [c.binds for c in conn.calls[3:5]] == [{"q": "[TASK #11] text 0"}, {"q": "[TASK #11] text 1"}]
     merge = conn.calls[5]
@@ -526,7 +528,7 @@ def test_a_token_table_under_another_name_fails_the_text_tokens_check(doctor_set
     main, extra = healthy()
     run(doctor_settings, main, extra)
     lookup = next(c for c in main.calls if c.sql.startswith("SELECT DISTINCT TOKEN_TEXT"))
-    assert lookup.sql == sql.text_tokens(I_TABLE, ["login"]).sql and lookup.binds == {"w0": "login"}
+    assert lookup.sql == erasure_sql.text_tokens(I_TABLE, ["login"]).sql and lookup.binds == {"w0": "login"}
 
 
 def test_word_tokens_that_keep_their_case_fail_and_an_empty_index_skips_without_failing_strict(doctor_settings):
@@ -713,7 +715,7 @@ def test_a_rename_trigger_that_fails_and_a_link_not_set_null_fail_their_steps(do
 
 
 def test_a_disabled_or_missing_v16_constraint_fails(doctor_settings):
-    from app.engines.oracle.statements import V16_CONSTRAINTS
+    from app.engines.oracle.doctor_statements import V16_CONSTRAINTS
 
     main, extra = healthy()
     rows = [(n, "DISABLED" if n == "TASKS_EXTERNAL_UK" else "ENABLED", "VALIDATED") for n in sorted(V16_CONSTRAINTS)

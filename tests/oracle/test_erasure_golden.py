@@ -10,7 +10,7 @@ import json
 import pytest
 
 from app.engines.base import OwnedDocumentsError
-from app.engines.oracle import statements as sql
+from app.engines.oracle import erasure_statements as sql
 from app.rag.erasure import REDACT_PLACES, ErasureReport, PersonString, first_outcome, seal, unseal
 from app.services.erasure import ErasureRefusedError, erase_employee, failures
 from app.services.indexing import DrainResult

@@ -18,7 +18,7 @@ from pydantic import SecretStr
 from app.api.main import create_app
 from app.domain import Caller, ChunkWrite, Role, Scope
 from app.engines.base import ConflictError, EmbeddingModelError
-from app.engines.oracle import statements as sql
+from app.engines.oracle import settings_statements as sql
 from app.engines.oracle.engine import OracleEngine
 from app.rag import model_mark as judge
 

@@ -13,23 +13,27 @@ import pytest
 
 from app.domain import Caller, ChunkWrite, Role, Scope
 from app.engines.base import ConflictError, ModelMissingError, UnavailableError
-from app.engines.oracle import statements as sql
+from app.engines.oracle import indexing_statements as indexing_sql
+from app.engines.oracle import record_statements as record_sql
+from app.engines.oracle import search_statements as search_sql
 from app.engines.oracle.search import text_query
 from app.entities import COMMENTS, PROJECTS, TASKS, Condition
 from app.rag.fusion import RRF_K
-from .fakes import GOLDEN, Reply, golden, ora_error
+from .fakes import GOLDEN, Reply, golden, ora_error, own_names, statement_modules
 
-NOT_STATEMENTS = {"VECTOR_INDEX", "TEXT_INDEX", "VERSION_TABLE", "ACCESS_PREDICATE", "_UPSERT_TAIL", "_METADATA_EMBEDDING",
-                  "ERASURE_COLUMNS"}
+NOT_STATEMENTS = {"VECTOR_INDEX", "TEXT_INDEX", "VERSION_TABLE", "ACCESS_PREDICATE", "ERASURE_COLUMNS"}  # and private fragments
 DEV = Caller(7, Role.DEVELOPER)
 MANAGER = Caller(1, Role.MANAGER)
 
 
 def statement_constants() -> dict[str, str]:
+    """Every statement constant of every room (app/engines/oracle/*statements.py), each in the room that defines it."""
     return {
         name: value
-        for name, value in vars(sql).items()
-        if name.isupper() and isinstance(value, str) and name not in NOT_STATEMENTS
+        for module in statement_modules()
+        for name, value in vars(module).items()
+        if name in own_names(module) and not name.startswith("_") and name.isupper() and isinstance(value, str)
+        and name not in NOT_STATEMENTS
     }
 
 
@@ -64,7 +68,7 @@ def test_claim_sets_prefetch_and_arraysize_before_execute_and_fetches_only_the_b
         claimed = tx.claim(8, 5)
     call = conn.calls[0]
     assert call.sql == golden("claim")
-    assert call.binds == {"max_attempts": 5, "claim_window": 8 * sql.CLAIM_WINDOW_FACTOR}
+    assert call.binds == {"max_attempts": 5, "claim_window": 8 * indexing_sql.CLAIM_WINDOW_FACTOR}
     assert (call.prefetchrows, call.arraysize) == (8, 8)  # as they were AT execute time
     assert [r.dirty_id for r in claimed] == list(range(1, 9))
     assert all(isinstance(r.source_id, int) for r in claimed)
@@ -75,10 +79,10 @@ def test_claim_is_a_rowid_window_wider_than_the_batch():
     # FACTS.md §6: FETCH FIRST directly under FOR UPDATE is ORA-02014, so the limit sits in a ROWID
     # subquery; that subquery ignores locks, so a window of exactly the batch gives a second
     # concurrent worker zero rows. The window must be wider than the batch.
-    text = sql.CLAIM.upper()
+    text = indexing_sql.CLAIM.upper()
     assert text.endswith("FOR UPDATE SKIP LOCKED")
     assert "ROWID IN (" in text and "FETCH FIRST :CLAIM_WINDOW ROWS ONLY)" in text
-    assert sql.CLAIM_WINDOW_FACTOR >= 2
+    assert indexing_sql.CLAIM_WINDOW_FACTOR >= 2
 
 
 def test_claim_work_and_delete_share_one_transaction_and_roll_back_together(fake_engine, conn):
@@ -127,8 +131,8 @@ def test_write_chunks_merges_with_in_database_embedding_and_syncs_text_after_com
     # No stale write wins: each source's row is locked and re-read before the MERGE (never loaded
     # here, so "absent" is what the re-read must find: the fake returns no rows).
     # Parents first (REVIEW-2 W8): a task before a document, as a project delete locks its children.
-    assert [c.sql for c in conn.calls[:4]] == [golden("lock_sources_task"), sql.load_sources("task", [11]).sql,
-                                               golden("lock_sources_doc"), sql.load_sources("doc", [12]).sql]
+    assert [c.sql for c in conn.calls[:4]] == [golden("lock_sources_task"), record_sql.load_sources("task", [11]).sql,
+                                               golden("lock_sources_doc"), record_sql.load_sources("doc", [12]).sql]
     assert conn.calls[0].binds == {"id0": 11}
     # The stored upsert form (V12 RAG_SETTINGS; no row: this MERGE), read once per batch that writes.
     assert conn.calls[4].sql == golden("read_setting") and conn.calls[4].binds == {"setting_key": "UPSERT_FORM"}
@@ -731,9 +735,9 @@ def test_readiness_does_not_claim_to_catch_a_full_tablespace():
 
 
 def test_the_model_name_is_the_only_spliced_value():
-    assert "ALL_MINILM_L12_V2 USING :q" in sql.embed_query("all_minilm_l12_v2")
+    assert "ALL_MINILM_L12_V2 USING :q" in search_sql.embed_query("all_minilm_l12_v2")
     with pytest.raises(ValueError):
-        sql.embed_query("X USING 1 AS data) FROM dual --")
+        search_sql.embed_query("X USING 1 AS data) FROM dual --")
 
 
 def test_admin_commands_turn_driver_errors_into_engine_errors(monkeypatch, settings):
@@ -790,13 +794,13 @@ def test_every_search_branch_binds_exactly_its_placeholders(caller, project, spr
 
     scope = Scope(project=project, sprint_id=sprint_id, source_types=source_types, doc_types=doc_types)
     for exact in (False, True):
-        text, binds = sql.vector_search(caller, scope, exact)
+        text, binds = search_sql.vector_search(caller, scope, exact)
         check_binds(text, {**binds, "qv": None, "k": 1})
-    text, binds = sql.text_search(caller, scope)
+    text, binds = search_sql.text_search(caller, scope)
     check_binds(text, {**binds, "tq": None, "qv": None, "n": 1})
-    text, binds = sql.text_statistics(caller)
+    text, binds = search_sql.text_statistics(caller)
     check_binds(text, binds)
-    text, binds = sql.text_term_rows(caller)
+    text, binds = search_sql.text_term_rows(caller)
     check_binds(text, {**binds, "tq": None})
 
 
@@ -807,10 +811,10 @@ def test_every_backfill_and_loader_branch_binds_exactly_its_placeholders(source_
     for project_id in (None, 3):
         for force in (False, True):
             for limit in (None, 10):
-                statement = sql.backfill_ids(source_type, project_id, force, limit)
+                statement = indexing_sql.backfill_ids(source_type, project_id, force, limit)
                 check_binds(statement.sql, statement.binds)
-    for statement in (sql.load_sources(source_type, [1, 2, 3]), sql.chunk_hashes(source_type, [1]),
-                      sql.task_comments([1, 2]), sql.task_links([1, 2])):
+    for statement in (record_sql.load_sources(source_type, [1, 2, 3]), indexing_sql.chunk_hashes(source_type, [1]),
+                      record_sql.task_comments([1, 2]), record_sql.task_links([1, 2])):
         check_binds(statement.sql, statement.binds)
 
 
@@ -821,14 +825,14 @@ def test_every_crud_builder_binds_exactly_its_placeholders():
 
     for entity in ENTITIES.values():
         columns = list(entity.columns)
-        binds = sql.crud_binds(columns, dict.fromkeys(columns))
-        check_binds(sql.crud_insert(entity, columns), {**binds, "new_id": None})
-        check_binds(sql.crud_insert(entity, []), {"new_id": None})
-        check_binds(sql.crud_update(entity, columns), {**binds, "row_id": 1})
-        check_binds(sql.crud_select(entity), {"row_id": 1})
-        check_binds(sql.crud_delete(entity), {"row_id": 1})
+        binds = record_sql.crud_binds(columns, dict.fromkeys(columns))
+        check_binds(record_sql.crud_insert(entity, columns), {**binds, "new_id": None})
+        check_binds(record_sql.crud_insert(entity, []), {"new_id": None})
+        check_binds(record_sql.crud_update(entity, columns), {**binds, "row_id": 1})
+        check_binds(record_sql.crud_select(entity), {"row_id": 1})
+        check_binds(record_sql.crud_delete(entity), {"row_id": 1})
         every = [Condition(c.lower(), c, "eq", 1) for c in columns]
-        page, count = sql.crud_page(entity, every, 7, 3), sql.crud_count(entity, every)
+        page, count = record_sql.crud_page(entity, every, 7, 3), record_sql.crud_count(entity, every)
         check_binds(page.sql, page.binds)
         check_binds(count.sql, count.binds)
 
@@ -926,11 +930,12 @@ def test_writes_without_a_timestamp_set_no_input_sizes(fake_engine, conn):
 
 # --- docs/ORACLE.md's statement table -----------------------------------------------------------
 
-# Helpers of statements.py that build no statement of their own (their output is part of one that is listed).
-NOT_LISTED = {"VECTOR_INDEX", "TEXT_INDEX", "ACCESS_PREDICATE", "checked_model", "crud_binds", "ERASURE_COLUMNS"}
-# tracker_statements.py (the typed query, beside statements.py): its fragment builders are parts of the statements
+# Helpers of the statement modules that build no statement of their own (their output is part of one that is listed).
+NOT_LISTED = {"VECTOR_INDEX", "TEXT_INDEX", "ACCESS_PREDICATE", "checked_model", "in_list", "crud_binds",
+              "ERASURE_COLUMNS"}
+# tracker_statements.py (the typed query): its fragment builders are parts of the statements
 # listed (tracker_aggregate, tracker_rows, tracker_groups), not statements of their own.
-TRACKER_HELPERS = {"access", "predicate", "where", "blocked", "BLOCKED_STATUS"}
+TRACKER_HELPERS = {"access", "predicate", "where", "blocked"}
 
 
 def _statement_table() -> str:
@@ -942,16 +947,14 @@ def _statement_table() -> str:
 
 
 def test_every_statement_is_in_the_docs_table_with_its_source_and_what_proves_it(doctor_check_names):
-    """docs/ORACLE.md lists every statement of statements.py with its source and the doctor check that proves it
-    (or "conformance": a confirmed plain shape the Oracle leg runs); a check it names must exist."""
+    """docs/ORACLE.md lists every statement of every statement module with its source and the doctor check that
+    proves it (or "conformance": a confirmed plain shape the Oracle leg runs); a check it names must exist."""
     import inspect
 
-    from app.engines.oracle import tracker_statements
-
     table = _statement_table()
-    names = {n for module in (sql, tracker_statements) for n, v in vars(module).items() if not n.startswith("_") and (
+    names = {n for module in statement_modules() for n, v in vars(module).items() if n in own_names(module) and (
         (n.isupper() and isinstance(v, str)) or n == "WIPE"
-        or (inspect.isfunction(v) and v.__module__ == module.__name__))} - NOT_LISTED - TRACKER_HELPERS
+        or inspect.isfunction(v)) and not n.startswith("_")} - NOT_LISTED - TRACKER_HELPERS
     missing = sorted(n for n in names if not any(f"`{n}{end}" in table for end in ("`", " ", "(")))
     assert not missing, f"statements missing from docs/ORACLE.md's table: {missing}"
     rows = [line for line in table.splitlines() if line.startswith("| ") and not line.startswith("| Statement")]

@@ -54,7 +54,7 @@ def test_a_refused_merge_form_is_redone_in_two_steps_and_the_form_stored_with_th
 
 
 def upsert_embed():
-    from app.engines.oracle import statements as sql
+    from app.engines.oracle import search_statements as sql
 
     return sql.embed_query(MODEL)
 

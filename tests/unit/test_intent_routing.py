@@ -310,7 +310,7 @@ def test_blockers_come_from_the_description_and_the_comments():
     assert answer.text.splitlines() == ["[TASK #107] Fix login bug (IN_PROGRESS) is held up by:",
                                         "- Waiting on design.",
                                         "- Chen Wei (2026-11-20): Blocked until the API contract is agreed."]
-    assert comment_answers.blockers_of([_task([ANA])], "en").text.startswith("Nothing in [TASK #107]")
+    assert comment_answers.blockers_of([_task([ANA])], "en").text.startswith("No task you can see holds up [TASK #107]")
 
 
 def test_blocked_means_held_up_not_blocking_another_nor_awaiting_review():

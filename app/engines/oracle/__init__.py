@@ -1,1 +1,1 @@
-"""The Oracle AI Database 26ai engine (python-oracledb thin). All its SQL is in statements.py."""
+"""The Oracle AI Database 26ai engine (python-oracledb thin). All its SQL is in the *_statements.py modules."""

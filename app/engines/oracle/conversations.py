@@ -1,7 +1,7 @@
 """Conversations and messages, and what the model's tools read (find_tasks, project matching,
 employees by Telegram id), on the Oracle engine. Functions take an open cursor; the engine owns
 connections and commits (append_turn's two inserts and the UPDATED_AT bump commit together).
-All SQL text is in statements.py; every value is a named bind."""
+All SQL text is in conversation_statements.py; every value is a named bind."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ from app.domain import (
     with_entities,
 )
 from app.engines.base import ConflictError
-from app.engines.oracle import statements as sql
+from app.engines.oracle import conversation_statements as sql
 from app.engines.oracle import tracker
 from app.engines.oracle.records import clob_input_sizes, returned_id
 

@@ -1,8 +1,9 @@
 """The Oracle AI Database 26ai engine: in-database embedding, IVF search, SKIP LOCKED queue.
 
 The facade that satisfies ``app.engines.base.Engine``: transactions and model provisioning, the work delegated to
-records, indexing, search and status; the pool is pooling.py's, the erasure steps engine_erasure.py's. All SQL text
-lives in ``statements.py``; errors are mapped in ``errors.py``.
+records, indexing, search and status; the pool is pooling.py's, the conversations engine_conversations.py's, the
+erasure steps engine_erasure.py's. All SQL text lives in the ``*_statements.py`` modules (by room); errors are mapped
+in ``errors.py``.
 """
 
 from __future__ import annotations
@@ -17,36 +18,39 @@ from typing import Any
 import numpy as np
 
 from app.config import Settings
-from app.domain import (SEARCH_MODES, Caller, Conversation, ConversationKey, Message, Page, ProjectCard, RagStatus,
-    Scope, SearchMode, SearchResult, SourceType, SummarySource, TaskQuery, TurnFacts, Vocabulary)
+from app.domain import (SEARCH_MODES, Caller, Page, ProjectCard, RagStatus, Scope, SearchMode, SearchResult,
+    SourceType, SummarySource, TaskQuery, Vocabulary)
 from app.records_model import SourceRecord, TaskLink
 from app.engines.base import ConflictError, EngineError, SchemaNotMigratedError
 from app.engines.oracle import conversations, indexing, model_mark, records, search, status, summaries, upsert
 from app.engines.oracle import migrate as migrations
-from app.engines.oracle import statements as sql
+from app.engines.oracle import record_statements as record_sql
+from app.engines.oracle import schema_statements as schema_sql
+from app.engines.oracle import statements
 from app.engines.oracle.errors import (MODEL_EXISTS, conflicts, model_missing, network_acl_denied,
                                       network_acl_hint, ora_code)
 from app.engines.oracle.indexing import OracleIndexingTx
 from app.engines.oracle.search import DIMENSIONS
+from app.engines.oracle.engine_conversations import ConversationMethods
 from app.engines.oracle.engine_erasure import ErasureMethods
 from app.engines.oracle.pooling import ADMIN_CALL_TIMEOUT_MS, parse_database_url  # noqa: F401 (re-exported)
 from app.engines.oracle.text_statistics import TextStatisticsCache
 from app.engines.oracle.tracker import TrackerQueries
-from app.entities import CONVERSATIONS, MESSAGES, PROJECTS, Condition, EntitySpec
+from app.entities import PROJECTS, Condition, EntitySpec
 from app.rag.doctor import first_line
 from app.rag.model_mark import forced_reindex_refusal
 
 log = logging.getLogger(__name__)
 
 
-class OracleEngine(TrackerQueries, ErasureMethods):
+class OracleEngine(TrackerQueries, ConversationMethods, ErasureMethods):
     name = "oracle"
     dimensions = DIMENSIONS
 
     def __init__(self, pool: Any, settings: Settings) -> None:
         self._pool = pool
         self._settings = settings
-        self.model_name = sql.checked_model(settings.oracle_model_name)
+        self.model_name = statements.checked_model(settings.oracle_model_name)
         self._schema_ok = False  # remembered once true: a migrated schema stays migrated
         self.text_statistics = TextStatisticsCache()  # cleared by each committed write that moves chunks (W1)
 
@@ -88,7 +92,7 @@ class OracleEngine(TrackerQueries, ErasureMethods):
         self.check_schema()
         try:
             with self._connection() as conn, conn.cursor() as cur:
-                cur.execute(sql.MODEL_EXISTS, model_name=self.model_name)
+                cur.execute(schema_sql.MODEL_EXISTS, model_name=self.model_name)
                 (models,) = cur.fetchone()
                 if not models:
                     raise model_missing(self.model_name)
@@ -96,7 +100,7 @@ class OracleEngine(TrackerQueries, ErasureMethods):
                 # ORA-00372: UnavailableError through _connection). A full tablespace does not: one short row fits
                 # the first extent of RAG_SETTINGS, so ORA-01653 shows on the large tables' writes instead
                 # (REVIEW-3 W5; docs/ORACLE.md, Readiness).
-                cur.execute(sql.READY_PROBE, setting_key=f"ready-probe:{uuid.uuid4().hex}")
+                cur.execute(schema_sql.READY_PROBE, setting_key=f"ready-probe:{uuid.uuid4().hex}")
                 conn.rollback()
         except EngineError:
             raise
@@ -108,11 +112,11 @@ class OracleEngine(TrackerQueries, ErasureMethods):
             return
         try:
             with self._connection() as conn, conn.cursor() as cur:
-                cur.execute(sql.VERSION_TABLE_EXISTS)
+                cur.execute(schema_sql.VERSION_TABLE_EXISTS)
                 (exists,) = cur.fetchone()
                 done: set[int] = set()
                 if exists:
-                    cur.execute(sql.APPLIED_VERSIONS)
+                    cur.execute(schema_sql.APPLIED_VERSIONS)
                     done = {int(v) for (v,) in cur.fetchall()}
         except EngineError:
             raise
@@ -129,21 +133,21 @@ class OracleEngine(TrackerQueries, ErasureMethods):
         """Load the ONNX model once, guarded by USER_MINING_MODELS (FACTS.md §5)."""
         settings = self._settings
         with self._connection(ADMIN_CALL_TIMEOUT_MS) as conn, conn.cursor() as cur:
-            cur.execute(sql.MODEL_EXISTS, model_name=self.model_name)
+            cur.execute(schema_sql.MODEL_EXISTS, model_name=self.model_name)
             (present,) = cur.fetchone()
             if present:
                 return f"model {self.model_name} already loaded"
             try:
                 if settings.onnx_model_url is not None:
                     cur.execute(
-                        sql.LOAD_MODEL_CLOUD,
+                        schema_sql.LOAD_MODEL_CLOUD,
                         model_name=self.model_name,
                         model_uri=settings.onnx_model_url.get_secret_value(),
                     )
                     source = "RAG_ONNX_MODEL_URL (pre-authenticated URL)"
                 else:
                     cur.execute(
-                        sql.LOAD_MODEL_DIRECTORY,
+                        schema_sql.LOAD_MODEL_DIRECTORY,
                         dir_name=settings.onnx_model_directory.upper(),
                         file_name=settings.onnx_model_file,
                         model_name=self.model_name,
@@ -181,17 +185,18 @@ class OracleEngine(TrackerQueries, ErasureMethods):
     def rebuild_vector_index(self) -> str:
         """Recompute the IVF centroids from the data (FACTS.md §4): run after bulk loads."""
         with self._connection(ADMIN_CALL_TIMEOUT_MS) as conn, conn.cursor() as cur:
-            cur.execute(sql.COUNT_VECTORS)
+            cur.execute(schema_sql.COUNT_VECTORS)
             (vectors,) = cur.fetchone()
             if not vectors:
-                return f"{sql.VECTOR_INDEX} not rebuilt: RAG_CHUNK has no vectors yet (Oracle refuses, DIA-51875)"
-            cur.execute(sql.REBUILD_VECTOR_INDEX, idx_name=sql.VECTOR_INDEX)
+                return (f"{statements.VECTOR_INDEX} not rebuilt: RAG_CHUNK has no vectors yet "
+                        "(Oracle refuses, DIA-51875)")
+            cur.execute(schema_sql.REBUILD_VECTOR_INDEX, idx_name=statements.VECTOR_INDEX)
             conn.commit()
-            return f"{sql.VECTOR_INDEX} rebuilt over {int(vectors)} vectors"
+            return f"{statements.VECTOR_INDEX} rebuilt over {int(vectors)} vectors"
 
     def wipe(self) -> None:
         with self._connection() as conn, conn.cursor() as cur:
-            for statement in sql.WIPE:
+            for statement in record_sql.WIPE:
                 cur.execute(statement)
             conn.commit()
             self.text_statistics.invalidate()
@@ -199,11 +204,11 @@ class OracleEngine(TrackerQueries, ErasureMethods):
     # --- people and records -------------------------------------------------------------------
     def caller(self, employee_id: int) -> Caller | None:
         with self._connection() as conn, conn.cursor() as cur:
-            return records.caller(cur, sql.CALLER_BY_ID, employee_id=int(employee_id))
+            return records.caller(cur, record_sql.CALLER_BY_ID, employee_id=int(employee_id))
 
     def caller_by_telegram(self, telegram_id: str) -> Caller | None:
         with self._connection() as conn, conn.cursor() as cur:
-            return records.caller(cur, sql.CALLER_BY_TELEGRAM, telegram_id=str(telegram_id))
+            return records.caller(cur, record_sql.CALLER_BY_TELEGRAM, telegram_id=str(telegram_id))
 
     def create(self, entity: EntitySpec, values: dict[str, Any]) -> dict[str, Any]:
         with self._connection() as conn, conn.cursor() as cur:
@@ -356,68 +361,6 @@ class OracleEngine(TrackerQueries, ErasureMethods):
         """(the model that made the stored vectors, the model a swap is re-embedding them with)."""
         with self._connection() as conn, conn.cursor() as cur:
             return model_mark.read(cur)
-
-    # --- conversations (app/engines/oracle/conversations.py) ------------------------------------
-    def create_conversation(self, employee_id: int, rag_scope: str, pinned_project_id: int | None,
-                            title: str | None) -> Conversation:
-        with self._connection() as conn, conn.cursor() as cur:
-            with conflicts(CONVERSATIONS):
-                new_id = conversations.create_conversation(cur, employee_id, rag_scope, pinned_project_id, title)
-            conn.commit()
-            created = conversations.get_conversation(cur, new_id)
-            if created is None:
-                raise EngineError(f"conversation {new_id} vanished right after it was created")
-            return created
-
-    def get_conversation(self, conversation_id: int) -> Conversation | None:
-        with self._connection() as conn, conn.cursor() as cur:
-            return conversations.get_conversation(cur, conversation_id)
-
-    def list_conversations(self, employee_id: int, after: ConversationKey | None,
-                           limit: int) -> Page[Conversation]:
-        with self._connection() as conn, conn.cursor() as cur:
-            return conversations.list_conversations(cur, employee_id, after, limit)
-
-    def set_conversation_scope(self, conversation_id: int, rag_scope: str) -> Conversation | None:
-        with self._connection() as conn, conn.cursor() as cur:
-            changed = conversations.set_conversation_scope(cur, conversation_id, rag_scope)
-            conn.commit()
-            return conversations.get_conversation(cur, conversation_id) if changed else None
-
-    def set_conversation_pin(self, conversation_id: int, rag_scope: str,
-                             pinned_project_id: int | None) -> Conversation | None:
-        with self._connection() as conn, conn.cursor() as cur:
-            with conflicts(CONVERSATIONS):
-                changed = conversations.set_conversation_pin(cur, conversation_id, rag_scope, pinned_project_id)
-            conn.commit()
-            return conversations.get_conversation(cur, conversation_id) if changed else None
-
-    def delete_conversation(self, conversation_id: int) -> bool:
-        with self._connection() as conn, conn.cursor() as cur:
-            deleted = conversations.delete_conversation(cur, conversation_id)
-            conn.commit()
-            return deleted
-
-    def append_turn(self, conversation_id: int, user_text: str, assistant_text: str,
-                    citations: Sequence[str], rag_scope: str | None = None,
-                    facts: TurnFacts = TurnFacts()) -> tuple[Message, Message]:
-        with self._connection() as conn, conn.cursor() as cur:
-            with conflicts(MESSAGES):
-                user_id, answer_id = conversations.append_turn(cur, conversation_id, user_text, assistant_text,
-                                                               citations, facts)
-                if rag_scope is not None and not conversations.set_conversation_scope(cur, conversation_id, rag_scope):
-                    raise ConflictError(f"conversation {conversation_id} was pinned to a project while the answer "
-                                        "was being written: its scope was not changed and nothing was stored")
-            conn.commit()  # both rows, the bump and the scope, or (any exception above: rollback) none
-            return conversations.turn(cur, user_id, answer_id, facts.entities)
-
-    def list_messages(self, conversation_id: int, after: int | None, limit: int) -> Page[Message]:
-        with self._connection() as conn, conn.cursor() as cur:
-            return conversations.list_messages(cur, conversation_id, after, limit)
-
-    def recent_messages(self, conversation_id: int, n: int) -> list[Message]:
-        with self._connection() as conn, conn.cursor() as cur:
-            return conversations.recent_messages(cur, conversation_id, n)
 
     def find_tasks(self, caller: Caller, query: TaskQuery) -> list[dict[str, Any]]:
         with self._connection() as conn, conn.cursor() as cur:

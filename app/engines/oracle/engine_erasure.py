@@ -8,7 +8,7 @@ import json
 from collections.abc import Sequence
 
 from app.engines.oracle import erasure, records
-from app.engines.oracle import statements as sql
+from app.engines.oracle import erasure_statements as sql
 from app.engines.oracle.errors import conflicts
 from app.engines.oracle.pooling import PooledConnections
 from app.entities import EMPLOYEES

@@ -9,7 +9,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from app.engines.base import ConflictError, ModelMissingError, UnavailableError, ValueTooLongError
-from app.engines.oracle.statements import LOB_COLUMNS  # any str fits them: ORA-01461 is blamed on a VARCHAR2 value
+# any str fits LOB_COLUMNS: ORA-01461 is blamed on a VARCHAR2 value
+from app.engines.oracle.record_statements import LOB_COLUMNS
 from app.entities import EntitySpec
 
 # ORA codes that mean "this write broke a constraint".

@@ -11,7 +11,8 @@ from app.domain import SOURCE_TYPES, ChunkWrite, DirtyRow, SourceType
 from app.records_model import SourceRecord
 from app.engines.base import batched
 from app.engines.oracle import model_mark, records, upsert
-from app.engines.oracle import statements as sql
+from app.engines.oracle import indexing_statements as indexing_sql
+from app.engines.oracle import statements
 from app.engines.oracle.errors import model_required
 
 log = logging.getLogger(__name__)
@@ -58,9 +59,9 @@ class OracleIndexingTx:
             cur.prefetchrows = limit
             cur.arraysize = limit
             cur.execute(
-                sql.CLAIM,
+                indexing_sql.CLAIM,
                 max_attempts=int(max_attempts),
-                claim_window=limit * sql.CLAIM_WINDOW_FACTOR,
+                claim_window=limit * indexing_sql.CLAIM_WINDOW_FACTOR,
             )
             rows = cur.fetchmany(limit)
         finally:
@@ -78,7 +79,7 @@ class OracleIndexingTx:
         out: dict[int, dict[int, str]] = {}
         with self._conn.cursor() as cur:
             for chunk in batched([int(i) for i in ids], IN_LIST_MAX):
-                statement = sql.chunk_hashes(source_type, chunk)
+                statement = indexing_sql.chunk_hashes(source_type, chunk)
                 cur.execute(statement.sql, statement.binds)
                 for source_id, chunk_ix, content_hash in cur.fetchall():
                     out.setdefault(int(source_id), {})[int(chunk_ix)] = content_hash
@@ -110,7 +111,7 @@ class OracleIndexingTx:
                 self._merge([c for c in op[1] if (c.source_type, int(c.source_id)) in fresh])
             elif (op[1], op[2]) in fresh:
                 with self._conn.cursor() as cur:
-                    cur.execute(sql.DELETE_CHUNKS, source_type=op[1], source_id=op[2], from_ix=op[3])
+                    cur.execute(indexing_sql.DELETE_CHUNKS, source_type=op[1], source_id=op[2], from_ix=op[3])
                 self.chunks_changed = True
         self._ops = []
         with self._conn.cursor() as cur:
@@ -143,7 +144,7 @@ class OracleIndexingTx:
         if not dirty_ids:
             return
         with self._conn.cursor() as cur:
-            cur.executemany(sql.DELETE_DIRTY, [{"dirty_id": int(i)} for i in dirty_ids])
+            cur.executemany(indexing_sql.DELETE_DIRTY, [{"dirty_id": int(i)} for i in dirty_ids])
 
     def _still_current(self, keys: Iterable[SourceKey]) -> set[SourceKey]:
         """The keys whose source, locked and re-read now, equals what this unit loaded.
@@ -161,7 +162,7 @@ class OracleIndexingTx:
         with self._conn.cursor() as cur:
             for source_type, ids in by_type.items():
                 for chunk in batched(ids, IN_LIST_MAX):
-                    statement = sql.lock_sources(source_type, chunk)
+                    statement = indexing_sql.lock_sources(source_type, chunk)
                     cur.execute(statement.sql, statement.binds)
                     cur.fetchall()
                 current = records.load_sources(cur, source_type, ids)
@@ -171,7 +172,7 @@ class OracleIndexingTx:
                     if not same:
                         log.info("skipped stale %s #%d (changed since it was read); queued again",
                                  source_type, source_id)
-                        cur.execute(sql.ENQUEUE, source_type=source_type, source_id=source_id)
+                        cur.execute(indexing_sql.ENQUEUE, source_type=source_type, source_id=source_id)
         return {k for k in keys if self._current[k]}
 
 
@@ -183,18 +184,19 @@ def sync_text_index(conn: Any) -> None:
     """
     try:
         with conn.cursor() as cur:
-            cur.execute(sql.SYNC_TEXT_INDEX, idx_name=sql.TEXT_INDEX)
+            cur.execute(indexing_sql.SYNC_TEXT_INDEX, idx_name=statements.TEXT_INDEX)
     except Exception as exc:
         log.warning("Oracle Text sync of %s failed (automatic maintenance will catch up): %s",
-                    sql.TEXT_INDEX, exc)
+                    statements.TEXT_INDEX, exc)
 
 
 # --- queue bookkeeping: the engine commits ------------------------------------------------------
 
 def record_failure(cur: Any, retry_after_s: Mapping[int, float], error: str) -> None:
     message = error.encode("utf-8")[:ERROR_TEXT_MAX_BYTES].decode("utf-8", "ignore")
-    cur.executemany(sql.RECORD_FAILURE, [{"last_error": message, "retry_after_s": float(delay), "dirty_id": int(i)}
-                                         for i, delay in retry_after_s.items()])
+    cur.executemany(indexing_sql.RECORD_FAILURE,
+                    [{"last_error": message, "retry_after_s": float(delay), "dirty_id": int(i)}
+                     for i, delay in retry_after_s.items()])
 
 
 def enqueue_backfill(
@@ -214,17 +216,17 @@ def enqueue_backfill(
         remaining = None if limit is None else limit - total
         if remaining is not None and remaining <= 0:
             break
-        statement = sql.backfill_ids(source_type, project_id, force, remaining)
+        statement = indexing_sql.backfill_ids(source_type, project_id, force, remaining)
         cur.execute(statement.sql, statement.binds)
         ids = [int(r[0]) for r in cur.fetchall()]
         total += len(ids)
         if dry_run:
             continue
         for chunk in batched(ids, 1000):
-            cur.executemany(sql.ENQUEUE, [{"source_type": source_type, "source_id": i} for i in chunk])
+            cur.executemany(indexing_sql.ENQUEUE, [{"source_type": source_type, "source_id": i} for i in chunk])
     return total
 
 
 def retry_stuck(cur: Any) -> int:
-    cur.execute(sql.RETRY_STUCK)
+    cur.execute(indexing_sql.RETRY_STUCK)
     return cur.rowcount

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from app.engines.base import EngineError
 from app.engines.migration_files import migrations_dir
-from app.engines.oracle import statements as sql
+from app.engines.oracle import schema_statements as sql
 from app.engines.oracle.errors import ora_error_number
 from app.engines.oracle.migration_objects import already_ours
 from app.engines.oracle.task_values import backfill as backfill_task_values

@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from app.engines.oracle import statements as sql
+from app.engines.oracle import schema_statements as sql
 
 NAME_TAKEN = 955  # ORA-00955: name is already used by an existing object
 COLUMN_EXISTS = 1430  # ORA-01430: column being added already exists in table

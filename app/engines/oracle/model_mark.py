@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.engines.base import EmbeddingModelError
-from app.engines.oracle import statements as sql
+from app.engines.oracle import settings_statements as sql
 from app.engines.oracle.errors import ora_error_number
 from app.rag.model_mark import Mark, is_swap, search_refusal, write_refusal
 

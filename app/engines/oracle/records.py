@@ -1,4 +1,4 @@
-"""Source records: callers, CRUD (text from statements.py, every value bound) and the loading of
+"""Source records: callers, CRUD (text from record_statements.py, every value bound) and the loading of
 source rows into the records the chunk templates read. Functions take an open cursor; the
 engine owns connections and commits."""
 
@@ -13,7 +13,7 @@ from app.records_model import (CommentSource, DocSource, ProjectSource, SourceRe
     TaskSource, check_external_key)
 from app.engines.base import ConflictError, EngineError, batched
 from app.engines import task_values
-from app.engines.oracle import statements as sql
+from app.engines.oracle import record_statements as sql
 from app.engines.oracle import task_values as oracle_values
 from app.engines.oracle.errors import conflicts
 from app.engines.external import check_cursor_value, check_external_lookup, link_changes, wanted_links

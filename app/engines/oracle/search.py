@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from app.domain import Caller, Scope, SearchHit, SearchMode, SearchResult
-from app.engines.oracle import statements as sql
+from app.engines.oracle import search_statements as sql
 from app.engines.base import UnavailableError
 from app.engines.oracle.errors import call_timed_out, model_required, unavailable
 from app.engines.oracle.text_statistics import TextStatisticsCache

@@ -6,18 +6,20 @@ from __future__ import annotations
 from typing import Any
 
 from app.domain import FailingRow, RagStatus
-from app.engines.oracle import statements as sql
+from app.engines.oracle import indexing_statements as indexing_sql
+from app.engines.oracle import schema_statements as schema_sql
+from app.engines.oracle import statements
 
 ACCURACY_TOP_K = 10
 ACCURACY_TARGET = 90
 
 
 def status(cur: Any, max_attempts: int, model_name: str, dimensions: int) -> RagStatus:
-    cur.execute(sql.QUEUE_STATUS, max_attempts=int(max_attempts))
+    cur.execute(indexing_sql.QUEUE_STATUS, max_attempts=int(max_attempts))
     pending, oldest, now, failing, stuck = cur.fetchone()
-    cur.execute(sql.FAILING_ROWS)
+    cur.execute(indexing_sql.FAILING_ROWS)
     failing_rows = [FailingRow(int(d), str(t), int(s), int(a), e) for d, t, s, a, e in cur.fetchall()]
-    cur.execute(sql.CHUNKS_BY_TYPE)
+    cur.execute(indexing_sql.CHUNKS_BY_TYPE)
     by_type = {str(t): int(n) for t, n in cur.fetchall()}
     index = index_status(cur)
     age = (now - oldest).total_seconds() if oldest is not None and now is not None else None
@@ -37,24 +39,24 @@ def status(cur: Any, max_attempts: int, model_name: str, dimensions: int) -> Rag
 
 def index_status(cur: Any) -> dict[str, object]:
     """The IVF index's type/status and its measured accuracy (DBMS_VECTOR.INDEX_ACCURACY_QUERY)."""
-    info: dict[str, object] = {"name": sql.VECTOR_INDEX}
+    info: dict[str, object] = {"name": statements.VECTOR_INDEX}
     try:
-        cur.execute(sql.VECTOR_INDEX_INFO, index_name=sql.VECTOR_INDEX)
+        cur.execute(schema_sql.VECTOR_INDEX_INFO, index_name=statements.VECTOR_INDEX)
         row = cur.fetchone()
         if row is None:
             info["state"] = "missing: run `ragctl oracle bootstrap`"
             return info
         info.update(type=row[0], subtype=row[1], state=row[2])
-        cur.execute(sql.SAMPLE_VECTOR)
+        cur.execute(schema_sql.SAMPLE_VECTOR)
         sample = cur.fetchone()
         if sample is None:
             info["accuracy"] = "not measured: RAG_CHUNK has no vectors yet"
             return info
         report = cur.var(str, 32767)
         cur.execute(
-            sql.INDEX_ACCURACY,
+            schema_sql.INDEX_ACCURACY,
             report=report,
-            index_name=sql.VECTOR_INDEX,
+            index_name=statements.VECTOR_INDEX,
             qv=sample[0],
             top_k=ACCURACY_TOP_K,
             target_accuracy=ACCURACY_TARGET,

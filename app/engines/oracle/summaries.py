@@ -6,7 +6,7 @@ from collections import defaultdict
 from typing import Any
 
 from app.domain import SummarySource
-from app.engines.oracle import statements as sql
+from app.engines.oracle import settings_statements as sql
 from app.engines.oracle.records import clob_input_sizes
 
 

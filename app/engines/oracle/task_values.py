@@ -9,7 +9,7 @@ from typing import Any
 
 from app.engines import task_values
 from app.engines.base import batched
-from app.engines.oracle import statements as sql
+from app.engines.oracle import record_statements as sql
 from app.engines.oracle.errors import conflicts
 from app.entities import MULTI_VALUED, TASK_VALUES
 

@@ -8,7 +8,7 @@ import datetime as dt
 from typing import Any
 
 from app.domain import TASK_FIELDS, Caller, TaskQuery
-from app.engines.oracle import statements
+from app.engines.oracle import record_statements
 from app.engines.oracle import tracker_statements as sql
 from app.engines.task_values import ordered
 from app.engines.tracker_common import ID_KEYS, RECORD_FIELDS, ROW_FIELDS, VALUE_KEYS, as_tracker_query, group_label
@@ -43,7 +43,7 @@ def _record(cur: Any, caller: Caller, query: TrackerQuery) -> list[dict[str, Any
     found = [_row(RECORD_FIELDS, r) for r in cur.fetchall()]
     for record in found:
         values: dict[str, list[str]] = {key: [] for key in VALUE_KEYS.values()}
-        cur.execute(statements.VALUES_OF_TASK, task_id=record["task_id"])
+        cur.execute(record_statements.VALUES_OF_TASK, task_id=record["task_id"])
         for name, value in cur.fetchall():
             values[VALUE_KEYS[name]].append(value)
         record.update({key: ordered(v) for key, v in values.items()})  # the order the writes keep (task_values)

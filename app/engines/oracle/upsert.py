@@ -15,7 +15,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from app.engines.oracle import model_mark
-from app.engines.oracle import statements as sql
+from app.engines.oracle import doctor_statements as doctor_sql
+from app.engines.oracle import indexing_statements as indexing_sql
+from app.engines.oracle import search_statements as search_sql
+from app.engines.oracle import settings_statements as settings_sql
 from app.engines.oracle.errors import UPSERT_DATA_ERRORS, ora_error_number, unavailable
 from app.rag.chunking import MAX_BYTES as CHUNK_MAX_BYTES  # the longest chunk, in UTF-8 bytes
 
@@ -25,7 +28,7 @@ UPSERT_FORM_KEY = "UPSERT_FORM"
 UPSERT_IN_USING = "merge_using"
 UPSERT_TWO_STEP = "two_step"
 TABLE_MISSING = 942  # ORA-00942: RAG_SETTINGS not migrated yet
-SCRATCH_SOURCE_ID = -1  # negative: never an identity id (statements.py, doctor section)
+SCRATCH_SOURCE_ID = -1  # negative: never an identity id (doctor_statements.py)
 # The probe's chunks, bound as the worker binds its batches (REVIEW-3 U2): several rows in one executemany, one of
 # them exactly as long as a chunk may get (the chunker's 4,000 UTF-8 bytes, RAG_CHUNK.CONTENT VARCHAR2(4000 BYTE)) in
 # multi-byte text, so thin declares its :content at 16,000 bytes, used twice in the MERGE (REVIEW-3 C1, ORA-01478).
@@ -50,7 +53,7 @@ def stored_form(conn: Any) -> str:
     """The stored upsert form (``UPSERT_IN_USING`` when none is stored or V12 is not applied yet)."""
     try:
         with conn.cursor() as cur:
-            cur.execute(sql.READ_SETTING, setting_key=UPSERT_FORM_KEY)
+            cur.execute(settings_sql.READ_SETTING, setting_key=UPSERT_FORM_KEY)
             row = cur.fetchone()
     except Exception as exc:
         if ora_error_number(exc) != TABLE_MISSING:
@@ -69,13 +72,13 @@ def run(cur: Any, model: str, rows: Sequence[dict[str, Any]], two_step: bool) ->
 
     rows = [dict(row) for row in rows]
     for row in rows if two_step else []:
-        cur.execute(sql.embed_query(model), q=row["content"])
+        cur.execute(search_sql.embed_query(model), q=row["content"])
         row["embedding"] = cur.fetchone()[0]  # array('f') (FACTS.md §1)
     # Nullable numbers: a first row of None must not make the bind a string.
     cur.setinputsizes(owner_employee_id=oracledb.DB_TYPE_NUMBER, project_id=oracledb.DB_TYPE_NUMBER,
                       sprint_id=oracledb.DB_TYPE_NUMBER,
                       **({"embedding": oracledb.DB_TYPE_VECTOR} if two_step else {}))
-    cur.executemany(sql.upsert_chunk_bound() if two_step else sql.upsert_chunk(model), rows)
+    cur.executemany(indexing_sql.upsert_chunk_bound() if two_step else indexing_sql.upsert_chunk(model), rows)
 
 
 def run_or_fall_back(cur: Any, model: str, rows: Sequence[dict[str, Any]], two_step: bool) -> bool:
@@ -117,7 +120,7 @@ def probe(conn: Any, model: str, dimensions: int, two_step: bool) -> BaseExcepti
     try:
         with conn.cursor() as cur:
             run(cur, model, rows, two_step)
-            cur.execute(sql.DOCTOR_SCRATCH_CHUNKS, source_type="task", source_id=SCRATCH_SOURCE_ID)
+            cur.execute(doctor_sql.DOCTOR_SCRATCH_CHUNKS, source_type="task", source_id=SCRATCH_SOURCE_ID)
             stored = {int(ix): vector for ix, vector in cur.fetchall()}
         missing = [r["chunk_ix"] for r in rows if stored.get(r["chunk_ix"]) is None
                    or len(stored[r["chunk_ix"]]) != dimensions]

@@ -3,7 +3,8 @@ an in-memory exact vector index for speed, and an in-process embedding model (RA
 app/engines/sqlite/model_mark.py keeps vectors of two models from ever being compared).
 
 This module is the facade that satisfies ``app.engines.base.Engine``: it owns connections,
-transactions and the model, and delegates the work to records, indexing, search and status.
+transactions and the model, and delegates the work to records, indexing, search and status (the erasure
+steps are engine_erasure.py's).
 
 Concurrency: one apsw connection per thread (the FastAPI threadpool and the APScheduler thread
 share the engine), WAL so readers never wait for the writer, and every write transaction starts
@@ -14,7 +15,6 @@ from __future__ import annotations
 
 import datetime as dt
 import importlib.util
-import json
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
@@ -32,25 +32,24 @@ from app.domain import (SEARCH_MODES, Caller, Page, ProjectCard, RagStatus,
     Scope, SearchMode, SearchResult, SourceType, SummarySource, TaskQuery, Vocabulary)
 from app.records_model import SourceRecord, TaskLink
 from app.engines.base import ConflictError, EmbeddingModelError, EngineError, SchemaNotMigratedError
-from app.engines.sqlite import conversations, erasure, errors, indexing, model_mark, records, search, status, summaries
+from app.engines.sqlite import conversations, errors, indexing, model_mark, records, search, status, summaries
 from app.engines.sqlite import migrate as migrations
 from app.engines.sqlite.conversation_store import ConversationStore
 from app.engines.sqlite.drain_lock import DrainLock
+from app.engines.sqlite.engine_erasure import ErasureMethods
 from app.engines.sqlite import statements as sql
 from app.engines.sqlite.indexing import SQLiteIndexingTx
 from app.engines.sqlite.lexical_index import LexicalIndex
 from app.engines.sqlite.members import ProjectMembership, with_memberships
 from app.engines.sqlite.tracker import TrackerQueries
 from app.engines.sqlite.vector_index import VectorIndex
-from app.entities import EMPLOYEES, PROJECTS, Condition, EntitySpec
-from app.rag.erasure import (DocumentsPolicy, ErasureJob, PersonString, ProofLine, PurgeStep, Redaction, Step,
-                             job_from_row)
+from app.entities import PROJECTS, Condition, EntitySpec
 from app.rag.model_mark import forced_reindex_refusal
 
 BUSY_TIMEOUT_MS = 10_000
 
 
-class SQLiteEngine(TrackerQueries, ProjectMembership, ConversationStore):
+class SQLiteEngine(TrackerQueries, ProjectMembership, ConversationStore, ErasureMethods):
     name = "sqlite"
 
     def __init__(self, path: str, embedder: Any | None = None, model: str = DEFAULT_MODEL,
@@ -396,37 +395,3 @@ class SQLiteEngine(TrackerQueries, ProjectMembership, ConversationStore):
 
     def load_records(self, source_type: SourceType, ids: Sequence[int]) -> dict[int, SourceRecord]:
         return records.load_sources(self.conn, source_type, ids)
-
-    # --- erasure --------------------------------------------------------------------------------
-    def erase_employee(self, employee_id: int, documents: DocumentsPolicy | None, reassign_to: int | None,
-                       seal_key: bytes) -> ErasureJob | None:
-        with errors.conflicts(EMPLOYEES), self._write() as conn:
-            return erasure.erase_employee(conn, employee_id, documents, reassign_to, seal_key)
-
-    def erasure_job(self, employee_id: int) -> ErasureJob | None:
-        return erasure.job(self.conn, employee_id)
-
-    def unfinished_erasures(self) -> list[ErasureJob]:
-        return [job_from_row(row) for row in self.conn.execute(sql.ERASURE_UNFINISHED)]
-
-    def record_erasure_step(self, employee_id: int, step: Step, outcome: dict, verdict: str | None) -> None:
-        with self._write() as conn:
-            conn.execute(sql.ERASURE_RECORD_STEP, (step, json.dumps(outcome), verdict, employee_id))
-
-    def redact_copies(self, strings: Sequence[PersonString]) -> list[Redaction]:
-        with self._write() as conn:
-            return erasure.redact_copies(conn, strings)
-
-    def purge_indexes(self) -> list[PurgeStep]:
-        return erasure.purge_indexes(self.conn)
-
-    def compact(self) -> list[PurgeStep]:
-        return erasure.compact(self.conn)
-
-    def erasure_proof(self, strings: Sequence[PersonString]) -> list[ProofLine]:
-        return erasure.proof(self.conn, self.path, strings)
-
-    def forget_held_strings(self, employee_id: int, held: bytes | None) -> list[PurgeStep]:
-        with self._write() as conn:
-            conn.execute(sql.ERASURE_FORGET, (employee_id,))
-        return erasure.forget(self.conn, self.path, held)

@@ -21,7 +21,8 @@ SAY = {
            "reporter": "reported by {v}", "no_reporter": "with no reporter",
            "open": "not done", "closed": "finished", "overdue": "overdue",
            "blocked": "blocked", "project": "in {v}", "no_project": "in no project", "sprint": "in {v}",
-           "no_sprint": "in no sprint", "status_name": "status {v}", "issue_type": "type {v}", "label": "labelled {v}",
+           "no_sprint": "in no sprint", "status_name": "status {v}", "priority_name": "priority {v}",
+           "issue_type": "type {v}", "label": "labelled {v}",
            "component": "component {v}", "fix_version": "fix version {v}", "affects_version": "affecting version {v}",
            "resolution": "resolved as {v}", "unresolved": "unresolved", "text": "mentioning “{v}”",
            "parent": "sub-tasks of {v}", "or": " or ", "not": "not {v}",
@@ -31,7 +32,8 @@ SAY = {
            "reporter": "reportadas por {v}", "no_reporter": "sin persona que reporta",
            "open": "sin terminar", "closed": "terminadas", "overdue": "vencidas",
            "blocked": "bloqueadas", "project": "en {v}", "no_project": "sin proyecto", "sprint": "en {v}",
-           "no_sprint": "sin iteración", "status_name": "estado {v}", "issue_type": "de tipo {v}",
+           "no_sprint": "sin iteración", "status_name": "estado {v}", "priority_name": "prioridad {v}",
+           "issue_type": "de tipo {v}",
            "label": "con la etiqueta {v}", "component": "del componente {v}", "fix_version": "versión {v}",
            "affects_version": "que afectan a la versión {v}", "resolution": "resueltas como {v}",
            "unresolved": "sin resolver", "text": "que mencionan «{v}»", "parent": "subtareas de {v}", "or": " o ",
@@ -43,9 +45,9 @@ SAY = {
 
 # The order predicates are said in, whatever order the question named them: who, what state, what kind, when,
 # where ("assigned to you, in review, critical, due this week, in Payments Platform").
-_SAID_ORDER = ("assignee", "reporter", "status", "status_name", "open", "priority", "issue_type", "label", "component",
-               "fix_version", "affects_version", "resolution", "overdue", "blocked", "unassigned", "due", "created",
-               "updated", "resolved", "parent", "sprint", "project", "text")
+_SAID_ORDER = ("assignee", "reporter", "status", "status_name", "open", "priority", "priority_name", "issue_type",
+               "label", "component", "fix_version", "affects_version", "resolution", "overdue", "blocked", "unassigned",
+               "due", "created", "updated", "resolved", "parent", "sprint", "project", "text")
 
 
 def describe(query: TrackerQuery, lexicon: Lexicon, lang: str, asker_id: int | None = None,

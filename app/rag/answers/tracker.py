@@ -25,11 +25,13 @@ _ORDER = {"en": {("priority", True): "most important first", ("due", False): "du
                  ("updated", True): "la última actualizada primero",
                  ("resolved", True): "la última resuelta primero"}}
 _FIELD = {"en": {"project": "project", "sprint": "sprint", "assignee": "person", "reporter": "reporter",
-                 "status": "status", "status_name": "status", "priority": "priority", "issue_type": "type",
+                 "status": "status", "status_name": "status", "priority": "priority", "priority_name": "priority",
+                 "issue_type": "type",
                  "resolution": "resolution", "label": "label", "component": "component", "fix_version": "fix version",
                  "affects_version": "affected version"},
           "es": {"project": "proyecto", "sprint": "iteración", "assignee": "persona", "reporter": "persona que reporta",
-                 "status": "estado", "status_name": "estado", "priority": "prioridad", "issue_type": "tipo",
+                 "status": "estado", "status_name": "estado", "priority": "prioridad", "priority_name": "prioridad",
+                 "issue_type": "tipo",
                  "resolution": "resolución", "label": "etiqueta", "component": "componente",
                  "fix_version": "versión", "affects_version": "versión afectada"}}
 SAY = {

@@ -16,7 +16,7 @@ from app.rag.understanding.reader import Said
 DEFAULT_LIMIT = 500  # a list reads its first rows in order; the total is always counted in the database
 # What a question may leave unsaid and still be read on its own: these fields alone do not make a question.
 _VALUE_FIELDS = {"fix_version", "affects_version", "component", "label", "issue_type", "resolution", "status_name",
-                 "reporter", "created", "updated", "resolved", "text"}
+                 "priority_name", "reporter", "created", "updated", "resolved", "text"}
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,8 @@ from the data (app/rag/understanding/lexicon.py). Phrases are folded (terms.fold
 
 from __future__ import annotations
 
+import re
+
 # Words next to a value that say its field ("component Web UI", "the 2.0 release", "etiqueta backend").
 FIELD_WORDS = {
     "fix_version": ("fix version", "fix versions", "fixversion", "release", "releases", "version", "versions",
@@ -22,6 +24,7 @@ FIELD_WORDS = {
                    "se resolvieron como", "se cerraron como", "resolved with", "closed with", "con resolucion",
                    "resueltos como", "cerradas como", "cerrados como", "marcadas como", "marcados como"),
     "status_name": ("status", "state", "estado", "in status", "en estado", "column", "columna"),
+    "priority_name": ("priority", "prioridad", "with priority", "de prioridad", "con prioridad", "priority of"),
 }
 # "reported by X", "X filed", "abierto por X": the person is the reporter, not the assignee.
 REPORTER_BEFORE = ("reported by", "opened by", "filed by", "raised by", "created by", "logged by", "submitted by",
@@ -31,6 +34,9 @@ REPORTER_BEFORE = ("reported by", "opened by", "filed by", "raised by", "created
 REPORTER_AFTER = ("reported", "opened", "filed", "raised", "created", "logged", "submitted", "reporto", "reportaron",
                   "abrio", "abrieron", "creo", "crearon", "levanto", "registro", "ha reportado", "ha abierto",
                   "ha creado", "has reported", "has opened", "has filed", "has raised")
+# Spanish puts the verb first: "¿cuáles reportó Elena?", "las que abrió Ana".
+REPORTER_VERB_FIRST = ("reporto", "reportaron", "abrio", "abrieron", "creo", "crearon", "levanto", "registro",
+                       "ha reportado", "ha abierto", "ha creado", "han reportado")
 # "did Ben report …?", "what has Ana filed?": the verb's base form, only after did/does/has.
 REPORTER_VERBS = ("report", "open", "file", "raise", "create", "log", "submit")
 REPORTER_WORDS = ("reporter", "reporters", "reportero", "reportador", "who reported", "who opened", "who filed",
@@ -80,6 +86,25 @@ ORDER_WORDS = {
     ("updated", True): ("last updated", "recently updated", "most recently updated", "actualizada mas recientemente",
                         "actualizado mas recientemente", "ultima actualizada", "ultimo actualizado"),
 }
+# An order said as a date's verb and a superlative in any of their forms ("¿cuál se creó más recientemente?",
+# "which one was updated last?", "the first one opened"): the verb names the date, the superlative the direction.
+ORDER_VERBS = {
+    "created": re.compile(r"(?<![\w-])(?:created|opened|filed|raised|reported|logged|cre(?:o|aron|ada|ado|adas|ados)|"
+                          r"abri(?:o|eron)|abiert[oa]s?|report(?:o|aron|ad[oa]s?))(?![\w-])"),
+    "updated": re.compile(r"(?<![\w-])(?:updated|changed|touched|modified|actualiz\w*|modific\w*|cambi\w*|toc(?:o|aron|ad[oa]s?))"
+                          r"(?![\w-])"),
+    "resolved": re.compile(r"(?<![\w-])(?:resolved|closed|fixed|finished|completed|solved|resolv\w*|resuel\w*|cerr\w*|"
+                           r"arregl\w*|termin\w*|complet\w*|solucion\w*)(?![\w-])"),
+}
+SUPERLATIVE = {
+    True: re.compile(r"(?<![\w-])(?:most recently|most recent|latest|last|newest|(?:lo |la |el )?mas reciente(?:s|mente)?|"
+                     r"ultim[oa]s?|(?:por )?ultimo|mas tarde|mas nuev[oa]s?)(?![\w-])"),
+    False: re.compile(r"(?<![\w-])(?:first|earliest|oldest|longest ago|primer[oa]?s?|antes|mas antigu[oa]s?|mas viej[oa]s?|"
+                      r"mas temprano)(?![\w-])"),
+}
+# Words after "last"/"first" that make it a window or a sprint, not an order ("last week", "the first sprint").
+NOT_AN_ORDER_AFTER = re.compile(r"\s*(?:week|month|year|day|days|sprint|sprints|iteration|release|version|quarter|"
+                                r"semana|mes|ano|dia|dias|sprint|iteracion|trimestre|\d)")
 # Verbs and nouns that point a window of dates at a field ("created last week", "cerradas este mes").
 WINDOW_FIELD_WORDS = {
     "created": ("created", "opened", "filed", "raised", "reported", "logged", "submitted", "new", "se crearon",
@@ -174,6 +199,9 @@ LIST_AGAIN = ("list them", "show them", "show me them", "list those", "show thos
               "cuales son", "listalas", "listalos", "muestralas", "muestralos", "ensenamelas", "dime cuales",
               "name them", "what are they", "list them all", "show me those", "show me the list", "la lista",
               "the list")
+# "muéstramelos", "enséñamelas", "lístalos", "dámelas": show them, in one word.
+LIST_AGAIN_WORD = re.compile(r"(?<![\w-])(?:muestra|ensena|lista|dame|pasa|mostrar|ensenar|listar|pasar|da)(?:me|nos)?"
+                             r"(?:los|las)(?![\w-])")
 # What opens a question of its own (a few words with one of these are not a fragment of the last question).
 ASKING_WORDS = ("what", "whats", "what's", "which", "who", "whom", "whose", "how", "when", "where", "why", "show",
                 "list", "give", "tell", "que", "cual", "cuales", "quien", "quienes", "cuanto", "cuantos", "cuantas",
@@ -197,6 +225,12 @@ WHERE = ("where", "donde", "en donde", "en que parte")
 FIXED_IN = ("fixed in", "resolved in", "shipped in", "released in", "delivered in", "landed in", "went into",
             "corregidas en", "corregidos en", "arregladas en", "arreglados en", "resueltas en", "resueltos en",
             "entregadas en", "publicadas en", "fixed for", "done in")
+# The verb of fixing in any of its forms, before a version ("se arreglaron en la versión 1.8.0", "what got fixed for
+# 2.0?", "¿qué se corrigió en la 3.1.1?"): the version's finished work.
+FIXED_VERB = re.compile(r"(?<![\w-])(?:(?:got|were|was|been|get|se|fueron|fue|han sido|ha sido)\s+)?"
+                        r"(?:fix(?:ed|es)?|resolved|solved|shipped|released|delivered|landed|closed|"
+                        r"arregl\w*|correg\w*|corrig\w*|solucion\w*|resuel\w*|resolv\w*|entreg\w*|cerr\w*)"
+                        r"(?:\s+(?:in|for|on|en|para|con))?(?![\w-])")
 # Verbs of holding a value ("tickets that carry the performance label", "issues with label X").
 HOLDING_VALUE = ("carry", "carries", "carrying", "with", "having", "tagged with", "marked with", "llevan", "lleva",
                  "con", "tienen", "tiene")

@@ -20,7 +20,8 @@ from app.rag.understanding.vocabulary import PersonName, ProjectName, SprintName
 
 # Fields whose values are read from the data, in the order a value said alone is given to (a word that is both
 # a component and a label is the component's unless a field word says otherwise).
-VALUE_FIELDS = ("fix_version", "affects_version", "component", "label", "issue_type", "resolution", "status_name")
+VALUE_FIELDS = ("fix_version", "affects_version", "component", "label", "issue_type", "resolution", "status_name",
+                "priority_name")
 # Generic nouns that are also issue types ("open tasks" is every open issue, not those of the type Task).
 _GENERIC_TYPES = frozenset({"task", "issue", "ticket", "item"})
 MIN_VALUE_CHARS = 2
@@ -176,7 +177,8 @@ def _forms(name: str, value: str) -> tuple[str, ...]:
     if name != "issue_type":
         return (folded,)
     if folded in _GENERIC_TYPES:  # "task" is every issue, unless said as the type: "task issues", "type Task"
-        return tuple(f"{folded} {noun}" for noun in ("issues", "tickets", "items", "issue", "ticket")) + (
+        return tuple(f"{folded} {noun}" for noun in ("issues", "tickets", "items", "issue", "ticket")) + tuple(
+            f"{noun} {folded}" for noun in ("incidencias", "incidencia", "tickets", "ticket")) + (
             f"type {folded}", f"tipo {folded}", f"de tipo {folded}")
     plural = folded[:-1] + "ies" if folded.endswith("y") else folded + ("es" if folded.endswith("s") else "s")
     return (folded, plural)

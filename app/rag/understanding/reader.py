@@ -73,17 +73,10 @@ class Said:
 
 
 def read(question: str, lexicon: Lexicon, asker_id: int, today: dt.date) -> Said | None:
-    said = _read(question, lexicon, asker_id, today)
-    if said is not None:
-        said.original = question
-    return said
-
-
-def _read(question: str, lexicon: Lexicon, asker_id: int, today: dt.date) -> Said | None:
     """What the question says; None when it asks for a record by id or key (a lookup reads it) or says "not
     mine" (no predicate expresses it)."""
     spans = Spans(terms.fold(question))
-    said = Said(terms.language(question), it=bool(_IT.search(spans.text)))
+    said = Said(terms.language(question), it=bool(_IT.search(spans.text)), original=question)
     spans.find(g.PLEASANTRIES)
     if any(t in ("task", "doc") for t, _ in refs.mentions(spans.text)) or refs.key_mentions(question):
         return None
@@ -106,14 +99,14 @@ def _read(question: str, lexicon: Lexicon, asker_id: int, today: dt.date) -> Sai
 _IT = re.compile(r"(?<![\w-])(?:it|its|it's|(?:this|that) (?:one|task|ticket|issue)|eso|ello|"
                  r"(?:esa|esta|ese|este) (?:tarea|ticket|incidencia))(?![\w-])"
                  r"|(?:^|[¿¡]|(?<![\w-])(?:quien|que|y|ya|cuando|como|alguien|nadie|mas))\s*(?:lo|la|le)\s+"
-                 r"(?!que\b|mas\b)\w|(?<![\w-])\w{2,}(?:ar|er|ir)(?:lo|la)(?![\w-])")
+                 r"(?!que\b|mas\b|mism)\w|(?<![\w-])\w{2,}(?:ar|er|ir)(?:lo|la)(?![\w-])")
 
 
 def _edit_markers(spans: Spans, said: Said) -> None:
     body = spans.text.strip(" ¿?¡!.,")
     opener = next((o for o in sorted(g.EDIT_OPENERS, key=len, reverse=True)
                    if body.startswith(o + " ") or body == o), None)
-    if spans.find(g.LIST_AGAIN):
+    if spans.find(g.LIST_AGAIN) or spans.find_pattern(g.LIST_AGAIN_WORD):
         said.list_again = said.edit = True
     if spans.find(g.THOSE):
         said.those = said.edit = True
@@ -138,11 +131,21 @@ def _values(spans: Spans, said: Said, lexicon: Lexicon) -> None:
             spans.take(span)
             name = _version_field(spans, span, chosen.field)
             _add_value(said, name, chosen.value)
-            if name == "fix_version" and spans.before(span, g.FIXED_IN, gap=2):
+            if name == "fix_version" and (_fixed_verb(spans, span) or spans.before(span, g.FIXED_IN, gap=2)
+                                         and bool(spans.find(g.FIXED_IN))):
                 said.add(Predicate("open", (False,)))  # fixed in it: its finished work
             spans.find(g.FIELD_WORDS[name])  # "closed as Won't Fix" says no status of its own
             said.asks_tasks = True
     _field_words(spans, said, lexicon)
+
+
+def _fixed_verb(spans: Spans, span: tuple[int, int]) -> bool:
+    """Whether a verb of fixing stands at most three words before a version ("se arreglaron en la versión 1.8.0");
+    its words are taken (understood)."""
+    verbs = [m for m in g.FIXED_VERB.finditer(spans.text[:span[0]]) if spans.free(m.span())]
+    if not verbs or len(terms.words(spans.text[verbs[-1].end():span[0]])) > 3:
+        return False
+    return spans.take(verbs[-1].span())
 
 
 def _field_of(spans: Spans, span: tuple[int, int], mentions: list[Mention], lexicon: Lexicon) -> Mention | None:
@@ -157,6 +160,8 @@ def _worth_taking(spans: Spans, mention: Mention, original: str) -> bool:
     """A value that is also a common word ("open", "done", "critical", "in progress") is the glossary's unless a
     field word says it is the value ("status Open", "label critical") or it is written as the tracker writes it
     ("how many issues of LMN are Closed?": the tracker's status Closed, not every finished issue)."""
+    if mention.field == "priority_name":
+        return True  # the tracker's own priorities are the words for priority ("minor" is its Minor, not LOW)
     said = mention.said
     common = said in terms.STOP or said in tq.FILLER or said in tq.STATUS_PHRASES or said in tq.OPEN_PHRASES \
         or said in tq.PRIORITY_PHRASES or said in tq.TASK_NOUNS or said in g.CLOSED
@@ -168,7 +173,7 @@ def _worth_taking(spans: Spans, mention: Mention, original: str) -> bool:
 def _version_field(spans: Spans, span: tuple[int, int], name: str) -> str:
     """A version said with "affects"/"found in" is an affected version, whatever field it was found in."""
     if name in ("fix_version", "affects_version"):
-        if spans.before(span, g.FIELD_WORDS["affects_version"], gap=3):
+        if spans.before(span, g.FIELD_WORDS["affects_version"], gap=4):
             return "affects_version"
         if spans.before(span, g.FIELD_WORDS["fix_version"], gap=3) or spans.after(span, g.FIELD_WORDS["fix_version"]):
             return "fix_version"
@@ -201,14 +206,15 @@ def _people(spans: Spans, said: Said, lexicon: Lexicon, asker_id: int) -> None:
     for span, people in sorted(by_span.items(), key=lambda item: (item[0][0] - item[0][1], item[0][0])):
         if not spans.take(span):
             continue
-        role = "reporter" if spans.before(span, g.REPORTER_BEFORE, gap=1) or spans.after(
+        role = "reporter" if spans.before(span, (*g.REPORTER_BEFORE, *g.REPORTER_VERB_FIRST), gap=1) or spans.after(
             span, g.REPORTER_AFTER, gap=1) or spans.before(span, ("did", "does", "has", "have"), gap=1) \
             and spans.after(span, g.REPORTER_VERBS, gap=1) else "assignee"
         said.people.append(people)
         said.asks_tasks = said.asks_tasks or role == "reporter"
         if len(people) == 1:
             _add_value(said, role, people[0].employee_id)
-    spans.find(g.REPORTER_BEFORE)
+    reporter = any(p.field == "reporter" for p in said.predicates)
+    spans.find((*g.REPORTER_BEFORE, *(g.REPORTER_VERB_FIRST if reporter else ())))
     if not said.people and spans.find(tq.MINE_PHRASES) or not said.people and tq.says_i(spans.text):
         said.mine = True
         said.add(Predicate("assignee", (asker_id,)))
@@ -216,10 +222,10 @@ def _people(spans: Spans, said: Said, lexicon: Lexicon, asker_id: int) -> None:
 
 def _returns(spans: Spans, said: Said, points: bool) -> None:
     """Count, points, a group-by, an order with its limit."""
+    _date_order(spans, said)
     for (order, descending), phrases in g.ORDER_WORDS.items():
-        if spans.find(phrases):
+        if said.order is None and spans.find(phrases):
             said.order, said.limit, said.asks_tasks = (order, descending), 1, True
-            break
     fewest = bool(spans.find(g.FEWEST))
     most = fewest or bool(spans.find(g.MOST))
     group = _group_field(spans, said, per=not most)
@@ -231,6 +237,23 @@ def _returns(spans: Spans, said: Said, points: bool) -> None:
         said.asks_tasks = True
     elif spans.find(g.COUNT) and said.returns != "group":
         said.returns, said.asks_tasks = "count", True
+
+
+def _date_order(spans: Spans, said: Said) -> None:
+    """An order said as a date's verb and a superlative at most three words apart, either way round ("se creó más
+    recientemente", "the last one closed"): the newest or oldest by that date."""
+    for name, verb in g.ORDER_VERBS.items():
+        for said_verb in (m for m in verb.finditer(spans.text) if spans.free(m.span())):
+            for descending, superlative in g.SUPERLATIVE.items():
+                for word in superlative.finditer(spans.text):
+                    between = spans.text[min(word.end(), said_verb.end()):max(word.start(), said_verb.start())]
+                    if not spans.free(word.span()) or len(terms.words(between)) > 3 \
+                            or g.NOT_AN_ORDER_AFTER.match(spans.text[word.end():]):
+                        continue
+                    spans.take(word.span())
+                    spans.take(said_verb.span())
+                    said.order, said.limit, said.asks_tasks = (name, descending), 1, True
+                    return
 
 
 def _group_field(spans: Spans, said: Said, per: bool) -> tuple[str, bool] | None:

@@ -34,6 +34,10 @@ class Spans:
                     found.append((phrase, match.span()))
         return sorted(found, key=lambda f: f[1])
 
+    def find_pattern(self, pattern: re.Pattern[str]) -> list[tuple[int, int]]:
+        """Each free place a pattern matches (a verb said in any of its forms: "arreglaron", "corrigió"), taken."""
+        return [m.span() for m in pattern.finditer(self.text) if self.take(m.span())]
+
     def first(self, phrases: Iterable[str] | Mapping[str, object]) -> str | None:
         found = self.find(phrases)
         return found[0][0] if found else None

@@ -1,0 +1,107 @@
+"""The Oracle statements of search: the question's vector, the access and scope predicates, the vector arm and the
+Oracle Text arm with its BM25 statistics (app/engines/oracle/search.py). The rules of statements.py hold here.
+"""
+
+from __future__ import annotations
+
+from app.domain import Caller, Scope
+from app.engines.oracle.statements import checked_model, in_list
+
+
+def embed_query(model_name: str) -> str:
+    """The question's vector, from the model that embedded the chunks."""
+    # source: FACTS.md §2 (SELECT VECTOR_EMBEDDING(<model> USING :text AS data) FROM dual, DOC)
+    return f"SELECT VECTOR_EMBEDDING({checked_model(model_name)} USING :q AS data) FROM dual"
+
+
+# --- search -----------------------------------------------------------------------------------
+
+
+# The access rule of app/rag/access.py as one predicate: sprint/project chunks, organisation-wide
+# documents, and what the caller owns (assigned tasks, own documents). Unassigned tasks: nobody.
+ACCESS_PREDICATE = (
+    "(SOURCE_TYPE IN ('sprint', 'project') OR (SOURCE_TYPE = 'doc' AND OWNER_EMPLOYEE_ID IS NULL)"
+    " OR OWNER_EMPLOYEE_ID = :caller_id)"
+)
+
+
+def search_filter(caller: Caller, scope: Scope) -> tuple[list[str], dict[str, object]]:
+    """Access and scope predicates with their named binds; both empty for an unscoped manager."""
+    predicates: list[str] = []
+    binds: dict[str, object] = {}
+    if not caller.sees_everything:
+        predicates.append(ACCESS_PREDICATE)
+        binds["caller_id"] = caller.employee_id
+    if scope.project == "none":
+        predicates.append("PROJECT_ID IS NULL")
+    elif scope.project != "all":
+        predicates.append("PROJECT_ID = :project_id")
+        binds["project_id"] = scope.project
+    if scope.sprint_id is not None:
+        predicates.append("SPRINT_ID = :sprint_id")
+        binds["sprint_id"] = scope.sprint_id
+    if scope.source_types is not None:
+        in_sql, st_binds = in_list("st", scope.source_types)
+        predicates.append(f"SOURCE_TYPE IN {in_sql}")
+        binds.update(st_binds)
+    if scope.doc_types is not None:
+        in_sql, dt_binds = in_list("dt", scope.doc_types)  # at most MAX_DOC_TYPES (app.rag.scope) binds
+        # source: FACTS.md §10 (plain predicate, values as named binds) + §3 (one more attribute filter:
+        #         a short FETCH APPROX falls back to FETCH EXACT) — narrows document chunks only
+        predicates.append(f"(SOURCE_TYPE <> 'doc' OR DOC_TYPE IN {in_sql})")
+        binds.update(dt_binds)
+    return predicates, binds
+
+
+def vector_search(caller: Caller, scope: Scope, exact: bool) -> tuple[str, dict[str, object]]:
+    """Top :k chunks by cosine distance. Binds other than :qv and :k come back with the text."""
+    predicates, binds = search_filter(caller, scope)
+    where = ("WHERE " + "\n  AND ".join(predicates) + "\n") if predicates else ""
+    fetch = "FETCH EXACT FIRST :k ROWS ONLY" if exact else "FETCH APPROX FIRST :k ROWS ONLY"
+    # source: FACTS.md §3 (ORDER BY VECTOR_DISTANCE(col, :qv, COSINE) FETCH APPROX|EXACT FIRST :k ROWS ONLY, DOC;
+    #         same metric as the index, not wrapped in another function)
+    sql = (
+        "SELECT SOURCE_TYPE, SOURCE_ID, CHUNK_IX, CONTENT, VECTOR_DISTANCE(EMBEDDING, :qv, COSINE) AS DISTANCE\n"
+        "FROM RAG_CHUNK\n"
+        f"{where}"
+        "ORDER BY VECTOR_DISTANCE(EMBEDDING, :qv, COSINE)\n"
+        f"{fetch}"
+    )
+    return sql, binds
+
+
+def text_search(caller: Caller, scope: Scope) -> tuple[str, dict[str, object]]:
+    """Top :n chunks by Oracle Text score, with their cosine distance to the question: the text arm's candidates,
+    which search.py re-ranks by BM25 over the caller's own statistics (SCORE counts chunks they cannot see)."""
+    predicates, binds = search_filter(caller, scope)
+    where = "WHERE " + "\n  AND ".join(["CONTAINS(CONTENT, :tq, 1) > 0", *predicates]) + "\n"
+    # source: FACTS.md §8B (CONTAINS(col, :q, 1) > 0 ORDER BY SCORE(1) DESC FETCH FIRST n ROWS ONLY, CODE text_search.py)
+    sql = (
+        "SELECT SOURCE_TYPE, SOURCE_ID, CHUNK_IX, CONTENT, VECTOR_DISTANCE(EMBEDDING, :qv, COSINE) AS DISTANCE\n"
+        "FROM RAG_CHUNK\n"
+        f"{where}"
+        "ORDER BY SCORE(1) DESC\n"
+        "FETCH FIRST :n ROWS ONLY"
+    )
+    return sql, binds
+
+
+def text_statistics(caller: Caller) -> tuple[str, dict[str, object]]:
+    """How many chunks the caller may see and their mean length in characters: the N and avgdl of the text arm's
+    BM25, over the caller's visible set only (no scope: what is out of scope is still theirs to see). The length is
+    the stored CONTENT_CHARS (V20, = LENGTH(CONTENT), written by both upsert forms): with RAG_CHUNK_STATS_IDX
+    (SOURCE_TYPE, OWNER_EMPLOYEE_ID, CONTENT_CHARS) every column read is in one index (REVIEW-4 W1)."""
+    where = "" if caller.sees_everything else f"\nWHERE {ACCESS_PREDICATE}"
+    binds: dict[str, object] = {} if caller.sees_everything else {"caller_id": caller.employee_id}
+    # source: FACTS.md §10 (plain aggregate, as ERASE_COUNT_MESSAGES; AVG of a NUMBER column [DOC sqlrf AVG]) over
+    #         the searches' access predicate; index fast full scan [DOC TGSQL "Optimizer Access Paths"]
+    return f"SELECT COUNT(*), AVG(CONTENT_CHARS) FROM RAG_CHUNK{where}", binds
+
+
+def text_term_rows(caller: Caller) -> tuple[str, dict[str, object]]:
+    """How many chunks the caller may see hold one term (:tq, the term in braces): the text arm's n(t)."""
+    access = "" if caller.sees_everything else f"\n  AND {ACCESS_PREDICATE}"
+    binds: dict[str, object] = {} if caller.sees_everything else {"caller_id": caller.employee_id}
+    # source: FACTS.md §8B (SELECT COUNT(*) ... WHERE CONTAINS(col, :q) > 0, as PROOF_CONTAINS) + §12.4 (the term
+    #         in braces) + the searches' access predicate
+    return f"SELECT COUNT(*) FROM RAG_CHUNK WHERE CONTAINS(CONTENT, :tq) > 0{access}", binds
