@@ -96,3 +96,82 @@ def test_the_membership_branch_binds_each_project_and_splits_past_1000():
     assert ":caller_m999)" in text and " OR t.PROJECT_ID IN (:caller_m1000, " in text
     with pytest.raises(ValueError):
         sql.member_tasks([])
+
+
+# --- the project rule in the engine's statements (RAG_ACCESS_RULE=project) ---------------------------------------
+
+MEMBER = Caller(7, Role.DEVELOPER, frozenset({3, 8}))
+
+
+def _vec():
+    import numpy as np
+
+    return np.random.default_rng(0).random(384, dtype=np.float32)
+
+
+def _rows(n):
+    return [("task", i, 0, f"chunk {i}", 0.1 * i) for i in range(1, n + 1)]
+
+
+def test_a_members_short_approx_search_falls_back_to_exact_under_the_same_predicate(fake_engine, conn):
+    """FETCH APPROX under the membership predicate may come back short (IVF probes, FACTS.md §3): the same query
+    with FETCH EXACT answers with every visible row, so the member still gets k rows."""
+    from app.domain import Scope
+
+    scope = Scope(project=3, source_types=("task", "doc"))
+    conn.replies += [("FETCH APPROX", Reply(rows=_rows(1))), ("FETCH EXACT", Reply(rows=_rows(4)))]
+    result = fake_engine.search(_vec(), "q", MEMBER, 4, scope, "vector")
+    approx, exact = conn.calls
+    assert approx.sql == golden("vector_search_member") and exact.sql == golden("vector_search_member_exact")
+    expected = {"caller_id": 7, "m0": 3, "m1": 8, "project_id": 3, "st0": "task", "st1": "doc", "k": 4}
+    assert {k: v for k, v in approx.binds.items() if k != "qv"} == expected
+    assert {k: v for k, v in exact.binds.items() if k != "qv"} == expected
+    assert result.answered_by == "exact-fallback" and len(result.hits) == 4
+
+
+def test_a_members_text_statistics_count_their_visible_set_and_are_their_own_cache_class(fake_engine, conn):
+    from app.domain import Scope
+
+    conn.replies += [("AVG(CONTENT_CHARS)", Reply(rows=[(40, 12.0)])),
+                     ("COUNT(*) FROM RAG_CHUNK WHERE CONTAINS", Reply(rows=[(2,)])),
+                     ("ORDER BY SCORE(1)", Reply(rows=[]))]
+    fake_engine.search(_vec(), "login", MEMBER, 3, Scope(), "lexical")
+    stats, term, _ = conn.calls
+    assert stats.sql == golden("text_statistics_member") and stats.binds == {"caller_id": 7, "m0": 3, "m1": 8}
+    assert term.sql == golden("text_term_rows_member") and term.binds == {"caller_id": 7, "m0": 3, "m1": 8,
+                                                                           "tq": "{login}"}
+    conn.calls.clear()
+    conn.replies += [("AVG(CONTENT_CHARS)", Reply(rows=[(10, 12.0)])),
+                     ("COUNT(*) FROM RAG_CHUNK WHERE CONTAINS", Reply(rows=[(1,)])),
+                     ("ORDER BY SCORE(1)", Reply(rows=[]))]
+    fewer = Caller(7, Role.DEVELOPER, frozenset({3}))  # a membership ended: another visibility class, read again
+    fake_engine.search(_vec(), "login", fewer, 3, Scope(), "lexical")
+    assert [c.binds.get("m0") for c in conn.calls[:2]] == [3, 3] and "m1" not in conn.calls[0].binds
+
+
+def test_the_typed_query_binds_the_members_projects_beside_the_assignee(fake_engine, conn):
+    from app.engines.oracle import tracker_statements
+    from app.rag.understanding.query import TrackerQuery
+
+    statement = tracker_statements.tracker_aggregate(MEMBER, TrackerQuery(returns="count"))
+    assert statement.sql == golden("tracker_aggregate_member")
+    assert statement.binds == {"caller_id": 7, "caller_id_m0": 3, "caller_id_m1": 8}
+    plain = tracker_statements.tracker_aggregate(Caller(7, Role.DEVELOPER, frozenset()), TrackerQuery(returns="count"))
+    assert "PROJECT_ID IN" not in plain.sql and plain.binds == {"caller_id": 7}  # a member of nothing: the seed's
+
+
+def test_the_engine_resolves_a_developers_projects_under_the_project_rule(conn, settings):
+    from app.engines.oracle.engine import OracleEngine
+    from app.engines.oracle import record_statements
+
+    from .fakes import FakePool
+
+    engine = OracleEngine(FakePool(conn), settings.model_copy(update={"access_rule": "project"}))
+    conn.replies += [("FROM EMPLOYEES", Reply(rows=[(7, "DEVELOPER")])),
+                     ("FROM PROJECT_MEMBERS", Reply(rows=[(3,), (8,)]))]
+    assert engine.caller(7) == MEMBER
+    assert conn.sqls == [record_statements.CALLER_BY_ID, golden("member_projects_of")]
+    conn.calls.clear()
+    conn.replies += [("FROM PROJECTS", Reply(rows=[(1,)])), ("FROM EMPLOYEES", Reply(rows=[(1,)])),
+                     ("MERGE", Reply(rowcount=1)), ("SELECT PROJECT_ID", Reply(rows=[(3, 7, "manual", ADDED)]))]
+    assert engine.put_project_member(3, 7).employee_id == 7 and conn.events[-1] == "commit"
