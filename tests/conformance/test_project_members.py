@@ -93,3 +93,15 @@ def test_the_caller_carries_their_projects_only_under_the_project_rule(engine, t
     assert boss.role is Role.MANAGER and boss.member_projects is None  # sees everything anyway
     engine.delete_project_member(team["pay"], team["ana"])
     assert engine.caller(team["ana"]).member_projects == frozenset()  # at once
+
+
+def test_erasing_an_employee_removes_their_memberships_and_the_proof_passes(engine, team):
+    from app.services.erasure import erase_employee
+    from tests.support import drain_all
+
+    engine.put_project_member(team["pay"], team["ana"], "jira")
+    engine.put_project_member(team["pay"], team["bob"], "manual")
+    result = erase_employee(engine, team["ana"], lambda: drain_all(engine))
+    assert result.ok, result.failures
+    assert [m.employee_id for m in engine.project_members(team["pay"], limit=10).items] == [team["bob"]]
+    assert engine.project_membership(team["pay"], team["ana"]) is None
