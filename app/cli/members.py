@@ -35,7 +35,12 @@ def members() -> None:
               help="Who sets it (a tracker sync replaces only its own source's rows).")
 @pass_env
 def add(env: CliEnv, project_id: int, employee_id: int, source: str) -> None:
-    """Make EMPLOYEE_ID a member of PROJECT_ID (idempotent: a member stays one, with their first date)."""
+    """Make EMPLOYEE_ID a member of PROJECT_ID (idempotent: a member stays one, with their first date).
+
+    Example:
+
+        ragctl members add 3 7
+    """
     with env.open() as engine:
         try:
             member = service.add_member(engine, project_id, employee_id, source)
@@ -50,7 +55,12 @@ def add(env: CliEnv, project_id: int, employee_id: int, source: str) -> None:
 @click.argument("employee_id", type=Id)
 @pass_env
 def remove(env: CliEnv, project_id: int, employee_id: int) -> None:
-    """End EMPLOYEE_ID's membership of PROJECT_ID (nothing to do if they were none)."""
+    """End EMPLOYEE_ID's membership of PROJECT_ID (nothing to do if they were none).
+
+    Example:
+
+        ragctl members remove 3 7
+    """
     with env.open() as engine:
         try:
             removed = service.remove_member(engine, project_id, employee_id)
@@ -64,7 +74,12 @@ def remove(env: CliEnv, project_id: int, employee_id: int) -> None:
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per line.")
 @pass_env
 def list_(env: CliEnv, project_id: int, as_json: bool) -> None:
-    """Every member of PROJECT_ID, by employee id: employee id, source, since."""
+    """Every member of PROJECT_ID, by employee id: employee id, source, since.
+
+    Example:
+
+        ragctl members list 3 --json
+    """
     cursor = None
     with env.open() as engine:
         while True:
