@@ -22,7 +22,8 @@ to. The caller is resolved by the engine (as every face does), the model reads t
 (tests/conformance/test_access_randomized.py, both engines); this script runs many more on SQLite,
 writes docs/bench/bench_access.json and appends a row to docs/BENCHMARKS.md.
 
-Usage: .venv/bin/python scripts/bench_access.py [--cases 10000] [--seed 7] [--rule assignee|project]
+Usage: .venv/bin/python scripts/bench_access.py [--cases 10000] [--seed 7] [--rule assignee|project] [--burst 5]
+       [--drain-every 0.02]
 """
 
 from __future__ import annotations
@@ -369,6 +370,8 @@ def main() -> None:
     parser.add_argument("--cases", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--rule", choices=("assignee", "project"), default="assignee")
+    parser.add_argument("--burst", type=int, default=1, help="searches per state (each a case)")
+    parser.add_argument("--drain-every", type=float, default=0.05, help="share of steps that drain the queue")
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "bench" / "bench_access.json")
     args = parser.parse_args()
 
@@ -381,7 +384,7 @@ def main() -> None:
         engine = SQLiteEngine.open(Settings(database_url=f"sqlite:///{tmp}/access.db"))
         try:
             engine.migrate()
-            tally = run(engine, args.cases, args.seed, rule=args.rule)
+            tally = run(engine, args.cases, args.seed, args.drain_every, rule=args.rule, burst=args.burst)
         finally:
             engine.close()
     result = {"date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), "seed": args.seed,
