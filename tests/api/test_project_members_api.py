@@ -125,3 +125,26 @@ def test_mcp_and_the_openai_face_follow_the_membership(world):
         engine.delete_project_member(ids["payments"], ids["ana"])
         assert ("task", ids["pay56"]) not in seen(mcp) | seen(openai)
     assert ana.member_projects == frozenset()
+
+
+def test_the_mcp_tools_read_a_teammates_task_through_a_membership_only(world):
+    """The model's tools as MCP serves them to a developer's own token: get_entity by id and find_tasks of the
+    project answer Diego's task to Ana while she is a member, and as a missing id once she is not."""
+    _, engine, settings, ids = world
+    with mcp_face(engine, settings) as mcp:
+        def tool(name, **arguments):
+            mcp.ask(engine.caller(ids["ana"]), "x", 1, Scope(), "vector")  # binds the grant to Ana
+            result = mcp._portal.call(mcp._client.call_tool, name, arguments)
+            return result.is_error, json.dumps(result.structured_content or [c.model_dump() for c in result.content])
+
+        before = tool("get_entity", type="task", id=ids["pay56"])
+        missing = tool("get_entity", type="task", id=987_654)
+        engine.put_project_member(ids["payments"], ids["ana"], "manual")
+        found = tool("get_entity", type="task", id=ids["pay56"])
+        listed = tool("find_tasks", project=ids["payments"])
+        engine.delete_project_member(ids["payments"], ids["ana"])
+        after = tool("get_entity", type="task", id=ids["pay56"])
+    assert before[0] and after[0] and missing[0] and not found[0]
+    assert before[1].replace(str(ids["pay56"]), "N") == missing[1].replace("987654", "N") == \
+        after[1].replace(str(ids["pay56"]), "N")
+    assert "Settlement ledger outage" in found[1] and f"[TASK #{ids['pay56']}]" in listed[1]
