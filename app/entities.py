@@ -97,7 +97,8 @@ SPRINTS = EntitySpec(
 )
 # An imported task also keeps its issue type and the tracker's status name where it differs from STATUS. Every task
 # may have the tracker fields of issue 31 (V13 / Oracle V18): reporter, created / updated / resolved times,
-# resolution, environment, parent (its key, and the task when it is here) and who resolved it.
+# resolution, environment, parent (its key, and the task when it is here) and who resolved it; and the tracker's own
+# priority name and rank (V16 / Oracle V22: "Major", 3; PRIORITY stays our level).
 # LABELS, COMPONENTS, FIX_VERSIONS and AFFECTS_VERSIONS are multi-valued (MULTI_VALUED): the engines take and return
 # them as lists, keep one TASK_VALUES row per value (the queryable truth) and write the column from the same list
 # as the display text the chunk shows ("backend, refunds"); no other writer sets those columns.
@@ -106,7 +107,7 @@ TASKS = EntitySpec(
     ("TITLE", "DESCRIPTION", "STATUS", "PRIORITY", "SPRINT_ID", "PROJECT_ID", "ASSIGNEE_ID",
      "STORY_POINTS", "ESTIMATED_HOURS", "EXPECTED_END_DATE", "SOURCE", "EXTERNAL_KEY", "ISSUE_TYPE", "STATUS_NAME",
      "LABELS", "FIX_VERSIONS", "COMPONENTS", "REPORTER_ID", "CREATED_AT", "UPDATED_AT", "RESOLVED_AT", "RESOLUTION",
-     "ENVIRONMENT", "AFFECTS_VERSIONS", "PARENT_KEY", "PARENT_ID", "RESOLVED_BY_ID"),
+     "ENVIRONMENT", "AFFECTS_VERSIONS", "PARENT_KEY", "PARENT_ID", "RESOLVED_BY_ID", "PRIORITY_NAME", "PRIORITY_RANK"),
     date_columns=("EXPECTED_END_DATE",), time_columns=("CREATED_AT", "UPDATED_AT", "RESOLVED_AT"),
     external="EXTERNAL_KEY",
 )
@@ -132,5 +133,7 @@ CONVERSATIONS = EntitySpec("conversations", "CONVERSATIONS", "CONVERSATION_ID",
 TASK_LINKS = EntitySpec("task_links", "TASK_LINKS", "LINK_ID", ("TASK_ID", "LINK_TYPE", "TARGET_KEY", "TARGET_TASK_ID"))
 # A task's values (TASK_VALUES, V13 / Oracle V18): written with the task (MULTI_VALUED), never by the generic CRUD.
 TASK_VALUES = EntitySpec("task_values", "TASK_VALUES", "TASK_ID", ("FIELD", "VALUE"))
+# Every sprint a task was in (TASK_SPRINTS, V16 / Oracle V22): written by replace_task_sprints, never by the CRUD.
+TASK_SPRINTS = EntitySpec("task_sprints", "TASK_SPRINTS", "TASK_ID", ("SPRINT_ID",))
 SYNC_CURSORS = EntitySpec("sync_cursors", "SYNC_CURSORS", "SOURCE", ("CURSOR_VALUE",))
 MESSAGES = EntitySpec("messages", "MESSAGES", "MESSAGE_ID", ("CONVERSATION_ID", "ROLE", "CONTENT", "CITATIONS"))

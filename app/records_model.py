@@ -100,6 +100,7 @@ class TaskSource:
     environment: str | None = None
     parent_key: str | None = None  # the parent's key in the tracker ("PAY-12")
     parent_id: int | None = None  # the parent task, when it is here
+    priority_name: str | None = None  # the tracker's own priority ("Major"), shown beside ``priority`` (V16 / V22)
 
 
 @dataclass(frozen=True)

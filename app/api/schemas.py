@@ -21,7 +21,7 @@ from pydantic import (
 
 from app.api.types import (  # noqa: F401  (MAX_TEXT_CHARS: the documented limit, read from here)
     MAX_COMMENT_CHARS, MAX_TEXT_CHARS, Day, DocType, Email, ExternalKey, Goal, Id, Label, Name, NonNegative,
-    Question, SourceName, TelegramId, Text, Title, TopK, UtcTime, Values, line)
+    PriorityName, Question, Rank, SourceName, TelegramId, Text, Title, TopK, UtcTime, Values, line)
 from app.domain import Role, SourceType
 
 Stamp = Annotated[str | None, BeforeValidator(lambda v: v.isoformat(sep=" ") if isinstance(v, dt.datetime) else v)]
@@ -196,6 +196,10 @@ class TaskCreate(_Imported, WriteModel):
     parent_key: ExternalKey | None = Field(None, description="the parent's key in the tracker (\"PAY-12\")")
     parent_id: Id | None = Field(None, description="the parent task, when it is here")
     resolved_by_id: Id | None = Field(None, description="who resolved it (an employee id)")
+    priority_name: PriorityName | None = Field(None, description="the tracker's own priority name (\"Major\", "
+                                                                 "\"Blocker\"), shown beside priority (our level)")
+    priority_rank: Rank | None = Field(None, description="the priority's place in the tracker's order (1: the most "
+                                                         "important); orders tasks of one level; null: unknown")
 
 
 
@@ -228,6 +232,8 @@ class TaskPublic(BaseModel):
     parent_key: str | None = None
     parent_id: int | None = None
     resolved_by_id: int | None = None
+    priority_name: str | None = None
+    priority_rank: int | None = None
 
 
 # --- comments (CREATED_AT is set by the database) ---------------------------------------------

@@ -111,6 +111,11 @@ def line(max_length: int) -> Any:
 
 MAX_NAME_CHARS, MAX_LABEL_CHARS = 200, 40  # a name or a search for one; a status, priority or label
 Name, Title, Label, Question = line(MAX_NAME_CHARS), line(400), line(MAX_LABEL_CHARS), line(MAX_QUESTION_CHARS)
+# The tracker's own priority name ("Major", TASKS.PRIORITY_NAME, 100 characters) and its place in the tracker's order
+# (TASKS.PRIORITY_RANK: 1 the most important).
+MAX_PRIORITY_NAME_CHARS, MAX_PRIORITY_RANK = 100, 1_000_000
+PriorityName = line(MAX_PRIORITY_NAME_CHARS)
+Rank = Annotated[int, Field(strict=True, ge=1, le=MAX_PRIORITY_RANK), BeforeValidator(_integral)]
 
 EMAIL_PATTERN = f"^[^@{PY_SPACE}]+@[^@{PY_SPACE}]+\\.[^@{PY_SPACE}]+$"
 _EMAIL = _full(EMAIL_PATTERN)

@@ -121,6 +121,12 @@ class RecordsTx(Protocol):
 
     def replace_task_links(self, task_id: int, links: Sequence[TaskLink]) -> bool: ...
 
+    def replace_task_sprints(self, task_id: int, sprint_ids: Sequence[int]) -> bool:
+        """Make the task's TASK_SPRINTS (every sprint it was in; TASKS.SPRINT_ID stays the latest) exactly these ids;
+        only what differs is written (True if anything was). ConflictError if the task or a sprint does not exist,
+        ValueError for an id that is not one (nothing written)."""
+        ...
+
     def set_sync_cursor(self, source: str, value: str | None) -> None: ...
 
 

@@ -1,5 +1,5 @@
 """Imported rows, the part both engines share (pure: no SQL, no I/O): the checks of keys, sources and cursors
-before anything is bound, and what ``replace_task_links`` changes.
+before anything is bound, and what ``replace_task_links`` and ``replace_task_sprints`` change.
 
 A task's links are replaced as a set keyed by (LINK_TYPE, TARGET_KEY): rows already equal are left alone, so
 a re-import of unchanged links writes nothing and queues nothing (the TASK_LINKS triggers fire on writes only).
@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from app.domain import is_id
 from app.records_model import MAX_CURSOR_BYTES, TaskLink, check_external_key
 from app.entities import EntitySpec
 
@@ -72,3 +73,23 @@ def link_changes(current: Sequence[CurrentLink], wanted: Sequence[TaskLink]) -> 
         elif stored[1] != link.target_task_id:
             retargets.append((stored[0], link.target_task_id))
     return LinkChanges(deletes, tuple(retargets), tuple(inserts))
+
+
+def check_sprint_ids(sprint_ids: Sequence[int]) -> list[int]:
+    """The ids of ``replace_task_sprints`` once each, in order; ValueError (checked before anything is read) for an
+    id that is not a positive integer."""
+    if isinstance(sprint_ids, (str, bytes)):
+        raise ValueError("sprint ids are a sequence of integers")
+    wanted = list(dict.fromkeys(sprint_ids))
+    for sprint_id in wanted:
+        if not is_id(sprint_id):
+            raise ValueError(f"a sprint id is a positive integer, got {sprint_id!r}")
+    return wanted
+
+
+def sprint_changes(stored: Sequence[int], wanted: Sequence[int]) -> tuple[list[int], list[int]]:
+    """What ``replace_task_sprints`` changes: (sprint ids to delete, ids to insert), each in order. A set: repeats and
+    order say nothing."""
+    wanted = check_sprint_ids(wanted)
+    now = set(stored)
+    return [s for s in dict.fromkeys(stored) if s not in set(wanted)], [s for s in wanted if s not in now]

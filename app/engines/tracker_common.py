@@ -8,7 +8,7 @@ from app.rag.understanding.query import Predicate, TrackerQuery
 
 # A row of a list: TASK_FIELDS, then the query's extra fields (both engines' tracker_statements select them so).
 ROW_FIELDS = (*TASK_FIELDS, "issue_type", "status_name", "reporter_id", "reporter_name", "created_at", "updated_at",
-              "resolved_at", "resolution")
+              "resolved_at", "resolution", "priority_name")
 # A record (returns='field'): the row and its remaining fields; the multi-valued ones are added as tuples.
 RECORD_FIELDS = (*ROW_FIELDS, "environment", "parent_id", "parent_key", "resolved_by_id")
 # TASK_VALUES.FIELD -> the record's key for its values

@@ -54,6 +54,12 @@ LABELS = (
 TYPES = (("Bug", 40), ("Improvement", 22), ("New Feature", 8), ("Task", 10), ("Sub-task", 10), ("Epic", 2),
          ("Story", 8))
 PRIORITIES = (("Blocker", 4), ("Critical", 9), ("Major", 55), ("Minor", 22), ("Trivial", 10))
+
+
+def _priority(name: str) -> dict[str, str]:
+    """A priority as Jira exports it: its id (Jira's defaults have ids in their order, Blocker 1 … Trivial 5) and
+    its name."""
+    return {"id": str(1 + [n for n, _ in PRIORITIES].index(name)), "name": name}
 OPEN_STATUSES = (("Open", 45, "new"), ("In Progress", 20, "indeterminate"), ("Patch Available", 14, "indeterminate"),
                  ("Reopened", 8, "new"), ("In QE Test", 13, "indeterminate"))
 CATEGORY_NAMES = {"new": "To Do", "indeterminate": "In Progress", "done": "Done"}
@@ -217,7 +223,7 @@ class _Generator:
         fields: dict[str, Any] = {
             "summary": self.summary(kind, project), "issuetype": {"name": kind, "subtask": kind == "Sub-task"},
             "project": {"id": project["id"], "key": project["key"], "name": project["name"]},
-            "priority": {"name": _weighted(rng, PRIORITIES)[0]}, "created": stamp(created),
+            "priority": _priority(_weighted(rng, PRIORITIES)[0]), "created": stamp(created),
             "reporter": _zipf(rng, self.reporters, 1.0), "description": self.description(kind),
             "labels": sorted({_zipf(rng, LABELS, 0.9) for _ in range(rng.choice((0, 0, 0, 1, 1, 1, 2, 3)))}),
             "components": [{"name": c["name"]} for c in self.components(project)],

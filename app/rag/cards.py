@@ -131,16 +131,17 @@ def card(record: SourceRecord, lang: str, fields: Sequence[str] = ()) -> Compute
     return Computed(text, (anchor,), figures, anchor)
 
 
-def _status(task: TaskSource) -> str:
-    """Ours, with the tracker's own name where it differs ("IN_REVIEW (In QE Test)"), as the chunk shows it."""
-    status = _or(task.status, "-")
-    name = (task.status_name or "").strip()
+def _status(ours: str | None, tracker_name: str | None) -> str:
+    """Ours, with the tracker's own name where it differs ("IN_REVIEW (In QE Test)", "HIGH (Major)"), as the chunk
+    shows it."""
+    status = _or(ours, "-")
+    name = (tracker_name or "").strip()
     return f"{status} ({name})" if name and terms.fold(name).replace(" ", "_") != terms.fold(status) else status
 
 
 def _task(task: TaskSource, label: dict[str, str], fields: Sequence[str]) -> tuple[list[str], tuple[str, ...]]:
     values = {
-        "status": _status(task), "priority": _or(task.priority, "-"),
+        "status": _status(task.status, task.status_name), "priority": _status(task.priority, task.priority_name),
         "assignee": _person(task.assignee_first, task.assignee_last) or label["unassigned"],
         "sprint": _or(task.sprint_name, label["none"]), "due": _date(task.expected_end_date),
         "points": _number(task.story_points), "hours": _number(task.estimated_hours),

@@ -118,7 +118,8 @@ _FIELD_ASKED = re.compile(r"(?<![\w-])(?:" + "|".join(
      r"who(?: is|'s|s)? (?:has|owns|holds|on|doing|working|handling)", r"quien (?:lo |la |le )?(?:tiene|lleva|hace)",
      r"done|finished|complete|completed|terminad[oa]|hech[oa]|acabad[oa]|completad[oa]|lista|listo",
      # a real tracker's fields of a record (issue 31): who reported it, when it was created, what it depends on
-     r"reported|reporter|report[oó]|opened|filed|raised|created|creada|creado|se creo|resolution|resoluci[oó]n|"
+     r"reported|reporter|report[oó]|opened|filed|raised|created|creada|creado|se creo|creation|creacion|"
+     r"resolution|resoluci[oó]n|"
      r"depends?|dependent|dependencies|depende|dependencias|linked|links|duplicates"])
     + r")(?![\w-])")
 # "show me #57", "info on 11", "enséñame la 63": the record asked for by id, which no kind by meaning turns
@@ -272,7 +273,8 @@ def _query(composed: Composed, intent: Intent | None, lang: str, text: str = "")
         return Route("clarify", intent=intent, missing="project", lang=lang)
     for match in _UNNAMED.finditer(text):  # "the sprint" it does not name: which? (a scoped project answers)
         missing: Missing = "sprint" if match.group("what") in ("sprint", "iteracion") else "project"
-        if composed.query.first(missing) is None and not (missing == "sprint" and composed.query.first("project")):
+        if composed.query.first(missing) is None and composed.query.group_by != missing \
+                and not (missing == "sprint" and composed.query.first("project")):
             return Route("clarify", intent=intent, missing=missing, lang=lang, query=composed.query)
     kind: RouteKind = "compare" if composed.query.returns == "group" else "tasks"
     return Route(kind, intent=intent, lang=lang, query=composed.query)

@@ -68,7 +68,8 @@ def task_field_lines(record: TaskSource) -> list[str]:
     """A task's fields, one line each (a line whose value is empty is left out, except the fixed first ones),
     ending with its description."""
     lines = [
-        f"Status: {_status(record.status, record.status_name)} | Priority: {_or(record.priority, '-')}"
+        f"Status: {_status(record.status, record.status_name)}"
+        f" | Priority: {_status(record.priority, record.priority_name)}"
         f" | Sprint: {_or(record.sprint_name, 'none')}",
         f"Project: {_or(record.project_name, 'none')}",
         f"Assignee: {_person(record.assignee_first, record.assignee_last)}",
@@ -114,8 +115,8 @@ def comment_line(comment: CommentSource) -> str:
 
 
 def _status(status: str | None, name: str | None) -> str:
-    """Our status, then the tracker's own name for it where that says something else ("IN_REVIEW (In QE Test)";
-    "In Progress" beside IN_PROGRESS adds nothing)."""
+    """Our status (or priority), then the tracker's own name for it where that says something else ("IN_REVIEW (In QE
+    Test)", "HIGH (Major)"; "In Progress" beside IN_PROGRESS adds nothing)."""
     shown = _or(status, "-")
     if not _or(name, "") or _folded(name) == _folded(status or ""):
         return shown

@@ -67,7 +67,8 @@ VALUE_FILTERS: dict[str, dict[str, Any]] = {
     "reporter": _person("reporter"),
     "status": _one_or_many("the workflow status: TODO, IN_PROGRESS, IN_REVIEW, BLOCKED, DONE… (any of them)"),
     "status_name": _one_or_many("the tracker's own status name, e.g. \"Patch Available\""),
-    "priority": _one_or_many("CRITICAL, HIGH, MEDIUM, LOW, or the tracker's own (any of them)"),
+    "priority": _one_or_many("our level: CRITICAL, HIGH, MEDIUM, LOW (any of them)"),
+    "priority_name": _one_or_many("the tracker's own priority name, e.g. \"Blocker\", \"Major\", \"Trivial\""),
     "issue_type": _one_or_many("Bug, Story, Task, Epic… (any of them)"),
     "labels": _one_or_many("labels (a task holding any of them)"),
     "components": _one_or_many("components (any of them)"),
@@ -79,7 +80,8 @@ VALUE_FILTERS: dict[str, dict[str, Any]] = {
 }
 # The typed query's field for each argument.
 FIELD_OF = {"project": "project", "sprint": "sprint", "assignee": "assignee", "reporter": "reporter",
-            "status": "status", "status_name": "status_name", "priority": "priority", "issue_type": "issue_type",
+            "status": "status", "status_name": "status_name", "priority": "priority",
+            "priority_name": "priority_name", "issue_type": "issue_type",
             "labels": "label", "components": "component", "fix_versions": "fix_version",
             "affects_versions": "affects_version", "resolution": "resolution", "text": "text"}
 # The record's key for each RECORD_FIELDS name (app/engines/tracker_common.py's RECORD_FIELDS).

@@ -20,7 +20,8 @@ from app.rag.understanding.lexicon import Lexicon, PersonFact, ProjectFact, Spri
 MAX_CANDIDATES = 10  # names listed in a refusal
 RELATIVE_SPRINTS = ("current", "previous", "next")
 # How a refusal names a field (query.py's field names).
-LABELS = {"status": "status", "status_name": "tracker status", "priority": "priority", "issue_type": "issue type",
+LABELS = {"status": "status", "status_name": "tracker status", "priority": "priority",
+          "priority_name": "tracker priority", "issue_type": "issue type",
           "resolution": "resolution", "label": "label", "component": "component", "fix_version": "fix version",
           "affects_version": "affected version"}
 

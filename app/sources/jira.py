@@ -86,6 +86,14 @@ def tracker_fields(fields: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def priority_fields(fields: Mapping[str, Any], ranks: Mapping[str, int] | None) -> dict[str, Any]:
+    """Our level, the tracker's own name and its rank (mapping.priority_rank) as SourceIssue keywords."""
+    raw = fields.get("priority") if isinstance(fields.get("priority"), Mapping) else None
+    name = str((raw or {}).get("name") or "").strip()[:mapping.MAX_PRIORITY_NAME] or None
+    return {"priority": mapping.jira_priority(name), "priority_name": name,
+            "priority_rank": mapping.priority_rank(raw, ranks)}
+
+
 def sprint_values(fields: Mapping[str, Any], sprint_field: str | None) -> list[Any]:
     """Every sprint value an issue carries: ``sprint``, ``closedSprints``, and the sprint custom field —
     the configured one, or any custom field whose values look like sprints (objects with a board id and a
@@ -110,9 +118,11 @@ def _looks_like_sprint(value: Any) -> bool:
 
 def issue_of(raw: Mapping[str, Any], comments: Sequence[Mapping[str, Any]] | None = None, *,
              story_points_field: str | None = None, sprint_field: str | None = None,
-             projects: Mapping[str, Mapping[str, Any]] | None = None) -> SourceIssue:
+             projects: Mapping[str, Mapping[str, Any]] | None = None,
+             priority_ranks: Mapping[str, int] | None = None) -> SourceIssue:
     """One Jira issue object as a neutral record. ``comments``: all of its comments when the caller fetched
-    more than the search embedded; ``projects``: project objects by key (project.json) for their names."""
+    more than the search embedded; ``projects``: project objects by key (project.json) for their names;
+    ``priority_ranks``: the site's priority order by id (REST), else a priority's rank is its numeric id."""
     key, fields = raw.get("key"), raw.get("fields")
     if not isinstance(key, str) or not isinstance(fields, Mapping):
         raise JiraFormatError(f"not a Jira issue (needs a key and fields): {str(raw)[:80]!r}")
@@ -127,17 +137,18 @@ def issue_of(raw: Mapping[str, Any], comments: Sequence[Mapping[str, Any]] | Non
         comments = (fields.get("comment") or {}).get("comments") or []
     points = fields.get(story_points_field) if story_points_field else None
     updated = mapping.parse_datetime(fields.get("updated")) or mapping.parse_datetime(fields.get("created"))
+    sprints = sprint_values(fields, sprint_field)
     if updated is None:
         raise JiraFormatError(f"issue {key} has no updated date")
     return SourceIssue(
         key=key, project=project, title=(str(fields.get("summary") or key).strip() or key)[:MAX_TITLE],
         description=body_text(fields.get("description")),
         issue_type=((fields.get("issuetype") or {}).get("name") or None),
-        status=ours, status_name=original, priority=mapping.jira_priority((fields.get("priority") or {}).get("name")),
+        status=ours, status_name=original, **priority_fields(fields, priority_ranks),
         due=mapping.parse_date(fields.get("duedate")),
         story_points=float(points) if isinstance(points, (int, float)) and not isinstance(points, bool) else None,
         assignee=person_of(fields.get("assignee")), reporter=person_of(fields.get("reporter")),
-        sprint=mapping.current_sprint(sprint_values(fields, sprint_field)), updated=updated,
+        sprint=mapping.current_sprint(sprints), sprints=mapping.all_sprints(sprints), updated=updated,
         comments=tuple(comment_of(c) for c in comments if isinstance(c, Mapping) and c.get("id")),
         links=links_of(fields.get("issuelinks")),
         labels=tuple(str(x).strip()[:MAX_NAME] for x in fields.get("labels") or () if str(x).strip()),

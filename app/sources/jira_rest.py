@@ -13,15 +13,18 @@ v3 pages with ``nextPageToken`` as /search/jql requires.
 from __future__ import annotations
 
 import datetime as dt
+import logging
 import zoneinfo
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import httpx
 
-from app.sources import jira
-from app.sources.http import SourceClient
+from app.sources import jira, mapping
+from app.sources.http import SourceAuthError, SourceClient, SourceNotFoundError
 from app.sources.model import SourceIssue
+
+log = logging.getLogger(__name__)
 
 PAGE_SIZE = 100
 COMMENT_PAGE = 100
@@ -39,6 +42,7 @@ class JiraREST:
         self.client, self.api, self.projects = client, api, [p.strip() for p in projects if p.strip()]
         self.story_points_field, self.sprint_field, self.page_size = story_points_field, sprint_field, page_size
         self._project_objects: dict[str, Mapping[str, Any]] | None = None
+        self._priority_ranks: dict[str, int] = {}
 
     @property
     def source(self) -> str:
@@ -50,6 +54,7 @@ class JiraREST:
     def pages(self, since: dt.datetime | None) -> Iterator[list[SourceIssue]]:
         """Issues updated at or after ``since`` (naive UTC; None: all), a page at a time, in update order."""
         zone = self._zone()
+        self._priority_ranks = self._priorities()  # once per pass: an admin may reorder them between passes
         fields = ",".join([*jira.SEARCH_FIELDS, *(f for f in (self.story_points_field, self.sprint_field) if f)])
         if self.api == "3":
             yield from self._token_pages(since, zone, fields)
@@ -117,7 +122,8 @@ class JiraREST:
     def _map(self, raw: list[Mapping[str, Any]]) -> list[SourceIssue]:
         projects = self._projects()
         return [jira.issue_of(issue, self._comments(issue), story_points_field=self.story_points_field,
-                              sprint_field=self.sprint_field, projects=projects) for issue in raw]
+                              sprint_field=self.sprint_field, projects=projects, priority_ranks=self._priority_ranks)
+                for issue in raw]
 
     def _comments(self, issue: Mapping[str, Any]) -> list[Mapping[str, Any]]:
         """All comments of an issue: the embedded ones, or every page of /issue/{key}/comment when the search
@@ -141,6 +147,16 @@ class JiraREST:
             listed = self.client.get_json(self._path("project"))
             self._project_objects = {str(p["key"]): p for p in listed if isinstance(p, Mapping) and p.get("key")}
         return self._project_objects
+
+    def _priorities(self) -> dict[str, int]:
+        """The site's priorities in its order (GET /priority lists them so), id → rank from 1; {} when the account may
+        not read them (then a priority's rank is its numeric id, as for a file import)."""
+        try:
+            listed = self.client.get_json(self._path("priority"))
+        except (SourceAuthError, SourceNotFoundError) as exc:
+            log.warning("%s: the priority order is not readable (%s); ranks follow the priority ids", self.source, exc)
+            return {}
+        return mapping.priority_ranks(listed if isinstance(listed, list) else [])
 
     def _zone(self) -> dt.tzinfo:
         """The zone JQL dates are read in: the sync account's own (``/myself``), UTC when unknown."""

@@ -25,6 +25,8 @@ PRIORITY_BY_NAME = {
     "low": "LOW", "lowest": "LOW", "minor": "LOW", "trivial": "LOW",
 }
 DEFAULT_PRIORITY = "MEDIUM"
+MAX_PRIORITY_NAME = 100  # TASKS.PRIORITY_NAME
+MAX_PRIORITY_RANK = 1_000_000  # a rank past this is not an order (the API's bound too)
 
 # Jira sprint state → our sprint status.
 SPRINT_STATUS = {"future": "PLANNED", "active": "ACTIVE", "closed": "CLOSED"}
@@ -53,14 +55,12 @@ GITHUB_LABELS: dict[str, dict[str, str]] = {
 
 
 def jira_status(category_key: str | None, name: str | None) -> tuple[str, str | None]:
-    """(our status, the original name where it differs from ours)."""
+    """(our status, the tracker's own name). The name is kept even where it spells ours: "In Progress" is one of
+    the tracker's statuses beside "Patch Available", both IN_PROGRESS, and a question may name either."""
     ours = STATUS_BY_CATEGORY.get((category_key or "new").lower(), "TODO")
     if ours == "IN_PROGRESS" and name and REVIEW_WORDS.search(name):
         ours = "IN_REVIEW"
-    original = (name or "").strip() or None
-    if original is not None and original.upper().replace(" ", "_") == ours:
-        original = None
-    return ours, original
+    return ours, (name or "").strip() or None
 
 
 def jira_priority(name: str | None) -> str:
@@ -142,6 +142,34 @@ def sprint_of(value: Any) -> SourceSprint | None:
         start_date=parse_date(value.get("startDate")),
         end_date=parse_date(value.get("endDate") or value.get("completeDate")),
         goal=(value.get("goal") or None))
+
+
+def all_sprints(values: Iterable[Any]) -> tuple[SourceSprint, ...]:
+    """Every sprint of an issue's sprint values, once each (by id, the first form listed wins), in the order listed."""
+    found: dict[str, SourceSprint] = {}
+    for sprint in (sprint_of(v) for v in values):
+        if sprint is not None:
+            found.setdefault(sprint.external_id, sprint)
+    return tuple(found.values())
+
+
+def priority_rank(priority: Any, ranks: Mapping[str, int] | None) -> int | None:
+    """A Jira priority's place in the tracker's order (1 = the most important): from ``ranks`` (the site's
+    priorities by id, as GET /rest/api/{2|3}/priority lists them in order) when the source read them, else its
+    numeric id (Jira's default priorities, Blocker 1 … Trivial 5 and Highest 1 … Lowest 5, have ids in their order:
+    the file import's assumption, docs/IMPORT.md). None: no priority, or an id that says nothing."""
+    if not isinstance(priority, Mapping):
+        return None
+    ident = str(priority.get("id") or "").strip()
+    if ranks:
+        return ranks.get(ident)
+    return int(ident) if ident.isdigit() and 0 < int(ident) <= MAX_PRIORITY_RANK else None
+
+
+def priority_ranks(listed: Any) -> dict[str, int]:
+    """The site's priorities (GET /rest/api/{2|3}/priority: a list in the tracker's order) as id → rank from 1."""
+    ids = [str(p.get("id")).strip() for p in listed or () if isinstance(p, Mapping) and str(p.get("id") or "").strip()]
+    return {ident: rank for rank, ident in enumerate(dict.fromkeys(ids), 1)}
 
 
 def current_sprint(values: Iterable[Any]) -> SourceSprint | None:

@@ -56,7 +56,7 @@ class SourceIssue:
     description: str
     issue_type: str | None
     status: str  # TODO / IN_PROGRESS / IN_REVIEW / DONE
-    status_name: str | None  # the tracker's own name, where it differs from ``status``
+    status_name: str | None  # the tracker's own name ("In Progress", "Patch Available"), beside ``status``
     priority: str  # CRITICAL / HIGH / MEDIUM / LOW
     due: dt.date | None
     story_points: float | None
@@ -77,6 +77,13 @@ class SourceIssue:
     affects_versions: tuple[str, ...] = ()
     environment: str | None = None
     parent_key: str | None = None  # Jira parent (a sub-task's, or a team-managed child's)
+    # The tracker's own priority beside ours (V16 / Oracle V22): its name ("Major") and its place in the tracker's
+    # order (1 = the most important; None = unknown).
+    priority_name: str | None = None
+    priority_rank: int | None = None
+    # Every sprint the issue was in (Jira lists each sprint an unfinished issue was carried over through), ``sprint``
+    # among them; () where the tracker has one sprint at most (GitHub's milestone): then ``sprint`` alone.
+    sprints: tuple[SourceSprint, ...] = ()
 
 
 @dataclass

@@ -149,8 +149,9 @@ class PageWriter:
     # --- one issue ---------------------------------------------------------------------------
     def _write_issue(self, tx: RecordsTx, issue: SourceIssue) -> str:
         """"created", "updated" or "unchanged"."""
-        values, touched = self._task_values(tx, issue)
+        values, sprint_ids, touched = self._task_values(tx, issue)
         task_id, outcome = self._upsert(tx, TASKS, issue.key, values)
+        touched |= bool(tx.replace_task_sprints(task_id, sprint_ids))
         if issue.parent_key is not None and values["PARENT_ID"] is None:
             self._orphans.setdefault(issue.parent_key, set()).add(task_id)
         touched |= self._comments(tx, task_id, issue)
@@ -161,14 +162,18 @@ class PageWriter:
                 self._unresolved.setdefault(link.target_key, {})[task_id] = links
         return "updated" if outcome == "unchanged" and touched else outcome
 
-    def _task_values(self, tx: RecordsTx, issue: SourceIssue) -> tuple[dict[str, Any], bool]:
-        """The TASKS columns of an issue, and whether writing the rows they name (project, sprint, people) changed
-        anything. Multi-valued fields are lists in the engines' order, so a stored row compares equal."""
+    def _task_values(self, tx: RecordsTx, issue: SourceIssue) -> tuple[dict[str, Any], list[int], bool]:
+        """The TASKS columns of an issue, the ids of every sprint it was in (TASK_SPRINTS: the latest among them),
+        and whether writing the rows they name (project, sprints, people) changed anything. Multi-valued fields are
+        lists in the engines' order, so a stored row compares equal."""
         project_id, touched = self._project(tx, issue.project)
-        sprint_id = None
-        if issue.sprint is not None:
-            sprint_id, sprint_touched = self._sprint(tx, issue.sprint, project_id)
+        sprint_id, sprint_ids = None, []
+        for sprint in dict.fromkeys((*issue.sprints, *((issue.sprint,) if issue.sprint is not None else ()))):
+            row_id, sprint_touched = self._sprint(tx, sprint, project_id)
             touched |= sprint_touched
+            sprint_ids.append(row_id)
+            if sprint == issue.sprint:
+                sprint_id = row_id
         people = {}
         for column, person in (("ASSIGNEE_ID", issue.assignee), ("REPORTER_ID", issue.reporter),
                                ("RESOLVED_BY_ID", issue.resolved_by)):
@@ -177,7 +182,8 @@ class PageWriter:
         parent_id = None if issue.parent_key is None else self._find(tx, TASKS, issue.parent_key)
         values = {
             "TITLE": issue.title, "DESCRIPTION": issue.description or None, "STATUS": issue.status,
-            "PRIORITY": issue.priority, "SPRINT_ID": sprint_id, "PROJECT_ID": project_id, **people,
+            "PRIORITY": issue.priority, "PRIORITY_NAME": issue.priority_name, "PRIORITY_RANK": issue.priority_rank,
+            "SPRINT_ID": sprint_id, "PROJECT_ID": project_id, **people,
             "STORY_POINTS": issue.story_points, "EXPECTED_END_DATE": issue.due, "ISSUE_TYPE": issue.issue_type,
             "STATUS_NAME": issue.status_name, "CREATED_AT": issue.created, "UPDATED_AT": issue.updated,
             "RESOLVED_AT": issue.resolved, "RESOLUTION": issue.resolution, "ENVIRONMENT": issue.environment,
@@ -186,7 +192,7 @@ class PageWriter:
         for column, given in (("LABELS", issue.labels), ("FIX_VERSIONS", issue.fix_versions),
                               ("COMPONENTS", issue.components), ("AFFECTS_VERSIONS", issue.affects_versions)):
             values[column] = list(task_values.normalise(given, column))
-        return values, touched
+        return values, list(dict.fromkeys(sprint_ids)), touched
 
     def _resolve_parents(self, tx: RecordsTx, keys: Sequence[str]) -> None:
         """Tasks written before their parent, whose parent this page wrote: given its id now."""

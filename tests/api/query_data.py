@@ -70,6 +70,8 @@ def seed(engine, settings) -> tuple[dict[str, int], dict[int, dict[str, Any]]]:
              "AFFECTS_VERSIONS": rng.sample(["1.9"], rng.choice([0, 1])),
              "CREATED_AT": dt.datetime.combine(TODAY - dt.timedelta(days=rng.randrange(60)), dt.time(9))}
         t["RESOLUTION"] = rng.choice(["Fixed", "Won't Fix"]) if t["STATUS"] in DONE_STATUSES else None
+        # the tracker's own priority beside ours (V16): "minor" is not "trivial", though both are LOW
+        t["PRIORITY_NAME"] = {"LOW": "Minor" if i % 2 else "Trivial", "HIGH": "Major"}.get(t["PRIORITY"])
         if i == 0:  # the hidden label
             t.update(ASSIGNEE_ID=ids["luis"], LABELS=[HIDDEN_LABEL])
         if i == 1:  # the manager's own

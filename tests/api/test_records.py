@@ -242,3 +242,23 @@ def test_a_tracker_field_naming_a_missing_row_is_409_and_changes_nothing(client,
     url = f"/api/v1/tasks/{seeded['task']['task_id']}"
     assert client.patch(url, json={field: 999_999, "labels": ["kept out"]}, headers=AUTH).status_code == 409
     assert snapshot(client) == before
+
+
+def test_a_task_takes_and_shows_the_trackers_own_priority_and_refuses_a_bad_one(client):
+    """V16: the tracker's own priority name and rank beside ours, round trip; a blank or overlong name, a rank that
+    is not a positive integer are a 422 that changes nothing."""
+    body = {"title": "Refund fails", "priority": "HIGH", "priority_name": "Major", "priority_rank": 3}
+    created = post(client, "tasks", body)
+    assert created.status_code == 201, created.text
+    assert {k: created.json()[k] for k in body} == body
+    url = f"/api/v1/tasks/{created.json()['task_id']}"
+    patched = client.patch(url, json={"priority_name": "Blocker", "priority_rank": 1}, headers=AUTH)
+    assert (patched.json()["priority_name"], patched.json()["priority_rank"]) == ("Blocker", 1)
+    assert client.patch(url, json={"priority_name": None, "priority_rank": None}, headers=AUTH).status_code == 200
+    assert (client.get(url, headers=AUTH).json()["priority_name"], post(client, "tasks", {"title": "Native"}).json()[
+        "priority_rank"]) == (None, None)
+    before = snapshot(client)
+    for bad in ({"priority_name": " "}, {"priority_name": "P" * 101}, {"priority_rank": 0}, {"priority_rank": "2"},
+                {"priority_rank": 1.5}, {"priority_rank": True}):
+        assert post(client, "tasks", {"title": "Bad", **bad}).status_code == 422, bad
+    assert snapshot(client) == before

@@ -10,6 +10,7 @@ import random
 import pytest
 
 from app.domain import DONE_STATUSES, Caller, Role
+from app.engines.base import ConflictError
 from app.records_model import TaskLink
 from app.entities import COMMENTS, TASKS
 from app.rag.understanding.query import Predicate, TrackerQuery
@@ -19,17 +20,19 @@ from tests.support import employee, project, sprint
 TODAY = dt.date(2026, 12, 6)
 STATUSES = ["TODO", "IN_PROGRESS", "IN_REVIEW", "BLOCKED", "DONE", "CLOSED", None]
 PRIORITIES = ["CRITICAL", "HIGH", "MEDIUM", "LOW", None]
+PRIORITY_NAMES = ["Blocker", "Major", "Minor", "Trivial", None]  # the tracker's own, beside ours (V16 / V22)
 LABELS = ["backend", "ui", "Señal débil", "needs review"]
 SAYS = ["Blocked until the API contract is agreed.", "waiting on design", "unblocked yesterday", "this blocks X"]
 
 
 def _tracker(engine):
     """A small tracker written through the engine; returns (people, tasks as dicts of what was written)."""
-    rng = random.Random(31)
+    rng, own = random.Random(31), random.Random(32)  # own: the tracker's priorities and earlier sprints
     manager = employee(engine, "Maria", "Lopez", role="MANAGER")
     devs = [employee(engine, "Ben", "Okafor"), employee(engine, "Ana", "Ruiz"), employee(engine, "Chen", "Wei")]
     projects = [project(engine, "Payments"), project(engine, "Mobile")]
     sprints = [sprint(engine, projects[1], "Mobile Sprint 2")]
+    earlier = sprint(engine, projects[1], "Mobile Sprint 1", status="CLOSED")
     tasks = []
     for i in range(40):
         t = {"TITLE": f"Task {i} {rng.choice(['export', 'crash', 'ledger'])}", "STATUS": rng.choice(STATUSES),
@@ -40,8 +43,14 @@ def _tracker(engine):
              "DESCRIPTION": rng.choice([None, "plain text", *SAYS]),
              "RESOLUTION": rng.choice([None, "Fixed", "Won't Fix"]),
              "ISSUE_TYPE": rng.choice(["Bug", "Story"]), "LABELS": rng.sample(LABELS, rng.choice([0, 1, 2])),
-             "CREATED_AT": dt.datetime(2026, 11, 1, 9) + dt.timedelta(days=rng.randrange(30), hours=rng.randrange(8))}
+             "CREATED_AT": dt.datetime(2026, 11, 1, 9) + dt.timedelta(days=rng.randrange(30), hours=rng.randrange(8)),
+             "PRIORITY_NAME": own.choice(PRIORITY_NAMES), "PRIORITY_RANK": own.choice([1, 2, 3, None])}
         t["TASK_ID"] = engine.create(TASKS, t)["task_id"]
+        # every sprint it was in: the earlier one for some (carried over), written as an import writes it
+        t["SPRINTS"] = own.sample([earlier, *sprints], own.choice([0, 0, 1, 2]))
+        if t["SPRINTS"]:
+            with engine.batch() as tx:
+                assert tx.replace_task_sprints(t["TASK_ID"], t["SPRINTS"]) is True
         tasks.append(t)
     for t in tasks:
         t["LINKS"] = []
@@ -80,6 +89,9 @@ HOLDS = {
                 lambda t, ts: t["EXPECTED_END_DATE"] is not None and t["EXPECTED_END_DATE"] < TODAY and _open(t)),
     "blocked": (Predicate("blocked", (True,)), _blocked),
     "words": (Predicate("text", ("EXPORT",)), lambda t, ts: "export" in t["TITLE"]),
+    "priority name": (Predicate("priority_name", ("MAJOR", "trivial")),
+                      lambda t, ts: t["PRIORITY_NAME"] in ("Major", "Trivial")),
+    "not minor": (Predicate("priority_name", ("minor",), negate=True), lambda t, ts: t["PRIORITY_NAME"] != "Minor"),
 }
 
 
@@ -109,10 +121,11 @@ def test_the_most_urgent_first_and_a_record_with_its_fields(tracker):
     got = engine.run_tracker_query(manager, TrackerQuery(where=(Predicate("open", (True,)),), order="priority",
                                                          descending=True, limit=3))
     rank = {"CRITICAL": 0, "HIGH": 1, "MEDIUM": 2, "LOW": 3, None: 4}
-    # the most urgent first; among equals the one due soonest (undated last), then by id
+    # the most urgent first; among equals the tracker's most important (unknown last), then the one due soonest
+    # (undated last), then by id
     want = sorted((t for t in tasks.values() if _open(t)),
-                  key=lambda t: (rank[t["PRIORITY"]], t["EXPECTED_END_DATE"] is None, t["EXPECTED_END_DATE"] or "",
-                                 t["TASK_ID"]))
+                  key=lambda t: (rank[t["PRIORITY"]], t["PRIORITY_RANK"] is None, t["PRIORITY_RANK"] or 0,
+                                 t["EXPECTED_END_DATE"] is None, t["EXPECTED_END_DATE"] or "", t["TASK_ID"]))
     assert [r["task_id"] for r in got.rows] == [t["TASK_ID"] for t in want[:3]]
     query = TrackerQuery(where=(Predicate("label", ("backend",)),), returns="field", record_field="labels",
                          order="created")
@@ -150,9 +163,48 @@ def test_the_vocabulary_reads_values_under_the_access_rule(tracker):
     assert every.counts["priority"] == {p: sum(1 for t in tasks.values() if t["PRIORITY"] == p)
                                         for p in PRIORITIES if p and any(t["PRIORITY"] == p for t in tasks.values())}
     assert [p.name for p in every.projects] == ["Payments", "Mobile"] and len(every.people) == 4
+    assert every.counts["priority_name"] == {n: sum(1 for t in tasks.values() if t["PRIORITY_NAME"] == n)
+                                             for n in PRIORITY_NAMES if n and any(
+                                                 t["PRIORITY_NAME"] == n for t in tasks.values())}
     for dev in devs:
         mine = [t for t in tasks.values() if t["ASSIGNEE_ID"] == dev.employee_id]
         seen = engine.tracker_values(dev)
         assert set(seen.values["label"]) == {v for t in mine for v in t["LABELS"]}  # a hidden value reads as missing
         assert seen.values["resolution"] == tuple(sorted({t["RESOLUTION"] for t in mine} - {None}))
         assert (seen.projects, seen.people, seen.sprints) == (every.projects, every.people, every.sprints)  # public
+
+
+def test_a_sprint_holds_the_tasks_carried_over_from_it_and_a_reimport_replaces_the_set(tracker):
+    engine, manager, devs, tasks = tracker
+    earlier = next(s.sprint_id for s in engine.tracker_values(manager).sprints if s.name == "Mobile Sprint 1")
+    for caller in (manager, *devs):
+        want = [t for t in _seen(caller, tasks) if earlier in (t["SPRINT_ID"], *t["SPRINTS"])]
+        got = engine.run_tracker_query(caller, TrackerQuery(where=(Predicate("sprint", (earlier,)),), limit=500))
+        assert [r["task_id"] for r in got.rows] == sorted(t["TASK_ID"] for t in want)
+    assert any(earlier in t["SPRINTS"] for t in tasks.values())
+    groups = engine.run_tracker_query(manager, TrackerQuery(returns="group", group_by="sprint")).groups
+    assert earlier not in {g.key for g in groups}  # a group-by stays by the latest sprint
+    carried = next(t for t in tasks.values() if earlier in t["SPRINTS"])
+    with engine.batch() as tx:
+        assert tx.replace_task_sprints(carried["TASK_ID"], [s for s in carried["SPRINTS"] if s != earlier]) is True
+        assert tx.replace_task_sprints(carried["TASK_ID"], [s for s in carried["SPRINTS"] if s != earlier]) is False
+    left = engine.run_tracker_query(manager, TrackerQuery(where=(Predicate("sprint", (earlier,)),), limit=500))
+    assert carried["TASK_ID"] not in {r["task_id"] for r in left.rows}
+    # a deleted task or sprint takes its rows with it (ON DELETE CASCADE on both sides)
+    other = next((t for t in tasks.values() if earlier in t["SPRINTS"] and t is not carried), None)
+    if other is not None:
+        engine.delete(TASKS, other["TASK_ID"])
+    from app.entities import SPRINTS
+    engine.delete(SPRINTS, earlier)
+    assert engine.run_tracker_query(manager, TrackerQuery(where=(Predicate("sprint", (earlier,)),))).total == 0
+    with pytest.raises(ConflictError), engine.batch() as tx:
+        tx.replace_task_sprints(carried["TASK_ID"], [earlier])  # the sprint is gone
+
+
+def test_the_tracker_priority_name_is_in_every_row(tracker):
+    engine, manager, _devs, tasks = tracker
+    rows = engine.run_tracker_query(manager, TrackerQuery(limit=500)).rows
+    assert {r["task_id"]: r["priority_name"] for r in rows} == {i: t["PRIORITY_NAME"] for i, t in tasks.items()}
+    stored = engine.get(TASKS, rows[0]["task_id"])
+    assert (stored["priority_name"], stored["priority_rank"]) == (
+        tasks[rows[0]["task_id"]]["PRIORITY_NAME"], tasks[rows[0]["task_id"]]["PRIORITY_RANK"])

@@ -8,6 +8,7 @@ import pytest
 
 from app.engines.oracle import migrate
 from app.engines.oracle.migrate import MigrationError, split_statements
+from app.engines.oracle.migration_objects import created_by
 
 from .fakes import FakeConnection, Reply, golden
 
@@ -79,7 +80,7 @@ def test_split_rejects_malformed_scripts(script, message):
 
 def test_shipped_migrations_split_cleanly():
     found = migrate.discover()
-    assert [m.version for m in found] == [1, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21]
+    assert [m.version for m in found] == [1, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22]
     by_version = {m.version: m.statements() for m in found}
     [entities] = by_version[17]
     assert entities.startswith("CREATE TABLE MESSAGE_ENTITIES (") and "ON DELETE CASCADE" in entities
@@ -133,6 +134,21 @@ def test_shipped_migrations_split_cleanly():
     check_v16(by_version[16])
     check_v18(by_version[18])
     check_v20(by_version[20])
+    check_v22(by_version[22])
+
+
+def check_v22(statements: list[str]) -> None:
+    """Issue 31: the tracker's own priority beside ours, and every sprint a task was in (both cascades)."""
+    columns, table, index = statements
+    assert columns == "ALTER TABLE TASKS ADD (PRIORITY_NAME VARCHAR2(100 CHAR), PRIORITY_RANK NUMBER(10))"
+    assert table.startswith("CREATE TABLE TASK_SPRINTS (")
+    assert "CONSTRAINT TASK_SPRINTS_TASK_FK REFERENCES TASKS (TASK_ID) ON DELETE CASCADE" in table
+    assert "CONSTRAINT TASK_SPRINTS_SPRINT_FK REFERENCES SPRINTS (SPRINT_ID) ON DELETE CASCADE" in table
+    assert "CONSTRAINT TASK_SPRINTS_PK PRIMARY KEY (TASK_ID, SPRINT_ID)" in table
+    assert index == "CREATE INDEX TASK_SPRINTS_SPRINT_IDX ON TASK_SPRINTS (SPRINT_ID)"
+    assert [created_by(s).describe() for s in statements] == [
+        "the columns of table TASKS (PRIORITY_NAME, PRIORITY_RANK)", "table TASK_SPRINTS (TASK_ID, SPRINT_ID)",
+        "index TASK_SPRINTS_SPRINT_IDX on TASK_SPRINTS"]
 
 
 def check_v16(statements: list[str]) -> None:

@@ -130,7 +130,8 @@ def test_a_batch_that_raises_rolls_back_and_commits_nothing(fake_engine, conn):
 def test_comments_load_with_their_author_and_date(fake_engine, conn):
     task_row = (11, "Refund fails", "IN_REVIEW", "HIGH", None, None, None, None, None, None, None, None, None, None,
                 None, "PAY-1210", "Bug", "In QE Test", "backend", "2026.12", "Payments API",
-                8, "Chen", "Wei", dt.datetime(2026, 11, 2, 9, 30), None, None, "2.0.0", "Android 14", "PAY-7", 7)
+                8, "Chen", "Wei", dt.datetime(2026, 11, 2, 9, 30), None, None, "2.0.0", "Android 14", "PAY-7", 7,
+                "Major")
     at = dt.datetime(2026, 11, 20, 9, 15)
     conn.replies += [("FROM TASKS t", Reply(rows=[task_row])),
                      ("FROM COMMENTS", Reply(rows=[(11, "Blocked until the PSP answers", 3, "Chen", "Wei", at),
@@ -147,3 +148,33 @@ def test_comments_load_with_their_author_and_date(fake_engine, conn):
         8, "Chen", dt.datetime(2026, 11, 2, 9, 30), None)
     assert (record.affects_versions, record.environment, record.parent_key, record.parent_id) == (
         "2.0.0", "Android 14", "PAY-7", 7)
+    assert record.priority_name == "Major"  # V22: the tracker's own priority, shown beside ours
+
+
+def test_replace_task_sprints_writes_only_the_difference(fake_engine, conn):
+    """V22: every sprint a task was in; a re-import replaces the set, statement by statement."""
+    conn.replies += [("SELECT SOURCE FROM TASKS", Reply(rows=[(JIRA,)])),
+                     ("FROM TASK_SPRINTS WHERE TASK_ID", Reply(rows=[(3,), (5,)]))]
+    with fake_engine.batch() as tx:
+        assert tx.replace_task_sprints(77, [5, 8, 8]) is True
+    assert conn.sqls == [golden("task_source"), golden("sprints_of_task"), golden("delete_task_sprint"),
+                         golden("insert_task_sprint")]
+    assert [c.binds for c in conn.calls] == [{"task_id": 77}, {"task_id": 77}, {"task_id": 77, "sprint_id": 3},
+                                             {"task_id": 77, "sprint_id": 8}]
+    assert conn.events == ["commit"]
+
+
+def test_replace_task_sprints_unchanged_writes_nothing_and_a_missing_row_is_a_conflict(fake_engine, conn):
+    conn.replies += [("SELECT SOURCE FROM TASKS", Reply(rows=[(None,)])),
+                     ("FROM TASK_SPRINTS WHERE TASK_ID", Reply(rows=[(4,)]))]
+    with fake_engine.batch() as tx:
+        assert tx.replace_task_sprints(5, [4]) is False
+    assert conn.sqls == [golden("task_source"), golden("sprints_of_task")]
+    with pytest.raises(ConflictError, match="does not exist"), fake_engine.batch() as tx:
+        tx.replace_task_sprints(6, [4])
+    conn.replies += [("SELECT SOURCE FROM TASKS", Reply(rows=[(JIRA,)])),
+                     ("INSERT INTO TASK_SPRINTS", Reply(error=ora_error(2291, "integrity constraint violated")))]
+    with pytest.raises(ConflictError, match="task_sprints"), fake_engine.batch() as tx:
+        tx.replace_task_sprints(5, [999])
+    with pytest.raises(ValueError, match="sprint id"), fake_engine.batch() as tx:
+        tx.replace_task_sprints(5, [0])

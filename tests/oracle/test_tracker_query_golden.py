@@ -35,6 +35,8 @@ PREDICATE_CASES = {
     "tracker_where_overdue": Predicate("overdue", (D(2026, 12, 6),)),
     "tracker_where_blocked": Predicate("blocked", (True,)),
     "tracker_where_text_words": Predicate("text", ("export", "año")),
+    "tracker_where_sprint": Predicate("sprint", (3, 4, None)),  # the latest, or one it was in (TASK_SPRINTS, V22)
+    "tracker_where_priority_name": Predicate("priority_name", ("Major",)),  # the tracker's own (V22)
 }
 
 
@@ -50,6 +52,8 @@ def test_predicate_binds_carry_the_values_and_never_the_text():
     binds = {n: sql.tracker_aggregate(DEV, TrackerQuery(where=(p,))).binds for n, p in PREDICATE_CASES.items()}
     assert binds["tracker_where_id"] == {"caller_id": 7, "p00": 3, "p01": 4}
     assert binds["tracker_where_id_or_none"] == {"caller_id": 7, "p00": 5}
+    assert binds["tracker_where_sprint"] == {"caller_id": 7, "p00": 3, "p01": 4, "p0_s0": 3, "p0_s1": 4}
+    assert binds["tracker_where_priority_name"] == {"caller_id": 7, "p00": "Major"}
     assert binds["tracker_where_multi"] == {"caller_id": 7, "p0_field": "LABEL", "p00": "backend",
                                             "p01": "Señal débil"}
     assert binds["tracker_where_window"] == {"caller_id": 7, "p0_from": D(2026, 11, 1), "p0_until": D(2026, 12, 1)}
@@ -170,7 +174,7 @@ def test_count_runs_one_statement_and_group_and_field_their_own(fake_engine, con
         (7, "Ana Ruiz", 3, 5.0), (None, "unassigned", 2, 3.0)]
     conn.replies.append(("SELECT COUNT(*)", Reply(rows=[(1, 0)])))
     record_row = (11, "Fix", "TODO", "HIGH", None, None, 2, "Apollo", 7, "Ana Ruiz", None, None, None, None, None,
-                  None, None, None, None, None, None, "iOS 17", None, None, None)
+                  None, None, None, None, None, None, "Major", "iOS 17", None, None, None)
     conn.replies.append(("t.ENVIRONMENT", Reply(rows=[record_row])))
     conn.replies.append(("FROM TASK_VALUES WHERE TASK_ID = :task_id", Reply(rows=[("LABEL", "backend"), ("LABEL", "ui"),
                                                                         ("FIX_VERSION", "2.0.0")])))
@@ -179,6 +183,7 @@ def test_count_runs_one_statement_and_group_and_field_their_own(fake_engine, con
     assert conn.calls[5].binds == {"task_id": 11}
     assert (record["environment"], record["labels"], record["fix_versions"], record["components"]) == (
         "iOS 17", ("backend", "ui"), ("2.0.0",), ())
+    assert record["priority_name"] == "Major"
 
 
 def test_find_tasks_is_the_typed_list_by_id(fake_engine, conn):
@@ -191,7 +196,7 @@ def test_find_tasks_is_the_typed_list_by_id(fake_engine, conn):
     call = conn.calls[0]
     assert call.sql == golden("find_tasks_developer_every_filter")
     assert call.binds == {"caller_id": 7, "p00": "todo", "p10": "HIGH", "p20": 3, "p30": 2, "p40": 7,
-                          "p5_0_day": D(2025, 3, 1), **{f"p5_0_done{i}": s for i, s in enumerate(DONE)},
+                          "p2_s0": 3, "p5_0_day": D(2025, 3, 1), **{f"p5_0_done{i}": s for i, s in enumerate(DONE)},
                           **{f"p7_done{i}": s for i, s in enumerate(DONE)},
                           "p8_from": D(2025, 1, 27), "p8_until": D(2025, 2, 3), "max_rows": 5}
     assert task == {"task_id": 11, "title": "Fix", "status": "TODO", "priority": "HIGH", "sprint_id": 3,

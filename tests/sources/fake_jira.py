@@ -1,7 +1,7 @@
 """A real loopback HTTP server speaking Jira's REST API (v2 Server/Data Center and v3 Cloud) over scripted data.
 
 It keeps issues as Jira returns them (the shapes of Atlassian's documented examples, see jira_data.py) and
-answers: ``/rest/api/{2,3}/myself``, ``/project``, ``/rest/api/2/search`` (jql, startAt, maxResults, fields),
+answers: ``/rest/api/{2,3}/myself``, ``/project``, ``/priority`` (the site's order), ``/rest/api/2/search`` (jql, startAt, maxResults, fields),
 ``/rest/api/3/search/jql`` (nextPageToken), ``/issue/{key}/comment`` (startAt, maxResults). The JQL it reads
 is the one the sync writes (project in (...) [AND updated >= "yyyy-MM-dd HH:mm"] ORDER BY updated ASC, key ASC),
 dates in the account's time zone. A search embeds at most ``embedded_comments`` comments (with the real total)
@@ -34,6 +34,7 @@ class FakeJira(FakeServer):
         self.embedded_comments, self.time_zone = embedded_comments, time_zone
         self.issues: dict[str, dict] = {}  # key → issue (fields.comment holds every comment)
         self.projects: dict[str, dict] = {}
+        self.priorities: list[dict] = jira_data.priorities()  # GET /priority: the site's order
         self.search_pages_served = 0
         self.crash_after_pages: int | None = None
         self.hold_after_pages: int | None = None
@@ -70,6 +71,8 @@ class FakeJira(FakeServer):
             return 200, {"accountId": "bot", "displayName": "Sync Bot", "timeZone": self.time_zone}
         if tail == "project":
             return 200, list(self.projects.values())
+        if tail == "priority":
+            return 200, list(self.priorities)
         match = re.fullmatch(r"issue/([A-Z][A-Z0-9_]*-\d+)/comment", tail)
         if match:
             issue = self.issues.get(match.group(1))

@@ -18,6 +18,22 @@ PEOPLE = {
 }
 
 
+# Jira's default priorities have ids in their order (Server/Data Center: Blocker 1 … Trivial 5; Cloud: Highest 1 …
+# Lowest 5); a priority an admin adds gets a high id wherever it is placed in the order.
+PRIORITY_IDS = {"Blocker": "1", "Critical": "2", "Major": "3", "Minor": "4", "Trivial": "5",
+                "Highest": "1", "High": "2", "Medium": "3", "Low": "4", "Lowest": "5"}
+
+
+def priority_object(name: str) -> dict:
+    return {"self": f"https://example/rest/api/2/priority/{PRIORITY_IDS.get(name, '10000')}",
+            "id": PRIORITY_IDS.get(name, "10000"), "name": name}
+
+
+def priorities(*names: str) -> list[dict]:
+    """GET /rest/api/{2|3}/priority: the site's priorities in the tracker's order (Server's defaults when none named)."""
+    return [priority_object(n) for n in names or ("Blocker", "Critical", "Major", "Minor", "Trivial")]
+
+
 def stamp(minutes: int) -> str:
     return (BASE + dt.timedelta(minutes=minutes)).strftime("%Y-%m-%dT%H:%M:%S.000+0000")
 
@@ -67,7 +83,7 @@ def issue(key: str, summary: str, *, api: str = "2", minutes: int = 0, descripti
         "summary": summary, "description": body(description, api) if description else None,
         "issuetype": {"name": issue_type, "subtask": False},
         "status": {"name": status[0], "statusCategory": {"key": status[1]}},
-        "priority": {"name": priority} if priority else None, "duedate": due,
+        "priority": priority_object(priority) if priority else None, "duedate": due,
         "assignee": user(assignee, api), "reporter": user(reporter, api),
         "comment": {"comments": comments or [], "total": len(comments or []), "maxResults": 50, "startAt": 0},
         "issuelinks": links or [], "labels": labels or [],
@@ -80,8 +96,8 @@ def issue(key: str, summary: str, *, api: str = "2", minutes: int = 0, descripti
         "project": {"key": project_key, "name": project_name or f"{project_key} project"},
         "customfield_10016": points,
     }
-    if sprint is not None:
-        fields["customfield_10020"] = [sprint]
+    if sprint is not None:  # one sprint, or every sprint the issue was in (a list)
+        fields["customfield_10020"] = list(sprint) if isinstance(sprint, list) else [sprint]
     if parent is not None:
         fields["parent"] = {"key": parent, "fields": {"summary": f"Parent {parent}"}}
     return {"id": str(10000 + zlib.crc32(key.encode()) % 90000), "key": key, "self": f"https://example/rest/api/2/issue/{key}",

@@ -48,8 +48,8 @@ def test_counts_and_my_tasks_read_the_mapped_fields(imported):
     assert review["citations"] == [f"[TASK #{tasks['PAY-1']}]"] and ": 1" in review["answer"]  # "In QE Test"
     mine = ask("Chen", "what are my tasks?")
     assert sorted(mine["citations"]) == sorted([f"[TASK #{tasks['PAY-1']}]", f"[TASK #{tasks['PAY-4']}]"])
-    # status (and the tracker's own name), Blocker, due, sprint
-    assert "IN_REVIEW (In QE Test), CRITICAL, due 2026-11-30, PAY Sprint 7" in mine["answer"]
+    # status and priority (each with the tracker's own name), due, sprint
+    assert "IN_REVIEW (In QE Test), CRITICAL (Blocker), due 2026-11-30, PAY Sprint 7" in mine["answer"]
 
 
 def test_a_developer_sees_only_the_issues_assigned_to_them(imported):
@@ -67,7 +67,7 @@ def test_the_imported_chunk_carries_key_type_status_name_links_and_comment_autho
                                 Scope(), "hybrid").hits
     text = next(h.content for h in hits if h.source_id == tasks["PAY-1"])
     assert text.startswith(f"[TASK #{tasks['PAY-1']}] PAY-1 (Bug) Refund fails for EUR")
-    assert "Status: IN_REVIEW (In QE Test) | Priority: CRITICAL | Sprint: PAY Sprint 7" in text
+    assert "Status: IN_REVIEW (In QE Test) | Priority: CRITICAL (Blocker) | Sprint: PAY Sprint 7" in text
     assert "Labels: backend, refunds" in text and "Blocked by: PAY-2" in text
     assert "- Emma Richards (2026-11-02): Seen on prod" in text and "- Chen Wei (2026-11-02): Fix in review" in text
 
@@ -77,8 +77,9 @@ def test_questions_by_key_on_the_imported_tracker(imported):
     anchor = f"[TASK #{tasks['PAY-1']}]"
     status = ask("Mia", "what is the status of PAY-1?")
     assert status["citations"] == [anchor] and "IN_REVIEW (In QE Test)" in status["answer"]
-    blocks = ask("Mia", "what blocks PAY-1?")
-    assert blocks["citations"] == [anchor] and "Blocked by: PAY-2" in blocks["answer"]
+    blocks = ask("Mia", "what blocks PAY-1?")  # the tasks it waits on, cited: the answer is them
+    assert blocks["citations"] == [f"[TASK #{tasks['PAY-2']}]"] and "PAY-1" in blocks["answer"].splitlines()[0]
+    assert ask("Mia", "what does PAY-1 depend on?")["citations"] == blocks["citations"]
     assert ask("Mia", "who commented on PAY-1?")["citations"] == [anchor]
     # Emma may not see PAY-1 (Chen's): asking for it answers exactly as it does once no PAY-1 exists at all (her own
     # PAY-2 still names it in "Blocks: PAY-1"), and never cites it.

@@ -58,13 +58,13 @@ def test_adf_becomes_plain_text():
 
 @pytest.mark.parametrize("category, name, ours, kept", [
     ("new", "To Do", "TODO", "To Do"),
-    ("new", "Todo", "TODO", None),
-    ("indeterminate", "In Progress", "IN_PROGRESS", None),
+    ("new", "Todo", "TODO", "Todo"),
+    ("indeterminate", "In Progress", "IN_PROGRESS", "In Progress"),
     ("indeterminate", "In QE Test", "IN_REVIEW", "In QE Test"),
     ("indeterminate", "Code Review", "IN_REVIEW", "Code Review"),
     ("indeterminate", "QA", "IN_REVIEW", "QA"),
     ("indeterminate", "Reopened", "IN_PROGRESS", "Reopened"),
-    ("done", "Done", "DONE", None),
+    ("done", "Done", "DONE", "Done"),
     ("done", "Won't Fix", "DONE", "Won't Fix"),
     (None, None, "TODO", None),
 ])

@@ -277,3 +277,33 @@ def test_v13_adds_the_tracker_fields_backfills_values_and_widens_links_keeping_r
     assert conn.execute("SELECT COUNT(*) FROM TASK_VALUES WHERE TASK_ID = 1").fetchone() == (0,)
     conn.execute("DELETE FROM EMPLOYEES WHERE EMPLOYEE_ID = 1")
     assert conn.execute("SELECT REPORTER_ID FROM TASKS WHERE TASK_ID = 3").fetchone() == (None,)
+
+
+def test_v16_adds_the_trackers_priority_and_task_sprints_keeping_rows_and_queueing_nothing(tmp_path):
+    """A database at V14 holding rows: V16 keeps every row (the new columns NULL), queues nothing (no chunk changes
+    until a task has a priority name), and TASK_SPRINTS goes with its task and with its sprint."""
+    directory = tmp_path / "migrations"
+    directory.mkdir()
+    for path in migrations.MIGRATIONS_DIR.glob("V*.sql"):
+        if int(path.name[1:].split("__")[0]) <= 14:
+            shutil.copy(path, directory)
+    conn = SQLiteEngine(str(tmp_path / "v14.db")).conn
+    assert migrations.migrate(conn, directory)[-1] == "14"
+    conn.execute("INSERT INTO SPRINTS (SPRINT_ID, NAME) VALUES (1, 'Sprint 6'), (2, 'Sprint 7')")
+    conn.execute("INSERT INTO TASKS (TASK_ID, TITLE, PRIORITY, SPRINT_ID) VALUES (1, 'a', 'HIGH', 2), (2, 'b', NULL, 2)")
+    tasks_before = conn.execute("SELECT * FROM TASKS ORDER BY 1").fetchall()
+    conn.execute("DELETE FROM RAG_DIRTY")
+    shutil.copy(next(migrations.MIGRATIONS_DIR.glob("V16__*.sql")), directory)
+    assert migrations.migrate(conn, directory) == ["16"]
+    width = len(tasks_before[0])
+    rows = conn.execute("SELECT * FROM TASKS ORDER BY 1").fetchall()
+    assert [row[:width] for row in rows] == tasks_before
+    assert conn.execute("SELECT PRIORITY_NAME, PRIORITY_RANK FROM TASKS").fetchall() == [(None, None), (None, None)]
+    assert conn.execute("SELECT COUNT(*) FROM RAG_DIRTY").fetchone() == (0,)
+    conn.execute("INSERT INTO TASK_SPRINTS (TASK_ID, SPRINT_ID) VALUES (1, 1), (1, 2), (2, 1)")
+    assert conn.execute("SELECT COUNT(*) FROM RAG_DIRTY").fetchone() == (0,)  # the chunk shows the latest only
+    with pytest.raises(apsw.ConstraintError):
+        conn.execute("INSERT INTO TASK_SPRINTS (TASK_ID, SPRINT_ID) VALUES (1, 99)")
+    conn.execute("DELETE FROM SPRINTS WHERE SPRINT_ID = 1")
+    conn.execute("DELETE FROM TASKS WHERE TASK_ID = 2")
+    assert conn.execute("SELECT * FROM TASK_SPRINTS").fetchall() == [(1, 2)]

@@ -36,11 +36,14 @@ W = dt.date
 PREDICATES = [
     Predicate("project", (1,)), Predicate("project", (None,)), Predicate("project", (2, None)),
     Predicate("project", (1,), negate=True),
-    Predicate("sprint", (2,)), Predicate("assignee", (None,)), Predicate("assignee", (3, 4)),
+    Predicate("sprint", (2,)), Predicate("sprint", (1, None)), Predicate("sprint", (3,), negate=True),
+    Predicate("assignee", (None,)), Predicate("assignee", (3, 4)),
     Predicate("reporter", (1,)), Predicate("reporter", (None,), negate=True), Predicate("parent", (None,), negate=True),
     Predicate("status", ("done",)), Predicate("status", ("IN_REVIEW", "blocked")), Predicate("status", (None,)),
     Predicate("priority", ("critical",), negate=True), Predicate("priority", ("HIGH", None)),
     Predicate("status_name", ("in qe test",)), Predicate("issue_type", ("BUG",)),
+    Predicate("priority_name", ("MAJOR",)), Predicate("priority_name", ("trivial", None)),
+    Predicate("priority_name", ("SEÑAL ALTA",)), Predicate("priority_name", ("minor", "Blocker"), negate=True),
     Predicate("resolution", (None,)), Predicate("resolution", ("won't fix", "Duplicate")),
     Predicate("resolution", ("Fixed",), negate=True),
     Predicate("label", ("backend",)), Predicate("label", ("SEÑAL DÉBIL", "ui")),
@@ -92,6 +95,8 @@ def test_predicates_combine_and_every_row_has_the_list_fields(tracker):
         " ".join(p for p in PEOPLE.get(t.reporter_id, ()) if p) or None)
     assert (row["expected_end_date"], row["created_at"], row["resolution"], row["issue_type"]) == (
         t.due, t.created, t.resolution, t.issue_type)
+    named = [r for r in got.rows if r["priority_name"] is not None]
+    assert named and all(r["priority_name"] == tasks[r["task_id"]].priority_name for r in got.rows)
 
 
 @pytest.mark.parametrize("order", ["priority", "due", "created", "updated", "resolved", "id"])
@@ -131,7 +136,7 @@ def _want_groups(tasks, caller, query) -> list[tuple[Any, int, float]]:
 
 
 @pytest.mark.parametrize("group_by", ["project", "sprint", "assignee", "reporter", "status", "status_name",
-                                      "priority", "issue_type", "resolution", "label", "component", "fix_version",
+                                      "priority", "priority_name", "issue_type", "resolution", "label", "component", "fix_version",
                                       "affects_version"])
 def test_a_group_by_counts_and_sums_every_match_per_value(tracker, group_by):
     engine, tasks = tracker
@@ -210,7 +215,8 @@ def test_find_tasks_keeps_its_results(tracker):
 def _find_matches(t: Task, q: TaskQuery) -> bool:
     checks = [q.status is None or (t.status or "").upper() == q.status.upper(),
               q.priority is None or (t.priority or "").upper() == q.priority.upper(),
-              q.sprint_id is None or t.sprint_id == q.sprint_id, q.project_id is None or t.project_id == q.project_id,
+              # a sprint: its latest, or one it was in (find_tasks is the typed query's sprint predicate)
+              q.sprint_id is None or t.sprint_id == q.sprint_id or q.sprint_id in t.sprints, q.project_id is None or t.project_id == q.project_id,
               q.assignee_id is None or t.assignee_id == q.assignee_id, not q.unassigned or t.assignee_id is None,
               not q.open_only or _open(t),
               q.overdue_on is None or (t.due is not None and t.due < q.overdue_on and _open(t)),
@@ -221,8 +227,8 @@ def _find_matches(t: Task, q: TaskQuery) -> bool:
 
 def test_tracker_values_counts_visible_values_and_hides_the_others(tracker):
     engine, tasks = tracker
-    columns = {"status": "status", "status_name": "status_name", "priority": "priority", "issue_type": "issue_type",
-               "resolution": "resolution"}
+    columns = {"status": "status", "status_name": "status_name", "priority": "priority",
+               "priority_name": "priority_name", "issue_type": "issue_type", "resolution": "resolution"}
     for caller in (MANAGER, *DEVS):
         seen = [t for t in tasks.values() if caller.sees_everything or t.assignee_id == caller.employee_id]
         got = engine.tracker_values(caller)
@@ -271,3 +277,26 @@ def test_random_queries_agree_with_python(tracker):
         assert got.points == pytest.approx(_points(want))
         checked += bool(want)
     assert checked > 100  # most of them match something
+
+
+def test_a_sprint_matches_every_task_that_was_in_it_and_groups_stay_by_the_latest(tracker):
+    engine, tasks = tracker
+    for sprint_id in SPRINTS:
+        earlier = {t.task_id for t in tasks.values() if sprint_id in t.sprints and t.sprint_id != sprint_id}
+        assert earlier, "no task was carried over from this sprint: the case proves little"
+        got = _run(engine, MANAGER, TrackerQuery(where=(Predicate("sprint", (sprint_id,)),), limit=500))
+        assert earlier <= {r["task_id"] for r in got.rows}
+        latest = {t.task_id for t in tasks.values() if t.sprint_id == sprint_id}
+        assert got.total == len(latest | earlier)
+    groups = _run(engine, MANAGER, TrackerQuery(returns="group", group_by="sprint")).groups
+    assert {g.key: g.count for g in groups} == {
+        k: sum(1 for t in tasks.values() if t.sprint_id == k) for k in {t.sprint_id for t in tasks.values()}}
+
+
+def test_the_tracker_rank_orders_tasks_of_one_level_blocker_before_critical(tracker):
+    engine, tasks = tracker
+    query = TrackerQuery(where=(Predicate("priority", ("CRITICAL",)),), order="priority", descending=True, limit=500)
+    rows = _run(engine, MANAGER, query).rows
+    ranks = [tasks[r["task_id"]].priority_rank for r in rows]
+    known = [r for r in ranks if r is not None]
+    assert len(set(known)) > 2 and known == sorted(known) and ranks == known + [None] * (len(ranks) - len(known))

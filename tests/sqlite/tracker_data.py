@@ -48,6 +48,9 @@ class Task:
     values: dict[str, list[str]] = field(default_factory=dict)
     links: list[tuple[str, int | None]] = field(default_factory=list)  # (type, target id or None: not imported)
     comments: list[str] = field(default_factory=list)
+    priority_name: str | None = None  # the tracker's own ("Major"), and its rank in the tracker's order (V16)
+    priority_rank: int | None = None
+    sprints: list[int] = field(default_factory=list)  # every sprint it was in (TASK_SPRINTS), besides sprint_id
 
 
 PEOPLE = {1: ("Maria", "Lopez"), 2: ("Ben", "Okafor"), 3: ("Ana", None), 4: ("Chen", "Wei"), 5: ("Farah", "Iqbal")}
@@ -61,6 +64,7 @@ VALUES = {"LABEL": ["backend", "refunds", "ui", "Señal débil", "needs review"]
 WORDS = ["export", "refund", "Año", "crash", "ledger"]
 SAYS = ["Blocked until the API contract is agreed.", "waiting on design", "Esperando al banco", "it is STUCK",
         "on hold for now"]
+PRIORITY_NAMES = ["Blocker", "Critical", "Major", "major", "Minor", "Trivial", "Señal alta"]
 SAYS_NOT = ["unblocked yesterday", "this blocks PAY-9", "non-blocking", "stuck-up parser", "pendiente de revisión"]
 
 
@@ -98,7 +102,17 @@ def generate(seed: int = 31, n: int = 160) -> list[Task]:
             t.links.append((kind, None if rng.random() < 0.3 else rng.randrange(1, n + 1)))
         t.comments = [rng.choice(SAYS + SAYS_NOT + ["looks fine"]) for _ in range(rng.choice([0, 0, 1, 2]))]
         tasks.append(t)
+    _tracker_priorities_and_sprints(tasks, random.Random(seed + 1000))
     return tasks
+
+
+def _tracker_priorities_and_sprints(tasks: list[Task], rng: random.Random) -> None:
+    """The tracker's own priority (name and rank, each NULL at times, ranks tying within a level) and earlier sprints,
+    from a random stream of their own so the other columns stay those of the seed."""
+    for t in tasks:
+        t.priority_name = _maybe(rng, PRIORITY_NAMES, 0.3)
+        t.priority_rank = _maybe(rng, [1, 2, 3, 4, 5], 0.3)
+        t.sprints = rng.sample(list(SPRINTS), rng.choice([0, 0, 1, 2]))
 
 
 def write(engine: SQLiteEngine, tasks: list[Task]) -> None:
@@ -115,11 +129,13 @@ def write(engine: SQLiteEngine, tasks: list[Task]) -> None:
             conn.execute(
                 "INSERT INTO TASKS (TASK_ID, TITLE, DESCRIPTION, STATUS, PRIORITY, SPRINT_ID, PROJECT_ID, ASSIGNEE_ID,"
                 " REPORTER_ID, STORY_POINTS, EXPECTED_END_DATE, ISSUE_TYPE, STATUS_NAME, RESOLUTION, CREATED_AT,"
-                " UPDATED_AT, RESOLVED_AT) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " UPDATED_AT, RESOLVED_AT, PRIORITY_NAME, PRIORITY_RANK)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (t.task_id, t.title, t.description, t.status, t.priority, t.sprint_id, t.project_id, t.assignee_id,
                  t.reporter_id, t.story_points, t.due and t.due.isoformat(), t.issue_type, t.status_name,
                  t.resolution, *(s and s.isoformat(timespec="milliseconds") for s in (t.created, t.updated,
-                                                                                        t.resolved))))
+                                                                                        t.resolved)),
+                 t.priority_name, t.priority_rank))
         for t in tasks:
             if t.parent_id:
                 conn.execute("UPDATE TASKS SET PARENT_ID = ?, PARENT_KEY = ? WHERE TASK_ID = ?",
@@ -128,6 +144,8 @@ def write(engine: SQLiteEngine, tasks: list[Task]) -> None:
                 for value in values:
                     conn.execute("INSERT INTO TASK_VALUES (TASK_ID, FIELD, VALUE) VALUES (?, ?, ?)",
                                  (t.task_id, name, value))
+            for sprint_id in t.sprints:
+                conn.execute("INSERT INTO TASK_SPRINTS (TASK_ID, SPRINT_ID) VALUES (?, ?)", (t.task_id, sprint_id))
             for kind, target in t.links:
                 conn.execute("INSERT OR IGNORE INTO TASK_LINKS (TASK_ID, LINK_TYPE, TARGET_KEY, TARGET_TASK_ID)"
                              " VALUES (?, ?, ?, ?)", (t.task_id, kind, f"T-{target or 9000 + t.task_id}", target))
@@ -158,6 +176,7 @@ def _blocked(t: Task, tasks: dict[int, Task]) -> bool:
 
 _ATTR = {"project": "project_id", "sprint": "sprint_id", "assignee": "assignee_id", "reporter": "reporter_id",
          "parent": "parent_id", "status": "status", "status_name": "status_name", "priority": "priority",
+         "priority_name": "priority_name",
          "issue_type": "issue_type", "resolution": "resolution", "created": "created", "updated": "updated",
          "resolved": "resolved", "due": "due"}
 _MULTI = {"label": "LABEL", "component": "COMPONENT", "fix_version": "FIX_VERSION",
@@ -165,9 +184,11 @@ _MULTI = {"label": "LABEL", "component": "COMPONENT", "fix_version": "FIX_VERSIO
 
 
 def holds(t: Task, p: Predicate, tasks: dict[int, Task]) -> bool:
-    if p.field in ("project", "sprint", "assignee", "reporter", "parent"):
+    if p.field == "sprint":  # the latest, or any sprint it was in (None: no latest sprint)
+        hit = t.sprint_id in p.values or any(s in p.values for s in t.sprints)
+    elif p.field in ("project", "assignee", "reporter", "parent"):
         hit = getattr(t, _ATTR[p.field]) in p.values
-    elif p.field in ("status", "status_name", "priority", "issue_type", "resolution"):
+    elif p.field in ("status", "status_name", "priority", "priority_name", "issue_type", "resolution"):
         value = getattr(t, _ATTR[p.field])
         hit = (value is None and None in p.values) or (
             value is not None and value.upper() in {v.upper() for v in p.values if v is not None})
@@ -202,11 +223,13 @@ def ordered(found: list[Task], query: TrackerQuery) -> list[int]:
         return sorted((t.task_id for t in found), reverse=query.descending)
 
     def key(t: Task) -> tuple:
-        if query.order == "priority":  # among equal priorities, the one due soonest first (undated last)
+        if query.order == "priority":  # among equal levels the tracker's rank (unknown last), then due soonest
             rank = _RANK.get((t.priority or "").upper())
             value = None if rank is None else (rank if query.descending else -rank)
+            own = t.priority_rank
+            tracker = (own is None, 0 if own is None else (own if query.descending else -own))
             due = (t.due is None, t.due or dt.date.min)
-            return (value is None, value if value is not None else 0, due, t.task_id)
+            return (value is None, value if value is not None else 0, tracker, due, t.task_id)
         else:
             raw = {"due": t.due, "created": t.created, "updated": t.updated, "resolved": t.resolved}[query.order]
             value = None if raw is None else (raw if not query.descending else _Desc(raw))

@@ -104,3 +104,12 @@ def test_a_reply_around_a_card_is_checked_against_it():
     assert backbone.verdict("Diego has it, due 2026-11-20, 3 points [TASK #107].", card) is None
     assert backbone.verdict("Diego has it, 5 points [TASK #107].", card) == "contradicted"
     assert backbone.verdict("Diego has it.", card) == "incomplete"
+
+
+def test_the_trackers_own_priority_is_shown_beside_ours_where_it_says_something_else():
+    import dataclasses
+
+    major = cards.cards("status and priority?", [dataclasses.replace(TASK, priority="HIGH", priority_name="Major")])
+    assert major.text.endswith("Status: TODO\nPriority: HIGH (Major)")
+    same = cards.cards("status and priority?", [dataclasses.replace(TASK, priority_name="Medium")])
+    assert same.text.endswith("Priority: MEDIUM")

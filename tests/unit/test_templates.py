@@ -146,3 +146,10 @@ def test_the_tracker_fields_each_get_a_line_and_are_left_out_when_empty():
     plain = render(task())
     for label in ("Reporter", "Created", "Resolution", "Affects versions", "Environment", "Parent"):
         assert f"\n{label}: " not in plain
+
+
+def test_the_trackers_own_priority_is_shown_beside_ours_only_where_it_says_something_else():
+    assert "| Priority: HIGH (Major) | " in render(task(priority="HIGH", priority_name="Major"))
+    assert "| Priority: HIGH | " in render(task(priority="HIGH", priority_name="High"))
+    assert "| Priority: - (Blocker) | " in render(task(priority=None, priority_name="Blocker"))
+    assert "| Priority: HIGH | " in render(task(priority="HIGH", priority_name=None))

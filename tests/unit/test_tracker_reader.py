@@ -93,10 +93,14 @@ def test_a_negation_is_never_dropped():
     assert query_of("which tasks are not critical?") is None  # "not" unexplained: not a confident reading
 
 
-def test_a_value_no_visible_task_holds_is_not_a_word_of_the_data():
+def test_a_value_no_visible_task_holds_reads_as_said_and_as_a_missing_one():
     """tracker_values reads field values under the access rule: a label only hidden tasks hold is missing for the
-    asker, and the question is not read as a query on it (a hidden value and a missing one read the same)."""
-    assert query_of("open issues labelled layoffs-2027") is None
+    asker. Said with its field word it is still the question's predicate (which matches nothing they may see, so
+    the answer says so rather than answering without it), exactly as a value that exists nowhere."""
+    hidden, missing = query_of("open issues labelled layoffs-2027"), query_of("open issues labelled nowhere-1999")
+    assert where(hidden) == {"open": (True,), "label": ("layoffs-2027",)}
+    assert where(missing) == {"open": (True,), "label": ("nowhere-1999",)}
+    assert query_of("how much is left open for 9.9.9?").first("fix_version").values == ("9.9.9",)
 
 
 @pytest.mark.parametrize("chain, expected", [
@@ -110,8 +114,11 @@ def test_a_value_no_visible_task_holds_is_not_a_word_of_the_data():
      ({"issue_type": ("Bug",), "open": (True,), "project": (2,)}, "list")),
     (["open bugs in the backend component", "only the critical ones", "how many is that?"],
      ({"issue_type": ("Bug",), "open": (True,), "component": ("backend",), "priority": ("CRITICAL",)}, "count")),
-    (["issues fixed in 2.0.0", "and in 2.1?", "which of them did Ben report?"],
+    (["which issues were fixed in 2.0.0?", "and in 2.1?", "which of them did Ben report?"],
      ({"fix_version": ("2.1",), "open": (False,), "reporter": (3,)}, "list")),
+    # a bare participle names the version only ("the tasks fixed in 2.0" are its tasks, as "fix version 2.0")
+    (["issues fixed in 2.0.0", "and in 2.1?", "which of them did Ben report?"],
+     ({"fix_version": ("2.1",), "reporter": (3,)}, "list")),
 ])
 def test_a_follow_up_edits_the_last_query(chain, expected):
     last = None

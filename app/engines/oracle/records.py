@@ -14,10 +14,12 @@ from app.records_model import (CommentSource, DocSource, ProjectSource, SourceRe
 from app.engines.base import ConflictError, EngineError, batched
 from app.engines import task_values
 from app.engines.oracle import record_statements as sql
+from app.engines.oracle import tracker_statements as tsql
 from app.engines.oracle import task_values as oracle_values
 from app.engines.oracle.errors import conflicts
-from app.engines.external import check_cursor_value, check_external_lookup, link_changes, wanted_links
-from app.entities import SYNC_CURSORS, TASK_LINKS, TASKS, Condition, EntitySpec
+from app.engines.external import (check_cursor_value, check_external_lookup, check_sprint_ids, link_changes,
+    sprint_changes, wanted_links)
+from app.entities import SYNC_CURSORS, TASK_LINKS, TASK_SPRINTS, TASKS, Condition, EntitySpec
 
 IN_LIST_MAX = 500  # ids per IN list (Oracle allows 1000 expressions: ORA-01795)
 
@@ -184,6 +186,22 @@ def replace_task_links(cur: Any, task_id: int, links: Sequence[TaskLink]) -> boo
     return bool(changes)
 
 
+def replace_task_sprints(cur: Any, task_id: int, sprint_ids: Sequence[int]) -> bool:
+    """Make the task's TASK_SPRINTS exactly these sprints; True if anything was written."""
+    sprint_ids = check_sprint_ids(sprint_ids)
+    cur.execute(sql.TASK_SOURCE, task_id=int(task_id))
+    if cur.fetchone() is None:
+        raise ConflictError(f"task_sprints: task {task_id} does not exist")
+    cur.execute(tsql.SPRINTS_OF_TASK, task_id=int(task_id))
+    deletes, inserts = sprint_changes([int(row[0]) for row in cur.fetchall()], sprint_ids)
+    with conflicts(TASK_SPRINTS):
+        for sprint_id in deletes:
+            cur.execute(tsql.DELETE_TASK_SPRINT, task_id=int(task_id), sprint_id=sprint_id)
+        for sprint_id in inserts:
+            cur.execute(tsql.INSERT_TASK_SPRINT, task_id=int(task_id), sprint_id=int(sprint_id))
+    return bool(deletes or inserts)
+
+
 def sync_cursor(cur: Any, source: str) -> str | None:
     cur.execute(sql.READ_SYNC_CURSOR, source_name=check_external_key(source, "source"))
     row = cur.fetchone()
@@ -229,6 +247,9 @@ class OracleRecordsTx:
 
     def replace_task_links(self, task_id: int, links: Sequence[TaskLink]) -> bool:
         return replace_task_links(self._cur, task_id, links)
+
+    def replace_task_sprints(self, task_id: int, sprint_ids: Sequence[int]) -> bool:
+        return replace_task_sprints(self._cur, task_id, sprint_ids)
 
     def set_sync_cursor(self, source: str, value: str | None) -> None:
         set_sync_cursor(self._cur, source, value)
@@ -313,7 +334,7 @@ def _source(source_type: str, row: Sequence[Any], comments: dict[int, list[Comme
         (task_id, title, status, priority, sprint_id, sprint_name, project_id, project_name, assignee_id,
          first, last, points, hours, due, description, external_key, issue_type, status_name, labels, fix_versions,
          components, reporter_id, reporter_first, reporter_last, created_at, resolved_at, resolution,
-         affects_versions, environment, parent_key, parent_id) = row
+         affects_versions, environment, parent_key, parent_id, priority_name) = row
         return TaskSource(
             int(task_id), title, status, priority, _opt_int(sprint_id), sprint_name, _opt_int(project_id),
             project_name, _opt_int(assignee_id), first, last, _number(points), _number(hours), _date(due),
@@ -321,7 +342,7 @@ def _source(source_type: str, row: Sequence[Any], comments: dict[int, list[Comme
             fix_versions, components, tuple(links.get(int(task_id), ())),
             _opt_int(reporter_id) if (reporter_first is not None or reporter_last is not None) else None,
             reporter_first, reporter_last, created_at, resolved_at, resolution, affects_versions, environment,
-            parent_key, _opt_int(parent_id),
+            parent_key, _opt_int(parent_id), priority_name,
         )
     if source_type == "sprint":
         sprint_id, name, status, project_id, project_name, goal, start, end = row

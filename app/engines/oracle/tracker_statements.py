@@ -35,7 +35,7 @@ from app.rag.understanding.query import Predicate, TrackerQuery
 ID_COLUMNS = {"project": "t.PROJECT_ID", "sprint": "t.SPRINT_ID", "assignee": "t.ASSIGNEE_ID",
               "reporter": "t.REPORTER_ID", "parent": "t.PARENT_ID"}
 TEXT_COLUMNS = {"status": "t.STATUS", "status_name": "t.STATUS_NAME", "priority": "t.PRIORITY",
-                "issue_type": "t.ISSUE_TYPE", "resolution": "t.RESOLUTION"}
+                "priority_name": "t.PRIORITY_NAME", "issue_type": "t.ISSUE_TYPE", "resolution": "t.RESOLUTION"}
 MULTI_VALUES = {"label": "LABEL", "component": "COMPONENT", "fix_version": "FIX_VERSION",
                 "affects_version": "AFFECTS_VERSION"}
 DATE_COLUMNS = {"created": "t.CREATED_AT", "updated": "t.UPDATED_AT", "resolved": "t.RESOLVED_AT",
@@ -95,6 +95,19 @@ def _in_or_null(column: str, values: Sequence[Any], upper: bool, tag: str) -> Fr
     if len(present) < len(values):
         parts.append(f"{column} IS NULL")
     return "(" + " OR ".join(parts) + ")", binds
+
+
+def _sprint(values: Sequence[Any], tag: str) -> Fragment:
+    """The task's latest sprint is one of the values, or it was in one of them (TASK_SPRINTS, V22); None: no latest
+    sprint. Two-valued: the EXISTS is true or false, the rest as _in_or_null. The ids are bound twice, under their
+    own names (``tag``_s0...)."""
+    present = [v for v in values if v is not None]
+    latest, binds = _in_or_null(ID_COLUMNS["sprint"], values, False, tag)
+    if not present:
+        return latest, binds
+    marks, was_in = _binds(f"{tag}_s", present)
+    return (f"({latest} OR EXISTS (SELECT 1 FROM TASK_SPRINTS ts WHERE ts.TASK_ID = t.TASK_ID"
+            f" AND ts.SPRINT_ID IN ({marks})))", {**binds, **was_in})
 
 
 def _multi(name: str, values: Sequence[str], tag: str) -> Fragment:
@@ -161,7 +174,9 @@ def _flag(fragment: Fragment, values: Sequence[bool]) -> Fragment:
 
 def predicate(p: Predicate, tag: str) -> Fragment:
     """One predicate as a two-valued SQL expression over TASKS t (negated when asked); its binds start with ``tag``."""
-    if p.field in ID_COLUMNS:
+    if p.field == "sprint":
+        fragment = _sprint(p.values, tag)
+    elif p.field in ID_COLUMNS:
         fragment = _in_or_null(ID_COLUMNS[p.field], p.values, False, tag)
     elif p.field in TEXT_COLUMNS:
         fragment = _in_or_null(TEXT_COLUMNS[p.field], p.values, True, tag)
@@ -211,7 +226,7 @@ _ROW_SELECT = (
     "SELECT t.TASK_ID, t.TITLE, t.STATUS, t.PRIORITY, t.SPRINT_ID, s.NAME, t.PROJECT_ID, p.NAME, t.ASSIGNEE_ID,\n"
     f"       {_name('e')}, t.EXPECTED_END_DATE, t.STORY_POINTS, t.EXTERNAL_KEY,\n"
     f"       t.ISSUE_TYPE, t.STATUS_NAME, t.REPORTER_ID, {_name('r')},\n"
-    "       t.CREATED_AT, t.UPDATED_AT, t.RESOLVED_AT, t.RESOLUTION")
+    "       t.CREATED_AT, t.UPDATED_AT, t.RESOLVED_AT, t.RESOLUTION, t.PRIORITY_NAME")
 _RECORD_SELECT = ",\n       t.ENVIRONMENT, t.PARENT_ID, t.PARENT_KEY, t.RESOLVED_BY_ID"
 _ROW_JOINS = ("\nFROM TASKS t"
               "\nLEFT JOIN SPRINTS s ON s.SPRINT_ID = t.SPRINT_ID"
@@ -221,14 +236,16 @@ _ROW_JOINS = ("\nFROM TASKS t"
 
 
 def _order_by(query: TrackerQuery) -> str:
-    """The query's order, NULLs last, ties by TASK_ID (tracker_statements of SQLite says the same)."""
+    """The query's order, NULLs last, ties by TASK_ID (tracker_statements of SQLite says the same: priority is our
+    level, then the tracker's PRIORITY_RANK, then the due date)."""
     if query.order == "id":
         return "\nORDER BY t.TASK_ID" + (" DESC" if query.descending else "")
     if query.order == "priority":
         ranks = " ".join(f"WHEN '{name}' THEN {i}" for i, name in enumerate(PRIORITY_RANK, 1))
         key, direction = f"CASE UPPER(t.PRIORITY) {ranks} END", "ASC" if query.descending else "DESC"
-        # the most urgent first, and among equals the one due soonest ("my most important open issue")
-        return f"\nORDER BY {key} {direction} NULLS LAST, t.EXPECTED_END_DATE ASC NULLS LAST, t.TASK_ID"
+        # the most urgent first, among equals the tracker's most important, then the one due soonest
+        return (f"\nORDER BY {key} {direction} NULLS LAST, t.PRIORITY_RANK {direction} NULLS LAST,"
+                " t.EXPECTED_END_DATE ASC NULLS LAST, t.TASK_ID")
     else:
         key, direction = ORDER_COLUMNS[query.order], "DESC" if query.descending else "ASC"
     return f"\nORDER BY {key} {direction} NULLS LAST, t.TASK_ID"
@@ -307,3 +324,11 @@ TRACKER_PROJECTS = ("SELECT PROJECT_ID, NAME, EXTERNAL_KEY, STATUS, START_DATE, 
                     " ORDER BY PROJECT_ID")
 # source: FACTS.md §10 (plain SELECT) — the directory
 TRACKER_PEOPLE = "SELECT EMPLOYEE_ID, FIRST_NAME, LAST_NAME, EXTERNAL_ID FROM EMPLOYEES ORDER BY EMPLOYEE_ID"
+
+# --- every sprint a task was in (TASK_SPRINTS, V22): written by an import, the latest also in TASKS.SPRINT_ID --------
+# source: FACTS.md §10 (plain SELECT by key; TASK_SPRINTS_PK leads with TASK_ID)
+SPRINTS_OF_TASK = "SELECT SPRINT_ID FROM TASK_SPRINTS WHERE TASK_ID = :task_id ORDER BY SPRINT_ID"
+# source: FACTS.md §10 (plain INSERT with named binds; a missing task or sprint is ORA-02291, a ConflictError)
+INSERT_TASK_SPRINT = "INSERT INTO TASK_SPRINTS (TASK_ID, SPRINT_ID) VALUES (:task_id, :sprint_id)"
+# source: FACTS.md §10 (plain DELETE by the primary key)
+DELETE_TASK_SPRINT = "DELETE FROM TASK_SPRINTS WHERE TASK_ID = :task_id AND SPRINT_ID = :sprint_id"

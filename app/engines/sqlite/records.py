@@ -14,12 +14,14 @@ from app.domain import Caller, Page, Role, SourceType
 from app.records_model import (CommentSource, DocSource, ProjectSource, SourceRecord, SprintSource, TaskLink,
     TaskSource, check_external_key)
 from app.engines.base import ConflictError, batched
-from app.engines.external import check_cursor_value, check_external_lookup, link_changes, wanted_links
+from app.engines.external import (check_cursor_value, check_external_lookup, check_sprint_ids, link_changes,
+    sprint_changes, wanted_links)
 from app.engines import task_values
 from app.engines.sqlite import record_statements as rsql
 from app.engines.sqlite import statements as sql
+from app.engines.sqlite import tracker_statements as tsql
 from app.engines.sqlite.errors import conflicts
-from app.entities import TASK_LINKS, TASKS, Condition, EntitySpec
+from app.entities import TASK_LINKS, TASK_SPRINTS, TASKS, Condition, EntitySpec
 
 IN_BATCH = 500  # ids per IN (...) list, well under SQLite's bind limit
 
@@ -130,6 +132,21 @@ def replace_task_links(conn: apsw.Connection, task_id: int, links: Sequence[Task
     return bool(changes)
 
 
+def replace_task_sprints(conn: apsw.Connection, task_id: int, sprint_ids: Sequence[int]) -> bool:
+    """Make the task's TASK_SPRINTS exactly these sprints; True if anything was written."""
+    sprint_ids = check_sprint_ids(sprint_ids)
+    if conn.execute(rsql.TASK_SOURCE, (task_id,)).fetchone() is None:
+        raise ConflictError(f"task_sprints: task {task_id} does not exist")
+    stored = [row[0] for row in conn.execute(tsql.SPRINTS_OF_TASK, (task_id,))]
+    deletes, inserts = sprint_changes(stored, sprint_ids)
+    with conflicts(TASK_SPRINTS):
+        for sprint_id in deletes:
+            conn.execute(tsql.DELETE_TASK_SPRINT, (task_id, sprint_id))
+        for sprint_id in inserts:
+            conn.execute(tsql.INSERT_TASK_SPRINT, (task_id, sprint_id))
+    return bool(deletes or inserts)
+
+
 def sync_cursor(conn: apsw.Connection, source: str) -> str | None:
     row = conn.execute(rsql.READ_SYNC_CURSOR, (check_external_key(source, "source"),)).fetchone()
     return row[0] if row else None
@@ -203,7 +220,7 @@ def _load_tasks(conn: apsw.Connection, ids: Sequence[int]) -> dict[int, TaskSour
         (task_id, title, status, priority, sprint_id, sprint_name, project_id, project_name, assignee_id,
          first, last, points, hours, due, description, external_key, issue_type, status_name, labels,
          fix_versions, components, reporter_id, reporter_first, reporter_last, created_at, resolved_at, resolution,
-         affects_versions, environment, parent_key, parent_id) = row
+         affects_versions, environment, parent_key, parent_id, priority_name) = row
         out[task_id] = TaskSource(
             task_id, title or "", status, priority,
             sprint_id if sprint_name is not None else None, sprint_name,
@@ -213,7 +230,7 @@ def _load_tasks(conn: apsw.Connection, ids: Sequence[int]) -> dict[int, TaskSour
             external_key, issue_type, status_name, labels, fix_versions, components, tuple(links.get(task_id, ())),
             reporter_id if (reporter_first is not None or reporter_last is not None) else None, reporter_first,
             reporter_last, _stamp(created_at), _stamp(resolved_at), resolution, affects_versions, environment,
-            parent_key, parent_id,
+            parent_key, parent_id, priority_name,
         )
     return out
 
@@ -288,6 +305,9 @@ class SQLiteRecordsTx:
     def replace_task_links(self, task_id: int, links: Sequence[TaskLink]) -> bool:
         with conflicts(TASK_LINKS):
             return replace_task_links(self._conn, task_id, links)
+
+    def replace_task_sprints(self, task_id: int, sprint_ids: Sequence[int]) -> bool:
+        return replace_task_sprints(self._conn, task_id, sprint_ids)
 
     def set_sync_cursor(self, source: str, value: str | None) -> None:
         set_sync_cursor(self._conn, source, value)

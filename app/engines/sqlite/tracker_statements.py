@@ -23,7 +23,7 @@ from app.rag.understanding.query import Predicate, TrackerQuery
 ID_COLUMNS = {"project": "t.PROJECT_ID", "sprint": "t.SPRINT_ID", "assignee": "t.ASSIGNEE_ID",
               "reporter": "t.REPORTER_ID", "parent": "t.PARENT_ID"}
 TEXT_COLUMNS = {"status": "t.STATUS", "status_name": "t.STATUS_NAME", "priority": "t.PRIORITY",
-                "issue_type": "t.ISSUE_TYPE", "resolution": "t.RESOLUTION"}
+                "priority_name": "t.PRIORITY_NAME", "issue_type": "t.ISSUE_TYPE", "resolution": "t.RESOLUTION"}
 MULTI_VALUES = {"label": "LABEL", "component": "COMPONENT", "fix_version": "FIX_VERSION",
                 "affects_version": "AFFECTS_VERSION"}
 DATE_COLUMNS = {"created": "t.CREATED_AT", "updated": "t.UPDATED_AT", "resolved": "t.RESOLVED_AT",
@@ -76,6 +76,21 @@ def _in_or_null(column: str, values: Sequence[Any], upper: bool) -> Fragment:
     if len(present) < len(values):
         parts.append(f"{column} IS NULL")
     return "(" + " OR ".join(parts) + ")", present
+
+
+def _sprint(values: Sequence[Any]) -> Fragment:
+    """The task's latest sprint is one of the values, or it was in one of them (TASK_SPRINTS); None: no latest
+    sprint. Two-valued: TASK_ID and the subquery's ids are never NULL, the rest as _in_or_null.
+
+    ``t.TASK_ID IN (SELECT ...)`` rather than a correlated EXISTS (Oracle's form, the same rows): SQLite answers the
+    OR of two indexed lookups with a MULTI-INDEX OR, where the EXISTS scans every task and probes each (100k tasks,
+    40k TASK_SPRINTS rows, one sprint: 0.15 ms instead of 36 ms)."""
+    present = [v for v in values if v is not None]
+    latest, binds = _in_or_null(ID_COLUMNS["sprint"], values, upper=False)
+    if not present:
+        return latest, binds
+    return (f"({latest} OR t.TASK_ID IN (SELECT ts.TASK_ID FROM TASK_SPRINTS ts"
+            f" WHERE ts.SPRINT_ID IN ({marks(present)})))", [*binds, *present])
 
 
 def _multi(name: str, values: Sequence[str]) -> Fragment:
@@ -136,7 +151,9 @@ def _flag(fragment: Fragment, values: Sequence[bool]) -> Fragment:
 
 def predicate(p: Predicate) -> Fragment:
     """One predicate as a two-valued SQL expression over TASKS t (negated when asked)."""
-    if p.field in ID_COLUMNS:
+    if p.field == "sprint":
+        fragment = _sprint(p.values)
+    elif p.field in ID_COLUMNS:
         fragment = _in_or_null(ID_COLUMNS[p.field], p.values, upper=False)
     elif p.field in TEXT_COLUMNS:
         fragment = _in_or_null(TEXT_COLUMNS[p.field], p.values, upper=True)
@@ -184,7 +201,7 @@ def _name(alias: str) -> str:
 ROW_SELECT = (
     "SELECT t.TASK_ID, t.TITLE, t.STATUS, t.PRIORITY, t.SPRINT_ID, s.NAME, t.PROJECT_ID, p.NAME, t.ASSIGNEE_ID,"
     f" {_name('e')}, t.EXPECTED_END_DATE, t.STORY_POINTS, t.EXTERNAL_KEY, t.ISSUE_TYPE, t.STATUS_NAME,"
-    f" t.REPORTER_ID, {_name('r')}, t.CREATED_AT, t.UPDATED_AT, t.RESOLVED_AT, t.RESOLUTION")
+    f" t.REPORTER_ID, {_name('r')}, t.CREATED_AT, t.UPDATED_AT, t.RESOLVED_AT, t.RESOLUTION, t.PRIORITY_NAME")
 # A record's remaining fields (returns='field').
 RECORD_SELECT = ", t.ENVIRONMENT, t.PARENT_ID, t.PARENT_KEY, t.RESOLVED_BY_ID"
 ROW_JOINS = (" FROM TASKS t"
@@ -196,14 +213,17 @@ ROW_JOINS = (" FROM TASKS t"
 
 def order_by(query: TrackerQuery) -> str:
     """The query's order, NULLs last, ties by TASK_ID. Priority: CRITICAL, HIGH, MEDIUM, LOW (descending: the most
-    urgent first), then none; dates: descending=False is the earliest first."""
+    urgent first), then none; within a level the tracker's order (PRIORITY_RANK, 1 the most important: a Blocker
+    before a Critical; unknown last), then the due date; dates: descending=False is the earliest first."""
     if query.order == "id":
         return " ORDER BY t.TASK_ID" + (" DESC" if query.descending else "")
     if query.order == "priority":
         ranks = " ".join(f"WHEN '{name}' THEN {i}" for i, name in enumerate(PRIORITY_RANK, 1))
         key, direction = f"CASE UPPER(t.PRIORITY) {ranks} END", "ASC" if query.descending else "DESC"
-        # the most urgent first, and among equals the one due soonest ("my most important open issue")
-        return f" ORDER BY {key} {direction} NULLS LAST, t.EXPECTED_END_DATE ASC NULLS LAST, t.TASK_ID"
+        # the most urgent first, among equals the tracker's most important, then the one due soonest ("my most
+        # important open issue")
+        return (f" ORDER BY {key} {direction} NULLS LAST, t.PRIORITY_RANK {direction} NULLS LAST,"
+                " t.EXPECTED_END_DATE ASC NULLS LAST, t.TASK_ID")
     else:
         key, direction = ORDER_COLUMNS[query.order], "DESC" if query.descending else "ASC"
     return f" ORDER BY {key} {direction} NULLS LAST, t.TASK_ID"
@@ -277,3 +297,8 @@ def field_values(caller: Caller) -> Fragment:
 SPRINT_NAMES = "SELECT SPRINT_ID, NAME, PROJECT_ID, STATUS, START_DATE, END_DATE FROM SPRINTS ORDER BY SPRINT_ID"
 PROJECT_NAMES = "SELECT PROJECT_ID, NAME, EXTERNAL_KEY, STATUS, START_DATE, END_DATE FROM PROJECTS ORDER BY PROJECT_ID"
 PEOPLE_NAMES = "SELECT EMPLOYEE_ID, FIRST_NAME, LAST_NAME, EXTERNAL_ID FROM EMPLOYEES ORDER BY EMPLOYEE_ID"
+
+# --- every sprint a task was in (TASK_SPRINTS, V16): written by an import, the latest also in TASKS.SPRINT_ID --------
+SPRINTS_OF_TASK = "SELECT SPRINT_ID FROM TASK_SPRINTS WHERE TASK_ID = ? ORDER BY SPRINT_ID"
+INSERT_TASK_SPRINT = "INSERT INTO TASK_SPRINTS (TASK_ID, SPRINT_ID) VALUES (?, ?)"
+DELETE_TASK_SPRINT = "DELETE FROM TASK_SPRINTS WHERE TASK_ID = ? AND SPRINT_ID = ?"

@@ -176,9 +176,9 @@ def _group_anchor(group: Group, query: TrackerQuery) -> str | None:
 
 def _line(row: Mapping[str, Any], lang: str) -> str:
     say = SAY[lang]
-    status, name = row.get("status") or "-", (row.get("status_name") or "").strip()
-    shown = f"{status} ({name})" if name and name.upper().replace(" ", "_") != status.upper() else status
-    facts = [shown, row.get("priority") or "-"]  # ours, and the tracker's own name where it differs
+    # ours, and the tracker's own name where it differs ("IN_REVIEW (In QE Test)", "HIGH (Major)")
+    facts = [_with_name(row.get("status"), row.get("status_name")),
+             _with_name(row.get("priority"), row.get("priority_name"))]
     if row.get("expected_end_date") is not None:
         facts.append(say["due_on"].format(date=_date(row["expected_end_date"])))
     if row.get("sprint_name"):
@@ -186,6 +186,11 @@ def _line(row: Mapping[str, Any], lang: str) -> str:
     facts.append(row.get("assignee_name") or say["unassigned"])
     key = f"{row['external_key']} " if row.get("external_key") else ""
     return f"- {_anchor(row)} {key}{row.get('title') or ''} — {', '.join(facts)}"
+
+
+def _with_name(ours: Any, tracker_name: Any) -> str:
+    shown, name = ours or "-", (tracker_name or "").strip()
+    return f"{shown} ({name})" if name and name.upper().replace(" ", "_") != shown.upper() else shown
 
 
 def _anchor(row: Mapping[str, Any]) -> str:

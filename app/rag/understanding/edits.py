@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import re
 from dataclasses import dataclass
 
+from app.rag import terms
 from app.rag.understanding.lexicon import Lexicon, SprintFact
 from app.rag.understanding.query import Predicate, TrackerQuery
 from app.rag.understanding.reader import Said
@@ -29,6 +31,9 @@ class Composed:
     missing: str | None = None
 
 
+_WHICH = re.compile(r"^\W*(?:which|cuales|cual)\b")
+
+
 def is_edit(said: Said) -> bool:
     """Whether a question edits the last one: it says so ("and …", "only …", "those") and changes something, or it
     names nothing but values ("Ana's?", "in review?")."""
@@ -37,9 +42,13 @@ def is_edit(said: Said) -> bool:
         return False
     # "how many is that?", "¿cuántas son?", "how many are major?": the last question's figure, perhaps narrowed
     # "which one was created most recently?", "which is due soonest?": an order over the last question's records
-    bare_figure = (said.returns in ("count", "points") or said.order is not None) and not said.noun \
-        and not said.mine and not said.people and not said.fields & {"project", "sprint"}
-    return said.edit or (said.fragment or bare_figure) and not said.unknown
+    bare = not said.noun and not said.mine and not said.people and not said.fields & {"project", "sprint"}
+    bare_figure = bare and (said.returns in ("count", "points") or said.order is not None)
+    # "which did Maria file?", "¿cuáles están sin asignar?": which of the last question's records
+    bare_which = not said.noun and not said.mine and not said.fields & {"project", "sprint"} and bool(
+        said.predicates) and _WHICH.match(terms.fold(said.original)) is not None
+    bare_group = bare and said.returns == "group"  # "¿de quién son la mayoría?": a ranking of the last records
+    return said.edit or (said.fragment or bare_figure or bare_which or bare_group) and not said.unknown
 
 
 def uses_new_fields(said: Said) -> bool:

@@ -46,9 +46,14 @@ REPORTER_WORDS = ("reporter", "reporters", "reportero", "reportador", "who repor
 COUNT = ("how many", "number of", "count of", "count", "cuantas", "cuantos", "numero de", "cantidad de", "total of",
          "how much")
 POINTS = ("story points", "story point", "points", "puntos de historia", "puntos")
-MOST = ("the most", "most", "mas", "the highest number", "mayor numero", "mayor cantidad", "la mayoria", "biggest",
+MOST = ("the most", "most", "mas", "leads in", "leads", "leading", "comes first", "is first", "who's first",
+        "whos first", "va primero", "lidera", "encabeza", "the highest number", "mayor numero", "mayor cantidad", "la mayoria", "biggest",
         "largest", "top")
 FEWEST = ("the fewest", "fewest", "the least", "least", "menos", "menor numero", "menor cantidad")
+# "which project has more open bugs than any other?", "¿qué proyecto tiene más … que ningún otro?"
+MORE_THAN_ANY = re.compile(r"(?<![\w-])(?P<more>more|mas)\b.*?\b(?P<than>than any other|than all the others|than the rest|"
+                           r"que ningun otro|que ninguna otra|que cualquier otro|que cualquier otra|que el resto|"
+                           r"que los demas|que las demas)(?![\w-])")
 # "who ... the most" groups by a person; "which <field> ... the most" by that field; "per <field>" / "by <field>".
 GROUP_FIELD_WORDS = {
     "project": ("project", "projects", "proyecto", "proyectos"),
@@ -66,12 +71,18 @@ GROUP_FIELD_WORDS = {
     "priority": ("priority", "priorities", "prioridad", "prioridades"),
     "resolution": ("resolution", "resolutions", "resolucion", "resoluciones"),
 }
-WHO = ("who", "whom", "quien", "quienes")
+WHO = ("who", "whom", "whose", "quien", "quienes", "de quien", "de quienes")
 GROUP_MARKERS = ("per", "by", "for each", "each", "por", "por cada", "grouped by", "broken down by", "split by",
-                 "agrupadas por", "agrupados por", "desglosado por", "desglosadas por")
+                 "agrupadas por", "agrupados por", "desglosado por", "desglosadas por", "rank", "ranking of",
+                 "ranking de", "ranking", "clasifica", "ordena los", "ordena las")
+# The present of reporting ("who reports the most?", "¿quién es el que más reporta?"): a reporters' ranking.
+REPORTS = re.compile(r"(?<![\w-])(?:reports|files|opens|raises|logs|reporta|reportan|abre|abren|levanta|levantan|"
+                     r"registra|registran)(?![\w-])")
 # Orders, each with its direction and how many records it asks for (1: "the most urgent", "due first").
 ORDER_WORDS = {
     ("priority", True): ("most important", "most urgent", "highest priority", "top priority", "most critical",
+                         "do first", "work on first", "tackle first", "start with", "hacer primero", "empezar por",
+                         "atacar primero", "hago primero", "deberia hacer primero",
                          "mas importante", "mas urgente", "mas prioritaria", "mas prioritario", "prioridad mas alta",
                          "mayor prioridad", "mas critica", "mas critico"),
     ("due", False): ("due first", "due soonest", "due next", "next due", "earliest due", "earliest deadline",
@@ -107,11 +118,13 @@ NOT_AN_ORDER_AFTER = re.compile(r"\s*(?:week|month|year|day|days|sprint|sprints|
                                 r"semana|mes|ano|dia|dias|sprint|iteracion|trimestre|\d)")
 # Verbs and nouns that point a window of dates at a field ("created last week", "cerradas este mes").
 WINDOW_FIELD_WORDS = {
-    "created": ("created", "opened", "filed", "raised", "reported", "logged", "submitted", "new", "se crearon",
+    "created": ("created", "opened", "filed", "raised", "reported", "logged", "submitted", "new", "create", "open",
+                "file", "raise", "report", "log", "submit", "se crearon",
                 "crearon", "se abrieron", "abrieron", "reportaron", "se reportaron", "creadas",
                 "creados", "creada", "creado", "abiertas", "abiertos", "reportadas", "reportados", "nuevas",
                 "nuevos", "registradas", "registrados", "levantadas", "levantados", "creation", "creacion"),
-    "resolved": ("resolved", "closed", "fixed", "finished", "completed", "done", "solved", "se resolvieron",
+    "resolved": ("resolved", "closed", "fixed", "finished", "completed", "done", "solved", "resolve", "close", "fix",
+                 "finish", "complete", "solve", "se resolvieron",
                  "resolvieron", "se cerraron", "cerraron", "se arreglaron", "arreglaron", "resueltas",
                  "resueltos", "cerradas", "cerrados", "arregladas", "arreglados", "terminadas", "terminados",
                  "completadas", "completados", "solucionadas", "solucionados", "resolution", "resolucion"),
@@ -176,7 +189,8 @@ THOSE = ("ahi", "alli", "alla", "de ahi", "in there", "over there", "those", "th
          "entre ellas", "entre ellos", "the same", "lo mismo", "las mismas", "los mismos")
 # What opens a follow-up that changes one part of the last question ("and Ana's?", "¿y en pagos?").
 EDIT_OPENERS = ("and", "y", "what about", "how about", "and what about", "and for", "and in", "and the", "y en",
-                "y de", "y para", "y los", "y las", "y el", "y la", "same for", "same but", "lo mismo para",
+                "y de", "y para", "y los", "y las", "y el", "y la", "same for", "same but", "same in", "same with",
+                "the same for", "the same in", "same", "lo mismo en", "lo mismo con", "lo mismo para",
                 "lo mismo pero", "igual para", "igual pero", "now", "ahora", "e", "also", "tambien", "y que tal",
                 "que tal", "y que hay de", "y sobre", "only", "just", "solo", "solamente", "nada mas", "unicamente",
                 "but", "pero", "ok and", "ok y", "vale y", "then", "entonces")
@@ -221,16 +235,20 @@ OPEN_WORK = ("remains", "remain", "still remains", "is left", "are left", "queda
 WITH_MOST = ("with the most", "with most", "with the fewest", "with fewest", "with the least", "has the most",
              "has most", "has the fewest", "con mas", "con menos", "tiene mas", "tiene menos", "que mas", "que menos")
 WHERE = ("where", "donde", "en donde", "en que parte")
-# A version said as where the work was done ("fixed in 2.0", "corregidas en la 2.0"): finished work of that version.
+# A version said as where the work is done ("fixed in 2.0", "corregidas en la 2.0"): the version, whatever the state.
 FIXED_IN = ("fixed in", "resolved in", "shipped in", "released in", "delivered in", "landed in", "went into",
             "corregidas en", "corregidos en", "arregladas en", "arreglados en", "resueltas en", "resueltos en",
             "entregadas en", "publicadas en", "fixed for", "done in")
-# The verb of fixing in any of its forms, before a version ("se arreglaron en la versión 1.8.0", "what got fixed for
-# 2.0?", "¿qué se corrigió en la 3.1.1?"): the version's finished work.
-FIXED_VERB = re.compile(r"(?<![\w-])(?:(?:got|were|was|been|get|se|fueron|fue|han sido|ha sido)\s+)?"
-                        r"(?:fix(?:ed|es)?|resolved|solved|shipped|released|delivered|landed|closed|"
-                        r"arregl\w*|correg\w*|corrig\w*|solucion\w*|resuel\w*|resolv\w*|entreg\w*|cerr\w*)"
-                        r"(?:\s+(?:in|for|on|en|para|con))?(?![\w-])")
+# A version's work said DONE by a finite verb of fixing ("which issues were fixed in 2.0?", "what got fixed in 1.8?",
+# "se arreglaron en la versión 1.8.0", "¿qué se corrigió en la 3.1.1?", "corrigieron en la 2.0"): its finished
+# work. A bare participle ("the tasks fixed in 1.0") or the field's name ("fix version 1.2") names only the version.
+FIXED_VERB = re.compile(
+    r"(?<![\w-])(?:(?:got|were|was|been|get|gets|did \w+)\s+(?:fix|fixed|resolved|solved|shipped|released|delivered|"
+    r"closed|resolve|solve|ship|release|close)"
+    r"|se\s+(?:arregl|correg|corrig|solucion|resolv|resuel|cerr|entreg)\w*"
+    r"|(?:arregl|correg|corrig|solucion|resolv|cerr|entreg)\w*(?:aron|ieron)"
+    r"|(?:fueron|fue|han sido|ha sido)\s+(?:arreglad|corregid|solucionad|resuelt|cerrad|entregad)[oa]s?)"
+    r"(?:\s+(?:in|for|on|en|para|con))?(?![\w-])")
 # Verbs of holding a value ("tickets that carry the performance label", "issues with label X").
 HOLDING_VALUE = ("carry", "carries", "carrying", "with", "having", "tagged with", "marked with", "llevan", "lleva",
                  "con", "tienen", "tiene")

@@ -19,10 +19,13 @@ from typing import Any, Literal
 from app.domain import is_id
 
 # Fields whose values are ids (None: the field is empty: unassigned, no sprint, no project, no parent).
+# sprint: a task whose latest sprint (TASKS.SPRINT_ID) is one of them or that was in one of them (TASK_SPRINTS);
+# a group-by of sprint groups by the latest.
 ID_FIELDS = ("project", "sprint", "assignee", "reporter", "parent")
 # Fields whose values are the tracker's own text, compared ignoring case (None: empty, e.g. unresolved).
 # status: our STATUS (TODO, IN_PROGRESS, IN_REVIEW, BLOCKED, DONE, ...); status_name: the tracker's own name.
-TEXT_FIELDS = ("status", "status_name", "priority", "issue_type", "resolution")
+# priority: our level (CRITICAL, HIGH, MEDIUM, LOW); priority_name: the tracker's own ("Blocker", "Major", "Trivial").
+TEXT_FIELDS = ("status", "status_name", "priority", "priority_name", "issue_type", "resolution")
 # Fields that hold several values per task (TASK_VALUES): a predicate matches a task holding any of its values.
 MULTI_FIELDS = ("label", "component", "fix_version", "affects_version")
 DATE_FIELDS = ("created", "updated", "resolved", "due")
@@ -32,8 +35,8 @@ DATE_FIELDS = ("created", "updated", "resolved", "due")
 FLAG_FIELDS = ("open", "overdue", "blocked", "text")
 FIELDS = (*ID_FIELDS, *TEXT_FIELDS, *MULTI_FIELDS, *DATE_FIELDS, *FLAG_FIELDS)
 Field = Literal["project", "sprint", "assignee", "reporter", "parent", "status", "status_name", "priority",
-                "issue_type", "resolution", "label", "component", "fix_version", "affects_version", "created",
-                "updated", "resolved", "due", "open", "overdue", "blocked", "text"]
+                "priority_name", "issue_type", "resolution", "label", "component", "fix_version", "affects_version",
+                "created", "updated", "resolved", "due", "open", "overdue", "blocked", "text"]
 GROUP_FIELDS = (*ID_FIELDS[:4], *TEXT_FIELDS, *MULTI_FIELDS)  # what a group-by may name
 ORDERS = ("priority", "due", "created", "updated", "resolved", "id")
 Returns = Literal["list", "count", "points", "group", "field"]

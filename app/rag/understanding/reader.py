@@ -35,7 +35,7 @@ _KNOWN = frozenset(tq.FILLER | tq.FIRST_PERSON | {terms.fold(w) for w in (
     "many", "much", "number", "numero", "count", "same", "mismo", "misma", "mismas", "mismos", "ok", "okay",
     "per", "each", "cada", "first", "primero", "primera", "order", "ordered", "sorted", "ordenadas", "ordenados",
     "incidencias", "incidencia", "tickets", "ticket", "issues", "errores", "fallos", "please", "porfa",
-    "carry", "carries", "carrying", "having", "llevan", "lleva", "acumula", "acumulan", "concentra", "concentran",
+    "carry", "carries", "carrying", "thing", "rank", "ranking", "plate", "having", "llevan", "lleva", "acumula", "acumulan", "concentra", "concentran",
     "junta", "suma", "one", "ones", "cual", "which")})
 
 
@@ -84,14 +84,17 @@ def read(question: str, lexicon: Lexicon, asker_id: int, today: dt.date) -> Said
         return None
     _edit_markers(spans, said)
     points = bool(spans.find(g.POINTS))  # "story points" before the issue type Story
+    _dates(spans, said, today)  # "created last month" is a window before "created last" is an order
+    _orders(spans, said)  # "highest priority" orders before "highest" is read as a priority
     _values(spans, said, lexicon)
     _people(spans, said, lexicon, asker_id)
-    _dates(spans, said, today)
     _returns(spans, said, points)
     _flags(spans, said, today)
     _relative_sprint(spans, said)
     _nouns(spans, said)
     said.unknown = spans.unknown(_KNOWN, tq.NEGATIONS | {"isn't", "aren't", "isnt", "arent", "doesn't", "don't"})
+    # "¿y la Wave 2?": "la" before a value the question names is its article, not "it"
+    said.it = any(spans.free((match.end() - 1, match.end())) for match in _IT.finditer(spans.text))
     return said
 
 
@@ -117,23 +120,34 @@ def _edit_markers(spans: Spans, said: Said) -> None:
 
 
 def _values(spans: Spans, said: Said, lexicon: Lexicon) -> None:
-    """Projects, sprints and field values the data holds, each given to the field the words around it name."""
-    for mention in sorted(project_mentions(spans.text, lexicon) + sprint_mentions(spans.text, lexicon),
-                          key=lambda m: -(m.span[1] - m.span[0])):
-        if spans.take(mention.span):
-            _add_value(said, mention.field, mention.value)
+    """Projects, sprints and field values the data holds, each given to the field the words around it name; the
+    longest said first ("component Payments core" before the project Payments Platform's word "payments"), and
+    between two said alike, the one a field word names ("etiqueta platform": the label, not the project)."""
     by_span: dict[tuple[int, int], list[Mention]] = {}
     for mention in value_mentions(spans.text, lexicon):
         by_span.setdefault(mention.span, []).append(mention)
-    for span, mentions in sorted(by_span.items(), key=lambda item: -(item[0][1] - item[0][0])):
-        chosen = _field_of(spans, span, mentions, lexicon)
+    named = [(m.span, [m]) for m in project_mentions(spans.text, lexicon) + sprint_mentions(spans.text, lexicon)]
+
+    def first(item: tuple[tuple[int, int], list[Mention]]) -> tuple[int, bool]:
+        span, mentions = item
+        return -(span[1] - span[0]), not any(
+            spans.before(span, g.FIELD_WORDS[m.field], gap=2) or spans.after(span, g.FIELD_WORDS[m.field])
+            for m in mentions if m.field in g.FIELD_WORDS)
+
+    for span, mentions in sorted([*named, *by_span.items()], key=first):
+        if mentions[0].field in ("project", "sprint"):
+            if spans.take(span):
+                _add_value(said, mentions[0].field, mentions[0].value)
+            continue
+        chosen = _field_of(spans, span, mentions, lexicon, said.original)
         if chosen is not None and spans.free(span) and _worth_taking(spans, chosen, said.original):
             spans.take(span)
             name = _version_field(spans, span, chosen.field)
             _add_value(said, name, chosen.value)
-            if name == "fix_version" and (_fixed_verb(spans, span) or spans.before(span, g.FIXED_IN, gap=2)
-                                         and bool(spans.find(g.FIXED_IN))):
-                said.add(Predicate("open", (False,)))  # fixed in it: its finished work
+            if name == "fix_version" and _fixed_verb(spans, span):
+                said.add(Predicate("open", (False,)))  # "were fixed in it": its finished work
+            if name == "fix_version" and spans.before(span, g.FIXED_IN, gap=2):
+                spans.find(g.FIXED_IN)
             spans.find(g.FIELD_WORDS[name])  # "closed as Won't Fix" says no status of its own
             said.asks_tasks = True
     _field_words(spans, said, lexicon)
@@ -148,11 +162,15 @@ def _fixed_verb(spans: Spans, span: tuple[int, int]) -> bool:
     return spans.take(verbs[-1].span())
 
 
-def _field_of(spans: Spans, span: tuple[int, int], mentions: list[Mention], lexicon: Lexicon) -> Mention | None:
+def _field_of(spans: Spans, span: tuple[int, int], mentions: list[Mention], lexicon: Lexicon,
+              original: str) -> Mention | None:
     """The field a value belongs to: the one whose field word stands next to it, else the one most tasks use."""
     for mention in mentions:
         if spans.before(span, g.FIELD_WORDS[mention.field], gap=2) or spans.after(span, g.FIELD_WORDS[mention.field]):
             return mention
+    as_written = [m for m in mentions if _as_stored(m, original)]  # "and Bug?": the type Bug, not the label bug
+    if len(as_written) == 1:
+        return as_written[0]
     return max(mentions, key=lambda m: lexicon.counts.get((m.field, m.value), 0))  # type: ignore[arg-type]
 
 
@@ -165,9 +183,13 @@ def _worth_taking(spans: Spans, mention: Mention, original: str) -> bool:
     said = mention.said
     common = said in terms.STOP or said in tq.FILLER or said in tq.STATUS_PHRASES or said in tq.OPEN_PHRASES \
         or said in tq.PRIORITY_PHRASES or said in tq.TASK_NOUNS or said in g.CLOSED
-    as_stored = str(mention.value) != str(mention.value).lower() and re.search(
-        rf"(?<![\w-]){re.escape(str(mention.value))}(?![\w-])", original) is not None
-    return not common or as_stored or spans.before(mention.span, g.FIELD_WORDS[mention.field], gap=2)
+    return not common or _as_stored(mention, original) or spans.before(mention.span, g.FIELD_WORDS[mention.field], gap=2)
+
+
+def _as_stored(mention: Mention, original: str) -> bool:
+    """Whether the question writes the value as the tracker stores it, capitals and all ("are Closed?", "Bug")."""
+    value = str(mention.value)
+    return value != value.lower() and re.search(rf"(?<![\w-]){re.escape(value)}(?![\w-])", original) is not None
 
 
 def _version_field(spans: Spans, span: tuple[int, int], name: str) -> str:
@@ -222,12 +244,8 @@ def _people(spans: Spans, said: Said, lexicon: Lexicon, asker_id: int) -> None:
 
 def _returns(spans: Spans, said: Said, points: bool) -> None:
     """Count, points, a group-by, an order with its limit."""
-    _date_order(spans, said)
-    for (order, descending), phrases in g.ORDER_WORDS.items():
-        if said.order is None and spans.find(phrases):
-            said.order, said.limit, said.asks_tasks = (order, descending), 1, True
     fewest = bool(spans.find(g.FEWEST))
-    most = fewest or bool(spans.find(g.MOST))
+    most = fewest or _more_than_any(spans) or bool(spans.find(g.MOST))
     group = _group_field(spans, said, per=not most)
     if group is not None and (most or group[1]):
         said.returns, said.group_by, said.ascending, said.asks_tasks = "group", group[0], fewest, True
@@ -237,6 +255,14 @@ def _returns(spans: Spans, said: Said, points: bool) -> None:
         said.asks_tasks = True
     elif spans.find(g.COUNT) and said.returns != "group":
         said.returns, said.asks_tasks = "count", True
+
+
+def _orders(spans: Spans, said: Said) -> None:
+    """An order with a limit of one: a date's verb and a superlative, else the glossary's order words."""
+    _date_order(spans, said)
+    for (order, descending), phrases in g.ORDER_WORDS.items():
+        if said.order is None and spans.find(phrases):
+            said.order, said.limit, said.asks_tasks = (order, descending), 1, True
 
 
 def _date_order(spans: Spans, said: Said) -> None:
@@ -256,10 +282,20 @@ def _date_order(spans: Spans, said: Said) -> None:
                     return
 
 
+def _more_than_any(spans: Spans) -> bool:
+    """"more … than any other" (its words on either side of the values it ranks) is "the most"."""
+    said = g.MORE_THAN_ANY.search(spans.text)
+    if said is None or not (spans.free(said.span("more")) and spans.free(said.span("than"))):
+        return False
+    return spans.take(said.span("more")) and spans.take(said.span("than"))
+
+
 def _group_field(spans: Spans, said: Said, per: bool) -> tuple[str, bool] | None:
     """(field, said with "per"/"by") of a group-by: "which component …", "who reported …", "per status"."""
     for name, words in g.GROUP_FIELD_WORDS.items():
         for phrase, span in spans.find(words):
+            if name == "assignee" and spans.says(g.REPORTER_AFTER):  # "which person reported most of …?"
+                name = "reporter"
             if spans.before(span, g.GROUP_MARKERS, gap=2):
                 return name, True
             if not per and (spans.before(span, ("which", "what", "que", "cual", "cuales", "in which", "en que",
@@ -274,6 +310,8 @@ def _group_field(spans: Spans, said: Said, per: bool) -> tuple[str, bool] | None
     for _, span in spans.find(g.WHO) if not per else ():
         if spans.after(span, (*g.REPORTER_AFTER, *g.REPORTER_VERBS), gap=2):  # "who has filed the most …?"
             spans.find((*g.REPORTER_AFTER, *g.REPORTER_VERBS))
+            return "reporter", False
+        if spans.find_pattern(g.REPORTS):  # "who reports the most?"
             return "reporter", False
         return "assignee", False
     return None
@@ -365,10 +403,56 @@ def relative_sprint_said(spans: Spans) -> str | None:
     return None
 
 
+# Fields whose value may be said with its field word though no visible task holds it.
+_UNSEEN_FIELDS = ("component", "label", "fix_version", "affects_version")
+_VERSION = re.compile(r"(?<![\w.-])v?\d+(?:\.\d+)+(?![\w-]|\.\w)")
+
+
+def _unseen_values(spans: Spans, said: Said) -> None:
+    """A value said with its field word, or shaped like a version, that the asker's visible tasks do not hold ("open
+    tasks in the Cobros component", "what's left for 1.2?"): a predicate all the same. It matches nothing they may
+    see, so the answer says so, the same whether hidden tasks hold it or not, instead of answering another question
+    without it."""
+    for name in _UNSEEN_FIELDS:
+        for _, span in spans.find(g.FIELD_WORDS[name]) if name not in said.fields else ():
+            value = _unknown_words(spans, spans.text[span[1]:], span[1], after=True) or (
+                _unknown_words(spans, spans.text[:span[0]], 0, after=False) if name in ("component", "label")
+                else None)
+            if value is not None and (name not in ("fix_version", "affects_version") or re.search(r"\d", value[0])):
+                spans.take(value[1])
+                _add_value(said, name, value[0])
+                said.asks_tasks = True
+    for match in _VERSION.finditer(spans.text) if not said.fields & {"fix_version", "affects_version"} else ():
+        if spans.take(match.span()):
+            _add_value(said, "fix_version", match.group())
+            said.asks_tasks = True
+
+
+def _unknown_words(spans: Spans, text: str, offset: int, after: bool) -> tuple[str, tuple[int, int]] | None:
+    """The (at most three) free words no step understood right after (or, ``after`` False, right before) a field word,
+    with their span in the question."""
+    found = re.match(r"\s+((?:[\w.'-]+)(?:\s+[\w.'-]+){0,2})", text) if after else \
+        re.search(r"((?:[\w.'-]+\s+){0,1}[\w.'-]+)\s+$", text)
+    if found is None:
+        return None
+    words, start = found.group(1).split(), offset + found.start(1)
+    kept: list[str] = []
+    for word in (words if after else reversed(words)):
+        if word in terms.STOP or word in _KNOWN or word in tq.FILLER or len(word) < 2:
+            break
+        kept.append(word)
+    if not kept:
+        return None
+    said = " ".join(kept if after else reversed(kept))
+    span = (start, start + len(said)) if after else (start + len(found.group(1)) - len(said), start + len(found.group(1)))
+    return (said, span) if spans.free(span) else None
+
+
 def _nouns(spans: Spans, said: Said) -> None:
     if spans.find(tq.TASK_NOUNS) or spans.find(("bugs", "bug", "tix", "tkts", "tickets", "incidencias")):
         said.asks_tasks = said.noun = True
     spans.find(tq.IDIOMS)
+    _unseen_values(spans, said)
     for words in g.FIELD_WORDS.values():
         spans.find(words)
     spans.find(g.REPORTER_WORDS)

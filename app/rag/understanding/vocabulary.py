@@ -12,8 +12,8 @@ import datetime as dt
 from dataclasses import dataclass, field
 
 # The task fields whose distinct stored values are read (query.py's TEXT_FIELDS and MULTI_FIELDS).
-VALUE_FIELDS = ("status", "status_name", "priority", "issue_type", "resolution", "label", "component", "fix_version",
-                "affects_version")
+VALUE_FIELDS = ("status", "status_name", "priority", "priority_name", "issue_type", "resolution", "label", "component",
+                "fix_version", "affects_version")
 
 
 @dataclass(frozen=True)
