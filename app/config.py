@@ -53,6 +53,10 @@ class Settings(BaseSettings):
     embedding_model: str = "all-MiniLM-L6-v2-int8"
 
     top_k: int = Field(8, ge=1, le=100)
+    # Who sees a task (docs/CONFIGURATION.md): "assignee" (a developer sees the tasks assigned to them) or
+    # "project" (also every task of each project they are a member of: PROJECT_MEMBERS). A Literal: anything
+    # else fails at startup.
+    access_rule: Literal["assignee", "project"] = "assignee"
     search_mode: Literal["hybrid", "vector", "lexical"] = "hybrid"
     backfill_on_startup: bool = True
     run_worker: bool = True  # start the APScheduler drain job inside `ragctl serve`

@@ -32,12 +32,23 @@ class Role(StrEnum):
     ADMIN = "ADMIN"
 
 
+AccessRule = Literal["assignee", "project"]
+ACCESS_RULES: tuple[AccessRule, ...] = ("assignee", "project")
+MemberSource = Literal["manual", "jira", "github", "file", "activity"]
+MEMBER_SOURCES: tuple[MemberSource, ...] = ("manual", "jira", "github", "file", "activity")
+
+
 @dataclass(frozen=True)
 class Caller:
-    """Who is asking. Built only from the EMPLOYEES row, never from the request."""
+    """Who is asking. Built only from the EMPLOYEES row (and, under RAG_ACCESS_RULE=project, the caller's
+    PROJECT_MEMBERS rows, read when the caller is resolved), never from the request.
+
+    ``member_projects`` is None under the assignee rule (and for managers and admins, who see everything);
+    under the project rule it holds the projects whose every task this developer also sees."""
 
     employee_id: int
     role: Role
+    member_projects: frozenset[int] | None = None
 
     @property
     def sees_everything(self) -> bool:
@@ -298,6 +309,17 @@ class Page(Generic[T]):
     items: list[T]
     total: int
     more: bool
+
+
+@dataclass(frozen=True)
+class ProjectMember:
+    """One PROJECT_MEMBERS row: ``employee_id`` is a member of ``project_id`` since ``added_at``, set by
+    ``source`` (a manual PUT, a tracker sync, a mapping file, or derived from activity)."""
+
+    project_id: int
+    employee_id: int
+    source: MemberSource
+    added_at: dt.datetime
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from app.api.middleware import (MCP_PATH, BodyLimit, JsonDepthLimit, RouteScope,
 from app.api.request_context import RequestContext
 from app.api.openai_schemas import error_responses
 from app.api.routes import chat, chat_context, conversations, health, openai, rag, records, search, token
+from app.api.routes import members as members_route
 from app.api.routes import metrics as metrics_route
 from app.api.schemas import error_response
 from app.api.slots import Slots
@@ -94,7 +95,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     # conversations (and look up who asks, the projects to scope to, their own token); everything else is admin.
     for router, needed in ((search.router, "user"), (chat.router, "user"), (chat_context.router, "user"),
                            (conversations.router, "user"), (token.router, "user"), (rag.router, "admin"),
-                           *((r, "admin") for r in records.routers())):
+                           *((r, "admin") for r in records.routers()), (members_route.router, "admin")):
         app.include_router(router, prefix=API_PREFIX, dependencies=[Depends(require_scope(needed))],
                            responses=COMMON_RESPONSES)
         route_scopes += scopes_of(router, API_PREFIX, needed)

@@ -11,6 +11,7 @@ from app.cli import (  # noqa: F401  (registers the commands)
     eval,
     index,
     mcp,
+    members,
     oracle,
     search,
     server,

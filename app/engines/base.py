@@ -10,7 +10,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from app.domain import (Caller, ChunkWrite, Conversation, DirtyRow, ConversationKey, Message, Page, ProjectCard,
-    RagStatus, Scope, SearchMode, SearchResult, SourceType, SummarySource, TaskQuery, TurnFacts, Vocabulary)
+    ProjectMember, RagStatus, Scope, SearchMode, SearchResult, SourceType, SummarySource, TaskQuery, TurnFacts, Vocabulary)
 from app.records_model import SourceRecord, TaskLink
 from app.entities import Condition, EntitySpec
 from app.rag.erasure import DocumentsPolicy, ErasureJob, PersonString, ProofLine, PurgeStep, Redaction, Step
@@ -156,9 +156,33 @@ class Engine(Protocol):
         ...
 
     # --- people ---------------------------------------------------------------------------
-    def caller(self, employee_id: int) -> Caller | None: ...
+    def caller(self, employee_id: int) -> Caller | None:
+        """The employee as the access rule reads them: their role, and under RAG_ACCESS_RULE=project a
+        developer's member projects (read now: a membership written before this call counts)."""
+        ...
 
     def caller_by_telegram(self, telegram_id: str) -> Caller | None: ...
+
+    # --- project membership (PROJECT_MEMBERS: the project access rule) ----------------------------
+    def put_project_member(self, project_id: int, employee_id: int, source: str = "manual") -> ProjectMember | None:
+        """Idempotent: the row (an existing one keeps its ADDED_AT, takes ``source``); None when the project or
+        the employee does not exist. ValueError for a source outside MEMBER_SOURCES."""
+        ...
+
+    def delete_project_member(self, project_id: int, employee_id: int) -> bool: ...
+
+    def project_members(self, project_id: int, *, limit: int, offset: int = 0,
+                        after: int | None = None) -> Page[ProjectMember] | None:
+        """Members by employee id (those after ``after``, skipping ``offset``); None for an unknown project."""
+        ...
+
+    def project_membership(self, project_id: int, employee_id: int) -> ProjectMember | None: ...
+
+    def replace_project_members(self, project_id: int, source: str, employee_ids: Sequence[int]) -> tuple[int, int]:
+        """In one transaction, ``source``'s members of the project become exactly the existing employees among
+        ``employee_ids``; other sources' rows are never touched (a person another source or a PUT made a
+        member stays one). Returns (added, removed); LookupError for an unknown project."""
+        ...
 
     # --- source records (CRUD) --------------------------------------------------------------
     def create(self, entity: EntitySpec, values: dict[str, Any]) -> dict[str, Any]: ...

@@ -4,8 +4,9 @@ A question is searched twice with the same vector, scope, mode and k: as the emp
 engine's search, access rule in the query) and with the rule off. Each hit gets the rule's verdict
 for the employee (app.rag.access.explain, computed by the same ``is_visible`` the rule is); the hits
 of the second search the employee may not see are the withheld ones. Owners are read from the source
-rows, which move a chunk's audience in the writer's own transaction (DESIGN.md, Write path 5), so a
-verdict is about the data as it is now. tests/conformance/test_access_explainer.py proves on random
+rows, which move a chunk's audience in the writer's own transaction (DESIGN.md, Write path 5), and under
+RAG_ACCESS_RULE=project a task seen through a membership names it ("member of Payments Platform since
+2026-12-01", from PROJECT_MEMBERS), so a verdict is about the data as it is now. tests/conformance/test_access_explainer.py proves on random
 data that every verdict agrees with what the employee's search returns.
 """
 
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 
 from app.domain import Caller, Role, Scope, SearchHit, SearchMode, SourceType
 from app.engines.base import Engine
-from app.entities import EMPLOYEES
+from app.entities import EMPLOYEES, PROJECTS
 from app.rag.access import Verdict, explain
 from app.rag.chunking import identity
 from app.rag.refs import EntityRef
@@ -63,20 +64,43 @@ class Names:
         return self._cache[employee_id]
 
 
-def owners(engine: Engine, wanted: Iterable[EntityRef]) -> dict[EntityRef, int | None]:
-    """The owner each existing entity's chunks carry (None: no owner); a missing entity is absent."""
+class Memberships:
+    """The words of the membership that grants a task ("member of Payments Platform since 2026-12-01")."""
+
+    def __init__(self, engine: Engine, caller: Caller) -> None:
+        self._engine, self._caller, self._cache = engine, caller, {}
+
+    def __call__(self, project_id: int) -> str:
+        if project_id not in self._cache:
+            row = self._engine.get(PROJECTS, project_id)
+            name = row["name"] if row else f"project #{project_id}"
+            member = self._engine.project_membership(project_id, self._caller.employee_id)
+            since = f" since {member.added_at.date().isoformat()}" if member is not None else ""
+            self._cache[project_id] = f"member of {name}{since}"
+        return self._cache[project_id]
+
+
+Owner = tuple[int | None, int | None]  # the owner a chunk carries, and its project
+
+
+def owners(engine: Engine, wanted: Iterable[EntityRef]) -> dict[EntityRef, Owner]:
+    """The owner and the project each existing entity's chunks carry (None: none); a missing entity is absent."""
     by_type: dict[str, list[int]] = defaultdict(list)
     for source_type, source_id in dict.fromkeys(wanted):
         by_type[source_type].append(source_id)
     found: dict[EntityRef, int | None] = {}
     for source_type, ids in by_type.items():
         for source_id, record in engine.load_records(source_type, ids).items():  # type: ignore[arg-type]
-            found[(source_type, source_id)] = identity(record)[2]  # type: ignore[index]
+            found[(source_type, source_id)] = identity(record)[2:4]  # type: ignore[index]
     return found
 
 
-def _verdict(caller: Caller, ref: EntityRef, owner_of: dict[EntityRef, int | None], names: Names) -> Verdict | None:
-    return explain(caller, ref[0], owner_of[ref], names) if ref in owner_of else None
+def _verdict(caller: Caller, ref: EntityRef, owner_of: dict[EntityRef, Owner], names: Names,
+             memberships: Memberships) -> Verdict | None:
+    if ref not in owner_of:
+        return None
+    owner, project_id = owner_of[ref]
+    return explain(caller, ref[0], owner, names, project_id, memberships)
 
 
 def explain_search(engine: Engine, caller: Caller, question: str, k: int, scope: Scope,
@@ -84,7 +108,7 @@ def explain_search(engine: Engine, caller: Caller, question: str, k: int, scope:
     question = question.strip()
     if not question:
         raise ValueError("the question is empty")
-    names = Names(engine)
+    names, memberships = Names(engine), Memberships(engine, caller)
     vector = engine.embed_query(question)
     own = engine.search(vector, question, caller, k, scope, mode)
     # The rule off: an admin sees every chunk (the employee id only names who is being explained).
@@ -93,7 +117,7 @@ def explain_search(engine: Engine, caller: Caller, question: str, k: int, scope:
     owner_of = owners(engine, [(h.source_type, h.source_id) for h in [*own.hits, *everyone.hits]])
 
     def explained(hit: SearchHit) -> ExplainedHit:
-        verdict = _verdict(caller, (hit.source_type, hit.source_id), owner_of, names)
+        verdict = _verdict(caller, (hit.source_type, hit.source_id), owner_of, names, memberships)
         return ExplainedHit(hit, verdict or Verdict(False, f"{hit.source_type} #{hit.source_id} no longer exists"))
 
     withheld = [e for e in map(explained, everyone.hits) if not e.verdict.visible]
@@ -102,7 +126,6 @@ def explain_search(engine: Engine, caller: Caller, question: str, k: int, scope:
 
 
 def explain_entity(engine: Engine, caller: Caller, source_type: SourceType, source_id: int) -> EntityExplanation:
-    names = Names(engine)
-    ref = (source_type, source_id)
-    verdict = _verdict(caller, ref, owners(engine, [ref]), names)
+    names, ref = Names(engine), (source_type, source_id)
+    verdict = _verdict(caller, ref, owners(engine, [ref]), names, Memberships(engine, caller))
     return EntityExplanation(caller, names(caller.employee_id), source_type, source_id, verdict is not None, verdict)

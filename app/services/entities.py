@@ -3,8 +3,8 @@ conversation's focus, the model's ``get_entity`` tool, and whether an earlier an
 the asker may see.
 
 The rule is the search rule (app/rag/access.py), applied to the entity's live row: a task is visible to
-its assignee (and to managers and admins), a document to its owner or, without one, to everyone,
-sprints and projects to everyone. An entity the asker may not see and one that does not exist give the
+its assignee (and to managers and admins, and under RAG_ACCESS_RULE=project to the members of its project),
+a document to its owner or, without one, to everyone, sprints and projects to everyone. An entity the asker may not see and one that does not exist give the
 same answer (absent), so an id cannot be probed; so do a key of a task the asker may not see and a key no
 task has.
 """
@@ -36,8 +36,8 @@ def visible(engine: Engine, caller: Caller, wanted: Iterable[EntityRef]) -> dict
     found: dict[EntityRef, SourceRecord] = {}
     for source_type, ids in by_type.items():
         for source_id, record in engine.load_records(source_type, ids).items():  # type: ignore[arg-type]
-            _, _, owner, *_ = identity(record)
-            if is_visible(caller, source_type, owner):
+            _, _, owner, project_id, *_ = identity(record)
+            if is_visible(caller, source_type, owner, project_id):
                 found[(source_type, source_id)] = record  # type: ignore[index]
     return {ref: found[ref] for ref in order if ref in found}
 

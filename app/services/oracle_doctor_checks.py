@@ -18,6 +18,7 @@ from app.engines.oracle import indexing_statements as indexing_sql
 from app.engines.oracle import schema_statements as schema_sql
 from app.engines.oracle import search_statements as search_sql
 from app.engines.oracle import statements
+from app.engines.oracle.members import with_memberships
 from app.engines.oracle.records import returned_id
 from app.engines.oracle.search import text_query
 from app.engines.oracle.status import ACCURACY_TARGET, ACCURACY_TOP_K
@@ -51,7 +52,9 @@ def check_filtered_search(p: Any) -> list[CheckResult]:
         cur.execute(doctor_sql.DOCTOR_DEVELOPER)
         row = cur.fetchone()
         developer = int(row[0]) if row and row[0] is not None else -1  # -1: nobody; the filter still applies
-        caller = Caller(developer, Role.DEVELOPER)
+        # Under RAG_ACCESS_RULE=project the developer's predicate carries their member projects (docs/ORACLE.md,
+        # "Project membership and FETCH APPROX"): the check runs the predicate the engine runs.
+        caller = with_memberships(cur, Caller(developer, Role.DEVELOPER), p.settings.access_rule)
         text, binds = search_sql.vector_search(caller, Scope(), exact=False)
         try:
             cur.execute(text, {**binds, "qv": p.qv, "k": k})

@@ -23,7 +23,8 @@ def test_every_collection_answers_the_one_envelope(client):
     documents = {"/api/v1/chat/caller", "/api/v1/token"}
     collections = [path for path, ops in spec["paths"].items() if "get" in ops and path.startswith("/api/")
                    and not path.endswith("}") and "/rag/" not in path and path not in documents]
-    assert len(collections) == 9  # six record lists, conversations, a conversation's messages, a chat's projects
+    assert len(collections) == 10  # six record lists, conversations, a conversation's messages, a chat's projects,
+    # a project's members
     for path in collections:
         ref = spec["paths"][path]["get"]["responses"]["200"]["content"]["application/json"]["schema"]["$ref"]
         schema = spec["components"]["schemas"][ref.rsplit("/", 1)[1]]

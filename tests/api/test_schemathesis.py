@@ -77,8 +77,10 @@ def test_the_api_conforms_to_its_openapi_schema(case, base_url):
 def test_only_operations_that_name_a_rule_beyond_the_schema_may_refuse_schema_valid_input():
     named = {(op["include-method"], op["include-path-regex"]) for op in beyond_schema_operations(OPENAPI)}
     # The record lists (a cursor only this server issues), the asker's endpoints (who asks depends on the token:
-    # a token bound to one employee names nobody), the dated creates and updates, the erasing delete.
-    assert len(named) == 21, sorted(named)
+    # a token bound to one employee names nobody), the dated creates and updates, the erasing delete, a project's
+    # members (a cursor only this server issues).
+    assert len(named) == 22, sorted(named)
+    assert ("GET", "^/api/v1/projects/\\{project_id\\}/members$") in named
     assert ("POST", "^/api/v1/tasks$") not in named and ("GET", "^/api/v1/tasks/\\{row_id\\}$") not in named
     chat = OPENAPI["components"]["schemas"]["ChatRequest"]
     assert chat["not"] and len(chat["allOf"]) == 2  # at most one asker; scope and pin only when starting

@@ -757,3 +757,19 @@ def test_without_a_token_table_the_text_arm_cost_still_reports_the_statistics(do
     results, code = run(doctor_settings, main, extra)
     check = by_name(results)["text arm cost"]
     assert check.status == "PASS" and "the word counts not timed (ORA-00942" in check.detail and code == EXIT_OK
+
+
+def test_under_the_project_rule_the_filtered_approx_check_runs_the_members_predicate(doctor_settings):
+    """RAG_ACCESS_RULE=project (issue 32): the doctor's developer carries their member projects, so the FETCH APPROX
+    it proves (and its exact fallback) is the statement the engine runs for them (docs/ORACLE.md, "Project
+    membership and FETCH APPROX")."""
+    main, extra = healthy()
+    main.replies.insert(0, ("FROM PROJECT_MEMBERS", Reply(rows=[(3,), (8,)])))
+    main.replies.insert(0, ("FETCH APPROX", Reply(rows=[("task", 1, 0, "x", 0.1)])))
+    main.replies.append(("FETCH EXACT", Reply(rows=[("task", i, 0, "x", 0.1) for i in range(3)])))
+    results, code = run(doctor_settings.model_copy(update={"access_rule": "project"}), main, extra)
+    found = by_name(results)
+    assert code == EXIT_OK and found["filtered approx"].status == "WARN"
+    assert golden("member_projects_of") in main.sqls
+    approx = next(c for c in main.calls if "FETCH APPROX" in c.sql and "caller_id" in c.binds)
+    assert "PROJECT_ID IN (:m0, :m1)" in approx.sql and (approx.binds["m0"], approx.binds["m1"]) == (3, 8)

@@ -80,11 +80,13 @@ def test_split_rejects_malformed_scripts(script, message):
 
 def test_shipped_migrations_split_cleanly():
     found = migrate.discover()
-    assert [m.version for m in found][:17] == [1, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20]
-    assert [m.version for m in found][-1] == 22  # V21 is issue 32's (project membership)
+    assert [m.version for m in found] == [1, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22]
     by_version = {m.version: m.statements() for m in found}
     [entities] = by_version[17]
     assert entities.startswith("CREATE TABLE MESSAGE_ENTITIES (") and "ON DELETE CASCADE" in entities
+    members, members_index = by_version[21]
+    assert members.startswith("CREATE TABLE PROJECT_MEMBERS (") and members.count("ON DELETE CASCADE") == 2
+    assert members_index == "CREATE INDEX PROJECT_MEMBERS_EMPLOYEE_IDX ON PROJECT_MEMBERS (EMPLOYEE_ID, PROJECT_ID)"
     assert by_version[13] == ["ALTER TABLE MESSAGES ADD (FOCUS VARCHAR2(40 BYTE), RETRIEVED VARCHAR2(4000 BYTE), "
                               "RAG_SCOPE VARCHAR2(20 BYTE), LLM_ERROR VARCHAR2(20 BYTE))"]
     triggers = by_version[6]

@@ -33,6 +33,7 @@ from app.engines.oracle.indexing import OracleIndexingTx
 from app.engines.oracle.search import DIMENSIONS
 from app.engines.oracle.engine_conversations import ConversationMethods
 from app.engines.oracle.engine_erasure import ErasureMethods
+from app.engines.oracle.members import ProjectMembership, with_memberships
 from app.engines.oracle.pooling import ADMIN_CALL_TIMEOUT_MS, parse_database_url  # noqa: F401 (re-exported)
 from app.engines.oracle.text_statistics import TextStatisticsCache
 from app.engines.oracle.tracker import TrackerQueries
@@ -43,13 +44,14 @@ from app.rag.model_mark import forced_reindex_refusal
 log = logging.getLogger(__name__)
 
 
-class OracleEngine(TrackerQueries, ConversationMethods, ErasureMethods):
+class OracleEngine(TrackerQueries, ConversationMethods, ErasureMethods, ProjectMembership):
     name = "oracle"
     dimensions = DIMENSIONS
 
     def __init__(self, pool: Any, settings: Settings) -> None:
         self._pool = pool
         self._settings = settings
+        self.access_rule = settings.access_rule  # how callers are resolved (members.with_memberships)
         self.model_name = statements.checked_model(settings.oracle_model_name)
         self._schema_ok = False  # remembered once true: a migrated schema stays migrated
         self.text_statistics = TextStatisticsCache()  # cleared by each committed write that moves chunks (W1)
@@ -204,11 +206,13 @@ class OracleEngine(TrackerQueries, ConversationMethods, ErasureMethods):
     # --- people and records -------------------------------------------------------------------
     def caller(self, employee_id: int) -> Caller | None:
         with self._connection() as conn, conn.cursor() as cur:
-            return records.caller(cur, record_sql.CALLER_BY_ID, employee_id=int(employee_id))
+            found = records.caller(cur, record_sql.CALLER_BY_ID, employee_id=int(employee_id))
+            return with_memberships(cur, found, self.access_rule)
 
     def caller_by_telegram(self, telegram_id: str) -> Caller | None:
         with self._connection() as conn, conn.cursor() as cur:
-            return records.caller(cur, record_sql.CALLER_BY_TELEGRAM, telegram_id=str(telegram_id))
+            found = records.caller(cur, record_sql.CALLER_BY_TELEGRAM, telegram_id=str(telegram_id))
+            return with_memberships(cur, found, self.access_rule)
 
     def create(self, entity: EntitySpec, values: dict[str, Any]) -> dict[str, Any]:
         with self._connection() as conn, conn.cursor() as cur:

@@ -16,6 +16,7 @@ from app.engines.base import UnavailableError
 from app.engines.oracle.errors import call_timed_out, model_required, unavailable
 from app.engines.oracle.text_statistics import TextStatisticsCache
 from app.rag import bm25
+from app.rag.access import member_projects
 from app.rag.fts_tokens import tokenize
 from app.rag.fusion import candidate_depth, ranks, reciprocal_rank_fusion
 from app.rag.lexical import query_terms
@@ -132,7 +133,10 @@ def _visible_statistics(cur: Any, caller: Caller, terms: list[str],
                         cache: TextStatisticsCache | None = None) -> bm25.Statistics:
     """N and the mean length of the chunks the caller may see, and how many of them hold each term: from the
     cache when this process has read them since its last write, else from the database (text_statistics)."""
-    visibility = None if caller.sees_everything else caller.employee_id
+    # A visibility class: everything, or a developer's own set, which under the project rule also depends on the
+    # projects they are a member of (a membership change is a new class, whatever process wrote it).
+    members = member_projects(caller)
+    visibility = None if caller.sees_everything else (caller.employee_id, members) if members else caller.employee_id
     generation = cache.generation() if cache is not None else 0
     totals = cache.totals(visibility) if cache is not None else None
     if totals is None:

@@ -5,7 +5,9 @@ Oracle Text arm with its BM25 statistics (app/engines/oracle/search.py). The rul
 from __future__ import annotations
 
 from app.domain import Caller, Scope
+from app.engines.oracle.member_statements import member_tasks
 from app.engines.oracle.statements import checked_model, in_list
+from app.rag.access import member_projects
 
 
 def embed_query(model_name: str) -> str:
@@ -25,13 +27,26 @@ ACCESS_PREDICATE = (
 )
 
 
+def access_predicate(caller: Caller) -> tuple[str, dict[str, object]]:
+    """A developer's access predicate and its binds: ACCESS_PREDICATE, and under RAG_ACCESS_RULE=project, for a
+    member of some projects, also every task of those projects (their ids bound: member_statements.member_tasks).
+    A caller without memberships gets ACCESS_PREDICATE itself, byte for byte."""
+    projects = member_projects(caller)
+    if not projects:
+        return ACCESS_PREDICATE, {"caller_id": caller.employee_id}
+    members, binds = member_tasks(projects)
+    # source: FACTS.md §10 (plain predicate, named binds) + §3 (a filtered FETCH APPROX that comes back short is
+    #         rerun FETCH EXACT) — ACCESS_PREDICATE with one more OR branch
+    return f"{ACCESS_PREDICATE[:-1]} OR {members})", {"caller_id": caller.employee_id, **binds}
+
+
 def search_filter(caller: Caller, scope: Scope) -> tuple[list[str], dict[str, object]]:
     """Access and scope predicates with their named binds; both empty for an unscoped manager."""
     predicates: list[str] = []
     binds: dict[str, object] = {}
     if not caller.sees_everything:
-        predicates.append(ACCESS_PREDICATE)
-        binds["caller_id"] = caller.employee_id
+        access, binds = access_predicate(caller)
+        predicates.append(access)
     if scope.project == "none":
         predicates.append("PROJECT_ID IS NULL")
     elif scope.project != "all":
@@ -91,8 +106,8 @@ def text_statistics(caller: Caller) -> tuple[str, dict[str, object]]:
     BM25, over the caller's visible set only (no scope: what is out of scope is still theirs to see). The length is
     the stored CONTENT_CHARS (V20, = LENGTH(CONTENT), written by both upsert forms): with RAG_CHUNK_STATS_IDX
     (SOURCE_TYPE, OWNER_EMPLOYEE_ID, CONTENT_CHARS) every column read is in one index (REVIEW-4 W1)."""
-    where = "" if caller.sees_everything else f"\nWHERE {ACCESS_PREDICATE}"
-    binds: dict[str, object] = {} if caller.sees_everything else {"caller_id": caller.employee_id}
+    access, binds = ("", {}) if caller.sees_everything else access_predicate(caller)
+    where = f"\nWHERE {access}" if access else ""
     # source: FACTS.md §10 (plain aggregate, as ERASE_COUNT_MESSAGES; AVG of a NUMBER column [DOC sqlrf AVG]) over
     #         the searches' access predicate; index fast full scan [DOC TGSQL "Optimizer Access Paths"]
     return f"SELECT COUNT(*), AVG(CONTENT_CHARS) FROM RAG_CHUNK{where}", binds
@@ -100,8 +115,8 @@ def text_statistics(caller: Caller) -> tuple[str, dict[str, object]]:
 
 def text_term_rows(caller: Caller) -> tuple[str, dict[str, object]]:
     """How many chunks the caller may see hold one term (:tq, the term in braces): the text arm's n(t)."""
-    access = "" if caller.sees_everything else f"\n  AND {ACCESS_PREDICATE}"
-    binds: dict[str, object] = {} if caller.sees_everything else {"caller_id": caller.employee_id}
+    access, binds = ("", {}) if caller.sees_everything else access_predicate(caller)
+    access = f"\n  AND {access}" if access else ""
     # source: FACTS.md §8B (SELECT COUNT(*) ... WHERE CONTAINS(col, :q) > 0, as PROOF_CONTAINS) + §12.4 (the term
     #         in braces) + the searches' access predicate
     return f"SELECT COUNT(*) FROM RAG_CHUNK WHERE CONTAINS(CONTENT, :tq) > 0{access}", binds

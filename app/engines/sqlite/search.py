@@ -1,6 +1,7 @@
 """The read path: exact vector search and BM25 over the in-memory indexes, fusion, hit assembly.
 
-The access rule and the scope are applied inside both arms, before their top-k (DESIGN.md).
+The access rule (the caller's audiences and, under RAG_ACCESS_RULE=project, the tasks of their member projects)
+and the scope are applied inside both arms, before their top-k (DESIGN.md).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from app.domain import Caller, Scope, SearchHit, SearchMode, SearchResult
 from app.engines.sqlite import statements as sql
 from app.engines.sqlite.lexical_index import LexicalIndex
 from app.engines.sqlite.vector_index import VectorIndex
-from app.rag.access import visible_audiences
+from app.rag.access import member_projects, visible_audiences
 from app.rag.fusion import candidate_depth, ranks, reciprocal_rank_fusion
 from app.rag.lexical import MAX_TERMS, query_terms
 
@@ -31,15 +32,15 @@ def search(
     lexical: LexicalIndex | None = None,
 ) -> SearchResult:
     """Run inside one read transaction in which ``index`` was refreshed, so hits match the index."""
-    audiences = visible_audiences(caller)
+    audiences, members = visible_audiences(caller), member_projects(caller)
     if mode == "vector":
-        best = index.search(query_vector, k, audiences, scope)
+        best = index.search(query_vector, k, audiences, scope, members)
         ranked = [(int(c), 1.0 - float(d)) for c, d in zip(best.chunk_ids, best.distances)]
         distances = {c: 1.0 - s for c, s in ranked}
         return SearchResult(_hits(conn, ranked, distances, ranks([c for c, _ in ranked]), {}), mode, "memory")
-    vector_arm = [int(c) for c in index.search(query_vector, candidate_depth(k), audiences, scope).chunk_ids] \
+    vector_arm = [int(c) for c in index.search(query_vector, candidate_depth(k), audiences, scope, members).chunk_ids] \
         if mode == "hybrid" else []
-    lexical_arm = _lexical(lexical, query_text, audiences, scope, candidate_depth(k))
+    lexical_arm = _lexical(lexical, query_text, audiences, members, scope, candidate_depth(k))
     # Each arm ranks its own visible candidates; reciprocal rank fusion merges them (one arm: its order).
     fused = reciprocal_rank_fusion(*([vector_arm] if mode == "hybrid" else []), lexical_arm)[:k]
     ranked = [(int(c), float(s)) for c, s in fused]
@@ -47,11 +48,11 @@ def search(
     return SearchResult(_hits(conn, ranked, distances, ranks(vector_arm), ranks(lexical_arm)), mode, "memory")
 
 
-def _lexical(lexical: LexicalIndex, text: str, audiences, scope: Scope, limit: int) -> list[int]:
+def _lexical(lexical: LexicalIndex, text: str, audiences, members, scope: Scope, limit: int) -> list[int]:
     """FTS5's BM25 ranking (RAG_FTS MATCH '"t1" OR "t2" ...') of the question's terms, answered by the
     in-memory index that mirrors RAG_FTS."""
     terms = lexical.query_terms(query_terms(text), MAX_TERMS)
-    return [int(c) for c in lexical.search(terms, limit, audiences, scope).chunk_ids]
+    return [int(c) for c in lexical.search(terms, limit, audiences, scope, members).chunk_ids]
 
 
 def _hits(conn, ranked: list[tuple[int, float]], distances: dict[int, float], vector_ranks: dict,

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from app.domain import DONE_STATUSES, Caller
+from app.rag.access import member_projects
 from app.rag.understanding.query import Predicate, TrackerQuery
 
 ID_COLUMNS = {"project": "t.PROJECT_ID", "sprint": "t.SPRINT_ID", "assignee": "t.ASSIGNEE_ID",
@@ -40,15 +41,19 @@ def marks(items: Sequence[object]) -> str:
     return ", ".join("?" * len(items))
 
 
-# --- the access rule, in one place (issue 32 adds project membership here) -----------------------
+# --- the access rule, in one place -------------------------------------------------------------
 
 
 def access(caller: Caller) -> Fragment | None:
-    """The tasks the caller may see, as find_tasks applies the rule (app/rag/access.py): a developer's own
-    assigned tasks; managers and admins every task (None: no condition)."""
+    """The tasks the caller may see, as the search applies the rule (app/rag/access.py): a developer's own
+    assigned tasks and, under RAG_ACCESS_RULE=project, every task of a project they are a member of (bound
+    ids: the caller's projects as resolved for this question); managers and admins every task (None)."""
     if caller.sees_everything:
         return None
-    return "t.ASSIGNEE_ID = ?", [caller.employee_id]
+    projects = member_projects(caller)
+    if not projects:
+        return "t.ASSIGNEE_ID = ?", [caller.employee_id]
+    return f"(t.ASSIGNEE_ID = ? OR t.PROJECT_ID IN ({marks(projects)}))", [caller.employee_id, *projects]
 
 
 # --- predicates --------------------------------------------------------------------------------

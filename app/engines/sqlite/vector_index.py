@@ -29,6 +29,7 @@ from app.engines.sqlite.change_log import FollowsChangeLog
 TYPE_CODE = {name: code for code, name in enumerate(SOURCE_TYPES)}
 NULL_ID = -1  # PROJECT_ID / SPRINT_ID / doc type code of a chunk that has none (real ones are >= 0)
 DOC_CODE = TYPE_CODE["doc"]
+TASK_CODE = TYPE_CODE["task"]
 _INITIAL_CAPACITY = 64
 _COMPACT_RATIO = 0.25  # compact a partition when this share of its rows are tombstones
 
@@ -128,11 +129,15 @@ class _Partition:
         self.n, self.dead = len(keep), 0
         return {int(cid): row for row, cid in enumerate(self.ids[: self.n])}
 
-    def top(self, query: np.ndarray, k: int, codes: ScopeCodes) -> Candidates | None:
+    def top(self, query: np.ndarray, k: int, codes: ScopeCodes, members: np.ndarray | None = None) -> Candidates | None:
+        """The best k rows in scope; with ``members`` (a partition whose audience the caller is not in), only its
+        task rows of those projects (the project rule), masked before the top-k like the scope."""
         n = self.n
         if n == self.dead:
             return None
         mask = self.alive[:n] if self.dead else None
+        if members is not None:
+            mask = _and(mask, (self.types[:n] == TASK_CODE) & np.isin(self.projects[:n], members))
         scoped = codes.mask(self.types[:n], self.projects[:n], self.sprints[:n], self.doc_types[:n])
         if scoped is not None:
             mask = _and(mask, scoped)
@@ -232,15 +237,21 @@ class VectorIndex(FollowsChangeLog):
             self.partitions[found[0]].kill(found[1])
 
     # --- queries --------------------------------------------------------------------------------
-    def search(self, query: np.ndarray, k: int, audiences: Iterable[int] | None, scope: Scope) -> Candidates:
-        """Exact top-k over the given audiences (None: all) under the scope, by (distance, id)."""
+    def search(self, query: np.ndarray, k: int, audiences: Iterable[int] | None, scope: Scope,
+               member_projects: Sequence[int] = ()) -> Candidates:
+        """Exact top-k over the given audiences (None: all) under the scope, by (distance, id); with
+        ``member_projects`` (the project rule), also the task rows of those projects in every other partition."""
         query = np.ascontiguousarray(query, dtype=np.float32).reshape(-1)
         if query.shape[0] != self.dim:
             raise ValueError(f"query vector has {query.shape[0]} dimensions, the index {self.dim}")
         codes = ScopeCodes.of(scope, self.doc_type_codes)
-        keys = self.partitions.keys() if audiences is None else audiences
+        keys = list(self.partitions.keys() if audiences is None else audiences)
         parts = [p.top(query, k, codes)
                  for a in keys if (p := self.partitions.get(a)) is not None]
+        if audiences is not None and member_projects:
+            members = np.asarray(member_projects, np.int64)
+            own = set(keys)
+            parts += [p.top(query, k, codes, members) for a, p in self.partitions.items() if a not in own]
         parts = [c for c in parts if c is not None]
         if not parts:
             return Candidates(np.zeros(0, np.int64), np.zeros(0, np.float32))
