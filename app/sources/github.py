@@ -34,9 +34,7 @@ def check_repo(repo: str) -> str:
 
 def github_client(token: str | None, api_url: str = "https://api.github.com", **retry: Any) -> SourceClient:
     headers = {"Accept": "application/vnd.github+json", "X-GitHub-Api-Version": "2022-11-28"}
-    if token:
-        headers["Authorization"] = f"Bearer {token}"
-    return SourceClient(api_url, headers, **retry)
+    return SourceClient(api_url, headers, authorization=f"Bearer {token}" if token else None, **retry)
 
 
 def person_of(user: Any) -> SourcePerson | None:

@@ -6,12 +6,18 @@ honoured: a 403/429 with ``Retry-After`` (the secondary limit) waits that long, 
 0`` waits until ``x-ratelimit-reset`` — or fails at once with the time to come back when that is further
 away than the cap. 401, 403 and 404 are a clear error at once: a wrong token must not become a retry storm.
 Conditional requests: a response's ETag is kept per URL, sent back as ``If-None-Match``, and a 304 (which
-GitHub does not count against the limit) answers with the body kept.
+GitHub does not count against the limit) answers with the body kept (at most ``MAX_ETAG_BYTES`` of bodies kept).
+
+Bounds (app/sources/bounds.py, issue 33): a body is read streamed against a byte cap and a deadline for the whole
+response (each read waits at most what is left of it, so a server trickling a byte every few seconds is cut), and
+every request is counted against the pass's time, byte and page budgets; a bound hit is a ``SourceBoundError``,
+never retried. Credentials go only to the base URL's origin (``OriginAuth``).
 """
 
 from __future__ import annotations
 
 import email.utils
+import json
 import logging
 import time
 from collections.abc import Callable, Mapping
@@ -19,13 +25,16 @@ from typing import Any
 
 import httpx
 
+from app.sources.bounds import (OriginAuth, PassBounds, PassMeter, SourceBoundError, SourceError,
+                                check_tracker_url)
+
+__all__ = ["SourceAuthError", "SourceBoundError", "SourceClient", "SourceError", "SourceNotFoundError"]
+
 log = logging.getLogger(__name__)
 
 MAX_ETAGS = 2000  # answers kept for conditional requests (a listing's pages, changed issues' comment lists)
-
-
-class SourceError(RuntimeError):
-    """A tracker could not be read; the message says what to check. Nothing of the failed page is written."""
+MAX_ETAG_BYTES = 8 * 1024 * 1024  # and at most this many bytes of their bodies (as read)
+CHUNK = 64 * 1024
 
 
 class SourceAuthError(SourceError):
@@ -37,15 +46,24 @@ class SourceNotFoundError(SourceError):
 
 
 class SourceClient:
-    def __init__(self, base_url: str, headers: Mapping[str, str] | None = None, *, auth: httpx.Auth | None = None,
-                 max_retries: int = 5, backoff_s: float = 1.0, max_wait_s: float = 60.0, timeout_s: float = 30.0,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
-        self.base_url = base_url.rstrip("/")
+    """A client serves one pass: its bounds' clock starts when it is made. ``authorization`` (a header value) or
+    ``basic`` is sent only to ``base_url``'s origin."""
+
+    def __init__(self, base_url: str, headers: Mapping[str, str] | None = None, *, authorization: str | None = None,
+                 basic: httpx.BasicAuth | None = None, max_retries: int = 5, backoff_s: float = 1.0,
+                 max_wait_s: float = 60.0, timeout_s: float = 30.0, bounds: PassBounds | None = None,
+                 allow_http: bool = False, sleep: Callable[[float], None] = time.sleep) -> None:
+        self.base_url = check_tracker_url(base_url, allow_http=allow_http).rstrip("/")
         self.max_retries, self.backoff_s, self.max_wait_s = max_retries, backoff_s, max_wait_s
         self.sleep = sleep  # injectable so a test can record the waits the server asked for
-        self._client = httpx.Client(base_url=self.base_url, headers={"Accept": "application/json", **(headers or {})},
-                                    auth=auth, timeout=timeout_s, follow_redirects=True)
-        self._etags: dict[str, tuple[str, Any, httpx.Headers]] = {}
+        self.timeout_s = timeout_s
+        self.meter = PassMeter(bounds or PassBounds())
+        headers = {k: v for k, v in (headers or {}).items() if k.lower() != "authorization"}
+        self._client = httpx.Client(base_url=self.base_url, headers={"Accept": "application/json", **headers},
+                                    auth=OriginAuth(self.base_url, authorization, basic), timeout=timeout_s,
+                                    follow_redirects=True, max_redirects=5)
+        self._etags: dict[str, tuple[str, Any, httpx.Headers, int]] = {}
+        self._etag_bytes = 0
         self.requests = 0
         self.not_modified = 0
         self.waits: list[float] = []
@@ -64,50 +82,111 @@ class SourceClient:
 
     def get(self, url: str, params: Mapping[str, Any] | None = None) -> tuple[Any, httpx.Headers]:
         """The JSON body and the headers of a GET (``url`` relative to the base, or absolute as in a Link
-        header), retried as the module docstring says."""
+        header), retried as the module docstring says, within the pass's bounds."""
         request = self._client.build_request("GET", url, params=params)
         cache_key = str(request.url)
         cached = self._etags.get(cache_key)
         if cached is not None:
             request.headers["If-None-Match"] = cached[0]
         for attempt in range(self.max_retries + 1):
+            self.meter.check_pass(self._where(request))
             self.requests += 1
             try:
-                response = self._client.send(request)
+                status, body, headers, size = self._send(request)
             except httpx.TransportError as exc:
                 if attempt == self.max_retries:
                     raise SourceError(f"{self._where(request)}: {type(exc).__name__}: {exc} "
                                       f"(after {attempt + 1} attempts)") from None
                 self._wait(self._backoff(attempt), request, "connection failed")
                 continue
-            if response.status_code == 304 and cached is not None:
+            self.meter.pages += 1
+            if status == 304 and cached is not None:
                 self.not_modified += 1
                 return cached[1], cached[2]  # the kept body, with its Link header
-            if response.status_code < 300:
-                body = self._json(response, request)
-                if response.headers.get("ETag"):
-                    if len(self._etags) >= MAX_ETAGS:  # bounded: drop the oldest kept answer
-                        self._etags.pop(next(iter(self._etags)))
-                    self._etags[cache_key] = (response.headers["ETag"], body, response.headers)
-                return body, response.headers
-            wait = self._retry_wait(response, attempt)
+            if status < 300:
+                self._keep(cache_key, headers, body, size)
+                return body, headers
+            wait = self._retry_wait(status, headers, request, attempt)
             if wait is None:
-                raise self._error(response, request)
+                raise self._error(status, body, request)
             if attempt == self.max_retries:
-                raise SourceError(f"{self._where(request)} answered {response.status_code} {attempt + 1} times; "
+                raise SourceError(f"{self._where(request)} answered {status} {attempt + 1} times; "
                                   "giving up for this pass (nothing of this page was written)")
-            self._wait(wait, request, f"HTTP {response.status_code}")
+            self._wait(wait, request, f"HTTP {status}")
         raise AssertionError("unreachable")
 
-    def _retry_wait(self, response: httpx.Response, attempt: int) -> float | None:
+    def _send(self, request: httpx.Request) -> tuple[int, Any, httpx.Headers, int]:
+        """Status, body (JSON for a 2xx, the first bytes as text otherwise), headers and size of one response,
+        read streamed within its deadline and byte cap."""
+        deadline = self.meter.response_deadline()
+        read_wait = max(0.001, min(self.timeout_s, deadline - self.meter.clock()))
+        request.extensions["timeout"] = httpx.Timeout(read_wait).as_dict()  # each read waits at most what is left
+        where = self._where(request)
+        try:
+            response = self._client.send(request, stream=True)
+        except httpx.TimeoutException:
+            self._check_deadline(deadline, where)
+            raise
+        try:
+            data = self._read(response, deadline, where)
+        finally:
+            response.close()
+        if response.status_code >= 300:
+            return response.status_code, data[:200].decode("utf-8", "replace"), response.headers, len(data)
+        try:
+            return response.status_code, json.loads(data), response.headers, len(data)
+        except ValueError:
+            raise SourceError(f"{where} did not answer JSON "
+                              f"({response.headers.get('content-type', 'no content type')})") from None
+
+    def _read(self, response: httpx.Response, deadline: float, where: str) -> bytes:
+        cap = self.meter.bounds.response_bytes
+        declared = response.headers.get("Content-Length", "")
+        if declared.isdigit() and int(declared) > cap:
+            raise SourceBoundError(f"{where}: the response declares {declared} bytes, over the maximum of {cap} "
+                                   "(RAG_SYNC_MAX_RESPONSE_BYTES); the next pass resumes from the stored cursor")
+        parts, size = [], 0
+        try:
+            for chunk in response.iter_bytes(CHUNK):
+                size += len(chunk)
+                self.meter.take(len(chunk), where)
+                if size > cap:
+                    raise SourceBoundError(f"{where}: the response is over the maximum of {cap} bytes "
+                                           "(RAG_SYNC_MAX_RESPONSE_BYTES); the next pass resumes from the stored "
+                                           "cursor")
+                self._check_deadline(deadline, where)
+                parts.append(chunk)
+        except httpx.TimeoutException:
+            self._check_deadline(deadline, where)
+            raise
+        return b"".join(parts)
+
+    def _check_deadline(self, deadline: float, where: str) -> None:
+        if self.meter.clock() >= deadline:
+            self.meter.check_pass(where)  # the pass's own budget, when that is what ran out
+            raise SourceBoundError(f"{where}: the response took longer than {self.meter.bounds.response_s:g} s "
+                                   "(RAG_SYNC_RESPONSE_TIMEOUT_S); the next pass resumes from the stored cursor")
+
+    def _keep(self, cache_key: str, headers: httpx.Headers, body: Any, size: int) -> None:
+        """Keep an answer with an ETag for conditional requests, within MAX_ETAGS and MAX_ETAG_BYTES."""
+        old = self._etags.pop(cache_key, None)
+        if old is not None:
+            self._etag_bytes -= old[3]
+        if not headers.get("ETag") or size > MAX_ETAG_BYTES:
+            return
+        while self._etags and (len(self._etags) >= MAX_ETAGS or self._etag_bytes + size > MAX_ETAG_BYTES):
+            self._etag_bytes -= self._etags.pop(next(iter(self._etags)))[3]  # drop the oldest kept answer
+        self._etags[cache_key] = (headers["ETag"], body, headers, size)
+        self._etag_bytes += size
+
+    def _retry_wait(self, code: int, headers: httpx.Headers, request: httpx.Request, attempt: int) -> float | None:
         """How long to wait before retrying this response, or None when it must not be retried."""
-        code, headers = response.status_code, response.headers
         limited = headers.get("x-ratelimit-remaining") == "0" and headers.get("x-ratelimit-reset")
         if code in (403, 429) and limited and "Retry-After" not in headers:
             wait = max(0.0, float(headers["x-ratelimit-reset"]) - time.time()) + 1.0
             if wait > self.max_wait_s:
                 reset = time.strftime("%H:%M:%S UTC", time.gmtime(float(headers["x-ratelimit-reset"])))
-                raise SourceError(f"{response.request.url.host}: the API rate limit is used up until {reset}; "
+                raise SourceError(f"{request.url.host}: the API rate limit is used up until {reset}; "
                                   "the next pass resumes from the stored cursor")
             return wait
         if code == 429 or code >= 500 or (code == 403 and "Retry-After" in headers):
@@ -119,19 +198,13 @@ class SourceClient:
         return min(self.max_wait_s, self.backoff_s * 2 ** attempt)
 
     def _wait(self, seconds: float, request: httpx.Request, why: str) -> None:
+        self.meter.check_wait(seconds, self._where(request))
         log.warning("%s: %s, retrying in %.1f s", self._where(request), why, seconds)
         self.waits.append(seconds)
         self.sleep(seconds)
 
-    def _json(self, response: httpx.Response, request: httpx.Request) -> Any:
-        try:
-            return response.json()
-        except ValueError:
-            raise SourceError(f"{self._where(request)} did not answer JSON "
-                              f"({response.headers.get('content-type', 'no content type')})") from None
-
-    def _error(self, response: httpx.Response, request: httpx.Request) -> SourceError:
-        where, code = self._where(request), response.status_code
+    def _error(self, code: int, text: str, request: httpx.Request) -> SourceError:
+        where = self._where(request)
         if code == 401:
             return SourceAuthError(f"{where}: 401 Unauthorized — the token or API credentials are wrong or expired")
         if code == 403:
@@ -139,7 +212,7 @@ class SourceClient:
                                    "account's permissions)")
         if code == 404:
             return SourceNotFoundError(f"{where}: 404 Not Found — check the URL, the project keys or the repository")
-        detail = response.text[:200].replace("\n", " ")
+        detail = text.replace("\n", " ")
         return SourceError(f"{where}: HTTP {code}: {detail}")
 
     @staticmethod

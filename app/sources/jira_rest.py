@@ -189,7 +189,7 @@ def jira_client(url: str, *, pat: str | None = None, email: str | None = None, a
     """The client and API version for a Jira site: a PAT means Server/Data Center (v2, Bearer); an e-mail +
     API token means Cloud (v3, basic auth)."""
     if pat:
-        return SourceClient(url, {"Authorization": f"Bearer {pat}"}, **retry), "2"
+        return SourceClient(url, authorization=f"Bearer {pat}", **retry), "2"
     if email and api_token:
-        return SourceClient(url, auth=httpx.BasicAuth(email, api_token), **retry), "3"
+        return SourceClient(url, basic=httpx.BasicAuth(email, api_token), **retry), "3"
     raise ValueError("Jira needs RAG_JIRA_PAT (Server/Data Center) or RAG_JIRA_EMAIL + RAG_JIRA_API_TOKEN (Cloud)")
