@@ -4,8 +4,13 @@ renamed login stays the same person).
 
 Pages follow the ``Link: <…>; rel="next"`` header. Statuses: closed → DONE, open → TODO unless a label says
 in progress / in review. Priority and issue type come from labels by a map (RAG_GITHUB_LABEL_MAP, else
-``mapping.GITHUB_LABELS``). Comments: a first (full) pass reads the repository's comment list once; an
-incremental pass reads each changed issue's own list, complete, so an edited or deleted comment is seen.
+``mapping.GITHUB_LABELS``). Comments: each issue that has some reads its own list, complete (so an edited or
+deleted comment is seen), and issues go to the pipeline in small pages once their comments add up: a
+repository's comments are never all held at once (issue 33).
+
+Bounded: a ``rel="next"`` link to a page already read, or to another origin, ends the pass with a clear error
+(a token never follows a link elsewhere: the client sends it only to its own origin in any case); an issue's
+comments stop at the per-issue cap.
 """
 
 from __future__ import annotations
@@ -16,11 +21,13 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from app.sources import mapping
+from app.sources.bounds import SourceBoundError, no_progress, origin
 from app.sources.http import SourceClient
 from app.sources.model import SourceComment, SourceIssue, SourcePerson, SourceProject, SourceSprint
 
 REPO = re.compile(r"[A-Za-z0-9_.-]{1,100}/[A-Za-z0-9_.-]{1,100}")
 PAGE_SIZE = 100
+COMMENT_FLUSH = 1000  # comments held before the issues mapped so far go to the pipeline
 _NEXT = re.compile(r'<([^>]+)>\s*;\s*rel="next"')
 _STATUS_LABELS = {"in progress": "IN_PROGRESS", "in-progress": "IN_PROGRESS", "doing": "IN_PROGRESS",
                   "in review": "IN_REVIEW", "in-review": "IN_REVIEW", "review": "IN_REVIEW"}
@@ -105,30 +112,29 @@ class GitHubIssues:
         return f"github:{self.repo}"
 
     def pages(self, since: dt.datetime | None) -> Iterator[list[SourceIssue]]:
-        by_issue: dict[int, list[Mapping[str, Any]]] | None = None
-        if since is None:  # a full pass: every comment of the repository in one listing
-            by_issue = {}
-            listing = self._listing(f"/repos/{self.repo}/issues/comments", {"sort": "created", "direction": "asc"})
-            for comment in listing:
-                number = int(str(comment.get("issue_url", "")).rsplit("/", 1)[-1] or 0)
-                by_issue.setdefault(number, []).append(comment)
         params = {"state": "all", "sort": "updated", "direction": "asc"}
         if since is not None:
             params["since"] = since.replace(microsecond=0).isoformat() + "Z"
         for page in self._pages(f"/repos/{self.repo}/issues", params):
-            issues = []
+            issues, held = [], 0
             for raw in page:
                 if "pull_request" in raw:
                     continue
-                if by_issue is not None:
-                    comments = by_issue.get(int(raw["number"]), [])
-                elif raw.get("comments"):
-                    comments = list(self._listing(f"/repos/{self.repo}/issues/{raw['number']}/comments", {}))
-                else:
-                    comments = []
+                comments = self._comments(raw) if raw.get("comments") else []
                 issues.append(issue_of(raw, self.repo, comments, self.labels_map))
+                held += len(comments)
+                if held >= COMMENT_FLUSH:
+                    yield issues
+                    issues, held = [], 0
             if issues:
                 yield issues
+
+    def _comments(self, raw: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+        key, comments = f"{self.repo}#{raw['number']}", []
+        for comment in self._listing(f"/repos/{self.repo}/issues/{raw['number']}/comments", {}):
+            comments.append(comment)
+            self.client.meter.count_comments(len(comments), key)
+        return comments
 
     def all_keys(self) -> set[str]:
         return {f"{self.repo}#{raw['number']}" for raw in self._listing(f"/repos/{self.repo}/issues", {"state": "all"})
@@ -141,10 +147,25 @@ class GitHubIssues:
     def _pages(self, path: str, params: Mapping[str, Any]) -> Iterator[list[Mapping[str, Any]]]:
         url: str | None = path
         query: Mapping[str, Any] | None = {**params, "per_page": self.page_size}
+        read: set[str] = set()
         while url:
+            read.add(str(self.client.url_of(url, query)))
             body, headers = self.client.get(url, query)
             if not isinstance(body, list):
                 raise ValueError(f"GitHub answered {path} with {type(body).__name__}, expected a list")
             yield body
             match = _NEXT.search(headers.get("Link", ""))
             url, query = (match.group(1), None) if match else (None, None)
+            if url is not None:
+                self._check_next(path, url, read)
+
+    def _check_next(self, path: str, url: str, read: set[str]) -> None:
+        """A next link is followed only to a page of this origin not read yet in this listing."""
+        target = self.client.url_of(url, None)
+        if origin(target) != origin(self.client.base_url):
+            raise SourceBoundError(f"GET {self.client.base_url}{path}: its Link header points at another origin "
+                                   f"({target.scheme}://{target.host}); not followed (the pages already written "
+                                   "stay)")
+        if str(target) in read:
+            raise no_progress(f"GET {self.client.base_url}{path}", f"its Link rel=next points at a page already "
+                                                                   f"read ({target.copy_with(query=None)})")

@@ -77,6 +77,10 @@ class SourceClient:
     def __exit__(self, *exc) -> None:
         self.close()
 
+    def url_of(self, url: str, params: Mapping[str, Any] | None = None) -> httpx.URL:
+        """The absolute URL a GET of ``url`` with ``params`` requests."""
+        return self._client.build_request("GET", url, params=params).url
+
     def get_json(self, url: str, params: Mapping[str, Any] | None = None) -> Any:
         return self.get(url, params)[0]
 

@@ -8,6 +8,12 @@ nothing). v2 pages by moving the bound forward (keyset) rather than by offset: a
 jumps to the end of the order, and an offset would skip the issue that slid into its place (an offset is
 used only inside one minute holding more than a page of issues).
 v3 pages with ``nextPageToken`` as /search/jql requires.
+
+Bounded (issue 33): a server that makes no progress ends the pass with a ``SourceBoundError`` — a
+``nextPageToken`` already followed, a full page of issues all read already (``startAt`` ignored), a comment
+page whose comments were all read already or a ``total`` that pages never reach; an issue's comments stop at
+the per-issue cap. Issues are handed to the pipeline in small pages once their comments add up
+(``COMMENT_FLUSH``), so the comments of a page are never all held at once.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from typing import Any
 import httpx
 
 from app.sources import jira, mapping
+from app.sources.bounds import no_progress
 from app.sources.http import SourceAuthError, SourceClient, SourceNotFoundError
 from app.sources.model import SourceIssue
 
@@ -28,6 +35,7 @@ log = logging.getLogger(__name__)
 
 PAGE_SIZE = 100
 COMMENT_PAGE = 100
+COMMENT_FLUSH = 1000  # comments held before the issues mapped so far go to the pipeline
 
 
 class JiraREST:
@@ -51,6 +59,9 @@ class JiraREST:
     def _path(self, tail: str) -> str:
         return f"/rest/api/{self.api}/{tail}"
 
+    def _where(self, tail: str) -> str:
+        return f"GET {self.client.base_url}{self._path(tail)}"
+
     def pages(self, since: dt.datetime | None) -> Iterator[list[SourceIssue]]:
         """Issues updated at or after ``since`` (naive UTC; None: all), a page at a time, in update order."""
         zone = self._zone()
@@ -70,9 +81,12 @@ class JiraREST:
             fresh = [i for i in raw if seen.get(i.get("key")) != (i.get("fields") or {}).get("updated")]
             seen.update({i.get("key"): (i.get("fields") or {}).get("updated") for i in raw})
             if fresh:
-                yield self._map(fresh)
+                yield from self._map(fresh)
             if len(raw) < self.page_size:
                 return
+            if not fresh:  # a full page read already: the bound did not move, or startAt was ignored
+                raise no_progress(self._where("search"), f"a full page at startAt={skip} held only issues read "
+                                                         "already")
             last = max(jira.issue_order(i)[0] for i in raw)
             # The next page starts at the newest update of this one (re-reading its minute, whose issues
             # ``seen`` drops); only a page all within one minute moves on by offset.
@@ -81,65 +95,90 @@ class JiraREST:
             lower = last
 
     def _token_pages(self, since: dt.datetime | None, zone: dt.tzinfo, fields: str) -> Iterator[list[SourceIssue]]:
-        token = None
-        while True:
-            params = {"jql": self._jql(since, zone), "maxResults": self.page_size, "fields": fields}
-            if token:
-                params["nextPageToken"] = token
-            body = self.client.get_json(self._path("search/jql"), params)
-            raw = list(body.get("issues") or [])
+        params = {"jql": self._jql(since, zone), "maxResults": self.page_size, "fields": fields}
+        for raw in self._token_listing(params):
             if raw:
-                yield self._map(raw)
+                yield from self._map(raw)
+
+    def _token_listing(self, params: dict[str, Any]) -> Iterator[list[Mapping[str, Any]]]:
+        """The pages of a v3 /search/jql, each token followed once."""
+        token, followed = None, set()
+        while True:
+            body = self.client.get_json(self._path("search/jql"), {**params, **({"nextPageToken": token} if token
+                                                                               else {})})
+            raw = list(body.get("issues") or [])
+            yield raw
             token = body.get("nextPageToken")
             if body.get("isLast", not token) or not token or not raw:
                 return
+            if token in followed:
+                raise no_progress(self._where("search/jql"), "it answered a nextPageToken already followed")
+            followed.add(token)
 
     def all_keys(self) -> set[str]:
         """Every issue key of the synced projects now (``fields=key``): what reconciliation keeps."""
         keys: set[str] = set()
         jql = self._jql(None, dt.timezone.utc)
         if self.api == "3":
-            token = None
-            while True:
-                params = {"jql": jql, "maxResults": 1000, "fields": "key"}
-                if token:
-                    params["nextPageToken"] = token
-                body = self.client.get_json(self._path("search/jql"), params)
-                keys.update(i["key"] for i in body.get("issues") or [])
-                token = body.get("nextPageToken")
-                if body.get("isLast", not token) or not token or not body.get("issues"):
-                    return keys
+            for raw in self._token_listing({"jql": jql, "maxResults": 1000, "fields": "key"}):
+                keys.update(i["key"] for i in raw)
+            return keys
         start = 0
         while True:
             body = self.client.get_json(self._path("search"), {"jql": jql, "startAt": start, "maxResults": 1000,
                                                                "fields": "key"})
             issues = body.get("issues") or []
+            before = len(keys)
             keys.update(i["key"] for i in issues)
             start += len(issues)
             if not issues or start >= int(body.get("total", 0)):
                 return keys
+            if len(keys) == before:  # startAt ignored: the same keys again, towards a total never reached
+                raise no_progress(self._where("search"), f"a page at startAt={start - len(issues)} held only keys "
+                                                         f"read already (total {body.get('total')})")
 
-    def _map(self, raw: list[Mapping[str, Any]]) -> list[SourceIssue]:
+    def _map(self, raw: list[Mapping[str, Any]]) -> Iterator[list[SourceIssue]]:
+        """The page's issues mapped, in its order, handed on in smaller pages once their comments add up."""
         projects = self._projects()
-        return [jira.issue_of(issue, self._comments(issue), story_points_field=self.story_points_field,
-                              sprint_field=self.sprint_field, projects=projects, priority_ranks=self._priority_ranks)
-                for issue in raw]
+        mapped: list[SourceIssue] = []
+        held = 0
+        for issue in raw:
+            one = jira.issue_of(issue, self._comments(issue), story_points_field=self.story_points_field,
+                                sprint_field=self.sprint_field, projects=projects,
+                                priority_ranks=self._priority_ranks)
+            mapped.append(one)
+            held += len(one.comments)
+            if held >= COMMENT_FLUSH:
+                yield mapped
+                mapped, held = [], 0
+        if mapped:
+            yield mapped
 
     def _comments(self, issue: Mapping[str, Any]) -> list[Mapping[str, Any]]:
         """All comments of an issue: the embedded ones, or every page of /issue/{key}/comment when the search
-        embedded fewer than its total."""
+        embedded fewer than its total — each page adding comments not read yet, up to the per-issue cap."""
         embedded = (issue.get("fields") or {}).get("comment") or {}
         comments = list(embedded.get("comments") or [])
         if int(embedded.get("total", len(comments))) <= len(comments):
+            self.client.meter.count_comments(len(comments), str(issue.get("key")))
             return comments
-        comments, start = [], 0
+        comments, start, ids = [], 0, set()
+        where = self._where(f"issue/{issue['key']}/comment")
         while True:
             body = self.client.get_json(self._path(f"issue/{issue['key']}/comment"),
                                         {"startAt": start, "maxResults": COMMENT_PAGE, "orderBy": "created"})
-            page = body.get("comments") or []
-            comments.extend(page)
+            page = [c for c in body.get("comments") or [] if isinstance(c, Mapping)]
+            new = [c for c in page if c.get("id") not in ids]
+            if page and not new:
+                raise no_progress(where, f"the page at startAt={start} held only comments read already "
+                                         f"(total {body.get('total')})")
+            ids.update(c.get("id") for c in new)
+            comments.extend(new)
+            self.client.meter.count_comments(len(comments), str(issue["key"]))
             start += len(page)
             if not page or start >= int(body.get("total", 0)):
+                if start < int(body.get("total", 0)):
+                    log.warning("%s: the pages ended at %d of a total of %s comments", where, start, body.get("total"))
                 return comments
 
     def _projects(self) -> dict[str, Mapping[str, Any]]:
