@@ -151,6 +151,17 @@ class Settings(BaseSettings):
     # A 429 / 5xx is retried after Retry-After (else a doubling backoff), each wait at most this long, this often.
     sync_max_retries: int = Field(5, ge=0, le=20)
     sync_max_wait_s: float = Field(60.0, gt=0)
+    # Every pass bounded (issue 33): one response, headers to last byte, in this long and this many bytes; one pass in
+    # this long, this many responses and bytes; one issue's comments at most this many. A bound hit ends the pass with
+    # a clear error (`ragctl status`, the log); what it wrote stays and the next pass resumes from its cursor.
+    sync_response_timeout_s: float = Field(120.0, gt=0)
+    sync_max_response_bytes: int = Field(16 * 1024 * 1024, ge=1024)
+    sync_pass_budget_s: float = Field(3600.0, gt=0)
+    sync_max_pages: int = Field(5000, ge=1)
+    sync_max_pass_bytes: int = Field(4096 * 1024 * 1024, ge=1024)
+    sync_max_comments_per_issue: int = Field(5000, ge=1)
+    # A tracker URL must be https (a token crosses the network) except on loopback, unless this allows http.
+    sync_allow_http: bool = False
 
     @field_validator("database_url")
     @classmethod
@@ -205,6 +216,15 @@ class Settings(BaseSettings):
         if self.jira_url and not (self.jira_pat or (self.jira_email and self.jira_api_token)):
             raise ValueError("RAG_JIRA_URL is set without credentials: RAG_JIRA_PAT (Server/Data Center) or "
                              "RAG_JIRA_EMAIL + RAG_JIRA_API_TOKEN (Cloud)")
+        return self
+
+    @model_validator(mode="after")
+    def _tracker_urls_keep_tokens_safe(self) -> Settings:
+        from app.sources.bounds import check_tracker_url  # pure: no client is made here
+
+        if self.jira_url:
+            check_tracker_url(self.jira_url, allow_http=self.sync_allow_http, setting="RAG_JIRA_URL")
+        check_tracker_url(self.github_api_url, allow_http=self.sync_allow_http, setting="RAG_GITHUB_API_URL")
         return self
 
     @model_validator(mode="after")

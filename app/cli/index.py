@@ -22,13 +22,17 @@ def status(env: CliEnv, as_json: bool) -> None:
 
         ragctl status --json
     """
+    from app.sources import configured, passes
+
     settings = env.get_settings()
     with env.open() as engine:
         st = engine.status(settings.max_attempts)
         stopped = engine.unfinished_erasures()
+        synced = passes.read(engine, list(configured.source_builders(settings)))
     if as_json:
         click.echo(json.dumps({**dataclasses.asdict(st), "unfinished_erasures": [
-            {"employee_id": j.employee_id, "step": j.step, "verdict": j.verdict} for j in stopped]}, default=str))
+            {"employee_id": j.employee_id, "step": j.step, "verdict": j.verdict} for j in stopped],
+            "sync": [dataclasses.asdict(report) for report in synced]}, default=str))
         return
     age = "-" if st.oldest_pending_age_s is None else f"{st.oldest_pending_age_s:.1f} s"
     click.echo(f"engine:   {st.engine}   model: {st.model_name} ({st.dimensions} dimensions)")
@@ -42,6 +46,8 @@ def status(env: CliEnv, as_json: bool) -> None:
         click.echo(f"  failing {row.source_type} #{row.source_id} ({row.attempts} attempts): {row.last_error}")
     if st.stuck:
         click.echo("hint: `ragctl retry` lets the worker take the stuck rows again")
+    for report in synced:
+        click.echo(f"sync:     {report.line()}")
     for job in stopped:
         click.echo(f"erasure:  employee {job.employee_id} stopped after step {job.step}"
                    + (f" ({job.verdict})" if job.verdict else "")

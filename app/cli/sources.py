@@ -22,7 +22,8 @@ from app.sources.github import check_repo
 from app.sources.http import SourceError
 from app.sources.mapping import read_people_map
 from app.sources.model import SyncCounts
-from app.sources.pipeline import ReconcileRefusedError, import_issues, run_pass
+from app.sources.passes import run_reported
+from app.sources.pipeline import ReconcileRefusedError, import_issues
 
 
 @cli.group(name="import")
@@ -186,8 +187,8 @@ def _pass(engine: Engine, source, settings, *, reconcile: bool, full: bool, env:
         try:
             if full:
                 engine.set_sync_cursor(source.source, None)  # cleared: this pass reads everything
-            counts = run_pass(engine, source, overlap=configured.overlap(settings), reconcile=reconcile, roles=roles,
-                              on_page=progress)
+            counts = run_reported(engine, source, overlap=configured.overlap(settings), reconcile=reconcile,
+                                  roles=roles, on_page=progress)  # kept for `ragctl status`; closes the client
         except (SourceError, ReconcileRefusedError, ValueError) as exc:
             bar.close()
             if keep_going:
@@ -195,8 +196,6 @@ def _pass(engine: Engine, source, settings, *, reconcile: bool, full: bool, env:
                 return
             raise click.ClickException(f"{source.source}: {exc}\nHint: the pages already written stay; the next "
                                        "pass resumes from their cursor") from None
-        finally:
-            source.client.close()
     _report(source.source, counts, engine, env, no_index)
 
 

@@ -8,12 +8,21 @@ from collections.abc import Callable
 from typing import Any
 
 from app.config import Settings
+from app.sources.bounds import PassBounds
 from app.sources.github import GitHubIssues, github_client
 from app.sources.jira_rest import JiraREST, jira_client
 
 
+def pass_bounds(settings: Settings) -> PassBounds:
+    return PassBounds(response_s=settings.sync_response_timeout_s, response_bytes=settings.sync_max_response_bytes,
+                      pass_s=settings.sync_pass_budget_s, pass_bytes=settings.sync_max_pass_bytes,
+                      pass_pages=settings.sync_max_pages, issue_comments=settings.sync_max_comments_per_issue)
+
+
 def retry_options(settings: Settings, sleep: Callable[[float], None] | None = None) -> dict[str, Any]:
-    options: dict[str, Any] = {"max_retries": settings.sync_max_retries, "max_wait_s": settings.sync_max_wait_s}
+    """The client's retry policy and bounds (a client serves one pass: build the source anew for each)."""
+    options: dict[str, Any] = {"max_retries": settings.sync_max_retries, "max_wait_s": settings.sync_max_wait_s,
+                               "bounds": pass_bounds(settings), "allow_http": settings.sync_allow_http}
     if sleep is not None:
         options["sleep"] = sleep
     return options
@@ -56,3 +65,14 @@ def github_labels(settings: Settings) -> dict[str, dict[str, str]] | None:
 
 def overlap(settings: Settings) -> dt.timedelta:
     return dt.timedelta(seconds=settings.sync_overlap_s)
+
+
+def source_builders(settings: Settings) -> dict[str, Callable[[], Any]]:
+    """Every configured source by its name ("jira:<url>", "github:<repo>"), each built anew when called (a client
+    serves one pass)."""
+    builders: dict[str, Callable[[], Any]] = {}
+    if settings.jira_url:
+        builders[f"jira:{settings.jira_url.rstrip('/')}"] = lambda: jira_source(settings)
+    for repo in github_repos(settings):
+        builders[f"github:{repo}"] = lambda repo=repo: github_source(settings, repo)
+    return builders

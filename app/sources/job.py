@@ -1,14 +1,19 @@
-"""The scheduled sync inside ``ragctl serve``: every RAG_SYNC_INTERVAL_S, one pass of each configured source
-(Jira, each GitHub repository), a reconciliation of keys every RAG_SYNC_RECONCILE_EVERY passes. Each run
-schedules its successor when it ends, so two passes never overlap however long a first import takes, and a
-failing tracker is logged and tried again at the next interval (its cursor is where the last page left it)."""
+"""The scheduled sync inside ``ragctl serve``: each configured source (Jira, each GitHub repository) runs on its
+own schedule — its own job, on its own thread — a pass every RAG_SYNC_INTERVAL_S and a reconciliation of keys
+every RAG_SYNC_RECONCILE_EVERY of its passes. Each run schedules its own successor when it ends, so two passes of
+one source never overlap however long a first import takes, and a source that is slow, failing or stuck delays
+only itself (issue 33: every pass is bounded too, app/sources/bounds.py). A failing pass is logged, its outcome
+kept for ``ragctl status`` (app/sources/passes.py), and tried again at the next interval from its cursor."""
 
 from __future__ import annotations
 
 import datetime as dt
 import logging
 import threading
+from collections.abc import Callable
+from typing import Any
 
+from apscheduler.executors.pool import ThreadPoolExecutor
 from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.date import DateTrigger
 
@@ -17,7 +22,7 @@ from app.engines.base import Engine, SchemaNotMigratedError
 from app.sources import configured
 from app.sources.mapping import read_people_map
 from app.sources.model import SyncCounts
-from app.sources.pipeline import run_pass
+from app.sources.passes import run_reported
 
 log = logging.getLogger(__name__)
 
@@ -28,40 +33,52 @@ def sync_configured(settings: Settings) -> bool:
     return settings.sync_interval_s > 0 and bool(settings.jira_url or configured.github_repos(settings))
 
 
+def sync_one(engine: Engine, settings: Settings, name: str, build: Callable[[], Any], reconcile: bool) -> SyncCounts:
+    """One pass of one source; a failure is reported in its counts (and kept for ``ragctl status``), never raised."""
+    try:
+        roles = read_people_map(settings.sources_people_file)
+        source = build()
+    except Exception as exc:  # a settings error: reported as this source's failure
+        log.warning("sync of %s not started: %s", name, exc)
+        return SyncCounts(failed=1, errors=[str(exc)])
+    try:
+        return run_reported(engine, source, overlap=configured.overlap(settings), reconcile=reconcile, roles=roles)
+    except Exception as exc:  # logged and kept by run_reported; the next pass resumes from the cursor
+        return SyncCounts(failed=1, errors=[str(exc)])
+
+
 def sync_all(engine: Engine, settings: Settings, reconcile: bool) -> dict[str, SyncCounts]:
-    """One pass of every configured source; a source that fails is reported and the others still run."""
-    roles = read_people_map(settings.sources_people_file)
-    sources = []
-    if settings.jira_url:
-        sources.append(configured.jira_source(settings))
-    sources += [configured.github_source(settings, repo) for repo in configured.github_repos(settings)]
-    results = {}
-    for source in sources:
-        try:
-            results[source.source] = run_pass(engine, source, overlap=configured.overlap(settings),
-                                              reconcile=reconcile, roles=roles)
-        except Exception as exc:  # one tracker down must not stop the others
-            log.warning("sync of %s failed: %s", source.source, exc)
-            results[source.source] = SyncCounts(failed=1, errors=[str(exc)])
-        finally:
-            source.client.close()
-    return results
+    """One pass of every configured source, one after the other; a source that fails is reported and the others
+    still run."""
+    return {name: sync_one(engine, settings, name, build, reconcile)
+            for name, build in configured.source_builders(settings).items()}
 
 
 class SyncJob:
     def __init__(self, engine: Engine, settings: Settings) -> None:
         self.engine, self.settings = engine, settings
+        self.builders = configured.source_builders(settings)
         self._scheduler: BackgroundScheduler | None = None
         self._lock = threading.Lock()
-        self.passes = 0
+        self.passes_of: dict[str, int] = dict.fromkeys(self.builders, 0)
         self.last: dict[str, SyncCounts] = {}
 
+    @property
+    def passes(self) -> int:
+        """Passes ended, every source's together."""
+        return sum(self.passes_of.values())
+
     def start(self) -> None:
-        scheduler = BackgroundScheduler(timezone=dt.timezone.utc)
+        # One thread per source: a pass that hangs holds its own thread, never another source's.
+        workers = max(1, len(self.builders))
+        scheduler = BackgroundScheduler(timezone=dt.timezone.utc,
+                                        executors={"default": ThreadPoolExecutor(max_workers=workers)})
         scheduler.start()
         self._scheduler = scheduler
-        self._schedule(dt.timedelta(0))
-        log.info("tracker sync: a pass every %.0f s", self.settings.sync_interval_s)
+        for name in self.builders:
+            self._schedule(name, dt.timedelta(0))
+        log.info("tracker sync: %d source(s), each a pass every %.0f s", len(self.builders),
+                 self.settings.sync_interval_s)
 
     def stop(self, wait: bool = True) -> None:
         with self._lock:
@@ -69,35 +86,36 @@ class SyncJob:
         if scheduler is not None:
             scheduler.shutdown(wait=wait)
 
-    def _schedule(self, delay: dt.timedelta) -> None:
+    def _schedule(self, name: str, delay: dt.timedelta) -> None:
         with self._lock:
             if self._scheduler is None:
                 return
             try:
                 self._scheduler.add_job(self._job, DateTrigger(dt.datetime.now(dt.timezone.utc) + delay,
-                                                               timezone=dt.timezone.utc),
-                                        id=JOB_ID, name="tracker sync", replace_existing=True, misfire_grace_time=None)
+                                                               timezone=dt.timezone.utc), args=[name],
+                                        id=f"{JOB_ID}:{name}", name=f"tracker sync {name}", replace_existing=True,
+                                        misfire_grace_time=None)
             except Exception:  # the scheduler is shutting down
-                log.debug("sync not rescheduled: scheduler is stopping", exc_info=True)
+                log.debug("sync of %s not rescheduled: scheduler is stopping", name, exc_info=True)
 
-    def _job(self) -> None:
+    def _job(self, name: str) -> None:
         try:
             self.engine.check_schema()
-            reconcile = self.passes % self.settings.sync_reconcile_every == 0
-            self.last = sync_all(self.engine, self.settings, reconcile)
-            for name, counts in self.last.items():
-                log.info("sync %s: %s", name, counts.summary())
+            reconcile = self.passes_of[name] % self.settings.sync_reconcile_every == 0
+            counts = sync_one(self.engine, self.settings, name, self.builders[name], reconcile)
+            self.last[name] = counts
+            log.info("sync %s: %s", name, counts.summary())
         except SchemaNotMigratedError:
             pass
         except Exception:
-            log.exception("tracker sync failed")
+            log.exception("tracker sync of %s failed", name)
         finally:
-            self.passes += 1
-            self._schedule(dt.timedelta(seconds=self.settings.sync_interval_s))
+            self.passes_of[name] += 1
+            self._schedule(name, dt.timedelta(seconds=self.settings.sync_interval_s))
 
 
 def start_sync_job(engine: Engine, settings: Settings) -> SyncJob | None:
-    """Start the job beside the drain worker when a tracker and an interval are configured; None otherwise."""
+    """Start the jobs beside the drain worker when a tracker and an interval are configured; None otherwise."""
     if not sync_configured(settings):
         return None
     job = SyncJob(engine, settings)
