@@ -34,7 +34,6 @@ log = logging.getLogger(__name__)
 
 MAX_ETAGS = 2000  # answers kept for conditional requests (a listing's pages, changed issues' comment lists)
 MAX_ETAG_BYTES = 8 * 1024 * 1024  # and at most this many bytes of their bodies (as read)
-CHUNK = 64 * 1024
 
 
 class SourceAuthError(SourceError):
@@ -151,7 +150,7 @@ class SourceClient:
                                    "(RAG_SYNC_MAX_RESPONSE_BYTES); the next pass resumes from the stored cursor")
         parts, size = [], 0
         try:
-            for chunk in response.iter_bytes(CHUNK):
+            for chunk in response.iter_bytes():  # as it arrives (a chunk size would wait to fill it)
                 size += len(chunk)
                 self.meter.take(len(chunk), where)
                 if size > cap:

@@ -84,9 +84,9 @@ class JiraREST:
                 yield from self._map(fresh)
             if len(raw) < self.page_size:
                 return
-            if not fresh:  # a full page read already: the bound did not move, or startAt was ignored
+            if not fresh and skip > 0:  # moved on by offset within one minute, and got what it had read: ignored
                 raise no_progress(self._where("search"), f"a full page at startAt={skip} held only issues read "
-                                                         "already")
+                                                         "already (startAt ignored)")
             last = max(jira.issue_order(i)[0] for i in raw)
             # The next page starts at the newest update of this one (re-reading its minute, whose issues
             # ``seen`` drops); only a page all within one minute moves on by offset.
