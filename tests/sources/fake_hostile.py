@@ -9,6 +9,7 @@ fresh comments without end)."""
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -99,6 +100,24 @@ def github_comment(cid: int, number: int) -> dict:
     return {"id": cid, "issue_url": f"https://x/repos/o/r/issues/{number}", "user": {"login": "hubot", "id": 2},
             "body": f"comment {cid} " + "x" * 200, "created_at": "2026-11-02T09:00:00Z",
             "updated_at": "2026-11-02T09:00:00Z"}
+
+
+def endless_github_route(comments: bool = False) -> Callable[[str, dict, ScriptedServer], Reply]:
+    """A GitHub whose every listing page links to a fresh next page, for ever: the issues (100 a page, none with
+    comments), or with ``comments`` one issue whose comment pages (100 a page) never end."""
+    def route(path: str, query: dict, server: ScriptedServer) -> Reply:
+        page = int(query.get("page", "1"))
+        if path.endswith("/comments"):
+            number = int(path.split("/")[-2])
+            items = [github_comment(number * 10**6 + page * 100 + n, number) for n in range(100)]
+        elif comments:
+            return json_reply(json.dumps([github_issue(1, comments=10**9)]).encode())
+        else:
+            items = [github_issue(page * 100 + n) for n in range(100)]
+        link = f'<{server.url}{path}?page={page + 1}&per_page=100>; rel="next"'
+        return json_reply(json.dumps(items).encode(), {"Link": link})
+
+    return route
 
 
 class HostileJira(FakeJira):

@@ -21,8 +21,8 @@ from app.sources.github import GitHubIssues, github_client
 from app.sources.http import SourceClient
 from app.sources.jira_rest import JiraREST, jira_client
 from app.sources.pipeline import run_pass
-from tests.sources.fake_hostile import (HostileJira, Reply, ScriptedServer, endless, github_comment, github_issue,
-                                        json_reply, seeded)
+from tests.sources.fake_hostile import (HostileJira, Reply, ScriptedServer, endless, endless_github_route,
+                                        github_issue, json_reply, seeded)
 
 OVERLAP = dt.timedelta(minutes=2)
 SMALL = PassBounds(response_s=30, response_bytes=64 * 1024, pass_s=120, pass_pages=50, issue_comments=300)
@@ -77,16 +77,7 @@ def test_a_response_over_the_byte_cap_is_cut_while_streaming_and_refused_at_once
 
 # --- one pass --------------------------------------------------------------------------------------
 
-def endless_github(path, query, server):
-    """Every listing page links to a fresh next page, for ever; each issue has comments."""
-    page = int(query.get("page", "1"))
-    if path.endswith("/comments"):
-        number = int(path.split("/")[-2])
-        items = [github_comment(number * 10**6 + page * 100 + n, number) for n in range(100)]
-    else:
-        items = [github_issue(page * 100 + n, comments=0) for n in range(100)]
-    link = f'<{server.url}{path}?page={page + 1}&per_page=100>; rel="next"'
-    return json_reply(json.dumps(items).encode(), {"Link": link})
+endless_github = endless_github_route()
 
 
 def test_endless_fresh_pages_end_at_the_page_cap_and_keep_what_was_written(sqlite_engine):
@@ -112,12 +103,7 @@ def test_endless_fresh_pages_end_at_the_pass_budget():
 
 
 def test_a_github_issue_with_endless_comment_pages_ends_at_the_comment_cap():
-    def route(path, query, server):
-        if path == "/repos/o/r/issues":
-            return json_reply(json.dumps([github_issue(1, comments=10**9)]).encode())
-        return endless_github(path, query, server)
-
-    with ScriptedServer(route) as server:
+    with ScriptedServer(endless_github_route(comments=True)) as server:
         source = GitHubIssues(github_client("t", server.url, bounds=PassBounds(issue_comments=250),
                                             sleep=lambda s: None), "o/r")
         with pytest.raises(SourceBoundError, match="o/r#1 lists more than 250 comments"):
