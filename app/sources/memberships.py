@@ -100,7 +100,8 @@ def everyone(engine: Engine, source: str, project_key: str) -> MemberCounts:
     return apply(engine, source, "github", project_key, people)
 
 
-def apply_all(engine: Engine, source: str, member_source: str, by_project: Mapping[str, Iterable[Person]]) -> MemberCounts:
+def apply_all(engine: Engine, source: str, member_source: str,
+              by_project: Mapping[str, Iterable[Person]]) -> MemberCounts:
     total = MemberCounts()
     for project_key, people in sorted(by_project.items()):
         total.add(apply(engine, source, member_source, project_key, people))

@@ -1,6 +1,6 @@
 """Memberships of a file import (issue 32): `ragctl import jira FOLDER --members FILE` (source "file") and
 `--members-from-activity` (source "activity", a heuristic), and `ragctl sync jira --once` printing the members
-line of its pass (roles read from the loopback Jira), into the real SQLite engine."""
+line of its pass (roles read from the loopback Jira), as the scheduled job's pass does, into the real SQLite engine."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from pydantic import SecretStr
 from app.cli import CliEnv, cli
 from app.entities import EMPLOYEES, PROJECTS
 from app.sources import jira, memberships
+from app.sources.job import sync_all
 from tests.sources import jira_data
 from tests.sources.fake_members import FakeJiraMembers
 
@@ -87,3 +88,19 @@ def test_sync_jira_once_prints_the_members_of_its_pass_and_a_403_as_a_warning(sq
         assert "warning: PAY: members not read, left as they were" in denied.output and "403" in denied.output
         off = run("sync", "jira", "--once", "--no-index", s=settings.model_copy(update={"jira_members": "off"}))
         assert off.exit_code == 0 and "members of" not in off.output
+
+
+def test_the_scheduled_jobs_pass_writes_the_members_too(sqlite_settings, sqlite_engine):
+    with FakeJiraMembers("2") as fake:
+        for issue in jira_data.tracker("2"):
+            fake.put(issue)
+        fake.group("pay-devs", ["chen"])
+        fake.role("PAY", 10000, "Developers", users=["emma"], groups=["pay-devs"])
+        settings = sqlite_settings.model_copy(update={"jira_url": fake.url, "jira_pat": SecretStr(fake.pat),
+                                                      "jira_projects": "PAY", "sync_max_retries": 0})
+        source = f"jira:{fake.url}"
+        assert sync_all(sqlite_engine, settings, reconcile=True)[source].failed == 0
+        pay = sqlite_engine.find_by_external(PROJECTS, source, ["PAY"])["PAY"]
+        names = {e["employee_id"]: e["first_name"] for e in sqlite_engine.list_records(EMPLOYEES, [], None, 100).items}
+        assert {(names[m.employee_id], m.source) for m in sqlite_engine.project_members(pay, limit=10).items} == {
+            ("Emma", "jira"), ("Chen", "jira")}
