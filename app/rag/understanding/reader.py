@@ -431,9 +431,9 @@ def relative_sprint_said(spans: Spans) -> str | None:
         pattern = rf"(?<![\w-])(?:(?:{before})\s+(?:[\w-]+\s+){{0,2}}(?:sprint|iteration)|(?:sprint|iteracion)\s+" \
                   rf"(?:de\s+[\w-]+\s+)?(?:{after}))(?![\w-])"
         for match in re.finditer(pattern, spans.text):
-            words = spans.text[match.start():match.end()]
-            if spans.take(match.span()) or words:
-                return which
+            for word in re.finditer(r"[\w-]+", match.group()):  # each word, where an earlier step took another
+                spans.take((match.start() + word.start(), match.start() + word.end()))
+            return which
     return None
 
 
