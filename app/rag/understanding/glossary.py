@@ -242,8 +242,8 @@ ASKING_WORDS = ("what", "whats", "what's", "which", "who", "whom", "whose", "how
 # A relative sprint with a project's word between ("the current mobile sprint", "el sprint actual de datos").
 RELATIVE_SPRINT_WORDS = {
     "current": (r"current|active|ongoing|running|this|present", r"actual|en curso|activo|vigente|de ahora"),
-    "previous": (r"previous|last|prior|past|earlier", r"anterior|pasado|previo"),
-    "next": (r"next|upcoming|following|coming", r"proximo|siguiente|que viene"),
+    "previous": (r"previous|last|prior|past|earlier", r"anterior|pasado|previo|de antes|antes|de atras"),
+    "next": (r"next|upcoming|following|coming", r"proximo|siguiente|que viene|de despues|despues"),
 }
 # Work someone has to finish: open work, not the status of that name ("what do I need to get done next week?").
 OPEN_WORK = ("remains", "remain", "still remains", "is left", "are left", "queda pendiente", "quedan pendientes",
