@@ -28,6 +28,7 @@ def read(question: str, lexicon: Lexicon, asker_id: int, today: dt.date) -> Said
     spans = Spans(terms.fold(question))
     said = Said(terms.language(question), it=bool(_IT.search(spans.text)), original=question)
     spans.find(g.PLEASANTRIES)
+    spans.find_pattern(g.STRETCHED_GREETING)
     if any(t in ("task", "doc") for t, _ in refs.mentions(spans.text)) or refs.key_mentions(question):
         return None
     if spans.find(tq.NOT_MINE):
@@ -167,6 +168,10 @@ def _group_field(spans: Spans, said: Said, per: bool) -> tuple[str, bool] | None
                             or spans.after(span, g.WITH_MOST, 5)):
                 return name, False
             spans.taken.remove(span)  # a field word that groups nothing is read again as a field word
+    for said_wise in (m for m in g.FIELD_WISE.finditer(spans.text) if spans.free(m.span())):
+        name = next((n for n, words in g.GROUP_FIELD_WORDS.items() if said_wise.group("field") in words), None)
+        if name is not None and spans.take(said_wise.span()):
+            return name, True
     if not per and spans.find(g.WHERE):  # a tracker's "where" is a project ("where are the most late tasks?")
         return "project", False
     if not per and spans.find(g.REPORTER_WORDS):  # "who reported the most?", "¿quién abrió más?"
@@ -182,7 +187,19 @@ def _group_field(spans: Spans, said: Said, per: bool) -> tuple[str, bool] | None
 
 
 def _flags(spans: Spans, said: Said, today: dt.date) -> None:
-    """Open / finished, overdue, unassigned, unresolved, blocked, status and priority by the glossary's words."""
+    """Open / finished, overdue, unassigned, unresolved, blocked, status and priority by the glossary's words; "in
+    any state" said outright leaves the state out."""
+    any_state = bool(spans.find_pattern(g.ANY_STATE))
+    if spans.find_pattern(g.NOT_DONE):
+        said.add(Predicate("open", (True,)))
+    _state_flags(spans, said, today)
+    if any_state:
+        said.predicates = [p for p in said.predicates if p.field not in ("open", "status")]
+        said.fields -= {"open", "status"}
+        said.asks_tasks = True
+
+
+def _state_flags(spans: Spans, said: Said, today: dt.date) -> None:
     for match in tq.POINTS_TO_DO.finditer(spans.text):  # "points still to do", "puntos por hacer": not the status
         if spans.take(match.span("todo")):
             said.add(Predicate("open", (True,)))
@@ -210,6 +227,8 @@ def _flags(spans: Spans, said: Said, today: dt.date) -> None:
         said.add(Predicate("status", (statuses[phrase],)))
     for phrase, _ in spans.find(tq.PRIORITY_PHRASES):
         values.add_value(said, "priority", tq.PRIORITY_PHRASES[phrase])
+    for phrase, _ in spans.find(g.PRIORITY_NAMES):  # after the returns: "the highest number of …" is no priority
+        values.add_value(said, "priority", g.PRIORITY_NAMES[phrase])
     if spans.find(g.BLOCKED):
         said.add(Predicate("blocked", (True,)))
         if "status" not in said.fields:  # what is held up is work not finished

@@ -23,7 +23,11 @@ KNOWN = frozenset(tq.FILLER | tq.FIRST_PERSON | {terms.fold(w) for w in (
     "many", "much", "number", "numero", "count", "same", "mismo", "misma", "mismas", "mismos", "ok", "okay",
     "per", "each", "cada", "first", "primero", "primera", "order", "ordered", "sorted", "ordenadas", "ordenados",
     "incidencias", "incidencia", "tickets", "ticket", "issues", "errores", "fallos", "please", "porfa",
-    "carry", "carries", "carrying", "thing", "rank", "ranking", "plate", "having", "llevan", "lleva", "acumula", "acumulan", "concentra", "concentran",
+    "carry", "carries", "carrying", "thing", "rank", "ranking", "plate",
+    "roughly", "approximately", "approx", "around", "aproximadamente", "aprox", "check", "curious", "curiosity",
+    "lol", "haha", "jaja", "btw", "quick", "quickly", "real", "total", "sitting", "sit", "sits", "ended", "end",
+    "acabaron", "acabo", "quedaron", "quedo", "terminaron", "got", "get", "fetch", "pull", "see", "look",
+    "dieron", "dio", "deberia", "deberias", "should", "would", "could", "known", "conocidos", "conocidas", "big", "large", "grande", "pile", "backlog", "heap", "bunch", "lot", "lots", "montón", "monton", "having", "llevan", "lleva", "acumula", "acumulan", "concentra", "concentran",
     "junta", "suma", "one", "ones", "cual", "which")})
 
 

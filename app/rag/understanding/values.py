@@ -97,12 +97,17 @@ def _as_stored(mention: Mention, original: str) -> bool:
 
 
 def _version_field(spans: Spans, span: tuple[int, int], name: str) -> str:
-    """A version said with "affects"/"found in" is an affected version, whatever field it was found in."""
+    """A version said with "affects"/"found in" is an affected version, whatever field it was found in; one said
+    with no field word at all, of bugs ("known bugs in 2.9.0", "errores de la 3.0"), is where they were found."""
     if name in ("fix_version", "affects_version"):
-        if spans.before(span, g.FIELD_WORDS["affects_version"], gap=4):
+        if spans.before(span, g.FIELD_WORDS["affects_version"], gap=4) or spans.after(
+                span, g.FIELD_WORDS["affects_version"], gap=4):
             return "affects_version"
         if spans.before(span, g.FIELD_WORDS["fix_version"], gap=3) or spans.after(span, g.FIELD_WORDS["fix_version"]):
             return "fix_version"
+        if spans.says(g.BUG_WORDS) and not spans.says(g.FIXED_IN) and not g.FIXED_VERB.search(spans.text) \
+                and not spans.before(span, ("for", "para", "para la", "para el"), gap=1):
+            return "affects_version"
     return name
 
 
@@ -123,8 +128,7 @@ def _field_words(spans: Spans, said: Said, lexicon: Lexicon) -> None:
     for phrase, _ in spans.find({k: v for k, v in g.PRIORITY_TWINS.items() if v in stored}):
         add_value(said, "priority_name", stored[g.PRIORITY_TWINS[phrase]])  # "menores": the tracker's Minor
         said.asks_tasks = True
-    for phrase, _ in spans.find(g.PRIORITY_NAMES):
-        add_value(said, "priority", g.PRIORITY_NAMES[phrase])
+
 
 
 # Fields whose value may be said with its field word though no visible task holds it.
