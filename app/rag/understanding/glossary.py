@@ -290,13 +290,14 @@ OPEN_WORK = ("remains", "remain", "still remains", "is left", "are left", "queda
 WITH_MOST = ("with the most", "with most", "w/ most", "w/ the most", "w most", "with the fewest", "with fewest", "with the least", "has the most",
              "has most", "has the fewest", "con mas", "con menos", "tiene mas", "tiene menos", "que mas", "que menos")
 WHERE = ("where", "donde", "en donde", "en que parte")
-# A version said as where the work is done ("fixed in 2.0", "corregidas en la 2.0"): the version, whatever the state.
+# A version said as where the work was done ("fixed in 2.0", "corregidas en la 2.0"): its finished work.
 FIXED_IN = ("fixed in", "resolved in", "shipped in", "released in", "delivered in", "landed in", "went into",
             "corregidas en", "corregidos en", "arregladas en", "arreglados en", "resueltas en", "resueltos en",
             "entregadas en", "publicadas en", "fixed for", "done in")
-# A version's work said DONE by a finite verb of fixing ("which issues were fixed in 2.0?", "what got fixed in 1.8?",
+# A version's work said DONE by a verb of fixing ("which issues were fixed in 2.0?", "what got fixed in 1.8?",
 # "se arreglaron en la versión 1.8.0", "¿qué se corrigió en la 3.1.1?", "corrigieron en la 2.0"): its finished
-# work. A bare participle ("the tasks fixed in 1.0") or the field's name ("fix version 1.2") names only the version.
+# work, as FIXED_IN's bare participles ("the tasks fixed in 1.0"); the field's name ("fix version 1.2") names only
+# the version.
 FIXED_VERB = re.compile(
     r"(?<![\w-])(?:(?:got|were|was|been|get|gets|did \w+)\s+(?:fix|fixed|resolved|solved|shipped|released|delivered|"
     r"closed|resolve|solve|ship|release|close)"

@@ -39,10 +39,9 @@ def read_values(spans: Spans, said: Said, lexicon: Lexicon) -> None:
             spans.take(span)
             name = _version_field(spans, span, chosen.field)
             add_value(said, name, chosen.value)
-            if name == "fix_version" and _fixed_verb(spans, span):
-                said.add(Predicate("open", (False,)))  # "were fixed in it": its finished work
-            if name == "fix_version" and spans.before(span, g.FIXED_IN, gap=2):
-                spans.find(g.FIXED_IN)
+            if name == "fix_version" and (_fixed_verb(spans, span) or spans.before(span, g.FIXED_IN, gap=2)
+                                         and bool(spans.find(g.FIXED_IN))):
+                said.add(Predicate("open", (False,)))  # "fixed in it": its finished work (not "fix version")
             spans.find(g.FIELD_WORDS[name])  # "closed as Won't Fix" says no status of its own
             said.asks_tasks = True
     _field_words(spans, said, lexicon)
