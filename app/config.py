@@ -202,9 +202,11 @@ class Settings(BaseSettings):
 
     @model_validator(mode="after")
     def _jira_needs_credentials(self) -> Settings:
-        if self.jira_url and not (self.jira_pat or (self.jira_email and self.jira_api_token)):
-            raise ValueError("RAG_JIRA_URL is set without credentials: RAG_JIRA_PAT (Server/Data Center) or "
-                             "RAG_JIRA_EMAIL + RAG_JIRA_API_TOKEN (Cloud)")
+        # RAG_JIRA_URL alone names the site a file import belongs to (docs/IMPORT.md); a sync (projects named) needs
+        # credentials.
+        if self.jira_url and self.jira_projects and not (self.jira_pat or (self.jira_email and self.jira_api_token)):
+            raise ValueError("RAG_JIRA_PROJECTS names projects to sync from RAG_JIRA_URL without credentials: "
+                             "RAG_JIRA_PAT (Server/Data Center) or RAG_JIRA_EMAIL + RAG_JIRA_API_TOKEN (Cloud)")
         return self
 
     @model_validator(mode="after")

@@ -22,7 +22,7 @@ from app.sources.github import check_repo
 from app.sources.http import SourceError
 from app.sources.mapping import read_people_map
 from app.sources.model import SyncCounts
-from app.sources.pipeline import ReconcileRefusedError, import_issues, run_pass
+from app.sources.pipeline import ReconcileRefusedError, import_issues, reconcile_deletions, run_pass
 
 
 @cli.group(name="import")
@@ -53,12 +53,15 @@ full = click.option("--full", is_flag=True, help="Read every issue, not only tho
 @import_group.command(name="jira")
 @click.argument("path", type=click.Path(exists=True))
 @click.option("--source", "source_url", default=None,
-              help="The Jira site the files came from [default: read from the issues' self links, else RAG_JIRA_URL].")
+              help="The Jira site the files came from, as RAG_JIRA_URL names it for a sync [default: the issues' "
+                   "self links, else RAG_JIRA_URL].")
+@click.option("--prune", is_flag=True, help="Delete this site's imported tasks the export no longer holds.")
 @no_index
 @pass_env
-def import_jira(env: CliEnv, path: str, source_url: str | None, no_index: bool) -> None:
+def import_jira(env: CliEnv, path: str, source_url: str | None, prune: bool, no_index: bool) -> None:
     """Import Jira issues from JSON files (a folder is searched recursively): one issue, a search page
-    ({"issues": [...]}) or a project.json per file. A second run over the same files writes nothing.
+    ({"issues": [...]}) or a project.json per file. A second run over the same files writes nothing, and a later
+    `sync jira` of the same site updates the same rows. Run `ragctl migrate` first.
 
     Example:
 
@@ -68,16 +71,14 @@ def import_jira(env: CliEnv, path: str, source_url: str | None, no_index: bool) 
     try:
         export = jira.read_export(path)
         roles = read_people_map(settings.sources_people_file)
+        source = f"jira:{_site(source_url, export.issues, settings.jira_url)}"
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
-    site = source_url or _site_of(export.issues) or settings.jira_url or "files"
-    source = f"jira:{site.rstrip('/')}"
-    ordered = sorted(export.issues, key=jira.issue_order)
-    try:
-        issues = [jira.issue_of(raw, story_points_field=settings.jira_story_points_field or None,
-                                sprint_field=settings.jira_sprint_field, projects=export.projects) for raw in ordered]
-    except jira.JiraFormatError as exc:
-        raise click.ClickException(str(exc)) from None
+    for line in export.skipped:
+        click.echo(f"warning: {line}", err=True)
+    options = {"story_points_field": settings.jira_story_points_field or None,
+               "sprint_field": settings.jira_sprint_field, "projects": export.projects}
+    issues = [jira.mapped(raw, **options) for raw in sorted(export.issues, key=jira.issue_order)]
     with env.open() as engine, tqdm(total=len(issues), desc="importing", unit="issue") as bar:
         seen = [0]
 
@@ -88,6 +89,11 @@ def import_jira(env: CliEnv, path: str, source_url: str | None, no_index: bool) 
 
         counts = import_issues(engine, source, issues, roles=roles, on_page=progress)
         bar.close()
+        if prune:
+            try:
+                counts.deleted += reconcile_deletions(engine, source, {str(raw["key"]) for raw in export.issues})
+            except ReconcileRefusedError as exc:
+                raise click.ClickException(f"--prune: {exc}") from None
         _report(source, counts, engine, env, no_index)
 
 
@@ -214,11 +220,31 @@ def _report(source: str, counts: SyncCounts, engine: Engine, env: CliEnv, no_ind
         raise click.ClickException(f"{counts.failed} issue(s) failed to import (listed above); the rest is written")
 
 
+def _site(given: str | None, issues: list, configured_url: str | None) -> str:
+    """The Jira site a file import belongs to, as a sync of that site names its source (``jira:<URL>``): ``--source``,
+    else the issues' ``self`` links, else RAG_JIRA_URL; ValueError when none names it (rows stored under a made-up
+    name would be imported a second time by the sync)."""
+    linked = _site_of(issues)
+    site = given or linked or configured_url
+    if not site:
+        raise ValueError("name the Jira site the files came from: --source https://acme.atlassian.net (or set "
+                         "RAG_JIRA_URL), so a later `ragctl sync jira` of that site updates these rows instead of "
+                         "importing them again")
+    parts = urlsplit(site.strip())
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ValueError(f"--source must be the site's URL (https://acme.atlassian.net), got {site!r}")
+    site = site.strip().rstrip("/")
+    if given is None and linked and configured_url and configured_url.rstrip("/") != linked:
+        click.echo(f"warning: the files' self links name {linked}, RAG_JIRA_URL {configured_url}: imported as "
+                   f"{linked} (--source chooses)", err=True)
+    return site
+
+
 def _site_of(issues: list) -> str | None:
     """The Jira site of an export, from its issues' ``self`` links (https://acme.atlassian.net/rest/api/2/…)."""
     for issue in issues:
         link = issue.get("self")
         if isinstance(link, str) and "/rest/api/" in link:
             parts = urlsplit(link)
-            return f"{parts.scheme}://{parts.netloc}{parts.path.split('/rest/api/')[0]}"
+            return f"{parts.scheme}://{parts.netloc}{parts.path.split('/rest/api/')[0]}".rstrip("/")
     return None
