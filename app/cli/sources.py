@@ -9,13 +9,14 @@ the pages already written stay, and the next pass resumes from their cursor.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from urllib.parse import urlsplit
 
 import click
 from tqdm import tqdm
 
-from app.cli.root import CliEnv, cli, drain_with_progress, pass_env
+from app.cli.root import CliEnv, cli, pass_env
 from app.engines.base import Engine
 from app.sources import configured, jira
 from app.sources.github import check_repo
@@ -210,14 +211,48 @@ def _report(source: str, counts: SyncCounts, engine: Engine, env: CliEnv, no_ind
     click.echo(f"{source}: {counts.summary()}")
     for error in counts.errors[:10]:
         click.echo(f"  failed: {error}", err=True)
+    if len(counts.errors) > 10:
+        click.echo(f"  … and {len(counts.errors) - 10} more (the log names each)", err=True)
     if not no_index:
-        from app.worker import Worker
-
-        settings = env.get_settings()
-        if engine.status(settings.max_attempts).pending:
-            drain_with_progress(engine, settings, Worker(engine, settings))
+        _index(engine, env.get_settings())
     if counts.failed:
-        raise click.ClickException(f"{counts.failed} issue(s) failed to import (listed above); the rest is written")
+        raise click.ClickException(f"{counts.failed} issue(s) failed to import (listed above); the rest is written, "
+                                   "and the next pass or import tries them again")
+
+
+def _index(engine: Engine, settings, *, poll_s: float = 0.5, patience_s: float = 60.0) -> None:
+    """Index what the import queued, with a progress bar in entities (an import queues one row per entity). When
+    another worker (``ragctl serve``) holds the drain, its progress is followed until the queue is empty, and a
+    queue that stops moving is said, never passed off as done."""
+    from app.worker import Worker
+
+    def waiting() -> int:
+        st = engine.status(settings.max_attempts)
+        return max(0, st.pending - st.stuck)
+
+    left = waiting()
+    if not left:
+        return
+    with tqdm(total=left, desc="indexing", unit="entity") as bar:
+        result = Worker(engine, settings).run_once(on_batch=lambda r: bar.update(r.claimed - r.failed))
+        if result.failed:
+            bar.close()
+            raise click.ClickException(f"indexing failed: {result.errors[-1]}\nHint: the rows stay queued; see "
+                                       "`ragctl status`, fix the cause, run again")
+        still, last_move = waiting(), time.monotonic()
+        while still and time.monotonic() - last_move < patience_s:  # another worker holds the drain: follow it
+            time.sleep(poll_s)
+            now = waiting()
+            if now < still:
+                last_move = time.monotonic()
+            bar.n = max(0, left - now)
+            bar.refresh()
+            still = now
+    if still:
+        click.echo(f"indexing: {still} entit{'y' if still == 1 else 'ies'} still queued and another worker is not "
+                   "moving them; `ragctl status` shows them (searches find their rows once indexed)", err=True)
+    else:
+        click.echo(f"indexed: {left} entit{'y' if left == 1 else 'ies'}")
 
 
 def _site(given: str | None, issues: list, configured_url: str | None) -> str:

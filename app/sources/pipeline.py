@@ -72,6 +72,7 @@ class PageWriter:
     _unresolved: dict[str, dict[int, list[TaskLink]]] = field(default_factory=dict)
     _orphans: dict[str, set[int]] = field(default_factory=dict)  # parent key not written yet → its children
     _held: dt.datetime | None = None  # the update time of the first issue of this pass that failed to write
+    _queue_mark: int | None = None  # the newest queue row when the pass began: the pass coalesces what came after
 
     def write(self, issues: Sequence[SourceIssue | FailedIssue], keep_cursor: dt.datetime | None = None,
               store_cursor: bool = True) -> tuple[SyncCounts, dt.datetime | None]:
@@ -91,6 +92,8 @@ class PageWriter:
         self._read_ahead(page)
         try:
             with self.engine.batch() as tx:
+                if self._queue_mark is None:
+                    self._queue_mark = tx.queue_mark()
                 for issue in page:
                     try:
                         changed = self._write_issue(tx, issue)
@@ -101,6 +104,8 @@ class PageWriter:
                     newest = issue.updated if newest is None else max(newest, issue.updated)
                 self._resolve_links(tx, [issue.key for issue in page])
                 self._resolve_parents(tx, [issue.key for issue in page])
+                # a task and its comments, links and sprints, and a task re-linked by a later page: one queue row
+                tx.coalesce_queued(self._queue_mark)
                 if held is not None:
                     self._held = held if self._held is None else min(self._held, held)
                 cursor = self._cursor(newest, keep_cursor)
