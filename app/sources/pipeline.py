@@ -27,7 +27,7 @@ from app.engines import task_values
 from app.engines.base import ConflictError, Engine, RecordsTx
 from app.entities import COMMENTS, EMPLOYEES, PROJECTS, SPRINTS, TASKS, Condition, EntitySpec
 from app.services import records
-from app.sources import checks, mapping
+from app.sources import checks, mapping, report
 from app.sources.model import FailedIssue, SourceIssue, SourcePerson, SourceProject, SourceSprint, SyncCounts
 from app.sources.people import PeopleMap, as_people_map
 
@@ -370,19 +370,25 @@ def run_pass(engine: Engine, source: IssueSource, *, overlap: dt.timedelta, reco
              roles: Mapping[str, Role] | None = None,
              on_page: Callable[[SyncCounts], None] | None = None) -> SyncCounts:
     """One incremental pass: every page since the stored cursor (less the overlap), the cursor stored after
-    each; then, with ``reconcile``, the deletions (issues gone from the tracker or moved out of its projects)."""
+    each; then, with ``reconcile``, the deletions (issues gone from the tracker or moved out of its projects).
+    The pass is kept as the source's last for ``ragctl status`` (report.py), the error that ended it included."""
     writer = PageWriter(engine, source.source, as_people_map(roles))
     since = cursor_time(engine.sync_cursor(source.source))
     total = SyncCounts()
-    for page in source.pages(None if since is None else since - overlap):
-        counts, cursor = writer.write(page, keep_cursor=since)
-        if cursor is not None:
-            since = cursor
-        total.add(counts)
-        if on_page is not None:
-            on_page(counts)
-    if reconcile:
-        total.deleted += reconcile_deletions(engine, source.source, source.all_keys())
+    try:
+        for page in source.pages(None if since is None else since - overlap):
+            counts, cursor = writer.write(page, keep_cursor=since)
+            if cursor is not None:
+                since = cursor
+            total.add(counts)
+            if on_page is not None:
+                on_page(counts)
+        if reconcile:
+            total.deleted += reconcile_deletions(engine, source.source, source.all_keys())
+    except Exception as exc:
+        report.record_pass(engine, source.source, total, f"{type(exc).__name__}: {exc}")
+        raise
+    report.record_pass(engine, source.source, total)
     return total
 
 
@@ -403,6 +409,7 @@ def import_issues(engine: Engine, source_name: str, issues: Iterable[SourceIssue
         total.add(writer.write(page, store_cursor=False)[0])
         if on_page is not None:
             on_page(total)
+    report.record_pass(engine, source_name, total)
     return total
 
 

@@ -162,3 +162,26 @@ def test_an_issue_the_engine_refuses_holds_the_cursor_and_is_retried(sqlite_engi
         assert (counts.created, counts.failed) == (3, 1) and counts.errors[0].startswith("PAY-2: labels")
         assert task_by_key(sqlite_engine, "PAY-2") is None and len(rows(sqlite_engine, TASKS)) == 3
         assert sqlite_engine.sync_cursor(fake_source(fake)) == "2026-11-02T09:19:59.999999"
+
+
+def test_ragctl_status_names_the_failed_issues_of_each_source_s_last_pass(sqlite_settings, sqlite_engine):
+    from click.testing import CliRunner
+
+    from app.cli import CliEnv, cli
+    from app.sources.http import SourceError
+
+    with FakeJira("2") as fake:
+        fake.put(jira_data.issue("PAY-1", "fine", minutes=1))
+        fake.put(jira_data.issue("PAY-2", "bad link", minutes=2, links=[jira_data.blocks("PAY-" + "1" * 300)]))
+        run_pass(sqlite_engine, jira_reader(fake), overlap=OVERLAP, reconcile=True)
+        status = CliRunner().invoke(cli, ["status"], obj=CliEnv(sqlite_settings, sqlite_engine))
+        assert status.exit_code == 0, status.output
+        assert f"sync:     jira:{fake.url} at " in status.output and "1 created" in status.output
+        assert "failed issues (tried again next pass): PAY-2" in status.output
+        as_json = CliRunner().invoke(cli, ["status", "--json"], obj=CliEnv(sqlite_settings, sqlite_engine))
+        assert json.loads(as_json.output)["last_passes"][f"jira:{fake.url}"]["failed"] == ["PAY-2"]
+        fake.fail("/search$", 401, times=10)
+        with pytest.raises(SourceError):
+            run_pass(sqlite_engine, jira_reader(fake), overlap=OVERLAP, reconcile=True)
+        status = CliRunner().invoke(cli, ["status"], obj=CliEnv(sqlite_settings, sqlite_engine))
+        assert "ended by: SourceAuthError" in status.output and "401" in status.output
