@@ -142,6 +142,11 @@ class Settings(BaseSettings):
     github_repos: str | None = None  # comma-separated OWNER/REPO for `ragctl sync github` and the scheduled sync
     github_api_url: str = "https://api.github.com"
     github_label_map: str | None = None  # JSON {"priority": {"p0": "CRITICAL"}, "type": {"bug": "Bug"}}
+    # Project membership from the tracker on every sync pass (issue 32, app/sources/member_sync.py): Jira's project
+    # role actors (groups expanded); GitHub's collaborators and team members, or "everyone" the repository's import
+    # created (a public repository).
+    jira_members: Literal["roles", "off"] = "roles"
+    github_members: Literal["collaborators", "everyone", "off"] = "collaborators"
     sources_people_file: str | None = None  # JSON {"<external id or e-mail>": "MANAGER"}: everyone else a DEVELOPER
     # The scheduled sync inside `ragctl serve` (0: off); each pass re-reads this much before its cursor (JQL dates
     # are minutes, and clocks differ); every Nth pass also reconciles the keys (deletions, moves).

@@ -18,11 +18,12 @@ from tqdm import tqdm
 
 from app.cli.root import CliEnv, cli, pass_env
 from app.engines.base import Engine
-from app.sources import configured, jira
+from app.sources import configured, jira, memberships
 from app.sources.github import check_repo
 from app.sources.http import SourceError
 from app.sources.mapping import read_people_map
-from app.sources.model import SyncCounts
+from app.sources.member_sync import sync_source_members
+from app.sources.model import SourceIssue, SyncCounts
 from app.sources.pipeline import ReconcileRefusedError, import_issues, reconcile_deletions, run_pass
 
 
@@ -57,22 +58,28 @@ full = click.option("--full", is_flag=True, help="Read every issue, not only tho
               help="The Jira site the files came from, as RAG_JIRA_URL names it for a sync [default: the issues' "
                    "self links, else RAG_JIRA_URL].")
 @click.option("--prune", is_flag=True, help="Delete this site's imported tasks the export no longer holds.")
+@click.option("--members", "members_file", type=click.Path(exists=True, dir_okay=False), default=None,
+              help='Project members from a JSON file {"PAY": ["<account id>", ...]} (source "file").')
+@click.option("--members-from-activity", is_flag=True,
+              help="Heuristic: a project's members are its assignees, reporters and commenters (source \"activity\").")
 @no_index
 @pass_env
-def import_jira(env: CliEnv, path: str, source_url: str | None, prune: bool, no_index: bool) -> None:
+def import_jira(env: CliEnv, path: str, source_url: str | None, prune: bool, members_file: str | None,
+                members_from_activity: bool, no_index: bool) -> None:
     """Import Jira issues from JSON files (a folder is searched recursively): one issue, a search page
     ({"issues": [...]}) or a project.json per file. A second run over the same files writes nothing, and a later
     `sync jira` of the same site updates the same rows. Run `ragctl migrate` first.
 
     Example:
 
-        ragctl import jira ./jira-export --source https://acme.atlassian.net
+        ragctl import jira ./jira-export --source https://acme.atlassian.net --members members.json
     """
     settings = env.get_settings()
     try:
         export = jira.read_export(path)
         roles = read_people_map(settings.sources_people_file)
         source = f"jira:{_site(source_url, export.issues, settings.jira_url)}"
+        members = memberships.read_members_file(members_file) if members_file else None
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
     for line in export.skipped:
@@ -90,6 +97,9 @@ def import_jira(env: CliEnv, path: str, source_url: str | None, prune: bool, no_
 
         counts = import_issues(engine, source, issues, roles=roles, on_page=progress)
         bar.close()
+        for line in memberships.report_lines(source, memberships.after_file_import(
+                engine, source, [i for i in issues if isinstance(i, SourceIssue)], members, members_from_activity)):
+            click.echo(line)
         if prune:
             try:
                 counts.deleted += reconcile_deletions(engine, source, {str(raw["key"]) for raw in export.issues})
@@ -195,6 +205,7 @@ def _pass(engine: Engine, source, settings, *, reconcile: bool, full: bool, env:
                 engine.set_sync_cursor(source.source, None)  # cleared: this pass reads everything
             counts = run_pass(engine, source, overlap=configured.overlap(settings), reconcile=reconcile, roles=roles,
                               on_page=progress)
+            member_lines = memberships.report_lines(source.source, sync_source_members(engine, source, settings))
         except (SourceError, ReconcileRefusedError, ValueError) as exc:
             bar.close()
             if keep_going:
@@ -204,6 +215,8 @@ def _pass(engine: Engine, source, settings, *, reconcile: bool, full: bool, env:
                                        "pass resumes from their cursor") from None
         finally:
             source.client.close()
+    for line in member_lines:
+        click.echo(line)
     _report(source.source, counts, engine, env, no_index)
 
 

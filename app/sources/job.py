@@ -16,6 +16,7 @@ from app.config import Settings
 from app.engines.base import Engine, SchemaNotMigratedError
 from app.sources import configured
 from app.sources.mapping import read_people_map
+from app.sources.member_sync import sync_source_members
 from app.sources.model import SyncCounts
 from app.sources.pipeline import run_pass
 
@@ -41,6 +42,7 @@ def sync_all(engine: Engine, settings: Settings, reconcile: bool) -> dict[str, S
         try:
             results[source.source] = run_pass(engine, source, overlap=configured.overlap(settings),
                                               reconcile=reconcile, roles=roles)
+            sync_source_members(engine, source, settings)  # issue 32: the tracker's project members
         except Exception as exc:  # one tracker down must not stop the others
             log.warning("sync of %s failed: %s", source.source, exc)
             results[source.source] = SyncCounts(failed=1, errors=[str(exc)])

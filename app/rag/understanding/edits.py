@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from app.rag import terms
 from app.rag.understanding.lexicon import Lexicon, SprintFact
 from app.rag.understanding.query import Predicate, TrackerQuery
-from app.rag.understanding.reader import Said
+from app.rag.understanding.said import Said
 
 DEFAULT_LIMIT = 500  # a list reads its first rows in order; the total is always counted in the database
 # What a question may leave unsaid and still be read on its own: these fields alone do not make a question.
