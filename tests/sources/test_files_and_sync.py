@@ -31,7 +31,7 @@ def write_export(folder, issues, projects=()) -> None:
     (folder / "projects.json").write_text(json.dumps(list(projects)))
     for issue in issues:
         plain = {k: v for k, v in issue.items() if k != "self"}  # an export without self links
-        (folder / f"{issue['key']}.json").write_text(json.dumps(plain))
+        (folder / f"{issue['key'][:60]}.json").write_text(json.dumps(plain))
     (folder / "summary.json").write_text(json.dumps({"exported": 4, "by": "a script"}))  # not Jira data
 
 
@@ -109,3 +109,27 @@ def test_a_file_import_keeps_the_api_bounds_and_prune_deletes_what_the_export_lo
     assert (f"jira:{site}", "PAY-4") not in left and ("jira:https://other.example", "PAY-4") in left
     assert sqlite_engine.get(TASKS, other["task_id"]) is not None
     assert any(r.action == "DELETE" for r in peek_queue(sqlite_engine))
+
+
+def test_a_file_import_writes_every_issue_but_the_malformed_ones_and_names_those(tmp_path, sqlite_settings,
+                                                                                sqlite_engine):
+    """Finding 4 in files: these shapes aborted the whole import with 0 issues written."""
+    from tests.sources.test_identity_and_bad_issues import MALFORMED
+
+    issues = [jira_data.issue("PAY-1", "fine", minutes=1)]
+    for n, (name, spoil) in enumerate(MALFORMED.items(), start=2):
+        issue = jira_data.issue(f"PAY-{n}", name, minutes=n, comments=[jira_data.comment(n, "mia", "hi", n)])
+        spoil(issue["fields"])
+        issues.append(issue)
+    dateless = jira_data.issue("PAY-30", "no date")
+    dateless["fields"].pop("updated"), dateless["fields"].pop("created")
+    long_key = jira_data.issue("PAY-31", "long key")
+    long_key["key"] = "PAY-" + "9" * 300
+    write_export(tmp_path / "export", [*issues, dateless, long_key])
+    result = CliRunner().invoke(cli, ["import", "jira", str(tmp_path / "export"), "--source", "https://acme.atlassian.net",
+                                      "--no-index"], obj=CliEnv(sqlite_settings, sqlite_engine))
+    assert result.exit_code == 1  # said: some failed; the rest is written
+    assert f"{len(MALFORMED)} created" in result.output and "3 failed" in result.output
+    assert "failed: PAY-30: " in result.output and "failed: PAY-8: " in result.output  # named
+    assert "the rest is written" in result.output
+    assert len(rows(sqlite_engine, TASKS)) == len(MALFORMED)
