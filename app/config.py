@@ -147,7 +147,9 @@ class Settings(BaseSettings):
     # created (a public repository).
     jira_members: Literal["roles", "off"] = "roles"
     github_members: Literal["collaborators", "everyone", "off"] = "collaborators"
-    sources_people_file: str | None = None  # JSON {"<external id or e-mail>": "MANAGER"}: everyone else a DEVELOPER
+    # JSON {"<tracker account id>": "MANAGER" | {"email": ..., "role": ...}}: roles by account id only, an e-mail only
+    # where confirmed for an account (app/sources/people.py, docs/IMPORT.md); everyone else a DEVELOPER
+    sources_people_file: str | None = None
     # The scheduled sync inside `ragctl serve` (0: off); each pass re-reads this much before its cursor (JQL dates
     # are minutes, and clocks differ); every Nth pass also reconciles the keys (deletions, moves).
     sync_interval_s: float = Field(0.0, ge=0)
