@@ -225,6 +225,9 @@ PLEASANTRIES = ("hello", "hi", "hey", "hiya", "good morning", "good afternoon", 
                 "muchas gracias", "porfa", "por favor", "oye", "che", "vale", "ok", "okay", "dale", "genial", "great",
                 "cool", "perfecto", "perfect", "quick question", "una pregunta", "pregunta rapida", "yo", "sup", "oigan",
                 "oiga", "hey there", "hi there", "buen dia", "saludos", "out of curiosity", "por curiosidad")
+# Now, said of holding work ("assigned to Leonie right now", "¿qué tiene Ana ahora mismo?"): open work.
+CURRENTLY = ("right now", "currently", "at the moment", "at present", "as of now", "ahora mismo", "actualmente",
+             "en este momento", "ahorita")
 # A greeting stretched as people type it ("holaa", "heyyy", "hiii", "buenass").
 STRETCHED_GREETING = re.compile(r"^\W*(?:hol+a+|he+y+|hi+|buena+s+|ho+la+s+|hello+|yo+)\b[\s,!.]*")
 # Not finished, said with a negation a few words before a word of finishing ("haven't been closed yet", "aún no se

@@ -46,7 +46,8 @@ def read(question: str, lexicon: Lexicon, asker_id: int, today: dt.date) -> Said
     said.unknown = spans.unknown(KNOWN, tq.NEGATIONS | {"isn't", "aren't", "isnt", "arent", "doesn't", "don't"})
     _topics(said)
     # "¿y la Wave 2?": "la" before a value the question names is its article, not "it"
-    said.it = any(spans.free((match.end() - 1, match.end())) for match in _IT.finditer(spans.text))
+    said.it = said.relative_sprint is None and any(  # "the sprint before that one" is no "it"
+        spans.free((match.end() - 1, match.end())) for match in _IT.finditer(spans.text))
     return said
 
 
@@ -193,6 +194,9 @@ def _flags(spans: Spans, said: Said, today: dt.date) -> None:
     if spans.find_pattern(g.NOT_DONE):
         said.add(Predicate("open", (True,)))
     _state_flags(spans, said, today)
+    if spans.find(g.CURRENTLY) and not said.fields & {"open", "status", "status_name", "resolution"}:
+        said.add(Predicate("open", (True,)))  # "assigned to Leonie right now": the work she holds
+    said.any_state = any_state
     if any_state:
         said.predicates = [p for p in said.predicates if p.field not in ("open", "status")]
         said.fields -= {"open", "status"}

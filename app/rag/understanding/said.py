@@ -57,6 +57,7 @@ class Said:
     noun: bool = False  # a task noun was said ("how many tasks?": a question of its own, not "how many?")
     original: str = ""  # the question as typed (a value written as the tracker writes it: "are Closed?")
     it: bool = False  # points at one thing already said ("is it blocked?"): the focus's, not an edit
+    any_state: bool = False  # "regardless of status", "open or closed": no state
 
     def add(self, predicate: Predicate) -> None:
         self.predicates = [p for p in self.predicates if p.field != predicate.field or p.field == "text"]
