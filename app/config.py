@@ -147,7 +147,9 @@ class Settings(BaseSettings):
     # created (a public repository).
     jira_members: Literal["roles", "off"] = "roles"
     github_members: Literal["collaborators", "everyone", "off"] = "collaborators"
-    sources_people_file: str | None = None  # JSON {"<external id or e-mail>": "MANAGER"}: everyone else a DEVELOPER
+    # JSON {"<tracker account id>": "MANAGER" | {"email": ..., "role": ...}}: roles by account id only, an e-mail only
+    # where confirmed for an account (app/sources/people.py, docs/IMPORT.md); everyone else a DEVELOPER
+    sources_people_file: str | None = None
     # The scheduled sync inside `ragctl serve` (0: off); each pass re-reads this much before its cursor (JQL dates
     # are minutes, and clocks differ); every Nth pass also reconciles the keys (deletions, moves).
     sync_interval_s: float = Field(0.0, ge=0)
@@ -207,9 +209,11 @@ class Settings(BaseSettings):
 
     @model_validator(mode="after")
     def _jira_needs_credentials(self) -> Settings:
-        if self.jira_url and not (self.jira_pat or (self.jira_email and self.jira_api_token)):
-            raise ValueError("RAG_JIRA_URL is set without credentials: RAG_JIRA_PAT (Server/Data Center) or "
-                             "RAG_JIRA_EMAIL + RAG_JIRA_API_TOKEN (Cloud)")
+        # RAG_JIRA_URL alone names the site a file import belongs to (docs/IMPORT.md); a sync (projects named) needs
+        # credentials.
+        if self.jira_url and self.jira_projects and not (self.jira_pat or (self.jira_email and self.jira_api_token)):
+            raise ValueError("RAG_JIRA_PROJECTS names projects to sync from RAG_JIRA_URL without credentials: "
+                             "RAG_JIRA_PAT (Server/Data Center) or RAG_JIRA_EMAIL + RAG_JIRA_API_TOKEN (Cloud)")
         return self
 
     @model_validator(mode="after")

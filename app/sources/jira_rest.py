@@ -22,7 +22,7 @@ import httpx
 
 from app.sources import jira, mapping
 from app.sources.http import SourceAuthError, SourceClient, SourceNotFoundError
-from app.sources.model import SourceIssue
+from app.sources.model import FailedIssue, SourceIssue
 
 log = logging.getLogger(__name__)
 
@@ -119,11 +119,20 @@ class JiraREST:
             if not issues or start >= int(body.get("total", 0)):
                 return keys
 
-    def _map(self, raw: list[Mapping[str, Any]]) -> list[SourceIssue]:
+    def _map(self, raw: list[Mapping[str, Any]]) -> list[SourceIssue | FailedIssue]:
+        """The page's issues mapped, one at a time: a malformed issue is a FailedIssue, never the page's end."""
         projects = self._projects()
-        return [jira.issue_of(issue, self._comments(issue), story_points_field=self.story_points_field,
-                              sprint_field=self.sprint_field, projects=projects, priority_ranks=self._priority_ranks)
-                for issue in raw]
+        return [self._map_one(issue, projects) for issue in raw]
+
+    def _map_one(self, issue: Any, projects: Mapping[str, Mapping[str, Any]]) -> SourceIssue | FailedIssue:
+        options = {"story_points_field": self.story_points_field, "sprint_field": self.sprint_field,
+                   "projects": projects, "priority_ranks": self._priority_ranks}
+        try:
+            comments = self._comments(issue)
+        except (ValueError, TypeError, AttributeError, KeyError) as exc:  # a comment listing of the wrong shape
+            alone = jira.mapped(issue, **options)  # its key and time, to name it and hold the cursor
+            return FailedIssue(alone.key, alone.updated, f"its comments are not readable ({type(exc).__name__}: {exc})")
+        return jira.mapped(issue, comments=comments, **options)
 
     def _comments(self, issue: Mapping[str, Any]) -> list[Mapping[str, Any]]:
         """All comments of an issue: the embedded ones, or every page of /issue/{key}/comment when the search

@@ -26,14 +26,15 @@ JOB_ID = "tracker-sync"
 
 
 def sync_configured(settings: Settings) -> bool:
-    return settings.sync_interval_s > 0 and bool(settings.jira_url or configured.github_repos(settings))
+    return settings.sync_interval_s > 0 and (configured.jira_configured(settings)
+                                             or bool(configured.github_repos(settings)))
 
 
 def sync_all(engine: Engine, settings: Settings, reconcile: bool) -> dict[str, SyncCounts]:
     """One pass of every configured source; a source that fails is reported and the others still run."""
     roles = read_people_map(settings.sources_people_file)
     sources = []
-    if settings.jira_url:
+    if configured.jira_configured(settings):
         sources.append(configured.jira_source(settings))
     sources += [configured.github_source(settings, repo) for repo in configured.github_repos(settings)]
     results = {}
