@@ -162,6 +162,8 @@ def _group_field(spans: Spans, said: Said, per: bool) -> tuple[str, bool] | None
         for phrase, span in spans.find(words):
             if name == "assignee" and spans.says(g.REPORTER_AFTER):  # "which person reported most of …?"
                 name = "reporter"
+            if name == "status" and spans.after(span, tq.STATUS_PHRASES):  # "filtra por estado In Progress"
+                continue
             if spans.before(span, g.GROUP_MARKERS, gap=2):
                 return name, True
             if not per and (spans.before(span, ("which", "what", "que", "cual", "cuales", "in which", "en que",
