@@ -112,7 +112,8 @@ class _Reading:
     project: Named | None
 
 
-def _places(text: str, vocabulary: Vocabulary, taken: list[tuple[int, int]]) -> tuple[Named | None, Named | None] | None:
+def _places(text: str, vocabulary: Vocabulary,
+            taken: list[tuple[int, int]]) -> tuple[Named | None, Named | None] | None:
     """(sprint, project) the question names by name or id; None when it asks for a task or document by id."""
     sprint, project = _named(text, vocabulary, taken)
     ids = refs.mentions(text, masked=taken)
