@@ -142,7 +142,14 @@ class Settings(BaseSettings):
     github_repos: str | None = None  # comma-separated OWNER/REPO for `ragctl sync github` and the scheduled sync
     github_api_url: str = "https://api.github.com"
     github_label_map: str | None = None  # JSON {"priority": {"p0": "CRITICAL"}, "type": {"bug": "Bug"}}
-    sources_people_file: str | None = None  # JSON {"<external id or e-mail>": "MANAGER"}: everyone else a DEVELOPER
+    # Project membership from the tracker on every sync pass (issue 32, app/sources/member_sync.py): Jira's project
+    # role actors (groups expanded); GitHub's collaborators and team members, or "everyone" the repository's import
+    # created (a public repository).
+    jira_members: Literal["roles", "off"] = "roles"
+    github_members: Literal["collaborators", "everyone", "off"] = "collaborators"
+    # JSON {"<tracker account id>": "MANAGER" | {"email": ..., "role": ...}}: roles by account id only, an e-mail only
+    # where confirmed for an account (app/sources/people.py, docs/IMPORT.md); everyone else a DEVELOPER
+    sources_people_file: str | None = None
     # The scheduled sync inside `ragctl serve` (0: off); each pass re-reads this much before its cursor (JQL dates
     # are minutes, and clocks differ); every Nth pass also reconciles the keys (deletions, moves).
     sync_interval_s: float = Field(0.0, ge=0)
@@ -213,16 +220,18 @@ class Settings(BaseSettings):
 
     @model_validator(mode="after")
     def _jira_needs_credentials(self) -> Settings:
-        if self.jira_url and not (self.jira_pat or (self.jira_email and self.jira_api_token)):
-            raise ValueError("RAG_JIRA_URL is set without credentials: RAG_JIRA_PAT (Server/Data Center) or "
-                             "RAG_JIRA_EMAIL + RAG_JIRA_API_TOKEN (Cloud)")
+        # RAG_JIRA_URL alone names the site a file import belongs to (docs/IMPORT.md); a sync (projects named) needs
+        # credentials.
+        if self.jira_url and self.jira_projects and not (self.jira_pat or (self.jira_email and self.jira_api_token)):
+            raise ValueError("RAG_JIRA_PROJECTS names projects to sync from RAG_JIRA_URL without credentials: "
+                             "RAG_JIRA_PAT (Server/Data Center) or RAG_JIRA_EMAIL + RAG_JIRA_API_TOKEN (Cloud)")
         return self
 
     @model_validator(mode="after")
     def _tracker_urls_keep_tokens_safe(self) -> Settings:
         from app.sources.bounds import check_tracker_url  # pure: no client is made here
 
-        if self.jira_url:
+        if self.jira_url and (self.jira_pat or self.jira_api_token):  # alone, it only names a file import's site
             check_tracker_url(self.jira_url, allow_http=self.sync_allow_http, setting="RAG_JIRA_URL")
         check_tracker_url(self.github_api_url, allow_http=self.sync_allow_http, setting="RAG_GITHUB_API_URL")
         return self

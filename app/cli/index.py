@@ -10,6 +10,7 @@ import click
 from app.cli.root import CliEnv, cli, drain_with_progress, pass_env
 from app.domain import MAX_ID
 from app.rag.scope import ScopeError, parse_source_types
+from app.sources import report
 
 
 @cli.command()
@@ -22,17 +23,15 @@ def status(env: CliEnv, as_json: bool) -> None:
 
         ragctl status --json
     """
-    from app.sources import configured, passes
-
     settings = env.get_settings()
     with env.open() as engine:
         st = engine.status(settings.max_attempts)
         stopped = engine.unfinished_erasures()
-        synced = passes.read(engine, list(configured.source_builders(settings)))
+        passes = report.last_passes(engine)  # each tracker's last import or sync, its failed issues named
     if as_json:
         click.echo(json.dumps({**dataclasses.asdict(st), "unfinished_erasures": [
             {"employee_id": j.employee_id, "step": j.step, "verdict": j.verdict} for j in stopped],
-            "sync": [dataclasses.asdict(report) for report in synced]}, default=str))
+            "last_passes": passes}, default=str))
         return
     age = "-" if st.oldest_pending_age_s is None else f"{st.oldest_pending_age_s:.1f} s"
     click.echo(f"engine:   {st.engine}   model: {st.model_name} ({st.dimensions} dimensions)")
@@ -46,8 +45,8 @@ def status(env: CliEnv, as_json: bool) -> None:
         click.echo(f"  failing {row.source_type} #{row.source_id} ({row.attempts} attempts): {row.last_error}")
     if st.stuck:
         click.echo("hint: `ragctl retry` lets the worker take the stuck rows again")
-    for report in synced:
-        click.echo(f"sync:     {report.line()}")
+    for line in report.lines(passes):
+        click.echo(line)
     for job in stopped:
         click.echo(f"erasure:  employee {job.employee_id} stopped after step {job.step}"
                    + (f" ({job.verdict})" if job.verdict else "")

@@ -9,21 +9,23 @@ the pages already written stay, and the next pass resumes from their cursor.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from urllib.parse import urlsplit
 
 import click
 from tqdm import tqdm
 
-from app.cli.root import CliEnv, cli, drain_with_progress, pass_env
+from app.cli.root import CliEnv, cli, pass_env
 from app.engines.base import Engine
-from app.sources import configured, jira
+from app.sources import configured, jira, memberships
 from app.sources.github import check_repo
 from app.sources.http import SourceError
 from app.sources.mapping import read_people_map
-from app.sources.model import SyncCounts
+from app.sources.member_sync import sync_source_members
+from app.sources.model import SourceIssue, SyncCounts
 from app.sources.passes import run_reported
-from app.sources.pipeline import ReconcileRefusedError, import_issues
+from app.sources.pipeline import ReconcileRefusedError, import_issues, reconcile_deletions
 
 
 @cli.group(name="import")
@@ -54,31 +56,38 @@ full = click.option("--full", is_flag=True, help="Read every issue, not only tho
 @import_group.command(name="jira")
 @click.argument("path", type=click.Path(exists=True))
 @click.option("--source", "source_url", default=None,
-              help="The Jira site the files came from [default: read from the issues' self links, else RAG_JIRA_URL].")
+              help="The Jira site the files came from, as RAG_JIRA_URL names it for a sync [default: the issues' "
+                   "self links, else RAG_JIRA_URL].")
+@click.option("--prune", is_flag=True, help="Delete this site's imported tasks the export no longer holds.")
+@click.option("--members", "members_file", type=click.Path(exists=True, dir_okay=False), default=None,
+              help='Project members from a JSON file {"PAY": ["<account id>", ...]} (source "file").')
+@click.option("--members-from-activity", is_flag=True,
+              help="Heuristic: a project's members are its assignees, reporters and commenters (source \"activity\").")
 @no_index
 @pass_env
-def import_jira(env: CliEnv, path: str, source_url: str | None, no_index: bool) -> None:
+def import_jira(env: CliEnv, path: str, source_url: str | None, prune: bool, members_file: str | None,
+                members_from_activity: bool, no_index: bool) -> None:
     """Import Jira issues from JSON files (a folder is searched recursively): one issue, a search page
-    ({"issues": [...]}) or a project.json per file. A second run over the same files writes nothing.
+    ({"issues": [...]}) or a project.json per file. A second run over the same files writes nothing, and a later
+    `sync jira` of the same site updates the same rows. Run `ragctl migrate` first.
 
     Example:
 
-        ragctl import jira ./jira-export --source https://acme.atlassian.net
+        ragctl import jira ./jira-export --source https://acme.atlassian.net --members members.json
     """
     settings = env.get_settings()
     try:
         export = jira.read_export(path)
         roles = read_people_map(settings.sources_people_file)
+        source = f"jira:{_site(source_url, export.issues, settings.jira_url)}"
+        members = memberships.read_members_file(members_file) if members_file else None
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
-    site = source_url or _site_of(export.issues) or settings.jira_url or "files"
-    source = f"jira:{site.rstrip('/')}"
-    ordered = sorted(export.issues, key=jira.issue_order)
-    try:
-        issues = [jira.issue_of(raw, story_points_field=settings.jira_story_points_field or None,
-                                sprint_field=settings.jira_sprint_field, projects=export.projects) for raw in ordered]
-    except jira.JiraFormatError as exc:
-        raise click.ClickException(str(exc)) from None
+    for line in export.skipped:
+        click.echo(f"warning: {line}", err=True)
+    options = {"story_points_field": settings.jira_story_points_field or None,
+               "sprint_field": settings.jira_sprint_field, "projects": export.projects}
+    issues = [jira.mapped(raw, **options) for raw in sorted(export.issues, key=jira.issue_order)]
     with env.open() as engine, tqdm(total=len(issues), desc="importing", unit="issue") as bar:
         seen = [0]
 
@@ -89,6 +98,14 @@ def import_jira(env: CliEnv, path: str, source_url: str | None, no_index: bool) 
 
         counts = import_issues(engine, source, issues, roles=roles, on_page=progress)
         bar.close()
+        for line in memberships.report_lines(source, memberships.after_file_import(
+                engine, source, [i for i in issues if isinstance(i, SourceIssue)], members, members_from_activity)):
+            click.echo(line)
+        if prune:
+            try:
+                counts.deleted += reconcile_deletions(engine, source, {str(raw["key"]) for raw in export.issues})
+            except ReconcileRefusedError as exc:
+                raise click.ClickException(f"--prune: {exc}") from None
         _report(source, counts, engine, env, no_index)
 
 
@@ -187,8 +204,11 @@ def _pass(engine: Engine, source, settings, *, reconcile: bool, full: bool, env:
         try:
             if full:
                 engine.set_sync_cursor(source.source, None)  # cleared: this pass reads everything
+            members: list = []
             counts = run_reported(engine, source, overlap=configured.overlap(settings), reconcile=reconcile,
-                                  roles=roles, on_page=progress)  # kept for `ragctl status`; closes the client
+                                  roles=roles, on_page=progress,  # kept for `ragctl status`; closes the client
+                                  then=lambda: members.append(sync_source_members(engine, source, settings)))
+            member_lines = memberships.report_lines(source.source, members[0] if members else None)
         except (SourceError, ReconcileRefusedError, ValueError) as exc:
             bar.close()
             if keep_going:
@@ -196,6 +216,8 @@ def _pass(engine: Engine, source, settings, *, reconcile: bool, full: bool, env:
                 return
             raise click.ClickException(f"{source.source}: {exc}\nHint: the pages already written stay; the next "
                                        "pass resumes from their cursor") from None
+    for line in member_lines:
+        click.echo(line)
     _report(source.source, counts, engine, env, no_index)
 
 
@@ -203,14 +225,68 @@ def _report(source: str, counts: SyncCounts, engine: Engine, env: CliEnv, no_ind
     click.echo(f"{source}: {counts.summary()}")
     for error in counts.errors[:10]:
         click.echo(f"  failed: {error}", err=True)
+    if len(counts.errors) > 10:
+        click.echo(f"  … and {len(counts.errors) - 10} more (the log names each)", err=True)
     if not no_index:
-        from app.worker import Worker
-
-        settings = env.get_settings()
-        if engine.status(settings.max_attempts).pending:
-            drain_with_progress(engine, settings, Worker(engine, settings))
+        _index(engine, env.get_settings())
     if counts.failed:
-        raise click.ClickException(f"{counts.failed} issue(s) failed to import (listed above); the rest is written")
+        raise click.ClickException(f"{counts.failed} issue(s) failed to import (listed above); the rest is written, "
+                                   "and the next pass or import tries them again")
+
+
+def _index(engine: Engine, settings, *, poll_s: float = 0.5, patience_s: float = 60.0) -> None:
+    """Index what the import queued, with a progress bar in entities (an import queues one row per entity). When
+    another worker (``ragctl serve``) holds the drain, its progress is followed until the queue is empty, and a
+    queue that stops moving is said, never passed off as done."""
+    from app.worker import Worker
+
+    def waiting() -> int:
+        st = engine.status(settings.max_attempts)
+        return max(0, st.pending - st.stuck)
+
+    left = waiting()
+    if not left:
+        return
+    with tqdm(total=left, desc="indexing", unit="entity") as bar:
+        result = Worker(engine, settings).run_once(on_batch=lambda r: bar.update(r.claimed - r.failed))
+        if result.failed:
+            bar.close()
+            raise click.ClickException(f"indexing failed: {result.errors[-1]}\nHint: the rows stay queued; see "
+                                       "`ragctl status`, fix the cause, run again")
+        still, last_move = waiting(), time.monotonic()
+        while still and time.monotonic() - last_move < patience_s:  # another worker holds the drain: follow it
+            time.sleep(poll_s)
+            now = waiting()
+            if now < still:
+                last_move = time.monotonic()
+            bar.n = max(0, left - now)
+            bar.refresh()
+            still = now
+    if still:
+        click.echo(f"indexing: {still} entit{'y' if still == 1 else 'ies'} still queued and another worker is not "
+                   "moving them; `ragctl status` shows them (searches find their rows once indexed)", err=True)
+    else:
+        click.echo(f"indexed: {left} entit{'y' if left == 1 else 'ies'}")
+
+
+def _site(given: str | None, issues: list, configured_url: str | None) -> str:
+    """The Jira site a file import belongs to, as a sync of that site names its source (``jira:<URL>``): ``--source``,
+    else the issues' ``self`` links, else RAG_JIRA_URL; ValueError when none names it (rows stored under a made-up
+    name would be imported a second time by the sync)."""
+    linked = _site_of(issues)
+    site = given or linked or configured_url
+    if not site:
+        raise ValueError("name the Jira site the files came from: --source https://acme.atlassian.net (or set "
+                         "RAG_JIRA_URL), so a later `ragctl sync jira` of that site updates these rows instead of "
+                         "importing them again")
+    parts = urlsplit(site.strip())
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ValueError(f"--source must be the site's URL (https://acme.atlassian.net), got {site!r}")
+    site = site.strip().rstrip("/")
+    if given is None and linked and configured_url and configured_url.rstrip("/") != linked:
+        click.echo(f"warning: the files' self links name {linked}, RAG_JIRA_URL {configured_url}: imported as "
+                   f"{linked} (--source chooses)", err=True)
+    return site
 
 
 def _site_of(issues: list) -> str | None:
@@ -219,5 +295,5 @@ def _site_of(issues: list) -> str | None:
         link = issue.get("self")
         if isinstance(link, str) and "/rest/api/" in link:
             parts = urlsplit(link)
-            return f"{parts.scheme}://{parts.netloc}{parts.path.split('/rest/api/')[0]}"
+            return f"{parts.scheme}://{parts.netloc}{parts.path.split('/rest/api/')[0]}".rstrip("/")
     return None

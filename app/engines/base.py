@@ -129,6 +129,16 @@ class RecordsTx(Protocol):
 
     def set_sync_cursor(self, source: str, value: str | None) -> None: ...
 
+    def queue_mark(self) -> int:
+        """The newest RAG_DIRTY id now (0: none): what ``coalesce_queued`` keeps its hands off."""
+        ...
+
+    def coalesce_queued(self, after: int) -> int:
+        """Delete the queue rows newer than ``after`` that a newer row of the same entity supersedes (never a row
+        that failed; on Oracle never one a worker holds): one row per entity for what an import's pass queued.
+        The number deleted."""
+        ...
+
 
 class Engine(Protocol):
     name: str  # "sqlite" | "oracle"

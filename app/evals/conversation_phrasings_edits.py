@@ -98,11 +98,17 @@ CHAINS: dict[str, dict[str, tuple[tuple[str, ...], ...]]] = {
                ("¿qué {type} abiertos hay en {component}?", "solo {priority}", "¿cuántos son en total?"),
                ("¿tareas {type} abiertas del componente {component}?", "¿y solo las {priority}?", "¿cuántas hay?")),
     },
+    # The catalogue's "issues fixed in version X" (finished), and a release's tasks whatever their state.
     "e_version": {
+        "en": (("show the tasks fixed in {version}", "now {version2}", "which did {person} file?"),
+               ("which tasks were fixed in {version}?", "and in {version2}?", "which of those did {person} report?")),
+        "es": (("¿qué tareas se arreglaron en la versión {version}?", "¿y en la {version2}?",
+                "¿cuáles de esas reportó {person}?"),),
+    },
+    "e_version_tasks": {
         "en": (("which tasks are in fix version {version}?", "and in {version2}?", "which of those did {person} report?"),
                ("tasks for release {version}", "same for {version2}", "which ones were reported by {person}?"),
                ("what's targeted at version {version}?", "what about {version2}?", "any of those reported by {person}?"),
-               ("show the tasks fixed in {version}", "now {version2}", "which did {person} file?"),
                ("list fix version {version}", "and version {version2}?", "of those, which are {person}'s reports?")),
         "es": (("¿qué tareas tienen la versión {version}?", "¿y la {version2}?", "¿cuáles de esas reportó {person}?"),
                ("tareas de la versión {version}", "lo mismo para {version2}", "¿cuáles abrió {person}?"),

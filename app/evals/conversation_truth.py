@@ -167,6 +167,7 @@ class Truth:
     scope: str | None = None  # scope: the conversation's scope after the turn
     raw_values: tuple[str, ...] = field(default=(), compare=False)  # values as stored (reports)
     named: tuple[str, ...] = field(default=(), compare=False)  # values the question names ("2.0.0"): no figures
+    asked_field: str | None = field(default=None, compare=False)  # field: which one (its own line is the answer)
 
 
 REFUSAL = Truth("refusal")

@@ -50,6 +50,7 @@ PLAIN = ("type", "type2", "component", "label", "label2", "version", "version2",
 # edit_truth.MULTI name): it is built only when some demo task has every one of them.
 NEEDS: dict[str, tuple[str, ...]] = {
     "e_component": ("issue_type", "component"), "e_version": ("version", "reporter_id"), "e_label_count": ("label",),
+    "e_version_tasks": ("version", "reporter_id"),
     "e_type_switch": ("issue_type", "created_at"), "e_urgent_reporter": ("reporter_id",),
     "t_open_version": ("version",), "t_count_open_version": ("version",), "t_open_component": ("component",),
     "t_label": ("label",), "t_count_label": ("label",), "t_unresolved_type": ("issue_type", "resolution"),
@@ -250,7 +251,7 @@ def _all_values(snap: Snapshot, name: str) -> list[str]:
 _COMBOS: dict[str, Callable[[Snapshot, int, random.Random, int], dict[str, Any]]] = {
     "e_person_status": _person_status, "e_person_work": _person_work, "e_sprint": _sprint,
     "e_project_overdue": _two_projects, "e_urgent": lambda *a: {}, "e_urgent_reporter": lambda *a: {},
-    "e_status_count": _status_count, "e_component": _component, "e_version": _version,
+    "e_status_count": _status_count, "e_component": _component, "e_version": _version, "e_version_tasks": _version,
     "e_label_count": _label_count, "e_type_switch": _type_switch,
 }
 
@@ -298,7 +299,8 @@ CHAIN_SLOTS: dict[str, tuple[frozenset[str], ...]] = {k: tuple(frozenset(s.split
     "e_person_status": ("person status", "person2", "priority"), "e_person_work": ("person", "status", ""),
     "e_sprint": ("sprint", "", ""), "e_project_overdue": ("project", "project2", ""), "e_urgent": ("", ""),
     "e_urgent_reporter": ("", ""), "e_component": ("type component", "priority", ""),
-    "e_version": ("version", "version2", "person"), "e_label_count": ("label", "label2", ""),
+    "e_version": ("version", "version2", "person"), "e_version_tasks": ("version", "version2", "person"),
+    "e_label_count": ("label", "label2", ""),
     "e_status_count": ("status project", "project2", ""), "e_type_switch": ("type", "type2", ""),
 }.items()}
 SINGLE_SLOTS: dict[str, frozenset[str]] = {k: frozenset(v.split()) for k, v in {

@@ -19,8 +19,10 @@ sees only the tasks assigned to them, so a question about someone else's work is
 - e_status_count: 1 how many of {project}'s tasks are in {status} (count); 2 the same in {project2}; 3 which of
   those are unassigned (list);
 - e_component: 1 open {type} tasks in component {component} (list); 2 only the {priority} ones; 3 how many;
-- e_version: 1 tasks with fix version {version} (list); 2 the same for {version2}; 3 which of those {person}
-  reported (list);
+- e_version: 1 the tasks fixed in version {version}: its fix version, finished (list), as the catalogue says it and
+  as the tracker benchmark judges it; 2 the same for {version2}; 3 which of those {person} reported (list);
+- e_version_tasks: the same chain over every task with fix version {version}, whatever its state, for phrasings
+  that ask for a release's tasks ("which tasks are in fix version 1.2?") rather than what was fixed in it;
 - e_label_count: 1 how many open tasks carry label {label} (count); 2 the same for {label2}; 3 list them;
 - e_type_switch: 1 open {type} tasks assigned to the asker (list); 2 the same for {type2}; 3 the one created
   most recently (one record).
@@ -50,7 +52,7 @@ MULTI = {"label": "labels", "component": "components", "version": "fix_versions"
 # The templates that read the fields of branch `fields` (reporter, created, resolution, labels, components,
 # fix versions, issue types): asked only when the seeded demo has them (edit_cases.has_fields).
 FIELD_TEMPLATES = frozenset({
-    "e_component", "e_version", "e_label_count", "e_type_switch", "e_urgent_reporter",
+    "e_component", "e_version", "e_version_tasks", "e_label_count", "e_type_switch", "e_urgent_reporter",
     "t_open_version", "t_count_open_version", "t_open_component", "t_label", "t_count_label", "t_unresolved_type",
     "t_top_reporter", "t_reporter_of", "t_created_of", "t_resolution", "t_created_window", "t_resolved_window",
     "t_priority_type", "t_per_component", "t_most_open_type",
@@ -220,9 +222,9 @@ def _component(snap: Snapshot, asker: int, turn: int, s: Mapping[str, Any]) -> T
     return _list(rows) if turn == 2 else _count(rows)
 
 
-def _version(snap: Snapshot, asker: int, turn: int, s: Mapping[str, Any]) -> Truth:
+def _version(snap: Snapshot, asker: int, turn: int, s: Mapping[str, Any], fixed: bool = True) -> Truth:
     version = s["version"] if turn == 1 else s["version2"]
-    rows = _visible(snap, asker, lambda t: version in values_of(t, "version"))
+    rows = _visible(snap, asker, lambda t: version in values_of(t, "version") and not (fixed and is_open(t)))
     return _list(rows if turn < 3 else [t for t in rows if t.get("reporter_id") == s["person"]])
 
 
@@ -263,6 +265,7 @@ _CHAINS: dict[str, Callable[[Snapshot, int, int, Mapping[str, Any]], Truth]] = {
     "e_urgent_reporter": lambda snap, asker, turn, s: _urgent(snap, asker, turn, {**s, "asks": "reporter"}),
     "e_status_count": _status_count,
     "e_component": _component, "e_version": _version, "e_label_count": _label_count, "e_type_switch": _type_switch,
+    "e_version_tasks": lambda snap, asker, turn, s: _version(snap, asker, turn, s, fixed=False),
 }
 CHAINS = tuple(_CHAINS)
 

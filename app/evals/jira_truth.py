@@ -272,7 +272,7 @@ def field_truth(tr: Tracker, asker: str, key: str, field: str) -> Truth:
         spellings, raw = (date_spellings(when), when.isoformat()) if when else (NO_DUE, "-")
     else:
         raise ValueError(f"no field {field!r}")
-    return Truth("field", entity=tr.anchor(issue), values=(spellings,), raw_values=(raw,))
+    return Truth("field", entity=tr.anchor(issue), values=(spellings,), raw_values=(raw,), asked_field=field)
 
 
 # --- section A: single questions -----------------------------------------------------------------------
@@ -388,7 +388,7 @@ def chain(tr: Tracker, asker: str, name: str, step: int, slots: Mapping[str, Any
             return as_record(tr, top)
         truths = [field_truth(tr, asker, i["key"], s.get("field", "due")) for i in top]
         return Truth("field", entity=truths[0].entity, values=(tuple(v for t in truths for v in t.values[0]),),
-                     raw_values=tuple(v for t in truths for v in t.raw_values))
+                     raw_values=tuple(v for t in truths for v in t.raw_values), asked_field=s.get("field", "due"))
     return _chain_sets(tr, asker, name, step, s, rows, opened)
 
 

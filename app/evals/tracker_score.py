@@ -44,11 +44,12 @@ def not_figures(answer: str) -> str:
     return answer
 
 
-def not_this_field(answer: str) -> str:
+def not_this_field(answer: str, asked: str | None = None) -> str:
     """The answer without the other fields a record card shows (OTHER_FIELDS), so a comment written on the day
-    the issue was created, or a reporter who is also its assignee or a commenter, is not read as the field."""
-    for pattern in OTHER_FIELDS:
-        answer = pattern.sub(" ", answer)
+    the issue was created, or a reporter who is also its assignee or a commenter, is not read as the field; the
+    asked field's own line stays ("when is it due?" is answered by "Due: 2027-01-01")."""
+    for name, pattern in zip(("comment", "assignee", "due"), OTHER_FIELDS):
+        answer = answer if name == asked else pattern.sub(" ", answer)
     return answer
 
 
@@ -70,7 +71,7 @@ def judge_tracker(truth: Truth, answer: str, hidden: Hidden, asked: Iterable[str
         return Verdict("wrong", why="does not ask which person is meant")
     refused = refuses(answer)
     if truth.kind == "field":
-        said = not_this_field(answer)
+        said = not_this_field(answer, truth.asked_field)
         if _has_any(said, truth.values[0], figures(said)):
             return Verdict("right")
         return Verdict("wrong", False, refused, f"no {truth.raw_values[0] if truth.raw_values else 'value'!r}")

@@ -33,7 +33,7 @@ LABELS = {
            "comments": "Latest comments", "of": "of", "dates": "Dates", "goal": "Goal", "unassigned": "unassigned",
            "none": "none", "no_comments": "No comments yet.", "blocked_by": "What blocks it",
            "no_blockers": "Nothing on record blocks it.", "reporter": "Reporter", "created": "Created",
-           "resolution": "Resolution", "links": "Links", "no_links": "No links on record.",
+           "resolution": "Resolution", "links": "Links", "no_links": "No links on record.", "no_due": "no due date",
            "link": {"BLOCKS": "blocks", "BLOCKED_BY": "blocked by", "DEPENDS_ON": "depends on",
                     "DEPENDED_ON_BY": "depended on by", "DUPLICATES": "duplicates", "DUPLICATED_BY": "duplicated by",
                     "CLONES": "clones", "CLONED_BY": "cloned by", "RELATES": "relates to"}},
@@ -43,7 +43,7 @@ LABELS = {
            "goal": "Objetivo", "unassigned": "sin asignar", "none": "ninguno", "no_comments": "Aún sin comentarios.",
            "blocked_by": "Lo que la bloquea", "no_blockers": "Nada registrado la bloquea.",
            "reporter": "Reportada por", "created": "Creada", "resolution": "Resolución", "links": "Enlaces",
-           "no_links": "Sin enlaces registrados.",
+           "no_links": "Sin enlaces registrados.", "no_due": "sin fecha",
            "link": {"BLOCKS": "bloquea a", "BLOCKED_BY": "bloqueada por", "DEPENDS_ON": "depende de",
                     "DEPENDED_ON_BY": "de ella depende", "DUPLICATES": "duplica a", "DUPLICATED_BY": "duplicada por",
                     "CLONES": "clona a", "CLONED_BY": "clonada por", "RELATES": "relacionada con"}},
@@ -157,8 +157,9 @@ def _task(task: TaskSource, label: dict[str, str], fields: Sequence[str]) -> tup
         blocking = [c for c in task.comments if blocks(c.body)]
         said = [f"{label['blocked_by']}:", *(_comment(c) for c in blocking)] if blocking else [label["no_blockers"]]
         return [f"{label['status']}: {values['status']}", *said], figures
-    if fields:
-        return [f"{label[f]}: {values[f]}" for f in fields if values[f]], figures
+    if fields:  # one field asked: an empty date says so in words ("Due: no due date")
+        return [f"{label[f]}: {label['no_due'] if f == 'due' and values[f] == '-' else values[f]}"
+                for f in fields if values[f]], figures
     tracked = [f"{label[f]}: {values[f]}" for f in ("reporter", "created", "resolution") if values[f] not in ("", "-")]
     lines = [
         " | ".join(f"{label[f]}: {values[f]}" for f in ("status", "priority", "assignee")),

@@ -216,7 +216,10 @@ def _first(question: str, vocabulary: Vocabulary, intent: Intent | None, lang: s
     """What comes before every other rule: a scope request, a sprint or the projects asked about themselves, an
     unresolved key of a known project, and a follow-up that edits the last query ("and Ana's?")."""
     asked_scope = scope_requests.recognise(question, vocabulary, intent)
-    if asked_scope is not None:
+    # "filtra por estado In Progress" narrows the last question; a scope request names a project
+    edits_last = reading is not None and tracker is not None and tracker.last_query is not None and not ids \
+        and "project" not in reading.fields and edits.is_edit(edits.with_unseen_value(tracker.last_query, reading))
+    if asked_scope is not None and not edits_last:
         return Route("scope", scope=asked_scope, intent=intent, lang=lang)
     if tracker is None or ids:
         return None

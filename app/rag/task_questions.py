@@ -112,6 +112,22 @@ class _Reading:
     project: Named | None
 
 
+def _places(text: str, vocabulary: Vocabulary,
+            taken: list[tuple[int, int]]) -> tuple[Named | None, Named | None] | None:
+    """(sprint, project) the question names by name or id; None when it asks for a task or document by id."""
+    sprint, project = _named(text, vocabulary, taken)
+    ids = refs.mentions(text, masked=taken)
+    if any(source_type in ("task", "doc") for source_type, _ in ids):
+        return None
+    taken.extend(refs.mention_spans(text, masked=taken))
+    for source_type, source_id in ids:
+        if source_type == "sprint":
+            sprint = sprint or _by_id(vocabulary.sprints, source_id) or Named(source_id, f"sprint {source_id}")
+        elif source_type == "project":
+            project = project or _by_id(vocabulary.projects, source_id) or Named(source_id, f"project {source_id}")
+    return sprint, project
+
+
 def _read(question: str, vocabulary: Vocabulary) -> _Reading | None:
     """Every filter the question names, and where (None: a task or document asked by id, or "not mine")."""
     text = terms.fold(question)
@@ -127,16 +143,10 @@ def _read(question: str, vocabulary: Vocabulary) -> _Reading | None:
                     if key:
                         found.setdefault(key, value if not isinstance(phrases, dict) else phrases[phrase])
 
-    sprint, project = _named(text, vocabulary, taken)
-    ids = refs.mentions(text, masked=taken)
-    if any(source_type in ("task", "doc") for source_type, _ in ids):
+    named = _places(text, vocabulary, taken)
+    if named is None:
         return None  # an entity asked by its id is a lookup, not a list
-    taken.extend(refs.mention_spans(text, masked=taken))
-    for source_type, source_id in ids:
-        if source_type == "sprint":
-            sprint = sprint or _by_id(vocabulary.sprints, source_id) or Named(source_id, f"sprint {source_id}")
-        elif source_type == "project":
-            project = project or _by_id(vocabulary.projects, source_id) or Named(source_id, f"project {source_id}")
+    sprint, project = named
     take(NOT_MINE, "not_mine")
     if "not_mine" in found:
         return None  # other people's tasks and unassigned ones: no filter says that
@@ -326,7 +336,10 @@ def says_i(text: str) -> bool:
 
 # Spanish "he" before a participle is "I have" ("¿qué he terminado?"), not the English "he".
 _I_HAVE_DONE = re.compile(r"(?<![\w-])he\s+\w+(?:ado|ido|cho|sto|rto|ito)(?![\w-])")
-_TO_ME = re.compile(r"(?<![\w-])(?:show|tell|give|let|send|list)\s+me(?![\w-])")
+_TO_ME = re.compile(r"(?<![\w-])(?:(?:show|tell|give|let|send|list)\s+me|(?:could|can|may|might|would)\s+i\s+"
+                    r"(?:get|see|have|ask|know|check|find|look at|pull)|i(?:'d| would) like(?: to (?:see|know))?|"
+                    r"i want to (?:see|know)|i need to (?:see|know)|i wonder|i'm curious|im curious|"
+                    r"necesito saber|necesito ver|puedo ver|puedo saber)(?![\w-])")
 
 
 def _leftover(text: str, taken: list[tuple[int, int]]) -> bool:

@@ -28,6 +28,11 @@ def retry_options(settings: Settings, sleep: Callable[[float], None] | None = No
     return options
 
 
+def jira_configured(settings: Settings) -> bool:
+    """A Jira site to sync: its URL and credentials (RAG_JIRA_URL alone only names the site of a file import)."""
+    return bool(settings.jira_url and (settings.jira_pat or (settings.jira_email and settings.jira_api_token)))
+
+
 def jira_source(settings: Settings, **retry: Any) -> JiraREST:
     if not settings.jira_url:
         raise ValueError("RAG_JIRA_URL is not set: name the Jira site to sync (https://acme.atlassian.net)")
@@ -71,7 +76,7 @@ def source_builders(settings: Settings) -> dict[str, Callable[[], Any]]:
     """Every configured source by its name ("jira:<url>", "github:<repo>"), each built anew when called (a client
     serves one pass)."""
     builders: dict[str, Callable[[], Any]] = {}
-    if settings.jira_url:
+    if jira_configured(settings):
         builders[f"jira:{settings.jira_url.rstrip('/')}"] = lambda: jira_source(settings)
     for repo in github_repos(settings):
         builders[f"github:{repo}"] = lambda repo=repo: github_source(settings, repo)

@@ -29,7 +29,7 @@ import httpx
 from app.sources import jira, mapping
 from app.sources.bounds import no_progress
 from app.sources.http import SourceAuthError, SourceClient, SourceNotFoundError
-from app.sources.model import SourceIssue
+from app.sources.model import FailedIssue, SourceIssue
 
 log = logging.getLogger(__name__)
 
@@ -137,22 +137,31 @@ class JiraREST:
                 raise no_progress(self._where("search"), f"a page at startAt={start - len(issues)} held only keys "
                                                          f"read already (total {body.get('total')})")
 
-    def _map(self, raw: list[Mapping[str, Any]]) -> Iterator[list[SourceIssue]]:
-        """The page's issues mapped, in its order, handed on in smaller pages once their comments add up."""
+    def _map(self, raw: list[Mapping[str, Any]]) -> Iterator[list[SourceIssue | FailedIssue]]:
+        """The page's issues mapped, one at a time (a malformed issue is a FailedIssue, never the page's end), in its
+        order, handed on in smaller pages once their comments add up."""
         projects = self._projects()
-        mapped: list[SourceIssue] = []
+        mapped: list[SourceIssue | FailedIssue] = []
         held = 0
         for issue in raw:
-            one = jira.issue_of(issue, self._comments(issue), story_points_field=self.story_points_field,
-                                sprint_field=self.sprint_field, projects=projects,
-                                priority_ranks=self._priority_ranks)
+            one = self._map_one(issue, projects)
             mapped.append(one)
-            held += len(one.comments)
+            held += len(one.comments) if isinstance(one, SourceIssue) else 0
             if held >= COMMENT_FLUSH:
                 yield mapped
                 mapped, held = [], 0
         if mapped:
             yield mapped
+
+    def _map_one(self, issue: Any, projects: Mapping[str, Mapping[str, Any]]) -> SourceIssue | FailedIssue:
+        options = {"story_points_field": self.story_points_field, "sprint_field": self.sprint_field,
+                   "projects": projects, "priority_ranks": self._priority_ranks}
+        try:
+            comments = self._comments(issue)
+        except (ValueError, TypeError, AttributeError, KeyError) as exc:  # a comment listing of the wrong shape
+            alone = jira.mapped(issue, **options)  # its key and time, to name it and hold the cursor
+            return FailedIssue(alone.key, alone.updated, f"its comments are not readable ({type(exc).__name__}: {exc})")
+        return jira.mapped(issue, comments=comments, **options)
 
     def _comments(self, issue: Mapping[str, Any]) -> list[Mapping[str, Any]]:
         """All comments of an issue: the embedded ones, or every page of /issue/{key}/comment when the search

@@ -21,6 +21,7 @@ from app.config import Settings
 from app.engines.base import Engine, SchemaNotMigratedError
 from app.sources import configured
 from app.sources.mapping import read_people_map
+from app.sources.member_sync import sync_source_members
 from app.sources.model import SyncCounts
 from app.sources.passes import run_reported
 
@@ -30,7 +31,8 @@ JOB_ID = "tracker-sync"
 
 
 def sync_configured(settings: Settings) -> bool:
-    return settings.sync_interval_s > 0 and bool(settings.jira_url or configured.github_repos(settings))
+    return settings.sync_interval_s > 0 and (configured.jira_configured(settings)
+                                             or bool(configured.github_repos(settings)))
 
 
 def sync_one(engine: Engine, settings: Settings, name: str, build: Callable[[], Any], reconcile: bool) -> SyncCounts:
@@ -42,7 +44,8 @@ def sync_one(engine: Engine, settings: Settings, name: str, build: Callable[[], 
         log.warning("sync of %s not started: %s", name, exc)
         return SyncCounts(failed=1, errors=[str(exc)])
     try:
-        return run_reported(engine, source, overlap=configured.overlap(settings), reconcile=reconcile, roles=roles)
+        return run_reported(engine, source, overlap=configured.overlap(settings), reconcile=reconcile, roles=roles,
+                            then=lambda: sync_source_members(engine, source, settings))  # issue 32: project members
     except Exception as exc:  # logged and kept by run_reported; the next pass resumes from the cursor
         return SyncCounts(failed=1, errors=[str(exc)])
 

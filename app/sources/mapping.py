@@ -4,14 +4,12 @@ these), and the small parsers every source shares: dates, people's names, Jira's
 from __future__ import annotations
 
 import datetime as dt
-import json
 import re
 from collections.abc import Iterable, Mapping
-from pathlib import Path
 from typing import Any
 
-from app.domain import Role
 from app.sources.model import SourceSprint
+from app.sources.people import PeopleMap, read_people_map  # noqa: F401 (where the CLI and the job read it)
 
 # Jira statusCategory.key → our status. "indeterminate" becomes IN_REVIEW where the status name says so.
 STATUS_BY_CATEGORY = {"new": "TODO", "undefined": "TODO", "indeterminate": "IN_PROGRESS", "done": "DONE"}
@@ -173,31 +171,17 @@ def priority_ranks(listed: Any) -> dict[str, int]:
 
 
 def current_sprint(values: Iterable[Any]) -> SourceSprint | None:
-    """The sprint an issue is in now: an active one, else a future one, else the last closed one listed."""
+    """The sprint an issue is in now: an active one, else a future one, else the latest closed one — by its dates
+    (end, else start), then by id (Jira numbers sprints as they are created), never by the order listed: Jira lists
+    ``closedSprints`` newest first and the sprint field oldest first."""
     sprints = [s for s in (sprint_of(v) for v in values) if s is not None]
     for wanted in ("ACTIVE", "PLANNED"):
         for sprint in sprints:
             if sprint.status == wanted:
                 return sprint
-    return sprints[-1] if sprints else None
+    return max(sprints, key=_sprint_age, default=None)
 
 
-def read_people_map(path: str | None) -> dict[str, Role]:
-    """The optional people mapping file (RAG_SOURCES_PEOPLE_FILE): JSON {"<external id or email>": "MANAGER"}.
-    Everyone not named is imported as a DEVELOPER."""
-    if not path:
-        return {}
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ValueError(f"cannot read the people mapping file {path}: {exc}") from None
-    if not isinstance(data, dict):
-        raise ValueError(f"the people mapping file {path} must be a JSON object of id or email -> role")
-    out = {}
-    for who, role in data.items():
-        try:
-            out[str(who).lower()] = Role(str(role).upper())
-        except ValueError:
-            raise ValueError(f"the people mapping file names an unknown role {role!r} for {who!r} "
-                             f"(DEVELOPER, MANAGER or ADMIN)") from None
-    return out
+def _sprint_age(sprint: SourceSprint) -> tuple[dt.date, int]:
+    ident = sprint.external_id
+    return (sprint.end_date or sprint.start_date or dt.date.min, int(ident) if ident.isdigit() else -1)

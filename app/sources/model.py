@@ -86,6 +86,16 @@ class SourceIssue:
     sprints: tuple[SourceSprint, ...] = ()
 
 
+@dataclass(frozen=True)
+class FailedIssue:
+    """An issue of a page that could not be read (a malformed shape): it fails alone, is counted and named in the
+    pass's report, and holds the cursor at its time (``updated``, when it has one) so the next pass reads it again."""
+
+    key: str
+    updated: dt.datetime | None
+    error: str
+
+
 @dataclass
 class SyncCounts:
     """The one-line summary every import and sync prints."""

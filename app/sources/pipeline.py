@@ -27,8 +27,9 @@ from app.engines import task_values
 from app.engines.base import ConflictError, Engine, RecordsTx
 from app.entities import COMMENTS, EMPLOYEES, PROJECTS, SPRINTS, TASKS, Condition, EntitySpec
 from app.services import records
-from app.sources import mapping
-from app.sources.model import SourceIssue, SourcePerson, SourceProject, SourceSprint, SyncCounts
+from app.sources import checks, mapping, report
+from app.sources.model import FailedIssue, SourceIssue, SourcePerson, SourceProject, SourceSprint, SyncCounts
+from app.sources.people import PeopleMap, as_people_map
 
 log = logging.getLogger(__name__)
 
@@ -41,7 +42,7 @@ class IssueSource(Protocol):
     @property
     def source(self) -> str: ...  # "jira:https://acme.atlassian.net", "github:octo/repo"
 
-    def pages(self, since: dt.datetime | None) -> Iterator[list[SourceIssue]]: ...
+    def pages(self, since: dt.datetime | None) -> Iterator[list[SourceIssue | FailedIssue]]: ...
 
     def all_keys(self) -> set[str]: ...
 
@@ -58,41 +59,53 @@ class PageWriter:
 
     engine: Engine
     source: str
-    roles: Mapping[str, Role] = field(default_factory=dict)  # the people mapping file: id or email → role
+    roles: PeopleMap = field(default_factory=PeopleMap)  # the people mapping file: account id → role, confirmed e-mails
     _ids: dict[tuple[str, str], int] = field(default_factory=dict)
     _absent: set[tuple[str, str]] = field(default_factory=set)  # keys the page's pre-read did not find
     _stored_comments: dict[int, dict[str, int]] = field(default_factory=dict)  # task → its imported comments
     _comment_rows: dict[int, dict[str, Any]] = field(default_factory=dict)  # those comments' rows, by id
-    _matched: set[str] = field(default_factory=set)  # people found by e-mail: team members, left as they are
+    _matched: set[str] = field(default_factory=set)  # accounts the people map confirms as team members (as they are)
+    _email_taken: set[str] = field(default_factory=set)  # accounts giving another employee's e-mail: not stored
     _seen_people: set[str] = field(default_factory=set)  # people already compared in this pass
     # Links whose target was not imported when their task was written: target key → (task, its links), so the
     # task's links are replaced again (and take the target's id) once the target is written in this pass.
     _unresolved: dict[str, dict[int, list[TaskLink]]] = field(default_factory=dict)
     _orphans: dict[str, set[int]] = field(default_factory=dict)  # parent key not written yet → its children
     _held: dt.datetime | None = None  # the update time of the first issue of this pass that failed to write
+    _queue_mark: int | None = None  # the newest queue row when the pass began: the pass coalesces what came after
 
-    def write(self, issues: Sequence[SourceIssue], keep_cursor: dt.datetime | None = None,
+    def write(self, issues: Sequence[SourceIssue | FailedIssue], keep_cursor: dt.datetime | None = None,
               store_cursor: bool = True) -> tuple[SyncCounts, dt.datetime | None]:
         """Write one page and, with ``store_cursor``, the cursor it allows (``_cursor``; ``keep_cursor`` is the one
-        stored) in the same transaction; the counts and that cursor (None: nothing new to follow)."""
+        stored) in the same transaction; the counts and that cursor (None: nothing new to follow). An issue that
+        could not be read, or that no engine would store (checks.problem), fails alone before anything is written:
+        counted, named, and holding the cursor; the rest of the page — access changes among it — is written."""
         counts, newest, held = SyncCounts(), None, None
+        page: list[SourceIssue] = []
+        for issue in issues:
+            why = issue.error if isinstance(issue, FailedIssue) else checks.problem(issue)
+            if why is None:
+                page.append(checks.bounded(issue))  # type: ignore[arg-type]
+                continue
+            held = _fail(counts, self.source, issue.key, why, issue.updated, held)
         remembered = dict(self._ids)
-        self._read_ahead(issues)
+        self._read_ahead(page)
         try:
             with self.engine.batch() as tx:
-                for issue in issues:
+                if self._queue_mark is None:
+                    self._queue_mark = tx.queue_mark()
+                for issue in page:
                     try:
                         changed = self._write_issue(tx, issue)
-                    except (ValueError, ConflictError) as exc:  # one bad issue: the page goes on, the cursor waits
-                        log.warning("%s %s not written: %s", self.source, issue.key, exc)
-                        counts.failed += 1
-                        counts.errors.append(f"{issue.key}: {exc}")
-                        held = issue.updated if held is None else min(held, issue.updated)
+                    except (ValueError, ConflictError) as exc:  # refused by the engine: the page goes on
+                        held = _fail(counts, self.source, issue.key, str(exc), issue.updated, held)
                         continue
                     setattr(counts, changed, getattr(counts, changed) + 1)
                     newest = issue.updated if newest is None else max(newest, issue.updated)
-                self._resolve_links(tx, [issue.key for issue in issues])
-                self._resolve_parents(tx, [issue.key for issue in issues])
+                self._resolve_links(tx, [issue.key for issue in page])
+                self._resolve_parents(tx, [issue.key for issue in page])
+                # a task and its comments, links and sprints, and a task re-linked by a later page: one queue row
+                tx.coalesce_queued(self._queue_mark)
                 if held is not None:
                     self._held = held if self._held is None else min(self._held, held)
                 cursor = self._cursor(newest, keep_cursor)
@@ -139,12 +152,26 @@ class PageWriter:
                 self._stored_comments[task_id] = {r["external_key"]: r["comment_id"] for r in mine}
                 self._comment_rows.update({r["comment_id"]: r for r in mine})
         for ext, person in people.items():
-            if (EMPLOYEES.name, ext) in self._absent and person.email:
-                match = self.engine.list_records(EMPLOYEES, [Condition("email", "EMAIL", "eq_ci", person.email)],
-                                                 None, 1)
-                if match.items:  # already on the team: used as they are, never renamed or re-roled by an import
-                    self._ids[(EMPLOYEES.name, ext)] = match.items[0]["employee_id"]
-                    self._matched.add(ext)
+            if (EMPLOYEES.name, ext) in self._absent:
+                self._match_confirmed(ext, person)
+
+    def _match_confirmed(self, ext: str, person: SourcePerson) -> None:
+        """A person not imported yet: the team member whose e-mail the people map confirms for this account id is
+        this person (used as they are); any other e-mail is information only — never an identity, so it is not
+        stored where another employee already has it (people.py)."""
+        confirmed = self.roles.confirmed_email(ext)
+        wanted = confirmed or person.email
+        if not wanted:
+            return
+        match = self.engine.list_records(EMPLOYEES, [Condition("email", "EMAIL", "eq_ci", wanted)], None, 1)
+        if match.items and confirmed:
+            self._ids[(EMPLOYEES.name, ext)] = match.items[0]["employee_id"]
+            self._matched.add(ext)
+        elif match.items:
+            self._email_taken.add(ext)
+            log.warning("%s: account %s gives the e-mail of employee %s; it is imported as a person of its own, "
+                        "without that e-mail (confirm it in RAG_SOURCES_PEOPLE_FILE if it is them)", self.source, ext,
+                        match.items[0]["employee_id"])
 
     # --- one issue ---------------------------------------------------------------------------
     def _write_issue(self, tx: RecordsTx, issue: SourceIssue) -> str:
@@ -259,19 +286,19 @@ class PageWriter:
         return row_id, outcome != "unchanged"
 
     def _person(self, tx: RecordsTx, person: SourcePerson | None) -> tuple[int | None, bool]:
-        """The employee of a tracker user: found by external id, then by e-mail (a person already on the team,
-        left as they are), else created as a DEVELOPER (or the role the mapping file names)."""
+        """The employee of a tracker user: found by their account id (their row of this source), or the team member
+        the people map confirms for that id (left as they are), else created as a DEVELOPER (or the role the map
+        names for that id). Nothing a tracker's user may edit (name, e-mail) decides who they are or their role."""
         if person is None:
             return None, False
         if person.external_id in self._matched or person.external_id in self._seen_people:
             return self._ids[(EMPLOYEES.name, person.external_id)], False
         first, last = mapping.split_name(person.display_name, person.external_id)
         values = {"FIRST_NAME": first, "LAST_NAME": last}
-        if person.email:
-            values["EMAIL"] = person.email
+        if person.email and person.external_id not in self._email_taken:
+            values["EMAIL"] = person.email[:320]
         # The role is the team's to edit afterwards: set once, never overwritten.
-        role = (self.roles.get(person.external_id.lower()) or self.roles.get((person.email or "").lower())
-                or Role.DEVELOPER)
+        role = self.roles.role(person.external_id) or Role.DEVELOPER
         row_id, outcome = self._upsert(tx, EMPLOYEES, person.external_id, values, on_create={"ROLE": role.value})
         self._seen_people.add(person.external_id)
         return row_id, outcome != "unchanged"
@@ -295,6 +322,18 @@ class PageWriter:
                 self._ids.pop((COMMENTS.name, key), None)
                 touched = True
         return touched
+
+
+def _fail(counts: SyncCounts, source: str, key: str, why: str, when: dt.datetime | None,
+          held: dt.datetime | None) -> dt.datetime | None:
+    """Count and name one failed issue; the earliest time a failure holds the cursor at."""
+    key, why = (key if len(key) <= 60 else key[:57] + "..."), why[:300]
+    log.warning("%s %s not written: %s", source, key, why)
+    counts.failed += 1
+    counts.errors.append(f"{key}: {why}")
+    if when is None:
+        return held
+    return when if held is None else min(held, when)
 
 
 def _rows_where(engine: Engine, entity: EntitySpec, where: Sequence[Condition]) -> Iterator[dict[str, Any]]:
@@ -331,27 +370,33 @@ def run_pass(engine: Engine, source: IssueSource, *, overlap: dt.timedelta, reco
              roles: Mapping[str, Role] | None = None,
              on_page: Callable[[SyncCounts], None] | None = None) -> SyncCounts:
     """One incremental pass: every page since the stored cursor (less the overlap), the cursor stored after
-    each; then, with ``reconcile``, the deletions (issues gone from the tracker or moved out of its projects)."""
-    writer = PageWriter(engine, source.source, dict(roles or {}))
+    each; then, with ``reconcile``, the deletions (issues gone from the tracker or moved out of its projects).
+    The pass is kept as the source's last for ``ragctl status`` (report.py), the error that ended it included."""
+    writer = PageWriter(engine, source.source, as_people_map(roles))
     since = cursor_time(engine.sync_cursor(source.source))
     total = SyncCounts()
-    for page in source.pages(None if since is None else since - overlap):
-        counts, cursor = writer.write(page, keep_cursor=since)
-        if cursor is not None:
-            since = cursor
-        total.add(counts)
-        if on_page is not None:
-            on_page(counts)
-    if reconcile:
-        total.deleted += reconcile_deletions(engine, source.source, source.all_keys())
+    try:
+        for page in source.pages(None if since is None else since - overlap):
+            counts, cursor = writer.write(page, keep_cursor=since)
+            if cursor is not None:
+                since = cursor
+            total.add(counts)
+            if on_page is not None:
+                on_page(counts)
+        if reconcile:
+            total.deleted += reconcile_deletions(engine, source.source, source.all_keys())
+    except Exception as exc:
+        report.record_pass(engine, source.source, total, f"{type(exc).__name__}: {exc}")
+        raise
+    report.record_pass(engine, source.source, total)
     return total
 
 
-def import_issues(engine: Engine, source_name: str, issues: Iterable[SourceIssue], *, page_size: int = 100,
+def import_issues(engine: Engine, source_name: str, issues: Iterable[SourceIssue | FailedIssue], *, page_size: int = 100,
                   roles: Mapping[str, Role] | None = None,
                   on_page: Callable[[SyncCounts], None] | None = None) -> SyncCounts:
     """Write issues read from files (no cursor: a file import is whole each time, and idempotent)."""
-    writer = PageWriter(engine, source_name, dict(roles or {}))
+    writer = PageWriter(engine, source_name, as_people_map(roles))
     total, page = SyncCounts(), []
     for issue in issues:
         page.append(issue)
@@ -364,6 +409,7 @@ def import_issues(engine: Engine, source_name: str, issues: Iterable[SourceIssue
         total.add(writer.write(page, store_cursor=False)[0])
         if on_page is not None:
             on_page(total)
+    report.record_pass(engine, source_name, total)
     return total
 
 

@@ -311,3 +311,23 @@ def test_every_link_kind_is_stored_with_its_direction(engine, link_type):
     t = imported_task(engine, "PAY-40")
     assert engine.replace_task_links(t, [TaskLink(link_type, "PAY-41")]) is True
     assert engine.load_records("task", [t])[t].links == (TaskLink(link_type, "PAY-41"),)
+
+
+def test_an_import_pass_coalesces_its_queue_to_one_row_per_entity_keeping_the_newest_and_failed_rows(engine):
+    """Issue 33: what a pass queued after its mark is one row per entity, the newest (its action wins, as the drain's
+    coalescing would say); rows from before the mark and rows that failed are never touched."""
+    before = imported_task(engine, "PAY-0")  # queued before the pass: not the pass's to touch
+    with engine.batch() as tx:
+        mark = tx.queue_mark()
+        t = tx.create(TASKS, {"TITLE": "Issue PAY-1", "SOURCE": JIRA, "EXTERNAL_KEY": "PAY-1"})["task_id"]
+        for n in range(3):
+            tx.create(COMMENTS, {"TASK_ID": t, "BODY": f"note {n}", "SOURCE": JIRA, "EXTERNAL_KEY": str(n)})
+        tx.update(TASKS, before, {"TITLE": "Issue PAY-0 again"})  # queued again, after the mark
+        gone = tx.create(TASKS, {"TITLE": "Issue PAY-2", "SOURCE": JIRA, "EXTERNAL_KEY": "PAY-2"})["task_id"]
+        tx.delete(TASKS, gone)
+        assert tx.coalesce_queued(mark) >= 3
+    rows = [(r.source_type, r.source_id, r.action) for r in peek_queue(engine)]
+    assert rows.count(("task", t, "UPSERT")) == 1 and [r for r in rows if r[1] == gone] == [("task", gone, "DELETE")]
+    assert rows.count(("task", before, "UPSERT")) == 2  # its row from before the pass, and the pass's one
+    with engine.batch() as tx:
+        assert tx.coalesce_queued(tx.queue_mark()) == 0  # nothing after a fresh mark

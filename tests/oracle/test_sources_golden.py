@@ -97,6 +97,22 @@ def test_two_first_cursor_writes_at_once_are_a_conflict(fake_engine, conn):
         fake_engine.set_sync_cursor(JIRA, "page-2")
 
 
+def test_an_import_pass_coalesces_its_queue_rows_after_its_mark_skipping_rows_a_worker_holds(fake_engine, conn):
+    conn.replies += [("MAX(DIRTY_ID)", Reply(rows=[(41,)])),
+                     ("FOR UPDATE SKIP LOCKED", Reply(rows=[(43,), (47,)])),
+                     ("DELETE FROM RAG_DIRTY", Reply(rowcount=2))]
+    with fake_engine.batch() as tx:
+        mark = tx.queue_mark()
+        assert tx.coalesce_queued(mark) == 2
+    assert conn.sqls == [golden("queue_mark"), golden("superseded_queue_rows"), golden("delete_queue_rows")]
+    assert conn.calls[1].binds == {"after": 41} and conn.calls[2].binds == {"id0": 43, "id1": 47}
+    assert conn.events == ["commit"]
+    conn.calls.clear()
+    with fake_engine.batch() as tx:
+        assert tx.coalesce_queued(41) == 0  # nothing superseded: no DELETE sent
+    assert conn.sqls == [golden("superseded_queue_rows")]
+
+
 def test_tasks_by_key(fake_engine, conn):
     conn.replies.append(("WHERE EXTERNAL_KEY", Reply(rows=[(11,), (40,)])))
     assert fake_engine.tasks_by_key("PAY-1210") == [11, 40]

@@ -15,7 +15,7 @@ from pydantic import SecretStr, ValidationError
 from app.cli import CliEnv, cli
 from app.config import Settings
 from app.entities import COMMENTS, TASKS
-from app.sources import jira_rest, passes
+from app.sources import jira_rest, report
 from app.sources.bounds import PassBounds, SourceBoundError
 from app.sources.github import GitHubIssues, github_client
 from app.sources.http import SourceClient
@@ -182,13 +182,13 @@ def test_a_pass_that_hits_a_bound_says_so_in_the_cli_in_status_and_the_log(sqlit
         assert "nextPageToken already followed" in result.output and "resumes from their cursor" in result.output
         assert "ended early" in caplog.text
         status = CliRunner().invoke(cli, ["status"], obj=env)
-        assert f"sync:     jira:{fake.url}: last pass" in status.output
-        assert "200 created" in status.output and "ENDED EARLY" in status.output
-        report = json.loads(CliRunner().invoke(cli, ["status", "--json"], obj=env).output)["sync"][0]
-        assert report["ok"] is False and "nextPageToken" in report["error"]
+        assert f"sync:     jira:{fake.url} at " in status.output
+        assert "200 created" in status.output and "ended by: SourceBoundError" in status.output
+        last = json.loads(CliRunner().invoke(cli, ["status", "--json"], obj=env).output)["last_passes"]
+        assert "nextPageToken" in last[f"jira:{fake.url}"]["error"]
         fake.mode = "well-behaved"
         assert CliRunner().invoke(cli, ["sync", "jira", "--once", "--no-index"], obj=env).exit_code == 0
-        assert passes.read(sqlite_engine, [f"jira:{fake.url}"])[0].ok
+        assert "error" not in report.last_passes(sqlite_engine)[f"jira:{fake.url}"]
     assert len(tasks(sqlite_engine)) == 400
 
 

@@ -137,9 +137,26 @@ def test_export_files_read_recursively(tmp_path):
     (tmp_path / "project.json").write_text(json.dumps(jira_data.project("PAY", "Payments")))
     export = jira.read_export(tmp_path)
     assert sorted(i["key"] for i in export.issues) == ["PAY-1", "PAY-2"] and export.projects["PAY"]["name"] == "Payments"
-    (tmp_path / "bad.json").write_text("{\"hello\": 1}")
-    with pytest.raises(jira.JiraFormatError, match="bad.json"):
-        jira.read_export(tmp_path)
+    # Finding 7 of issue 33: what is not Jira data, or not a regular file inside the folder, is skipped and named.
+    import os
+
+    (tmp_path / "summary.json").write_text("{\"hello\": 1}")
+    (tmp_path / "broken.json").write_text("{not json")
+    os.mkfifo(tmp_path / "x.json")  # opened, a FIFO would wait for a writer forever
+    outside = tmp_path.parent / f"{tmp_path.name}-outside.json"
+    outside.write_text(json.dumps(jira_data.issue("PAY-9", "not in the export")))
+    (tmp_path / "escape.json").symlink_to(outside)
+    (tmp_path / "inside.json").symlink_to(tmp_path / "a" / "one.json")  # a link inside the folder is read
+    (tmp_path / "null.json").symlink_to("/dev/null")
+    export = jira.read_export(tmp_path)
+    assert sorted(i["key"] for i in export.issues) == ["PAY-1", "PAY-2"]
+    why = {line.split(": ", 1)[0].rsplit("/", 1)[-1]: line for line in export.skipped}
+    assert set(why) == {"summary.json", "broken.json", "x.json", "escape.json", "null.json"}
+    assert "neither a Jira issue" in why["summary.json"] and "not readable JSON" in why["broken.json"]
+    assert "not a regular file" in why["x.json"] and "out of the folder" in why["escape.json"]
+    assert "out of the folder" in why["null.json"]
+    with pytest.raises(jira.JiraFormatError, match="not a regular file"):
+        jira.read_export(tmp_path / "x.json")
     with pytest.raises(jira.JiraFormatError, match="no such"):
         jira.read_export(tmp_path / "missing")
 
@@ -206,7 +223,9 @@ def test_jira_settings_need_credentials():
     from app.config import Settings
 
     with pytest.raises(ValidationError, match="RAG_JIRA_PAT"):
-        Settings(_env_file=None, jira_url="https://jira.example.com")
+        Settings(_env_file=None, jira_url="https://jira.example.com", jira_projects="PAY")
+    # the site alone: what a file import belongs to (issue 33, finding 6), nothing to sync
+    assert Settings(_env_file=None, jira_url="https://jira.example.com").jira_url
     assert Settings(_env_file=None, jira_url="https://x.atlassian.net", jira_email="a@b.c", jira_api_token="t").jira_url
 
 

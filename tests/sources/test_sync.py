@@ -195,18 +195,6 @@ def test_reconciliation_that_lists_nothing_deletes_nothing(sqlite_engine):
         assert len(rows(sqlite_engine, TASKS)) == 4
 
 
-def test_a_team_member_is_matched_by_email_and_left_as_they_are(sqlite_engine):
-    manager = sqlite_engine.create(EMPLOYEES, {"FIRST_NAME": "Emma", "LAST_NAME": "R.", "EMAIL": "EMMA@example.com",
-                                               "ROLE": "MANAGER"})
-    with FakeJira("2") as fake:
-        seed(fake, "2")
-        run_pass(sqlite_engine, jira_reader(fake), overlap=OVERLAP, reconcile=True)
-    assert task_by_key(sqlite_engine, "PAY-2")["assignee_id"] == manager["employee_id"]
-    emma = sqlite_engine.get(EMPLOYEES, manager["employee_id"])
-    assert (emma["last_name"], emma["role"], emma["source"]) == ("R.", "MANAGER", None)
-    assert sum(e["first_name"] == "Emma" for e in rows(sqlite_engine, EMPLOYEES)) == 1
-
-
 # --- GitHub -----------------------------------------------------------------------------------------
 
 def github_reader(fake: FakeGitHub, page_size: int = 2) -> GitHubIssues:
@@ -339,7 +327,7 @@ def test_the_people_file_names_managers_and_an_edited_role_survives_a_reimport(t
     from app.sources.mapping import read_people_map
 
     people_file = tmp_path / "people.json"
-    people_file.write_text(json.dumps({"EMMA@example.com": "manager"}))
+    people_file.write_text(json.dumps({jira_data.PEOPLE["emma"]["key"]: "manager"}))  # by account id (issue 33)
     roles = read_people_map(str(people_file))
     with FakeJira("2") as fake:
         seed(fake, "2")

@@ -116,8 +116,10 @@ def test_a_value_no_visible_task_holds_reads_as_said_and_as_a_missing_one():
      ({"issue_type": ("Bug",), "open": (True,), "component": ("backend",), "priority": ("CRITICAL",)}, "count")),
     (["which issues were fixed in 2.0.0?", "and in 2.1?", "which of them did Ben report?"],
      ({"fix_version": ("2.1",), "open": (False,), "reporter": (3,)}, "list")),
-    # a bare participle names the version only ("the tasks fixed in 2.0" are its tasks, as "fix version 2.0")
+    # fixed in it is its finished work; the field's name is the version only
     (["issues fixed in 2.0.0", "and in 2.1?", "which of them did Ben report?"],
+     ({"fix_version": ("2.1",), "open": (False,), "reporter": (3,)}, "list")),
+    (["issues with fix version 2.0.0", "and in 2.1?", "which of them did Ben report?"],
      ({"fix_version": ("2.1",), "reporter": (3,)}, "list")),
 ])
 def test_a_follow_up_edits_the_last_query(chain, expected):

@@ -128,6 +128,28 @@ WRITE_SYNC_CURSOR = (
     "WHEN MATCHED THEN UPDATE SET t.CURSOR_VALUE = s.CURSOR_VALUE, t.UPDATED_AT = SYS_EXTRACT_UTC(SYSTIMESTAMP)\n"
     "WHEN NOT MATCHED THEN INSERT (SOURCE, CURSOR_VALUE) VALUES (s.SOURCE, s.CURSOR_VALUE)"
 )
+# source: FACTS.md §10 (plain aggregate) — the newest queue row when an import's page begins (issue 33)
+QUEUE_MARK = "SELECT NVL(MAX(DIRTY_ID), 0) FROM RAG_DIRTY"
+# source: FACTS.md §6 (FOR UPDATE SKIP LOCKED in a top-level SELECT without DISTINCT/GROUP BY/aggregates; a
+#         correlated EXISTS in its WHERE) + §10 — the queue rows since an import's pass began that a newer row of the
+#         same entity supersedes; rows a worker holds are skipped (never waited for: the worker may wait on this
+#         transaction's TASKS rows), failed rows kept
+SUPERSEDED_QUEUE_ROWS = (
+    "SELECT d.DIRTY_ID FROM RAG_DIRTY d\n"
+    "WHERE d.DIRTY_ID > :after AND d.ATTEMPTS = 0\n"
+    "  AND EXISTS (SELECT 1 FROM RAG_DIRTY n\n"
+    "              WHERE n.DIRTY_ID > d.DIRTY_ID AND n.SOURCE_TYPE = d.SOURCE_TYPE AND n.SOURCE_ID = d.SOURCE_ID)\n"
+    "FOR UPDATE SKIP LOCKED"
+)
+
+
+def delete_queue_rows(dirty_ids: Sequence[int]) -> Statement:
+    """The superseded queue rows this transaction locked (at most 500 ids a list)."""
+    in_sql, binds = in_list("id", dirty_ids)
+    # source: FACTS.md §10 (plain DELETE by primary key, an IN list under ORA-01795's 1000)
+    return Statement(f"DELETE FROM RAG_DIRTY WHERE DIRTY_ID IN {in_sql}", binds)
+
+
 # source: FACTS.md §10 (plain SELECT; TASKS_EXTERNAL_KEY_IDX, V16) — questions name a key without its source
 TASKS_BY_KEY = "SELECT TASK_ID FROM TASKS WHERE EXTERNAL_KEY = :external_key ORDER BY TASK_ID"
 

@@ -254,6 +254,18 @@ class OracleRecordsTx:
     def set_sync_cursor(self, source: str, value: str | None) -> None:
         set_sync_cursor(self._cur, source, value)
 
+    def queue_mark(self) -> int:
+        self._cur.execute(sql.QUEUE_MARK)
+        return int(self._cur.fetchone()[0])
+
+    def coalesce_queued(self, after: int) -> int:
+        self._cur.execute(sql.SUPERSEDED_QUEUE_ROWS, after=int(after))
+        ids = [int(row[0]) for row in self._cur.fetchall()]
+        for part in range(0, len(ids), IN_LIST_MAX):
+            statement = sql.delete_queue_rows(ids[part:part + IN_LIST_MAX])
+            self._cur.execute(statement.sql, statement.binds)
+        return len(ids)
+
 
 def returned_id(var: Any) -> int:
     value = var.getvalue()

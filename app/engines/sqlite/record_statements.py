@@ -72,6 +72,15 @@ def find_by_external(entity: EntitySpec, keys: Sequence[str] | None) -> str:
 
 
 TASK_SOURCE = "SELECT SOURCE FROM TASKS WHERE TASK_ID = ?"
+# One queue row per entity for a pass of an import (issue 33): the newest queue row when the pass began, then the
+# pass's rows that a newer row of the same entity supersedes (the newest keeps the latest action, as the drain's
+# coalescing would; rows that failed before are never touched).
+QUEUE_MARK = "SELECT COALESCE(MAX(DIRTY_ID), 0) FROM RAG_DIRTY"
+COALESCE_QUEUED = (
+    "DELETE FROM RAG_DIRTY WHERE DIRTY_ID > ? AND ATTEMPTS = 0 AND EXISTS (SELECT 1 FROM RAG_DIRTY n "
+    "WHERE n.DIRTY_ID > RAG_DIRTY.DIRTY_ID AND n.SOURCE_TYPE = RAG_DIRTY.SOURCE_TYPE "
+    "AND n.SOURCE_ID = RAG_DIRTY.SOURCE_ID)"
+)
 LINKS_OF_TASK = "SELECT LINK_ID, LINK_TYPE, TARGET_KEY, TARGET_TASK_ID FROM TASK_LINKS WHERE TASK_ID = ?"
 INSERT_LINK = "INSERT INTO TASK_LINKS (TASK_ID, LINK_TYPE, TARGET_KEY, TARGET_TASK_ID) VALUES (?, ?, ?, ?)"
 RETARGET_LINK = "UPDATE TASK_LINKS SET TARGET_TASK_ID = ? WHERE LINK_ID = ?"

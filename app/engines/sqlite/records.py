@@ -311,3 +311,10 @@ class SQLiteRecordsTx:
 
     def set_sync_cursor(self, source: str, value: str | None) -> None:
         set_sync_cursor(self._conn, source, value)
+
+    def queue_mark(self) -> int:
+        return int(self._conn.execute(rsql.QUEUE_MARK).fetchone()[0])
+
+    def coalesce_queued(self, after: int) -> int:
+        self._conn.execute(rsql.COALESCE_QUEUED, (int(after),))
+        return self._conn.changes()

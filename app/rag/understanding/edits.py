@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from app.rag import terms
 from app.rag.understanding.lexicon import Lexicon, SprintFact
 from app.rag.understanding.query import Predicate, TrackerQuery
-from app.rag.understanding.reader import Said
+from app.rag.understanding.said import Said
 
 DEFAULT_LIMIT = 500  # a list reads its first rows in order; the total is always counted in the database
 # What a question may leave unsaid and still be read on its own: these fields alone do not make a question.
@@ -96,6 +96,9 @@ def compose(said: Said, lexicon: Lexicon, scope_project: int | None = None) -> C
     if ambiguous:
         return Composed(None, ambiguous)
     query = TrackerQuery(where=tuple(said.predicates))
+    if {p.field for p in said.predicates} == {"assignee"} and said.returns in (None, "count") and not said.order \
+            and not said.any_state:  # "show me my tickets", "how many does Ana have?": the work they hold
+        query = query.with_predicate(Predicate("open", (True,)))
     if said.relative_sprint is not None:
         project = _project_of(query, lexicon) or scope_project
         sprint = relative_sprint(lexicon, said.relative_sprint, project, None)

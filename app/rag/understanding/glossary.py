@@ -10,17 +10,23 @@ import re
 FIELD_WORDS = {
     "fix_version": ("fix version", "fix versions", "fixversion", "release", "releases", "version", "versions",
                     "milestone", "milestones", "target", "targeted", "scheduled for", "fixed in", "planned for",
-                    "lanzamiento", "entrega", "version objetivo", "versiones", "hito", "arreglado en",
+                    "lanzamiento", "entrega", "version objetivo", "versiones", "hito", "arreglado en", "against",
+                    "left for", "for release",
                     "corregido en", "corregidas en", "corregidos en", "para la version", "para el release"),
     "affects_version": ("affects version", "affects versions", "affected version", "affects", "affecting", "affect",
                         "affected", "found in", "reported against", "broken in", "afecta", "afectan", "afectada",
-                        "afectadas", "afectados", "afectado", "version afectada", "encontrado en", "encontrados en"),
+                        "afectadas", "afectados", "afectado", "version afectada", "encontrado en", "encontrados en",
+                        "affected version", "affected versions", "reported against", "reported in", "reportados",
+                        "reportadas", "reportados en", "reportadas en", "seen in", "visto en", "vistos en"),
     "component": ("component", "components", "area", "areas", "module", "modules", "componente", "componentes",
                   "modulo", "modulos", "subsystem"),
     "label": ("label", "labels", "labelled", "labeled", "tag", "tags", "tagged", "etiqueta", "etiquetas",
-              "etiquetada", "etiquetadas", "etiquetados", "etiquetado", "con la etiqueta", "marcadas con"),
+              "etiquetada", "etiquetadas", "etiquetados", "etiquetado", "con la etiqueta", "marcadas con",
+              "marcados con", "marcadas", "marcados", "carry the label", "carrying the label", "el label", "label"),
     "issue_type": ("type", "types", "issue type", "tipo", "tipos", "of type", "de tipo"),
-    "resolution": ("resolution", "resolved as", "closed as", "marked as", "resolucion", "resueltas como",
+    "resolution": ("resolution", "resolved as", "closed as", "marked as", "marked", "ended up", "ended up as",
+                   "ended up marked", "ended up marked as", "acabaron en", "acabaron como", "terminaron como",
+                   "se cerraron con", "cerradas con", "cerrados con", "con resolucion", "resolucion", "resueltas como",
                    "se resolvieron como", "se cerraron como", "resolved with", "closed with", "con resolucion",
                    "resueltos como", "cerradas como", "cerrados como", "marcadas como", "marcados como"),
     "status_name": ("status", "state", "estado", "in status", "en estado", "column", "columna"),
@@ -77,11 +83,16 @@ GROUP_MARKERS = ("per", "by", "for each", "each", "por", "por cada", "grouped by
                  "ranking de", "ranking", "clasifica", "ordena los", "ordena las")
 # The present of reporting ("who reports the most?", "¿quién es el que más reporta?"): a reporters' ranking.
 REPORTS = re.compile(r"(?<![\w-])(?:reports|files|opens|raises|logs|reporta|reportan|abre|abren|levanta|levantan|"
-                     r"registra|registran)(?![\w-])")
+                     r"registra|registran|(?:ha|han|haya|hayan) (?:creado|reportado|abierto|registrado|levantado)|"
+                     r"reporto|reportaron|abrio|abrieron|crearon|registro|levanto)(?![\w-])")
+# "project-wise", "per-component", "by sprint": a ranking by that field.
+FIELD_WISE = re.compile(r"(?<![\w-])(?P<field>[a-z]+)[- ]wise(?![\w-])")
 # Orders, each with its direction and how many records it asks for (1: "the most urgent", "due first").
 ORDER_WORDS = {
     ("priority", True): ("most important", "most urgent", "highest priority", "top priority", "most critical",
                          "do first", "work on first", "tackle first", "start with", "hacer primero", "empezar por",
+                         "most pressing", "mas apremiante", "mas apremiantes", "ponerme primero", "deberia ponerme",
+                         "por donde empiezo", "por cual empiezo", "por cual empezar", "mas importante ahora",
                          "atacar primero", "hago primero", "deberia hacer primero",
                          "mas importante", "mas urgente", "mas prioritaria", "mas prioritario", "prioridad mas alta",
                          "mayor prioridad", "mas critica", "mas critico"),
@@ -102,6 +113,8 @@ ORDER_WORDS = {
 ORDER_VERBS = {
     "created": re.compile(r"(?<![\w-])(?:created|opened|filed|raised|reported|logged|cre(?:o|aron|ada|ado|adas|ados)|"
                           r"abri(?:o|eron)|abiert[oa]s?|report(?:o|aron|ad[oa]s?))(?![\w-])"),
+    "due": re.compile(r"(?<![\w-])(?:due|deadline|deadlines|due date|fecha limite|fecha de entrega|vencimiento|vence|"
+                      r"vencen|entrega)(?![\w-])"),
     "updated": re.compile(r"(?<![\w-])(?:updated|changed|touched|modified|actualiz\w*|modific\w*|cambi\w*|toc(?:o|aron|ad[oa]s?))"
                           r"(?![\w-])"),
     "resolved": re.compile(r"(?<![\w-])(?:resolved|closed|fixed|finished|completed|solved|resolv\w*|resuel\w*|cerr\w*|"
@@ -111,7 +124,7 @@ SUPERLATIVE = {
     True: re.compile(r"(?<![\w-])(?:most recently|most recent|latest|last|newest|(?:lo |la |el )?mas reciente(?:s|mente)?|"
                      r"ultim[oa]s?|(?:por )?ultimo|mas tarde|mas nuev[oa]s?)(?![\w-])"),
     False: re.compile(r"(?<![\w-])(?:first|earliest|oldest|longest ago|primer[oa]?s?|antes|mas antigu[oa]s?|mas viej[oa]s?|"
-                      r"mas temprano)(?![\w-])"),
+                      r"mas temprano|soonest|closest|nearest|mas cercan[oa]s?|mas proxim[oa]s?|mas pronto)(?![\w-])"),
 }
 # Words after "last"/"first" that make it a window or a sprint, not an order ("last week", "the first sprint").
 NOT_AN_ORDER_AFTER = re.compile(r"\s*(?:week|month|year|day|days|sprint|sprints|iteration|release|version|quarter|"
@@ -156,7 +169,8 @@ RELATIVE_SPRINTS = {
              "siguiente sprint", "sprint siguiente", "el proximo sprint", "next iteration", "proxima iteracion"),
 }
 UNRESOLVED = ("unresolved", "not resolved", "sin resolver", "no resueltas", "no resueltos", "without resolution",
-              "sin resolucion", "still unresolved")
+              "sin resolucion", "still unresolved", "por resolver", "pendientes de resolver", "pending", "pendiente",
+              "pendientes", "outstanding")
 CLOSED = ("closed", "resolved", "cerradas", "cerrados", "resueltas", "resueltos", "fixed", "arregladas",
           "arreglados")
 # Resolutions said otherwise than their stored name (the stored names are matched as they are).
@@ -172,11 +186,14 @@ RESOLUTION_SYNONYMS = {
 # Issue types said otherwise than their stored name: matched only against types the data holds.
 TYPE_SYNONYMS = {
     "defect": "bug", "defects": "bug", "bugs": "bug", "errores": "bug", "error": "bug", "fallos": "bug",
-    "fallo": "bug", "bichos": "bug", "stories": "story", "historias": "story", "historia": "story",
+    "fallo": "bug", "bichos": "bug", "defecto": "bug", "defectos": "bug", "stories": "story", "historias": "story", "historia": "story",
     "features": "new feature", "feature": "new feature", "feature requests": "new feature", "mejoras": "improvement",
     "mejora": "improvement", "subtasks": "sub-task", "sub-tasks": "sub-task", "subtareas": "sub-task",
     "subtarea": "sub-task", "epicas": "epic", "epica": "epic", "epics": "epic",
 }
+# Bugs said as such: a version said of them with no field word is where they were found.
+BUG_WORDS = ("bug", "bugs", "defect", "defects", "defecto", "defectos", "error", "errores", "fallo", "fallos",
+             "bichos", "regression", "regressions", "regresion", "regresiones")
 # Priorities by the tracker's names (Jira's) and ours, for questions that name one ("open Major bugs").
 PRIORITY_NAMES = {
     "blocker priority": "CRITICAL", "priority blocker": "CRITICAL", "highest": "CRITICAL", "major": "HIGH",
@@ -199,13 +216,31 @@ EDIT_OPENERS = ("and", "y", "what about", "how about", "and what about", "and fo
                 "the same for", "the same in", "same", "lo mismo en", "lo mismo con", "lo mismo para",
                 "lo mismo pero", "igual para", "igual pero", "now", "ahora", "e", "also", "tambien", "y que tal",
                 "que tal", "y que hay de", "y sobre", "only", "just", "solo", "solamente", "nada mas", "unicamente",
-                "but", "pero", "ok and", "ok y", "vale y", "then", "entonces")
-ONLY = ("only", "just", "solo", "solamente", "unicamente", "nada mas")
+                "but", "pero", "ok and", "ok y", "vale y", "then", "entonces", "nomas", "no mas", "filtra por",
+                "filter by", "filter to", "filtrar por", "filtralas por", "filtralos por", "narrow to", "narrow it to")
+ONLY = ("only", "just", "solo", "solamente", "unicamente", "nada mas", "nomas", "no mas")
 # Greetings and thanks that say nothing about the question ("hola, ¿qué tengo abierto …?").
 PLEASANTRIES = ("hello", "hi", "hey", "hiya", "good morning", "good afternoon", "thanks", "thank you", "thx", "ty",
                 "cheers", "please", "pls", "plz", "hola", "buenas", "buenos dias", "buenas tardes", "gracias",
                 "muchas gracias", "porfa", "por favor", "oye", "che", "vale", "ok", "okay", "dale", "genial", "great",
-                "cool", "perfecto", "perfect", "quick question", "una pregunta", "pregunta rapida", "yo", "sup")
+                "cool", "perfecto", "perfect", "quick question", "una pregunta", "pregunta rapida", "yo", "sup", "oigan",
+                "oiga", "hey there", "hi there", "buen dia", "saludos", "out of curiosity", "por curiosidad")
+# Now, said of holding work ("assigned to Leonie right now", "¿qué tiene Ana ahora mismo?"): open work.
+CURRENTLY = ("right now", "currently", "at the moment", "at present", "as of now", "ahora mismo", "actualmente",
+             "en este momento", "ahorita")
+# A greeting stretched as people type it ("holaa", "heyyy", "hiii", "buenass").
+STRETCHED_GREETING = re.compile(r"^\W*(?:hol+a+|he+y+|hi+|buena+s+|ho+la+s+|hello+|yo+)\b[\s,!.]*")
+# Not finished, said with a negation a few words before a word of finishing ("haven't been closed yet", "aún no se
+# han cerrado", "not yet resolved"): open work.
+NOT_DONE = re.compile(r"(?<![\w-])(?:not|never|no|sin|haven't|havent|hasn't|hasnt|isn't|isnt|aren't|arent|weren't|"
+                      r"wasn't|aun no|todavia no)\s+(?:[\w']+\s+){0,2}(?:closed|resolved|done|finished|fixed|completed|"
+                      r"cerrad\w*|cerrado|resuelt\w*|terminad\w*|hech[oa]s?|acabad\w*|completad\w*|arreglad\w*)"
+                      r"(?:\s+(?:yet|todavia|aun))?(?![\w-])")
+# Any state, said outright ("regardless of status", "open or closed", "da igual el estado", "in total"): no state.
+ANY_STATE = re.compile(r"(?<![\w-])(?:regardless of (?:the )?status|whatever (?:the )?status|any status|all statuses|"
+                       r"open or closed|closed or open|open and closed|in total|overall|altogether|all time|ever|"
+                       r"da igual el estado|sin importar (?:el )?estado|cualquier estado|todos los estados|en total|"
+                       r"abiert[oa]s? (?:y|o) cerrad[oa]s?|cerrad[oa]s? (?:y|o) abiert[oa]s?)(?![\w-])")
 # Nobody assigned, said otherwise than the tracker questions' own phrases.
 UNASSIGNED = ("nobody assigned", "no one assigned", "have nobody assigned", "has nobody assigned", "nobody on it",
               "no assignee", "without an owner", "nadie asignado", "sin nadie asignado", "no tienen a nadie",
@@ -233,7 +268,8 @@ LIST_AGAIN = ("list them", "show them", "show me them", "list those", "show thos
               "name them", "what are they", "list them all", "show me those", "show me the list", "la lista",
               "the list")
 # "muéstramelos", "enséñamelas", "lístalos", "dámelas": show them, in one word.
-LIST_AGAIN_WORD = re.compile(r"(?<![\w-])(?:muestra|ensena|lista|dame|pasa|mostrar|ensenar|listar|pasar|da)(?:me|nos)?"
+LIST_AGAIN_WORD = re.compile(r"(?<![\w-])(?:muestra|ensena|lista|dame|pasa|mostrar|ensenar|listar|pasar|da|enumera|"
+                             r"enumerar|nombra|nombrar|dime)(?:me|nos)?"
                              r"(?:los|las)(?![\w-])")
 # What opens a question of its own (a few words with one of these are not a fragment of the last question).
 ASKING_WORDS = ("what", "whats", "what's", "which", "who", "whom", "whose", "how", "when", "where", "why", "show",
@@ -242,8 +278,8 @@ ASKING_WORDS = ("what", "whats", "what's", "which", "who", "whom", "whose", "how
 # A relative sprint with a project's word between ("the current mobile sprint", "el sprint actual de datos").
 RELATIVE_SPRINT_WORDS = {
     "current": (r"current|active|ongoing|running|this|present", r"actual|en curso|activo|vigente|de ahora"),
-    "previous": (r"previous|last|prior|past|earlier", r"anterior|pasado|previo"),
-    "next": (r"next|upcoming|following|coming", r"proximo|siguiente|que viene"),
+    "previous": (r"previous|last|prior|past|earlier", r"anterior|pasado|previo|de antes|antes|de atras"),
+    "next": (r"next|upcoming|following|coming", r"proximo|siguiente|que viene|de despues|despues"),
 }
 # Work someone has to finish: open work, not the status of that name ("what do I need to get done next week?").
 OPEN_WORK = ("remains", "remain", "still remains", "is left", "are left", "queda pendiente", "quedan pendientes",
@@ -251,16 +287,17 @@ OPEN_WORK = ("remains", "remain", "still remains", "is left", "are left", "queda
              "got to finish", "must finish", "should finish", "get finished", "tengo que terminar",
              "tiene que terminar", "hay que terminar", "tengo que acabar", "tengo que sacar", "por sacar")
 # After a field word, what makes it the group of a ranking ("sprint con más puntos", "the project with the most").
-WITH_MOST = ("with the most", "with most", "with the fewest", "with fewest", "with the least", "has the most",
+WITH_MOST = ("with the most", "with most", "w/ most", "w/ the most", "w most", "with the fewest", "with fewest", "with the least", "has the most",
              "has most", "has the fewest", "con mas", "con menos", "tiene mas", "tiene menos", "que mas", "que menos")
 WHERE = ("where", "donde", "en donde", "en que parte")
-# A version said as where the work is done ("fixed in 2.0", "corregidas en la 2.0"): the version, whatever the state.
+# A version said as where the work was done ("fixed in 2.0", "corregidas en la 2.0"): its finished work.
 FIXED_IN = ("fixed in", "resolved in", "shipped in", "released in", "delivered in", "landed in", "went into",
             "corregidas en", "corregidos en", "arregladas en", "arreglados en", "resueltas en", "resueltos en",
             "entregadas en", "publicadas en", "fixed for", "done in")
-# A version's work said DONE by a finite verb of fixing ("which issues were fixed in 2.0?", "what got fixed in 1.8?",
+# A version's work said DONE by a verb of fixing ("which issues were fixed in 2.0?", "what got fixed in 1.8?",
 # "se arreglaron en la versión 1.8.0", "¿qué se corrigió en la 3.1.1?", "corrigieron en la 2.0"): its finished
-# work. A bare participle ("the tasks fixed in 1.0") or the field's name ("fix version 1.2") names only the version.
+# work, as FIXED_IN's bare participles ("the tasks fixed in 1.0"); the field's name ("fix version 1.2") names only
+# the version.
 FIXED_VERB = re.compile(
     r"(?<![\w-])(?:(?:got|were|was|been|get|gets|did \w+)\s+(?:fix|fixed|resolved|solved|shipped|released|delivered|"
     r"closed|resolve|solve|ship|release|close)"

@@ -181,7 +181,7 @@ def _forms(name: str, value: str) -> tuple[str, ...]:
             f"{noun} {folded}" for noun in ("incidencias", "incidencia", "tickets", "ticket")) + (
             f"type {folded}", f"tipo {folded}", f"de tipo {folded}")
     plural = folded[:-1] + "ies" if folded.endswith("y") else folded + ("es" if folded.endswith("s") else "s")
-    return (folded, plural)
+    return tuple(dict.fromkeys((folded, plural, folded + "s")))  # "storys" as people type it
 
 
 @functools.lru_cache(maxsize=1 << 14)

@@ -11,65 +11,15 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from dataclasses import dataclass, field
 
 from app.rag import refs, task_questions as tq, terms
-from app.rag.understanding import glossary as g
-from app.rag.understanding.lexicon import Lexicon, Mention, PersonFact, person_mentions, project_mentions, \
-    sprint_mentions, value_mentions
+from app.rag.understanding import glossary as g, values, windows
+from app.rag.understanding.lexicon import Lexicon, PersonFact, person_mentions
 from app.rag.understanding.query import Predicate
+from app.rag.understanding.said import KNOWN, Said
 from app.rag.understanding.spans import Spans
-from app.rag.understanding import windows
 
-# Words that ask nothing of their own beyond what the glossary reads ("issues", "show", "please", ...).
-_KNOWN = frozenset(tq.FILLER | tq.FIRST_PERSON | {terms.fold(w) for w in (
-    *tq.TASK_NOUNS, "ones", "one", "bugs", "records", "tix", "tkts", "pls", "plz", "thx", "list", "show", "give",
-    "tell", "anything", "everything", "todo", "todas", "todos", "cuales", "cual", "which", "what", "whats", "who",
-    "quien", "quienes", "has", "have", "tiene", "tienen", "holds", "hold", "tiene", "lleva", "llevan", "got",
-    "are", "is", "there", "hay", "currently", "right", "now", "ahora", "mismo", "still", "aun", "todavia", "sigue",
-    "siguen", "kind", "set", "they", "them", "it", "son", "es", "those", "these", "that", "ones", "las", "los",
-    "unas", "unos", "cosas", "stuff", "things", "items", "current", "actual", "actuales", "sprint", "project",
-    "proyecto", "iteracion", "version", "release", "label", "component", "type", "tipo", "right", "then",
-    "entonces", "so", "well", "pues", "like", "about", "see", "ver", "mostrar", "muestra", "muestrame",
-    "ensename", "listame", "dame", "dime", "pasame", "saber", "know", "want", "quiero", "need", "necesito",
-    "many", "much", "number", "numero", "count", "same", "mismo", "misma", "mismas", "mismos", "ok", "okay",
-    "per", "each", "cada", "first", "primero", "primera", "order", "ordered", "sorted", "ordenadas", "ordenados",
-    "incidencias", "incidencia", "tickets", "ticket", "issues", "errores", "fallos", "please", "porfa",
-    "carry", "carries", "carrying", "thing", "rank", "ranking", "plate", "having", "llevan", "lleva", "acumula", "acumulan", "concentra", "concentran",
-    "junta", "suma", "one", "ones", "cual", "which")})
-
-
-@dataclass
-class Said:
-    """What a question says of the tracker. ``fields``: the fields it names (a follow-up replaces exactly
-    these in the last query); ``returns`` and friends are None when it does not say what to return."""
-
-    lang: str
-    predicates: list[Predicate] = field(default_factory=list)
-    fields: set[str] = field(default_factory=set)
-    returns: str | None = None  # list | count | points | group
-    group_by: str | None = None
-    measure_points: bool = False  # a group ranked by story points
-    ascending: bool = False
-    order: tuple[str, bool] | None = None  # (order, descending)
-    limit: int | None = None
-    relative_sprint: str | None = None  # current | previous | next: resolved against a project
-    people: list[list[PersonFact]] = field(default_factory=list)  # names said (several people: ambiguous)
-    asks_tasks: bool = False  # a task noun, a value of the data, a count, a group or an order was said
-    edit: bool = False  # an opener ("and …?", "only …") or "those" says it edits the last question
-    fragment: bool = False  # a few words without a question word ("Ana's?", "in review?")
-    those: bool = False
-    list_again: bool = False  # "list them", "show them"
-    unknown: list[str] = field(default_factory=list)
-    mine: bool = False
-    noun: bool = False  # a task noun was said ("how many tasks?": a question of its own, not "how many?")
-    original: str = ""  # the question as typed (a value written as the tracker writes it: "are Closed?")
-    it: bool = False  # points at one thing already said ("is it blocked?"): the focus's, not an edit
-
-    def add(self, predicate: Predicate) -> None:
-        self.predicates = [p for p in self.predicates if p.field != predicate.field or p.field == "text"]
-        self.predicates.append(predicate)
-        self.fields.add(predicate.field)
+__all__ = ["Said", "read", "relative_sprint_said"]
 
 
 def read(question: str, lexicon: Lexicon, asker_id: int, today: dt.date) -> Said | None:
@@ -78,6 +28,7 @@ def read(question: str, lexicon: Lexicon, asker_id: int, today: dt.date) -> Said
     spans = Spans(terms.fold(question))
     said = Said(terms.language(question), it=bool(_IT.search(spans.text)), original=question)
     spans.find(g.PLEASANTRIES)
+    spans.find_pattern(g.STRETCHED_GREETING)
     if any(t in ("task", "doc") for t, _ in refs.mentions(spans.text)) or refs.key_mentions(question):
         return None
     if spans.find(tq.NOT_MINE):
@@ -86,16 +37,17 @@ def read(question: str, lexicon: Lexicon, asker_id: int, today: dt.date) -> Said
     points = bool(spans.find(g.POINTS))  # "story points" before the issue type Story
     _dates(spans, said, today)  # "created last month" is a window before "created last" is an order
     _orders(spans, said)  # "highest priority" orders before "highest" is read as a priority
-    _values(spans, said, lexicon)
+    values.read_values(spans, said, lexicon)
     _people(spans, said, lexicon, asker_id)
     _returns(spans, said, points)
     _flags(spans, said, today)
     _relative_sprint(spans, said)
     _nouns(spans, said)
-    said.unknown = spans.unknown(_KNOWN, tq.NEGATIONS | {"isn't", "aren't", "isnt", "arent", "doesn't", "don't"})
+    said.unknown = spans.unknown(KNOWN, tq.NEGATIONS | {"isn't", "aren't", "isnt", "arent", "doesn't", "don't"})
     _topics(said)
     # "¿y la Wave 2?": "la" before a value the question names is its article, not "it"
-    said.it = any(spans.free((match.end() - 1, match.end())) for match in _IT.finditer(spans.text))
+    said.it = said.relative_sprint is None and any(  # "the sprint before that one" is no "it"
+        spans.free((match.end() - 1, match.end())) for match in _IT.finditer(spans.text))
     return said
 
 
@@ -133,119 +85,6 @@ def _edit_markers(spans: Spans, said: Said) -> None:
     said.fragment = len(terms.words(body)) <= 3 and not spans.says(g.ASKING_WORDS)
 
 
-def _values(spans: Spans, said: Said, lexicon: Lexicon) -> None:
-    """Projects, sprints and field values the data holds, each given to the field the words around it name; the
-    longest said first ("component Payments core" before the project Payments Platform's word "payments"), and
-    between two said alike, the one a field word names ("etiqueta platform": the label, not the project)."""
-    by_span: dict[tuple[int, int], list[Mention]] = {}
-    for mention in value_mentions(spans.text, lexicon):
-        by_span.setdefault(mention.span, []).append(mention)
-    named = [(m.span, [m]) for m in project_mentions(spans.text, lexicon) + sprint_mentions(spans.text, lexicon)]
-
-    def first(item: tuple[tuple[int, int], list[Mention]]) -> tuple[int, bool, bool]:
-        span, mentions = item
-        return -(span[1] - span[0]), not any(
-            spans.before(span, g.FIELD_WORDS[m.field], gap=2) or spans.after(span, g.FIELD_WORDS[m.field])
-            for m in mentions if m.field in g.FIELD_WORDS), _by_one_word(mentions[0], lexicon)
-
-    for span, mentions in sorted([*named, *by_span.items()], key=first):
-        if mentions[0].field in ("project", "sprint"):
-            if spans.take(span):
-                _add_value(said, mentions[0].field, mentions[0].value)
-            continue
-        chosen = _field_of(spans, span, mentions, lexicon, said.original)
-        if chosen is not None and spans.free(span) and _worth_taking(spans, chosen, said.original):
-            spans.take(span)
-            name = _version_field(spans, span, chosen.field)
-            _add_value(said, name, chosen.value)
-            if name == "fix_version" and _fixed_verb(spans, span):
-                said.add(Predicate("open", (False,)))  # "were fixed in it": its finished work
-            if name == "fix_version" and spans.before(span, g.FIXED_IN, gap=2):
-                spans.find(g.FIXED_IN)
-            spans.find(g.FIELD_WORDS[name])  # "closed as Won't Fix" says no status of its own
-            said.asks_tasks = True
-    _field_words(spans, said, lexicon)
-
-
-def _by_one_word(mention: Mention, lexicon: Lexicon) -> bool:
-    """A project named by one word of its name (or that word's twin), not by its name or key: a value said whole
-    is read first ("platform: how many tasks?" is the label platform where one is stored)."""
-    if mention.field != "project":
-        return False
-    project = lexicon.project(mention.value)
-    return project is not None and mention.said not in (terms.fold(project.name), terms.fold(project.external_key or ""))
-
-
-def _fixed_verb(spans: Spans, span: tuple[int, int]) -> bool:
-    """Whether a verb of fixing stands at most three words before a version ("se arreglaron en la versión 1.8.0");
-    its words are taken (understood)."""
-    verbs = [m for m in g.FIXED_VERB.finditer(spans.text[:span[0]]) if spans.free(m.span())]
-    if not verbs or len(terms.words(spans.text[verbs[-1].end():span[0]])) > 3:
-        return False
-    return spans.take(verbs[-1].span())
-
-
-def _field_of(spans: Spans, span: tuple[int, int], mentions: list[Mention], lexicon: Lexicon,
-              original: str) -> Mention | None:
-    """The field a value belongs to: the one whose field word stands next to it, else the one most tasks use."""
-    for mention in mentions:
-        if spans.before(span, g.FIELD_WORDS[mention.field], gap=2) or spans.after(span, g.FIELD_WORDS[mention.field]):
-            return mention
-    as_written = [m for m in mentions if _as_stored(m, original)]  # "and Bug?": the type Bug, not the label bug
-    if len(as_written) == 1:
-        return as_written[0]
-    return max(mentions, key=lambda m: lexicon.counts.get((m.field, m.value), 0))  # type: ignore[arg-type]
-
-
-def _worth_taking(spans: Spans, mention: Mention, original: str) -> bool:
-    """A value that is also a common word ("open", "done", "critical", "in progress") is the glossary's unless a
-    field word says it is the value ("status Open", "label critical") or it is written as the tracker writes it
-    ("how many issues of LMN are Closed?": the tracker's status Closed, not every finished issue)."""
-    if mention.field == "priority_name":
-        return True  # the tracker's own priorities are the words for priority ("minor" is its Minor, not LOW)
-    said = mention.said
-    common = said in terms.STOP or said in tq.FILLER or said in tq.STATUS_PHRASES or said in tq.OPEN_PHRASES \
-        or said in tq.PRIORITY_PHRASES or said in tq.TASK_NOUNS or said in g.CLOSED
-    return not common or _as_stored(mention, original) or spans.before(mention.span, g.FIELD_WORDS[mention.field], gap=2)
-
-
-def _as_stored(mention: Mention, original: str) -> bool:
-    """Whether the question writes the value as the tracker stores it, capitals and all ("are Closed?", "Bug")."""
-    value = str(mention.value)
-    return value != value.lower() and re.search(rf"(?<![\w-]){re.escape(value)}(?![\w-])", original) is not None
-
-
-def _version_field(spans: Spans, span: tuple[int, int], name: str) -> str:
-    """A version said with "affects"/"found in" is an affected version, whatever field it was found in."""
-    if name in ("fix_version", "affects_version"):
-        if spans.before(span, g.FIELD_WORDS["affects_version"], gap=4):
-            return "affects_version"
-        if spans.before(span, g.FIELD_WORDS["fix_version"], gap=3) or spans.after(span, g.FIELD_WORDS["fix_version"]):
-            return "fix_version"
-    return name
-
-
-def _add_value(said: Said, name: str, value: object) -> None:
-    found = next((p for p in said.predicates if p.field == name), None)
-    values = (*found.values, value) if found is not None and value not in found.values else (value,)
-    said.add(Predicate(name, values))  # type: ignore[arg-type]
-
-
-def _field_words(spans: Spans, said: Said, lexicon: Lexicon) -> None:
-    """Resolutions and issue types said otherwise than stored ("won't fix", "defects"), when the data holds them."""
-    for synonyms, name in ((g.RESOLUTION_SYNONYMS, "resolution"), (g.TYPE_SYNONYMS, "issue_type")):
-        stored = {terms.fold(v): v for v in lexicon.values.get(name, ())}
-        for phrase, span in spans.find({k: v for k, v in synonyms.items() if v in stored}):
-            _add_value(said, name, stored[synonyms[phrase]])
-            said.asks_tasks = True
-    stored = {terms.fold(v): v for v in lexicon.values.get("priority_name", ())}
-    for phrase, _ in spans.find({k: v for k, v in g.PRIORITY_TWINS.items() if v in stored}):
-        _add_value(said, "priority_name", stored[g.PRIORITY_TWINS[phrase]])  # "menores": the tracker's Minor
-        said.asks_tasks = True
-    for phrase, _ in spans.find(g.PRIORITY_NAMES):
-        _add_value(said, "priority", g.PRIORITY_NAMES[phrase])
-
-
 def _people(spans: Spans, said: Said, lexicon: Lexicon, asker_id: int) -> None:
     by_span: dict[tuple[int, int], list[PersonFact]] = {}
     for mention in person_mentions(spans.text, lexicon):
@@ -261,7 +100,7 @@ def _people(spans: Spans, said: Said, lexicon: Lexicon, asker_id: int) -> None:
         said.people.append(people)
         said.asks_tasks = said.asks_tasks or role == "reporter"
         if len(people) == 1:
-            _add_value(said, role, people[0].employee_id)
+            values.add_value(said, role, people[0].employee_id)
     reporter = any(p.field == "reporter" for p in said.predicates)
     spans.find((*g.REPORTER_BEFORE, *(g.REPORTER_VERB_FIRST if reporter else ())))
     if not said.people and spans.find(tq.MINE_PHRASES) or not said.people and tq.says_i(spans.text):
@@ -323,6 +162,8 @@ def _group_field(spans: Spans, said: Said, per: bool) -> tuple[str, bool] | None
         for phrase, span in spans.find(words):
             if name == "assignee" and spans.says(g.REPORTER_AFTER):  # "which person reported most of …?"
                 name = "reporter"
+            if name == "status" and spans.after(span, tq.STATUS_PHRASES):  # "filtra por estado In Progress"
+                continue
             if spans.before(span, g.GROUP_MARKERS, gap=2):
                 return name, True
             if not per and (spans.before(span, ("which", "what", "que", "cual", "cuales", "in which", "en que",
@@ -330,6 +171,10 @@ def _group_field(spans: Spans, said: Said, per: bool) -> tuple[str, bool] | None
                             or spans.after(span, g.WITH_MOST, 5)):
                 return name, False
             spans.taken.remove(span)  # a field word that groups nothing is read again as a field word
+    for said_wise in (m for m in g.FIELD_WISE.finditer(spans.text) if spans.free(m.span())):
+        name = next((n for n, words in g.GROUP_FIELD_WORDS.items() if said_wise.group("field") in words), None)
+        if name is not None and spans.take(said_wise.span()):
+            return name, True
     if not per and spans.find(g.WHERE):  # a tracker's "where" is a project ("where are the most late tasks?")
         return "project", False
     if not per and spans.find(g.REPORTER_WORDS):  # "who reported the most?", "¿quién abrió más?"
@@ -345,7 +190,22 @@ def _group_field(spans: Spans, said: Said, per: bool) -> tuple[str, bool] | None
 
 
 def _flags(spans: Spans, said: Said, today: dt.date) -> None:
-    """Open / finished, overdue, unassigned, unresolved, blocked, status and priority by the glossary's words."""
+    """Open / finished, overdue, unassigned, unresolved, blocked, status and priority by the glossary's words; "in
+    any state" said outright leaves the state out."""
+    any_state = bool(spans.find_pattern(g.ANY_STATE))
+    if spans.find_pattern(g.NOT_DONE):
+        said.add(Predicate("open", (True,)))
+    _state_flags(spans, said, today)
+    if spans.find(g.CURRENTLY) and not said.fields & {"open", "status", "status_name", "resolution"}:
+        said.add(Predicate("open", (True,)))  # "assigned to Leonie right now": the work she holds
+    said.any_state = any_state
+    if any_state:
+        said.predicates = [p for p in said.predicates if p.field not in ("open", "status")]
+        said.fields -= {"open", "status"}
+        said.asks_tasks = True
+
+
+def _state_flags(spans: Spans, said: Said, today: dt.date) -> None:
     for match in tq.POINTS_TO_DO.finditer(spans.text):  # "points still to do", "puntos por hacer": not the status
         if spans.take(match.span("todo")):
             said.add(Predicate("open", (True,)))
@@ -372,7 +232,9 @@ def _flags(spans: Spans, said: Said, today: dt.date) -> None:
     for phrase, _ in spans.find(statuses):
         said.add(Predicate("status", (statuses[phrase],)))
     for phrase, _ in spans.find(tq.PRIORITY_PHRASES):
-        _add_value(said, "priority", tq.PRIORITY_PHRASES[phrase])
+        values.add_value(said, "priority", tq.PRIORITY_PHRASES[phrase])
+    for phrase, _ in spans.find(g.PRIORITY_NAMES):  # after the returns: "the highest number of …" is no priority
+        values.add_value(said, "priority", g.PRIORITY_NAMES[phrase])
     if spans.find(g.BLOCKED):
         said.add(Predicate("blocked", (True,)))
         if "status" not in said.fields:  # what is held up is work not finished
@@ -431,62 +293,17 @@ def relative_sprint_said(spans: Spans) -> str | None:
         pattern = rf"(?<![\w-])(?:(?:{before})\s+(?:[\w-]+\s+){{0,2}}(?:sprint|iteration)|(?:sprint|iteracion)\s+" \
                   rf"(?:de\s+[\w-]+\s+)?(?:{after}))(?![\w-])"
         for match in re.finditer(pattern, spans.text):
-            words = spans.text[match.start():match.end()]
-            if spans.take(match.span()) or words:
-                return which
+            for word in re.finditer(r"[\w-]+", match.group()):  # each word, where an earlier step took another
+                spans.take((match.start() + word.start(), match.start() + word.end()))
+            return which
     return None
-
-
-# Fields whose value may be said with its field word though no visible task holds it.
-_UNSEEN_FIELDS = ("component", "label", "fix_version", "affects_version")
-_VERSION = re.compile(r"(?<![\w.-])v?\d+(?:\.\d+)+(?![\w-]|\.\w)")
-
-
-def _unseen_values(spans: Spans, said: Said) -> None:
-    """A value said with its field word, or shaped like a version, that the asker's visible tasks do not hold ("open
-    tasks in the Cobros component", "what's left for 1.2?"): a predicate all the same. It matches nothing they may
-    see, so the answer says so, the same whether hidden tasks hold it or not, instead of answering another question
-    without it."""
-    for name in _UNSEEN_FIELDS:
-        for _, span in spans.find(g.FIELD_WORDS[name]) if name not in said.fields else ():
-            value = _unknown_words(spans, spans.text[span[1]:], span[1], after=True) or (
-                _unknown_words(spans, spans.text[:span[0]], 0, after=False) if name in ("component", "label")
-                else None)
-            if value is not None and (name not in ("fix_version", "affects_version") or re.search(r"\d", value[0])):
-                spans.take(value[1])
-                _add_value(said, name, value[0])
-                said.asks_tasks = True
-    for match in _VERSION.finditer(spans.text) if not said.fields & {"fix_version", "affects_version"} else ():
-        if spans.take(match.span()):
-            _add_value(said, "fix_version", match.group())
-            said.asks_tasks = True
-
-
-def _unknown_words(spans: Spans, text: str, offset: int, after: bool) -> tuple[str, tuple[int, int]] | None:
-    """The (at most three) free words no step understood right after (or, ``after`` False, right before) a field word,
-    with their span in the question."""
-    found = re.match(r"\s+((?:[\w.'-]+)(?:\s+[\w.'-]+){0,2})", text) if after else \
-        re.search(r"((?:[\w.'-]+\s+){0,1}[\w.'-]+)\s+$", text)
-    if found is None:
-        return None
-    words, start = found.group(1).split(), offset + found.start(1)
-    kept: list[str] = []
-    for word in (words if after else reversed(words)):
-        if word in terms.STOP or word in _KNOWN or word in tq.FILLER or len(word) < 2:
-            break
-        kept.append(word)
-    if not kept:
-        return None
-    said = " ".join(kept if after else reversed(kept))
-    span = (start, start + len(said)) if after else (start + len(found.group(1)) - len(said), start + len(found.group(1)))
-    return (said, span) if spans.free(span) else None
 
 
 def _nouns(spans: Spans, said: Said) -> None:
     if spans.find(tq.TASK_NOUNS) or spans.find(("bugs", "bug", "tix", "tkts", "tickets", "incidencias")):
         said.asks_tasks = said.noun = True
     spans.find(tq.IDIOMS)
-    _unseen_values(spans, said)
+    values.unseen_values(spans, said)
     for words in g.FIELD_WORDS.values():
         spans.find(words)
     spans.find(g.REPORTER_WORDS)

@@ -1,0 +1,178 @@
+"""The reader's step for values: the projects, sprints and field values the question names, read from the tracker's
+own data (lexicon.py), given to the field the words around them name; and a value said with its field word that no
+visible task holds (``unseen_values``). Pure: no I/O."""
+
+from __future__ import annotations
+
+import re
+
+from app.rag import task_questions as tq, terms
+from app.rag.understanding import glossary as g
+from app.rag.understanding.lexicon import Lexicon, Mention, project_mentions, sprint_mentions, value_mentions
+from app.rag.understanding.query import Predicate
+from app.rag.understanding.said import KNOWN, Said
+from app.rag.understanding.spans import Spans
+
+
+def read_values(spans: Spans, said: Said, lexicon: Lexicon) -> None:
+    """Projects, sprints and field values the data holds, each given to the field the words around it name; the
+    longest said first ("component Payments core" before the project Payments Platform's word "payments"), and
+    between two said alike, the one a field word names ("etiqueta platform": the label, not the project)."""
+    by_span: dict[tuple[int, int], list[Mention]] = {}
+    for mention in value_mentions(spans.text, lexicon):
+        by_span.setdefault(mention.span, []).append(mention)
+    named = [(m.span, [m]) for m in project_mentions(spans.text, lexicon) + sprint_mentions(spans.text, lexicon)]
+
+    def first(item: tuple[tuple[int, int], list[Mention]]) -> tuple[int, bool, bool]:
+        span, mentions = item
+        return -(span[1] - span[0]), not any(
+            spans.before(span, g.FIELD_WORDS[m.field], gap=2) or spans.after(span, g.FIELD_WORDS[m.field])
+            for m in mentions if m.field in g.FIELD_WORDS), _by_one_word(mentions[0], lexicon)
+
+    for span, mentions in sorted([*named, *by_span.items()], key=first):
+        if mentions[0].field in ("project", "sprint"):
+            if _by_one_word(mentions[0], lexicon) and any(  # "with the label platform": a label, seen or not
+                    spans.before(span, g.FIELD_WORDS[name], gap=1) for name in _UNSEEN_FIELDS):
+                continue
+            if spans.take(span):
+                add_value(said, mentions[0].field, mentions[0].value)
+            continue
+        chosen = _field_of(spans, span, mentions, lexicon, said.original)
+        if chosen is not None and spans.free(span) and _worth_taking(spans, chosen, said.original):
+            spans.take(span)
+            name = _version_field(spans, span, chosen.field)
+            add_value(said, name, chosen.value)
+            if name == "fix_version" and (_fixed_verb(spans, span) or spans.before(span, g.FIXED_IN, gap=2)
+                                         and bool(spans.find(g.FIXED_IN))):
+                said.add(Predicate("open", (False,)))  # "fixed in it": its finished work (not "fix version")
+            spans.find(g.FIELD_WORDS[name])  # "closed as Won't Fix" says no status of its own
+            said.asks_tasks = True
+    _field_words(spans, said, lexicon)
+
+
+def _by_one_word(mention: Mention, lexicon: Lexicon) -> bool:
+    """A project named by one word of its name (or that word's twin), not by its name or key: a value said whole
+    is read first ("platform: how many tasks?" is the label platform where one is stored)."""
+    if mention.field != "project":
+        return False
+    project = lexicon.project(mention.value)
+    return project is not None and mention.said not in (terms.fold(project.name), terms.fold(project.external_key or ""))
+
+
+def _fixed_verb(spans: Spans, span: tuple[int, int]) -> bool:
+    """Whether a verb of fixing stands at most three words before a version ("se arreglaron en la versión 1.8.0");
+    its words are taken (understood)."""
+    verbs = [m for m in g.FIXED_VERB.finditer(spans.text[:span[0]]) if spans.free(m.span())]
+    if not verbs or len(terms.words(spans.text[verbs[-1].end():span[0]])) > 3:
+        return False
+    return spans.take(verbs[-1].span())
+
+
+def _field_of(spans: Spans, span: tuple[int, int], mentions: list[Mention], lexicon: Lexicon,
+              original: str) -> Mention | None:
+    """The field a value belongs to: the one whose field word stands next to it, else the one most tasks use."""
+    for mention in mentions:
+        if spans.before(span, g.FIELD_WORDS[mention.field], gap=2) or spans.after(span, g.FIELD_WORDS[mention.field]):
+            return mention
+    as_written = [m for m in mentions if _as_stored(m, original)]  # "and Bug?": the type Bug, not the label bug
+    if len(as_written) == 1:
+        return as_written[0]
+    return max(mentions, key=lambda m: lexicon.counts.get((m.field, m.value), 0))  # type: ignore[arg-type]
+
+
+def _worth_taking(spans: Spans, mention: Mention, original: str) -> bool:
+    """A value that is also a common word ("open", "done", "critical", "in progress") is the glossary's unless a
+    field word says it is the value ("status Open", "label critical") or it is written as the tracker writes it
+    ("how many issues of LMN are Closed?": the tracker's status Closed, not every finished issue)."""
+    if mention.field == "priority_name":
+        return True  # the tracker's own priorities are the words for priority ("minor" is its Minor, not LOW)
+    said = mention.said
+    common = said in terms.STOP or said in tq.FILLER or said in tq.STATUS_PHRASES or said in tq.OPEN_PHRASES \
+        or said in tq.PRIORITY_PHRASES or said in tq.TASK_NOUNS or said in g.CLOSED
+    return not common or _as_stored(mention, original) or spans.before(mention.span, g.FIELD_WORDS[mention.field], gap=2)
+
+
+def _as_stored(mention: Mention, original: str) -> bool:
+    """Whether the question writes the value as the tracker stores it, capitals and all ("are Closed?", "Bug")."""
+    value = str(mention.value)
+    return value != value.lower() and re.search(rf"(?<![\w-]){re.escape(value)}(?![\w-])", original) is not None
+
+
+def _version_field(spans: Spans, span: tuple[int, int], name: str) -> str:
+    """A version said with "affects"/"found in" is an affected version, whatever field it was found in; one said
+    with no field word at all, of bugs ("known bugs in 2.9.0", "errores de la 3.0"), is where they were found."""
+    if name in ("fix_version", "affects_version"):
+        if spans.before(span, g.FIELD_WORDS["affects_version"], gap=4) or spans.after(
+                span, g.FIELD_WORDS["affects_version"], gap=4):
+            return "affects_version"
+        if spans.before(span, g.FIELD_WORDS["fix_version"], gap=3) or spans.after(span, g.FIELD_WORDS["fix_version"]):
+            return "fix_version"
+        if spans.says(g.BUG_WORDS) and not spans.says(g.FIXED_IN) and not g.FIXED_VERB.search(spans.text) \
+                and not spans.before(span, ("for", "para", "para la", "para el"), gap=1):
+            return "affects_version"
+    return name
+
+
+def add_value(said: Said, name: str, value: object) -> None:
+    found = next((p for p in said.predicates if p.field == name), None)
+    values = (*found.values, value) if found is not None and value not in found.values else (value,)
+    said.add(Predicate(name, values))  # type: ignore[arg-type]
+
+
+def _field_words(spans: Spans, said: Said, lexicon: Lexicon) -> None:
+    """Resolutions and issue types said otherwise than stored ("won't fix", "defects"), when the data holds them."""
+    for synonyms, name in ((g.RESOLUTION_SYNONYMS, "resolution"), (g.TYPE_SYNONYMS, "issue_type")):
+        stored = {terms.fold(v): v for v in lexicon.values.get(name, ())}
+        for phrase, span in spans.find({k: v for k, v in synonyms.items() if v in stored}):
+            add_value(said, name, stored[synonyms[phrase]])
+            said.asks_tasks = True
+    stored = {terms.fold(v): v for v in lexicon.values.get("priority_name", ())}
+    for phrase, _ in spans.find({k: v for k, v in g.PRIORITY_TWINS.items() if v in stored}):
+        add_value(said, "priority_name", stored[g.PRIORITY_TWINS[phrase]])  # "menores": the tracker's Minor
+        said.asks_tasks = True
+
+
+
+# Fields whose value may be said with its field word though no visible task holds it.
+_UNSEEN_FIELDS = ("component", "label", "fix_version", "affects_version")
+_VERSION = re.compile(r"(?<![\w.-])v?\d+(?:\.\d+)+(?![\w-]|\.\w)")
+
+
+def unseen_values(spans: Spans, said: Said) -> None:
+    """A value said with its field word, or shaped like a version, that the asker's visible tasks do not hold ("open
+    tasks in the Cobros component", "what's left for 1.2?"): a predicate all the same. It matches nothing they may
+    see, so the answer says so, the same whether hidden tasks hold it or not, instead of answering another question
+    without it."""
+    for name in _UNSEEN_FIELDS:
+        for _, span in spans.find(g.FIELD_WORDS[name]) if name not in said.fields else ():
+            value = _unknown_words(spans, spans.text[span[1]:], span[1], after=True) or (
+                _unknown_words(spans, spans.text[:span[0]], 0, after=False) if name in ("component", "label")
+                else None)
+            if value is not None and (name not in ("fix_version", "affects_version") or re.search(r"\d", value[0])):
+                spans.take(value[1])
+                add_value(said, name, value[0])
+                said.asks_tasks = True
+    for match in _VERSION.finditer(spans.text) if not said.fields & {"fix_version", "affects_version"} else ():
+        if spans.take(match.span()):
+            add_value(said, "fix_version", match.group())
+            said.asks_tasks = True
+
+
+def _unknown_words(spans: Spans, text: str, offset: int, after: bool) -> tuple[str, tuple[int, int]] | None:
+    """The (at most three) free words no step understood right after (or, ``after`` False, right before) a field word,
+    with their span in the question."""
+    found = re.match(r"\s+((?:[\w.'-]+)(?:\s+[\w.'-]+){0,2})", text) if after else \
+        re.search(r"((?:[\w.'-]+\s+){0,1}[\w.'-]+)\s+$", text)
+    if found is None:
+        return None
+    words, start = found.group(1).split(), offset + found.start(1)
+    kept: list[str] = []
+    for word in (words if after else reversed(words)):
+        if word in terms.STOP or word in KNOWN or word in tq.FILLER or len(word) < 2:
+            break
+        kept.append(word)
+    if not kept:
+        return None
+    said = " ".join(kept if after else reversed(kept))
+    span = (start, start + len(said)) if after else (start + len(found.group(1)) - len(said), start + len(found.group(1)))
+    return (said, span) if spans.free(span) else None

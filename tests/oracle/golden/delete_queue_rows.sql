@@ -1,0 +1,3 @@
+-- source: FACTS.md §10 (plain DELETE by primary key, an IN list)
+
+DELETE FROM RAG_DIRTY WHERE DIRTY_ID IN (:id0, :id1)

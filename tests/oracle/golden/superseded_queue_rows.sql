@@ -1,0 +1,7 @@
+-- source: FACTS.md §6 (FOR UPDATE SKIP LOCKED in a top-level SELECT) + §10 — superseded queue rows of an import's pass
+
+SELECT d.DIRTY_ID FROM RAG_DIRTY d
+WHERE d.DIRTY_ID > :after AND d.ATTEMPTS = 0
+  AND EXISTS (SELECT 1 FROM RAG_DIRTY n
+              WHERE n.DIRTY_ID > d.DIRTY_ID AND n.SOURCE_TYPE = d.SOURCE_TYPE AND n.SOURCE_ID = d.SOURCE_ID)
+FOR UPDATE SKIP LOCKED
