@@ -131,6 +131,9 @@ class JiraREST:
             before = len(keys)
             keys.update(i["key"] for i in issues)
             start += len(issues)
+            if not issues and start < int(body.get("total", 0)):  # a partial listing must not delete the rest
+                raise no_progress(self._where("search"), f"the keys ended at {start} of a total of "
+                                                         f"{body.get('total')}; nothing deleted")
             if not issues or start >= int(body.get("total", 0)):
                 return keys
             if len(keys) == before:  # startAt ignored: the same keys again, towards a total never reached

@@ -122,7 +122,7 @@ def endless_github_route(comments: bool = False) -> Callable[[str, dict, Scripte
 
 class HostileJira(FakeJira):
     """``mode``: "repeat_token" (v3: every page names the same next token), "ignore_start" (v2: the search and the
-    key listing answer startAt=0 whatever is asked, total 1e9), "comments_repeat" (every comment page the same,
+    key listing answer startAt=0 whatever is asked, total 1e9), "short_total" (v2: total 1e9, pages that end), "comments_repeat" (every comment page the same,
     total 1e9), "comments_endless" (fresh comments on every page, total 1e9)."""
 
     def __init__(self, api: str, mode: str, **kwargs) -> None:
@@ -144,7 +144,7 @@ class HostileJira(FakeJira):
         if self.mode == "ignore_start":
             query = {**query, "startAt": ["0"]}
         status, body = super()._search(query)
-        if self.mode == "ignore_start" and status == 200:
+        if self.mode in ("ignore_start", "short_total") and status == 200:
             body["total"] = 10**9
         return status, body
 

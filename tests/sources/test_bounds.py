@@ -149,6 +149,16 @@ def test_a_v2_search_that_ignores_start_at_stops_and_keeps_its_first_page(sqlite
             reader(fake).all_keys()  # the reconciliation's listing: total 1e9, the same keys again
 
 
+def test_a_key_listing_that_ends_short_of_its_total_deletes_nothing(sqlite_engine):
+    with seeded(HostileJira("2", "well-behaved"), 3, comments=0) as fake:
+        run_pass(sqlite_engine, reader(fake), overlap=OVERLAP, reconcile=True)
+        del fake.issues["PAY-3"]
+        fake.mode = "short_total"  # the listing ends after PAY-1, PAY-2 while saying 1e9
+        with pytest.raises(SourceBoundError, match="keys ended at 2 of a total of 1000000000; nothing deleted"):
+            run_pass(sqlite_engine, reader(fake), overlap=OVERLAP, reconcile=True)
+    assert tasks(sqlite_engine) == ["PAY-1", "PAY-2", "PAY-3"]
+
+
 @pytest.mark.parametrize("mode, words", [("comments_repeat", "only comments read already"),
                                          ("comments_endless", "more than 300 comments")])
 def test_comment_pages_with_a_total_of_1e9_end_the_pass(mode, words, sqlite_engine):
