@@ -51,7 +51,7 @@ def child(scenario: str, url: str, db: str, budget: float) -> None:
 
     from app.config import Settings
     from app.engines import open_engine
-    from app.sources import configured, passes
+    from app.sources import configured, passes, report
 
     update = {"database_url": f"sqlite:///{db}", "sync_pass_budget_s": budget, "sync_max_retries": 0}
     if scenario.startswith("jira") or scenario == "huge-response":
@@ -81,11 +81,11 @@ def child(scenario: str, url: str, db: str, budget: float) -> None:
     wall = time.monotonic() - started
     done.set()
     peak[0] = max(peak[0], rss_mib())
-    report = passes.read(engine, [name])
+    last = report.last_passes(engine).get(name, {})
     engine.close()
     print(json.dumps({"scenario": scenario, "idle_rss_mib": round(idle, 1), "peak_rss_mib": round(peak[0], 1),
                       "over_idle_mib": round(peak[0] - idle, 1), "wall_s": round(wall, 2), "budget_s": budget,
-                      "error": error, "written": written or (report[0].summary if report else None)}))
+                      "error": error, "written": written or last.get("summary")}))
 
 
 def serve(scenario: str):
