@@ -210,6 +210,12 @@ def lexical_rows(ids: Sequence[int] | None) -> str:
 # --- read path ----------------------------------------------------------------------------------
 
 
+# The chunks of the tasks the tracker restricts (TASKS.RESTRICTED, V17; TASKS_RESTRICTED_IDX lists them, the
+# RAG_CHUNK key finds their chunks): under the project rule no membership grants them.
+WITHHELD_CHUNKS = ("SELECT c.CHUNK_ID FROM TASKS t JOIN RAG_CHUNK c ON c.SOURCE_TYPE = 'task' AND c.SOURCE_ID = t.TASK_ID"
+                   " WHERE t.RESTRICTED = 1")
+
+
 def hit_rows(ids: Sequence[int]) -> str:
     return f"SELECT CHUNK_ID, SOURCE_TYPE, SOURCE_ID, CHUNK_IX, CONTENT FROM RAG_CHUNK WHERE CHUNK_ID IN ({marks(ids)})"
 
