@@ -127,10 +127,7 @@ class RecordsTx(Protocol):
         ValueError for an id that is not one (nothing written)."""
         ...
 
-    def set_task_restricted(self, task_id: int, restricted: bool) -> bool:
-        """Set TASKS.RESTRICTED (the tracker restricts the task: no project membership grants it); True if it
-        changed. Counts on this transaction's commit, like a membership."""
-        ...
+    def set_task_restricted(self, task_id: int, restricted: bool) -> bool: ...  # TASKS.RESTRICTED; True: changed
 
     def set_sync_cursor(self, source: str, value: str | None) -> None: ...
 

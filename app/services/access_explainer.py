@@ -93,7 +93,8 @@ def owners(engine: Engine, wanted: Iterable[EntityRef]) -> dict[EntityRef, Owner
     for source_type, ids in by_type.items():
         for source_id, record in engine.load_records(source_type, ids).items():  # type: ignore[arg-type]
             owner, project_id = identity(record)[2:4]
-            found[(source_type, source_id)] = (owner, project_id, getattr(record, "restricted", False))  # type: ignore[index]
+            restricted = getattr(record, "restricted", False)
+            found[(source_type, source_id)] = (owner, project_id, restricted)  # type: ignore[index]
     return found
 
 

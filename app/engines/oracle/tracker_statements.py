@@ -61,7 +61,8 @@ def _binds(prefix: str, values: Sequence[Any]) -> Fragment:
 def access(caller: Caller, name: str = "caller_id") -> Fragment | None:
     """The tasks the caller may see, as the search applies the rule (app/rag/access.py): a developer's own
     assigned tasks and, under RAG_ACCESS_RULE=project, every task of a project they are a member of that the tracker
-    does not restrict (the caller's projects bound, ``:<name>_m0, ...``); managers and admins every task (None: no condition)."""
+    does not restrict (the caller's projects bound, ``:<name>_m0, ...``); managers and admins every task (None: no
+    condition)."""
     if caller.sees_everything:
         return None
     projects = member_projects(caller)

@@ -47,7 +47,8 @@ def marks(items: Sequence[object]) -> str:
 def access(caller: Caller) -> Fragment | None:
     """The tasks the caller may see, as the search applies the rule (app/rag/access.py): a developer's own
     assigned tasks and, under RAG_ACCESS_RULE=project, every task of a project they are a member of that the
-    tracker does not restrict (bound ids: the caller's projects as resolved for this question); managers and admins every task (None)."""
+    tracker does not restrict (bound ids: the caller's projects as resolved for this question); managers and admins
+    every task (None)."""
     if caller.sees_everything:
         return None
     projects = member_projects(caller)
