@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import pytest
 
-from app.domain import Scope
+from app.domain import Scope, TurnFacts
 from app.rag.understanding.query import TrackerQuery
 from app.records_model import TaskLink
 from app.services import entities
+from app.services.conversations import withdrawn
 from tests.support import comment, drain_all, employee, project, task
 
 
@@ -108,3 +109,13 @@ def test_the_explainer_says_why_a_restricted_task_is_withheld(engine, team):
     hidden = explain_entity(engine, engine.caller(team["ana"]), "task", team["secret"]).verdict
     assert not hidden.visible and hidden.reason == "restricted in the tracker: its assignee, managers and admins only"
     assert explain_entity(engine, engine.caller(team["bob"]), "task", team["secret"]).verdict.visible
+
+
+def test_memory_resting_on_a_task_is_withdrawn_when_the_tracker_restricts_it(engine, team):
+    conv = engine.create_conversation(team["ana"], "all", None, None)
+    engine.append_turn(conv.conversation_id, "what about PAY-7?", "Bob's refund retries", [f"[TASK #{team['open']}]"],
+                       facts=TurnFacts(entities=(("task", team["open"]),)))
+    history = engine.recent_messages(conv.conversation_id, 10)
+    assert withdrawn(engine, engine.caller(team["ana"]), history) == set()
+    restrict(engine, team["open"])
+    assert withdrawn(engine, engine.caller(team["ana"]), history) == {history[1].message_id}
