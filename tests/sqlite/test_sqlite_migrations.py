@@ -10,6 +10,7 @@ import pytest
 from app.domain import TurnFacts
 from app.engines.base import EngineError
 from app.engines.sqlite import migrate as migrations
+from app.engines.sqlite import statements as sql
 from app.engines.sqlite.engine import SQLiteEngine
 from app.engines.sqlite.migrate import MigrationError
 from app.entities import DOCUMENTS
@@ -328,5 +329,7 @@ def test_v17_adds_the_restricted_flag_zero_for_every_row_and_only_zero_or_one(tm
     conn.execute("UPDATE TASKS SET RESTRICTED = 1 WHERE TASK_ID = 2")
     with pytest.raises(apsw.ConstraintError):
         conn.execute("UPDATE TASKS SET RESTRICTED = 2 WHERE TASK_ID = 1")
-    plan = " ".join(str(r) for r in conn.execute("EXPLAIN QUERY PLAN SELECT TASK_ID FROM TASKS WHERE RESTRICTED = 1"))
-    assert "TASKS_RESTRICTED_IDX" in plan
+    # the search's read of the restricted tasks' chunks: the few restricted tasks first, their chunks by key
+    plan = [row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + sql.WITHHELD_CHUNKS)]
+    assert plan == ["SCAN t USING COVERING INDEX TASKS_RESTRICTED_IDX",
+                    "SEARCH c USING COVERING INDEX sqlite_autoindex_RAG_CHUNK_1 (SOURCE_TYPE=? AND SOURCE_ID=?)"]
