@@ -141,7 +141,7 @@ class _Partition:
         if members is not None:
             mask = _and(mask, (self.types[:n] == TASK_CODE) & np.isin(self.projects[:n], members))
             if withheld is not None and len(withheld):
-                mask &= ~np.isin(self.ids[:n], withheld)
+                mask = mask & ~np.isin(self.ids[:n], withheld)
         scoped = codes.mask(self.types[:n], self.projects[:n], self.sprints[:n], self.doc_types[:n])
         if scoped is not None:
             mask = _and(mask, scoped)
