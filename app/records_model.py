@@ -101,6 +101,8 @@ class TaskSource:
     parent_key: str | None = None  # the parent's key in the tracker ("PAY-12")
     parent_id: int | None = None  # the parent task, when it is here
     priority_name: str | None = None  # the tracker's own priority ("Major"), shown beside ``priority`` (V16 / V22)
+    # The tracker restricts it (a Jira issue-security level; V17 / Oracle V23): no project membership grants it.
+    restricted: bool = False
 
 
 @dataclass(frozen=True)

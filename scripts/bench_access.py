@@ -18,7 +18,8 @@ must be 0 whether or not the worker has run since the change.
 tracker sync's replace of one source's set, a deleted or added project) and checks each search, and a typed
 tracker query (count and group-by over every visible task) and lookups by id beside it, against an
 independent model of the rule: a developer also sees every task of a project PROJECT_MEMBERS says they belong
-to. The caller is resolved by the engine (as every face does), the model reads the tables. The suite runs a few hundred cases
+to, except a task the tracker restricts (TASKS.RESTRICTED, a Jira issue-security level): the writes also set and
+clear that flag (an import's ``set_task_restricted``), and the model keeps the flags it wrote, read from no engine. The caller is resolved by the engine (as every face does), the model reads the tables. The suite runs a few hundred cases
 (tests/conformance/test_access_randomized.py, both engines); this script runs many more on SQLite,
 writes docs/bench/bench_access.json and appends a row to docs/BENCHMARKS.md.
 
@@ -87,6 +88,7 @@ class Tally:
     writes: int = 0
     drains: int = 0
     membership_writes: int = 0
+    restricted_writes: int = 0  # TASKS.RESTRICTED set or cleared (project rule)
     tracker_checks: int = 0
     lookup_checks: int = 0
     leaks: int = 0
@@ -109,6 +111,8 @@ class World:
         self.clean = True  # no write since the last drain
         self._cache: dict[str, list[dict]] = {}  # the tables as read since the last write (a search reads, never writes)
         self.membership_writes = 0
+        self.restricted: set[int] = set()  # the tasks this run restricted (the model's own record, never read back)
+        self.restricted_writes = 0
 
     # --- building and draining -------------------------------------------------------------------
     def populate(self, employees: int = 8, projects: int = 3, tasks: int = 40, documents: int = 12) -> None:
@@ -145,6 +149,9 @@ class World:
         rng, e = self.rng, self.engine
         if self.rule == "project" and rng.random() < 0.4:
             self.write_membership()
+            return
+        if self.rule == "project" and rng.random() < 0.35:
+            self.write_restricted()
             return
         action = rng.choice(["reassign", "reassign", "move", "reown", "reown", "retype", "retype", "role", "role",
                              "delete_task", "delete_doc", "delete_sprint", "delete_employee", "add_employee",
@@ -194,6 +201,21 @@ class World:
         elif people:
             e.replace_project_members(rng.choice(projects), rng.choice(MEMBER_SOURCES),
                                       rng.sample(people, rng.randint(0, min(4, len(people)))))
+
+    def write_restricted(self) -> None:
+        """An import's write of TASKS.RESTRICTED (a Jira issue-security level set or removed) on a random task;
+        the engine says whether the flag changed, which must agree with the model's record."""
+        tasks = self._ids(TASKS)
+        if not tasks:
+            return
+        task_id, flag = self.rng.choice(tasks), self.rng.random() < 0.6
+        with self.engine.batch() as tx:
+            changed = tx.set_task_restricted(task_id, flag)
+        if changed != (flag != (task_id in self.restricted)):
+            raise AssertionError(f"set_task_restricted({task_id}, {flag}) said {changed}, the model "
+                                 f"{'restricted' if task_id in self.restricted else 'open'}")
+        (self.restricted.add if flag else self.restricted.discard)(task_id)
+        self.restricted_writes += 1
 
     def add_task(self) -> None:
         self.engine.create(TASKS, {"TITLE": self._text(), "DESCRIPTION": self._text(),
@@ -249,7 +271,8 @@ class World:
         from app.rag.understanding.query import TrackerQuery
         from app.services.entities import visible as entities_visible
 
-        mine = [t for t in self._rows(TASKS) if self._sees(caller, "task", t.get("assignee_id"), t["project_id"])]
+        mine = [t for t in self._rows(TASKS)
+                if self._sees(caller, "task", t.get("assignee_id"), t["project_id"], t["task_id"])]
         counted = self.engine.run_tracker_query(caller, TrackerQuery(returns="count")).total
         grouped = self.engine.run_tracker_query(caller, TrackerQuery(returns="group", group_by="project")).groups
         expected: dict = {}
@@ -278,13 +301,16 @@ class World:
             self._cache["members"] = [out]  # type: ignore[list-item]
         return self._cache["members"][0]  # type: ignore[return-value]
 
-    def _sees(self, caller: Caller, source_type: str, owner: int | None, project_id: int | None) -> bool:
-        """The model of the rule, from the tables: roles from EMPLOYEES, memberships from PROJECT_MEMBERS."""
+    def _sees(self, caller: Caller, source_type: str, owner: int | None, project_id: int | None,
+              source_id: int | None = None) -> bool:
+        """The model of the rule, from the tables: roles from EMPLOYEES, memberships from PROJECT_MEMBERS; a task
+        this run restricted is no member's."""
         role = next((p["role"] for p in self._rows(EMPLOYEES) if p["employee_id"] == caller.employee_id), None)
         if role in ("MANAGER", "ADMIN") or source_type in ("sprint", "project") or owner == caller.employee_id \
                 or (source_type == "doc" and owner is None):
             return True
         return (self.rule == "project" and source_type == "task" and project_id is not None
+                and source_id not in self.restricted
                 and project_id in self._members().get(caller.employee_id, set()))
 
     def _visible(self, caller: Caller, scope: Scope) -> set[tuple[str, int]]:
@@ -302,7 +328,7 @@ class World:
                 if source_type == "doc" and scope.doc_types is not None \
                         and doc_type_key(row["doc_type"]) not in scope.doc_types:
                     continue
-                if self._sees(caller, source_type, owner, project_id):
+                if self._sees(caller, source_type, owner, project_id, source_id):
                     out.add((source_type, source_id))
         return out
 
@@ -362,6 +388,7 @@ def run(engine: Engine, cases: int, seed: int, drain_every: float = 0.05, faces:
             continue
         tally.cases += 1
     tally.membership_writes = world.membership_writes
+    tally.restricted_writes = world.restricted_writes
     return tally
 
 

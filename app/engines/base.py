@@ -127,6 +127,8 @@ class RecordsTx(Protocol):
         ValueError for an id that is not one (nothing written)."""
         ...
 
+    def set_task_restricted(self, task_id: int, restricted: bool) -> bool: ...  # TASKS.RESTRICTED; True: changed
+
     def set_sync_cursor(self, source: str, value: str | None) -> None: ...
 
     def queue_mark(self) -> int:

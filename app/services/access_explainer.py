@@ -80,18 +80,21 @@ class Memberships:
         return self._cache[project_id]
 
 
-Owner = tuple[int | None, int | None]  # the owner a chunk carries, and its project
+Owner = tuple[int | None, int | None, bool]  # the owner a chunk carries, its project, and whether it is restricted
 
 
 def owners(engine: Engine, wanted: Iterable[EntityRef]) -> dict[EntityRef, Owner]:
-    """The owner and the project each existing entity's chunks carry (None: none); a missing entity is absent."""
+    """The owner and the project each existing entity's chunks carry (None: none), and whether the tracker restricts
+    it (a task's TASKS.RESTRICTED); a missing entity is absent."""
     by_type: dict[str, list[int]] = defaultdict(list)
     for source_type, source_id in dict.fromkeys(wanted):
         by_type[source_type].append(source_id)
-    found: dict[EntityRef, int | None] = {}
+    found: dict[EntityRef, Owner] = {}
     for source_type, ids in by_type.items():
         for source_id, record in engine.load_records(source_type, ids).items():  # type: ignore[arg-type]
-            found[(source_type, source_id)] = identity(record)[2:4]  # type: ignore[index]
+            owner, project_id = identity(record)[2:4]
+            restricted = getattr(record, "restricted", False)
+            found[(source_type, source_id)] = (owner, project_id, restricted)  # type: ignore[index]
     return found
 
 
@@ -99,8 +102,8 @@ def _verdict(caller: Caller, ref: EntityRef, owner_of: dict[EntityRef, Owner], n
              memberships: Memberships) -> Verdict | None:
     if ref not in owner_of:
         return None
-    owner, project_id = owner_of[ref]
-    return explain(caller, ref[0], owner, names, project_id, memberships)
+    owner, project_id, restricted = owner_of[ref]
+    return explain(caller, ref[0], owner, names, project_id, memberships, restricted)
 
 
 def explain_search(engine: Engine, caller: Caller, question: str, k: int, scope: Scope,

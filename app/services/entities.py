@@ -37,7 +37,7 @@ def visible(engine: Engine, caller: Caller, wanted: Iterable[EntityRef]) -> dict
     for source_type, ids in by_type.items():
         for source_id, record in engine.load_records(source_type, ids).items():  # type: ignore[arg-type]
             _, _, owner, project_id, *_ = identity(record)
-            if is_visible(caller, source_type, owner, project_id):
+            if is_visible(caller, source_type, owner, project_id, getattr(record, "restricted", False)):
                 found[(source_type, source_id)] = record  # type: ignore[index]
     return {ref: found[ref] for ref in order if ref in found}
 

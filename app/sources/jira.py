@@ -22,7 +22,8 @@ from app.sources.model import FailedIssue, SourceComment, SourceIssue, SourceLin
 # The fields a search asks for (the story-points and sprint custom fields are added from the settings).
 SEARCH_FIELDS = ("summary", "description", "issuetype", "status", "priority", "duedate", "assignee", "reporter",
                  "comment", "issuelinks", "labels", "fixVersions", "components", "updated", "project", "sprint",
-                 "closedSprints", "created", "resolutiondate", "resolution", "versions", "environment", "parent")
+                 "closedSprints", "created", "resolutiondate", "resolution", "versions", "environment", "parent",
+                 "security")
 MAX_NAME = 200  # a resolution or version name as stored (TASKS.RESOLUTION, TASK_VALUES.VALUE)
 MAX_TITLE = 400  # the REST records API's title (app/api/schemas.py TaskCreate.title)
 
@@ -181,7 +182,7 @@ def issue_of(raw: Mapping[str, Any], comments: Sequence[Mapping[str, Any]] | Non
         comments=tuple(comment_of(c, updated) for c in comments if isinstance(c, Mapping) and _text(c.get("id"))),
         links=links_of(fields.get("issuelinks")), labels=labels_of(fields.get("labels")),
         fix_versions=names_of(fields.get("fixVersions")), components=names_of(fields.get("components")),
-        **tracker_fields(fields),
+        **tracker_fields(fields), restricted=bool(_obj(fields.get("security"))),
     )
 
 

@@ -84,6 +84,9 @@ class SourceIssue:
     # Every sprint the issue was in (Jira lists each sprint an unfinished issue was carried over through), ``sprint``
     # among them; () where the tracker has one sprint at most (GitHub's milestone): then ``sprint`` alone.
     sprints: tuple[SourceSprint, ...] = ()
+    # The tracker restricts the issue (a Jira issue-security level, fields.security): no project membership grants
+    # it (TASKS.RESTRICTED). GitHub never sets it.
+    restricted: bool = False
 
 
 @dataclass(frozen=True)

@@ -179,6 +179,7 @@ class PageWriter:
         values, sprint_ids, touched = self._task_values(tx, issue)
         task_id, outcome = self._upsert(tx, TASKS, issue.key, values)
         touched |= bool(tx.replace_task_sprints(task_id, sprint_ids))
+        touched |= tx.set_task_restricted(task_id, issue.restricted)  # a level removed in the tracker clears it
         if issue.parent_key is not None and values["PARENT_ID"] is None:
             self._orphans.setdefault(issue.parent_key, set()).add(task_id)
         touched |= self._comments(tx, task_id, issue)

@@ -30,12 +30,14 @@ def test_a_developers_token_never_gets_a_hidden_chunk_through_a_face(engine):
 def test_under_the_project_rule_random_memberships_never_leak_nor_come_up_short(engine):
     """RAG_ACCESS_RULE=project (issue 32): memberships put, deleted, replaced by a sync and dropped with their
     project between queries, mostly with the worker stopped; every search (vector, hybrid, lexical), typed query
-    (count, group-by) and lookup by id checked against an independent model read from the tables. 5,000 cases
+    (count, group-by) and lookup by id checked against an independent model read from the tables, with tasks the
+    tracker restricts set and cleared between queries (the model keeps the flags it wrote). 5,000 cases
     on SQLite (five searches per state: the fast path), fewer on Oracle's network round trips."""
     cases = 5000 if engine.name == "sqlite" else 800
     tally = run(engine, cases=cases, seed=32, drain_every=0.02, rule="project", burst=5)
     assert tally.cases == cases and tally.searches > 0.7 * cases and tally.searches_with_worker_stopped > 0.6 * cases
     assert tally.membership_writes > 0.05 * cases and tally.tracker_checks > 0.1 * cases and tally.drains > 5
+    assert tally.restricted_writes > 0.02 * cases  # tasks the tracker restricts (a Jira issue-security level)
     assert (tally.leaks, tally.short, tally.wrong) == (0, 0, 0), tally.failures
 
 

@@ -136,8 +136,9 @@ def test_a_members_text_statistics_count_their_visible_set_and_are_their_own_cac
                      ("COUNT(*) FROM RAG_CHUNK WHERE CONTAINS", Reply(rows=[(2,)])),
                      ("ORDER BY SCORE(1)", Reply(rows=[]))]
     fake_engine.search(_vec(), "login", MEMBER, 3, Scope(), "lexical")
-    stats, term, _ = conn.calls
+    stats, term, text = conn.calls
     assert stats.sql == golden("text_statistics_member") and stats.binds == {"caller_id": 7, "m0": 3, "m1": 8}
+    assert text.sql == golden("text_search_member")  # the text arm: a task the tracker restricts is no member's
     assert term.sql == golden("text_term_rows_member") and term.binds == {"caller_id": 7, "m0": 3, "m1": 8,
                                                                            "tq": "{login}"}
     conn.calls.clear()

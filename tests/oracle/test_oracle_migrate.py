@@ -80,7 +80,7 @@ def test_split_rejects_malformed_scripts(script, message):
 
 def test_shipped_migrations_split_cleanly():
     found = migrate.discover()
-    assert [m.version for m in found] == [1, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22]
+    assert [m.version for m in found] == [1, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23]
     by_version = {m.version: m.statements() for m in found}
     [entities] = by_version[17]
     assert entities.startswith("CREATE TABLE MESSAGE_ENTITIES (") and "ON DELETE CASCADE" in entities
@@ -135,6 +135,14 @@ def test_shipped_migrations_split_cleanly():
     check_v18(by_version[18])
     check_v20(by_version[20])
     check_v22(by_version[22])
+    check_v23(by_version[23])
+
+
+def check_v23(statements: list[str]) -> None:
+    """Issue 32: the tracker restricts a task (a Jira issue-security level); 0 for every row already there."""
+    assert statements == ["ALTER TABLE TASKS ADD (RESTRICTED NUMBER(1) DEFAULT 0 NOT NULL CONSTRAINT TASKS_RESTRICTED_CK "
+                          "CHECK (RESTRICTED IN (0, 1)))"]
+    assert created_by(statements[0]).describe() == "the columns of table TASKS (RESTRICTED)"
 
 
 def check_v22(statements: list[str]) -> None:

@@ -147,7 +147,7 @@ def test_comments_load_with_their_author_and_date(fake_engine, conn):
     task_row = (11, "Refund fails", "IN_REVIEW", "HIGH", None, None, None, None, None, None, None, None, None, None,
                 None, "PAY-1210", "Bug", "In QE Test", "backend", "2026.12", "Payments API",
                 8, "Chen", "Wei", dt.datetime(2026, 11, 2, 9, 30), None, None, "2.0.0", "Android 14", "PAY-7", 7,
-                "Major")
+                "Major", 1)
     at = dt.datetime(2026, 11, 20, 9, 15)
     conn.replies += [("FROM TASKS t", Reply(rows=[task_row])),
                      ("FROM COMMENTS", Reply(rows=[(11, "Blocked until the PSP answers", 3, "Chen", "Wei", at),
@@ -165,6 +165,19 @@ def test_comments_load_with_their_author_and_date(fake_engine, conn):
     assert (record.affects_versions, record.environment, record.parent_key, record.parent_id) == (
         "2.0.0", "Android 14", "PAY-7", 7)
     assert record.priority_name == "Major"  # V22: the tracker's own priority, shown beside ours
+    assert record.restricted is True  # V23: the tracker restricts it
+
+
+def test_set_task_restricted_writes_only_a_change(fake_engine, conn):
+    """V23: an import sets or clears the flag; an UPDATE that finds the flag already so changes no row."""
+    conn.replies += [("UPDATE TASKS SET RESTRICTED", Reply(rowcount=1)),
+                     ("UPDATE TASKS SET RESTRICTED", Reply(rowcount=0))]
+    with fake_engine.batch() as tx:
+        assert tx.set_task_restricted(77, True) is True
+        assert tx.set_task_restricted(77, False) is False
+    assert conn.sqls == [golden("set_task_restricted")] * 2
+    assert [c.binds for c in conn.calls] == [{"restricted": 1, "task_id": 77}, {"restricted": 0, "task_id": 77}]
+    assert conn.events == ["commit"]
 
 
 def test_replace_task_sprints_writes_only_the_difference(fake_engine, conn):

@@ -182,7 +182,7 @@ def test_load_sources_and_hashes(fake_engine, conn):
     import datetime as dt
 
     task_row = (11, "Fix login", "TODO", "HIGH", 5, "Sprint 1", 3, "Apollo", 7, "Ana", "Ruiz", 3, 2.5,
-                dt.datetime(2026, 1, 2), "desc", None, None, None, None, None, None) + (None,) * 11
+                dt.datetime(2026, 1, 2), "desc", None, None, None, None, None, None) + (None,) * 11 + (0,)
     conn.replies += [("FROM TASKS t", Reply(rows=[task_row])),
                      ("FROM COMMENTS", Reply(rows=[(11, "first", None, None, None, None),
                                                    (11, "second", None, None, None, None)])),

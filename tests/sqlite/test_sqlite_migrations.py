@@ -10,6 +10,7 @@ import pytest
 from app.domain import TurnFacts
 from app.engines.base import EngineError
 from app.engines.sqlite import migrate as migrations
+from app.engines.sqlite import statements as sql
 from app.engines.sqlite.engine import SQLiteEngine
 from app.engines.sqlite.migrate import MigrationError
 from app.entities import DOCUMENTS
@@ -307,3 +308,28 @@ def test_v16_adds_the_trackers_priority_and_task_sprints_keeping_rows_and_queuei
     conn.execute("DELETE FROM SPRINTS WHERE SPRINT_ID = 1")
     conn.execute("DELETE FROM TASKS WHERE TASK_ID = 2")
     assert conn.execute("SELECT * FROM TASK_SPRINTS").fetchall() == [(1, 2)]
+
+
+def test_v17_adds_the_restricted_flag_zero_for_every_row_and_only_zero_or_one(tmp_path):
+    """A database at V16 holding tasks: V17 keeps every row with RESTRICTED = 0 (no tracker restricts them yet) and
+    refuses any value but 0 and 1; its partial index lists the restricted tasks the search reads."""
+    directory = tmp_path / "migrations"
+    directory.mkdir()
+    for path in migrations.MIGRATIONS_DIR.glob("V*.sql"):
+        if int(path.name[1:].split("__")[0]) <= 16:
+            shutil.copy(path, directory)
+    conn = SQLiteEngine(str(tmp_path / "v16.db")).conn
+    assert migrations.migrate(conn, directory)[-1] == "16"
+    conn.execute("INSERT INTO TASKS (TASK_ID, TITLE) VALUES (1, 'a'), (2, 'b')")
+    tasks_before = conn.execute("SELECT * FROM TASKS ORDER BY 1").fetchall()
+    shutil.copy(next(migrations.MIGRATIONS_DIR.glob("V17__*.sql")), directory)
+    assert migrations.migrate(conn, directory) == ["17"]
+    rows = conn.execute("SELECT * FROM TASKS ORDER BY 1").fetchall()
+    assert [row[:-1] for row in rows] == tasks_before and [row[-1] for row in rows] == [0, 0]
+    conn.execute("UPDATE TASKS SET RESTRICTED = 1 WHERE TASK_ID = 2")
+    with pytest.raises(apsw.ConstraintError):
+        conn.execute("UPDATE TASKS SET RESTRICTED = 2 WHERE TASK_ID = 1")
+    # the search's read of the restricted tasks' chunks: the few restricted tasks first, their chunks by key
+    plan = [row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + sql.WITHHELD_CHUNKS)]
+    assert plan == ["SCAN t USING COVERING INDEX TASKS_RESTRICTED_IDX",
+                    "SEARCH c USING COVERING INDEX sqlite_autoindex_RAG_CHUNK_1 (SOURCE_TYPE=? AND SOURCE_ID=?)"]

@@ -38,3 +38,21 @@ def test_the_verdict_is_always_is_visibles():
 
 def test_an_unknown_name_falls_back_to_the_id():
     assert explain(ANA, "task", 42).reason == "assigned to employee #42"
+
+
+def test_a_restricted_task_is_granted_by_no_membership_only_by_its_assignee():
+    """TASKS.RESTRICTED (a Jira issue-security level): the membership branch skips it; the assignee, managers and
+    admins keep it; every other source type ignores the flag. The verdict is is_visible's, restricted or not."""
+    member = Caller(2, Role.DEVELOPER, frozenset({7}))
+    assert is_visible(member, "task", BEN, 7) and not is_visible(member, "task", BEN, 7, restricted=True)
+    assert not is_visible(member, "task", None, 7, restricted=True)
+    assert is_visible(member, "task", 2, 7, restricted=True)  # her own
+    assert is_visible(Caller(1, Role.MANAGER), "task", BEN, 7, restricted=True)
+    hidden = explain(member, "task", BEN, NAMES.__getitem__, 7, restricted=True)
+    assert (hidden.visible, hidden.reason) == (False, "restricted in the tracker: its assignee, managers and admins only")
+    outside = explain(member, "task", BEN, NAMES.__getitem__, 8, restricted=True)  # not her project: as before
+    assert (outside.visible, outside.reason) == (False, "assigned to Ben Carter")
+    callers = [Caller(e, r, m) for e in (1, 2, 3) for r in Role for m in (None, frozenset({7}))]
+    for caller, owner, project, flag in itertools.product(callers, (None, 1, 2, 3), (None, 7, 8), (False, True)):
+        assert explain(caller, "task", owner, project_id=project, restricted=flag).visible == \
+            is_visible(caller, "task", owner, project, flag)

@@ -29,7 +29,7 @@ _LOAD_SOURCES = {
         "       t.EXPECTED_END_DATE, t.DESCRIPTION, t.EXTERNAL_KEY, t.ISSUE_TYPE, t.STATUS_NAME, t.LABELS,\n"
         "       t.FIX_VERSIONS, t.COMPONENTS, t.REPORTER_ID, r.FIRST_NAME, r.LAST_NAME, t.CREATED_AT,\n"
         "       t.RESOLVED_AT, t.RESOLUTION, t.AFFECTS_VERSIONS, t.ENVIRONMENT, NVL(t.PARENT_KEY, pt.EXTERNAL_KEY),\n"
-        "       pt.TASK_ID, t.PRIORITY_NAME\n"
+        "       pt.TASK_ID, t.PRIORITY_NAME, t.RESTRICTED\n"
         "FROM TASKS t\n"
         "LEFT JOIN SPRINTS s ON s.SPRINT_ID = t.SPRINT_ID\n"
         "LEFT JOIN PROJECTS p ON p.PROJECT_ID = t.PROJECT_ID\n"
@@ -298,3 +298,10 @@ WIPE = tuple(
     for table in ("MESSAGE_ENTITIES", "MESSAGES", "CONVERSATIONS", "COMMENTS", "TASK_LINKS", "TASKS", "DOCUMENTS",
                   "PROJECT_MEMBERS", "SPRINTS", "PROJECTS", "EMPLOYEES", "RAG_CHUNK", "RAG_DIRTY", "ERASURE_JOBS", "SYNC_CURSORS")
 )
+
+
+# Whether the tracker restricts a task (V23); written only when it differs, so an unchanged pass changes nothing.
+# TASKS_RAG_ACCESS_TRG fires on UPDATE OF TASK_ID, ASSIGNEE_ID, PROJECT_ID, SPRINT_ID only: no chunk changes.
+# source: FACTS.md §10 (plain UPDATE by key, values as named binds)
+SET_TASK_RESTRICTED = ("UPDATE TASKS SET RESTRICTED = :restricted\n"
+                       "WHERE TASK_ID = :task_id AND RESTRICTED <> :restricted")

@@ -251,6 +251,10 @@ class OracleRecordsTx:
     def replace_task_sprints(self, task_id: int, sprint_ids: Sequence[int]) -> bool:
         return replace_task_sprints(self._cur, task_id, sprint_ids)
 
+    def set_task_restricted(self, task_id: int, restricted: bool) -> bool:
+        self._cur.execute(sql.SET_TASK_RESTRICTED, restricted=int(bool(restricted)), task_id=int(task_id))
+        return bool(self._cur.rowcount)
+
     def set_sync_cursor(self, source: str, value: str | None) -> None:
         set_sync_cursor(self._cur, source, value)
 
@@ -346,7 +350,7 @@ def _source(source_type: str, row: Sequence[Any], comments: dict[int, list[Comme
         (task_id, title, status, priority, sprint_id, sprint_name, project_id, project_name, assignee_id,
          first, last, points, hours, due, description, external_key, issue_type, status_name, labels, fix_versions,
          components, reporter_id, reporter_first, reporter_last, created_at, resolved_at, resolution,
-         affects_versions, environment, parent_key, parent_id, priority_name) = row
+         affects_versions, environment, parent_key, parent_id, priority_name, restricted) = row
         return TaskSource(
             int(task_id), title, status, priority, _opt_int(sprint_id), sprint_name, _opt_int(project_id),
             project_name, _opt_int(assignee_id), first, last, _number(points), _number(hours), _date(due),
@@ -354,7 +358,7 @@ def _source(source_type: str, row: Sequence[Any], comments: dict[int, list[Comme
             fix_versions, components, tuple(links.get(int(task_id), ())),
             _opt_int(reporter_id) if (reporter_first is not None or reporter_last is not None) else None,
             reporter_first, reporter_last, created_at, resolved_at, resolution, affects_versions, environment,
-            parent_key, _opt_int(parent_id), priority_name,
+            parent_key, _opt_int(parent_id), priority_name, bool(restricted),
         )
     if source_type == "sprint":
         sprint_id, name, status, project_id, project_name, goal, start, end = row

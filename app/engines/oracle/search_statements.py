@@ -27,14 +27,24 @@ ACCESS_PREDICATE = (
 )
 
 
+# The membership branch's task test: a task chunk whose task the tracker does not restrict (TASKS.RESTRICTED, V23),
+# read in the query itself, so a flag set or cleared counts on the writer's commit; TASK_ID is the key (never NULL),
+# so NOT IN is two-valued. The restricted tasks are few (TASKS_RESTRICTED_IDX is SQLite's; here the subquery reads
+# TASKS once per statement).
+# source: FACTS.md §10 (plain predicate; an uncorrelated IN subquery [DOC sqlrf "IN Condition"]) + §3 (one more
+#         attribute filter: a short FETCH APPROX falls back to FETCH EXACT)
+MEMBER_TASK_TEST = "SOURCE_TYPE = 'task' AND SOURCE_ID NOT IN (SELECT TASK_ID FROM TASKS WHERE RESTRICTED = 1)"
+
+
 def access_predicate(caller: Caller) -> tuple[str, dict[str, object]]:
     """A developer's access predicate and its binds: ACCESS_PREDICATE, and under RAG_ACCESS_RULE=project, for a
-    member of some projects, also every task of those projects (their ids bound: member_statements.member_tasks).
+    member of some projects, also every task of those projects the tracker does not restrict (their ids bound:
+    member_statements.member_tasks).
     A caller without memberships gets ACCESS_PREDICATE itself, byte for byte."""
     projects = member_projects(caller)
     if not projects:
         return ACCESS_PREDICATE, {"caller_id": caller.employee_id}
-    members, binds = member_tasks(projects)
+    members, binds = member_tasks(projects, task_test=MEMBER_TASK_TEST)
     # source: FACTS.md §10 (plain predicate, named binds) + §3 (a filtered FETCH APPROX that comes back short is
     #         rerun FETCH EXACT) — ACCESS_PREDICATE with one more OR branch
     return f"{ACCESS_PREDICATE[:-1]} OR {members})", {"caller_id": caller.employee_id, **binds}

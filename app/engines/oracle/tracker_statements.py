@@ -60,15 +60,17 @@ def _binds(prefix: str, values: Sequence[Any]) -> Fragment:
 
 def access(caller: Caller, name: str = "caller_id") -> Fragment | None:
     """The tasks the caller may see, as the search applies the rule (app/rag/access.py): a developer's own
-    assigned tasks and, under RAG_ACCESS_RULE=project, every task of a project they are a member of (the caller's
-    projects bound, ``:<name>_m0, ...``); managers and admins every task (None: no condition)."""
+    assigned tasks and, under RAG_ACCESS_RULE=project, every task of a project they are a member of that the tracker
+    does not restrict (the caller's projects bound, ``:<name>_m0, ...``); managers and admins every task (None: no
+    condition)."""
     if caller.sees_everything:
         return None
     projects = member_projects(caller)
     if not projects:
         return f"t.ASSIGNEE_ID = :{name}", {name: caller.employee_id}
-    members, binds = member_tasks(projects, "t.PROJECT_ID", f"{name}_m", None)
-    # source: FACTS.md §10 (plain predicate, named binds, at most 1,000 per IN list: ORA-01795)
+    members, binds = member_tasks(projects, "t.PROJECT_ID", f"{name}_m", "t.RESTRICTED = 0")
+    # source: FACTS.md §10 (plain predicate, named binds, at most 1,000 per IN list: ORA-01795); a task the tracker
+    #         restricts (TASKS.RESTRICTED, V23) is no member's: its assignee's only
     return f"(t.ASSIGNEE_ID = :{name} OR {members})", {name: caller.employee_id, **binds}
 
 

@@ -214,10 +214,11 @@ class LexicalIndex(FollowsChangeLog):
                 np.concatenate([tfs, np.array(extra[1], np.float64)]))
 
     def scores(self, terms: Sequence[str], audiences: Iterable[int] | None = None,
-               member_projects: Sequence[int] = ()) -> np.ndarray:
+               member_projects: Sequence[int] = (), withheld: Sequence[int] = ()) -> np.ndarray:
         """FTS5's bm25 magnitude (positive, higher is better) of every row, with N, n(t) and avgdl over
         the rows the caller sees: those of ``audiences`` (None: every row) and, under the project rule, the
-        task rows of ``member_projects``; 0 where no term matches or the row is not theirs."""
+        task rows of ``member_projects`` but the ``withheld`` chunk ids (tasks the tracker restricts); 0 where no
+        term matches or the row is not theirs."""
         n = self.n
         scores = np.zeros(n)
         allowed = None if audiences is None else np.fromiter(set(audiences), np.int64)
@@ -225,7 +226,7 @@ class LexicalIndex(FollowsChangeLog):
         if allowed is None:
             live, tokens = len(self.where), self.total_tokens
         elif member_projects:
-            theirs_rows = self._theirs(np.arange(n), allowed, member_projects) & self.alive[:n]
+            theirs_rows = self._theirs(np.arange(n), allowed, member_projects, withheld) & self.alive[:n]
             live, tokens = int(theirs_rows.sum()), int(self.doclen[:n][theirs_rows].sum())
         else:
             live = sum(self.audience_rows[int(a)] for a in allowed)
@@ -252,12 +253,17 @@ class LexicalIndex(FollowsChangeLog):
             scores[rows] += (idf if idf > 0.0 else MIN_IDF) * ((tfs * (K1 + 1.0)) / (tfs + norm))
         return scores
 
-    def _theirs(self, rows: np.ndarray, allowed: np.ndarray, member_projects: Sequence[int]) -> np.ndarray:
-        """Rows of the caller's audiences, or task rows of a project they are a member of (the project rule)."""
+    def _theirs(self, rows: np.ndarray, allowed: np.ndarray, member_projects: Sequence[int],
+                withheld: Sequence[int] = ()) -> np.ndarray:
+        """Rows of the caller's audiences, or task rows of a project they are a member of (the project rule) that
+        are not ``withheld`` (chunks of tasks the tracker restricts)."""
         mask = np.isin(self.audience[rows], allowed)
         if member_projects:
-            mask |= (self.types[rows] == TASK_CODE) & np.isin(self.projects[rows],
-                                                              np.asarray(member_projects, np.int64))
+            members = (self.types[rows] == TASK_CODE) & np.isin(self.projects[rows],
+                                                                np.asarray(member_projects, np.int64))
+            if len(withheld):
+                members &= ~np.isin(self.ids[rows], np.asarray(withheld, np.int64))
+            mask |= members
         return mask
 
     def query_terms(self, words: Sequence[str], limit: int) -> list[str]:
@@ -265,24 +271,24 @@ class LexicalIndex(FollowsChangeLog):
         return query_terms(words, limit, self.stemmed)
 
     def search(self, terms: Sequence[str], k: int, audiences: Iterable[int] | None, scope: Scope,
-               member_projects: Sequence[int] = ()) -> LexicalHits:
+               member_projects: Sequence[int] = (), withheld: Sequence[int] = ()) -> LexicalHits:
         """Top-k visible chunks matching any term, by (bm25 over what the caller sees, chunk id); ``terms``
         from query_terms()."""
         audiences = None if audiences is None else tuple(audiences)  # read twice: statistics, then the mask
-        scores = self.scores(terms, audiences, member_projects)
+        scores = self.scores(terms, audiences, member_projects, withheld)
         rows = np.flatnonzero(scores)
-        rows = rows[self._visible(rows, audiences, scope, member_projects)]
+        rows = rows[self._visible(rows, audiences, scope, member_projects, withheld)]
         if not len(rows) or k <= 0:
             return LexicalHits(np.zeros(0, np.int64), np.zeros(0))
         best = best_k(self.ids[rows], -scores[rows], k)
         return LexicalHits(best.chunk_ids, best.distances)
 
     def _visible(self, rows: np.ndarray, audiences: Iterable[int] | None, scope: Scope,
-                 member_projects: Sequence[int] = ()) -> np.ndarray:
+                 member_projects: Sequence[int] = (), withheld: Sequence[int] = ()) -> np.ndarray:
         """The access rule and the scope as a mask over ``rows`` (before any top-k)."""
         mask = np.ones(len(rows), bool)
         if audiences is not None:
-            mask &= self._theirs(rows, np.fromiter(audiences, np.int64), member_projects)
+            mask &= self._theirs(rows, np.fromiter(audiences, np.int64), member_projects, withheld)
         scoped = ScopeCodes.of(scope, self.doc_type_codes).mask(
             self.types[rows], self.projects[rows], self.sprints[rows], self.doc_types[rows])
         if scoped is not None:

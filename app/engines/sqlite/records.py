@@ -220,7 +220,7 @@ def _load_tasks(conn: apsw.Connection, ids: Sequence[int]) -> dict[int, TaskSour
         (task_id, title, status, priority, sprint_id, sprint_name, project_id, project_name, assignee_id,
          first, last, points, hours, due, description, external_key, issue_type, status_name, labels,
          fix_versions, components, reporter_id, reporter_first, reporter_last, created_at, resolved_at, resolution,
-         affects_versions, environment, parent_key, parent_id, priority_name) = row
+         affects_versions, environment, parent_key, parent_id, priority_name, restricted) = row
         out[task_id] = TaskSource(
             task_id, title or "", status, priority,
             sprint_id if sprint_name is not None else None, sprint_name,
@@ -230,7 +230,7 @@ def _load_tasks(conn: apsw.Connection, ids: Sequence[int]) -> dict[int, TaskSour
             external_key, issue_type, status_name, labels, fix_versions, components, tuple(links.get(task_id, ())),
             reporter_id if (reporter_first is not None or reporter_last is not None) else None, reporter_first,
             reporter_last, _stamp(created_at), _stamp(resolved_at), resolution, affects_versions, environment,
-            parent_key, parent_id, priority_name,
+            parent_key, parent_id, priority_name, bool(restricted),
         )
     return out
 
@@ -308,6 +308,11 @@ class SQLiteRecordsTx:
 
     def replace_task_sprints(self, task_id: int, sprint_ids: Sequence[int]) -> bool:
         return replace_task_sprints(self._conn, task_id, sprint_ids)
+
+    def set_task_restricted(self, task_id: int, restricted: bool) -> bool:
+        flag = int(bool(restricted))
+        self._conn.execute(rsql.SET_TASK_RESTRICTED, (flag, int(task_id), flag))
+        return self._conn.changes() > 0
 
     def set_sync_cursor(self, source: str, value: str | None) -> None:
         set_sync_cursor(self._conn, source, value)

@@ -33,14 +33,18 @@ def search(
 ) -> SearchResult:
     """Run inside one read transaction in which ``index`` was refreshed, so hits match the index."""
     audiences, members = visible_audiences(caller), member_projects(caller)
+    # Under the project rule, the chunks of tasks the tracker restricts (TASKS.RESTRICTED), read in this same read
+    # transaction: no membership grants them, and a flag set or cleared counts at once.
+    withheld = [row[0] for row in conn.execute(sql.WITHHELD_CHUNKS)] if members else []
     if mode == "vector":
-        best = index.search(query_vector, k, audiences, scope, members)
+        best = index.search(query_vector, k, audiences, scope, members, withheld)
         ranked = [(int(c), 1.0 - float(d)) for c, d in zip(best.chunk_ids, best.distances)]
         distances = {c: 1.0 - s for c, s in ranked}
         return SearchResult(_hits(conn, ranked, distances, ranks([c for c, _ in ranked]), {}), mode, "memory")
-    vector_arm = [int(c) for c in index.search(query_vector, candidate_depth(k), audiences, scope, members).chunk_ids] \
+    vector_arm = [int(c) for c in index.search(query_vector, candidate_depth(k), audiences, scope, members,
+                                                       withheld).chunk_ids] \
         if mode == "hybrid" else []
-    lexical_arm = _lexical(lexical, query_text, audiences, members, scope, candidate_depth(k))
+    lexical_arm = _lexical(lexical, query_text, audiences, (members, withheld), scope, candidate_depth(k))
     # Each arm ranks its own visible candidates; reciprocal rank fusion merges them (one arm: its order).
     fused = reciprocal_rank_fusion(*([vector_arm] if mode == "hybrid" else []), lexical_arm)[:k]
     ranked = [(int(c), float(s)) for c, s in fused]
@@ -48,11 +52,11 @@ def search(
     return SearchResult(_hits(conn, ranked, distances, ranks(vector_arm), ranks(lexical_arm)), mode, "memory")
 
 
-def _lexical(lexical: LexicalIndex, text: str, audiences, members, scope: Scope, limit: int) -> list[int]:
+def _lexical(lexical: LexicalIndex, text: str, audiences, membership, scope: Scope, limit: int) -> list[int]:
     """FTS5's BM25 ranking (RAG_FTS MATCH '"t1" OR "t2" ...') of the question's terms, answered by the
-    in-memory index that mirrors RAG_FTS."""
+    in-memory index that mirrors RAG_FTS; ``membership``: the member projects and the withheld chunk ids."""
     terms = lexical.query_terms(query_terms(text), MAX_TERMS)
-    return [int(c) for c in lexical.search(terms, limit, audiences, scope, members).chunk_ids]
+    return [int(c) for c in lexical.search(terms, limit, audiences, scope, *membership).chunk_ids]
 
 
 def _hits(conn, ranked: list[tuple[int, float]], distances: dict[int, float], vector_ranks: dict,

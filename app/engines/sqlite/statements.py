@@ -210,6 +210,13 @@ def lexical_rows(ids: Sequence[int] | None) -> str:
 # --- read path ----------------------------------------------------------------------------------
 
 
+# The chunks of the tasks the tracker restricts (TASKS.RESTRICTED, V17): under the project rule no membership grants
+# them. CROSS JOIN keeps TASKS outer (https://sqlite.org/optoverview.html#crossjoin): TASKS_RESTRICTED_IDX lists the
+# few restricted tasks and the RAG_CHUNK key finds their chunks, instead of a scan of every task chunk.
+WITHHELD_CHUNKS = ("SELECT c.CHUNK_ID FROM TASKS t CROSS JOIN RAG_CHUNK c"
+                   " WHERE t.RESTRICTED = 1 AND c.SOURCE_TYPE = 'task' AND c.SOURCE_ID = t.TASK_ID")
+
+
 def hit_rows(ids: Sequence[int]) -> str:
     return f"SELECT CHUNK_ID, SOURCE_TYPE, SOURCE_ID, CHUNK_IX, CONTENT FROM RAG_CHUNK WHERE CHUNK_ID IN ({marks(ids)})"
 

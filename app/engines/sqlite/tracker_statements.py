@@ -46,14 +46,17 @@ def marks(items: Sequence[object]) -> str:
 
 def access(caller: Caller) -> Fragment | None:
     """The tasks the caller may see, as the search applies the rule (app/rag/access.py): a developer's own
-    assigned tasks and, under RAG_ACCESS_RULE=project, every task of a project they are a member of (bound
-    ids: the caller's projects as resolved for this question); managers and admins every task (None)."""
+    assigned tasks and, under RAG_ACCESS_RULE=project, every task of a project they are a member of that the
+    tracker does not restrict (bound ids: the caller's projects as resolved for this question); managers and admins
+    every task (None)."""
     if caller.sees_everything:
         return None
     projects = member_projects(caller)
     if not projects:
         return "t.ASSIGNEE_ID = ?", [caller.employee_id]
-    return f"(t.ASSIGNEE_ID = ? OR t.PROJECT_ID IN ({marks(projects)}))", [caller.employee_id, *projects]
+    # a task the tracker restricts (TASKS.RESTRICTED, V17) is no member's: its assignee's only
+    return (f"(t.ASSIGNEE_ID = ? OR (t.RESTRICTED = 0 AND t.PROJECT_ID IN ({marks(projects)})))",
+            [caller.employee_id, *projects])
 
 
 # --- predicates --------------------------------------------------------------------------------

@@ -129,15 +129,19 @@ class _Partition:
         self.n, self.dead = len(keep), 0
         return {int(cid): row for row, cid in enumerate(self.ids[: self.n])}
 
-    def top(self, query: np.ndarray, k: int, codes: ScopeCodes, members: np.ndarray | None = None) -> Candidates | None:
+    def top(self, query: np.ndarray, k: int, codes: ScopeCodes, members: np.ndarray | None = None,
+            withheld: np.ndarray | None = None) -> Candidates | None:
         """The best k rows in scope; with ``members`` (a partition whose audience the caller is not in), only its
-        task rows of those projects (the project rule), masked before the top-k like the scope."""
+        task rows of those projects (the project rule) but not the ``withheld`` chunks (of tasks the tracker
+        restricts), masked before the top-k like the scope."""
         n = self.n
         if n == self.dead:
             return None
         mask = self.alive[:n] if self.dead else None
         if members is not None:
             mask = _and(mask, (self.types[:n] == TASK_CODE) & np.isin(self.projects[:n], members))
+            if withheld is not None and len(withheld):
+                mask = mask & ~np.isin(self.ids[:n], withheld)
         scoped = codes.mask(self.types[:n], self.projects[:n], self.sprints[:n], self.doc_types[:n])
         if scoped is not None:
             mask = _and(mask, scoped)
@@ -238,9 +242,10 @@ class VectorIndex(FollowsChangeLog):
 
     # --- queries --------------------------------------------------------------------------------
     def search(self, query: np.ndarray, k: int, audiences: Iterable[int] | None, scope: Scope,
-               member_projects: Sequence[int] = ()) -> Candidates:
+               member_projects: Sequence[int] = (), withheld: Sequence[int] = ()) -> Candidates:
         """Exact top-k over the given audiences (None: all) under the scope, by (distance, id); with
-        ``member_projects`` (the project rule), also the task rows of those projects in every other partition."""
+        ``member_projects`` (the project rule), also the task rows of those projects in every other partition, but
+        not the ``withheld`` chunk ids (tasks the tracker restricts: no membership grants them)."""
         query = np.ascontiguousarray(query, dtype=np.float32).reshape(-1)
         if query.shape[0] != self.dim:
             raise ValueError(f"query vector has {query.shape[0]} dimensions, the index {self.dim}")
@@ -251,7 +256,8 @@ class VectorIndex(FollowsChangeLog):
         if audiences is not None and member_projects:
             members = np.asarray(member_projects, np.int64)
             own = set(keys)
-            parts += [p.top(query, k, codes, members) for a, p in self.partitions.items() if a not in own]
+            hidden = np.asarray(withheld, np.int64)
+            parts += [p.top(query, k, codes, members, hidden) for a, p in self.partitions.items() if a not in own]
         parts = [c for c in parts if c is not None]
         if not parts:
             return Candidates(np.zeros(0, np.int64), np.zeros(0, np.float32))

@@ -2,4 +2,4 @@
 
 SELECT COUNT(*), COALESCE(SUM(t.STORY_POINTS), 0)
 FROM TASKS t
-WHERE (t.ASSIGNEE_ID = :caller_id OR t.PROJECT_ID IN (:caller_id_m0, :caller_id_m1))
+WHERE (t.ASSIGNEE_ID = :caller_id OR (t.RESTRICTED = 0 AND t.PROJECT_ID IN (:caller_id_m0, :caller_id_m1)))
