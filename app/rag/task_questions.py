@@ -339,7 +339,9 @@ _I_HAVE_DONE = re.compile(r"(?<![\w-])he\s+\w+(?:ado|ido|cho|sto|rto|ito)(?![\w-
 _TO_ME = re.compile(r"(?<![\w-])(?:(?:show|tell|give|let|send|list)\s+me|(?:could|can|may|might|would)\s+i\s+"
                     r"(?:get|see|have|ask|know|check|find|look at|pull)|i(?:'d| would) like(?: to (?:see|know))?|"
                     r"i want to (?:see|know)|i need to (?:see|know)|i wonder|i'm curious|im curious|"
-                    r"necesito saber|necesito ver|puedo ver|puedo saber)(?![\w-])")
+                    r"necesito saber|necesito ver|puedo ver|puedo saber|"
+                    r"me (?:pasas|pasa|listas|lista|das|da|dices|dice|muestras|muestra|ensenas|mandas|traes|sacas))"
+                    r"(?![\w-])")
 
 
 def _leftover(text: str, taken: list[tuple[int, int]]) -> bool:

@@ -25,6 +25,9 @@ DATA_ENDPOINTS = [
     ("GET", "/api/v1/token", None),
     ("GET", "/api/v1/rag/status", None),
     ("POST", "/api/v1/rag/reindex", {}),
+    ("GET", "/api/v1/projects/1/members", None),
+    ("PUT", "/api/v1/projects/1/members/1", None),
+    ("DELETE", "/api/v1/projects/1/members/1", None),
 ] + [
     call
     for name in ("employees", "projects", "sprints", "tasks", "comments", "documents")
@@ -43,6 +46,8 @@ def test_every_data_route_is_listed():
     paths = app.openapi()["paths"]
     routes = {(m.upper(), p) for p, ops in paths.items() for m in ops if p.startswith("/api/")}
     listed = {(m, p.split("?")[0].replace("conversations/1", "conversations/{conversation_id}")
+               .replace("projects/1/members/1", "projects/{project_id}/members/{employee_id}")
+               .replace("projects/1/members", "projects/{project_id}/members")
                .replace("/1", "/{row_id}")) for m, p, _ in DATA_ENDPOINTS}
     assert routes == listed
 

@@ -96,9 +96,6 @@ def compose(said: Said, lexicon: Lexicon, scope_project: int | None = None) -> C
     if ambiguous:
         return Composed(None, ambiguous)
     query = TrackerQuery(where=tuple(said.predicates))
-    if {p.field for p in said.predicates} == {"assignee"} and said.returns in (None, "count") and not said.order \
-            and not said.any_state:  # "show me my tickets", "how many does Ana have?": the work they hold
-        query = query.with_predicate(Predicate("open", (True,)))
     if said.relative_sprint is not None:
         project = _project_of(query, lexicon) or scope_project
         sprint = relative_sprint(lexicon, said.relative_sprint, project, None)

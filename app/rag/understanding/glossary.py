@@ -10,14 +10,15 @@ import re
 FIELD_WORDS = {
     "fix_version": ("fix version", "fix versions", "fixversion", "release", "releases", "version", "versions",
                     "milestone", "milestones", "target", "targeted", "scheduled for", "fixed in", "planned for",
-                    "lanzamiento", "entrega", "version objetivo", "versiones", "hito", "arreglado en", "against",
+                    "lanzamiento", "entrega", "version objetivo", "versiones", "hito", "arreglado en",
                     "left for", "for release",
                     "corregido en", "corregidas en", "corregidos en", "para la version", "para el release"),
     "affects_version": ("affects version", "affects versions", "affected version", "affects", "affecting", "affect",
                         "affected", "found in", "reported against", "broken in", "afecta", "afectan", "afectada",
                         "afectadas", "afectados", "afectado", "version afectada", "encontrado en", "encontrados en",
                         "affected version", "affected versions", "reported against", "reported in", "reportados",
-                        "reportadas", "reportados en", "reportadas en", "seen in", "visto en", "vistos en"),
+                        "reportadas", "reportados en", "reportadas en", "seen in", "visto en", "vistos en", "against",
+                        "hitting", "that hit", "contra", "contra la", "afectando"),
     "component": ("component", "components", "area", "areas", "module", "modules", "componente", "componentes",
                   "modulo", "modulos", "subsystem"),
     "label": ("label", "labels", "labelled", "labeled", "tag", "tags", "tagged", "etiqueta", "etiquetas",
@@ -50,6 +51,7 @@ REPORTER_WORDS = ("reporter", "reporters", "reportero", "reportador", "who repor
                   "quien registro")
 # Returns.
 COUNT = ("how many", "number of", "count of", "count", "cuantas", "cuantos", "numero de", "cantidad de", "total of",
+         "cuanto trabajo", "cuanta faena", "how much work",
          "how much")
 POINTS = ("story points", "story point", "points", "puntos de historia", "puntos")
 MOST = ("the most", "most", "mas", "leads in", "leads", "leading", "comes first", "is first", "who's first",
@@ -91,7 +93,8 @@ FIELD_WISE = re.compile(r"(?<![\w-])(?P<field>[a-z]+)[- ]wise(?![\w-])")
 ORDER_WORDS = {
     ("priority", True): ("most important", "most urgent", "highest priority", "top priority", "most critical",
                          "do first", "work on first", "tackle first", "start with", "hacer primero", "empezar por",
-                         "most pressing", "mas apremiante", "mas apremiantes", "ponerme primero", "deberia ponerme",
+                         "highest-priority", "top-priority", "most-urgent", "deberia empezar", "empezar", "empiezo",
+                         "begin with", "start on", "most pressing", "mas apremiante", "mas apremiantes", "ponerme primero", "deberia ponerme",
                          "por donde empiezo", "por cual empiezo", "por cual empezar", "mas importante ahora",
                          "atacar primero", "hago primero", "deberia hacer primero",
                          "mas importante", "mas urgente", "mas prioritaria", "mas prioritario", "prioridad mas alta",
@@ -169,7 +172,8 @@ RELATIVE_SPRINTS = {
              "siguiente sprint", "sprint siguiente", "el proximo sprint", "next iteration", "proxima iteracion"),
 }
 UNRESOLVED = ("unresolved", "not resolved", "sin resolver", "no resueltas", "no resueltos", "without resolution",
-              "sin resolucion", "still unresolved", "por resolver", "pendientes de resolver", "pending", "pendiente",
+              "sin resolucion", "still unresolved", "por resolver", "por cerrar", "sin cerrar", "falta por cerrar",
+              "faltan por cerrar", "queda por cerrar", "quedan por cerrar", "pendientes de resolver", "pending", "pendiente",
               "pendientes", "outstanding")
 CLOSED = ("closed", "resolved", "cerradas", "cerrados", "resueltas", "resueltos", "fixed", "arregladas",
           "arreglados")
@@ -191,6 +195,9 @@ TYPE_SYNONYMS = {
     "mejora": "improvement", "subtasks": "sub-task", "sub-tasks": "sub-task", "subtareas": "sub-task",
     "subtarea": "sub-task", "epicas": "epic", "epica": "epic", "epics": "epic",
 }
+# Words only a fix version is said with (unlike "version"): one right before a version decides it.
+RELEASE_WORDS = ("release", "releases", "fix version", "fix versions", "fixversion", "milestone", "milestones", "target",
+                 "targeted", "lanzamiento", "hito", "version objetivo")
 # Bugs said as such: a version said of them with no field word is where they were found.
 BUG_WORDS = ("bug", "bugs", "defect", "defects", "defecto", "defectos", "error", "errores", "fallo", "fallos",
              "bichos", "regression", "regressions", "regresion", "regresiones")
@@ -247,7 +254,8 @@ UNASSIGNED = ("nobody assigned", "no one assigned", "have nobody assigned", "has
               "sin dueno", "sin responsable asignado", "unowned")
 # A field said empty: a negation, a few small words, the field's noun or verb ("without a resolution", "no tienen
 # asignado", "not assigned to anyone", "sin sprint", "nobody owns").
-_NEGATION = r"(?:without|with no|no|sin|not|nobody|no one|nadie|ningun[oa]?|lacking|missing)"
+_NEGATION = r"(?:no (?:tienen|tiene|hay) (?:a )?nadie|without|with no|no|sin|not|nobody|no one|nadie|ningun[oa]?|lacking|" \
+            r"missing)"
 _SMALL = r"(?:\s+(?:a|an|the|any|un|una|el|la|tienen|tiene|have|has|had|is|are|been|esta|estan|ha|han|sido|yet|aun|" \
          r"todavia|de|set|puesto|puesta|got|its|su|sus))*"
 EMPTY_FIELD = {

@@ -54,7 +54,7 @@ def read(question: str, lexicon: Lexicon, asker_id: int, today: dt.date) -> Said
 def _topics(said: Said) -> None:
     """A word nothing understood but written as a name inside a question about tasks ("list the open Backoffice
     tasks") is a topic: the tasks must mention it (a text predicate), never dropped."""
-    if not said.asks_tasks:
+    if not said.asks_tasks or values.QUOTED.search(said.original):
         return
     body = re.sub(r"^[\W\d_]*\w+", "", said.original)  # the first word is capitalised anyway
     named = {terms.fold(w) for w in re.findall(r"(?<![\w-])[A-Z][\w-]*", body)}

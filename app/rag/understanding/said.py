@@ -27,7 +27,7 @@ KNOWN = frozenset(tq.FILLER | tq.FIRST_PERSON | {terms.fold(w) for w in (
     "roughly", "approximately", "approx", "around", "aproximadamente", "aprox", "check", "curious", "curiosity",
     "lol", "haha", "jaja", "btw", "quick", "quickly", "real", "total", "sitting", "sit", "sits", "ended", "end",
     "acabaron", "acabo", "quedaron", "quedo", "terminaron", "got", "get", "fetch", "pull", "see", "look",
-    "dieron", "dio", "deberia", "deberias", "should", "would", "could", "known", "conocidos", "conocidas", "big", "large", "grande", "pile", "backlog", "heap", "bunch", "lot", "lots", "montón", "monton", "having", "llevan", "lleva", "acumula", "acumulan", "concentra", "concentran",
+    "listas", "pasas", "das", "dices", "muestras", "mandas", "traes", "sacas", "dieron", "dio", "hubo", "tuvo", "tuvieron", "had", "habia", "across", "board", "item", "go", "no-go", "deberia", "deberias", "should", "would", "could", "known", "conocidos", "conocidas", "big", "large", "grande", "pile", "backlog", "heap", "bunch", "lot", "lots", "montón", "monton", "having", "llevan", "lleva", "acumula", "acumulan", "concentra", "concentran",
     "junta", "suma", "one", "ones", "cual", "which")})
 
 

@@ -102,6 +102,8 @@ def _version_field(spans: Spans, span: tuple[int, int], name: str) -> str:
     """A version said with "affects"/"found in" is an affected version, whatever field it was found in; one said
     with no field word at all, of bugs ("known bugs in 2.9.0", "errores de la 3.0"), is where they were found."""
     if name in ("fix_version", "affects_version"):
+        if spans.before(span, g.RELEASE_WORDS, gap=1):  # "open against release 3.1.1" (not "affect version 1.7")
+            return "fix_version"
         if spans.before(span, g.FIELD_WORDS["affects_version"], gap=4) or spans.after(
                 span, g.FIELD_WORDS["affects_version"], gap=4):
             return "affects_version"
@@ -138,11 +140,17 @@ _UNSEEN_FIELDS = ("component", "label", "fix_version", "affects_version")
 _VERSION = re.compile(r"(?<![\w.-])v?\d+(?:\.\d+)+(?![\w-]|\.\w)")
 
 
+# A title quoted whole ('the status of "Refactor the Android build module"') is a record's name, not values.
+QUOTED = re.compile(r"[\"“”«»]([^\"“”«»]{3,})[\"“”«»]")
+
+
 def unseen_values(spans: Spans, said: Said) -> None:
     """A value said with its field word, or shaped like a version, that the asker's visible tasks do not hold ("open
     tasks in the Cobros component", "what's left for 1.2?"): a predicate all the same. It matches nothing they may
     see, so the answer says so, the same whether hidden tasks hold it or not, instead of answering another question
     without it."""
+    if QUOTED.search(spans.text):
+        return
     for name in _UNSEEN_FIELDS:
         for _, span in spans.find(g.FIELD_WORDS[name]) if name not in said.fields else ():
             value = _unknown_words(spans, spans.text[span[1]:], span[1], after=True) or (
