@@ -23,7 +23,7 @@ from typing import Any
 from app.sources import mapping
 from app.sources.bounds import SourceBoundError, no_progress, origin
 from app.sources.http import SourceClient
-from app.sources.model import SourceComment, SourceIssue, SourcePerson, SourceProject, SourceSprint
+from app.sources.model import FailedIssue, SourceComment, SourceIssue, SourcePerson, SourceProject, SourceSprint
 
 REPO = re.compile(r"[A-Za-z0-9_.-]{1,100}/[A-Za-z0-9_.-]{1,100}")
 PAGE_SIZE = 100
@@ -111,23 +111,39 @@ class GitHubIssues:
     def source(self) -> str:
         return f"github:{self.repo}"
 
-    def pages(self, since: dt.datetime | None) -> Iterator[list[SourceIssue]]:
+    def pages(self, since: dt.datetime | None) -> Iterator[list[SourceIssue | FailedIssue]]:
         params = {"state": "all", "sort": "updated", "direction": "asc"}
         if since is not None:
             params["since"] = since.replace(microsecond=0).isoformat() + "Z"
         for page in self._pages(f"/repos/{self.repo}/issues", params):
-            issues, held = [], 0
+            issues: list[SourceIssue | FailedIssue] = []
+            held = 0
             for raw in page:
-                if "pull_request" in raw:
+                if isinstance(raw, Mapping) and "pull_request" in raw:
                     continue
-                comments = self._comments(raw) if raw.get("comments") else []
-                issues.append(issue_of(raw, self.repo, comments, self.labels_map))
-                held += len(comments)
+                one = self._issue(raw)
+                issues.append(one)
+                held += len(one.comments) if isinstance(one, SourceIssue) else 0
                 if held >= COMMENT_FLUSH:
                     yield issues
                     issues, held = [], 0
             if issues:
                 yield issues
+
+    def _issue(self, raw: Any) -> SourceIssue | FailedIssue:
+        """One issue of a page, or a FailedIssue when its shape is not GitHub's (it fails alone: counted, named and
+        read again next pass, while the rest of its page lands). A bound is no malformed issue: it ends the pass."""
+        try:
+            comments = self._comments(raw) if raw.get("comments") else []
+            return issue_of(raw, self.repo, comments, self.labels_map)
+        except (ValueError, TypeError, AttributeError, KeyError) as exc:
+            number = raw.get("number") if isinstance(raw, Mapping) else None
+            updated = raw.get("updated_at") if isinstance(raw, Mapping) else None
+            try:
+                when = mapping.parse_datetime(updated) if isinstance(updated, str) else None
+            except ValueError:
+                when = None
+            return FailedIssue(f"{self.repo}#{number}", when, f"not a GitHub issue's shape ({type(exc).__name__}: {exc})")
 
     def _comments(self, raw: Mapping[str, Any]) -> list[Mapping[str, Any]]:
         key, comments = f"{self.repo}#{raw['number']}", []

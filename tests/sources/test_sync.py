@@ -392,3 +392,23 @@ def test_a_sync_process_killed_after_its_first_page_resumes_without_a_gap_or_a_d
         assert (counts.created, counts.failed, counts.deleted) == (50, 0, 0) and counts.unchanged == 3  # the overlap
         keys = [t["external_key"] for t in rows(sqlite_engine, TASKS)]
         assert len(keys) == len(set(keys)) == 150 and len(rows(sqlite_engine, COMMENTS)) == 150
+
+
+def test_a_malformed_github_issue_fails_alone_and_the_rest_of_its_page_lands(sqlite_engine):
+    """Issue 33, finding 4 on GitHub: an issue whose shape is not GitHub's (labels a number, a title an object) is
+    counted and named as failed; the issues beside it on the same page are written, and the next pass reads it again
+    (fixed, it lands)."""
+    with FakeGitHub() as fake:
+        fake.issue(1, "Fine before", 1)
+        broken = fake.issue(2, "Broken", 2)
+        fake.issue(3, "Fine after", 3, assignee=HUBOT)
+        broken["labels"] = 5
+        reader = github_reader(fake, page_size=10)
+        first = run_pass(sqlite_engine, reader, overlap=OVERLAP, reconcile=False)
+        assert (first.created, first.failed) == (2, 1)
+        assert task_by_key(sqlite_engine, "octo-org/octo-repo#3")["assignee_id"] is not None
+        assert task_by_key(sqlite_engine, "octo-org/octo-repo#2") is None
+        broken["labels"] = []
+        second = run_pass(sqlite_engine, reader, overlap=OVERLAP, reconcile=False)
+        assert (second.created, second.failed) == (1, 0)
+        assert task_by_key(sqlite_engine, "octo-org/octo-repo#2")["title"] == "Broken"
