@@ -9,6 +9,7 @@ Pure: no I/O. ``PassBounds`` is the settings' numbers; ``PassMeter`` counts one 
 from __future__ import annotations
 
 import ipaddress
+import logging
 import time
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
@@ -17,6 +18,9 @@ from urllib.parse import urlsplit
 import httpx
 
 MIB = 1024 * 1024
+
+
+log = logging.getLogger(__name__)
 
 
 class SourceError(RuntimeError):
@@ -82,10 +86,14 @@ class PassMeter:
             raise SourceBoundError(f"{where}: the pass read its maximum of {self.bounds.pass_bytes} bytes "
                                    f"(RAG_SYNC_MAX_PASS_BYTES); {RESUMES}")
 
-    def count_comments(self, count: int, issue: str) -> None:
-        if count > self.bounds.issue_comments:
-            raise SourceBoundError(f"{issue} lists more than {self.bounds.issue_comments} comments "
-                                   f"(RAG_SYNC_MAX_COMMENTS_PER_ISSUE); {RESUMES}")
+    def comments_full(self, count: int, issue: str) -> bool:
+        """Whether an issue's comments read so far reach the per-issue cap: its first ones are kept and the issue is
+        written with them (a warning names it), never the pass ended — one issue must not hold every later change."""
+        if count < self.bounds.issue_comments:
+            return False
+        log.warning("%s lists %d or more comments: its first %d are kept (RAG_SYNC_MAX_COMMENTS_PER_ISSUE)",
+                    issue, count, self.bounds.issue_comments)
+        return True
 
 
 def no_progress(where: str, why: str) -> SourceBoundError:

@@ -149,7 +149,8 @@ class GitHubIssues:
         key, comments = f"{self.repo}#{raw['number']}", []
         for comment in self._listing(f"/repos/{self.repo}/issues/{raw['number']}/comments", {}):
             comments.append(comment)
-            self.client.meter.count_comments(len(comments), key)
+            if self.client.meter.comments_full(len(comments), key):
+                break
         return comments
 
     def all_keys(self) -> set[str]:

@@ -171,9 +171,10 @@ class JiraREST:
         embedded fewer than its total — each page adding comments not read yet, up to the per-issue cap."""
         embedded = (issue.get("fields") or {}).get("comment") or {}
         comments = list(embedded.get("comments") or [])
+        cap = self.client.meter.bounds.issue_comments
         if int(embedded.get("total", len(comments))) <= len(comments):
-            self.client.meter.count_comments(len(comments), str(issue.get("key")))
-            return comments
+            self.client.meter.comments_full(len(comments), str(issue.get("key")))
+            return comments[:cap]
         comments, start, ids = [], 0, set()
         where = self._where(f"issue/{issue['key']}/comment")
         while True:
@@ -186,7 +187,8 @@ class JiraREST:
                                          f"(total {body.get('total')})")
             ids.update(c.get("id") for c in new)
             comments.extend(new)
-            self.client.meter.count_comments(len(comments), str(issue["key"]))
+            if self.client.meter.comments_full(len(comments), str(issue["key"])):
+                return comments[:cap]
             start += len(page)
             if not page or start >= int(body.get("total", 0)):
                 if start < int(body.get("total", 0)):

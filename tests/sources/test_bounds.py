@@ -102,13 +102,16 @@ def test_endless_fresh_pages_end_at_the_pass_budget():
         assert 1 <= len(server.requests) < 100
 
 
-def test_a_github_issue_with_endless_comment_pages_ends_at_the_comment_cap():
+def test_a_github_issue_with_endless_comment_pages_keeps_its_first_comments_up_to_the_cap(caplog):
+    """The cap bounds one issue, never the pass: the issue is handed on with its first 250 comments (a warning names
+    it), so one issue cannot hold every later change."""
     with ScriptedServer(endless_github_route(comments=True)) as server:
         source = GitHubIssues(github_client("t", server.url, bounds=PassBounds(issue_comments=250),
                                             sleep=lambda s: None), "o/r")
-        with pytest.raises(SourceBoundError, match="o/r#1 lists more than 250 comments"):
-            list(source.pages(None))
-        assert len(server.requests) == 1 + 3  # the issue page, then three comment pages: 300 > 250
+        [page] = list(source.pages(None))
+        assert [len(issue.comments) for issue in page] == [250]
+        assert len(server.requests) == 1 + 3  # the issue page, then three comment pages (the third reaches 250)
+        assert "o/r#1 lists 250 or more comments: its first 250 are kept" in caplog.text
 
 
 def test_a_link_to_a_page_already_read_stops_the_listing():
@@ -159,14 +162,23 @@ def test_a_key_listing_that_ends_short_of_its_total_deletes_nothing(sqlite_engin
     assert tasks(sqlite_engine) == ["PAY-1", "PAY-2", "PAY-3"]
 
 
-@pytest.mark.parametrize("mode, words", [("comments_repeat", "only comments read already"),
-                                         ("comments_endless", "more than 300 comments")])
-def test_comment_pages_with_a_total_of_1e9_end_the_pass(mode, words, sqlite_engine):
-    with seeded(HostileJira("2", mode, embedded_comments=2), 1, comments=3) as fake:
-        with pytest.raises(SourceBoundError, match=words):
+def test_comment_pages_that_repeat_with_a_total_of_1e9_end_the_pass(sqlite_engine):
+    with seeded(HostileJira("2", "comments_repeat", embedded_comments=2), 1, comments=3) as fake:
+        with pytest.raises(SourceBoundError, match="only comments read already"):
             run_pass(sqlite_engine, reader(fake), overlap=OVERLAP, reconcile=False)
-        assert fake.comment_pages == (2 if mode == "comments_repeat" else 4)
+        assert fake.comment_pages == 2
     assert tasks(sqlite_engine) == []  # the issue's page was never whole: nothing of it written
+
+
+def test_fresh_comment_pages_with_a_total_of_1e9_keep_the_issues_first_comments(sqlite_engine, caplog):
+    """An issue whose comments never end is written with its first 300 (the cap), and the pass goes on: one issue
+    never holds every later change."""
+    with seeded(HostileJira("2", "comments_endless", embedded_comments=2), 1, comments=3) as fake:
+        counts = run_pass(sqlite_engine, reader(fake), overlap=OVERLAP, reconcile=False)
+        assert fake.comment_pages == 3 and counts.failed == 0
+    assert len(tasks(sqlite_engine)) == 1
+    assert len(sqlite_engine.list_records(COMMENTS, [], None, 500).items) == 300
+    assert "its first 300 are kept" in caplog.text
 
 
 def test_an_issue_s_comments_go_to_the_pipeline_with_it_never_a_whole_page_s(monkeypatch, sqlite_engine):
