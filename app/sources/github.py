@@ -23,7 +23,8 @@ from typing import Any
 from app.sources import mapping
 from app.sources.bounds import SourceBoundError, no_progress, origin
 from app.sources.http import SourceClient
-from app.sources.model import FailedIssue, SourceComment, SourceIssue, SourcePerson, SourceProject, SourceSprint
+from app.sources.model import FailedIssue, SourceComment, SourceIssue, SourcePerson, SourceProject, SourceSprint, \
+    by_comments
 
 REPO = re.compile(r"[A-Za-z0-9_.-]{1,100}/[A-Za-z0-9_.-]{1,100}")
 PAGE_SIZE = 100
@@ -116,19 +117,8 @@ class GitHubIssues:
         if since is not None:
             params["since"] = since.replace(microsecond=0).isoformat() + "Z"
         for page in self._pages(f"/repos/{self.repo}/issues", params):
-            issues: list[SourceIssue | FailedIssue] = []
-            held = 0
-            for raw in page:
-                if isinstance(raw, Mapping) and "pull_request" in raw:
-                    continue
-                one = self._issue(raw)
-                issues.append(one)
-                held += len(one.comments) if isinstance(one, SourceIssue) else 0
-                if held >= COMMENT_FLUSH:
-                    yield issues
-                    issues, held = [], 0
-            if issues:
-                yield issues
+            issues = (self._issue(raw) for raw in page if not (isinstance(raw, Mapping) and "pull_request" in raw))
+            yield from by_comments(issues, COMMENT_FLUSH)
 
     def _issue(self, raw: Any) -> SourceIssue | FailedIssue:
         """One issue of a page, or a FailedIssue when its shape is not GitHub's (it fails alone: counted, named and

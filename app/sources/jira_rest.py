@@ -29,7 +29,7 @@ import httpx
 from app.sources import jira, mapping
 from app.sources.bounds import no_progress
 from app.sources.http import SourceAuthError, SourceClient, SourceNotFoundError
-from app.sources.model import FailedIssue, SourceIssue
+from app.sources.model import FailedIssue, SourceIssue, by_comments
 
 log = logging.getLogger(__name__)
 
@@ -144,17 +144,7 @@ class JiraREST:
         """The page's issues mapped, one at a time (a malformed issue is a FailedIssue, never the page's end), in its
         order, handed on in smaller pages once their comments add up."""
         projects = self._projects()
-        mapped: list[SourceIssue | FailedIssue] = []
-        held = 0
-        for issue in raw:
-            one = self._map_one(issue, projects)
-            mapped.append(one)
-            held += len(one.comments) if isinstance(one, SourceIssue) else 0
-            if held >= COMMENT_FLUSH:
-                yield mapped
-                mapped, held = [], 0
-        if mapped:
-            yield mapped
+        yield from by_comments((self._map_one(issue, projects) for issue in raw), COMMENT_FLUSH)
 
     def _map_one(self, issue: Any, projects: Mapping[str, Mapping[str, Any]]) -> SourceIssue | FailedIssue:
         options = {"story_points_field": self.story_points_field, "sprint_field": self.sprint_field,

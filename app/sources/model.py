@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from app.records_model import LinkType
@@ -121,3 +122,18 @@ class SyncCounts:
     def summary(self) -> str:
         return (f"{self.created} created, {self.updated} updated, {self.unchanged} unchanged, "
                 f"{self.deleted} deleted, {self.failed} failed")
+
+
+def by_comments(issues: Iterable[SourceIssue | FailedIssue], flush: int) -> Iterator[list[SourceIssue | FailedIssue]]:
+    """Issues handed on in order, in pages that end once their comments reach ``flush``: a tracker page's comments
+    are never all held at once."""
+    page: list[SourceIssue | FailedIssue] = []
+    held = 0
+    for issue in issues:
+        page.append(issue)
+        held += len(issue.comments) if isinstance(issue, SourceIssue) else 0
+        if held >= flush:
+            yield page
+            page, held = [], 0
+    if page:
+        yield page
