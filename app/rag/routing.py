@@ -216,20 +216,19 @@ def _first(question: str, vocabulary: Vocabulary, intent: Intent | None, lang: s
     """What comes before every other rule: a scope request, a sprint or the projects asked about themselves, an
     unresolved key of a known project, and a follow-up that edits the last query ("and Ana's?")."""
     asked_scope = scope_requests.recognise(question, vocabulary, intent)
+    last = tracker.last_query if tracker is not None and not ids else None
+    follow_up = edits.with_unseen_value(last, reading) if last is not None and reading is not None else None
+    edits_last = follow_up is not None and edits.is_edit(follow_up)
     # "filtra por estado In Progress" narrows the last question; a scope request names a project
-    edits_last = reading is not None and tracker is not None and tracker.last_query is not None and not ids \
-        and "project" not in reading.fields and edits.is_edit(edits.with_unseen_value(tracker.last_query, reading))
-    if asked_scope is not None and not edits_last:
+    if asked_scope is not None and not (edits_last and "project" not in follow_up.fields):
         return Route("scope", scope=asked_scope, intent=intent, lang=lang)
     if tracker is None or ids:
         return None
     about = _record_asked(question, keyed, tracker)
     if about is not None:
         return dataclasses.replace(about, intent=intent, lang=lang)
-    if reading is not None and tracker.last_query is not None:
-        reading = edits.with_unseen_value(tracker.last_query, reading)
-        if edits.is_edit(reading):
-            return _query(edits.edit(tracker.last_query, reading, tracker.lexicon), intent, lang)
+    if edits_last:
+        return _query(edits.edit(last, follow_up, tracker.lexicon), intent, lang)
     return None
 
 
