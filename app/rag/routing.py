@@ -197,6 +197,9 @@ def route(question: str, focus: EntityRef | None, vocabulary: Vocabulary, today:
             and edits.names_its_subject(reading):  # read whole by the typed reader: it wins
         return _query(edits.compose(reading, tracker.lexicon, tracker.scope_project), intent, lang, text)
     group = comparisons.group_of(question)
+    lenient = _lenient(reading, tracker) if not ids else None
+    if lenient is not None and lenient.returns in ("count", "points", "group"):  # no retrieved text counts or ranks
+        return dataclasses.replace(_query(Composed(lenient), intent, lang, text), guessed=True)
     if group is not None and not ids:
         return _compare(question, vocabulary, today, group, intent, lang)
     if asked is not None:
@@ -208,7 +211,23 @@ def route(question: str, focus: EntityRef | None, vocabulary: Vocabulary, today:
         return guessed
     if follow_up:
         return Route("follow_up", refs=(focus,), intent=intent, lang=lang)  # type: ignore[arg-type]
-    return Route("retrieve", intent=intent, lang=lang)
+    return Route("retrieve", intent=intent, lang=lang, query=lenient, guessed=lenient is not None)
+
+
+def _lenient(reading: reader.Said | None, tracker: Tracker | None) -> TrackerQuery | None:
+    """A tracker reading with a few words it did not understand ("give me the number of tickets tagged performance
+    for the retro slide"), said as a guess: a count or a ranking, which no retrieved text can give, is answered by
+    it; a list only when nothing retrieval finds covers the question (app/services/chat_evidence.py). Either
+    answer says what it ran, so a misreading shows."""
+    if reading is None or tracker is None or len(reading.unknown) > MAX_LENIENT \
+            or set(reading.unknown) & task_questions.NEGATIONS or not reading.asks_tasks \
+            or not edits.names_its_subject(reading) or not (reading.predicates or reading.returns):
+        return None
+    composed = edits.compose(reading, tracker.lexicon, tracker.scope_project)
+    return None if composed.ambiguous else composed.query
+
+
+MAX_LENIENT = 3  # words a tracker reading may leave unread and still answer when retrieval finds nothing
 
 
 def _first(question: str, vocabulary: Vocabulary, intent: Intent | None, lang: str, ids: list[EntityRef],

@@ -44,7 +44,7 @@ class TaskQuestion:
 
 
 from app.rag.understanding.phrases import (  # noqa: F401 (the first reader's tables, read through it too)
-    STATUS_PHRASES, DONE_SAID, OPEN_NEGATED, NEGATIONS, NOT_MINE, FIRST_PERSON, TO_DO_VERBS, POINTS_TO_DO,
+    STATUS_PHRASES, DONE_SAID, OPEN_NEGATED, NEGATIONS, NOT_MINE, FIRST_PERSON, MY_WORDS, I_HOLD, TO_DO_VERBS, POINTS_TO_DO,
     OPEN_PHRASES, PRIORITY_PHRASES, OVERDUE_PHRASES, OVERDUE_SAID, UNASSIGNED_PHRASES, MINE_PHRASES,
     COUNT_PHRASES, POINTS_PHRASES, TASK_NOUNS, PERSON_MARKERS, HOLDING, FILLER, IDIOMS, DUE_PHRASES, WEEKDAYS,
     DAY_NAMES, WEEKDAY_LABELS, BY_MARKERS, WEEKDAY, SPANISH_LABELS)
@@ -330,8 +330,11 @@ def _people(text: str, vocabulary: Vocabulary, taken: list[tuple[int, int]]) -> 
 
 
 def says_i(text: str) -> bool:
-    """Whether the folded question speaks of the asker's own work ("show me", "tell me" ask for something)."""
-    return bool(FIRST_PERSON & set(terms.words(_TO_ME.sub(" ", text)))) or bool(_I_HAVE_DONE.search(text))
+    """Whether the folded question speaks of the asker's own work: a possessive or object of the first person
+    ("show me", "tell me" ask for something; "my PM asked me" is no task of mine) or "I" holding or doing the work
+    (app/rag/understanding/phrases.I_HOLD)."""
+    rest = _TO_ME.sub(" ", text)
+    return bool(MY_WORDS & set(terms.words(rest))) or bool(I_HOLD.search(rest)) or bool(_I_HAVE_DONE.search(text))
 
 
 # Spanish "he" before a participle is "I have" ("¿qué he terminado?"), not the English "he".
@@ -339,8 +342,9 @@ _I_HAVE_DONE = re.compile(r"(?<![\w-])he\s+\w+(?:ado|ido|cho|sto|rto|ito)(?![\w-
 _TO_ME = re.compile(r"(?<![\w-])(?:(?:show|tell|give|let|send|list)\s+me|(?:could|can|may|might|would)\s+i\s+"
                     r"(?:get|see|have|ask|know|check|find|look at|pull)|i(?:'d| would) like(?: to (?:see|know))?|"
                     r"i want to (?:see|know)|i need to (?:see|know)|i wonder|i'm curious|im curious|"
+                    r"(?:asked|asks|ask|remind|reminds|help|helps|sent|send|got|gets)\s+me|"
                     r"necesito saber|necesito ver|puedo ver|puedo saber|"
-                    r"me (?:pasas|pasa|listas|lista|das|da|dices|dice|muestras|muestra|ensenas|mandas|traes|sacas))"
+                    r"me (?:pasas|pasa|listas|lista|das|da|dices|dice|decis|podes decir|puedes decir|muestras|muestra|ensenas|mandas|traes|sacas))"
                     r"(?![\w-])")
 
 

@@ -182,6 +182,19 @@ def compute(settings: Settings, prep: Prepared, evidence: Evidence) -> None:
     elif route.kind == "retrieve" and evidence.computed is None:
         evidence.uncovered = evidence.not_about or extractive.uncovered(
             evidence.query, evidence.found.result.hits, settings.answer_max_distance, evidence.meaning)
+        if route.query is not None and (evidence.uncovered or not evidence.relevant):
+            _lenient_query(prep, evidence, route.query)
+
+
+def _lenient_query(prep: Prepared, evidence: Evidence, query: TrackerQuery) -> None:
+    """Nothing retrieved covers a question the tracker reader read but for a few words: its query answers, saying
+    what it ran, so a misreading shows (guessed: with an LLM it is context the model may check with its tools)."""
+    evidence.route = dataclasses.replace(evidence.route, kind="compare" if query.returns == "group" else "tasks")
+    evidence.computed, evidence.ran, result = tracker_answers.run(prep.state, query, evidence.scope,
+                                                                  evidence.route.lang)
+    evidence.task_rows = result.rows
+    evidence.tasks_text = evidence.computed.text
+    evidence.uncovered = evidence.not_about = None
 
 
 def offline_answer(engine: Engine, settings: Settings, prep: Prepared, evidence: Evidence) -> str:

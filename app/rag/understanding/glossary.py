@@ -59,7 +59,7 @@ MOST = ("the most", "most", "mas", "leads in", "leads", "leading", "comes first"
         "largest", "top")
 FEWEST = ("the fewest", "fewest", "the least", "least", "menos", "menor numero", "menor cantidad")
 # "which project has more open bugs than any other?", "¿qué proyecto tiene más … que ningún otro?"
-MORE_THAN_ANY = re.compile(r"(?<![\w-])(?P<more>more|mas)\b.*?\b(?P<than>than any other|than all the others|than the rest|"
+MORE_THAN_ANY = re.compile(r"(?<![\w-])(?P<more>more|mas)\b.*?\b(?P<than>than any other|than anyone else|than anybody else|than all the others|than the rest|"
                            r"que ningun otro|que ninguna otra|que cualquier otro|que cualquier otra|que el resto|"
                            r"que los demas|que las demas)(?![\w-])")
 # "who ... the most" groups by a person; "which <field> ... the most" by that field; "per <field>" / "by <field>".
@@ -233,7 +233,7 @@ PLEASANTRIES = ("hello", "hi", "hey", "hiya", "good morning", "good afternoon", 
                 "cool", "perfecto", "perfect", "quick question", "una pregunta", "pregunta rapida", "yo", "sup", "oigan",
                 "oiga", "hey there", "hi there", "buen dia", "saludos", "out of curiosity", "por curiosidad")
 # Now, said of holding work ("assigned to Leonie right now", "¿qué tiene Ana ahora mismo?"): open work.
-CURRENTLY = ("right now", "currently", "at the moment", "at present", "as of now", "ahora mismo", "actualmente",
+CURRENTLY = ("right now", "currently", "at the moment", "at present", "as of now", "atm", "ahora mismo", "actualmente",
              "en este momento", "ahorita")
 # A greeting stretched as people type it ("holaa", "heyyy", "hiii", "buenass").
 STRETCHED_GREETING = re.compile(r"^\W*(?:hol+a+|he+y+|hi+|buena+s+|ho+la+s+|hello+|yo+)\b[\s,!.]*")

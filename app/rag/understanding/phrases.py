@@ -52,12 +52,33 @@ OPEN_NEGATED = ("not done", "not finished", "not completed", "not complete", "no
 NEGATIONS = frozenset(("not", "no", "non", "never", "nunca", "ni", "without", "sin"))
 NOT_MINE = ("not assigned to me", "not mine", "no asignadas a mi", "no asignados a mi", "no son mias",
             "no son mios")
-# "I"/"me"/"ando": a question of someone's work that names nobody and says one of these is the asker's
-# ("what's due tomorrow?" says none: everything the asker may see).
+# "I"/"me"/"ando": words of the first person, known to the reader wherever they stand.
 FIRST_PERSON = frozenset(terms.fold(w) for w in """
 i me my mine myself i'm im i've i'd mi mis mio mia mios mias yo tengo estoy ando debo voy puedo
 necesito llevo soy
 """.split())
+# Whose work: a possessive or an object of the first person says the asker's own ("my tasks", "assigned to me", "mis
+# tareas", "¿qué me toca?"); the subject "I" says it only as the one who holds or does the work ("what do I have?",
+# "I'm working on", "should I fix …", "¿qué tengo?"), never as the one asking ("I wonder …", "I'm preparing the
+# release notes and need to know …", "estoy cerrando el milestone y quiero ver …": everything the asker may see).
+MY_WORDS = frozenset(terms.fold(w) for w in "me my mine myself mi mis mio mia mios mias".split())
+_WORK_VERBS = (r"have|has|had|got|gotten|own|owe|hold|holding|work|working|worked|do|doing|did|done|finish|finishing|"
+               r"finished|fix|fixing|fixed|close|closed|resolve|resolved|handle|handling|tackle|tackling|pick|focus|"
+               r"start|ship|deliver|carry|carrying|assigned|on|behind|late|responsible|missed|miss|forgot|left|due|"
+               r"overdue|blocked|stuck")
+_AUX = (r"should|must|need|needs|to|have|will|ll|can|could|am|m|still|also|really|just|already|ever|even|going|"
+        r"supposed|got|be|been|currently|actually|not")
+_ES_HOLD = (r"tengo|llevo|ando|debo|deberia|hago|trabajo|termino|me toca|me tocan|me queda|me quedan|"
+            r"(?:estoy|voy|necesito|puedo|yo)\s+(?:[\w]+\s+)?(?:trabajando|haciendo|con|atrasad[oa]s?|retrasad[oa]s?|"
+            r"tarde|liad[oa]|metid[oa]|asignad[oa]s?|encargad[oa]|hacer|terminar|cerrar|acabar|entregar|trabajar|"
+            r"atacar|empezar|arreglar|resolver)")
+# Asking, not doing: "I need to know", "should I check …?", "can I see …?".
+_ASKING_VERBS = r"know|see|check|ask|tell|understand|find|say|wonder|get|look|read|show|list"
+I_HOLD = re.compile(rf"(?<![\w-])(?:(?:i|i'm|im|i've|ive|i'd|i'll)\s+(?:(?:{_AUX})\s+){{0,3}}(?:{_WORK_VERBS})|"
+                    # an obligation of the first person is the asker's work, whatever its verb ("what must I wrap up?")
+                    rf"(?:i|i've|ive)\s+(?:must|should|need to|have to|got to|gotta|ought to)\s+(?!(?:{_ASKING_VERBS})\b)\w+|"
+                    rf"(?:am|do|did|have|should|must|can|could|will|shall)\s+i\s+(?:(?:{_AUX})\s+){{0,2}}"
+                    rf"(?!(?:{_ASKING_VERBS})\b)\w+|{_ES_HOLD})(?![\w-])")
 # Someone having to do something asks for open work; "to do" / "still to do" / "por hacer" said of tasks is the
 # tracker's status of that name (Jira's Spanish board calls the column "Por hacer"), which the answer names.
 TO_DO_VERBS = ("need to do", "needs to do", "have to do", "has to do", "got to do", "left to do",
@@ -121,14 +142,14 @@ OVERDUE_PHRASES = ("overdue", "past due", "past its due date", "past their due d
 # "con la fecha vencida".
 OVERDUE_SAID = re.compile(
     r"(?<![\w-])(?:(?:se (?:me |le |te |nos |les )?)?(?:ha |han |he )?(?:pasad[oa]s?|paso|pasaron)\s+"
-    r"(?:de |del |de la |la |el )?(?:fecha|plazo)|(?:cuy[oa]s?|con (?:el|la|su)) (?:plazo|fecha)"
+    r"(?:de |del |de la |la |el |su )?(?:fecha|plazo)|(?:cuy[oa]s?|con (?:el|la|su)) (?:plazo|fecha)"
     r"(?: de entrega| limite)? (?:ya )?(?:paso|vencio|vencid[oa]|pasad[oa]))(?: de entrega| limite)?(?![\w-])")
 UNASSIGNED_PHRASES = ("unassigned", "not assigned", "not assigned to anyone", "without an assignee",
                       "without assignee", "with no assignee", "no assignee", "nobody is assigned", "no one is assigned",
                       "no owner", "sin asignar", "sin responsable", "sin asignacion", "no asignadas", "no asignados",
                       "no tienen responsable", "nadie asignado")
 MINE_PHRASES = ("assigned to me", "asignadas a mi", "asignados a mi", "my", "mine", "am i", "do i", "i have",
-                "i am", "i'm", "mis", "mias", "mios", "lo mio", "lo mia", "mio", "mia", "tengo", "me toca", "me tocan", "a mi", "for me", "para mi",
+                "mis", "mias", "mios", "lo mio", "lo mia", "mio", "mia", "tengo", "me toca", "me tocan", "a mi", "for me", "para mi",
                 # What falls to me, what I carry, what is in my name.
                 "me corresponde", "me corresponden", "llevo", "a mi nombre", "soy responsable de", "soy responsable",
                 "me encargo de", "me encargo", "on my side", "on my end", "por mi parte", "de mi parte")

@@ -13,7 +13,7 @@ import datetime as dt
 import re
 
 from app.rag import refs, task_questions as tq, terms
-from app.rag.understanding import glossary as g, values, windows
+from app.rag.understanding import clauses, glossary as g, values, windows
 from app.rag.understanding.lexicon import Lexicon, PersonFact, person_mentions
 from app.rag.understanding.query import Predicate
 from app.rag.understanding.said import KNOWN, Said
@@ -24,7 +24,17 @@ __all__ = ["Said", "read", "relative_sprint_said"]
 
 def read(question: str, lexicon: Lexicon, asker_id: int, today: dt.date) -> Said | None:
     """What the question says; None when it asks for a record by id or key (a lookup reads it) or says "not
-    mine" (no predicate expresses it)."""
+    mine" (no predicate expresses it). Words it does not understand in a clause that only tells the asker's
+    situation (app/rag/understanding/clauses.py) are read again as that: its values count, nothing else."""
+    said = _read(question, lexicon, asker_id, today, ())
+    if said is None or not said.unknown:
+        return said
+    situation = clauses.situation(terms.fold(question), said.unknown)
+    return _read(question, lexicon, asker_id, today, situation) if situation else said
+
+
+def _read(question: str, lexicon: Lexicon, asker_id: int, today: dt.date,
+          situation: list[tuple[int, int]]) -> Said | None:
     spans = Spans(terms.fold(question))
     said = Said(terms.language(question), it=bool(_IT.search(spans.text)), original=question)
     spans.find(g.PLEASANTRIES)
@@ -33,22 +43,68 @@ def read(question: str, lexicon: Lexicon, asker_id: int, today: dt.date) -> Said
         return None
     if spans.find(tq.NOT_MINE):
         return None
+    around = _situation_values(spans, said.lang, lexicon, situation)
     _edit_markers(spans, said)
     points = bool(spans.find(g.POINTS))  # "story points" before the issue type Story
     _dates(spans, said, today)  # "created last month" is a window before "created last" is an order
     _orders(spans, said)  # "highest priority" orders before "highest" is read as a priority
     values.read_values(spans, said, lexicon)
-    _people(spans, said, lexicon, asker_id)
+    _people(spans, said, lexicon, asker_id, _outside(spans.text, situation))
     _returns(spans, said, points)
     _flags(spans, said, today)
     _relative_sprint(spans, said)
     _nouns(spans, said)
     said.unknown = spans.unknown(KNOWN, tq.NEGATIONS | {"isn't", "aren't", "isnt", "arent", "doesn't", "don't"})
     _topics(said)
+    _add_situation(said, around)
     # "¿y la Wave 2?": "la" before a value the question names is its article, not "it"
     said.it = said.relative_sprint is None and any(  # "the sprint before that one" is no "it"
         spans.free((match.end() - 1, match.end())) for match in _IT.finditer(spans.text))
     return said
+
+
+def _situation_values(spans: Spans, lang: str, lexicon: Lexicon, situation: list[tuple[int, int]]) -> Said:
+    """The values of the data and the people the situation's clauses name, read on their own; then those clauses
+    are taken whole, so nothing else of them is read."""
+    around = Said(lang)
+    if not situation:
+        return around
+    inside = Spans(spans.text, [*spans.taken, *_gaps(len(spans.text), situation)])
+    values.read_values(inside, around, lexicon)
+    _named_people(inside, around, lexicon)
+    for span in situation:
+        spans.taken = [t for t in spans.taken if t[1] <= span[0] or t[0] >= span[1]]
+        spans.take(span)
+    return around
+
+
+def _add_situation(said: Said, around: Said) -> None:
+    """What the situation names that the question does not ("Alex is overloaded; how many open issues are on their
+    plate?"): a field the question names itself keeps the question's value."""
+    for predicate in around.predicates:
+        if predicate.field not in said.fields and not (predicate.field == "assignee" and said.mine):
+            said.add(predicate)
+            said.asks_tasks = True
+    if not said.people and not said.mine:
+        said.people = around.people
+
+
+def _gaps(length: int, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Everything of a text of ``length`` outside ``spans``."""
+    gaps, start = [], 0
+    for begin, end in sorted(spans):
+        if begin > start:
+            gaps.append((start, begin))
+        start = max(start, end)
+    return [*gaps, (start, length)] if start < length else gaps
+
+
+def _outside(text: str, spans: list[tuple[int, int]]) -> str:
+    """The text with ``spans`` blanked: the question without its situation."""
+    chars = list(text)
+    for start, end in spans:
+        chars[start:end] = " " * (end - start)
+    return "".join(chars)
 
 
 def _topics(said: Said) -> None:
@@ -72,7 +128,7 @@ _IT = re.compile(r"(?<![\w-])(?:it|its|it's|(?:this|that) (?:one|task|ticket|iss
 
 
 def _edit_markers(spans: Spans, said: Said) -> None:
-    body = spans.text.strip(" ¿?¡!.,")
+    body = _after_greetings(spans).strip(" ¿?¡!.,")  # "thanks! same for Pavel": the opener after the thanks
     opener = next((o for o in sorted(g.EDIT_OPENERS, key=len, reverse=True)
                    if body.startswith(o + " ") or body == o), None)
     if spans.find(g.LIST_AGAIN) or spans.find_pattern(g.LIST_AGAIN_WORD):
@@ -85,7 +141,24 @@ def _edit_markers(spans: Spans, said: Said) -> None:
     said.fragment = len(terms.words(body)) <= 3 and not spans.says(g.ASKING_WORDS)
 
 
-def _people(spans: Spans, said: Said, lexicon: Lexicon, asker_id: int) -> None:
+def _after_greetings(spans: Spans) -> str:
+    """The text from its first word that no greeting or thanks took."""
+    for word in re.finditer(r"[\w'-]+", spans.text):
+        if spans.free(word.span()):
+            return spans.text[word.start():]
+    return ""
+
+
+def _people(spans: Spans, said: Said, lexicon: Lexicon, asker_id: int, asked: str) -> None:
+    """The people named, as assignees or reporters; else the asker's own work when the question (``asked``: the
+    text without its situation) says so in the first person."""
+    _named_people(spans, said, lexicon)
+    if not said.people and spans.find(tq.MINE_PHRASES) or not said.people and tq.says_i(asked):
+        said.mine = True
+        said.add(Predicate("assignee", (asker_id,)))
+
+
+def _named_people(spans: Spans, said: Said, lexicon: Lexicon) -> None:
     by_span: dict[tuple[int, int], list[PersonFact]] = {}
     for mention in person_mentions(spans.text, lexicon):
         person = lexicon.person(mention.value)
@@ -103,9 +176,6 @@ def _people(spans: Spans, said: Said, lexicon: Lexicon, asker_id: int) -> None:
             values.add_value(said, role, people[0].employee_id)
     reporter = any(p.field == "reporter" for p in said.predicates)
     spans.find((*g.REPORTER_BEFORE, *(g.REPORTER_VERB_FIRST if reporter else ())))
-    if not said.people and spans.find(tq.MINE_PHRASES) or not said.people and tq.says_i(spans.text):
-        said.mine = True
-        said.add(Predicate("assignee", (asker_id,)))
 
 
 def _returns(spans: Spans, said: Said, points: bool) -> None:

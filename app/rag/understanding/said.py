@@ -28,7 +28,9 @@ KNOWN = frozenset(tq.FILLER | tq.FIRST_PERSON | {terms.fold(w) for w in (
     "lol", "haha", "jaja", "btw", "quick", "quickly", "real", "total", "sitting", "sit", "sits", "ended", "end",
     "acabaron", "acabo", "quedaron", "quedo", "terminaron", "got", "get", "fetch", "pull", "see", "look",
     "listas", "pasas", "das", "dices", "muestras", "mandas", "traes", "sacas", "dieron", "dio", "hubo", "tuvo", "tuvieron", "had", "habia", "across", "board", "item", "go", "no-go", "deberia", "deberias", "should", "would", "could", "known", "conocidos", "conocidas", "big", "large", "grande", "pile", "backlog", "heap", "bunch", "lot", "lots", "montón", "monton", "having", "llevan", "lleva", "acumula", "acumulan", "concentra", "concentran",
-    "junta", "suma", "one", "ones", "cual", "which")})
+    "junta", "suma", "one", "ones", "cual", "which",
+    # the words a question is framed with ("I wonder whether …", "the single most important", "decime", "la cifra")
+    "wonder", "wondering", "whether", "single", "every", "decis", "decime", "deci", "cifra", "figure")})
 
 
 @dataclass

@@ -1,0 +1,73 @@
+"""A message's clauses, and which of them only tell the asker's situation. Pure: no I/O.
+
+People write a question inside a story: "I'm preparing the release notes and before I start I need to know what is
+still open for 1.0.0, can you list them?", "Alex says they're overloaded; how many open issues are on their plate?",
+"¿qué sigue abierto en la 1.9.0? Estoy cerrando el milestone". The clause that asks is read whole; a clause that
+does not ask and holds words the reader does not understand is the situation around it: the values of the data it
+names (a version, a component, a person) still count, its other words ask nothing (app/rag/understanding/reader.py).
+"""
+
+from __future__ import annotations
+
+import re
+
+from app.rag import terms
+from app.rag.understanding import glossary as g
+
+# Where a clause ends: a sentence's mark, a dash between words, a comma, an ellipsis, an opening ¿ or ¡.
+_BOUNDARY = re.compile(r"[.!?;:]+(?=\s|$)|\s[-\u2014\u2013]+\s|,\s|\.{2,}|[¿¡]")
+# What a clause that asks opens with, besides a question word: a request ("can you …", "give me …", "necesito …").
+_REQUESTS = frozenset(terms.fold(w) for w in (
+    "can", "could", "would", "will", "please", "pls", "plz", "give", "show", "list", "pull", "find", "get", "fetch",
+    "tell", "count", "let", "remind", "help", "is",
+    "are", "does", "do", "did", "any", "anything", "puedes", "podes", "podrias", "podeis", "me", "dame", "dime",
+    "decime", "decis", "pasame", "pasa", "muestrame", "muestra", "ensename", "listame", "lista", "necesito",
+    "quiero", "quisiera", "hay", "cuantas", "cuantos", "cuanto", "cuanta", "i wonder", "wondering", "curious",
+    "i'm curious", "im curious", "me pregunto"))
+# "I need the count …", "I'd like to see …", "quiero ver …" ask; "I need to cover for Oscar" tells.
+_WANTS = re.compile(r"^(?:(?:i|we)\s?)?(?:need|want|'d like|d like|would like|necesito|quiero|quisiera|me gustaria)"
+                    r"(?! to (?!know|see|check|find|get|have|list|count|hear)\b)(?! (?:hacer|cubrir|terminar)\b)")
+# A question asked inside a clause that opens otherwise ("… and before I start I need to know what is still open").
+_EMBEDDED = re.compile(r"(?<![\w'-])(?:what|which|how many|how much|who|when|where|que|cual|cuales|cuantos|cuantas|"
+                       r"quien|quienes|donde|cuando|(?:i|we) (?:need|want|'d like|would like)|necesito|quiero)(?![\w'-])")
+# Words a clause may open with before what it asks ("so which …", "and how many …", "y cuántas …").
+_LEADING = frozenset(("so", "and", "but", "then", "also", "ok", "okay", "now", "y", "pero", "entonces", "pues",
+                      "tambien", "ahora", "bueno", "just", "oh", "ah", "well"))
+
+
+def clauses(text: str) -> list[tuple[int, int, bool]]:
+    """(start, end, asks) of each clause of the folded text: asks when it opens with a question word or a request,
+    or is a question (¿ before it, ? after it)."""
+    found, start = [], 0
+    for mark in [*_BOUNDARY.finditer(text), None]:
+        end = mark.start() if mark is not None else len(text)
+        if text[start:end].strip():
+            questioned = mark is not None and "?" in mark.group() or text[:start].rstrip().endswith("\u00bf")
+            asks = questioned or _opens_asking(text[start:end])
+            embedded = None if asks else next((m for m in _EMBEDDED.finditer(text, start + 1, end)
+                                               if _opens_asking(text[m.start():end])), None)
+            if embedded is not None:  # the clause tells, then asks
+                found.extend([(start, embedded.start(), False), (embedded.start(), end, True)])
+            else:
+                found.append((start, end, asks))
+        start = mark.end() if mark is not None else len(text)
+    return found
+
+
+def situation(text: str, unknown: list[str]) -> list[tuple[int, int]]:
+    """The clauses of the folded text that only tell the asker's situation: they do not ask, another clause does,
+    and they hold a word the reader did not understand. Empty when the message is one clause or none asks."""
+    parts = clauses(text)
+    if len(parts) < 2 or not any(asks for *_, asks in parts):
+        return []
+    strange = set(unknown)
+    return [(start, end) for start, end, asks in parts
+            if not asks and strange & set(terms.words(text[start:end]))]
+
+
+def _opens_asking(clause: str) -> bool:
+    words = [w for w in terms.words(clause) if w not in _LEADING and w not in g.PLEASANTRIES]
+    if not words:
+        return False
+    return words[0] in g.ASKING_WORDS or words[0] in _REQUESTS or " ".join(words[:2]) in _REQUESTS \
+        or bool(_WANTS.match(" ".join(words)))

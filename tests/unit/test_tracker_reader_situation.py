@@ -1,0 +1,91 @@
+"""A question told inside the asker's story (issue 31, the third development set's finding): the clause that asks is
+read whole; a clause that only tells the situation gives its values of the data and nothing else; "I" is the
+asker's own work only as the one who holds or does it. Pure."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from app.domain import Vocabulary
+from app.rag import routing, task_questions as tq, terms
+from app.rag.understanding import clauses, edits, reader
+
+from tests.unit.test_tracker_reader_words import ASKER, LEXICON, TODAY, read, where
+
+
+@pytest.mark.parametrize("question, expected", [
+    # the story's words and its "I" ask nothing; the question's own words are read whole
+    ("I'm preparing the release notes draft and before I start I need to know what is still open for 2.0.0, "
+     "can you list those tickets?", {"fix_version": ("2.0.0",), "open": (True,)}),
+    ("Our PM asked me for a number for the meeting tomorrow. How many issues are open against fix version 3.1.1?",
+     {"fix_version": ("3.1.1",), "open": (True,), }),
+    # the story names the value the question points at ("that area", "their plate")
+    ("I'm taking over planner from a colleague, so I'd like to see every ticket that's still open there",
+     {"component": ("planner",), "open": (True,)}),
+    ("Elena says she's overloaded; before I reassign anything I'd like to know how many open issues she has",
+     {"assignee": (3,), "open": (True,)}),
+    # a clause that tells "open or closed doesn't matter" leaves the state out
+    ("how many issues carry the label backend, open or closed doesn't matter", {"label": ("backend",)}),
+    ("¿qué incidencias siguen abiertas para la versión 2.0.0? Estoy cerrando el milestone y quiero ver qué queda",
+     {"fix_version": ("2.0.0",), "open": (True,)}),
+    ("I'm looking at planner today; list the open bug tickets there",
+     {"issue_type": ("Bug",), "open": (True,), "component": ("planner",)}),
+])
+def test_the_story_around_a_question_gives_its_values_and_nothing_else(question, expected):
+    assert where(read(question)) == expected
+
+
+def test_a_question_in_one_clause_is_read_as_before():
+    said = reader.read("which open bugs does Elena have in planner?", LEXICON, ASKER, TODAY)
+    assert said is not None and not said.unknown
+    assert clauses.situation(terms.fold("which open bugs does Elena have in planner?"), ["x"]) == []
+
+
+@pytest.mark.parametrize("text, asks", [
+    ("i need to cover for elena tomorrow", False), ("i need the count of open bugs", True),
+    ("i'd like to see every open ticket", True), ("can you list them", True), ("i'm preparing the standup", False),
+    ("¿qué queda", True), ("estoy cerrando el milestone", False), ("how many are open", True),
+])
+def test_a_clause_asks_by_its_opening(text, asks):
+    assert [a for *_, a in clauses.clauses(text)][-1] is asks
+
+
+@pytest.mark.parametrize("question, mine", [
+    ("what am I working on?", True), ("what do I have due this week?", True), ("what must I wrap up by Friday?", True),
+    ("which of my tickets should I work on first?", True), ("¿qué tengo pendiente yo?", True),
+    ("¿qué me vence mañana?", True), ("am I behind on anything?", True), ("voy retrasado con algo?", True),
+    ("I wonder which project has the most open bugs", False), ("I'm curious how many tickets ended up as Duplicate",
+                                                               False),
+    ("Our PM asked me for a number", False), ("I need to know the open count", False),
+    ("estoy cerrando el milestone y quiero ver qué queda", False), ("¿me decís cuántos tickets siguen abiertos?", False),
+])
+def test_i_is_the_askers_work_only_as_the_one_who_holds_or_does_it(question, mine):
+    assert tq.says_i(terms.fold(question)) is mine
+
+
+def test_a_count_with_a_few_unknown_words_is_counted_as_a_guess():
+    """No retrieved text counts: the typed query answers, marked guessed (with an LLM, context it may check)."""
+    question = "give me the total number of tickets tagged backend for the retro slide"
+    said = reader.read(question, LEXICON, ASKER, TODAY)
+    assert said is not None and said.unknown and not edits.confident(said)
+    route = routing.route(question, None, Vocabulary(), TODAY, tracker=routing.Tracker(LEXICON, ASKER))
+    assert route.kind == "tasks" and route.guessed and route.query is not None
+    assert route.query.returns == "count" and {p.field: p.values for p in route.query.where} == {"label": ("backend",)}
+
+
+def test_a_list_with_a_few_unknown_words_rides_along_retrieval_as_a_guess():
+    """Retrieval reads it first; its query answers only if nothing retrieved covers it (chat_evidence)."""
+    question = "give me the tickets tagged backend for the retro slide"
+    route = routing.route(question, None, Vocabulary(), TODAY, tracker=routing.Tracker(LEXICON, ASKER))
+    assert route.kind == "retrieve" and route.guessed and route.query is not None
+    assert {p.field: p.values for p in route.query.where} == {"label": ("backend",)}
+
+
+def test_a_negation_or_too_many_unknown_words_is_no_guess():
+    tracker = routing.Tracker(LEXICON, ASKER)
+    for question in ("how many open bugs are not in the planner but were moved by the intern team last spring?",
+                     "what did the architecture review say about the open planner bugs and their migration plan?"):
+        route = routing.route(question, None, Vocabulary(), dt.date(2026, 12, 6), tracker=tracker)
+        assert route.kind != "retrieve" or route.query is None, question
