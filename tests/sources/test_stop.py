@@ -85,7 +85,9 @@ def test_serve_shuts_down_promptly_while_a_source_hangs_and_the_next_start_resum
         jira.hold_after_pages = 1  # the first page (100 issues) is answered, the second is held
         settings = sqlite_settings.model_copy(update={
             "jira_url": jira.url, "jira_pat": SecretStr(jira.pat), "jira_projects": "PAY", "backfill_on_startup": False,
-            "sync_interval_s": 3600, "sync_max_retries": 0, "sync_response_timeout_s": RESPONSE_BOUND_S})
+            "sync_interval_s": 3600, "sync_max_retries": 0, "sync_response_timeout_s": RESPONSE_BOUND_S,
+            # the drain worker idles: the shutdown timed is the sync job's, not an indexing batch's
+            "worker_initial_delay_ms": 3_600_000, "worker_delay_ms": 3_600_000})
         client = TestClient(create_app(settings, engine=sqlite_engine))
         with client:  # the app's lifespan starts the sync job as `ragctl serve` does
             job = client.app.state.sync
