@@ -99,10 +99,6 @@ class SourceClient:
         for sock in sockets:
             _shut(sock)
 
-    @property
-    def stopped(self) -> bool:
-        return self._stopped.is_set()
-
     def _trace(self, event: str, info: Mapping[str, Any]) -> None:
         """httpcore's trace hook (the ``trace`` request extension): keep each new connection's socket for abort."""
         if event not in _STREAM_EVENTS:

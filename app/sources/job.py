@@ -87,7 +87,8 @@ class SyncJob:
         scheduler = BackgroundScheduler(timezone=dt.timezone.utc,
                                         executors={"default": ThreadPoolExecutor(max_workers=workers)})
         scheduler.start()
-        self._scheduler = scheduler
+        with self._lock:
+            self._scheduler, self._stopping = scheduler, False
         for name in self.builders:
             self._schedule(name, dt.timedelta(0))
         log.info("tracker sync: %d source(s), each a pass every %.0f s", len(self.builders),
