@@ -130,8 +130,9 @@ class FailingRow:
 @dataclass(frozen=True)
 class RagStatus:
     engine: str
-    pending: int
-    oldest_pending_age_s: float | None
+    pending: int  # entities waiting to be indexed: distinct (SOURCE_TYPE, SOURCE_ID) with a row in RAG_DIRTY
+    queue_rows: int  # rows in RAG_DIRTY (an entity changed twice before the worker ran has two; one drain takes both)
+    oldest_pending_age_s: float | None  # age of the oldest queued row
     failing: int  # rows with ATTEMPTS > 0 still in the queue
     stuck: int  # rows at or past max attempts: skipped by the worker until retried
     chunks_by_source_type: dict[str, int]

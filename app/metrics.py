@@ -94,7 +94,10 @@ class StatusCollector:
             chunks.add_metric([source_type], status.chunks_by_source_type.get(source_type, 0))
         return [
             up,
-            GaugeMetricFamily("rag_queue_pending", "Rows in RAG_DIRTY waiting to be indexed.", value=status.pending),
+            GaugeMetricFamily("rag_queue_pending", "Entities waiting to be indexed (distinct source type and id in "
+                              "RAG_DIRTY).", value=status.pending),
+            GaugeMetricFamily("rag_queue_rows", "Rows in RAG_DIRTY (an entity changed twice before a drain has two).",
+                              value=status.queue_rows),
             GaugeMetricFamily("rag_queue_oldest_pending_age_seconds", "Age of the oldest queued row (0 when empty).",
                               value=status.oldest_pending_age_s or 0.0),
             GaugeMetricFamily("rag_queue_failing_rows", "Queued rows that failed at least once.", value=status.failing),

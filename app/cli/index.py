@@ -35,7 +35,9 @@ def status(env: CliEnv, as_json: bool) -> None:
         return
     age = "-" if st.oldest_pending_age_s is None else f"{st.oldest_pending_age_s:.1f} s"
     click.echo(f"engine:   {st.engine}   model: {st.model_name} ({st.dimensions} dimensions)")
-    click.echo(f"queue:    {st.pending} pending (oldest {age}), {st.failing} failing, {st.stuck} stuck")
+    entities = f"{st.pending} entit{'y' if st.pending == 1 else 'ies'}"
+    click.echo(f"queue:    {entities} pending ({st.queue_rows} rows, oldest {age}); rows: {st.failing} failing, "
+               f"{st.stuck} stuck")
     chunks = ", ".join(f"{k} {v}" for k, v in sorted(st.chunks_by_source_type.items())) or "none"
     click.echo(f"chunks:   {chunks}")
     if st.index.get("swap_target"):

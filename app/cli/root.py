@@ -88,7 +88,7 @@ def cli(verbose: bool) -> None:
 
 def drain_with_progress(engine: Engine, settings: Settings, w) -> None:
     """Drain the queue with a progress bar on stderr; a failed batch is an error with a hint."""
-    pending = engine.status(settings.max_attempts).pending
+    pending = engine.status(settings.max_attempts).queue_rows  # the bar counts claimed rows
     with tqdm(total=pending, desc="indexing", unit="row") as bar:
         result = w.run_once(on_batch=lambda r: bar.update(r.claimed - r.failed))
     click.echo(f"indexed: {result.chunks_written} chunk(s) written, {result.chunks_unchanged} unchanged, "

@@ -240,9 +240,9 @@ def _index(engine: Engine, settings, *, poll_s: float = 0.5, patience_s: float =
     queue that stops moving is said, never passed off as done."""
     from app.worker import Worker
 
-    def waiting() -> int:
+    def waiting() -> int:  # rows the worker can still take, as the bar's updates (claimed rows) count them
         st = engine.status(settings.max_attempts)
-        return max(0, st.pending - st.stuck)
+        return max(0, st.queue_rows - st.stuck)
 
     left = waiting()
     if not left:

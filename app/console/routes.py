@@ -161,7 +161,7 @@ def queue_page(request: Request, engine: EngineDep, settings: SettingsDep, worke
     status = engine.status(settings.max_attempts)
     samples = request.app.state.history.samples()
     now = time.time()
-    depth = charts.time_series("Queue depth (rows)", [("pending", "series-1", [(s.at, s.pending) for s in samples])],
+    depth = charts.time_series("Queue depth (entities)", [("pending", "series-1", [(s.at, s.pending) for s in samples])],
                                now)
     latency = charts.time_series("Search latency", [
         ("mean", "series-1", [(s.at, s.search_mean_ms) for s in samples]),

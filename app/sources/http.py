@@ -12,6 +12,10 @@ Bounds (app/sources/bounds.py, issue 33): a body is read streamed against a byte
 response (each read waits at most what is left of it, so a server trickling a byte every few seconds is cut), and
 every request is counted against the pass's time, byte and page budgets; a bound hit is a ``SourceBoundError``,
 never retried. Credentials go only to the base URL's origin (``OriginAuth``).
+
+Stopping (``ragctl serve`` shutting down): ``abort`` from another thread ends the pass at once — the sockets the
+client opened are shut down (a read waiting on a server that never answers returns), a retry's wait is cut, and
+every request after it raises ``SourceStoppedError``; what the pass wrote stays and the next start resumes.
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ from __future__ import annotations
 import email.utils
 import json
 import logging
+import socket
+import threading
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -28,7 +34,8 @@ import httpx
 from app.sources.bounds import (OriginAuth, PassBounds, PassMeter, SourceBoundError, SourceError,
                                 check_tracker_url)
 
-__all__ = ["SourceAuthError", "SourceBoundError", "SourceClient", "SourceError", "SourceNotFoundError"]
+__all__ = ["SourceAuthError", "SourceBoundError", "SourceClient", "SourceError", "SourceNotFoundError",
+           "SourceStoppedError"]
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +51,14 @@ class SourceNotFoundError(SourceError):
     """404: the URL, project or repository does not exist (or the credentials may not see it)."""
 
 
+class SourceStoppedError(SourceError):
+    """The client was stopped (``abort``) mid-pass: the pages already written stay, the next pass resumes."""
+
+
+# httpcore's trace events whose return value is a connection's network stream (connect, then TLS on top of it)
+_STREAM_EVENTS = ("connection.connect_tcp.complete", "connection.start_tls.complete")
+
+
 class SourceClient:
     """A client serves one pass: its bounds' clock starts when it is made. ``authorization`` (a header value) or
     ``basic`` is sent only to ``base_url``'s origin."""
@@ -51,10 +66,14 @@ class SourceClient:
     def __init__(self, base_url: str, headers: Mapping[str, str] | None = None, *, authorization: str | None = None,
                  basic: httpx.BasicAuth | None = None, max_retries: int = 5, backoff_s: float = 1.0,
                  max_wait_s: float = 60.0, timeout_s: float = 30.0, bounds: PassBounds | None = None,
-                 allow_http: bool = False, sleep: Callable[[float], None] = time.sleep) -> None:
+                 allow_http: bool = False, sleep: Callable[[float], object] | None = None) -> None:
         self.base_url = check_tracker_url(base_url, allow_http=allow_http).rstrip("/")
         self.max_retries, self.backoff_s, self.max_wait_s = max_retries, backoff_s, max_wait_s
-        self.sleep = sleep  # injectable so a test can record the waits the server asked for
+        self._stopped = threading.Event()
+        self._sockets: list[socket.socket] = []  # the connections' sockets, for abort
+        self._sockets_lock = threading.Lock()
+        # injectable so a test can record the waits the server asked for; by default a wait abort cuts
+        self.sleep = sleep if sleep is not None else self._stopped.wait
         self.timeout_s = timeout_s
         self.meter = PassMeter(bounds or PassBounds())
         headers = {k: v for k, v in (headers or {}).items() if k.lower() != "authorization"}
@@ -69,6 +88,34 @@ class SourceClient:
 
     def close(self) -> None:
         self._client.close()
+
+    def abort(self) -> None:
+        """Stop the pass from another thread: shut down every socket this client opened (a read blocked on a server
+        that never answers returns at once), cut a retry's wait, and refuse every request after (``get`` raises
+        ``SourceStoppedError``). ``close`` is still the owner's, after the pass ends."""
+        self._stopped.set()
+        with self._sockets_lock:
+            sockets = list(self._sockets)
+        for sock in sockets:
+            _shut(sock)
+
+    def _trace(self, event: str, info: Mapping[str, Any]) -> None:
+        """httpcore's trace hook (the ``trace`` request extension): keep each new connection's socket for abort."""
+        if event not in _STREAM_EVENTS:
+            return
+        stream = info.get("return_value")
+        sock = stream.get_extra_info("socket") if stream is not None else None
+        if not isinstance(sock, socket.socket):
+            return
+        with self._sockets_lock:
+            self._sockets = [s for s in self._sockets if s.fileno() != -1] + [sock]  # closed ones dropped
+        if self._stopped.is_set():  # aborted while this connection was being made
+            _shut(sock)
+
+    def _check_stopped(self, where: str) -> None:
+        if self._stopped.is_set():
+            raise SourceStoppedError(f"{where}: the sync was stopped (the server is shutting down); the pages "
+                                     "already written stay; the next pass resumes from their cursor")
 
     def __enter__(self) -> SourceClient:
         return self
@@ -92,11 +139,13 @@ class SourceClient:
         if cached is not None:
             request.headers["If-None-Match"] = cached[0]
         for attempt in range(self.max_retries + 1):
+            self._check_stopped(self._where(request))
             self.meter.check_pass(self._where(request))
             self.requests += 1
             try:
                 status, body, headers, size = self._send(request)
             except httpx.TransportError as exc:
+                self._check_stopped(self._where(request))  # the abort cut this connection: not a server fault
                 if attempt == self.max_retries:
                     raise SourceError(f"{self._where(request)}: {type(exc).__name__}: {exc} "
                                       f"(after {attempt + 1} attempts)") from None
@@ -124,6 +173,7 @@ class SourceClient:
         deadline = self.meter.response_deadline()
         read_wait = max(0.001, min(self.timeout_s, deadline - self.meter.clock()))
         request.extensions["timeout"] = httpx.Timeout(read_wait).as_dict()  # each read waits at most what is left
+        request.extensions["trace"] = self._trace
         where = self._where(request)
         try:
             response = self._client.send(request, stream=True)
@@ -134,6 +184,7 @@ class SourceClient:
             data = self._read(response, deadline, where)
         finally:
             response.close()
+        self._check_stopped(where)  # a body the abort cut short is never taken for the whole of it
         if response.status_code >= 300:
             return response.status_code, data[:200].decode("utf-8", "replace"), response.headers, len(data)
         try:
@@ -205,6 +256,7 @@ class SourceClient:
         log.warning("%s: %s, retrying in %.1f s", self._where(request), why, seconds)
         self.waits.append(seconds)
         self.sleep(seconds)
+        self._check_stopped(self._where(request))
 
     def _error(self, code: int, text: str, request: httpx.Request) -> SourceError:
         where = self._where(request)
@@ -221,6 +273,15 @@ class SourceClient:
     @staticmethod
     def _where(request: httpx.Request) -> str:
         return f"GET {request.url.copy_with(query=None)}"
+
+
+def _shut(sock: socket.socket) -> None:
+    """Shut a socket down for both directions: a recv blocked on it in another thread returns (close alone does
+    not wake it). A socket already closed or never connected is left alone."""
+    try:
+        sock.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass
 
 
 def _retry_after(value: str | None) -> float | None:

@@ -3,7 +3,11 @@ own schedule — its own job, on its own thread — a pass every RAG_SYNC_INTERV
 every RAG_SYNC_RECONCILE_EVERY of its passes. Each run schedules its own successor when it ends, so two passes of
 one source never overlap however long a first import takes, and a source that is slow, failing or stuck delays
 only itself (issue 33: every pass is bounded too, app/sources/bounds.py). A failing pass is logged, its outcome
-kept for ``ragctl status`` (app/sources/passes.py), and tried again at the next interval from its cursor."""
+kept for ``ragctl status`` (app/sources/passes.py), and tried again at the next interval from its cursor.
+
+Stopping is prompt: ``stop`` aborts each pass in flight (its client's sockets shut down, so a server that never
+answers does not hold the shutdown for the response bound), keeps what the pass wrote, and the next start resumes
+from the cursor."""
 
 from __future__ import annotations
 
@@ -35,14 +39,18 @@ def sync_configured(settings: Settings) -> bool:
                                              or bool(configured.github_repos(settings)))
 
 
-def sync_one(engine: Engine, settings: Settings, name: str, build: Callable[[], Any], reconcile: bool) -> SyncCounts:
-    """One pass of one source; a failure is reported in its counts (and kept for ``ragctl status``), never raised."""
+def sync_one(engine: Engine, settings: Settings, name: str, build: Callable[[], Any], reconcile: bool,
+             started: Callable[[Any], None] | None = None) -> SyncCounts:
+    """One pass of one source; a failure is reported in its counts (and kept for ``ragctl status``), never raised.
+    ``started`` is told the source before its pass runs (the job keeps it to abort it at shutdown)."""
     try:
         roles = read_people_map(settings.sources_people_file)
         source = build()
     except Exception as exc:  # a settings error: reported as this source's failure
         log.warning("sync of %s not started: %s", name, exc)
         return SyncCounts(failed=1, errors=[str(exc)])
+    if started is not None:
+        started(source)
     try:
         return run_reported(engine, source, overlap=configured.overlap(settings), reconcile=reconcile, roles=roles,
                             then=lambda: sync_source_members(engine, source, settings))  # issue 32: project members
@@ -65,6 +73,8 @@ class SyncJob:
         self._lock = threading.Lock()
         self.passes_of: dict[str, int] = dict.fromkeys(self.builders, 0)
         self.last: dict[str, SyncCounts] = {}
+        self._in_flight: dict[str, Any] = {}  # source name -> the source whose pass runs now
+        self._stopping = False
 
     @property
     def passes(self) -> int:
@@ -77,17 +87,31 @@ class SyncJob:
         scheduler = BackgroundScheduler(timezone=dt.timezone.utc,
                                         executors={"default": ThreadPoolExecutor(max_workers=workers)})
         scheduler.start()
-        self._scheduler = scheduler
+        with self._lock:
+            self._scheduler, self._stopping = scheduler, False
         for name in self.builders:
             self._schedule(name, dt.timedelta(0))
         log.info("tracker sync: %d source(s), each a pass every %.0f s", len(self.builders),
                  self.settings.sync_interval_s)
 
     def stop(self, wait: bool = True) -> None:
+        """Stop scheduling, abort the passes in flight (each ends within moments, keeping what it wrote: the next
+        start resumes from its cursor), and with ``wait`` wait for them to end."""
         with self._lock:
             scheduler, self._scheduler = self._scheduler, None
+            self._stopping = True
+            in_flight = list(self._in_flight.values())
+        for source in in_flight:
+            source.client.abort()
         if scheduler is not None:
             scheduler.shutdown(wait=wait)
+
+    def _started(self, name: str, source: Any) -> None:
+        with self._lock:
+            self._in_flight[name] = source
+            stopping = self._stopping
+        if stopping:  # stop ran between the build and now: this pass ends at its first request
+            source.client.abort()
 
     def _schedule(self, name: str, delay: dt.timedelta) -> None:
         with self._lock:
@@ -105,7 +129,8 @@ class SyncJob:
         try:
             self.engine.check_schema()
             reconcile = self.passes_of[name] % self.settings.sync_reconcile_every == 0
-            counts = sync_one(self.engine, self.settings, name, self.builders[name], reconcile)
+            counts = sync_one(self.engine, self.settings, name, self.builders[name], reconcile,
+                              started=lambda source: self._started(name, source))
             self.last[name] = counts
             log.info("sync %s: %s", name, counts.summary())
         except SchemaNotMigratedError:
@@ -113,6 +138,8 @@ class SyncJob:
         except Exception:
             log.exception("tracker sync of %s failed", name)
         finally:
+            with self._lock:
+                self._in_flight.pop(name, None)
             self.passes_of[name] += 1
             self._schedule(name, dt.timedelta(seconds=self.settings.sync_interval_s))
 

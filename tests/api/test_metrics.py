@@ -53,6 +53,7 @@ def test_metrics_move_after_a_write_a_drain_and_a_search(scraped, sqlite_engine)
     assert c.post("/api/v1/tasks", json={"title": "Rotate the gateway certificates"}, headers=AUTH).status_code == 201
     queued = scrape(c)
     assert queued[("rag_queue_pending", ())] == 1 and queued[("rag_database_up", ())] == 1
+    assert queued[("rag_queue_rows", ())] == 1  # one row, one entity (tests/sqlite: several rows, one entity)
     assert queued[("rag_queue_oldest_pending_age_seconds", ())] >= 0
 
     Worker(sqlite_engine, settings).run_once()

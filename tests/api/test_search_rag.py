@@ -138,6 +138,9 @@ def test_rag_status_and_reindex(client, team):
     forced = client.post("/api/v1/rag/reindex", json={"source_types": ["task"], "force": True}, headers=AUTH)
     assert forced.status_code == 202 and forced.json()["enqueued"] == 2
     assert client.get("/api/v1/rag/status", headers=AUTH).json()["pending"] == 2
+    client.post("/api/v1/rag/reindex", json={"source_types": ["task"], "force": True}, headers=AUTH)
+    again = client.get("/api/v1/rag/status", headers=AUTH).json()  # the same two tasks queued twice
+    assert (again["pending"], again["queue_rows"]) == (2, 4)
     scoped = client.post("/api/v1/rag/reindex", json={"project_id": 999, "force": True}, headers=AUTH)
     assert scoped.json()["enqueued"] == 0
     assert client.post("/api/v1/rag/reindex", json={"source_types": ["nope"]}, headers=AUTH).status_code == 422

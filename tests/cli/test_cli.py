@@ -113,9 +113,9 @@ def test_status_human_and_worker_once(run, sqlite_engine):
     from tests.support import task
 
     task(sqlite_engine, "Drained by the worker command")
-    assert "1 pending" in run("status").stdout
+    assert "1 entity pending (1 rows" in run("status").stdout
     assert run("worker", "--once").exit_code == 0
-    assert "0 pending" in run("status").stdout
+    assert "0 entities pending (0 rows" in run("status").stdout
 
 
 def test_migrate_reads_the_environment(tmp_path):

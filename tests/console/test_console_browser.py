@@ -314,6 +314,9 @@ def test_retry_of_a_failing_row(page, stack, shots):
         time.sleep(0.05)
     page.goto("/console/queue")
     expect(page.locator("#latency-chart .series-1").first).to_be_attached()
+    queued = engine.status(settings.max_attempts)  # entities pending, and the rows beside them
+    expect(page.locator("#pending")).to_have_text(str(queued.pending))
+    expect(page.locator("#queue-rows")).to_have_text(str(queued.queue_rows))
     row = page.locator("#failing-rows tbody tr", has_text=f"task #{task_id}")
     expect(row).to_contain_text("embedding server unreachable")
     expect(row).to_contain_text(f"1 / {settings.max_attempts}")

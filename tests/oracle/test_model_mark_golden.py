@@ -241,7 +241,8 @@ def test_migrate_marks_an_index_from_before_the_mark_with_the_upgrading_process_
 
 
 def test_status_names_the_model_of_the_vectors_and_the_swap_target(settings):
-    conn = FakeConnection([("MIN(ENQUEUED_AT)", Reply(rows=[(0, None, None, 0, 0)])), marked(OTHER, target=MODEL)])
+    conn = FakeConnection([("MIN(ENQUEUED_AT)", Reply(rows=[(0, None, None, 0, 0)])),
+                            ("GROUP BY SOURCE_TYPE, SOURCE_ID", Reply(rows=[(0,)])), marked(OTHER, target=MODEL)])
     index = engine_over(conn, settings).status(5).index
     assert (index["vectors_model"], index["swap_target"]) == (OTHER, MODEL)
 

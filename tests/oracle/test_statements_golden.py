@@ -617,7 +617,8 @@ def test_status_reports_queue_chunks_and_measured_index_accuracy(fake_engine, co
 
     now = dt.datetime(2026, 1, 1, 12, 0, 0)
     conn.replies += [
-        ("MIN(ENQUEUED_AT)", Reply(rows=[(2, now - dt.timedelta(seconds=30), now, 1, 1)])),
+        ("MIN(ENQUEUED_AT)", Reply(rows=[(5, now - dt.timedelta(seconds=30), now, 1, 1)])),
+        ("GROUP BY SOURCE_TYPE, SOURCE_ID", Reply(rows=[(2,)])),  # 5 rows of 2 entities
         ("ORDER BY ATTEMPTS DESC", Reply(rows=[(5, "task", 11, 3, "boom again")])),
         ("GROUP BY SOURCE_TYPE", Reply(rows=[("doc", 2), ("task", 9)])),
         ("FROM USER_INDEXES", Reply(rows=[("VECTOR", "NEIGHBOR_PARTITIONS_IVF", "VALID")])),
@@ -626,12 +627,13 @@ def test_status_reports_queue_chunks_and_measured_index_accuracy(fake_engine, co
     ]
     status = fake_engine.status(max_attempts=3)
     assert [c.sql for c in conn.calls] == [golden(n) for n in (
-        "queue_status", "failing_rows", "chunks_by_type", "vector_index_info", "sample_vector", "index_accuracy")]
+        "queue_status", "queue_entities", "failing_rows", "chunks_by_type", "vector_index_info", "sample_vector", "index_accuracy")]
     assert conn.calls[0].binds == {"max_attempts": 3}
     accuracy = conn.calls[-1].binds
     assert accuracy["index_name"] == "RAG_CHUNK_EMB_IDX" and accuracy["top_k"] == 10
     assert accuracy["target_accuracy"] == 90 and accuracy["qv"].typecode == "f"
-    assert (status.pending, status.failing, status.stuck, status.oldest_pending_age_s) == (2, 1, 1, 30.0)
+    assert (status.pending, status.queue_rows, status.failing, status.stuck) == (2, 5, 1, 1)  # pending: entities
+    assert status.oldest_pending_age_s == 30.0 and conn.calls[1].binds == {}
     assert status.failing_rows[0].last_error == "boom again"
     assert status.chunks_by_source_type == {"doc": 2, "task": 9}
     assert status.index["subtype"] == "NEIGHBOR_PARTITIONS_IVF" and "Accuracy" in status.index["accuracy"]
@@ -640,6 +642,7 @@ def test_status_reports_queue_chunks_and_measured_index_accuracy(fake_engine, co
 
 def test_status_says_why_accuracy_is_not_measured(fake_engine, conn):
     conn.replies += [("MIN(ENQUEUED_AT)", Reply(rows=[(0, None, None, 0, 0)])),
+                     ("GROUP BY SOURCE_TYPE, SOURCE_ID", Reply(rows=[(0,)])),
                      ("FROM USER_INDEXES", Reply(rows=[("VECTOR", "NEIGHBOR_PARTITIONS_IVF", "VALID")]))]
     status = fake_engine.status(5)
     assert status.oldest_pending_age_s is None and "no vectors" in status.index["accuracy"]

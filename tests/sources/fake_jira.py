@@ -38,6 +38,7 @@ class FakeJira(FakeServer):
         self.search_pages_served = 0
         self.crash_after_pages: int | None = None
         self.hold_after_pages: int | None = None
+        self.held = 0  # searches being held (the request arrived and gets no answer)
         self.stopping = threading.Event()
         super().__init__(self._handler())
 
@@ -142,6 +143,8 @@ class FakeJira(FakeServer):
                 query = parse_qs(url.query)
                 if url.path.endswith("/search") and fake.hold_after_pages is not None \
                         and fake.search_pages_served >= fake.hold_after_pages and query.get("fields") != ["key"]:
+                    with fake.lock:
+                        fake.held += 1
                     fake.stopping.wait()  # a tracker that stops answering mid-pass
                     return
                 with fake.lock:

@@ -110,7 +110,7 @@ def test_failures_status_retry_and_backfill(sqlite_engine):
     ids = [r[0] for r in e.conn.execute("SELECT DIRTY_ID FROM RAG_DIRTY ORDER BY DIRTY_ID")]
     e.record_failure({ids[0]: 0.0}, "boom")
     status = e.status(max_attempts=1)
-    assert (status.pending, status.failing, status.stuck) == (5, 1, 1)
+    assert (status.pending, status.queue_rows, status.failing, status.stuck) == (5, 5, 1, 1)
     assert status.failing_rows[0].last_error == "boom" and status.oldest_pending_age_s >= 0
     assert status.chunks_by_source_type == {"task": 0, "sprint": 0, "project": 0, "doc": 0}
     assert status.dimensions == 384 and status.model_name
@@ -124,3 +124,27 @@ def test_failures_status_retry_and_backfill(sqlite_engine):
     with pytest.raises(ValueError):
         e.enqueue_backfill(["comment"])
     assert len(tasks) == 4
+
+
+def test_status_counts_pending_entities_not_queue_rows(sqlite_engine):
+    """Issue 33, finding 8: an entity queued by several writes (rows left from before a pass, each comment of a
+    task) is one pending entity; the rows are counted beside it, and failing and stuck stay rows."""
+    e = sqlite_engine
+    p = e.create(PROJECTS, {"NAME": "P"})["project_id"]
+    busy = e.create(TASKS, {"TITLE": "t0", "PROJECT_ID": p})["task_id"]
+    quiet = e.create(TASKS, {"TITLE": "t1"})["task_id"]
+    for n in range(3):
+        e.update(TASKS, busy, {"TITLE": f"t0 v{n}"})
+    queued = [(t, i) for t, i in e.conn.execute("SELECT SOURCE_TYPE, SOURCE_ID FROM RAG_DIRTY")]
+    assert queued.count(("task", busy)) >= 4 and queued.count(("task", quiet)) == 1  # several rows for one task
+    entities = len(set(queued))
+    assert entities == 3  # the project, the two tasks
+    status = e.status(max_attempts=5)
+    assert (status.pending, status.queue_rows) == (entities, len(queued))
+    rows_of_busy = [r[0] for r in e.conn.execute(
+        "SELECT DIRTY_ID FROM RAG_DIRTY WHERE SOURCE_TYPE = 'task' AND SOURCE_ID = ?", (busy,))]
+    e.record_failure({rows_of_busy[0]: 0.0, rows_of_busy[1]: 0.0}, "boom")
+    status = e.status(max_attempts=1)
+    assert (status.pending, status.failing, status.stuck) == (3, 2, 2)  # one entity, two failing rows
+    e.conn.execute("DELETE FROM RAG_DIRTY WHERE SOURCE_TYPE = 'task' AND SOURCE_ID = ?", (busy,))
+    assert (e.status(5).pending, e.status(5).queue_rows) == (2, 2)

@@ -14,7 +14,8 @@ router = APIRouter(prefix="/rag", tags=["rag"])
 
 @router.get("/status", response_model=RagStatus)
 def rag_status(engine: EngineDep, settings: SettingsDep) -> RagStatus:
-    """Queue depth, oldest pending age, failing rows, chunks by source type, model and dimensions."""
+    """Pending entities and queue rows, oldest pending age, failing and stuck rows, chunks by source type, model and
+    dimensions."""
     return engine.status(settings.max_attempts)
 
 

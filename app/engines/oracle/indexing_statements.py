@@ -59,6 +59,11 @@ QUEUE_STATUS = (
     "       COUNT(CASE WHEN ATTEMPTS >= :max_attempts THEN 1 END)\n"
     "FROM RAG_DIRTY"
 )
+# source: FACTS.md §10 (GROUP BY in an inline view under a plain COUNT, as tracker_statements' group query) — the
+#         entities waiting (issue 33): the rows of one (SOURCE_TYPE, SOURCE_ID) count once
+QUEUE_ENTITIES = (
+    "SELECT COUNT(*) FROM (SELECT SOURCE_TYPE, SOURCE_ID FROM RAG_DIRTY GROUP BY SOURCE_TYPE, SOURCE_ID)"
+)
 # source: FACTS.md §10 (plain aggregate) + REVIEW-2 W6 — the rows a claim could take now: the CLAIM subquery's
 #         own predicate (stuck rows and rows in backoff are outside every claim window)
 CLAIMABLE_COUNT = (

@@ -16,7 +16,9 @@ ACCURACY_TARGET = 90
 
 def status(cur: Any, max_attempts: int, model_name: str, dimensions: int) -> RagStatus:
     cur.execute(indexing_sql.QUEUE_STATUS, max_attempts=int(max_attempts))
-    pending, oldest, now, failing, stuck = cur.fetchone()
+    rows, oldest, now, failing, stuck = cur.fetchone()
+    cur.execute(indexing_sql.QUEUE_ENTITIES)  # its own statement: an entity with several rows counts once
+    (entities,) = cur.fetchone()
     cur.execute(indexing_sql.FAILING_ROWS)
     failing_rows = [FailingRow(int(d), str(t), int(s), int(a), e) for d, t, s, a, e in cur.fetchall()]
     cur.execute(indexing_sql.CHUNKS_BY_TYPE)
@@ -25,7 +27,8 @@ def status(cur: Any, max_attempts: int, model_name: str, dimensions: int) -> Rag
     age = (now - oldest).total_seconds() if oldest is not None and now is not None else None
     return RagStatus(
         engine="oracle",
-        pending=int(pending),
+        pending=int(entities),
+        queue_rows=int(rows),
         oldest_pending_age_s=age,
         failing=int(failing or 0),
         stuck=int(stuck or 0),

@@ -223,9 +223,12 @@ def hit_rows(ids: Sequence[int]) -> str:
 
 # --- status -------------------------------------------------------------------------------------
 
+# Rows, the oldest row's age, failing and stuck rows, and the entities waiting (issue 33: rows left from before a
+# pass, or queued by each write of one entity, count once), in one statement: one snapshot.
 QUEUE_STATUS = (
     "SELECT COUNT(*), (julianday('now') - julianday(MIN(ENQUEUED_AT))) * 86400.0,"
-    " COUNT(*) FILTER (WHERE ATTEMPTS > 0), COUNT(*) FILTER (WHERE ATTEMPTS >= ?) FROM RAG_DIRTY"
+    " COUNT(*) FILTER (WHERE ATTEMPTS > 0), COUNT(*) FILTER (WHERE ATTEMPTS >= ?),"
+    " (SELECT COUNT(*) FROM (SELECT 1 FROM RAG_DIRTY GROUP BY SOURCE_TYPE, SOURCE_ID)) FROM RAG_DIRTY"
 )
 FAILING_ROWS = ("SELECT DIRTY_ID, SOURCE_TYPE, SOURCE_ID, ATTEMPTS, LAST_ERROR FROM RAG_DIRTY WHERE ATTEMPTS > 0 "
                 "ORDER BY ATTEMPTS DESC, DIRTY_ID LIMIT ?")

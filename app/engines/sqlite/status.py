@@ -13,13 +13,14 @@ FAILING_ROWS_SHOWN = 10
 
 def status(conn: apsw.Connection, max_attempts: int, model_name: str, dimensions: int,
            indexed_vectors: int | None) -> RagStatus:
-    pending, oldest_age, failing, stuck = conn.execute(sql.QUEUE_STATUS, (max_attempts,)).fetchone()
+    rows, oldest_age, failing, stuck, entities = conn.execute(sql.QUEUE_STATUS, (max_attempts,)).fetchone()
     failing_rows = [FailingRow(*row) for row in conn.execute(sql.FAILING_ROWS, (FAILING_ROWS_SHOWN,))]
     chunks = dict(conn.execute(sql.CHUNKS_BY_TYPE).fetchall())
     vectors_model, swap_target = model_mark.read(conn)
     return RagStatus(
         engine="sqlite",
-        pending=pending,
+        pending=entities,
+        queue_rows=rows,
         oldest_pending_age_s=max(0.0, oldest_age) if oldest_age is not None else None,
         failing=failing,
         stuck=stuck,
