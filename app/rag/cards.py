@@ -20,6 +20,7 @@ from collections.abc import Sequence
 
 from app.records_model import CommentSource, DocSource, ProjectSource, SourceRecord, SprintSource, TaskSource
 from app.rag import terms
+from app.rag.understanding import clauses
 from app.rag.computed import Computed
 from app.rag.templates import header_line, paragraphs
 
@@ -77,6 +78,9 @@ _FIELD_WORDS = {
                           linked links link enlaces enlazada relacionadas related duplicates duplicate duplicada
                           clones clonada""".split()),
 }
+# How old a record is asks for the date it was created ("¿de cuándo es?", "¿de qué fecha es?", "how old is it?").
+_CREATED_ASKED = re.compile(r"(?<![\w-])(?:de (?:cuando|que fecha|que dia)|how old|since when|from when|"
+                            r"que antiguedad|how long ago)(?![\w-])")
 # "who opened it?" asks for the reporter, "when was it opened?" for the date it was created.
 _WHO = frozenset("who whom quien quienes".split())
 _WHEN = frozenset("when cuando date fecha day dia".split())
@@ -86,7 +90,12 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 def asked_fields(question: str) -> tuple[str, ...]:
     """The fields the question asks for, in card order; () for the whole card."""
-    words = {terms.fold(w) for w in terms.words(question)}
+    folded = terms.fold(question)
+    asking = [folded[start:end] for start, end, asks in clauses.clauses(folded) if asks]
+    # "Someone says HRB-284 is ancient. When was it filed?": the clause that asks says which field
+    words = {w for part in (asking or [folded]) for w in terms.words(part)}
+    if _CREATED_ASKED.search(" ".join(asking) or folded):
+        return ("created",)
     if words & _COMMENT_WORDS:
         return ("comments",)
     if words & _BLOCK_WORDS:

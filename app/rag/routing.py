@@ -220,7 +220,7 @@ def _lenient(reading: reader.Said | None, tracker: Tracker | None) -> TrackerQue
     it; a list only when nothing retrieval finds covers the question (app/services/chat_evidence.py). Either
     answer says what it ran, so a misreading shows."""
     if reading is None or tracker is None or len(reading.unknown) > MAX_LENIENT \
-            or set(reading.unknown) & task_questions.NEGATIONS or not reading.asks_tasks \
+            or set(reading.unknown) & task_questions.NEGATIONS or reading.named_unknown or not reading.asks_tasks \
             or not edits.names_its_subject(reading) or not (reading.predicates or reading.returns):
         return None
     composed = edits.compose(reading, tracker.lexicon, tracker.scope_project)

@@ -89,3 +89,21 @@ def test_a_negation_or_too_many_unknown_words_is_no_guess():
                      "what did the architecture review say about the open planner bugs and their migration plan?"):
         route = routing.route(question, None, Vocabulary(), dt.date(2026, 12, 6), tracker=tracker)
         assert route.kind != "retrieve" or route.query is None, question
+
+
+@pytest.mark.parametrize("question", ["how many open tasks in Harbor Data model?",  # "model" beside a name
+                                      "how many tickets are in Wave Zeta?"])  # a name the asker sees nowhere
+def test_a_word_written_as_part_of_a_name_is_no_guess(question):
+    """An unknown word beside a capitalised one is a value nobody here can see: no guess reads the rest."""
+    said = reader.read(question, LEXICON, ASKER, TODAY)
+    assert said is not None and said.named_unknown
+    route = routing.route(question, None, Vocabulary(), TODAY, tracker=routing.Tracker(LEXICON, ASKER))
+    assert not route.guessed
+
+
+def test_bare_relative_sprint_in_a_short_follow_up():
+    for question, which in (("y el anterior?", "previous"), ("and the next one?", "next")):
+        said = reader.read(question, LEXICON, ASKER, TODAY)
+        assert said is not None and said.relative_sprint == which and edits.is_edit(said), question
+    said = reader.read("which tickets were fixed before the release?", LEXICON, ASKER, TODAY)  # a question of its own
+    assert said is not None and said.relative_sprint is None

@@ -161,6 +161,17 @@ WINDOWS = {
     "last two weeks": ("days", -14), "past two weeks": ("days", -14), "ultimas dos semanas": ("days", -14),
 }
 # Relative sprints of a project: the current (active) one, the one before, the one after, the latest started.
+# In a follow-up of a few words ("y el anterior?", "and the next one?") the sprint is the last question's.
+BARE_RELATIVE_SPRINTS = {
+    "previous": re.compile(r"(?<![\w-])(?:previous|prior|anterior|before|antes)(?![\w-])"),
+    "next": re.compile(r"(?<![\w-])(?:next|following|siguiente|proximo|after|despues)(?![\w-])"),
+}
+RELATIVE_SPRINTS = {
+    "previous": ("previous", "previous one", "the previous", "the previous one", "the one before", "one before", "anterior", "el anterior",
+                 "la anterior", "de antes", "el de antes"),
+    "next": ("next", "next one", "the next", "the next one", "the one after", "one after", "siguiente", "el siguiente", "el proximo",
+             "el de despues"),
+}
 RELATIVE_SPRINTS = {
     "current": ("current sprint", "active sprint", "this sprint", "ongoing sprint", "running sprint",
                 "sprint actual", "sprint en curso", "sprint activo", "este sprint", "current iteration",

@@ -89,7 +89,7 @@ POINTS_TO_DO = re.compile(r"(?<![\w-])(?:story points|points|puntos de historia|
                            r"(?:(?:are|is|that are|que (?:estan|quedan|faltan)|quedan|faltan|estan)\s+)?"
                            r"(?P<todo>(?:still |left )?to do|por hacer)(?![\w-])")
 OPEN_PHRASES = ("not done", "not finished", "unfinished", "open", "left", "remaining", "pending", "outstanding",
-                "still open", "sin terminar", "abiertas", "abiertos", "pendientes", "pendiente", "restantes",
+                "still open", "still opened", "sin terminar", "abiertas", "abiertos", "pendientes", "pendiente", "restantes",
                 "quedan", "faltan", "por terminar", "working on", "trabajando en", "esta trabajando", "trabajando",
                 "esta haciendo", "sin acabar", "por acabar", "sin cerrar", "sin completar", "sin hacer",
                 # Someone's load: what they have not finished ("who is the busiest?", "¿quién está más cargado?").

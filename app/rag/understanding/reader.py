@@ -55,6 +55,7 @@ def _read(question: str, lexicon: Lexicon, asker_id: int, today: dt.date,
     _relative_sprint(spans, said)
     _nouns(spans, said)
     said.unknown = spans.unknown(KNOWN, tq.NEGATIONS | {"isn't", "aren't", "isnt", "arent", "doesn't", "don't"})
+    said.named_unknown = _named_unknown(said)
     _topics(said)
     _add_situation(said, around)
     # "¿y la Wave 2?": "la" before a value the question names is its article, not "it"
@@ -105,6 +106,17 @@ def _outside(text: str, spans: list[tuple[int, int]]) -> str:
     for start, end in spans:
         chars[start:end] = " " * (end - start)
     return "".join(chars)
+
+
+def _named_unknown(said: Said) -> bool:
+    """Whether a word the reader did not know is written as part of a name ("Won't Fix", "Data model" where the
+    asker sees no such value): a value nobody here can see, which no guess may read as something else."""
+    words = list(re.finditer(r"[\w'\u2019-]+", said.original))
+    named = [i > 0 and w.group()[0].isupper() and w.group() != "I" for i, w in enumerate(words)]
+    unknown = set(said.unknown)
+    return any(terms.fold(w.group()) in unknown and (named[i] or i > 0 and named[i - 1]
+                                                      or i + 1 < len(words) and named[i + 1])
+               for i, w in enumerate(words))
 
 
 def _topics(said: Said) -> None:
@@ -346,11 +358,19 @@ def _dates(spans: Spans, said: Said, today: dt.date) -> None:
 
 
 def _relative_sprint(spans: Spans, said: Said) -> None:
-    which = relative_sprint_said(spans)
+    which = relative_sprint_said(spans) or _bare_relative(spans, said)
     if which is not None:
         said.relative_sprint = which
         said.fields.add("sprint")
         said.asks_tasks = True
+
+
+def _bare_relative(spans: Spans, said: Said) -> str | None:
+    """"y el anterior?": a relative sprint said without the word, in a follow-up of a few words."""
+    free = [m.group() for m in re.finditer(r"[\w'-]+", spans.text) if spans.free(m.span())]
+    if not said.edit or len(terms.words(_after_greetings(spans))) > 5 or set(free) & set(g.ASKING_WORDS):
+        return None
+    return next((which for which, said_as in g.BARE_RELATIVE_SPRINTS.items() if spans.find_pattern(said_as)), None)
 
 
 def relative_sprint_said(spans: Spans) -> str | None:
@@ -370,6 +390,8 @@ def relative_sprint_said(spans: Spans) -> str | None:
 
 
 def _nouns(spans: Spans, said: Said) -> None:
+    if spans.find(("ones", "unas", "unos")):  # "minor ones only": the last question's, no noun of its own
+        said.asks_tasks = True
     if spans.find(tq.TASK_NOUNS) or spans.find(("bugs", "bug", "tix", "tkts", "tickets", "incidencias")):
         said.asks_tasks = said.noun = True
     spans.find(tq.IDIOMS)

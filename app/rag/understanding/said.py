@@ -60,6 +60,7 @@ class Said:
     original: str = ""  # the question as typed (a value written as the tracker writes it: "are Closed?")
     it: bool = False  # points at one thing already said ("is it blocked?"): the focus's, not an edit
     any_state: bool = False  # "regardless of status", "open or closed": no state
+    named_unknown: bool = False  # a word not understood is written as part of a name: no guess reads it
 
     def add(self, predicate: Predicate) -> None:
         self.predicates = [p for p in self.predicates if p.field != predicate.field or p.field == "text"]
