@@ -107,3 +107,26 @@ def test_bare_relative_sprint_in_a_short_follow_up():
         assert said is not None and said.relative_sprint == which and edits.is_edit(said), question
     said = reader.read("which tickets were fixed before the release?", LEXICON, ASKER, TODAY)  # a question of its own
     assert said is not None and said.relative_sprint is None
+
+
+@pytest.mark.parametrize("question, field", [
+    ("Out of all projects, which one has the highest number of unresolved bug tickets?", "project"),
+    ("of all the components, which has the fewest open issues?", "component"),
+    ("componente de Harbor Storage con más tareas abiertas", "component"),  # the winner's field before a long name
+])
+def test_the_field_ranked_said_as_the_set_the_winner_comes_from(question, field):
+    said = reader.read(question, LEXICON, ASKER, TODAY)
+    assert said is not None and said.returns == "group" and said.group_by == field
+
+
+def test_a_superlative_in_another_clause_is_no_order_of_the_verb():
+    """"de lo que tengo abierto, ¿qué debería atacar primero?": priority, not the first opened."""
+    said = reader.read("Oye, de lo que tengo abierto, ¿qué debería atacar primero?", LEXICON, ASKER, TODAY)
+    assert said is not None and said.order == ("priority", True) and said.mine
+
+
+def test_nobody_on_them_is_unassigned():
+    query = read("I'm doing triage for Harbor Storage this week. First thing: how many open issues have nobody on "
+                 "them?")
+    assert query is not None and query.returns == "count"
+    assert where(query) == {"assignee": (None,), "open": (True,), "project": (2,)}

@@ -92,6 +92,7 @@ FIELD_WISE = re.compile(r"(?<![\w-])(?P<field>[a-z]+)[- ]wise(?![\w-])")
 # Orders, each with its direction and how many records it asks for (1: "the most urgent", "due first").
 ORDER_WORDS = {
     ("priority", True): ("most important", "most urgent", "highest priority", "top priority", "most critical",
+                         "matters most", "matter most", "importa mas", "importan mas",
                          "do first", "work on first", "tackle first", "start with", "hacer primero", "empezar por",
                          "highest-priority", "top-priority", "most-urgent", "deberia empezar", "empezar", "empiezo",
                          "begin with", "start on", "most pressing", "mas apremiante", "mas apremiantes", "ponerme primero", "deberia ponerme",
@@ -262,7 +263,9 @@ ANY_STATE = re.compile(r"(?<![\w-])(?:regardless of (?:the )?status|whatever (?:
 # Nobody assigned, said otherwise than the tracker questions' own phrases.
 UNASSIGNED = ("nobody assigned", "no one assigned", "have nobody assigned", "has nobody assigned", "nobody on it",
               "no assignee", "without an owner", "nadie asignado", "sin nadie asignado", "no tienen a nadie",
-              "sin dueno", "sin responsable asignado", "unowned")
+              "sin dueno", "sin responsable asignado", "unowned", "nobody on", "no one on",
+              "nobody working on", "no one working on", "nadie trabajando en",
+              "sin nadie")
 # A field said empty: a negation, a few small words, the field's noun or verb ("without a resolution", "no tienen
 # asignado", "not assigned to anyone", "sin sprint", "nobody owns").
 _NEGATION = r"(?:no (?:tienen|tiene|hay) (?:a )?nadie|without|with no|no|sin|not|nobody|no one|nadie|ningun[oa]?|lacking|" \
@@ -309,6 +312,9 @@ OPEN_WORK = ("remains", "remain", "still remains", "is left", "are left", "queda
 WITH_MOST = ("with the most", "with most", "w/ most", "w/ the most", "w most", "with the fewest", "with fewest", "with the least", "has the most",
              "has most", "has the fewest", "con mas", "con menos", "tiene mas", "tiene menos", "que mas", "que menos")
 WHERE = ("where", "donde", "en donde", "en que parte")
+# The field ranked, said as the set the winner comes from ("out of all projects, which one has the most …?").
+AMONG = ("out of all", "of all the", "of all", "among", "among all", "among the", "across all", "de todos los",
+         "de todas las", "entre los", "entre las", "entre todos los", "entre todas las")
 # A version said as where the work was done ("fixed in 2.0", "corregidas en la 2.0"): its finished work.
 FIXED_IN = ("fixed in", "resolved in", "shipped in", "released in", "delivered in", "landed in", "went into",
             "corregidas en", "corregidos en", "arregladas en", "arreglados en", "resueltas en", "resueltos en",

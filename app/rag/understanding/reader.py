@@ -55,7 +55,7 @@ def _read(question: str, lexicon: Lexicon, asker_id: int, today: dt.date,
     _relative_sprint(spans, said)
     _nouns(spans, said)
     said.unknown = spans.unknown(KNOWN, tq.NEGATIONS | {"isn't", "aren't", "isnt", "arent", "doesn't", "don't"})
-    said.named_unknown = _named_unknown(said)
+    said.named_unknown = _named_unknown(said, spans)
     _topics(said)
     _add_situation(said, around)
     # "¿y la Wave 2?": "la" before a value the question names is its article, not "it"
@@ -108,14 +108,24 @@ def _outside(text: str, spans: list[tuple[int, int]]) -> str:
     return "".join(chars)
 
 
-def _named_unknown(said: Said) -> bool:
+def _named_unknown(said: Said, spans: Spans) -> bool:
     """Whether a word the reader did not know is written as part of a name ("Won't Fix", "Data model" where the
-    asker sees no such value): a value nobody here can see, which no guess may read as something else."""
+    asker sees no such value): a value nobody here can see, which no guess may read as something else. A name
+    the reader knows whole beside it ("where HRB hurts most") is no such sign; one word of a project's name is."""
     words = list(re.finditer(r"[\w'\u2019-]+", said.original))
-    named = [i > 0 and w.group()[0].isupper() and w.group() != "I" for i, w in enumerate(words)]
+    aligned = len(spans.text) == len(said.original)  # folding kept every offset (no ligature, no "ß")
+
+    def named(i: int) -> bool:
+        word = words[i]
+        opens = not said.original[:word.start()].rstrip() or said.original[:word.start()].rstrip()[-1] in ".!?¿¡:;"
+        if opens or not word.group()[0].isupper() or word.group() == "I":  # a sentence's first word is capitalised
+            return False
+        return not aligned or spans.free(word.span()) or any(
+            s <= word.start() and word.end() <= e for s, e in said.loose_spans)
+
     unknown = set(said.unknown)
-    return any(terms.fold(w.group()) in unknown and (named[i] or i > 0 and named[i - 1]
-                                                      or i + 1 < len(words) and named[i + 1])
+    return any(terms.fold(w.group()) in unknown and (named(i) or i > 0 and named(i - 1)
+                                                      or i + 1 < len(words) and named(i + 1))
                for i, w in enumerate(words))
 
 
@@ -221,13 +231,16 @@ def _date_order(spans: Spans, said: Said) -> None:
             for descending, superlative in g.SUPERLATIVE.items():
                 for word in superlative.finditer(spans.text):
                     between = spans.text[min(word.end(), said_verb.end()):max(word.start(), said_verb.start())]
-                    if not spans.free(word.span()) or len(terms.words(between)) > 3 \
+                    if not spans.free(word.span()) or len(terms.words(between)) > 3 or _CLAUSE_MARK.search(between) \
                             or g.NOT_AN_ORDER_AFTER.match(spans.text[word.end():]):
                         continue
                     spans.take(word.span())
                     spans.take(said_verb.span())
                     said.order, said.limit, said.asks_tasks = (name, descending), 1, True
                     return
+
+
+_CLAUSE_MARK = re.compile(r"[,.;:?!\u00bf\u00a1]")  # a verb and a superlative in two clauses make no order
 
 
 def _more_than_any(spans: Spans) -> bool:
@@ -250,7 +263,7 @@ def _group_field(spans: Spans, said: Said, per: bool) -> tuple[str, bool] | None
                 return name, True
             if not per and (spans.before(span, ("which", "what", "que", "cual", "cuales", "in which", "en que",
                                                 *g.MOST, *g.FEWEST), 2)
-                            or spans.after(span, g.WITH_MOST, 5)):
+                            or spans.after(span, g.WITH_MOST, 8) or spans.before(span, g.AMONG, 1)):
                 return name, False
             spans.taken.remove(span)  # a field word that groups nothing is read again as a field word
     for said_wise in (m for m in g.FIELD_WISE.finditer(spans.text) if spans.free(m.span())):

@@ -30,7 +30,9 @@ KNOWN = frozenset(tq.FILLER | tq.FIRST_PERSON | {terms.fold(w) for w in (
     "listas", "pasas", "das", "dices", "muestras", "mandas", "traes", "sacas", "dieron", "dio", "hubo", "tuvo", "tuvieron", "had", "habia", "across", "board", "item", "go", "no-go", "deberia", "deberias", "should", "would", "could", "known", "conocidos", "conocidas", "big", "large", "grande", "pile", "backlog", "heap", "bunch", "lot", "lots", "montón", "monton", "having", "llevan", "lleva", "acumula", "acumulan", "concentra", "concentran",
     "junta", "suma", "one", "ones", "cual", "which",
     # the words a question is framed with ("I wonder whether …", "the single most important", "decime", "la cifra")
-    "wonder", "wondering", "whether", "single", "every", "decis", "decime", "deci", "cifra", "figure")})
+    "wonder", "wondering", "whether", "single", "every", "decis", "decime", "deci", "cifra", "figure",
+    # what a release holds ("¿qué entra en la 2.0?", "what goes into 2.0?")
+    "entra", "entran", "goes", "go", "into")})
 
 
 @dataclass
@@ -61,6 +63,7 @@ class Said:
     it: bool = False  # points at one thing already said ("is it blocked?"): the focus's, not an edit
     any_state: bool = False  # "regardless of status", "open or closed": no state
     named_unknown: bool = False  # a word not understood is written as part of a name: no guess reads it
+    loose_spans: list[tuple[int, int]] = field(default_factory=list)  # projects said by one word of their name
 
     def add(self, predicate: Predicate) -> None:
         self.predicates = [p for p in self.predicates if p.field != predicate.field or p.field == "text"]

@@ -36,6 +36,8 @@ def read_values(spans: Spans, said: Said, lexicon: Lexicon) -> None:
                 continue
             if spans.take(span):
                 add_value(said, mentions[0].field, mentions[0].value)
+                if _by_one_word(mentions[0], lexicon):
+                    said.loose_spans.append(span)
             continue
         chosen = _field_of(spans, span, mentions, lexicon, said.original)
         if chosen is not None and spans.free(span) and _worth_taking(spans, chosen, said.original):
