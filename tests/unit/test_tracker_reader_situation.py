@@ -130,3 +130,13 @@ def test_nobody_on_them_is_unassigned():
                  "them?")
     assert query is not None and query.returns == "count"
     assert where(query) == {"assignee": (None,), "open": (True,), "project": (2,)}
+
+
+def test_that_counted_is_the_last_questions_rows():
+    """"y eso cuántos son" after a list counts its rows; "is it blocked?" stays about the focus."""
+    last = read("open bugs in planner")
+    said = reader.read("y eso cuántos son", LEXICON, ASKER, TODAY)
+    assert said is not None and said.it and edits.is_edit(said)
+    edited = edits.edit(last, said, LEXICON).query
+    assert edited is not None and edited.returns == "count" and where(edited) == where(last)
+    assert not edits.is_edit(reader.read("is it blocked?", LEXICON, ASKER, TODAY))

@@ -38,12 +38,13 @@ def is_edit(said: Said) -> bool:
     """Whether a question edits the last one: it says so ("and …", "only …", "those") and changes something, or it
     names nothing but values ("Ana's?", "in review?")."""
     changes = bool(said.predicates or said.returns or said.order or said.relative_sprint or said.list_again)
-    if not changes or said.it:
-        return False
     # "how many is that?", "¿cuántas son?", "how many are major?": the last question's figure, perhaps narrowed
     # "which one was created most recently?", "which is due soonest?": an order over the last question's records
     bare = not said.noun and not said.mine and not said.people and not said.fields & {"project", "sprint"}
     bare_figure = bare and (said.returns in ("count", "points") or said.order is not None)
+    counted_that = said.it and bare and said.returns == "count" and not said.predicates  # "y eso cuántos son"
+    if not changes or said.it and not counted_that:
+        return False
     # "which did Maria file?", "¿cuáles están sin asignar?": which of the last question's records
     bare_which = not said.noun and not said.mine and not said.fields & {"project", "sprint"} and bool(
         said.predicates) and _WHICH.match(terms.fold(said.original)) is not None
