@@ -344,7 +344,7 @@ _TO_ME = re.compile(r"(?<![\w-])(?:(?:show|tell|give|let|send|list)\s+me|(?:coul
                     r"i want to (?:see|know)|i need to (?:see|know)|i wonder|i'm curious|im curious|"
                     r"(?:asked|asks|ask|remind|reminds|help|helps|sent|send|got|gets)\s+me|"
                     r"necesito saber|necesito ver|puedo ver|puedo saber|"
-                    r"me (?:pasas|pasa|listas|lista|das|da|dices|dice|decis|podes decir|puedes decir|muestras|muestra|ensenas|mandas|traes|sacas))"
+                    r"me (?:podrias|puedes|podes|podeis|podria|podrian)\s+\w+|me (?:pasas|pasa|listas|lista|das|da|dices|dice|decis|muestras|muestra|ensenas|mandas|traes|sacas))"
                     r"(?![\w-])")
 
 

@@ -140,3 +140,33 @@ def test_that_counted_is_the_last_questions_rows():
     edited = edits.edit(last, said, LEXICON).query
     assert edited is not None and edited.returns == "count" and where(edited) == where(last)
     assert not edits.is_edit(reader.read("is it blocked?", LEXICON, ASKER, TODAY))
+
+
+@pytest.mark.parametrize("question, field", [("no, I meant Elena", "assignee"), ("sorry, only the Major ones",
+                                                                                  "priority_name"),
+                                             ("perdón, en Harbor Storage", "project"),
+                                             ("no wait, I meant Payments Platform", "project")])
+def test_a_correction_edits_the_last_question(question, field):
+    said = reader.read(question, LEXICON, ASKER, TODAY)
+    assert said is not None and said.edit and field in said.fields and "no" not in said.unknown
+
+
+def test_no_before_a_question_is_still_a_negation():
+    said = reader.read("no bugs in Harbor Storage?", LEXICON, ASKER, TODAY)
+    assert said is not None and not said.edit and "no" in said.unknown
+
+
+@pytest.mark.parametrize("question, expected", [
+    ("my top prio", {"assignee": (ASKER,), "open": (True,)}),
+    ("open issues fix ver 3.1.1", {"fix_version": ("3.1.1",), "open": (True,)}),
+    ("en HRB cuantos issues task unresolved quedan", {"issue_type": ("Task",), "project": (2,), "open": (True,)}),
+    ("Hola, ¿me podrías listar los tickets abiertos del componente planner, por favor?",
+     {"component": ("planner",), "open": (True,)}),  # "me podrías listar" asks; it is no "mine"
+])
+def test_shorthand_and_spanglish(question, expected):
+    assert where(read(question)) == expected
+
+
+def test_it_after_a_value_named_first_is_that_value():
+    said = reader.read("2.0.0 — what bugs hit it?", LEXICON, ASKER, TODAY)
+    assert said is not None and not said.it and said.fields >= {"affects_version", "issue_type"}

@@ -8,7 +8,7 @@ import re
 
 # Words next to a value that say its field ("component Web UI", "the 2.0 release", "etiqueta backend").
 FIELD_WORDS = {
-    "fix_version": ("fix version", "fix versions", "fixversion", "release", "releases", "version", "versions",
+    "fix_version": ("fix version", "fix versions", "fixversion", "fix ver", "release", "releases", "version", "versions",
                     "milestone", "milestones", "target", "targeted", "scheduled for", "fixed in", "planned for",
                     "lanzamiento", "entrega", "version objetivo", "versiones", "hito", "arreglado en",
                     "left for", "for release",
@@ -23,7 +23,8 @@ FIELD_WORDS = {
                   "modulo", "modulos", "subsystem"),
     "label": ("label", "labels", "labelled", "labeled", "tag", "tags", "tagged", "etiqueta", "etiquetas",
               "etiquetada", "etiquetadas", "etiquetados", "etiquetado", "con la etiqueta", "marcadas con",
-              "marcados con", "marcadas", "marcados", "carry the label", "carrying the label", "el label", "label"),
+              "marcados con", "marcadas", "marcados", "carry the label", "carrying the label", "el label", "label",
+              "taggeados", "taggeadas", "taggeado", "taggeada", "tagueados", "tagueadas", "con tag", "con el tag"),
     "issue_type": ("type", "types", "issue type", "tipo", "tipos", "of type", "de tipo"),
     "resolution": ("resolution", "resolved as", "closed as", "marked as", "marked", "ended up", "ended up as",
                    "ended up marked", "ended up marked as", "acabaron en", "acabaron como", "terminaron como",
@@ -31,7 +32,8 @@ FIELD_WORDS = {
                    "se resolvieron como", "se cerraron como", "resolved with", "closed with", "con resolucion",
                    "resueltos como", "cerradas como", "cerrados como", "marcadas como", "marcados como"),
     "status_name": ("status", "state", "estado", "in status", "en estado", "column", "columna"),
-    "priority_name": ("priority", "prioridad", "with priority", "de prioridad", "con prioridad", "priority of"),
+    "priority_name": ("priority", "prioridad", "with priority", "de prioridad", "con prioridad", "priority of", "prio",
+                      "con prio", "with prio"),
 }
 # "reported by X", "X filed", "abierto por X": the person is the reporter, not the assignee.
 REPORTER_BEFORE = ("reported by", "opened by", "filed by", "raised by", "created by", "logged by", "submitted by",
@@ -76,7 +78,7 @@ GROUP_FIELD_WORDS = {
                     "versiones", "hito", "hitos"),
     "issue_type": ("type", "types", "issue type", "tipo", "tipos"),
     "status": ("status", "statuses", "state", "states", "estado", "estados"),
-    "priority": ("priority", "priorities", "prioridad", "prioridades"),
+    "priority": ("priority", "priorities", "prioridad", "prioridades", "prio"),
     "resolution": ("resolution", "resolutions", "resolucion", "resoluciones"),
 }
 WHO = ("who", "whom", "whose", "quien", "quienes", "de quien", "de quienes")
@@ -92,6 +94,7 @@ FIELD_WISE = re.compile(r"(?<![\w-])(?P<field>[a-z]+)[- ]wise(?![\w-])")
 # Orders, each with its direction and how many records it asks for (1: "the most urgent", "due first").
 ORDER_WORDS = {
     ("priority", True): ("most important", "most urgent", "highest priority", "top priority", "most critical",
+                         "top prio", "highest prio", "max prio",
                          "matters most", "matter most", "importa mas", "importan mas",
                          "do first", "work on first", "tackle first", "start with", "hacer primero", "empezar por",
                          "highest-priority", "top-priority", "most-urgent", "deberia empezar", "empezar", "empiezo",
@@ -237,6 +240,10 @@ EDIT_OPENERS = ("and", "y", "what about", "how about", "and what about", "and fo
                 "que tal", "y que hay de", "y sobre", "only", "just", "solo", "solamente", "nada mas", "unicamente",
                 "but", "pero", "ok and", "ok y", "vale y", "then", "entonces", "nomas", "no mas", "filtra por",
                 "filter by", "filter to", "filtrar por", "filtralas por", "filtralos por", "narrow to", "narrow it to")
+# A follow-up said as a correction of the last question ("no, I meant Pavel", "sorry, only the major ones",
+# "perdón, en Harbor Storage", "no wait, I meant Tally Metrics"): an edit, its "no" no negation.
+CORRECTION = re.compile(r"^(?:(?:(?:no|nope|nah)(?:\s*[,.!:-]+|\s+(?=wait|sorry|i mean|perdon|espera|quise|me referia))|(?:sorry|perdon|perdona|oops|ups|wait|espera|actually|"
+                        r"en realidad|i mean|i meant|quise decir|me referia a)(?:[\s,.!:-]+|$))\s*)+")
 ONLY = ("only", "just", "solo", "solamente", "unicamente", "nada mas", "nomas", "no mas")
 # Greetings and thanks that say nothing about the question ("hola, ¿qué tengo abierto …?").
 PLEASANTRIES = ("hello", "hi", "hey", "hiya", "good morning", "good afternoon", "thanks", "thank you", "thx", "ty",

@@ -178,7 +178,7 @@ def _forms(name: str, value: str) -> tuple[str, ...]:
         return (folded,)
     if folded in _GENERIC_TYPES:  # "task" is every issue, unless said as the type: "task issues", "type Task"
         return tuple(f"{folded} {noun}" for noun in ("issues", "tickets", "items", "issue", "ticket")) + tuple(
-            f"{noun} {folded}" for noun in ("incidencias", "incidencia", "tickets", "ticket")) + (
+            f"{noun} {folded}" for noun in ("incidencias", "incidencia", "tickets", "ticket", "issues", "issue")) + (
             f"type {folded}", f"tipo {folded}", f"de tipo {folded}")
     plural = folded[:-1] + "ies" if folded.endswith("y") else folded + ("es" if folded.endswith("s") else "s")
     return tuple(dict.fromkeys((folded, plural, folded + "s")))  # "storys" as people type it

@@ -61,6 +61,8 @@ def _read(question: str, lexicon: Lexicon, asker_id: int, today: dt.date,
     # "¿y la Wave 2?": "la" before a value the question names is its article, not "it"
     said.it = said.relative_sprint is None and any(  # "the sprint before that one" is no "it"
         spans.free((match.end() - 1, match.end())) for match in _IT.finditer(spans.text))
+    if (said.noun or "issue_type" in said.fields) and said.fields & _NAMED_VALUES:  # "0.12.0 — what bugs hit it?"
+        said.it = False
     return said
 
 
@@ -129,6 +131,9 @@ def _named_unknown(said: Said, spans: Spans) -> bool:
                for i, w in enumerate(words))
 
 
+_NAMED_VALUES = {"fix_version", "affects_version", "component", "label", "project", "sprint"}
+
+
 def _topics(said: Said) -> None:
     """A word nothing understood but written as a name inside a question about tasks ("list the open Backoffice
     tasks") is a topic: the tasks must mention it (a text predicate), never dropped."""
@@ -157,6 +162,14 @@ def _edit_markers(spans: Spans, said: Said) -> None:
         said.list_again = said.edit = True
     if spans.find(g.THOSE):
         said.those = said.edit = True
+    correction = g.CORRECTION.match(body)
+    if correction is not None and correction.end() > 0:
+        said.edit = True
+        start = spans.text.index(body)
+        spans.take((start, start + correction.end()))
+        body = body[correction.end():]
+        opener = next((o for o in sorted(g.EDIT_OPENERS, key=len, reverse=True)
+                       if body.startswith(o + " ") or body == o), None)
     if opener is not None:
         said.edit = True
         spans.find((opener,))

@@ -32,7 +32,9 @@ KNOWN = frozenset(tq.FILLER | tq.FIRST_PERSON | {terms.fold(w) for w in (
     # the words a question is framed with ("I wonder whether …", "the single most important", "decime", "la cifra")
     "wonder", "wondering", "whether", "single", "every", "decis", "decime", "deci", "cifra", "figure",
     # what a release holds ("¿qué entra en la 2.0?", "what goes into 2.0?")
-    "entra", "entran", "goes", "go", "into")})
+    "entra", "entran", "goes", "go", "into",
+    # asking for a list in its infinitive ("¿me podrías listar …?", "¿puedes mostrar …?")
+    "listar", "mostrar", "mostrarme", "listarme", "ensenar", "ensenarme", "pasar", "pasarme", "enviar", "mandar")})
 
 
 @dataclass
