@@ -170,3 +170,18 @@ def test_shorthand_and_spanglish(question, expected):
 def test_it_after_a_value_named_first_is_that_value():
     said = reader.read("2.0.0 — what bugs hit it?", LEXICON, ASKER, TODAY)
     assert said is not None and not said.it and said.fields >= {"affects_version", "issue_type"}
+
+
+@pytest.mark.parametrize("question, expected", [
+    ("Buenas tardes, ¿serías tan amable de mostrarme las incidencias abiertas cuya versión de corrección es la "
+     "3.1.1? Muchas gracias.", {"fix_version": ("3.1.1",), "open": (True,)}),
+    ("2.0.0 — what bugs hit it?", {"affects_version": ("2.0.0",), "issue_type": ("Bug",)}),
+])
+def test_polite_and_value_first(question, expected):
+    assert where(read(question)) == expected
+
+
+@pytest.mark.parametrize("question", ["prev sprint?", "filtra Major", "cuantos salen", "list", "ensename cuales"])
+def test_terse_follow_ups_edit_the_last_question(question):
+    said = reader.read(question, LEXICON, ASKER, TODAY)
+    assert said is not None and edits.is_edit(said), question

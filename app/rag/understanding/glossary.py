@@ -8,12 +8,14 @@ import re
 
 # Words next to a value that say its field ("component Web UI", "the 2.0 release", "etiqueta backend").
 FIELD_WORDS = {
-    "fix_version": ("fix version", "fix versions", "fixversion", "fix ver", "release", "releases", "version", "versions",
+    "fix_version": ("fix version", "fix versions", "fixversion", "fix ver", "version de correccion",
+                    "version de arreglo", "release", "releases", "version", "versions",
                     "milestone", "milestones", "target", "targeted", "scheduled for", "fixed in", "planned for",
                     "lanzamiento", "entrega", "version objetivo", "versiones", "hito", "arreglado en",
                     "left for", "for release",
                     "corregido en", "corregidas en", "corregidos en", "para la version", "para el release"),
     "affects_version": ("affects version", "affects versions", "affected version", "affects", "affecting", "affect",
+                        "hit", "hits", "afecta", "afectan",
                         "affected", "found in", "reported against", "broken in", "afecta", "afectan", "afectada",
                         "afectadas", "afectados", "afectado", "version afectada", "encontrado en", "encontrados en",
                         "affected version", "affected versions", "reported against", "reported in", "reportados",
@@ -167,7 +169,7 @@ WINDOWS = {
 # Relative sprints of a project: the current (active) one, the one before, the one after, the latest started.
 # In a follow-up of a few words ("y el anterior?", "and the next one?") the sprint is the last question's.
 BARE_RELATIVE_SPRINTS = {
-    "previous": re.compile(r"(?<![\w-])(?:previous|prior|anterior|before|antes)(?![\w-])"),
+    "previous": re.compile(r"(?<![\w-])(?:previous|prev|prior|anterior|before|antes)(?![\w-])"),
     "next": re.compile(r"(?<![\w-])(?:next|following|siguiente|proximo|after|despues)(?![\w-])"),
 }
 RELATIVE_SPRINTS = {
@@ -180,7 +182,7 @@ RELATIVE_SPRINTS = {
     "current": ("current sprint", "active sprint", "this sprint", "ongoing sprint", "running sprint",
                 "sprint actual", "sprint en curso", "sprint activo", "este sprint", "current iteration",
                 "iteracion actual"),
-    "previous": ("previous sprint", "last sprint", "prior sprint", "sprint before", "the sprint before",
+    "previous": ("previous sprint", "prev sprint", "last sprint", "prior sprint", "sprint before", "the sprint before",
                  "sprint before that", "earlier sprint", "sprint anterior", "el sprint anterior", "ultimo sprint",
                  "el ultimo sprint", "previous iteration", "iteracion anterior", "sprint pasado"),
     "next": ("next sprint", "upcoming sprint", "following sprint", "sprint after", "proximo sprint",
@@ -239,7 +241,8 @@ EDIT_OPENERS = ("and", "y", "what about", "how about", "and what about", "and fo
                 "lo mismo pero", "igual para", "igual pero", "now", "ahora", "e", "also", "tambien", "y que tal",
                 "que tal", "y que hay de", "y sobre", "only", "just", "solo", "solamente", "nada mas", "unicamente",
                 "but", "pero", "ok and", "ok y", "vale y", "then", "entonces", "nomas", "no mas", "filtra por",
-                "filter by", "filter to", "filtrar por", "filtralas por", "filtralos por", "narrow to", "narrow it to")
+                "filter by", "filter to", "filtrar por", "filtralas por", "filtralos por", "narrow to", "narrow it to",
+                "filtra", "filter", "filtrar")
 # A follow-up said as a correction of the last question ("no, I meant Pavel", "sorry, only the major ones",
 # "perdón, en Harbor Storage", "no wait, I meant Tally Metrics"): an edit, its "no" no negation.
 CORRECTION = re.compile(r"^(?:(?:(?:no|nope|nah)(?:\s*[,.!:-]+|\s+(?=wait|sorry|i mean|perdon|espera|quise|me referia))|(?:sorry|perdon|perdona|oops|ups|wait|espera|actually|"
@@ -249,7 +252,8 @@ ONLY = ("only", "just", "solo", "solamente", "unicamente", "nada mas", "nomas", 
 PLEASANTRIES = ("hello", "hi", "hey", "hiya", "good morning", "good afternoon", "thanks", "thank you", "thx", "ty",
                 "cheers", "please", "pls", "plz", "hola", "buenas", "buenos dias", "buenas tardes", "gracias",
                 "muchas gracias", "porfa", "por favor", "oye", "che", "vale", "ok", "okay", "dale", "genial", "great",
-                "cool", "perfecto", "perfect", "quick question", "una pregunta", "pregunta rapida", "yo", "sup", "oigan",
+                "cool", "perfecto", "perfect", "quick question", "serias tan amable de", "seria tan amable de",
+                "would you be so kind as to", "would you be so kind to", "if you don't mind", "si no es molestia", "una pregunta", "pregunta rapida", "yo", "sup", "oigan",
                 "oiga", "hey there", "hi there", "buen dia", "saludos", "out of curiosity", "por curiosidad")
 # Now, said of holding work ("assigned to Leonie right now", "¿qué tiene Ana ahora mismo?"): open work.
 CURRENTLY = ("right now", "currently", "at the moment", "at present", "as of now", "atm", "ahora mismo", "actualmente",
@@ -295,7 +299,7 @@ BLOCKED = ("blocked", "bloqueadas", "bloqueados", "bloqueada", "bloqueado", "stu
 LIST_AGAIN = ("list them", "show them", "show me them", "list those", "show those", "which are they", "which ones",
               "cuales son", "listalas", "listalos", "muestralas", "muestralos", "ensenamelas", "dime cuales",
               "name them", "what are they", "list them all", "show me those", "show me the list", "la lista",
-              "the list")
+              "the list", "list", "ensename cuales", "muestrame cuales", "show me which", "show which")
 # "muéstramelos", "enséñamelas", "lístalos", "dámelas": show them, in one word.
 LIST_AGAIN_WORD = re.compile(r"(?<![\w-])(?:muestra|ensena|lista|dame|pasa|mostrar|ensenar|listar|pasar|da|enumera|"
                              r"enumerar|nombra|nombrar|dime)(?:me|nos)?"

@@ -34,7 +34,8 @@ KNOWN = frozenset(tq.FILLER | tq.FIRST_PERSON | {terms.fold(w) for w in (
     # what a release holds ("¿qué entra en la 2.0?", "what goes into 2.0?")
     "entra", "entran", "goes", "go", "into",
     # asking for a list in its infinitive ("¿me podrías listar …?", "¿puedes mostrar …?")
-    "listar", "mostrar", "mostrarme", "listarme", "ensenar", "ensenarme", "pasar", "pasarme", "enviar", "mandar")})
+    "listar", "mostrar", "mostrarme", "listarme", "ensenar", "ensenarme", "pasar", "pasarme", "enviar", "mandar",
+    "salen", "sale", "resultan")})
 
 
 @dataclass
