@@ -185,3 +185,28 @@ def test_polite_and_value_first(question, expected):
 def test_terse_follow_ups_edit_the_last_question(question):
     said = reader.read(question, LEXICON, ASKER, TODAY)
     assert said is not None and edits.is_edit(said), question
+
+
+@pytest.mark.parametrize("question, expected, group", [
+    ("in HRB, by whom have the most issues been raised, and how many?", {"project": (2,)}, "reporter"),
+    ("where are the open tickets piling up in HRB? which component, and how many", {"project": (2,), "open": (True,)},
+     "component"),
+    ("project with the highest number of open bug tickets, and how many", {"issue_type": ("Bug",), "open": (True,)},
+     "project"),
+])
+def test_rankings_said_otherwise(question, expected, group):
+    query = read(question)
+    assert query is not None and query.group_by == group and where(query) == expected
+
+
+@pytest.mark.parametrize("question, expected", [
+    ("¿Cuántas incidencias del proyecto HRB están en estado Closed? Parece que se quedan atascadas ahí",
+     {"status_name": ("Closed",), "project": (2,)}),  # the aside's "atascadas" is no predicate, "Parece" no topic
+    ("how many Harbor Storage tickets have been left in Closed? feels like they get stuck there",
+     {"project": (2,), "status_name": ("Closed",)}),  # "left in Closed": the status said wins over "left"
+    ("qué issues se arreglaron en la 2.0.0?", {"fix_version": ("2.0.0",), "open": (False,)}),
+    ("en Harbor Storage, cuantas issues de tipo bug siguen sin resolverse",
+     {"project": (2,), "issue_type": ("Bug",), "open": (True,)}),
+])
+def test_asides_and_verbs_of_fixing(question, expected):
+    assert where(read(question)) == expected

@@ -27,8 +27,9 @@ _REQUESTS = frozenset(terms.fold(w) for w in (
 # "I need the count …", "I'd like to see …", "quiero ver …" ask; "I need to cover for Oscar" tells.
 _WANTS = re.compile(r"^(?:(?:i|we)\s?)?(?:need|want|'d like|d like|would like|necesito|quiero|quisiera|me gustaria)"
                     r"(?! to (?!know|see|check|find|get|have|list|count|hear)\b)(?! (?:hacer|cubrir|terminar)\b)")
-# A question asked inside a clause that opens otherwise ("… and before I start I need to know what is still open").
-_EMBEDDED = re.compile(r"(?<![\w'-])(?:what|which|how many|how much|who|when|where|que|cual|cuales|cuantos|cuantas|"
+# A question asked inside a clause that opens otherwise ("… and before I start I need to know what is still open");
+# not "que", which inside a clause is mostly "that" ("parece que se quedan atascadas").
+_EMBEDDED = re.compile(r"(?<![\w'-])(?:what|which|how many|how much|who|when|where|cual|cuales|cuantos|cuantas|"
                        r"quien|quienes|donde|cuando|(?:i|we) (?:need|want|'d like|would like)|necesito|quiero)(?![\w'-])")
 # Words a clause may open with before what it asks ("so which …", "and how many …", "y cuántas …").
 _LEADING = frozenset(("so", "and", "but", "then", "also", "ok", "okay", "now", "y", "pero", "entonces", "pues",

@@ -60,7 +60,8 @@ COUNT = ("how many", "number of", "count of", "count", "cuantas", "cuantos", "nu
 POINTS = ("story points", "story point", "points", "puntos de historia", "puntos")
 MOST = ("the most", "most", "mas", "leads in", "leads", "leading", "comes first", "is first", "who's first",
         "whos first", "va primero", "lidera", "encabeza", "the highest number", "mayor numero", "mayor cantidad", "la mayoria", "biggest",
-        "largest", "top")
+        "largest", "top", "piling up", "pile up", "piles up", "worst off", "worst", "se acumulan", "se amontonan",
+        "peor")
 FEWEST = ("the fewest", "fewest", "the least", "least", "menos", "menor numero", "menor cantidad")
 # "which project has more open bugs than any other?", "¿qué proyecto tiene más … que ningún otro?"
 MORE_THAN_ANY = re.compile(r"(?<![\w-])(?P<more>more|mas)\b.*?\b(?P<than>than any other|than anyone else|than anybody else|than all the others|than the rest|"
@@ -188,7 +189,7 @@ RELATIVE_SPRINTS = {
     "next": ("next sprint", "upcoming sprint", "following sprint", "sprint after", "proximo sprint",
              "siguiente sprint", "sprint siguiente", "el proximo sprint", "next iteration", "proxima iteracion"),
 }
-UNRESOLVED = ("unresolved", "not resolved", "sin resolver", "no resueltas", "no resueltos", "without resolution",
+UNRESOLVED = ("unresolved", "not resolved", "sin resolver", "sin resolverse", "sin resolverlas", "no resueltas", "no resueltos", "without resolution",
               "sin resolucion", "still unresolved", "por resolver", "por cerrar", "sin cerrar", "falta por cerrar",
               "faltan por cerrar", "queda por cerrar", "quedan por cerrar", "pendientes de resolver", "pending", "pendiente",
               "pendientes", "outstanding")
@@ -233,7 +234,11 @@ PRIORITY_TWINS = {"menor": "minor", "menores": "minor", "mayor": "major", "mayor
 # "those", "them", "of these": an edit of the last question, not a new one.
 THOSE = ("ahi", "alli", "alla", "de ahi", "in there", "over there", "those", "them", "these", "of those", "of them", "of these", "among them", "among those", "esas", "esos",
          "ellas", "ellos", "estas", "estos", "de esas", "de esos", "de ellas", "de ellos", "de estas", "de estos",
-         "entre ellas", "entre ellos", "the same", "lo mismo", "las mismas", "los mismos")
+         "entre ellas", "entre ellos", "the same", "lo mismo", "las mismas", "los mismos",
+         # the last answer pointed back at ("the ones you just showed", "from that list", "de lo de antes")
+         "the ones you just showed", "the ones you showed", "you just showed", "from that list", "that list",
+         "the same ones", "from the list", "de lo de antes", "lo de antes", "de esa lista", "esa lista",
+         "esas mismas", "esos mismos", "de esas mismas", "de esos mismos", "from before")
 # What opens a follow-up that changes one part of the last question ("and Ana's?", "¿y en pagos?").
 EDIT_OPENERS = ("and", "y", "what about", "how about", "and what about", "and for", "and in", "and the", "y en",
                 "y de", "y para", "y los", "y las", "y el", "y la", "same for", "same but", "same in", "same with",
@@ -320,7 +325,9 @@ OPEN_WORK = ("remains", "remain", "still remains", "is left", "are left", "queda
              "got to finish", "must finish", "should finish", "get finished", "tengo que terminar",
              "tiene que terminar", "hay que terminar", "tengo que acabar", "tengo que sacar", "por sacar")
 # After a field word, what makes it the group of a ranking ("sprint con más puntos", "the project with the most").
-WITH_MOST = ("with the most", "with most", "w/ most", "w/ the most", "w most", "with the fewest", "with fewest", "with the least", "has the most",
+WITH_MOST = ("with the most", "with most", "w/ most", "w/ the most", "w most", "with the highest number",
+             "with the largest number", "with the biggest number", "has the highest number", "con el mayor numero",
+             "con mayor numero", "con la mayor cantidad", "con mayor cantidad", "with the fewest", "with fewest", "with the least", "has the most",
              "has most", "has the fewest", "con mas", "con menos", "tiene mas", "tiene menos", "que mas", "que menos")
 WHERE = ("where", "donde", "en donde", "en que parte")
 # The field ranked, said as the set the winner comes from ("out of all projects, which one has the most …?").

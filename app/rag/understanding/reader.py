@@ -139,7 +139,8 @@ def _topics(said: Said) -> None:
     tasks") is a topic: the tasks must mention it (a text predicate), never dropped."""
     if not said.asks_tasks or values.QUOTED.search(said.original):
         return
-    body = re.sub(r"^[\W\d_]*\w+", "", said.original)  # the first word is capitalised anyway
+    # the first word of each sentence is capitalised anyway ("… 2.0.0? Solo el número, gracias")
+    body = re.sub(r"(?:^|[.!?\u00bf\u00a1:;]\s*)[\W\d_]*\w+", " ", said.original)
     named = {terms.fold(w) for w in re.findall(r"(?<![\w-])[A-Z][\w-]*", body)}
     for word in [w for w in said.unknown if w in named]:
         said.predicates.append(Predicate("text", (word,)))
@@ -293,6 +294,8 @@ def _group_field(spans: Spans, said: Said, per: bool) -> tuple[str, bool] | None
             return "reporter", False
         if spans.find_pattern(g.REPORTS):  # "who reports the most?"
             return "reporter", False
+        if spans.before(span, ("by", "por"), gap=1) and spans.find(g.REPORTER_AFTER):  # "by whom … been raised"
+            return "reporter", False
         return "assignee", False
     return None
 
@@ -351,8 +354,8 @@ def _state_flags(spans: Spans, said: Said, today: dt.date) -> None:
         said.add(Predicate("open", (True,)))
     spans.find(tq.HOLDING)
     spans.find(tq.PERSON_MARKERS)
-    if "status" in said.fields and "open" in said.fields:  # "what's done on my plate?": the status said wins
-        said.predicates = [p for p in said.predicates if p.field != "open"]
+    if said.fields & {"status", "status_name"} and "open" in said.fields:  # "what's done on my plate?", "left in
+        said.predicates = [p for p in said.predicates if p.field != "open"]  # Closed": the status said wins
         said.fields.discard("open")
     flags = {"open", "status", "overdue", "due", "blocked"}
     if flags & said.fields or (said.people or said.mine) and "priority" in said.fields or \

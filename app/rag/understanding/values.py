@@ -61,13 +61,13 @@ def _by_one_word(mention: Mention, lexicon: Lexicon) -> bool:
     return project is not None and mention.said not in (terms.fold(project.name), terms.fold(project.external_key or ""))
 
 
-def _fixed_verb(spans: Spans, span: tuple[int, int]) -> bool:
+def _fixed_verb(spans: Spans, span: tuple[int, int], take: bool = True) -> bool:
     """Whether a verb of fixing stands at most three words before a version ("se arreglaron en la versión 1.8.0");
-    its words are taken (understood)."""
+    its words are taken (understood) unless only looked at."""
     verbs = [m for m in g.FIXED_VERB.finditer(spans.text[:span[0]]) if spans.free(m.span())]
     if not verbs or len(terms.words(spans.text[verbs[-1].end():span[0]])) > 3:
         return False
-    return spans.take(verbs[-1].span())
+    return spans.take(verbs[-1].span()) if take else True
 
 
 def _field_of(spans: Spans, span: tuple[int, int], mentions: list[Mention], lexicon: Lexicon,
@@ -76,6 +76,9 @@ def _field_of(spans: Spans, span: tuple[int, int], mentions: list[Mention], lexi
     for mention in mentions:
         if spans.before(span, g.FIELD_WORDS[mention.field], gap=2) or spans.after(span, g.FIELD_WORDS[mention.field]):
             return mention
+    fixed = next((m for m in mentions if m.field == "fix_version"), None)
+    if fixed is not None and (spans.before(span, g.FIXED_IN, gap=2) or _fixed_verb(spans, span, take=False)):
+        return fixed  # "se arreglaron en la 1.4.0": where the work was fixed, however many bugs it affects
     as_written = [m for m in mentions if _as_stored(m, original)]  # "and Bug?": the type Bug, not the label bug
     if len(as_written) == 1:
         return as_written[0]
