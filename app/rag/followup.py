@@ -22,6 +22,7 @@ _POINTING = frozenset(terms.fold(w) for w in """
 it its it's that this those these them they one ones there same
 lo la los las le les eso esa ese esas esos esto esta este ello alli ahi mismo misma
 """.split())
+_THAT_ONE = re.compile(r"(?<![\w-])(?:that|this) ones?(?![\w-])")
 # "there" and "this"/"esta" that point at nothing said before: "are there any open tasks?", "due this week".
 _NOT_POINTING = re.compile(
     r"\b(?:is|are|was|were|any|anything)\s+there\b|\bthere\s+(?:is|are|was|were)\b"
@@ -47,7 +48,7 @@ CONDENSE_PROMPT = (
 
 def own_topic(question: str) -> set[str]:
     """Stems of what the question is about beyond the fields it asks for (assignee, status, due...)."""
-    return terms.topic_stems(question) - _FIELD_STEMS
+    return terms.topic_stems(_THAT_ONE.sub(" ", terms.fold(question))) - _FIELD_STEMS  # "that one" names nothing
 
 
 def points_back(question: str) -> bool:

@@ -9,7 +9,7 @@ import datetime as dt
 import pytest
 
 from app.domain import Vocabulary
-from app.rag import routing, task_questions as tq, terms
+from app.rag import followup, routing, task_questions as tq, terms
 from app.rag.understanding import clauses, edits, reader
 
 from tests.unit.test_tracker_reader_words import ASKER, LEXICON, TODAY, read, where
@@ -210,3 +210,15 @@ def test_rankings_said_otherwise(question, expected, group):
 ])
 def test_asides_and_verbs_of_fixing(question, expected):
     assert where(read(question)) == expected
+
+
+@pytest.mark.parametrize("question", ["pásame esas mismas", "show me those"])
+def test_those_given_lists_the_last_rows(question):
+    said = reader.read(question, LEXICON, ASKER, TODAY)
+    assert said is not None and said.list_again and edits.is_edit(said)
+
+
+@pytest.mark.parametrize("question, follows", [("who reported that one?", True), ("when was that one created?", True),
+                                               ("the one about refunds?", False)])
+def test_that_one_points_at_the_focus(question, follows):
+    assert followup.is_follow_up(question) is follows

@@ -305,6 +305,9 @@ LIST_AGAIN = ("list them", "show them", "show me them", "list those", "show thos
               "cuales son", "listalas", "listalos", "muestralas", "muestralos", "ensenamelas", "dime cuales",
               "name them", "what are they", "list them all", "show me those", "show me the list", "la lista",
               "the list", "list", "ensename cuales", "muestrame cuales", "show me which", "show which")
+# Asking to be given something ("pásame esas mismas", "show me those"): with "those", the last rows listed.
+GIVE_ME = ("pasame", "dame", "muestrame", "ensename", "mandame", "show me", "give me", "send me", "pass me", "list",
+           "show", "listame")
 # "muéstramelos", "enséñamelas", "lístalos", "dámelas": show them, in one word.
 LIST_AGAIN_WORD = re.compile(r"(?<![\w-])(?:muestra|ensena|lista|dame|pasa|mostrar|ensenar|listar|pasar|da|enumera|"
                              r"enumerar|nombra|nombrar|dime)(?:me|nos)?"

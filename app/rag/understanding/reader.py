@@ -163,6 +163,8 @@ def _edit_markers(spans: Spans, said: Said) -> None:
         said.list_again = said.edit = True
     if spans.find(g.THOSE):
         said.those = said.edit = True
+        # "pásame esas mismas", "show me those": the last question's rows, listed
+        said.list_again = said.list_again or bool(spans.find(g.GIVE_ME))
     correction = g.CORRECTION.match(body)
     if correction is not None and correction.end() > 0:
         said.edit = True
