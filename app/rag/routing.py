@@ -221,12 +221,14 @@ def _lenient(reading: reader.Said | None, tracker: Tracker | None) -> TrackerQue
     answer says what it ran, so a misreading shows."""
     if reading is None or tracker is None or len(reading.unknown) > MAX_LENIENT \
             or set(reading.unknown) & task_questions.NEGATIONS or reading.named_unknown or not reading.asks_tasks \
+            or any(_VALUE_LIKE.search(w) for w in reading.unknown) \
             or not edits.names_its_subject(reading) or not (reading.predicates or reading.returns):
         return None
     composed = edits.compose(reading, tracker.lexicon, tracker.scope_project)
     return None if composed.ambiguous else composed.query
 
 
+_VALUE_LIKE = re.compile(r"\d")  # "open w/ i18n count": a word with a digit is a value nobody here can see
 MAX_LENIENT = 3  # words a tracker reading may leave unread and still answer when retrieval finds nothing
 
 

@@ -339,7 +339,7 @@ def says_i(text: str) -> bool:
 
 # Spanish "he" before a participle is "I have" ("¿qué he terminado?"), not the English "he".
 _I_HAVE_DONE = re.compile(r"(?<![\w-])he\s+\w+(?:ado|ido|cho|sto|rto|ito)(?![\w-])")
-_TO_ME = re.compile(r"(?<![\w-])(?:(?:show|tell|give|let|send|list)\s+me|(?:could|can|may|might|would)\s+i\s+"
+_TO_ME = re.compile(r"(?<![\w-])(?:(?:show|tell|give|let|send|list|showing|telling|giving|sending|listing)\s+me|(?:could|can|may|might|would)\s+i\s+"
                     r"(?:get|see|have|ask|know|check|find|look at|pull)|i(?:'d| would) like(?: to (?:see|know))?|"
                     r"i want to (?:see|know)|i need to (?:see|know)|i wonder|i'm curious|im curious|"
                     r"(?:asked|asks|ask|remind|reminds|help|helps|sent|send|got|gets)\s+me|"

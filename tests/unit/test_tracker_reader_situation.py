@@ -222,3 +222,32 @@ def test_those_given_lists_the_last_rows(question):
                                                ("the one about refunds?", False)])
 def test_that_one_points_at_the_focus(question, follows):
     assert followup.is_follow_up(question) is follows
+
+
+def test_a_long_name_alone_is_a_fragment_of_the_last_question():
+    for question in ("Payments Platform?", "Elena Bianchi?"):
+        said = reader.read(question, LEXICON, ASKER, TODAY)
+        assert said is not None and said.fragment and edits.is_edit(said), question
+    said = reader.read("open bugs in Harbor Storage", LEXICON, ASKER, TODAY)  # a question of its own
+    assert said is not None and not edits.is_edit(said)
+
+
+def test_a_value_named_before_a_dash_is_kept_and_a_digit_word_is_no_guess():
+    """"Zeta Fix in Harbor Storage — how many issues?": a name the asker cannot see is no situation to drop;
+    "open w/ i18n count" where nobody here has i18n is no guess about every open task."""
+    said = reader.read("Won't Fix Zeta in Harbor Storage — how many issues?", LEXICON, ASKER, TODAY)
+    assert said is not None and said.named_unknown
+    route = routing.route("open w/ i19n count", None, Vocabulary(), TODAY, tracker=routing.Tracker(LEXICON, ASKER))
+    assert not route.guessed
+
+
+@pytest.mark.parametrize("question, expected", [
+    ("do we still have open Harbor Storage issues nobody's picked up? how many?",
+     {"project": (2,), "assignee": (None,), "open": (True,)}),
+    ("hi, would you mind telling me how many issues in Harbor Storage have the status Closed? thanks!",
+     {"project": (2,), "status_name": ("Closed",)}),  # "telling me" asks; it is no "mine"
+])
+def test_unclaimed_and_telling_me(question, expected):
+    said = reader.read(question, LEXICON, ASKER, TODAY)
+    assert said is not None
+    assert {p.field: p.window or p.values for p in said.predicates} == expected

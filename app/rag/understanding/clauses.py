@@ -55,15 +55,25 @@ def clauses(text: str) -> list[tuple[int, int, bool]]:
     return found
 
 
-def situation(text: str, unknown: list[str]) -> list[tuple[int, int]]:
+def situation(text: str, unknown: list[str], original: str = "", topics: tuple[str, ...] = ()) -> list[tuple[int, int]]:
     """The clauses of the folded text that only tell the asker's situation: they do not ask, another clause does,
-    and they hold a word the reader did not understand. Empty when the message is one clause or none asks."""
+    and they hold a word the reader did not understand — none written as a name ("Won't Fix in Portal — how many
+    issues?": a value the asker cannot see, which the question must keep). Empty when the message is one clause
+    or none asks. ``original``: the question as typed, aligned with ``text``; ``topics``: words read as names."""
     parts = clauses(text)
     if len(parts) < 2 or not any(asks for *_, asks in parts):
         return []
     strange = set(unknown)
     return [(start, end) for start, end, asks in parts
-            if not asks and strange & set(terms.words(text[start:end]))]
+            if not asks and strange & set(terms.words(text[start:end]))
+            and not _names_unknown(original[start:end] if len(original) == len(text) else "", strange | set(topics))]
+
+
+def _names_unknown(clause: str, unknown: set[str]) -> bool:
+    """Whether a word the reader did not know is written as a name inside the clause (capitalised, not its first
+    word, not an acronym such as "PM")."""
+    words = re.findall(r"[\w'\u2019-]+", clause)[1:]
+    return any(w[0].isupper() and not w.isupper() and terms.fold(w) in unknown for w in words)
 
 
 def _opens_asking(clause: str) -> bool:

@@ -281,7 +281,8 @@ UNASSIGNED = ("nobody assigned", "no one assigned", "have nobody assigned", "has
               "no assignee", "without an owner", "nadie asignado", "sin nadie asignado", "no tienen a nadie",
               "sin dueno", "sin responsable asignado", "unowned", "nobody on", "no one on",
               "nobody working on", "no one working on", "nadie trabajando en",
-              "sin nadie")
+              "sin nadie", "nobody's picked up", "nobody has picked up", "no one has picked up", "nobody picked up",
+              "no one picked up", "unclaimed", "que nadie ha cogido", "que nadie ha tomado", "que nadie tomo")
 # A field said empty: a negation, a few small words, the field's noun or verb ("without a resolution", "no tienen
 # asignado", "not assigned to anyone", "sin sprint", "nobody owns").
 _NEGATION = r"(?:no (?:tienen|tiene|hay) (?:a )?nadie|without|with no|no|sin|not|nobody|no one|nadie|ningun[oa]?|lacking|" \

@@ -29,7 +29,8 @@ def read(question: str, lexicon: Lexicon, asker_id: int, today: dt.date) -> Said
     said = _read(question, lexicon, asker_id, today, ())
     if said is None or not said.unknown:
         return said
-    situation = clauses.situation(terms.fold(question), said.unknown)
+    topics = tuple(str(p.values[0]) for p in said.predicates if p.field == "text")
+    situation = clauses.situation(terms.fold(question), said.unknown, question, topics)
     return _read(question, lexicon, asker_id, today, situation) if situation else said
 
 
@@ -63,6 +64,10 @@ def _read(question: str, lexicon: Lexicon, asker_id: int, today: dt.date,
         spans.free((match.end() - 1, match.end())) for match in _IT.finditer(spans.text))
     if (said.noun or "issue_type" in said.fields) and said.fields & _NAMED_VALUES:  # "0.12.0 — what bugs hit it?"
         said.it = False
+    if not said.fragment and not spans.says(g.ASKING_WORDS) and not said.noun and not said.returns \
+            and not said.order and said.fields and said.fields <= _NAMED_VALUES | {"assignee", "reporter"}:
+        # "Portal de Clientes LATAM?": a long name alone is a fragment of the last question
+        said.fragment = sum(spans.free(w.span()) for w in re.finditer(r"[\w'-]+", spans.text)) <= 3
     return said
 
 
