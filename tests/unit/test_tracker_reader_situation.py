@@ -251,3 +251,14 @@ def test_unclaimed_and_telling_me(question, expected):
     said = reader.read(question, LEXICON, ASKER, TODAY)
     assert said is not None
     assert {p.field: p.window or p.values for p in said.predicates} == expected
+
+
+@pytest.mark.parametrize("question", [
+    "of everything assigned to me, which one is most important — highest priority and soonest deadline",
+    "¿Cuál de mis incidencias abiertas es la más importante? La de mayor prioridad y que venza antes",
+    "what's my most urgent issue?",
+])
+def test_the_most_important_is_by_priority_then_due_of_open_work(question):
+    said = reader.read(question, LEXICON, ASKER, TODAY)
+    assert said is not None and said.order == ("priority", True) and said.limit == 1
+    assert {p.field: p.values for p in said.predicates} == {"assignee": (ASKER,), "open": (True,)}

@@ -98,7 +98,8 @@ FIELD_WISE = re.compile(r"(?<![\w-])(?P<field>[a-z]+)[- ]wise(?![\w-])")
 ORDER_WORDS = {
     ("priority", True): ("most important", "most urgent", "highest priority", "top priority", "most critical",
                          "top prio", "highest prio", "max prio",
-                         "matters most", "matter most", "importa mas", "importan mas",
+                         "matters most", "matter most", "importa mas", "importan mas", "mayor prioridad",
+                         "de mayor prioridad", "mas prioridad", "mas prioritaria", "mas prioritario",
                          "do first", "work on first", "tackle first", "start with", "hacer primero", "empezar por",
                          "highest-priority", "top-priority", "most-urgent", "deberia empezar", "empezar", "empiezo",
                          "begin with", "start on", "most pressing", "mas apremiante", "mas apremiantes", "ponerme primero", "deberia ponerme",

@@ -78,6 +78,8 @@ def _situation_values(spans: Spans, lang: str, lexicon: Lexicon, situation: list
     if not situation:
         return around
     inside = Spans(spans.text, [*spans.taken, *_gaps(len(spans.text), situation)])
+    for phrases in g.ORDER_WORDS.values():  # "la de mayor prioridad" is an order's words, not the priority Major
+        inside.find(phrases)
     values.read_values(inside, around, lexicon)
     _named_people(inside, around, lexicon)
     for span in situation:
@@ -242,6 +244,11 @@ def _orders(spans: Spans, said: Said) -> None:
     for (order, descending), phrases in g.ORDER_WORDS.items():
         if said.order is None and spans.find(phrases):
             said.order, said.limit, said.asks_tasks = (order, descending), 1, True
+    # "highest priority and soonest deadline": priority first, the due date breaks its ties (the engines' order)
+    if said.order == ("due", False) and spans.find(g.ORDER_WORDS[("priority", True)]):
+        said.order = ("priority", True)
+    if said.order is not None:  # the order said twice ("la más importante, la de mayor prioridad") is one order
+        spans.find(g.ORDER_WORDS.get(said.order, ()))
 
 
 def _date_order(spans: Spans, said: Said) -> None:
@@ -317,6 +324,9 @@ def _flags(spans: Spans, said: Said, today: dt.date) -> None:
     if spans.find(g.CURRENTLY) and not said.fields & {"open", "status", "status_name", "resolution"}:
         said.add(Predicate("open", (True,)))  # "assigned to Leonie right now": the work she holds
     said.any_state = any_state
+    if said.order == ("priority", True) and not any_state \
+            and not said.fields & {"open", "status", "status_name", "resolution"}:
+        said.add(Predicate("open", (True,)))  # "my most important issue": of the work not finished
     if any_state:
         said.predicates = [p for p in said.predicates if p.field not in ("open", "status")]
         said.fields -= {"open", "status"}
