@@ -262,3 +262,27 @@ def test_the_most_important_is_by_priority_then_due_of_open_work(question):
     said = reader.read(question, LEXICON, ASKER, TODAY)
     assert said is not None and said.order == ("priority", True) and said.limit == 1
     assert {p.field: p.values for p in said.predicates} == {"assignee": (ASKER,), "open": (True,)}
+
+
+@pytest.mark.parametrize("question", ["keep only the Major ones", "y solo las críticas?", "the Major ones only",
+                                      "limit it to Major", "las Major nada más"])
+def test_narrowing_said_anywhere_edits(question):
+    said = reader.read(question, LEXICON, ASKER, TODAY)
+    assert said is not None and edits.is_edit(said) and not said.unknown, question
+
+
+@pytest.mark.parametrize("question", ["number?", "total?", "y cuántas serían?", "how many does that leave?"])
+def test_a_figure_asked_alone_counts_the_last_rows(question):
+    said = reader.read(question, LEXICON, ASKER, TODAY)
+    assert said is not None and said.returns == "count" and edits.is_edit(said), question
+
+
+@pytest.mark.parametrize("question", ["fixed issues in 2.0.0", "fixes in 2.0.0", "tickets solved in 2.0.0"])
+def test_the_noun_and_participle_of_fixing_is_finished_work(question):
+    assert where(read(question)) == {"fix_version": ("2.0.0",), "open": (False,)}
+
+
+@pytest.mark.parametrize("question", ["previous one?", "one sprint back", "the sprint that came before"])
+def test_the_previous_sprint_said_shortly(question):
+    said = reader.read(question, LEXICON, ASKER, TODAY)
+    assert said is not None and said.relative_sprint == "previous" and edits.is_edit(said)

@@ -56,7 +56,8 @@ REPORTER_WORDS = ("reporter", "reporters", "reportero", "reportador", "who repor
 # Returns.
 COUNT = ("how many", "number of", "count of", "count", "cuantas", "cuantos", "numero de", "cantidad de", "total of",
          "cuanto trabajo", "cuanta faena", "how much work",
-         "how much")
+         "how much", "total", "the total", "el total", "in total", "en total", "number", "numero", "the number",
+         "el numero")
 POINTS = ("story points", "story point", "points", "puntos de historia", "puntos")
 MOST = ("the most", "most", "mas", "leads in", "leads", "leading", "comes first", "is first", "who's first",
         "whos first", "va primero", "lidera", "encabeza", "the highest number", "mayor numero", "mayor cantidad", "la mayoria", "biggest",
@@ -171,7 +172,7 @@ WINDOWS = {
 # Relative sprints of a project: the current (active) one, the one before, the one after, the latest started.
 # In a follow-up of a few words ("y el anterior?", "and the next one?") the sprint is the last question's.
 BARE_RELATIVE_SPRINTS = {
-    "previous": re.compile(r"(?<![\w-])(?:previous|prev|prior|anterior|before|antes)(?![\w-])"),
+    "previous": re.compile(r"(?<![\w-])(?:previous|prev|prior|anterior|before|antes|back)(?![\w-])"),
     "next": re.compile(r"(?<![\w-])(?:next|following|siguiente|proximo|after|despues)(?![\w-])"),
 }
 RELATIVE_SPRINTS = {
@@ -254,6 +255,9 @@ EDIT_OPENERS = ("and", "y", "what about", "how about", "and what about", "and fo
 CORRECTION = re.compile(r"^(?:(?:(?:no|nope|nah)(?:\s*[,.!:-]+|\s+(?=wait|sorry|i mean|perdon|espera|quise|me referia))|(?:sorry|perdon|perdona|oops|ups|wait|espera|actually|"
                         r"en realidad|i mean|i meant|quise decir|me referia a)(?:[\s,.!:-]+|$))\s*)+")
 ONLY = ("only", "just", "solo", "solamente", "unicamente", "nada mas", "nomas", "no mas")
+# Narrowing said as a verb ("keep only …", "limit it to high priority", "quédate con las críticas").
+NARROW = ("keep", "keep only", "limit it to", "limit to", "restrict to", "restrict it to", "leave only",
+          "deja solo", "deja solamente", "quedate con", "quedate solo con", "limitalo a", "limitala a")
 # Greetings and thanks that say nothing about the question ("hola, ¿qué tengo abierto …?").
 PLEASANTRIES = ("hello", "hi", "hey", "hiya", "good morning", "good afternoon", "thanks", "thank you", "thx", "ty",
                 "cheers", "please", "pls", "plz", "hola", "buenas", "buenos dias", "buenas tardes", "gracias",
@@ -321,8 +325,8 @@ ASKING_WORDS = ("what", "whats", "what's", "which", "who", "whom", "whose", "how
 # A relative sprint with a project's word between ("the current mobile sprint", "el sprint actual de datos").
 RELATIVE_SPRINT_WORDS = {
     "current": (r"current|active|ongoing|running|this|present", r"actual|en curso|activo|vigente|de ahora"),
-    "previous": (r"previous|last|prior|past|earlier", r"anterior|pasado|previo|de antes|antes|de atras"),
-    "next": (r"next|upcoming|following|coming", r"proximo|siguiente|que viene|de despues|despues"),
+    "previous": (r"previous|last|prior|past|earlier", r"anterior|pasado|previo|de antes|antes|de atras|before|back"),
+    "next": (r"next|upcoming|following|coming", r"proximo|siguiente|que viene|de despues|despues|after"),
 }
 # Work someone has to finish: open work, not the status of that name ("what do I need to get done next week?").
 OPEN_WORK = ("remains", "remain", "still remains", "is left", "are left", "queda pendiente", "quedan pendientes",
@@ -351,7 +355,11 @@ FIXED_VERB = re.compile(
     r"closed|resolve|solve|ship|release|close)"
     r"|se\s+(?:arregl|correg|corrig|solucion|resolv|resuel|cerr|entreg)\w*"
     r"|(?:arregl|correg|corrig|solucion|resolv|cerr|entreg)\w*(?:aron|ieron)"
-    r"|(?:fueron|fue|han sido|ha sido)\s+(?:arreglad|corregid|solucionad|resuelt|cerrad|entregad)[oa]s?)"
+    r"|(?:fueron|fue|han sido|ha sido)\s+(?:arreglad|corregid|solucionad|resuelt|cerrad|entregad)[oa]s?"
+    # the participle before or after its noun, and the noun of fixing ("fixed issues in", "tickets solved in",
+    # "fixes in 2.1.0")
+    r"|(?:fixed|solved|resolved|shipped)\s+(?:issues|tickets|bugs|tasks|items|ones)|(?:issues|tickets|bugs|tasks|"
+    r"items)\s+(?:fixed|solved|resolved|shipped)|fixes|bugfixes|arreglos|correcciones)"
     r"(?:\s+(?:in|for|on|en|para|con))?(?![\w-])")
 # Verbs of holding a value ("tickets that carry the performance label", "issues with label X").
 HOLDING_VALUE = ("carry", "carries", "carrying", "with", "having", "tagged with", "marked with", "llevan", "lleva",

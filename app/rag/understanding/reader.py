@@ -164,8 +164,6 @@ _IT = re.compile(r"(?<![\w-])(?:it|its|it's|(?:this|that) (?:one|task|ticket|iss
 
 def _edit_markers(spans: Spans, said: Said) -> None:
     body = _after_greetings(spans).strip(" ¿?¡!.,")  # "thanks! same for Pavel": the opener after the thanks
-    opener = next((o for o in sorted(g.EDIT_OPENERS, key=len, reverse=True)
-                   if body.startswith(o + " ") or body == o), None)
     if spans.find(g.LIST_AGAIN) or spans.find_pattern(g.LIST_AGAIN_WORD):
         said.list_again = said.edit = True
     if spans.find(g.THOSE):
@@ -178,12 +176,20 @@ def _edit_markers(spans: Spans, said: Said) -> None:
         start = spans.text.index(body)
         spans.take((start, start + correction.end()))
         body = body[correction.end():]
-        opener = next((o for o in sorted(g.EDIT_OPENERS, key=len, reverse=True)
-                       if body.startswith(o + " ") or body == o), None)
-    if opener is not None:
+    said.fragment = len(terms.words(body)) <= 3 and not spans.says(g.ASKING_WORDS)
+    rest = body
+    while (opener := _opener(rest)) is not None:  # "y solo las críticas?": one opener after another
         said.edit = True
         spans.find((opener,))
-    said.fragment = len(terms.words(body)) <= 3 and not spans.says(g.ASKING_WORDS)
+        rest = rest[len(opener):].lstrip(" ,")
+    narrowed = spans.find(g.NARROW)  # "keep only …", "limit it to …" before "only" alone
+    if spans.find(g.ONLY) or narrowed:  # "the high ones only", "las altas nada más"
+        said.edit = True
+
+
+def _opener(body: str) -> str | None:
+    return next((o for o in sorted(g.EDIT_OPENERS, key=len, reverse=True) if body.startswith(o + " ") or body == o),
+                None)
 
 
 def _after_greetings(spans: Spans) -> str:
@@ -414,7 +420,8 @@ def _relative_sprint(spans: Spans, said: Said) -> None:
 def _bare_relative(spans: Spans, said: Said) -> str | None:
     """"y el anterior?": a relative sprint said without the word, in a follow-up of a few words."""
     free = [m.group() for m in re.finditer(r"[\w'-]+", spans.text) if spans.free(m.span())]
-    if not said.edit or len(terms.words(_after_greetings(spans))) > 5 or set(free) & set(g.ASKING_WORDS):
+    if not (said.edit or said.fragment) or len(terms.words(_after_greetings(spans))) > 5 \
+            or set(free) & set(g.ASKING_WORDS):
         return None
     return next((which for which, said_as in g.BARE_RELATIVE_SPRINTS.items() if spans.find_pattern(said_as)), None)
 
@@ -427,7 +434,7 @@ def relative_sprint_said(spans: Spans) -> str | None:
             return which
     for which, (before, after) in g.RELATIVE_SPRINT_WORDS.items():
         pattern = rf"(?<![\w-])(?:(?:{before})\s+(?:[\w-]+\s+){{0,2}}(?:sprint|iteration)|(?:sprint|iteracion)\s+" \
-                  rf"(?:de\s+[\w-]+\s+)?(?:{after}))(?![\w-])"
+                  rf"(?:(?:de\s+[\w-]+|that came|that was|que hubo|just)\s+)?(?:{after}))(?![\w-])"
         for match in re.finditer(pattern, spans.text):
             for word in re.finditer(r"[\w-]+", match.group()):  # each word, where an earlier step took another
                 spans.take((match.start() + word.start(), match.start() + word.end()))

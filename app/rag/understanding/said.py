@@ -35,7 +35,7 @@ KNOWN = frozenset(tq.FILLER | tq.FIRST_PERSON | {terms.fold(w) for w in (
     "entra", "entran", "goes", "go", "into",
     # asking for a list in its infinitive ("¿me podrías listar …?", "¿puedes mostrar …?")
     "listar", "mostrar", "mostrarme", "listarme", "ensenar", "ensenarme", "pasar", "pasarme", "enviar", "mandar",
-    "salen", "sale", "resultan", "terms", "actually", "really")})
+    "salen", "sale", "resultan", "terms", "actually", "really", "serian", "seria", "leave", "leaves", "would")})
 
 
 @dataclass
