@@ -286,3 +286,10 @@ def test_the_noun_and_participle_of_fixing_is_finished_work(question):
 def test_the_previous_sprint_said_shortly(question):
     said = reader.read(question, LEXICON, ASKER, TODAY)
     assert said is not None and said.relative_sprint == "previous" and edits.is_edit(said)
+
+
+@pytest.mark.parametrize("question", ["what's my number one priority", "what needs my attention first",
+                                      "¿por dónde empiezo?"])
+def test_the_askers_first_task_said_otherwise(question):
+    said = reader.read(question, LEXICON, ASKER, TODAY)
+    assert said is not None and said.order == ("priority", True) and said.mine and said.returns is None

@@ -100,6 +100,8 @@ ORDER_WORDS = {
     ("priority", True): ("most important", "most urgent", "highest priority", "top priority", "most critical",
                          "top prio", "highest prio", "max prio",
                          "matters most", "matter most", "importa mas", "importan mas", "mayor prioridad",
+                         "number one priority", "number one", "#1 priority", "priority number one", "top one",
+                         "prioridad numero uno", "needs my attention first", "attention first", "atender primero",
                          "de mayor prioridad", "mas prioridad", "mas prioritaria", "mas prioritario",
                          "do first", "work on first", "tackle first", "start with", "hacer primero", "empezar por",
                          "highest-priority", "top-priority", "most-urgent", "deberia empezar", "empezar", "empiezo",
