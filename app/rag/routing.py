@@ -91,7 +91,7 @@ MAX_UNKNOWN = 2
 # So is putting or saying something there, or chiming in ("¿quién ha puesto algo en la 112?").
 _COMMENTS = re.compile(r"(?<![\w-])(?:comment\w*|coment\w*|replied|repl(?:y|ies)|respondi\w*|"
                        r"(?:wrote|written|writes|escribi\w*|escrito) (?:on|en)|"
-                       r"(?:puesto|puso|pusieron|dicho|dijo|dijeron) (?:algo |nada )?en|"
+                       r"(?:puesto|puso|pusieron|dicho|dijo|dijeron) (?:algo |nada )?en|(?:puesto|puso|pusieron) (?:algo|nada)|"
                        r"(?:said|say|says|put|posted) (?:anything|something) (?:on|in|about)|"
                        r"chim(?:e|ed|es|ing) in|weigh(?:ed|s|ing)? in|opin(?:o|aron|ado)|opinion(?:es)?|feedback|discuss(?:ed|ing|ion)?|"
                        r"(?:left|leave|leaves|leaving|posted|added|wrote|put) (?:a |any |some )?notes?|"

@@ -293,3 +293,12 @@ def test_the_previous_sprint_said_shortly(question):
 def test_the_askers_first_task_said_otherwise(question):
     said = reader.read(question, LEXICON, ASKER, TODAY)
     assert said is not None and said.order == ("priority", True) and said.mine and said.returns is None
+
+
+def test_who_else_is_no_ranking_and_work_is_a_noun():
+    said = reader.read("¿quién más ha puesto algo?", LEXICON, ASKER, TODAY)  # who else: comments, not "the most"
+    assert said is not None and said.returns is None
+    said = reader.read("¿hay trabajo sobre las notificaciones por correo?", LEXICON, ASKER, TODAY)
+    assert said is not None and not said.mine  # "trabajo" is the work asked about, not "I work"
+    said = reader.read("¿cuántos puntos de historia quedan en Harbor Storage?", LEXICON, ASKER, TODAY)
+    assert said is not None and said.returns == "points" and edits.confident(said)

@@ -86,6 +86,8 @@ GROUP_FIELD_WORDS = {
     "resolution": ("resolution", "resolutions", "resolucion", "resoluciones"),
 }
 WHO = ("who", "whom", "whose", "quien", "quienes", "de quien", "de quienes")
+# "who else" in Spanish is "quién más", said before its verb: no "most" ("¿quién tiene más?" is).
+WHO_ELSE = ("quien mas", "quienes mas", "who else", "alguien mas", "anyone else", "anybody else", "nadie mas")
 GROUP_MARKERS = ("per", "by", "for each", "each", "por", "por cada", "grouped by", "broken down by", "split by",
                  "agrupadas por", "agrupados por", "desglosado por", "desglosadas por", "rank", "ranking of",
                  "ranking de", "ranking", "clasifica", "ordena los", "ordena las")

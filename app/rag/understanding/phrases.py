@@ -68,7 +68,7 @@ _WORK_VERBS = (r"have|has|had|got|gotten|own|owe|hold|holding|work|working|worke
                r"overdue|blocked|stuck")
 _AUX = (r"should|must|need|needs|to|have|will|ll|can|could|am|m|still|also|really|just|already|ever|even|going|"
         r"supposed|got|be|been|currently|actually|not")
-_ES_HOLD = (r"tengo|llevo|ando|debo|deberia|hago|trabajo|termino|empiezo|arranco|ataco|me pongo|me toca|me tocan|"
+_ES_HOLD = (r"tengo|llevo|ando|debo|deberia|hago|termino|empiezo|arranco|ataco|me pongo|me toca|me tocan|"
             r"me queda|me quedan|"
             r"(?:estoy|voy|necesito|puedo|yo)\s+(?:[\w]+\s+)?(?:trabajando|haciendo|con|atrasad[oa]s?|retrasad[oa]s?|"
             r"tarde|liad[oa]|metid[oa]|asignad[oa]s?|encargad[oa]|hacer|terminar|cerrar|acabar|entregar|trabajar|"

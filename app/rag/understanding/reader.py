@@ -47,6 +47,7 @@ def _read(question: str, lexicon: Lexicon, asker_id: int, today: dt.date,
     around = _situation_values(spans, said.lang, lexicon, situation)
     _edit_markers(spans, said)
     points = bool(spans.find(g.POINTS))  # "story points" before the issue type Story
+    spans.find(g.WHO_ELSE)  # "¿quién más ha comentado?" is "who else", no ranking
     _dates(spans, said, today)  # "created last month" is a window before "created last" is an order
     _orders(spans, said)  # "highest priority" orders before "highest" is read as a priority
     values.read_values(spans, said, lexicon)
@@ -240,6 +241,7 @@ def _returns(spans: Spans, said: Said, points: bool) -> None:
         said.measure_points = said.returns == "group"
         said.returns = "group" if said.returns == "group" else "points"
         said.asks_tasks = True
+        spans.find(g.COUNT)  # "¿cuántos puntos quedan?": the figure asked is the points
     elif spans.find(g.COUNT) and said.returns != "group":
         said.returns, said.asks_tasks = "count", True
 
