@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
+
 from app.domain import DirtyRow, Scope
 from app.embedding.tokens import count_tokens
 from app.engines.base import Engine
@@ -69,3 +72,13 @@ def visible(engine: Engine, employee_id: int, question: str = "quarterly payroll
     caller = resolve_caller(engine, employee_id=employee_id)
     hits = search(engine, question, caller, k, scope or Scope(), "vector").result.hits
     return {(h.source_type, h.source_id) for h in hits}
+
+
+def wait_until(condition: Callable[[], bool], seconds: float = 60.0) -> bool:
+    """Poll until the condition holds (a bound for a busy machine, not a speed test)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.05)
+    return condition()

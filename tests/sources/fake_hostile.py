@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
@@ -164,13 +163,3 @@ def seeded(fake: FakeJira, count: int, *, minutes: Callable[[int], int] = lambda
                                  comments=[jira_data.comment(n * 100 + c, "mia", f"c{c}", minutes(n), fake.api)
                                            for c in range(comments)]))
     return fake
-
-
-def wait_until(condition: Callable[[], bool], seconds: float = 60.0) -> bool:
-    """Poll until the condition holds (a bound for a busy machine, not a speed test)."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.05)
-    return condition()

@@ -256,7 +256,7 @@ def test_in_serve_a_stuck_source_never_stops_another(sqlite_settings, sqlite_eng
     from app.sources.job import SyncJob
     from tests.sources import jira_data
     from tests.sources.fake_github import FakeGitHub
-    from tests.sources.fake_hostile import wait_until
+    from tests.support import wait_until
     from tests.sources.fake_jira import FakeJira
 
     with FakeJira("2") as jira, FakeGitHub() as github:

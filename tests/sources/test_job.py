@@ -13,16 +13,7 @@ from app.entities import TASKS
 from app.sources.job import SyncJob, start_sync_job
 from tests.sources import jira_data
 from tests.sources.fake_jira import FakeJira
-
-
-def wait_for(condition, seconds: float = 60.0) -> bool:
-    """Poll until the condition holds (a bound for a busy machine, not a speed test)."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.05)
-    return condition()
+from tests.support import wait_until
 
 
 def jira_settings(settings, fake: FakeJira, **extra):
@@ -38,7 +29,7 @@ def test_the_job_runs_passes_and_survives_a_failing_tracker(sqlite_engine, sqlit
         job = SyncJob(sqlite_engine, jira_settings(sqlite_settings, fake))
         job.start()
         try:
-            assert wait_for(lambda: job.passes >= 3)
+            assert wait_until(lambda: job.passes >= 3)
         finally:
             job.stop()
         assert len(sqlite_engine.list_records(TASKS, [], None, 50).items) == 4
@@ -58,5 +49,5 @@ def test_serve_starts_the_job_only_when_configured(sqlite_engine, sqlite_setting
         with TestClient(create_app(settings, engine=sqlite_engine)) as client:
             job = client.app.state.sync
             assert job is not None
-            assert wait_for(lambda: len(sqlite_engine.list_records(TASKS, [], None, 50).items) == 4)
+            assert wait_until(lambda: len(sqlite_engine.list_records(TASKS, [], None, 50).items) == 4)
         assert client.app.state.sync._scheduler is None  # stopped with the app

@@ -17,7 +17,8 @@ from app.sources import report
 from app.sources.bounds import PassBounds
 from app.sources.http import SourceClient, SourceStoppedError
 from app.sources.job import SyncJob
-from tests.sources.fake_hostile import Reply, ScriptedServer, seeded, wait_until
+from tests.sources.fake_hostile import Reply, ScriptedServer, seeded
+from tests.support import wait_until
 from tests.sources.fake_jira import FakeJira
 from tests.sources.test_bounds import tasks
 
