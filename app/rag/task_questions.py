@@ -43,6 +43,7 @@ class TaskQuestion:
     words: tuple[str, ...] = field(default=(), compare=False)  # what was recognised, for tests and logs
 
 
+from app.rag.understanding.spans import blanked
 from app.rag.understanding.phrases import (  # noqa: F401 (the first reader's tables, read through it too)
     STATUS_PHRASES, DONE_SAID, OPEN_NEGATED, NEGATIONS, NOT_MINE, FIRST_PERSON, MY_WORDS, I_HOLD, TO_DO_VERBS, POINTS_TO_DO,
     OPEN_PHRASES, PRIORITY_PHRASES, OVERDUE_PHRASES, OVERDUE_SAID, UNASSIGNED_PHRASES, MINE_PHRASES,
@@ -356,10 +357,7 @@ def _leftover(text: str, taken: list[tuple[int, int]]) -> bool:
 
 def _unknown(text: str, taken: list[tuple[int, int]]) -> list[str]:
     """The words outside the understood spans that carry meaning (a negation always does)."""
-    rest = list(text)
-    for start, end in taken:
-        rest[start:end] = " " * (end - start)
-    return [word for word in terms.words("".join(rest)) if word in NEGATIONS or not (
+    return [word for word in terms.words(blanked(text, taken)) if word in NEGATIONS or not (
         word in terms.STOP or word in FILLER or len(word) < 2 and not word.isdigit())]
 
 

@@ -17,7 +17,7 @@ from app.rag.understanding import clauses, glossary as g, values, windows
 from app.rag.understanding.lexicon import Lexicon, PersonFact, person_mentions
 from app.rag.understanding.query import Predicate
 from app.rag.understanding.said import KNOWN, Said
-from app.rag.understanding.spans import Spans
+from app.rag.understanding.spans import Spans, blanked
 
 __all__ = ["Said", "read", "relative_sprint_said"]
 
@@ -51,7 +51,7 @@ def _read(question: str, lexicon: Lexicon, asker_id: int, today: dt.date,
     _dates(spans, said, today)  # "created last month" is a window before "created last" is an order
     _orders(spans, said)  # "highest priority" orders before "highest" is read as a priority
     values.read_values(spans, said, lexicon)
-    _people(spans, said, lexicon, asker_id, _outside(spans.text, situation))
+    _people(spans, said, lexicon, asker_id, blanked(spans.text, situation))  # the question without its situation
     _returns(spans, said, points)
     _flags(spans, said, today)
     _relative_sprint(spans, said)
@@ -68,7 +68,7 @@ def _read(question: str, lexicon: Lexicon, asker_id: int, today: dt.date,
     if not said.fragment and not spans.says(g.ASKING_WORDS) and not said.noun and not said.returns \
             and not said.order and said.fields and said.fields <= _NAMED_VALUES | {"assignee", "reporter"}:
         # "Portal de Clientes LATAM?": a long name alone is a fragment of the last question
-        said.fragment = sum(spans.free(w.span()) for w in re.finditer(r"[\w'-]+", spans.text)) <= 3
+        said.fragment = len(spans.free_words()) <= 3
     return said
 
 
@@ -108,14 +108,6 @@ def _gaps(length: int, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
             gaps.append((start, begin))
         start = max(start, end)
     return [*gaps, (start, length)] if start < length else gaps
-
-
-def _outside(text: str, spans: list[tuple[int, int]]) -> str:
-    """The text with ``spans`` blanked: the question without its situation."""
-    chars = list(text)
-    for start, end in spans:
-        chars[start:end] = " " * (end - start)
-    return "".join(chars)
 
 
 def _named_unknown(said: Said, spans: Spans) -> bool:
@@ -189,16 +181,16 @@ def _edit_markers(spans: Spans, said: Said) -> None:
 
 
 def _opener(body: str) -> str | None:
-    return next((o for o in sorted(g.EDIT_OPENERS, key=len, reverse=True) if body.startswith(o + " ") or body == o),
-                None)
+    return next((o for o in _OPENERS if body.startswith(o + " ") or body == o), None)
+
+
+_OPENERS = sorted(g.EDIT_OPENERS, key=len, reverse=True)  # the longest first: "and what about" before "and"
 
 
 def _after_greetings(spans: Spans) -> str:
     """The text from its first word that no greeting or thanks took."""
-    for word in re.finditer(r"[\w'-]+", spans.text):
-        if spans.free(word.span()):
-            return spans.text[word.start():]
-    return ""
+    free = spans.free_words()
+    return spans.text[free[0].start():] if free else ""
 
 
 def _people(spans: Spans, said: Said, lexicon: Lexicon, asker_id: int, asked: str) -> None:
@@ -421,9 +413,9 @@ def _relative_sprint(spans: Spans, said: Said) -> None:
 
 def _bare_relative(spans: Spans, said: Said) -> str | None:
     """"y el anterior?": a relative sprint said without the word, in a follow-up of a few words."""
-    free = [m.group() for m in re.finditer(r"[\w'-]+", spans.text) if spans.free(m.span())]
+    free = {m.group() for m in spans.free_words()}
     if not (said.edit or said.fragment) or len(terms.words(_after_greetings(spans))) > 5 \
-            or set(free) & set(g.ASKING_WORDS):
+            or free & set(g.ASKING_WORDS):
         return None
     return next((which for which, said_as in g.BARE_RELATIVE_SPRINTS.items() if spans.find_pattern(said_as)), None)
 

@@ -61,11 +61,23 @@ class Spans:
     def unknown(self, known: frozenset[str], always: frozenset[str] = frozenset()) -> list[str]:
         """The words outside every taken span that carry meaning (not stop words, not ``known``; ``always``: a
         negation, whose dropping would answer the opposite)."""
-        rest = list(self.text)
-        for start, end in self.taken:
-            rest[start:end] = " " * (end - start)
-        return [w for w in terms.words("".join(rest))
+        return [w for w in terms.words(blanked(self.text, self.taken))
                 if w in always or not (w in terms.STOP or w in known or len(w) < 2 and not w.isdigit())]
+
+    def free_words(self) -> list[re.Match[str]]:
+        """Each word no step has taken, in text order."""
+        return [m for m in _WORD.finditer(self.text) if self.free(m.span())]
+
+
+_WORD = re.compile(r"[\w'-]+")
+
+
+def blanked(text: str, spans: Iterable[tuple[int, int]]) -> str:
+    """The text with ``spans`` blanked (same length, so every other offset stays)."""
+    chars = list(text)
+    for start, end in spans:
+        chars[start:end] = " " * (end - start)
+    return "".join(chars)
 
 
 def phrase_pattern(phrase: str) -> str:
