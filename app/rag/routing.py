@@ -301,8 +301,12 @@ def _query(composed: Composed, intent: Intent | None, lang: str, text: str = "")
         if composed.query.first(missing) is None and composed.query.group_by != missing \
                 and not (missing == "sprint" and composed.query.first("project")):
             return Route("clarify", intent=intent, missing=missing, lang=lang, query=composed.query)
-    kind: RouteKind = "compare" if composed.query.returns == "group" else "tasks"
-    return Route(kind, intent=intent, lang=lang, query=composed.query)
+    return Route(query_kind(composed.query), intent=intent, lang=lang, query=composed.query)
+
+
+def query_kind(query: TrackerQuery) -> RouteKind:
+    """A typed query's route: ``compare`` for a ranking, ``tasks`` otherwise."""
+    return "compare" if query.returns == "group" else "tasks"
 
 
 def _tasks(text: str, asked: TaskQuestion, intent: Intent | None, lang: str) -> Route:

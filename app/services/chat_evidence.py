@@ -113,8 +113,7 @@ def gather(engine: Engine, settings: Settings, prep: Prepared, route: Route, que
         evidence.entities = entities.visible(engine, prep.caller, route.refs)
         evidence.missing = [r for r in route.refs if r not in evidence.entities]
     elif route.kind in ("tasks", "compare") and route.query is not None:
-        evidence.computed, evidence.ran, result = tracker_answers.run(prep.state, route.query, scope, route.lang)
-        evidence.task_rows = result.rows  # every row read is citable, as a find_tasks list's are
+        _answer_by_query(prep, evidence, route.query)
     elif route.kind == "tasks" and route.tasks is not None \
             and routing.said_in_a_document(prep.message, route.tasks, found.result.hits):
         evidence.route = dataclasses.replace(route, kind="retrieve")  # a kind found by meaning gives way
@@ -189,12 +188,17 @@ def compute(settings: Settings, prep: Prepared, evidence: Evidence) -> None:
 def _lenient_query(prep: Prepared, evidence: Evidence, query: TrackerQuery) -> None:
     """Nothing retrieved covers a question the tracker reader read but for a few words: its query answers, saying
     what it ran, so a misreading shows (guessed: with an LLM it is context the model may check with its tools)."""
-    evidence.route = dataclasses.replace(evidence.route, kind="compare" if query.returns == "group" else "tasks")
+    evidence.route = dataclasses.replace(evidence.route, kind=routing.query_kind(query))
+    _answer_by_query(prep, evidence, query)
+    evidence.tasks_text = evidence.computed.text
+    evidence.uncovered = evidence.not_about = None
+
+
+def _answer_by_query(prep: Prepared, evidence: Evidence, query: TrackerQuery) -> None:
+    """The typed query run under the access rule; every row read is citable, as a find_tasks list's are."""
     evidence.computed, evidence.ran, result = tracker_answers.run(prep.state, query, evidence.scope,
                                                                   evidence.route.lang)
     evidence.task_rows = result.rows
-    evidence.tasks_text = evidence.computed.text
-    evidence.uncovered = evidence.not_about = None
 
 
 def offline_answer(engine: Engine, settings: Settings, prep: Prepared, evidence: Evidence) -> str:

@@ -31,13 +31,14 @@ def read_values(spans: Spans, said: Said, lexicon: Lexicon) -> None:
 
     for span, mentions in sorted([*named, *by_span.items()], key=first):
         if mentions[0].field in ("project", "sprint"):
-            if _by_one_word(mentions[0], lexicon) and any(  # "with the label platform": a label, seen or not
+            loose = _by_one_word(mentions[0], lexicon)
+            if loose and any(  # "with the label platform": a label, seen or not
                     spans.before(span, g.FIELD_WORDS[name], gap=1) or spans.after(span, g.FIELD_WORDS[name])
                     for name in _UNSEEN_FIELDS):
                 continue
             if spans.take(span):
                 add_value(said, mentions[0].field, mentions[0].value)
-                if _by_one_word(mentions[0], lexicon):
+                if loose:
                     said.loose_spans.append(span)
             continue
         chosen = _field_of(spans, span, mentions, lexicon, said.original)
