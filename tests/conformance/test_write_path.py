@@ -200,3 +200,15 @@ def test_deleting_an_owner_never_publishes_their_private_documents(engine):
         engine.delete(EMPLOYEES, leo)
     assert engine.get(EMPLOYEES, leo) is not None
     assert engine.get(DOCUMENTS, doc)["owner_employee_id"] == leo
+
+
+def test_status_counts_pending_entities_beside_queue_rows(engine):
+    """A task written twice has two queue rows and is one entity waiting (issue 33): ``pending`` counts entities
+    (Oracle: QUEUE_ENTITIES), ``queue_rows`` the rows."""
+    t = task(engine, "Fix login")
+    engine.update(TASKS, t, {"TITLE": "Fix the login"})
+    rows = [r for r in peek_queue(engine) if r.source_type == "task" and r.source_id == t]
+    assert len(rows) >= 2
+    status = engine.status(max_attempts=5)
+    assert status.queue_rows == len(peek_queue(engine))
+    assert status.pending == len({(r.source_type, r.source_id) for r in peek_queue(engine)}) < status.queue_rows
