@@ -1,14 +1,16 @@
-"""The house rules of the engines' layout (issue 32, "the house"): no engine module over 450 lines, and the Oracle
-statements split by room with no hub that hides where a statement lives."""
+"""The house rules (issues 31 and 32, "the house"): no module of the application over 450 lines, no function over
+60, and the Oracle statements split by room with no hub that hides where a statement lives."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
-ENGINES = Path(__file__).resolve().parents[2] / "app" / "engines"
+APP = Path(__file__).resolve().parents[2] / "app"
+ENGINES = APP / "engines"
 ORACLE = ENGINES / "oracle"
 MAX_LINES = 450
+MAX_FUNCTION_LINES = 60
 
 
 def test_no_engine_module_is_over_450_lines():
@@ -16,6 +18,23 @@ def test_no_engine_module_is_over_450_lines():
              for p in ENGINES.rglob("*.py")}
     assert len(sizes) > 30  # both engines' packages were found
     assert {name: n for name, n in sizes.items() if n > MAX_LINES} == {}
+
+
+def test_no_application_module_is_over_450_lines():
+    sizes = {str(p.relative_to(APP)): len(p.read_text(encoding="utf-8").splitlines()) for p in APP.rglob("*.py")}
+    assert len(sizes) > 150  # the whole application was found
+    assert {name: n for name, n in sizes.items() if n > MAX_LINES} == {}
+
+
+def test_no_function_is_over_60_lines():
+    long = {}
+    for path in APP.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                length = (node.end_lineno or node.lineno) - node.lineno + 1
+                if length > MAX_FUNCTION_LINES:
+                    long[f"{path.relative_to(APP)}:{node.name}"] = length
+    assert long == {}
 
 
 def _imports(path: Path) -> list[str]:
