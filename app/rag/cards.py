@@ -70,9 +70,11 @@ _FIELD_WORDS = {
     # A real tracker's fields (issue 31): who reported it, when it was created, how it was resolved, its links.
     # The verbs of opening are in both: "who" asks for the reporter, "when" / "what day" for the date.
     "reporter": frozenset("""reported reporter reporto reportada reportado filed raised opened abrio abrieron
-                             levanto registro submitted logged created creo crearon""".split()),
+                             levanto registro submitted logged created creo crearon informador informadora alta raise
+                             file open log report create""".split()),
     "created": frozenset("""created creada creado creation creacion opened filed raised abierta abierto creo
-                            crearon abrio abrieron reported reporto levanto registro submitted logged""".split()),
+                            crearon abrio abrieron reported reporto levanto registro submitted logged alta raise
+                            file open log report create""".split()),
     "resolution": frozenset("""resolution resolucion resolved resuelta resuelto""".split()),
     "links": frozenset("""depend depends dependent depending dependency dependencies depende dependen dependencias
                           linked links link enlaces enlazada relacionadas related duplicates duplicate duplicada

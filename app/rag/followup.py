@@ -34,9 +34,14 @@ _ESTAR = re.compile(r"(?<![\w-])est[áé]n?(?![\w-])")
 # "¿ya está hecha?").
 _ASKING = ("say says said mean means happen happened happening going goes stand stands look looks dice dicen pasa paso "
            "va van anda andan done finished complete completed terminada terminado hecha hecho acabada acabado "
-           "completada lista listo")
+           "completada lista listo "
+           # the record's other fields ("cool, who reported it?")
+           "reported reporter opened filed raised created logged reporto abrio creo creada creado informador")
+# The courtesy around a question ("gracias, ¿y cuál es su fecha límite?"), which names no topic and asks nothing.
+_COURTESY = frozenset(terms.stem(w) for w in "thanks thank gracias cool okay great perfect perfecto vale genial nice "
+                                             "hello hola buenas".split())
 _FIELD_STEMS = frozenset(terms.stem(w) for words in terms.FIELD_HINTS.values() for w in words) | \
-    terms.TEMPLATE_STEMS | frozenset(terms.stem(w) for w in _ASKING.split())
+    terms.TEMPLATE_STEMS | frozenset(terms.stem(w) for w in _ASKING.split()) | _COURTESY
 
 CONDENSE_PROMPT = (
     "Rewrite the user's last question as one standalone search query for a team's task tracker "
@@ -68,7 +73,7 @@ _AND_FIELD = re.compile(r"\W*(?:and|y)\s+(?:the|its|el|la|su)\s+\w+\W*$")
 # Words that point at one thing already said ("when is it due?", "¿quién lo tiene asignado?", "¿y quién la
 # tiene?", "and its due date?"). A Spanish "lo"/"la"/"le" points only where a pronoun stands (first, or after
 # "quién", "qué", "y", ...): "¿qué hay en la wiki?" points at nothing.
-_ONE = re.compile(r"(?<![\w-])(?:it|its|it's|(?:this|that) (?:one|task|ticket|issue)|eso|ello|"
+_ONE = re.compile(r"(?<![\w-])(?:it|its|it's|(?:this|that) (?:one|task|ticket|issue)|(?:this|that)(?=\s+due\b|\W*$)|(?<!de )eso|ello|"
                   r"(?:esa|esta|ese|este) (?:tarea|ticket|incidencia))(?![\w-])"
                   r"|(?:^|[¿¡]|(?<![\w-])(?:quien|que|y|ya|cuando|como|alguien|nadie|mas))\s*(?:lo|la|le)\s+"
                   r"(?!que\b|mas\b)\w|^\W*(?:and|y)\s")
@@ -90,6 +95,9 @@ def asks_about_one(question: str) -> bool:
 def is_follow_up(question: str) -> bool:
     """A question that names nothing of its own: only the field it asks about ("when is it due?"), or
     one word beside a pronoun ("who reviewed it?"). A question that names a topic starts a new one."""
+    said = {terms.stem(t) for t in terms.key_terms(terms.fold(question))}
+    if said and not said - _COURTESY:
+        return False  # "thanks" asks nothing
     topic = own_topic(question)
     return not topic or (len(topic) == 1 and points_back(question))
 

@@ -127,7 +127,10 @@ _FIELD_ASKED = re.compile(r"(?<![\w-])(?:" + "|".join(
 _CARD_ASKED = re.compile(r"(?<![\w-])(?:show|tell me about|info|information|details|detail|what's|whats|what is|"
                          r"ensename|muestra\w*|hablame|dame|detalles|que es)(?![\w-])")
 # What a record waits on ("what does PAY-12 depend on?", "¿de qué depende?"): its holders, like "blocked by".
-_DEPENDS = re.compile(r"(?<![\w-])(?:depend(?:s|ing)? (?:on|upon)|dependenc(?:y|ies)|dependencias?|depende|dependen)"
+_DEPENDS = re.compile(r"(?<![\w-])(?:depend(?:s|ing)? (?:on|upon)|dependenc(?:y|ies)|dependencias?|depende|dependen|"
+                      # what a record waits on, in other words ("tickets it's waiting on", "linked issues for
+                      # X", "¿tiene tickets enlazados que lo frenen?")
+                      r"waiting (?:on|for)|waits (?:on|for)|linked|enlazad[oa]s?|vinculad[oa]s?|fren(?:a|an|e|en))"
                       r"(?![\w-])")
 # ... but "which tasks depend on PAY-12?" asks the other way: what waits on it (its card's links answer that).
 _DEPENDED_ON = re.compile(r"(?<![\w-])(?:what|which|anything|who|que|cuales?)\s+(?!does|do|did|de)(?:[\w-]+\s+){0,2}"
@@ -238,7 +241,8 @@ def _first(question: str, vocabulary: Vocabulary, intent: Intent | None, lang: s
     unresolved key of a known project, and a follow-up that edits the last query ("and Ana's?")."""
     asked_scope = scope_requests.recognise(question, vocabulary, intent)
     last = tracker.last_query if tracker is not None and not ids else None
-    follow_up = edits.with_unseen_value(last, reading) if last is not None and reading is not None else None
+    follow_up = edits.with_last_fields(last, reading, tracker.lexicon) if last is not None and reading is not None \
+        else None
     edits_last = follow_up is not None and edits.is_edit(follow_up)
     # "filtra por estado In Progress" narrows the last question; a scope request names a project
     if asked_scope is not None and not (edits_last and "project" not in follow_up.fields):

@@ -40,7 +40,7 @@ FIELD_HINTS = {
               "handling", "handles", "handle", "whose", "lleva", "llevando", "encarga"),
     "statu": ("status", "state", "estado", "progress", "progreso"),
     "prior": ("priority", "prioridad", "urgent", "urgente", "critical", "crítica", "critica"),
-    "due": ("due", "deadline", "when", "cuándo", "cuando", "fecha", "vence", "entrega", "plazo", "límite", "limite"),
+    "due": ("due", "date", "deadline", "when", "cuándo", "cuando", "fecha", "vence", "entrega", "plazo", "límite", "limite"),
     "block": ("blocked", "blocking", "blocker", "bloqueado", "bloqueada", "bloquea", "bloqueo"),
     "sprin": ("sprint", "iteración", "iteracion"),
     "point": ("points", "puntos", "estimate"),
@@ -52,13 +52,15 @@ TEMPLATE_STEMS = frozenset({"statu", "prior", "sprin", "proje", "assig", "story"
                             "due", "descr", "comme", "dates", "goal", "task", "tasks"})
 _HINT_OF = {word: stem for stem, words in FIELD_HINTS.items() for word in words}
 _SPANISH_MARKS = re.compile(r"[¿¡ñáéíóúü]", re.IGNORECASE)
+_NAMES = re.compile(r"(?<![\w¿¡])[A-ZÁÉÍÓÚÑÜ][\w'-]*")
 # The words a chat asks about its records with, which say the asker's language as stop words do: a title
 # or topic quoted in the data's language ("tareas de the nightly ETL") must not outvote them.
 _EN_ASKING = frozenset("task tasks document documents project projects status summary summarise summarize".split())
 _ES_ASKING = frozenset("""tarea tareas documento documentos proyecto proyectos estado resumen resume lleva pasa
 encarga dame cuentame hablame muestrame
 q tengo tienes toca tocan vence vencen vencida vencido vencidas vencidos atrasada atrasado atrasadas atrasados
-pendiente pendientes comentarios comento comentaron ultimo ultima quienes pasame""".split())
+pendiente pendientes comentarios comento comentaron ultimo ultima quienes pasame
+abierta abiertas abierto abiertos cerrada cerradas cerrado cerrados incidencia incidencias""".split())
 
 
 def fold(word: str) -> str:
@@ -96,11 +98,24 @@ def key_terms(text: str) -> list[str]:
     terms = []
     for word in words(text):
         low = word.lower()
-        if low in STOP or fold(low) in STOP or len(low) < 2 or stem(low) in seen:
+        if is_stop(low) or len(low) < 2 or stem(low) in seen:
             continue
         seen.add(stem(low))
         terms.append(word)
     return terms
+
+
+def is_stop(word: str) -> bool:
+    """A stop word, also contracted with "is" ("when's", "one's", "that’s" say only their stop word)."""
+    folded = fold(word)
+    return word in STOP or folded in STOP or uncontracted(folded) in STOP
+
+
+def uncontracted(word: str) -> str:
+    return _CONTRACTED.sub("", word)
+
+
+_CONTRACTED = re.compile(r"['\u2019]s$")
 
 
 def question_stems(question: str) -> set[str]:
@@ -124,7 +139,7 @@ def language(text: str) -> str:
 def is_spanish(text: str) -> bool:
     """Spanish when it has Spanish marks or more Spanish than English stop words or asking words (on a tie,
     the first of them decides; English when there are none)."""
-    if _SPANISH_MARKS.search(text):
+    if _SPANISH_MARKS.search(_NAMES.sub(" ", text)):  # "raised by María Castillo" is English: an accent of a name
         return True
     lowered = [w.lower() for w in words(text)]
     spanish = [w in ES_STOP and w not in EN_STOP or w in _ES_ASKING for w in lowered]

@@ -27,7 +27,7 @@ def read(question: str, last: TrackerQuery | None = None) -> TrackerQuery | None
     said = reader.read(question, LEXICON, ASKER, TODAY)
     assert said is not None
     if last is not None:
-        said = edits.with_unseen_value(last, said)
+        said = edits.with_last_fields(last, said, LEXICON)
         if edits.is_edit(said):
             return edits.edit(last, said, LEXICON).query
     return edits.compose(said, LEXICON).query if edits.confident(said) else None

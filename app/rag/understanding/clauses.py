@@ -65,8 +65,18 @@ def situation(text: str, unknown: list[str], original: str = "", topics: tuple[s
         return []
     strange = set(unknown)
     return [(start, end) for start, end, asks in parts
-            if not asks and strange & set(terms.words(text[start:end]))
+            if not asks and (strange & set(terms.words(text[start:end])) or _REASON.match(text[start:end]))
             and not _names_unknown(original[start:end] if len(original) == len(text) else "", strange | set(topics))]
+
+
+def gives_reason(text: str) -> bool:
+    """Whether a clause after the first says why the asker asks ("…, q la release es el viernes", "…, because the
+    release is on Friday"): its date or state is the asker's, not the question's."""
+    return any(not asks and _REASON.match(text[start:end]) for start, end, asks in clauses(text)[1:])
+
+
+# A clause that gives the reason for asking opens with its conjunction.
+_REASON = re.compile(r"\s*(?:because|since|cause|'cause|cos|coz|as|porque|pq|q|que|ya que|pues|dado que)\s")
 
 
 def _names_unknown(clause: str, unknown: set[str]) -> bool:

@@ -11,9 +11,11 @@ import re
 from dataclasses import dataclass
 
 from app.rag import terms
+from app.rag.understanding import glossary as g
 from app.rag.understanding.lexicon import Lexicon, SprintFact
 from app.rag.understanding.query import Predicate, TrackerQuery
 from app.rag.understanding.said import Said
+from app.rag.understanding.spans import phrase_pattern
 
 DEFAULT_LIMIT = 500  # a list reads its first rows in order; the total is always counted in the database
 # What a question may leave unsaid and still be read on its own: these fields alone do not make a question.
@@ -56,7 +58,18 @@ def is_edit(said: Said) -> bool:
 _SWAPPABLE = ("label", "component", "fix_version", "affects_version", "issue_type", "status_name", "priority_name")
 
 
-def with_unseen_value(last: TrackerQuery, said: Said) -> Said:
+def with_last_fields(last: TrackerQuery, said: Said, lexicon: Lexicon) -> Said:
+    """A follow-up read with the fields of the last question: "now task" after the open New Features is the type
+    Task (alone, "task" is every issue); "and i18n?" after one label is that label's new value (_unseen_value)."""
+    types = {terms.fold(str(v)): v for v in lexicon.values.get("issue_type", ())}
+    if said.edit and said.noun and not said.predicates and last.first("issue_type") is not None and "task" in types \
+            and re.search(r"(?<![\w-])tasks?(?![\w-])", terms.fold(said.original)):
+        return dataclasses.replace(said, predicates=[Predicate("issue_type", (types["task"],))],
+                                   fields=said.fields | {"issue_type"})
+    return _unseen_value(last, said)
+
+
+def _unseen_value(last: TrackerQuery, said: Said) -> Said:
     """"and i18n?" after a question on one label: the words the reader did not know are that field's new value
     (one no visible task holds: the answer says nothing matches, as it would for a value that exists nowhere)."""
     fields = {p.field for p in last.where if p.field in _SWAPPABLE}
@@ -116,7 +129,7 @@ def edit(last: TrackerQuery, said: Said, lexicon: Lexicon) -> Composed:
     if named_project and last.first("sprint") is not None:
         query = query.without("sprint")  # another project's sprint cannot stay
     for predicate in said.predicates:
-        query = query.with_predicate(predicate)
+        query = query.with_predicate(_as_last_version(predicate, last, said))
     if said.relative_sprint is not None:
         base = last.first("sprint")
         base_sprint = lexicon.sprint(base.values[0]) if base is not None and base.values else None
@@ -130,6 +143,21 @@ def edit(last: TrackerQuery, said: Said, lexicon: Lexicon) -> Composed:
                                              group_by=None, measure="count", ascending=False, record_field=None),
                          said, lexicon)
     return Composed(query)
+
+
+_VERSIONS = ("fix_version", "affects_version")
+
+
+def _as_last_version(predicate: Predicate, last: TrackerQuery, said: Said) -> Predicate:
+    """"same for 2.8.1" after the issues fixed in 2.9.0: a version said without its field word swaps the last
+    question's version, whichever field more tasks hold it in."""
+    if predicate.field not in _VERSIONS or last.first(predicate.field) is not None:
+        return predicate
+    other = _VERSIONS[1 - _VERSIONS.index(predicate.field)]
+    text = terms.fold(said.original)
+    if last.first(other) is None or any(re.search(phrase_pattern(w), text) for w in g.FIELD_WORDS[predicate.field]):
+        return predicate
+    return Predicate(other, predicate.values)
 
 
 # A ranking by status or priority is by the tracker's own names where the data holds them (Jira's "Open",

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from app.rag import terms
 from app.rag.refs import EntityRef
-from app.rag.understanding import edits, glossary as g, reader
+from app.rag.understanding import dates, edits, glossary as g
 from app.rag.understanding.lexicon import Lexicon, project_mentions, sprint_mentions
 from app.rag.understanding.spans import Spans
 
@@ -34,7 +34,7 @@ def sprint_asked(question: str, lexicon: Lexicon, scope_project: int | None) -> 
     if spans.says(_TASK_WORDS):
         return None
     named = sprint_mentions(spans.text, lexicon)
-    which = reader.relative_sprint_said(Spans(spans.text))
+    which = dates.relative_sprint_said(Spans(spans.text))
     asks_which = spans.says(WHICH_SPRINT)
     if not (spans.says(SPRINT_FACTS) and (named or which)) and not asks_which:
         return None

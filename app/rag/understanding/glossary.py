@@ -57,7 +57,7 @@ REPORTER_WORDS = ("reporter", "reporters", "reportero", "reportador", "who repor
 COUNT = ("how many", "number of", "count of", "count", "cuantas", "cuantos", "numero de", "cantidad de", "total of",
          "cuanto trabajo", "cuanta faena", "how much work",
          "how much", "total", "the total", "el total", "in total", "en total", "number", "numero", "the number",
-         "el numero")
+         "el numero", "# of", "#of", "no. of", "num of", "nr of", "nº de", "n° de", "qty of")
 POINTS = ("story points", "story point", "points", "puntos de historia", "puntos")
 MOST = ("the most", "most", "mas", "leads in", "leads", "leading", "comes first", "is first", "who's first",
         "whos first", "va primero", "lidera", "encabeza", "the highest number", "mayor numero", "mayor cantidad", "la mayoria", "biggest",
@@ -124,13 +124,26 @@ ORDER_WORDS = {
     ("updated", True): ("last updated", "recently updated", "most recently updated", "actualizada mas recientemente",
                         "actualizado mas recientemente", "ultima actualizada", "ultimo actualizado"),
 }
+# Work to take up first, said with a verb of one's own ("what should I pick up first?", "¿qué debería coger
+# primero?", "the one ticket I must fix"): the most important (a date's verb with "first" is read before this).
+PRIORITY_FIRST = re.compile(r"(?<![\w-])(?:(?:should|must|shall|do|need to|have to|ought to|debo|deberia|tengo que|"
+                            r"tendria que)\s+(?:i\s+)?(?:[\w'-]+\s+){1,3}(?:first|primero)"
+                            r"|(?:the|la|el) (?:one|unica?o?) (?:ticket|issue|task|thing|tarea|incidencia|cosa)"
+                            r"|(?:fix|do|work on|tackle|handle|finish|hacer|arreglar|terminar)\s+(?:only\s+|just\s+)?"
+                            r"(?:one|una?) (?:thing|ticket|issue|task|cosa|tarea))"
+                            r"(?![\w-])")
+# A day said of when the asker works, not of a due date ("the one ticket I need to work on today", "if I can only
+# fix one thing this week"): it filters nothing.
+WORK_TIME = re.compile(r"(?<![\w-])(?:work(?:ing)? on|focus(?:ing)? on|tackle|pick up|look at|trabajar en|ponerme con|"
+                       r"atacar|dedicarme a|one thing|one ticket|one issue|una cosa|un ticket)\s+(?:[\w'-]+\s+){0,2}?"
+                       r"(?P<when>today|this week|tomorrow|hoy|esta semana|manana)(?![\w-])")
 # An order said as a date's verb and a superlative in any of their forms ("¿cuál se creó más recientemente?",
 # "which one was updated last?", "the first one opened"): the verb names the date, the superlative the direction.
 ORDER_VERBS = {
     "created": re.compile(r"(?<![\w-])(?:created|opened|filed|raised|reported|logged|cre(?:o|aron|ada|ado|adas|ados)|"
                           r"abri(?:o|eron)|abiert[oa]s?|report(?:o|aron|ad[oa]s?))(?![\w-])"),
     "due": re.compile(r"(?<![\w-])(?:due|deadline|deadlines|due date|fecha limite|fecha de entrega|vencimiento|vence|"
-                      r"vencen|entrega)(?![\w-])"),
+                      r"vencen|entrega|entregar(?:se|la|lo)?|entregu(?:e|en))(?![\w-])"),
     "updated": re.compile(r"(?<![\w-])(?:updated|changed|touched|modified|actualiz\w*|modific\w*|cambi\w*|toc(?:o|aron|ad[oa]s?))"
                           r"(?![\w-])"),
     "resolved": re.compile(r"(?<![\w-])(?:resolved|closed|fixed|finished|completed|solved|resolv\w*|resuel\w*|cerr\w*|"
@@ -253,7 +266,8 @@ EDIT_OPENERS = ("and", "y", "what about", "how about", "and what about", "and fo
                 "que tal", "y que hay de", "y sobre", "only", "just", "solo", "solamente", "nada mas", "unicamente",
                 "but", "pero", "ok and", "ok y", "vale y", "then", "entonces", "nomas", "no mas", "filtra por",
                 "filter by", "filter to", "filtrar por", "filtralas por", "filtralos por", "narrow to", "narrow it to",
-                "filtra", "filter", "filtrar")
+                "filtra", "filter", "filtrar", "switch to", "change to", "instead", "cambia a", "cambialo a",
+                "cambialas a", "cambialos a", "en vez de eso", "mejor")
 # A follow-up said as a correction of the last question ("no, I meant Pavel", "sorry, only the major ones",
 # "perdón, en Harbor Storage", "no wait, I meant Tally Metrics"): an edit, its "no" no negation.
 CORRECTION = re.compile(r"^(?:(?:(?:no|nope|nah)(?:\s*[,.!:-]+|\s+(?=wait|sorry|i mean|perdon|espera|quise|me referia))|(?:sorry|perdon|perdona|oops|ups|wait|espera|actually|"
@@ -273,6 +287,9 @@ PLEASANTRIES = ("hello", "hi", "hey", "hiya", "good morning", "good afternoon", 
 CURRENTLY = ("right now", "currently", "at the moment", "at present", "as of now", "atm", "ahora mismo", "actualmente",
              "en este momento", "ahorita")
 # A greeting stretched as people type it ("holaa", "heyyy", "hiii", "buenass").
+# A bug and a task said together ("open bugs/tasks", "bugs and tasks", "bug o tarea") are every issue, not the type.
+EVERY_KIND = re.compile(r"(?<![\w-])(?:bugs?|defects?|errores|error)\s*(?:/|&|\+|\band\b|\bor\b|\by\b|\bo\b)\s*"
+                        r"(?:tasks?|issues?|tickets?|tareas?|incidencias?)(?![\w-])")
 STRETCHED_GREETING = re.compile(r"^\W*(?:hol+a+|he+y+|hi+|buena+s+|ho+la+s+|hello+|yo+)\b[\s,!.]*")
 # Not finished, said with a negation a few words before a word of finishing ("haven't been closed yet", "aún no se
 # han cerrado", "not yet resolved"): open work.
@@ -341,7 +358,9 @@ OPEN_WORK = ("remains", "remain", "still remains", "is left", "are left", "queda
 WITH_MOST = ("with the most", "with most", "w/ most", "w/ the most", "w most", "with the highest number",
              "with the largest number", "with the biggest number", "has the highest number", "con el mayor numero",
              "con mayor numero", "con la mayor cantidad", "con mayor cantidad", "with the fewest", "with fewest", "with the least", "has the most",
-             "has most", "has the fewest", "con mas", "con menos", "tiene mas", "tiene menos", "que mas", "que menos")
+             "has most", "has the fewest", "con mas", "con menos", "tiene mas", "tiene menos", "que mas", "que menos",
+             "with the biggest", "with the largest", "with the worst", "has the biggest", "has the largest",
+             "con el mayor", "con la mayor", "tiene el mayor", "tiene la mayor")
 WHERE = ("where", "donde", "en donde", "en que parte")
 # The field ranked, said as the set the winner comes from ("out of all projects, which one has the most …?").
 AMONG = ("out of all", "of all the", "of all", "among", "among all", "among the", "across all", "de todos los",
@@ -349,7 +368,8 @@ AMONG = ("out of all", "of all the", "of all", "among", "among all", "among the"
 # A version said as where the work was done ("fixed in 2.0", "corregidas en la 2.0"): its finished work.
 FIXED_IN = ("fixed in", "resolved in", "shipped in", "released in", "delivered in", "landed in", "went into",
             "corregidas en", "corregidos en", "arregladas en", "arreglados en", "resueltas en", "resueltos en",
-            "entregadas en", "publicadas en", "fixed for", "done in")
+            "entregadas en", "publicadas en", "fixed for", "done in", "went out in", "went out with", "came out in",
+            "made it into", "salio en", "salieron en", "se publico en", "se publicaron en")
 # A version's work said DONE by a verb of fixing ("which issues were fixed in 2.0?", "what got fixed in 1.8?",
 # "se arreglaron en la versión 1.8.0", "¿qué se corrigió en la 3.1.1?", "corrigieron en la 2.0"): its finished
 # work, as FIXED_IN's bare participles ("the tasks fixed in 1.0"); the field's name ("fix version 1.2") names only
@@ -358,7 +378,7 @@ FIXED_VERB = re.compile(
     r"(?<![\w-])(?:(?:got|were|was|been|get|gets|did \w+)\s+(?:fix|fixed|resolved|solved|shipped|released|delivered|"
     r"closed|resolve|solve|ship|release|close)"
     r"|se\s+(?:arregl|correg|corrig|solucion|resolv|resuel|cerr|entreg)\w*"
-    r"|(?:arregl|correg|corrig|solucion|resolv|cerr|entreg)\w*(?:aron|ieron)"
+    r"|(?:arregl|correg|corrig|solucion|resolv|cerr|entreg)\w*(?:aron|ieron)|sali(?:o|eron)|went out|came out"
     r"|(?:fueron|fue|han sido|ha sido)\s+(?:arreglad|corregid|solucionad|resuelt|cerrad|entregad)[oa]s?"
     # the participle before or after its noun, and the noun of fixing ("fixed issues in", "tickets solved in",
     # "fixes in 2.1.0")

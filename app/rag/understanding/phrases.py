@@ -67,7 +67,8 @@ _WORK_VERBS = (r"have|has|had|got|gotten|own|owe|hold|holding|work|working|worke
                r"start|ship|deliver|carry|carrying|assigned|on|behind|late|responsible|missed|miss|forgot|left|due|"
                r"overdue|blocked|stuck")
 _AUX = (r"should|must|need|needs|to|have|will|ll|can|could|am|m|still|also|really|just|already|ever|even|going|"
-        r"supposed|got|be|been|currently|actually|not")
+        r"supposed|got|be|been|currently|actually|not|absolutely|definitely|urgently|probably|seriously|honestly|"
+        r"only|truly|totally")
 _ES_HOLD = (r"tengo|llevo|ando|debo|deberia|hago|termino|empiezo|arranco|ataco|me pongo|me toca|me tocan|"
             r"me queda|me quedan|"
             r"(?:estoy|voy|necesito|puedo|yo)\s+(?:[\w]+\s+)?(?:trabajando|haciendo|con|atrasad[oa]s?|retrasad[oa]s?|"

@@ -13,13 +13,13 @@ import datetime as dt
 import re
 
 from app.rag import refs, task_questions as tq, terms
-from app.rag.understanding import clauses, glossary as g, values, windows
+from app.rag.understanding import clauses, dates, glossary as g, values
 from app.rag.understanding.lexicon import Lexicon, PersonFact, person_mentions
 from app.rag.understanding.query import Predicate
 from app.rag.understanding.said import KNOWN, Said
 from app.rag.understanding.spans import Spans, blanked
 
-__all__ = ["Said", "read", "relative_sprint_said"]
+__all__ = ["Said", "read"]
 
 
 def read(question: str, lexicon: Lexicon, asker_id: int, today: dt.date) -> Said | None:
@@ -27,7 +27,7 @@ def read(question: str, lexicon: Lexicon, asker_id: int, today: dt.date) -> Said
     mine" (no predicate expresses it). Words it does not understand in a clause that only tells the asker's
     situation (app/rag/understanding/clauses.py) are read again as that: its values count, nothing else."""
     said = _read(question, lexicon, asker_id, today, ())
-    if said is None or not said.unknown:
+    if said is None or not said.unknown and not clauses.gives_reason(terms.fold(question)):
         return said
     topics = tuple(str(p.values[0]) for p in said.predicates if p.field == "text")
     situation = clauses.situation(terms.fold(question), said.unknown, question, topics)
@@ -48,13 +48,16 @@ def _read(question: str, lexicon: Lexicon, asker_id: int, today: dt.date,
     _edit_markers(spans, said)
     points = bool(spans.find(g.POINTS))  # "story points" before the issue type Story
     spans.find(g.WHO_ELSE)  # "¿quién más ha comentado?" is "who else", no ranking
-    _dates(spans, said, today)  # "created last month" is a window before "created last" is an order
+    dates.read_dates(spans, said, today)  # "created last month" is a window before "created last" is an order
     _orders(spans, said)  # "highest priority" orders before "highest" is read as a priority
+    if spans.find_pattern(g.EVERY_KIND):
+        said.noun = said.asks_tasks = True
     values.read_values(spans, said, lexicon)
     _people(spans, said, lexicon, asker_id, blanked(spans.text, situation))  # the question without its situation
     _returns(spans, said, points)
+    values.task_said_as_type(spans, said, lexicon)
     _flags(spans, said, today)
-    _relative_sprint(spans, said)
+    dates.read_relative_sprint(spans, said)
     _nouns(spans, said)
     said.unknown = spans.unknown(KNOWN, tq.NEGATIONS | {"isn't", "aren't", "isnt", "arent", "doesn't", "don't"})
     said.named_unknown = _named_unknown(said, spans)
@@ -149,14 +152,14 @@ def _topics(said: Said) -> None:
 
 
 # One thing already said: "it", "that one", "¿quién lo tiene?", "¿para cuándo hay que tenerla?".
-_IT = re.compile(r"(?<![\w-])(?:it|its|it's|(?:this|that) (?:one|task|ticket|issue)|eso|ello|"
+_IT = re.compile(r"(?<![\w-])(?:it|its|it's|(?:this|that) (?:one|task|ticket|issue)|(?<!de )eso|ello|"
                  r"(?:esa|esta|ese|este) (?:tarea|ticket|incidencia))(?![\w-])"
                  r"|(?:^|[¿¡]|(?<![\w-])(?:quien|que|y|ya|cuando|como|alguien|nadie|mas))\s*(?:lo|la|le)\s+"
                  r"(?!que\b|mas\b|mism)\w|(?<![\w-])\w{2,}(?:ar|er|ir)(?:lo|la)(?![\w-])")
 
 
 def _edit_markers(spans: Spans, said: Said) -> None:
-    body = _after_greetings(spans).strip(" ¿?¡!.,")  # "thanks! same for Pavel": the opener after the thanks
+    body = spans.after_greetings().strip(" ¿?¡!.,")  # "thanks! same for Pavel": the opener after the thanks
     if spans.find(g.LIST_AGAIN) or spans.find_pattern(g.LIST_AGAIN_WORD):
         said.list_again = said.edit = True
     if spans.find(g.THOSE):
@@ -185,12 +188,6 @@ def _opener(body: str) -> str | None:
 
 
 _OPENERS = sorted(g.EDIT_OPENERS, key=len, reverse=True)  # the longest first: "and what about" before "and"
-
-
-def _after_greetings(spans: Spans) -> str:
-    """The text from its first word that no greeting or thanks took."""
-    free = spans.free_words()
-    return spans.text[free[0].start():] if free else ""
 
 
 def _people(spans: Spans, said: Said, lexicon: Lexicon, asker_id: int, asked: str) -> None:
@@ -244,6 +241,8 @@ def _orders(spans: Spans, said: Said) -> None:
     for (order, descending), phrases in g.ORDER_WORDS.items():
         if said.order is None and spans.find(phrases):
             said.order, said.limit, said.asks_tasks = (order, descending), 1, True
+    if said.order is None and spans.find_pattern(g.PRIORITY_FIRST):
+        said.order, said.limit, said.asks_tasks = ("priority", True), 1, True
     # "highest priority and soonest deadline": priority first, the due date breaks its ties (the engines' order)
     if said.order == ("due", False) and spans.find(g.ORDER_WORDS[("priority", True)]):
         said.order = ("priority", True)
@@ -290,7 +289,7 @@ def _group_field(spans: Spans, said: Said, per: bool) -> tuple[str, bool] | None
             if spans.before(span, g.GROUP_MARKERS, gap=2):
                 return name, True
             if not per and (spans.before(span, ("which", "what", "que", "cual", "cuales", "in which", "en que",
-                                                *g.MOST, *g.FEWEST), 2)
+                                                *g.MOST, *g.FEWEST), 2) or _which_before(spans, span)
                             or spans.after(span, g.WITH_MOST, 8) or spans.before(span, g.AMONG, 1)):
                 return name, False
             spans.taken.remove(span)  # a field word that groups nothing is read again as a field word
@@ -312,6 +311,18 @@ def _group_field(spans: Spans, said: Said, per: bool) -> tuple[str, bool] | None
             return "reporter", False
         return "assignee", False
     return None
+
+
+_WHICH = re.compile(r"(?<![\w-])(?:which|what|que|cual|cuales)(?![\w-])")
+
+
+def _which_before(spans: Spans, span: tuple[int, int]) -> bool:
+    """"which Data Warehouse Migration component …": "which" before the field word, a value between them."""
+    asked = [m for m in _WHICH.finditer(spans.text[:span[0]])]
+    if not asked:
+        return False
+    between = [m for m in spans.free_words() if asked[-1].end() <= m.start() and m.end() <= span[0]]
+    return len(between) <= 1
 
 
 def _flags(spans: Spans, said: Said, today: dt.date) -> None:
@@ -378,62 +389,6 @@ def _state_flags(spans: Spans, said: Said, today: dt.date) -> None:
     if flags & said.fields or (said.people or said.mine) and "priority" in said.fields or \
             any(p.field == "assignee" and p.values == (None,) for p in said.predicates):
         said.asks_tasks = True
-
-
-def _dates(spans: Spans, said: Said, today: dt.date) -> None:
-    """Due windows (this week, before Friday), and created / resolved / updated windows (last month)."""
-    found: dict[str, object] = {}
-    tq.take_weekday(spans.text, spans.taken, found)
-    for phrase, _ in spans.find(tq.DUE_PHRASES):
-        found.setdefault("due", tq.DUE_PHRASES[phrase])
-    window_said = spans.find(g.WINDOWS)
-    target = next((name for name, words in g.WINDOW_FIELD_WORDS.items() if spans.find(words)), None) \
-        if window_said else None
-    if window_said and target is None:  # the date's verb in another of its forms ("¿cuántos cerramos este año?")
-        target = next((name for name, verb in g.ORDER_VERBS.items() if spans.find_pattern(verb)), None)
-    if window_said and (target is not None or "due" not in found and not spans.says(("due", "vence", "vencen"))):
-        start, end = windows.window(g.WINDOWS[window_said[0][0]], today)
-        said.add(Predicate(target or "created", window=(start, end)))  # type: ignore[arg-type]
-        said.asks_tasks = True
-    elif "due" in found:
-        (start, end), _ = tq.due_range(found["due"], today, said.lang)
-        said.add(Predicate("due", window=(start, end)))
-    elif window_said:
-        start, end = windows.window(g.WINDOWS[window_said[0][0]], today)
-        said.add(Predicate("due", window=(start, end)))
-
-
-def _relative_sprint(spans: Spans, said: Said) -> None:
-    which = relative_sprint_said(spans) or _bare_relative(spans, said)
-    if which is not None:
-        said.relative_sprint = which
-        said.fields.add("sprint")
-        said.asks_tasks = True
-
-
-def _bare_relative(spans: Spans, said: Said) -> str | None:
-    """"y el anterior?": a relative sprint said without the word, in a follow-up of a few words."""
-    free = {m.group() for m in spans.free_words()}
-    if not (said.edit or said.fragment) or len(terms.words(_after_greetings(spans))) > 5 \
-            or free & set(g.ASKING_WORDS):
-        return None
-    return next((which for which, said_as in g.BARE_RELATIVE_SPRINTS.items() if spans.find_pattern(said_as)), None)
-
-
-def relative_sprint_said(spans: Spans) -> str | None:
-    """current / previous / next, said before "sprint" (a project's words may stand between: "the current mobile
-    sprint") or after it in Spanish ("el sprint actual"); the span is taken."""
-    for which, phrases in g.RELATIVE_SPRINTS.items():
-        if spans.find(phrases):
-            return which
-    for which, (before, after) in g.RELATIVE_SPRINT_WORDS.items():
-        pattern = rf"(?<![\w-])(?:(?:{before})\s+(?:[\w-]+\s+){{0,2}}(?:sprint|iteration)|(?:sprint|iteracion)\s+" \
-                  rf"(?:(?:de\s+[\w-]+|that came|that was|que hubo|just)\s+)?(?:{after}))(?![\w-])"
-        for match in re.finditer(pattern, spans.text):
-            for word in re.finditer(r"[\w-]+", match.group()):  # each word, where an earlier step took another
-                spans.take((match.start() + word.start(), match.start() + word.end()))
-            return which
-    return None
 
 
 def _nouns(spans: Spans, said: Said) -> None:

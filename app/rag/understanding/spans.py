@@ -62,7 +62,12 @@ class Spans:
         """The words outside every taken span that carry meaning (not stop words, not ``known``; ``always``: a
         negation, whose dropping would answer the opposite)."""
         return [w for w in terms.words(blanked(self.text, self.taken))
-                if w in always or not (w in terms.STOP or w in known or len(w) < 2 and not w.isdigit())]
+                if w in always or not (terms.is_stop(w) or w in known or terms.uncontracted(w) in known or len(w) < 2 and not w.isdigit())]
+
+    def after_greetings(self) -> str:
+        """The text from its first word that no greeting or thanks took."""
+        free = self.free_words()
+        return self.text[free[0].start():] if free else ""
 
     def free_words(self) -> list[re.Match[str]]:
         """Each word no step has taken, in text order."""

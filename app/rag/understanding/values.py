@@ -33,8 +33,8 @@ def read_values(spans: Spans, said: Said, lexicon: Lexicon) -> None:
         if mentions[0].field in ("project", "sprint"):
             loose = _by_one_word(mentions[0], lexicon)
             if loose and any(  # "with the label platform": a label, seen or not
-                    spans.before(span, g.FIELD_WORDS[name], gap=1) or spans.after(span, g.FIELD_WORDS[name])
-                    for name in _UNSEEN_FIELDS):
+                    spans.before(span, g.FIELD_WORDS[name], gap=1) or spans.after(span, g.FIELD_WORDS[name], gap=2)
+                    for name in _UNSEEN_FIELDS):  # "the Data model component": not the project Data Warehouse
                 continue
             if spans.take(span):
                 add_value(said, mentions[0].field, mentions[0].value)
@@ -44,7 +44,7 @@ def read_values(spans: Spans, said: Said, lexicon: Lexicon) -> None:
         chosen = _field_of(spans, span, mentions, lexicon, said.original)
         if chosen is not None and spans.free(span) and _worth_taking(spans, chosen, said.original):
             spans.take(span)
-            name = _version_field(spans, span, chosen.field)
+            name = _version_field(spans, span, chosen.field, _held_as(lexicon, chosen.value))
             add_value(said, name, chosen.value)
             if name == "fix_version" and (_fixed_verb(spans, span) or spans.before(span, g.FIXED_IN, gap=2)
                                          and bool(spans.find(g.FIXED_IN))):
@@ -81,6 +81,9 @@ def _field_of(spans: Spans, span: tuple[int, int], mentions: list[Mention], lexi
     fixed = next((m for m in mentions if m.field == "fix_version"), None)
     if fixed is not None and (spans.before(span, g.FIXED_IN, gap=2) or _fixed_verb(spans, span, take=False)):
         return fixed  # "se arreglaron en la 1.4.0": where the work was fixed, however many bugs it affects
+    area = next((m for m in mentions if m.field == "component"), None)
+    if area is not None and spans.before(span, ("in", "en", "under", "within", "dentro de"), gap=1):
+        return area  # "open issues in docs": an area holds issues; a label is carried ("tagged docs")
     as_written = [m for m in mentions if _as_stored(m, original)]  # "and Bug?": the type Bug, not the label bug
     if len(as_written) == 1:
         return as_written[0]
@@ -105,21 +108,34 @@ def _as_stored(mention: Mention, original: str) -> bool:
     return value != value.lower() and re.search(rf"(?<![\w-]){re.escape(value)}(?![\w-])", original) is not None
 
 
-def _version_field(spans: Spans, span: tuple[int, int], name: str) -> str:
+def _held_as(lexicon: Lexicon, value: object) -> set[str]:
+    return {name for name in ("fix_version", "affects_version") if value in lexicon.values.get(name, ())}
+
+
+def _version_field(spans: Spans, span: tuple[int, int], name: str, held_as: set[str]) -> str:
     """A version said with "affects"/"found in" is an affected version, whatever field it was found in; one said
-    with no field word at all, of bugs ("known bugs in 2.9.0", "errores de la 3.0"), is where they were found."""
+    with no field word at all, of bugs ("known bugs in 2.9.0", "errores de la 3.0"), is where they were found.
+    "Against" alone says nothing of the field: "open against Wave 3" is a fix version where the data has no other."""
     if name in ("fix_version", "affects_version"):
         if spans.before(span, g.RELEASE_WORDS, gap=1):  # "open against release 3.1.1" (not "affect version 1.7")
             return "fix_version"
-        if spans.before(span, g.FIELD_WORDS["affects_version"], gap=4) or spans.after(
-                span, g.FIELD_WORDS["affects_version"], gap=4):
+        strong = [w for w in g.FIELD_WORDS["affects_version"] if w not in _AGAINST] if held_as == {"fix_version"} \
+            else g.FIELD_WORDS["affects_version"]
+        if spans.before(span, strong, gap=4) or spans.after(span, strong, gap=4):
             return "affects_version"
-        if spans.before(span, g.FIELD_WORDS["fix_version"], gap=3) or spans.after(span, g.FIELD_WORDS["fix_version"]):
+        found_in = spans.says(g.BUG_WORDS) and not spans.says(g.FIXED_IN) and not g.FIXED_VERB.search(spans.text) \
+            and not spans.before(span, ("for", "para", "para la", "para el", "for version", "para la version"), gap=1)
+        fix_words = [w for w in g.FIELD_WORDS["fix_version"] if w not in _BARE_VERSION]  # "bugs in version 2.8.0"
+        if spans.before(span, fix_words if found_in else g.FIELD_WORDS["fix_version"], gap=3) \
+                or spans.after(span, fix_words if found_in else g.FIELD_WORDS["fix_version"]):
             return "fix_version"
-        if spans.says(g.BUG_WORDS) and not spans.says(g.FIXED_IN) and not g.FIXED_VERB.search(spans.text) \
-                and not spans.before(span, ("for", "para", "para la", "para el"), gap=1):
+        if found_in:
             return "affects_version"
     return name
+
+
+_BARE_VERSION = ("version", "versions", "versiones")
+_AGAINST = ("against", "contra", "contra la")
 
 
 def add_value(said: Said, name: str, value: object) -> None:
@@ -135,6 +151,9 @@ def _field_words(spans: Spans, said: Said, lexicon: Lexicon) -> None:
         for phrase, span in spans.find({k: v for k, v in synonyms.items() if v in stored}):
             add_value(said, name, stored[synonyms[phrase]])
             said.asks_tasks = True
+        if name == "issue_type" and said.lang == "es" and "task" in stored and spans.find(("task", "tasks")):
+            add_value(said, name, stored["task"])  # Spanish says "tarea": "mis task abiertos" is the type's name
+            said.asks_tasks = True
     stored = {terms.fold(v): v for v in lexicon.values.get("priority_name", ())}
     for phrase, _ in spans.find({k: v for k, v in g.PRIORITY_TWINS.items() if v in stored}):
         add_value(said, "priority_name", stored[g.PRIORITY_TWINS[phrase]])  # "menores": the tracker's Minor
@@ -149,6 +168,26 @@ _VERSION = re.compile(r"(?<![\w.-])v?\d+(?:\.\d+)+(?![\w-]|\.\w)")
 
 # A title quoted whole ('the status of "Refactor the Android build module"') is a record's name, not values.
 QUOTED = re.compile(r"[\"“”«»]([^\"“”«»]{3,})[\"“”«»]")
+
+
+_DETERMINERS = frozenset("a an the this that each every one any which what my your his her their our per no whose "
+                         "another".split())
+
+
+def task_said_as_type(spans: Spans, said: Said, lexicon: Lexicon) -> None:
+    """"open minor task count", "# of minor task still open": "task" in the singular where a figure counts many is
+    the tracker's type Task (the plural "tasks" stays every issue; "each task" is one of them)."""
+    stored = {terms.fold(v): v for v in lexicon.values.get("issue_type", ())}
+    if said.lang != "en" or said.returns not in ("count", "points", "group") or "task" not in stored \
+            or "issue_type" in said.fields:
+        return
+    for task in re.finditer(r"(?<![\w-])task(?![\w-])", spans.text):
+        before = terms.words(spans.text[:task.start()])
+        if spans.free(task.span()) and not (before and before[-1] in _DETERMINERS):
+            spans.take(task.span())
+            add_value(said, "issue_type", stored["task"])
+            said.asks_tasks = True
+            return
 
 
 def unseen_values(spans: Spans, said: Said) -> None:

@@ -1,0 +1,151 @@
+"""Everyday wordings of the sixth and seventh development sets (issue 31), each a rule of reading: the tracker's type
+"task" said in Spanish, a bug and a task said together, an area said with "in", a version said in a follow-up, bugs
+"in version X", contractions, verbs of delivering and of taking work up first, "with the biggest", "switch to".
+Pure: the reader on a test lexicon."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.rag import followup, terms
+from app.rag.understanding import edits, lexicon, reader
+from app.rag.understanding.query import Predicate, TrackerQuery
+
+from tests.unit.test_tracker_reader_words import ASKER, LEXICON, TODAY, read, where
+
+OPEN_BUGS = TrackerQuery(where=(Predicate("issue_type", ("Bug",)), Predicate("assignee", (ASKER,)),
+                                Predicate("open", (True,))))
+
+
+@pytest.mark.parametrize("question, expected", [
+    # Spanish says "tarea": the English word is the tracker's type
+    ("mis task abiertos", {"issue_type": ("Task",), "assignee": (ASKER,), "open": (True,)}),
+    ("task abiertos en planner", {"issue_type": ("Task",), "component": ("planner",), "open": (True,)}),
+    # ... while in English "tasks" is every issue
+    ("my open tasks", {"assignee": (ASKER,), "open": (True,)}),
+    # a bug and a task said together are every issue
+    ("open bugs/tasks targeted at the 2.0.0 release pls", {"fix_version": ("2.0.0",), "open": (True,)}),
+    ("planner open bugs and tasks", {"component": ("planner",), "open": (True,)}),
+    # bugs in a version said bare are where they were found; "for" or the field's own name is the fix version
+    ("bugs conocidos de la versión 2.0.0", {"affects_version": ("2.0.0",), "issue_type": ("Bug",)}),
+    ("known bugs in version 2.0.0", {"affects_version": ("2.0.0",), "issue_type": ("Bug",)}),
+    ("open bugs in fix version 2.0.0", {"fix_version": ("2.0.0",), "issue_type": ("Bug",), "open": (True,)}),
+    # what shipped in a release is its finished work
+    ("hola, qué salió en la release 3.1.1", {"fix_version": ("3.1.1",), "open": (False,)}),
+    ("what went out in 3.1.1?", {"fix_version": ("3.1.1",), "open": (False,)}),
+])
+def test_values_said_the_everyday_way(question, expected):
+    assert where(read(question)) == expected
+
+
+def test_a_value_that_is_both_a_label_and_an_area_is_the_area_said_with_in():
+    both = lexicon.build({"component": ["docs"], "label": ["docs"]},
+                         counts={("label", "docs"): 18, ("component", "docs"): 11})  # more tasks carry the label
+    said = reader.read("open issues in docs", both, ASKER, TODAY)
+    tagged = reader.read("open docs issues", both, ASKER, TODAY)
+    assert said is not None and tagged is not None
+    assert [p.field for p in said.predicates if p.field in ("component", "label")] == ["component"]
+    assert [p.field for p in tagged.predicates if p.field in ("component", "label")] == ["label"]
+
+
+@pytest.mark.parametrize("question, order", [
+    ("when's the earliest due?", ("due", False)), ("which one's due soonest", ("due", False)),
+    ("¿cuál hay que entregar primero?", ("due", False)), ("cual tiene la fecha limite mas cercana", ("due", False)),
+    ("what should I pick up first?", ("priority", True)), ("¿qué debería coger primero?", ("priority", True)),
+    ("which ticket was created first?", ("created", False)),
+])
+def test_orders_said_with_a_verb_and_first(question, order):
+    said = reader.read(question, LEXICON, ASKER, TODAY)
+    assert said is not None and not said.unknown
+    assert (said.order, said.limit) == (order, 1)
+
+
+def test_a_ranking_said_as_the_value_with_the_biggest():
+    said = reader.read("HRB component with the biggest open backlog?", LEXICON, ASKER, TODAY)
+    assert said is not None and (said.returns, said.group_by) == ("group", "component")
+
+
+@pytest.mark.parametrize("follow_up, expected", [
+    ("same for 3.1.1", {"fix_version": ("3.1.1",), "open": (False,)}),  # 2.0.0 is also an affected version
+    ("lo mismo para 2.0.0", {"fix_version": ("2.0.0",), "open": (False,)}),
+])
+def test_a_version_said_in_a_follow_up_swaps_the_last_questions_version(follow_up, expected):
+    last = read("issues fixed in 3.1.1") if "2.0.0" in follow_up else TrackerQuery(
+        where=(Predicate("fix_version", ("2.0.0",)), Predicate("open", (False,))))
+    assert where(read(follow_up, last)) == expected
+
+
+@pytest.mark.parametrize("follow_up, kind", [("now task", "Task"), ("the same but tasks", "Task"),
+                                             ("switch to story", "Story"), ("cambia a improvement", "Improvement")])
+def test_a_follow_up_names_the_type_it_switches_to(follow_up, kind):
+    assert where(read(follow_up, OPEN_BUGS))["issue_type"] == (kind,)
+
+
+@pytest.mark.parametrize("question", ["due date?", "gracias, ¿y cuál es su fecha límite?", "cool, who reported it?",
+                                      "when's that due?"])
+def test_a_field_of_the_last_record_asked_with_courtesy_names_no_topic(question):
+    assert followup.is_follow_up(question)
+
+
+def test_a_contraction_with_is_says_only_its_stop_word():
+    assert terms.is_stop("when's") and terms.is_stop("that’s") and not terms.is_stop("ana's")
+    assert followup.asks_about_one("when's that due?")
+
+
+@pytest.mark.parametrize("question", ["whats the one ticket i absolutely need to work on today",
+                                      "if I can only fix one thing this week, which of my tickets should it be?"])
+def test_the_one_thing_to_work_on_is_the_most_important_whatever_day_it_is_worked_on(question):
+    said = reader.read(question, LEXICON, ASKER, TODAY)
+    assert said is not None and not said.unknown
+    assert (said.order, said.limit) == (("priority", True), 1)
+    assert {p.field for p in said.predicates} == {"assignee", "open"}  # no due window: the day is the asker's
+
+
+def test_a_day_said_of_a_deadline_is_still_a_due_window():
+    assert "due" in where(read("what do I need to finish this week?"))
+
+
+def test_of_that_points_at_the_last_list_not_at_one_record():
+    said = reader.read("y de eso lo que está en In Progress", LEXICON, ASKER, TODAY)
+    assert said is not None and not said.it and said.edit
+    assert edits.is_edit(said)
+
+
+def test_a_word_of_a_projects_name_before_a_field_word_is_another_value():
+    said = reader.read("open tickets in the Harbor model component", LEXICON, ASKER, TODAY)
+    assert said is not None and "project" not in said.fields and "component" in said.fields
+
+
+@pytest.mark.parametrize("question, expected", [
+    # "task" in the singular where a figure counts many is the type; the plural stays every issue
+    ("open major task count", {"priority_name": ("Major",), "issue_type": ("Task",), "open": (True,)}),
+    ("# of minor task still open", {"priority_name": ("Minor",), "issue_type": ("Task",), "open": (True,)}),
+    ("how many open tasks are there", {"open": (True,)}),
+])
+def test_a_count_of_task_in_the_singular_counts_the_type(question, expected):
+    said = reader.read(question, LEXICON, ASKER, TODAY)
+    assert said is not None and said.returns == "count"
+    assert where(read(question)) == expected
+
+
+def test_against_alone_leaves_a_version_in_the_only_field_the_data_holds_it_in():
+    only_fixed = lexicon.build({"fix_version": ["Wave 3"], "affects_version": ["Wave 0"]})
+    said = reader.read("how many issues are still open against Wave 3?", only_fixed, ASKER, TODAY)
+    found = reader.read("bugs reported against Wave 0", only_fixed, ASKER, TODAY)
+    assert said is not None and found is not None
+    assert "fix_version" in said.fields and "affects_version" in found.fields
+
+
+def test_which_before_a_field_word_ranks_even_with_a_value_between():
+    said = reader.read("which Harbor Storage component is the worst off in terms of unresolved issues?", LEXICON,
+                       ASKER, TODAY)
+    assert said is not None and (said.returns, said.group_by) == ("group", "component")
+
+
+def test_an_accented_name_does_not_make_an_english_question_spanish():
+    assert terms.language("thanks - which ones were raised by María Castillo?") == "en"
+    assert terms.language("¿Qué tareas tiene María?") == "es"
+
+
+def test_thanks_alone_is_no_follow_up():
+    assert not followup.is_follow_up("thanks") and followup.is_follow_up("thanks! when is it due?")
