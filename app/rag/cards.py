@@ -74,12 +74,13 @@ _FIELD_WORDS = {
                              file open log report create""".split()),
     "created": frozenset("""created creada creado creation creacion opened filed raised abierta abierto creo
                             crearon abrio abrieron reported reporto levanto registro submitted logged alta raise
-                            file open log report create""".split()),
+                            file open log report create came come arrived llego entro""".split()),
     "resolution": frozenset("""resolution resolucion resolved resuelta resuelto""".split()),
     "links": frozenset("""depend depends dependent depending dependency dependencies depende dependen dependencias
                           linked links link enlaces enlazada relacionadas related duplicates duplicate duplicada
                           clones clonada""".split()),
 }
+_POINTING_ONLY = frozenset("who what is it that this was quien que es eso".split())
 # How old a record is asks for the date it was created ("¿de cuándo es?", "¿de qué fecha es?", "how old is it?").
 _CREATED_ASKED = re.compile(r"(?<![\w-])(?:de (?:cuando|que fecha|que dia)|how old|since when|from when|"
                             r"que antiguedad|how long ago)(?![\w-])")
@@ -94,8 +95,11 @@ def asked_fields(question: str) -> tuple[str, ...]:
     """The fields the question asks for, in card order; () for the whole card."""
     folded = terms.fold(question)
     asking = [folded[start:end] for start, end, asks in clauses.clauses(folded) if asks]
-    # "Someone says HRB-284 is ancient. When was it filed?": the clause that asks says which field
+    # "Someone says HRB-284 is ancient. When was it filed?": the clause that asks says which field; one that only
+    # points back ("… whoever filed LMN-18 - who is it") asks what the other clause said
     words = {w for part in (asking or [folded]) for w in terms.words(part)}
+    if not words - _POINTING_ONLY:
+        words = set(terms.words(folded))
     if _CREATED_ASKED.search(" ".join(asking) or folded):
         return ("created",)
     if words & _COMMENT_WORDS:

@@ -200,7 +200,10 @@ def route(question: str, focus: EntityRef | None, vocabulary: Vocabulary, today:
             and edits.names_its_subject(reading):  # read whole by the typed reader: it wins
         return _query(edits.compose(reading, tracker.lexicon, tracker.scope_project), intent, lang, text)
     group = comparisons.group_of(question)
-    lenient = _lenient(reading, tracker) if not ids else None
+    guess = _lenient(reading, tracker) if not ids else None
+    if guess is not None and guess.ambiguous:  # a guess naming someone several people could be: which one?
+        return _query(guess, intent, lang, text)
+    lenient = guess.query if guess is not None else None
     if lenient is not None and lenient.returns in ("count", "points", "group"):  # no retrieved text counts or ranks
         return dataclasses.replace(_query(Composed(lenient), intent, lang, text), guessed=True)
     if group is not None and not ids:
@@ -217,7 +220,7 @@ def route(question: str, focus: EntityRef | None, vocabulary: Vocabulary, today:
     return Route("retrieve", intent=intent, lang=lang, query=lenient, guessed=lenient is not None)
 
 
-def _lenient(reading: reader.Said | None, tracker: Tracker | None) -> TrackerQuery | None:
+def _lenient(reading: reader.Said | None, tracker: Tracker | None) -> Composed | None:
     """A tracker reading with a few words it did not understand ("give me the number of tickets tagged performance
     for the retro slide"), said as a guess: a count or a ranking, which no retrieved text can give, is answered by
     it; a list only when nothing retrieval finds covers the question (app/services/chat_evidence.py). Either
@@ -227,8 +230,7 @@ def _lenient(reading: reader.Said | None, tracker: Tracker | None) -> TrackerQue
             or any(_VALUE_LIKE.search(w) for w in reading.unknown) \
             or not edits.names_its_subject(reading) or not (reading.predicates or reading.returns):
         return None
-    composed = edits.compose(reading, tracker.lexicon, tracker.scope_project)
-    return None if composed.ambiguous else composed.query
+    return edits.compose(reading, tracker.lexicon, tracker.scope_project)
 
 
 _VALUE_LIKE = re.compile(r"\d")  # "open w/ i18n count": a word with a digit is a value nobody here can see

@@ -45,7 +45,7 @@ class TaskQuestion:
 
 from app.rag.understanding.spans import blanked
 from app.rag.understanding.phrases import (  # noqa: F401 (the first reader's tables, read through it too)
-    STATUS_PHRASES, DONE_SAID, OPEN_NEGATED, NEGATIONS, NOT_MINE, FIRST_PERSON, MY_WORDS, I_HOLD, TO_DO_VERBS, POINTS_TO_DO,
+    STATUS_PHRASES, DONE_SAID, OPEN_NEGATED, NEGATIONS, NOT_MINE, FIRST_PERSON, MY_WORDS, I_HOLD, FOR_ME_ASKED, TO_DO_VERBS, POINTS_TO_DO,
     OPEN_PHRASES, PRIORITY_PHRASES, OVERDUE_PHRASES, OVERDUE_SAID, UNASSIGNED_PHRASES, MINE_PHRASES,
     COUNT_PHRASES, POINTS_PHRASES, TASK_NOUNS, PERSON_MARKERS, HOLDING, FILLER, IDIOMS, DUE_PHRASES, WEEKDAYS,
     DAY_NAMES, WEEKDAY_LABELS, BY_MARKERS, WEEKDAY, SPANISH_LABELS)
@@ -334,7 +334,7 @@ def says_i(text: str) -> bool:
     """Whether the folded question speaks of the asker's own work: a possessive or object of the first person
     ("show me", "tell me" ask for something; "my PM asked me" is no task of mine) or "I" holding or doing the work
     (app/rag/understanding/phrases.I_HOLD)."""
-    rest = _TO_ME.sub(" ", text)
+    rest = _TO_ME.sub(" ", FOR_ME_ASKED.sub(lambda m: m.group()[:m.start("me") - m.start()], text))
     return bool(MY_WORDS & set(terms.words(rest))) or bool(I_HOLD.search(rest)) or bool(_I_HAVE_DONE.search(text))
 
 
@@ -345,7 +345,7 @@ _TO_ME = re.compile(r"(?<![\w-])(?:(?:show|tell|give|let|send|list|showing|telli
                     r"i want to (?:see|know)|i need to (?:see|know)|i wonder|i'm curious|im curious|"
                     r"(?:asked|asks|ask|remind|reminds|help|helps|sent|send|got|gets)\s+me|"
                     r"necesito saber|necesito ver|puedo ver|puedo saber|"
-                    r"me (?:podrias|puedes|podes|podeis|podria|podrian)\s+\w+|me (?:pasas|pasa|listas|lista|das|da|dices|dice|decis|muestras|muestra|ensenas|mandas|traes|sacas))"
+                    r"me (?:podrias|puedes|podes|podeis|podria|podrian)\s+\w+|me (?:(?:lo|la|los|las)\s+)?(?:cuentas|pasas|pasa|listas|lista|das|da|dices|dice|decis|muestras|muestra|ensenas|mandas|traes|sacas))"
                     r"(?![\w-])")
 
 

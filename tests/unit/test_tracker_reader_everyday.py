@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import pytest
 
-from app.rag import followup, terms
+from app.domain import Vocabulary
+from app.rag import followup, routing, terms
 from app.rag.understanding import edits, lexicon, reader
 from app.rag.understanding.query import Predicate, TrackerQuery
+from app.rag.understanding.vocabulary import PersonName
 
 from tests.unit.test_tracker_reader_words import ASKER, LEXICON, TODAY, read, where
 
@@ -149,3 +151,66 @@ def test_an_accented_name_does_not_make_an_english_question_spanish():
 
 def test_thanks_alone_is_no_follow_up():
     assert not followup.is_follow_up("thanks") and followup.is_follow_up("thanks! when is it due?")
+
+
+@pytest.mark.parametrize("question", ["¿Me los listas?", "me las pasas?",
+                                      "could you count the planner issues for me, please?"])
+def test_for_me_after_a_request_is_the_one_asking(question):
+    said = reader.read(question, LEXICON, ASKER, TODAY)
+    assert said is not None and not said.mine and "assignee" not in said.fields
+
+
+def test_for_me_said_of_the_work_is_still_the_askers():
+    said = reader.read("what is there for me in planner?", LEXICON, ASKER, TODAY)
+    assert said is not None and said.mine
+
+
+@pytest.mark.parametrize("question, expected", [
+    # nobody on it, no state said: the work waiting (a closed task without an owner is no one's to pick up)
+    ("hey, how many Harbor Storage tickets are just sitting there without an owner",
+     {"project": (2,), "assignee": (None,), "open": (True,)}),
+    ("need the number of open, unowned tickets in Harbor Storage for standup",
+     {"project": (2,), "assignee": (None,), "open": (True,)}),
+    ("which closed tickets have no assignee?", {"assignee": (None,), "status": ("DONE",)}),
+    # a resolution no other words could mean, even where nobody sees it
+    ("how many HRB issues were closed as wont fix?", {"resolution": ("Won't Fix",), "project": (2,)}),
+])
+def test_states_said_the_everyday_way(question, expected):
+    said = reader.read(question, LEXICON, ASKER, TODAY)  # "for standup": an unknown word, answered as a guess
+    assert said is not None and where(edits.compose(said, LEXICON).query) == expected
+
+
+def test_just_before_a_verb_narrows_nothing():
+    said = reader.read("how many tickets are just sitting there without an owner", LEXICON, ASKER, TODAY)
+    narrowed = reader.read("just the critical ones", LEXICON, ASKER, TODAY)
+    assert said is not None and not said.edit and narrowed is not None and narrowed.edit
+
+
+@pytest.mark.parametrize("question, group", [
+    ("Hi! Who's the person that has opened the most issues in HRB?", "reporter"),
+    ("who has the most open issues in HRB?", "assignee"),
+    ("in HRB, who files the most bugs and stuff?", "reporter"),
+    ("where in HRB is the backlog piling up - which category has the most open stuff", "component"),
+])
+def test_rankings_said_the_everyday_way(question, group):
+    said = reader.read(question, LEXICON, ASKER, TODAY)
+    assert said is not None and (said.returns, said.group_by) == ("group", group)
+    assert "issue_type" not in said.fields  # "bugs and stuff" is every issue
+
+
+def test_a_value_said_as_called_after_its_field_word_is_that_field_seen_or_not():
+    assert where(read("open issues labelled as i18n"))["label"] == ("i18n",)
+
+
+def test_a_guessed_reading_that_names_someone_several_people_could_be_asks_which():
+    two = lexicon.build({}, people=[PersonName(3, "Chris", "Lindqvist"), PersonName(4, "Chris", "Okafor")])
+    question = ("Hi there, could you tell me how many unresolved issues are currently assigned to Chris? I want to "
+                "check before giving them more work.")
+    route = routing.route(question, None, Vocabulary(), TODAY, tracker=routing.Tracker(two, ASKER))
+    assert route.kind == "clarify" and {p for p, _ in route.ambiguous} == {3, 4}
+
+
+@pytest.mark.parametrize("follow_up", ["¿Me los listas?", "me las pasas", "list them"])
+def test_asking_for_the_last_rows_lists_them_again(follow_up):
+    said = reader.read(follow_up, LEXICON, ASKER, TODAY)
+    assert said is not None and said.list_again and not said.mine

@@ -15,7 +15,9 @@ from app.rag import terms
 from app.rag.understanding import glossary as g
 
 # Where a clause ends: a sentence's mark, a dash between words, a comma, an ellipsis, an opening ¿ or ¡.
-_BOUNDARY = re.compile(r"[.!?;:]+(?=\s|$)|\s[-\u2014\u2013]+\s|,\s|\.{2,}|[¿¡]")
+# Not a comma between two states said of the same tasks ("the number of open, unowned tickets").
+_BOUNDARY = re.compile(r"[.!?;:]+(?=\s|$)|\s[-\u2014\u2013]+\s|(?<!\bopen)(?<!\bunresolved)(?<!\bpending)(?<!\babiertas)"
+                       r"(?<!\babiertos)(?<!\bpendientes),\s|\.{2,}|[¿¡]")
 # What a clause that asks opens with, besides a question word: a request ("can you …", "give me …", "necesito …").
 _REQUESTS = frozenset(terms.fold(w) for w in (
     "can", "could", "would", "will", "please", "pls", "plz", "give", "show", "list", "pull", "find", "get", "fetch",

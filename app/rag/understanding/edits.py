@@ -110,6 +110,9 @@ def compose(said: Said, lexicon: Lexicon, scope_project: int | None = None) -> C
     if ambiguous:
         return Composed(None, ambiguous)
     query = TrackerQuery(where=tuple(said.predicates))
+    unowned = query.first("assignee") is not None and query.first("assignee").values == (None,)
+    if unowned and not {p.field for p in query.where} & _STATES:  # nobody on it: work waiting, not finished work
+        query = query.with_predicate(Predicate("open", (True,)))
     if said.relative_sprint is not None:
         project = _project_of(query, lexicon) or scope_project
         sprint = relative_sprint(lexicon, said.relative_sprint, project, None)
@@ -146,6 +149,7 @@ def edit(last: TrackerQuery, said: Said, lexicon: Lexicon) -> Composed:
 
 
 _VERSIONS = ("fix_version", "affects_version")
+_STATES = {"open", "status", "status_name", "resolution", "resolved", "overdue"}
 
 
 def _as_last_version(predicate: Predicate, last: TrackerQuery, said: Said) -> Predicate:

@@ -22,7 +22,7 @@ FIELD_WORDS = {
                         "reportadas", "reportados en", "reportadas en", "seen in", "visto en", "vistos en", "against",
                         "hitting", "that hit", "contra", "contra la", "afectando"),
     "component": ("component", "components", "area", "areas", "module", "modules", "componente", "componentes",
-                  "modulo", "modulos", "subsystem"),
+                  "modulo", "modulos", "subsystem", "category", "categories", "categoria", "categorias"),
     "label": ("label", "labels", "labelled", "labeled", "tag", "tags", "tagged", "etiqueta", "etiquetas",
               "etiquetada", "etiquetadas", "etiquetados", "etiquetado", "con la etiqueta", "marcadas con",
               "marcados con", "marcadas", "marcados", "carry the label", "carrying the label", "el label", "label",
@@ -76,7 +76,7 @@ GROUP_FIELD_WORDS = {
                  "personas", "responsable", "responsables", "desarrollador", "desarrolladores"),
     "reporter": ("reporter", "reporters",),
     "component": ("component", "components", "area", "areas", "module", "modules", "componente", "componentes",
-                  "modulo", "modulos"),
+                  "modulo", "modulos", "category", "categories", "categoria", "categorias"),
     "label": ("label", "labels", "tag", "tags", "etiqueta", "etiquetas"),
     "fix_version": ("version", "versions", "release", "releases", "milestone", "milestones", "version",
                     "versiones", "hito", "hitos"),
@@ -140,7 +140,7 @@ WORK_TIME = re.compile(r"(?<![\w-])(?:work(?:ing)? on|focus(?:ing)? on|tackle|pi
 # An order said as a date's verb and a superlative in any of their forms ("¿cuál se creó más recientemente?",
 # "which one was updated last?", "the first one opened"): the verb names the date, the superlative the direction.
 ORDER_VERBS = {
-    "created": re.compile(r"(?<![\w-])(?:created|opened|filed|raised|reported|logged|cre(?:o|aron|ada|ado|adas|ados)|"
+    "created": re.compile(r"(?<![\w-])(?:created|opened|filed|raised|reported|logged|came in|come in|cre(?:o|aron|ada|ado|adas|ados)|"
                           r"abri(?:o|eron)|abiert[oa]s?|report(?:o|aron|ad[oa]s?))(?![\w-])"),
     "due": re.compile(r"(?<![\w-])(?:due|deadline|deadlines|due date|fecha limite|fecha de entrega|vencimiento|vence|"
                       r"vencen|entrega|entregar(?:se|la|lo)?|entregu(?:e|en))(?![\w-])"),
@@ -288,8 +288,9 @@ CURRENTLY = ("right now", "currently", "at the moment", "at present", "as of now
              "en este momento", "ahorita")
 # A greeting stretched as people type it ("holaa", "heyyy", "hiii", "buenass").
 # A bug and a task said together ("open bugs/tasks", "bugs and tasks", "bug o tarea") are every issue, not the type.
-EVERY_KIND = re.compile(r"(?<![\w-])(?:bugs?|defects?|errores|error)\s*(?:/|&|\+|\band\b|\bor\b|\by\b|\bo\b)\s*"
-                        r"(?:tasks?|issues?|tickets?|tareas?|incidencias?)(?![\w-])")
+EVERY_KIND = re.compile(r"(?<![\w-])(?:bugs?|defects?|errores|error)\s*(?:(?:/|&|\+|\band\b|\bor\b|\by\b|\bo\b)\s*"
+                        r"(?:tasks?|issues?|tickets?|tareas?|incidencias?|stuff|such|things|whatnot|demas|eso)|"
+                        r"\s*etc\.?)(?![\w-])")
 STRETCHED_GREETING = re.compile(r"^\W*(?:hol+a+|he+y+|hi+|buena+s+|ho+la+s+|hello+|yo+)\b[\s,!.]*")
 # Not finished, said with a negation a few words before a word of finishing ("haven't been closed yet", "aún no se
 # han cerrado", "not yet resolved"): open work.
@@ -338,7 +339,10 @@ GIVE_ME = ("pasame", "dame", "muestrame", "ensename", "mandame", "show me", "giv
 # "muéstramelos", "enséñamelas", "lístalos", "dámelas": show them, in one word.
 LIST_AGAIN_WORD = re.compile(r"(?<![\w-])(?:muestra|ensena|lista|dame|pasa|mostrar|ensenar|listar|pasar|da|enumera|"
                              r"enumerar|nombra|nombrar|dime)(?:me|nos)?"
-                             r"(?:los|las)(?![\w-])")
+                             r"(?:los|las)(?![\w-])"
+                             # the pronouns before the verb: "¿me los listas?", "me las pasas"
+                             r"|(?<![\w-])(?:me|nos)\s+(?:los|las)\s+(?:listas|lista|pasas|pasa|muestras|muestra|ensenas|"
+                             r"das|mandas|dices|enumeras|nombras)(?![\w-])")
 # What opens a question of its own (a few words with one of these are not a fragment of the last question).
 ASKING_WORDS = ("what", "whats", "what's", "which", "who", "whom", "whose", "how", "when", "where", "why", "show",
                 "list", "give", "tell", "que", "cual", "cuales", "quien", "quienes", "cuanto", "cuantos", "cuantas",

@@ -62,6 +62,10 @@ necesito llevo soy
 # "I'm working on", "should I fix …", "¿qué tengo?"), never as the one asking ("I wonder …", "I'm preparing the
 # release notes and need to know …", "estoy cerrando el milestone y quiero ver …": everything the asker may see).
 MY_WORDS = frozenset(terms.fold(w) for w in "me my mine myself mi mis mio mia mios mias".split())
+# "could you count the LMN issues for me, please?": "for me" after a request is the one asking, not the holder.
+FOR_ME_ASKED = re.compile(r"(?<![\w-])(?:count|list|show|pull|check|find|get|fetch|give|tell|grab|look up|dig up|"
+                          r"sum up|summari[sz]e)(?![\w-])[^?!]*?(?<![\w-])(?P<me>for me)"
+                          r"(?=\s*(?:[,.?!]|please|pls|thanks|thx|$))")
 _WORK_VERBS = (r"have|has|had|got|gotten|own|owe|hold|holding|work|working|worked|do|doing|did|done|finish|finishing|"
                r"finished|fix|fixing|fixed|close|closed|resolve|resolved|handle|handling|tackle|tackling|pick|focus|"
                r"start|ship|deliver|carry|carrying|assigned|on|behind|late|responsible|missed|miss|forgot|left|due|"
@@ -149,7 +153,8 @@ OVERDUE_SAID = re.compile(
 UNASSIGNED_PHRASES = ("unassigned", "not assigned", "not assigned to anyone", "without an assignee",
                       "without assignee", "with no assignee", "no assignee", "nobody is assigned", "no one is assigned",
                       "no owner", "sin asignar", "sin responsable", "sin asignacion", "no asignadas", "no asignados",
-                      "no tienen responsable", "nadie asignado")
+                      "no tienen responsable", "nadie asignado", "unowned", "ownerless", "without an owner",
+                      "with no owner", "without owner", "sin dueno", "sin owner")
 MINE_PHRASES = ("assigned to me", "asignadas a mi", "asignados a mi", "my", "mine", "am i", "do i", "i have",
                 "mis", "mias", "mios", "lo mio", "lo mia", "mio", "mia", "tengo", "me toca", "me tocan", "a mi", "for me", "para mi",
                 # What falls to me, what I carry, what is in my name.
@@ -184,6 +189,7 @@ proyecto iteracion suma total actualmente ahora
 pasame mandame cuentame sacame traeme buscame porfa porfis plis xfa pls plz please already during durante
 esten sean need needs deliver finish entregar terminar acabar pull fetch grab that's thats it's they're
 figuran figura aparecen aparece cuyo cuya cuyos cuyas yet va van vas
+rn atm asap tbh imo fyi lol btw
 podrias podria podes recuerdas recordarme dices decirme listarme mostrarme pasas pasarme necesito quisiera
 remind like see i'd quick teniendo tenga ok okay hey hi hello vale oye hola buenas pues
 """.split())

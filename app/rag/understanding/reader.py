@@ -85,6 +85,8 @@ def _situation_values(spans: Spans, lang: str, lexicon: Lexicon, situation: list
     for phrases in g.ORDER_WORDS.values():  # "la de mayor prioridad" is an order's words, not the priority Major
         inside.find(phrases)
     values.read_values(inside, around, lexicon)
+    around.predicates = [p for p in around.predicates  # "a customer keeps complaining": no project by one word
+                         if p.field != "project" or not any(inside.text[a:b] for a, b in around.loose_spans)]
     _named_people(inside, around, lexicon)
     for span in situation:
         spans.taken = [t for t in spans.taken if t[1] <= span[0] or t[0] >= span[1]]
@@ -179,8 +181,12 @@ def _edit_markers(spans: Spans, said: Said) -> None:
         spans.find((opener,))
         rest = rest[len(opener):].lstrip(" ,")
     narrowed = spans.find(g.NARROW)  # "keep only …", "limit it to …" before "only" alone
-    if spans.find(g.ONLY) or narrowed:  # "the high ones only", "las altas nada más"
+    only = [span for _, span in spans.find(g.ONLY) if not _NOT_NARROWING.match(spans.text[span[1]:])]
+    if only or narrowed:  # "the high ones only", "las altas nada más" (not "just sitting there")
         said.edit = True
+
+
+_NOT_NARROWING = re.compile(r"\s+(?:\w+ing|there|about|a|like|wondering|curious|checking)\b")
 
 
 def _opener(body: str) -> str | None:
@@ -194,6 +200,8 @@ def _people(spans: Spans, said: Said, lexicon: Lexicon, asker_id: int, asked: st
     """The people named, as assignees or reporters; else the asker's own work when the question (``asked``: the
     text without its situation) says so in the first person."""
     _named_people(spans, said, lexicon)
+    for asked_for_me in tq.FOR_ME_ASKED.finditer(spans.text):
+        spans.take(asked_for_me.span("me"))
     if not said.people and spans.find(tq.MINE_PHRASES) or not said.people and tq.says_i(asked):
         said.mine = True
         said.add(Predicate("assignee", (asker_id,)))
@@ -302,7 +310,8 @@ def _group_field(spans: Spans, said: Said, per: bool) -> tuple[str, bool] | None
     if not per and spans.find(g.REPORTER_WORDS):  # "who reported the most?", "¿quién abrió más?"
         return "reporter", False
     for _, span in spans.find(g.WHO) if not per else ():
-        if spans.after(span, (*g.REPORTER_AFTER, *g.REPORTER_VERBS), gap=2):  # "who has filed the most …?"
+        if spans.after(span, (*g.REPORTER_AFTER, *g.REPORTER_VERBS), gap=2) \
+                or spans.after(span, g.REPORTER_AFTER, gap=5):  # "who has filed the most …?", "who's the one that opened"
             spans.find((*g.REPORTER_AFTER, *g.REPORTER_VERBS))
             return "reporter", False
         if spans.find_pattern(g.REPORTS):  # "who reports the most?"

@@ -5,6 +5,7 @@ visible task holds (``unseen_values``). Pure: no I/O."""
 from __future__ import annotations
 
 import re
+import string
 
 from app.rag import task_questions as tq, terms
 from app.rag.understanding import glossary as g
@@ -135,6 +136,10 @@ def _version_field(spans: Spans, span: tuple[int, int], name: str, held_as: set[
 
 
 _BARE_VERSION = ("version", "versions", "versiones")
+# Resolutions no other words could mean, read as such even where no visible task has them.
+_UNMISTAKABLE = {"won't fix": "won't fix", "wont fix": "won't fix", "wontfix": "won't fix", "won't do": "won't do",
+                 "wont do": "won't do", "cannot reproduce": "cannot reproduce", "can't reproduce": "cannot reproduce",
+                 "cant reproduce": "cannot reproduce", "no se arreglara": "won't fix"}
 _AGAINST = ("against", "contra", "contra la")
 
 
@@ -151,6 +156,12 @@ def _field_words(spans: Spans, said: Said, lexicon: Lexicon) -> None:
         for phrase, span in spans.find({k: v for k, v in synonyms.items() if v in stored}):
             add_value(said, name, stored[synonyms[phrase]])
             said.asks_tasks = True
+            spans.find(g.FIELD_WORDS[name])  # "closed as wont fix" says no status of its own
+        if name == "resolution":  # "Won't Fix" nobody here can see is still the resolution asked for
+            for phrase, _ in spans.find({k: v for k, v in _UNMISTAKABLE.items() if v not in stored}):
+                add_value(said, name, string.capwords(_UNMISTAKABLE[phrase]))
+                said.asks_tasks = True
+                spans.find(g.FIELD_WORDS[name])
         if name == "issue_type" and said.lang == "es" and "task" in stored and spans.find(("task", "tasks")):
             add_value(said, name, stored["task"])  # Spanish says "tarea": "mis task abiertos" is the type's name
             said.asks_tasks = True
@@ -215,7 +226,7 @@ def unseen_values(spans: Spans, said: Said) -> None:
 def _unknown_words(spans: Spans, text: str, offset: int, after: bool) -> tuple[str, tuple[int, int]] | None:
     """The (at most three) free words no step understood right after (or, ``after`` False, right before) a field word,
     with their span in the question."""
-    found = re.match(r"\s+((?:[\w.'-]+)(?:\s+[\w.'-]+){0,2})", text) if after else \
+    found = re.match(r"\s+(?:(?:as|como|called|llamad[oa]s?)\s+)?((?:[\w.'-]+)(?:\s+[\w.'-]+){0,2})", text) if after else \
         re.search(r"((?:[\w.'-]+\s+){0,1}[\w.'-]+)\s+$", text)
     if found is None:
         return None
