@@ -157,11 +157,9 @@ class Route:
 
 def route(question: str, focus: EntityRef | None, vocabulary: Vocabulary, today: dt.date,
           intent: Intent | None = None, keyed: tuple[EntityRef, ...] = (), tracker: Tracker | None = None) -> Route:
-    text = terms.fold(question)
-    lang = terms.language(question)
+    text, lang = terms.fold(question), terms.language(question)
     reading = reader.read(question, tracker.lexicon, tracker.asker_id, today) if tracker is not None else None
-    if intent is None and _WORK.search(text):
-        intent = "work"
+    intent = "work" if intent is None and _WORK.search(text) else intent
     # Folded text (as the name spans are), so a sprint named "... Sprint 2" is not read as SPRINT #2.
     masked = [*task_questions.name_spans(question, vocabulary), *refs.key_spans(question)]
     # A key is a lookup like an id; one that names no task the caller may see is not (it may be "COVID-19"),
@@ -199,14 +197,12 @@ def route(question: str, focus: EntityRef | None, vocabulary: Vocabulary, today:
     if reading is not None and tracker is not None and not ids and edits.confident(reading) \
             and edits.names_its_subject(reading):  # read whole by the typed reader: it wins
         return _query(edits.compose(reading, tracker.lexicon, tracker.scope_project), intent, lang, text)
-    group = comparisons.group_of(question)
     guess = _lenient(reading, tracker) if not ids else None
-    if guess is not None and guess.ambiguous:  # a guess naming someone several people could be: which one?
-        return _query(guess, intent, lang, text)
+    answered = _answered_guess(guess, intent, lang, text)
+    if answered is not None:
+        return answered
     lenient = guess.query if guess is not None else None
-    if lenient is not None and lenient.returns in ("count", "points", "group"):  # no retrieved text counts or ranks
-        return dataclasses.replace(_query(Composed(lenient), intent, lang, text), guessed=True)
-    if group is not None and not ids:
+    if not ids and (group := comparisons.group_of(question)) is not None:
         return _compare(question, vocabulary, today, group, intent, lang)
     if asked is not None:
         return _tasks(text, asked, intent, lang)
@@ -231,6 +227,18 @@ def _lenient(reading: reader.Said | None, tracker: Tracker | None) -> Composed |
             or not edits.names_its_subject(reading) or not (reading.predicates or reading.returns):
         return None
     return edits.compose(reading, tracker.lexicon, tracker.scope_project)
+
+
+def _answered_guess(guess: Composed | None, intent: Intent | None, lang: str, text: str) -> Route | None:
+    """A guess answered by its query: a count or a ranking (no retrieved text can give one), or the question back
+    when it names someone several people could be."""
+    if guess is None or guess.query is None and not guess.ambiguous:
+        return None
+    if guess.ambiguous:
+        return _query(guess, intent, lang, text)
+    if guess.query is not None and guess.query.returns in ("count", "points", "group"):
+        return dataclasses.replace(_query(guess, intent, lang, text), guessed=True)
+    return None
 
 
 _VALUE_LIKE = re.compile(r"\d")  # "open w/ i18n count": a word with a digit is a value nobody here can see
