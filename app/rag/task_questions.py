@@ -344,7 +344,7 @@ _TO_ME = re.compile(r"(?<![\w-])(?:(?:show|tell|give|let|send|list|showing|telli
                     r"(?:get|see|have|ask|know|check|find|look at|pull)|i(?:'d| would) like(?: to (?:see|know))?|"
                     r"i want to (?:see|know)|i need to (?:see|know)|i wonder|i'm curious|im curious|"
                     r"(?:asked|asks|ask|remind|reminds|help|helps|sent|send|got|gets)\s+me|"
-                    r"necesito saber|necesito ver|puedo ver|puedo saber|"
+                    r"necesito saber|necesito ver|puedo ver|puedo saber|me gustaria|me encantaria|me interesa|"
                     r"me (?:podrias|puedes|podes|podeis|podria|podrian)\s+\w+|me (?:(?:lo|la|los|las)\s+)?(?:cuentas|pasas|pasa|listas|lista|das|da|dices|dice|decis|muestras|muestra|ensenas|mandas|traes|sacas))"
                     r"(?![\w-])")
 

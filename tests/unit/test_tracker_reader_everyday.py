@@ -214,3 +214,34 @@ def test_a_guessed_reading_that_names_someone_several_people_could_be_asks_which
 def test_asking_for_the_last_rows_lists_them_again(follow_up):
     said = reader.read(follow_up, LEXICON, ASKER, TODAY)
     assert said is not None and said.list_again and not said.mine
+
+
+@pytest.mark.parametrize("question, expected", [
+    ("open bugs/tix in planner?", {"component": ("planner",), "open": (True,)}),
+    ("¿Podrías indicarme cuántas incidencias tienen la etiqueta backend, sin importar su estado?",
+     {"label": ("backend",)}),
+    ("hola, en Harbor Storage cuantas issues abiertas no tiene nadie?",
+     {"project": (2,), "assignee": (None,), "open": (True,)}),
+    ("number of open issues in Harbor Storage that aren't assigned to anyone?",
+     {"project": (2,), "assignee": (None,), "open": (True,)}),
+    ("Me gustaría ver la lista de tickets pendientes etiquetados con backend, por favor.",
+     {"label": ("backend",), "open": (True,)}),  # "me gustaría" is the one asking
+])
+def test_formal_and_hurried_wordings(question, expected):
+    said = reader.read(question, LEXICON, ASKER, TODAY)
+    assert said is not None and not said.unknown and where(edits.compose(said, LEXICON).query) == expected
+
+
+@pytest.mark.parametrize("question", ["q tengo q hacer primero hoy, lo mas urgente mio", "cual es mi ticket mas prio xfa",
+                                      "de lo q tengo asignado y sin cerrar, cual corre mas prisa"])
+def test_the_most_urgent_said_in_a_hurry(question):
+    said = reader.read(question, LEXICON, ASKER, TODAY)
+    assert said is not None and (said.order, said.limit) == (("priority", True), 1)
+    assert {p.field for p in said.predicates} == {"assignee", "open"}
+
+
+def test_before_and_them_typed_short():
+    said = reader.read("and the sprint b4?", LEXICON, ASKER, TODAY)
+    them = reader.read("who's got most of em", LEXICON, ASKER, TODAY)
+    assert said is not None and said.relative_sprint == "previous"
+    assert them is not None and them.those and (them.returns, them.group_by) == ("group", "assignee")

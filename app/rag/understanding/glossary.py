@@ -57,7 +57,8 @@ REPORTER_WORDS = ("reporter", "reporters", "reportero", "reportador", "who repor
 COUNT = ("how many", "number of", "count of", "count", "cuantas", "cuantos", "numero de", "cantidad de", "total of",
          "cuanto trabajo", "cuanta faena", "how much work",
          "how much", "total", "the total", "el total", "in total", "en total", "number", "numero", "the number",
-         "el numero", "# of", "#of", "no. of", "num of", "nr of", "nº de", "n° de", "qty of")
+         "el numero", "# of", "#of", "no. of", "num of", "nr of", "nº de", "n° de", "qty of", "que tantos", "que tantas",
+         "q tantos", "q tantas")
 POINTS = ("story points", "story point", "points", "puntos de historia", "puntos")
 MOST = ("the most", "most", "mas", "leads in", "leads", "leading", "comes first", "is first", "who's first",
         "whos first", "va primero", "lidera", "encabeza", "the highest number", "mayor numero", "mayor cantidad", "la mayoria", "biggest",
@@ -100,7 +101,8 @@ FIELD_WISE = re.compile(r"(?<![\w-])(?P<field>[a-z]+)[- ]wise(?![\w-])")
 # Orders, each with its direction and how many records it asks for (1: "the most urgent", "due first").
 ORDER_WORDS = {
     ("priority", True): ("most important", "most urgent", "highest priority", "top priority", "most critical",
-                         "top prio", "highest prio", "max prio",
+                         "top prio", "highest prio", "max prio", "mas prio", "corre mas prisa", "mas prisa",
+                         "corre prisa", "mas apuro",
                          "matters most", "matter most", "importa mas", "importan mas", "mayor prioridad",
                          "number one priority", "number one", "#1 priority", "priority number one", "top one",
                          "prioridad numero uno", "needs my attention first", "attention first", "atender primero",
@@ -135,6 +137,7 @@ PRIORITY_FIRST = re.compile(r"(?<![\w-])(?:(?:should|must|shall|do|need to|have 
 # A day said of when the asker works, not of a due date ("the one ticket I need to work on today", "if I can only
 # fix one thing this week"): it filters nothing.
 WORK_TIME = re.compile(r"(?<![\w-])(?:work(?:ing)? on|focus(?:ing)? on|tackle|pick up|look at|trabajar en|ponerme con|"
+                       r"hacer primero|do first|"
                        r"atacar|dedicarme a|one thing|one ticket|one issue|una cosa|un ticket)\s+(?:[\w'-]+\s+){0,2}?"
                        r"(?P<when>today|this week|tomorrow|hoy|esta semana|manana)(?![\w-])")
 # An order said as a date's verb and a superlative in any of their forms ("¿cuál se creó más recientemente?",
@@ -189,7 +192,7 @@ WINDOWS = {
 # Relative sprints of a project: the current (active) one, the one before, the one after, the latest started.
 # In a follow-up of a few words ("y el anterior?", "and the next one?") the sprint is the last question's.
 BARE_RELATIVE_SPRINTS = {
-    "previous": re.compile(r"(?<![\w-])(?:previous|prev|prior|anterior|before|antes|back)(?![\w-])"),
+    "previous": re.compile(r"(?<![\w-])(?:previous|prev|prior|anterior|before|b4|antes|back|previo)(?![\w-])"),
     "next": re.compile(r"(?<![\w-])(?:next|following|siguiente|proximo|after|despues)(?![\w-])"),
 }
 RELATIVE_SPRINTS = {
@@ -251,7 +254,7 @@ PRIORITY_TWINS = {"menor": "minor", "menores": "minor", "mayor": "major", "mayor
                   "altas": "high", "baja": "low", "bajas": "low", "media": "medium", "medias": "medium",
                   "muy alta": "highest", "muy baja": "lowest", "la mas alta": "highest", "la mas baja": "lowest"}
 # "those", "them", "of these": an edit of the last question, not a new one.
-THOSE = ("ahi", "alli", "alla", "de ahi", "in there", "over there", "those", "them", "these", "of those", "of them", "of these", "among them", "among those", "esas", "esos",
+THOSE = ("ahi", "alli", "alla", "de ahi", "in there", "over there", "those", "them", "these", "em", "'em", "of em", "of those", "of them", "of these", "among them", "among those", "esas", "esos",
          "ellas", "ellos", "estas", "estos", "de esas", "de esos", "de ellas", "de ellos", "de estas", "de estos",
          "entre ellas", "entre ellos", "the same", "lo mismo", "las mismas", "los mismos",
          # the last answer pointed back at ("the ones you just showed", "from that list", "de lo de antes")
@@ -289,7 +292,7 @@ CURRENTLY = ("right now", "currently", "at the moment", "at present", "as of now
 # A greeting stretched as people type it ("holaa", "heyyy", "hiii", "buenass").
 # A bug and a task said together ("open bugs/tasks", "bugs and tasks", "bug o tarea") are every issue, not the type.
 EVERY_KIND = re.compile(r"(?<![\w-])(?:bugs?|defects?|errores|error)\s*(?:(?:/|&|\+|\band\b|\bor\b|\by\b|\bo\b)\s*"
-                        r"(?:tasks?|issues?|tickets?|tareas?|incidencias?|stuff|such|things|whatnot|demas|eso)|"
+                        r"(?:tasks?|issues?|tickets?|tareas?|incidencias?|tix|tkts|stuff|such|things|whatnot|demas|eso)|"
                         r"\s*etc\.?)(?![\w-])")
 STRETCHED_GREETING = re.compile(r"^\W*(?:hol+a+|he+y+|hi+|buena+s+|ho+la+s+|hello+|yo+)\b[\s,!.]*")
 # Not finished, said with a negation a few words before a word of finishing ("haven't been closed yet", "aún no se
@@ -301,10 +304,12 @@ NOT_DONE = re.compile(r"(?<![\w-])(?:not|never|no|sin|haven't|havent|hasn't|hasn
 # Any state, said outright ("regardless of status", "open or closed", "da igual el estado", "in total"): no state.
 ANY_STATE = re.compile(r"(?<![\w-])(?:regardless of (?:the )?status|whatever (?:the )?status|any status|all statuses|"
                        r"open or closed|closed or open|open and closed|in total|overall|altogether|all time|ever|"
-                       r"da igual el estado|sin importar (?:el )?estado|cualquier estado|todos los estados|en total|"
+                       r"da igual el estado|sin importar (?:el |su )?estado|independientemente del estado|cualquier estado|todos los estados|en total|"
                        r"abiert[oa]s? (?:y|o) cerrad[oa]s?|cerrad[oa]s? (?:y|o) abiert[oa]s?)(?![\w-])")
 # Nobody assigned, said otherwise than the tracker questions' own phrases.
-UNASSIGNED = ("nobody assigned", "no one assigned", "have nobody assigned", "has nobody assigned", "nobody on it",
+UNASSIGNED = ("nobody assigned", "no one assigned", "aren't assigned", "arent assigned", "isn't assigned",
+              "aren't assigned to anyone", "arent assigned to anyone", "isn't assigned to anyone",
+              "isnt assigned", "no tiene nadie", "no tienen nadie", "que nadie tiene", "no lleva nadie", "no lleva nadie", "have nobody assigned", "has nobody assigned", "nobody on it",
               "no assignee", "without an owner", "nadie asignado", "sin nadie asignado", "no tienen a nadie",
               "sin dueno", "sin responsable asignado", "unowned", "nobody on", "no one on",
               "nobody working on", "no one working on", "nadie trabajando en",
@@ -350,7 +355,7 @@ ASKING_WORDS = ("what", "whats", "what's", "which", "who", "whom", "whose", "how
 # A relative sprint with a project's word between ("the current mobile sprint", "el sprint actual de datos").
 RELATIVE_SPRINT_WORDS = {
     "current": (r"current|active|ongoing|running|this|present", r"actual|en curso|activo|vigente|de ahora"),
-    "previous": (r"previous|last|prior|past|earlier", r"anterior|pasado|previo|de antes|antes|de atras|before|back"),
+    "previous": (r"previous|last|prior|past|earlier", r"anterior|pasado|previo|de antes|antes|de atras|before|b4|back"),
     "next": (r"next|upcoming|following|coming", r"proximo|siguiente|que viene|de despues|despues|after"),
 }
 # Work someone has to finish: open work, not the status of that name ("what do I need to get done next week?").

@@ -147,10 +147,14 @@ def _topics(said: Said) -> None:
     # the first word of each sentence is capitalised anyway ("… 2.0.0? Solo el número, gracias")
     body = re.sub(r"(?:^|[.!?\u00bf\u00a1:;]\s*)[\W\d_]*\w+", " ", said.original)
     named = {terms.fold(w) for w in re.findall(r"(?<![\w-])[A-Z][\w-]*", body)}
-    for word in [w for w in said.unknown if w in named]:
+    held = set(_HELD.findall(terms.fold(said.original)))  # "tickets con platform": the value they carry
+    for word in [w for w in said.unknown if w in named or w in held]:
         said.predicates.append(Predicate("text", (word,)))
         said.fields.add("text")
         said.unknown.remove(word)
+
+
+_HELD = re.compile(r"(?<![\w-])(?:with|con|tagged|labell?ed|etiquetad[oa]s?)\s+([\w-]+)")
 
 
 # One thing already said: "it", "that one", "¿quién lo tiene?", "¿para cuándo hay que tenerla?".

@@ -13,7 +13,7 @@ from app.rag.understanding.query import Predicate
 KNOWN = frozenset(tq.FILLER | tq.FIRST_PERSON | {terms.fold(w) for w in (
     *tq.TASK_NOUNS, "ones", "one", "bugs", "records", "tix", "tkts", "pls", "plz", "thx", "list", "show", "give",
     "tell", "anything", "everything", "absolutely", "definitely", "seriously", "honestly", "realmente", "person", "persona", "ensenas", "muestras", "pasas", "listas", "dices", "mandas",
-    "sacas", "traes", "podrias", "puedes", "todo", "todas", "todos", "cuales", "cual", "which", "what", "whats", "who",
+    "sacas", "traes", "podrias", "puedes", "indicarme", "decirme", "mostrarme", "pasarme", "darme", "gustaria", "todo", "todas", "todos", "cuales", "cual", "which", "what", "whats", "who",
     "quien", "quienes", "has", "have", "tiene", "tienen", "holds", "hold", "tiene", "lleva", "llevan", "got",
     "are", "is", "there", "hay", "currently", "right", "now", "ahora", "mismo", "still", "aun", "todavia", "sigue",
     "siguen", "kind", "set", "they", "them", "it", "son", "es", "those", "these", "that", "ones", "las", "los",

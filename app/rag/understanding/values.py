@@ -37,6 +37,8 @@ def read_values(spans: Spans, said: Said, lexicon: Lexicon) -> None:
                     spans.before(span, g.FIELD_WORDS[name], gap=1) or spans.after(span, g.FIELD_WORDS[name], gap=2)
                     for name in _UNSEEN_FIELDS):  # "the Data model component": not the project Data Warehouse
                 continue
+            if loose and spans.before(span, g.HOLDING_VALUE, gap=1):
+                continue  # "tickets con platform": the value they carry, not a word of a project's name
             if spans.take(span):
                 add_value(said, mentions[0].field, mentions[0].value)
                 if loose:
