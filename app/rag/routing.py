@@ -232,7 +232,7 @@ def _lenient(reading: reader.Said | None, tracker: Tracker | None) -> Composed |
 def _answered_guess(guess: Composed | None, intent: Intent | None, lang: str, text: str) -> Route | None:
     """A guess answered by its query: a count or a ranking (no retrieved text can give one), or the question back
     when it names someone several people could be."""
-    if guess is None or guess.query is None and not guess.ambiguous:
+    if guess is None:
         return None
     if guess.ambiguous:
         return _query(guess, intent, lang, text)

@@ -15,7 +15,7 @@ from app.rag.understanding import glossary as g
 from app.rag.understanding.lexicon import Lexicon, SprintFact
 from app.rag.understanding.query import Predicate, TrackerQuery
 from app.rag.understanding.said import Said
-from app.rag.understanding.spans import phrase_pattern
+from app.rag.understanding.spans import Spans
 
 DEFAULT_LIMIT = 500  # a list reads its first rows in order; the total is always counted in the database
 # What a question may leave unsaid and still be read on its own: these fields alone do not make a question.
@@ -61,10 +61,10 @@ _SWAPPABLE = ("label", "component", "fix_version", "affects_version", "issue_typ
 def with_last_fields(last: TrackerQuery, said: Said, lexicon: Lexicon) -> Said:
     """A follow-up read with the fields of the last question: "now task" after the open New Features is the type
     Task (alone, "task" is every issue); "and i18n?" after one label is that label's new value (_unseen_value)."""
-    types = {terms.fold(str(v)): v for v in lexicon.values.get("issue_type", ())}
-    if said.edit and said.noun and not said.predicates and last.first("issue_type") is not None and "task" in types \
-            and re.search(r"(?<![\w-])tasks?(?![\w-])", terms.fold(said.original)):
-        return dataclasses.replace(said, predicates=[Predicate("issue_type", (types["task"],))],
+    task_type = lexicon.stored("issue_type").get("task")
+    if said.edit and said.noun and not said.predicates and last.first("issue_type") is not None \
+            and task_type is not None and Spans(terms.fold(said.original)).says(("task", "tasks")):
+        return dataclasses.replace(said, predicates=[Predicate("issue_type", (task_type,))],
                                    fields=said.fields | {"issue_type"})
     return _unseen_value(last, said)
 
@@ -110,8 +110,8 @@ def compose(said: Said, lexicon: Lexicon, scope_project: int | None = None) -> C
     if ambiguous:
         return Composed(None, ambiguous)
     query = TrackerQuery(where=tuple(said.predicates))
-    unowned = query.first("assignee") is not None and query.first("assignee").values == (None,)
-    if unowned and not {p.field for p in query.where} & _STATES:  # nobody on it: work waiting, not finished work
+    assignee = query.first("assignee")
+    if assignee is not None and assignee.values == (None,) and not {p.field for p in query.where} & _STATES:  # nobody on it: work waiting, not finished work
         query = query.with_predicate(Predicate("open", (True,)))
     if said.relative_sprint is not None:
         project = _project_of(query, lexicon) or scope_project
@@ -158,8 +158,7 @@ def _as_last_version(predicate: Predicate, last: TrackerQuery, said: Said) -> Pr
     if predicate.field not in _VERSIONS or last.first(predicate.field) is not None:
         return predicate
     other = _VERSIONS[1 - _VERSIONS.index(predicate.field)]
-    text = terms.fold(said.original)
-    if last.first(other) is None or any(re.search(phrase_pattern(w), text) for w in g.FIELD_WORDS[predicate.field]):
+    if last.first(other) is None or Spans(terms.fold(said.original)).says(g.FIELD_WORDS[predicate.field]):
         return predicate
     return Predicate(other, predicate.values)
 

@@ -61,6 +61,10 @@ class Lexicon:
     def person(self, employee_id: object) -> PersonFact | None:
         return next((p for p in self.people if p.employee_id == employee_id), None)
 
+    def stored(self, name: str) -> dict[str, str]:
+        """The field's values the data holds, by how they are said folded ("task" -> "Task")."""
+        return {terms.fold(v): v for v in self.values.get(name, ())}
+
 
 def from_values(found: TrackerValues) -> Lexicon:
     """The lexicon of what the engine read for one asker."""

@@ -85,6 +85,7 @@ def _situation_values(spans: Spans, lang: str, lexicon: Lexicon, situation: list
     for phrases in g.ORDER_WORDS.values():  # "la de mayor prioridad" is an order's words, not the priority Major
         inside.find(phrases)
     values.read_values(inside, around, lexicon)
+    values.task_said_as_type(inside, around, lexicon)
     around.predicates = [p for p in around.predicates  # "a customer keeps complaining": no project by one word
                          if p.field != "project" or not any(inside.text[a:b] for a, b in around.loose_spans)]
     _named_people(inside, around, lexicon)
@@ -331,7 +332,7 @@ _WHICH = re.compile(r"(?<![\w-])(?:which|what|que|cual|cuales)(?![\w-])")
 
 def _which_before(spans: Spans, span: tuple[int, int]) -> bool:
     """"which Data Warehouse Migration component …": "which" before the field word, a value between them."""
-    asked = [m for m in _WHICH.finditer(spans.text[:span[0]])]
+    asked = list(_WHICH.finditer(spans.text[:span[0]]))
     if not asked:
         return False
     between = [m for m in spans.free_words() if asked[-1].end() <= m.start() and m.end() <= span[0]]

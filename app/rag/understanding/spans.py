@@ -61,8 +61,8 @@ class Spans:
     def unknown(self, known: frozenset[str], always: frozenset[str] = frozenset()) -> list[str]:
         """The words outside every taken span that carry meaning (not stop words, not ``known``; ``always``: a
         negation, whose dropping would answer the opposite)."""
-        return [w for w in terms.words(blanked(self.text, self.taken))
-                if w in always or not (terms.is_stop(w) or w in known or terms.uncontracted(w) in known or len(w) < 2 and not w.isdigit())]
+        return [w for w in terms.words(blanked(self.text, self.taken)) if w in always or not (
+            terms.is_stop(w) or w in known or terms.uncontracted(w) in known or len(w) < 2 and not w.isdigit())]
 
     def after_greetings(self) -> str:
         """The text from its first word that no greeting or thanks took."""

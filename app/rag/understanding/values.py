@@ -154,7 +154,7 @@ def add_value(said: Said, name: str, value: object) -> None:
 def _field_words(spans: Spans, said: Said, lexicon: Lexicon) -> None:
     """Resolutions and issue types said otherwise than stored ("won't fix", "defects"), when the data holds them."""
     for synonyms, name in ((g.RESOLUTION_SYNONYMS, "resolution"), (g.TYPE_SYNONYMS, "issue_type")):
-        stored = {terms.fold(v): v for v in lexicon.values.get(name, ())}
+        stored = lexicon.stored(name)
         for phrase, span in spans.find({k: v for k, v in synonyms.items() if v in stored}):
             add_value(said, name, stored[synonyms[phrase]])
             said.asks_tasks = True
@@ -164,10 +164,7 @@ def _field_words(spans: Spans, said: Said, lexicon: Lexicon) -> None:
                 add_value(said, name, string.capwords(_UNMISTAKABLE[phrase]))
                 said.asks_tasks = True
                 spans.find(g.FIELD_WORDS[name])
-        if name == "issue_type" and said.lang == "es" and "task" in stored and spans.find(("task", "tasks")):
-            add_value(said, name, stored["task"])  # Spanish says "tarea": "mis task abiertos" is the type's name
-            said.asks_tasks = True
-    stored = {terms.fold(v): v for v in lexicon.values.get("priority_name", ())}
+    stored = lexicon.stored("priority_name")
     for phrase, _ in spans.find({k: v for k, v in g.PRIORITY_TWINS.items() if v in stored}):
         add_value(said, "priority_name", stored[g.PRIORITY_TWINS[phrase]])  # "menores": the tracker's Minor
         said.asks_tasks = True
@@ -188,17 +185,24 @@ _DETERMINERS = frozenset("a an the this that each every one any which what my yo
 
 
 def task_said_as_type(spans: Spans, said: Said, lexicon: Lexicon) -> None:
-    """"open minor task count", "# of minor task still open": "task" in the singular where a figure counts many is
-    the tracker's type Task (the plural "tasks" stays every issue; "each task" is one of them)."""
-    stored = {terms.fold(v): v for v in lexicon.values.get("issue_type", ())}
-    if said.lang != "en" or said.returns not in ("count", "points", "group") or "task" not in stored \
-            or "issue_type" in said.fields:
+    """Where "task" is the tracker's type Task rather than every issue: in Spanish, which says "tarea" ("mis task
+    abiertos"), and in English in the singular where a figure counts many ("open minor task count", "# of minor task
+    still open"; the plural "tasks" stays every issue, "each task" is one of them)."""
+    task_type = lexicon.stored("issue_type").get("task")
+    if task_type is None:
+        return
+    if said.lang == "es":
+        if spans.find(("task", "tasks")):
+            add_value(said, "issue_type", task_type)
+            said.asks_tasks = True
+        return
+    if said.returns not in ("count", "points", "group") or "issue_type" in said.fields:
         return
     for task in re.finditer(r"(?<![\w-])task(?![\w-])", spans.text):
         before = terms.words(spans.text[:task.start()])
         if spans.free(task.span()) and not (before and before[-1] in _DETERMINERS):
             spans.take(task.span())
-            add_value(said, "issue_type", stored["task"])
+            add_value(said, "issue_type", task_type)
             said.asks_tasks = True
             return
 
