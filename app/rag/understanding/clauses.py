@@ -21,7 +21,7 @@ _BOUNDARY = re.compile(r"[.!?;:]+(?=\s|$)|\s[-\u2014\u2013]+\s|(?<!\bopen)(?<!\b
 # What a clause that asks opens with, besides a question word: a request ("can you …", "give me …", "necesito …").
 _REQUESTS = frozenset(terms.fold(w) for w in (
     "can", "could", "would", "will", "please", "pls", "plz", "give", "show", "list", "pull", "find", "get", "fetch",
-    "tell", "count", "let", "remind", "help", "is",
+    "tell", "count", "let", "remind", "help", "is", "share", "provide", "send",
     "are", "does", "do", "did", "any", "anything", "puedes", "podes", "podrias", "podeis", "me", "dame", "dime",
     "decime", "decis", "pasame", "pasa", "muestrame", "muestra", "ensename", "listame", "lista", "necesito",
     "quiero", "quisiera", "hay", "cuantas", "cuantos", "cuanto", "cuanta", "i wonder", "wondering", "curious",
@@ -61,11 +61,13 @@ def situation(text: str, unknown: list[str], original: str = "", topics: tuple[s
     """The clauses of the folded text that only tell the asker's situation: they do not ask, another clause does,
     and they hold a word the reader did not understand — none written as a name ("Won't Fix in Portal — how many
     issues?": a value the asker cannot see, which the question must keep). Empty when the message is one clause
-    or none asks. ``original``: the question as typed, aligned with ``text``; ``topics``: words read as names."""
-    parts = clauses(text)
-    if len(parts) < 2 or not any(asks for *_, asks in parts):
+    or none asks. When no clause opens as a question ("for the standup: open tickets in Sprint 4 pls"), the clauses
+    read whole ask. ``original``: the question as typed, aligned with ``text``; ``topics``: words read as names."""
+    parts, strange = clauses(text), set(unknown)
+    if not any(asks for *_, asks in parts):
+        parts = [(start, end, not strange & set(terms.words(text[start:end]))) for start, end, _ in parts]
+    if len(parts) < 2 or all(asks for *_, asks in parts) or not any(asks for *_, asks in parts):
         return []
-    strange = set(unknown)
     return [(start, end) for start, end, asks in parts
             if not asks and (strange & set(terms.words(text[start:end])) or _REASON.match(text[start:end]))
             and not _names_unknown(original[start:end] if len(original) == len(text) else "", strange | set(topics))]

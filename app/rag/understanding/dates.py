@@ -48,9 +48,11 @@ def read_relative_sprint(spans: Spans, said: Said) -> None:
 
 
 def _bare_relative(spans: Spans, said: Said) -> str | None:
-    """"y el anterior?": a relative sprint said without the word, in a follow-up of a few words."""
+    """"y el anterior?", "and the earlier one in that project?": a relative sprint said without the word, in a
+    follow-up of a few words besides the small ones."""
     free = {m.group() for m in spans.free_words()}
-    if not (said.edit or said.fragment) or len(terms.words(spans.after_greetings())) > 5 \
+    said_words = [w for w in terms.words(spans.after_greetings()) if not terms.is_stop(w)]
+    if not (said.edit or said.fragment) or len(said_words) > 3 \
             or free & set(g.ASKING_WORDS):
         return None
     return next((which for which, said_as in g.BARE_RELATIVE_SPRINTS.items() if spans.find_pattern(said_as)), None)

@@ -57,13 +57,15 @@ REPORTER_WORDS = ("reporter", "reporters", "reportero", "reportador", "who repor
 COUNT = ("how many", "number of", "count of", "count", "cuantas", "cuantos", "numero de", "cantidad de", "total of",
          "cuanto trabajo", "cuanta faena", "how much work",
          "how much", "total", "the total", "el total", "in total", "en total", "number", "numero", "the number",
-         "el numero", "# of", "#of", "no. of", "num of", "nr of", "nº de", "n° de", "qty of", "que tantos", "que tantas",
+         "el numero", "# of", "#of", "no. of", "num of", "nr of", "n° de", "qty of", "que tantos", "que tantas",
          "q tantos", "q tantas")
+# "nº de issues" as typed (folding reads "nº" as the word "no"): a count.
+NUMERO = re.compile(r"(?<![\w-])n\.?\s?\u00ba\.?(?:\s+de)?(?![\w-])", re.IGNORECASE)
 POINTS = ("story points", "story point", "points", "puntos de historia", "puntos")
 MOST = ("the most", "most", "mas", "leads in", "leads", "leading", "comes first", "is first", "who's first",
         "whos first", "va primero", "lidera", "encabeza", "the highest number", "mayor numero", "mayor cantidad", "la mayoria", "biggest",
         "largest", "top", "piling up", "pile up", "piles up", "worst off", "worst", "se acumulan", "se amontonan",
-        "peor")
+        "peor", "fullest", "busiest", "heaviest", "most loaded", "mas cargado", "mas cargada", "mas lleno", "mas llena")
 FEWEST = ("the fewest", "fewest", "the least", "least", "menos", "menor numero", "menor cantidad")
 # "which project has more open bugs than any other?", "¿qué proyecto tiene más … que ningún otro?"
 MORE_THAN_ANY = re.compile(r"(?<![\w-])(?P<more>more|mas)\b.*?\b(?P<than>than any other|than anyone else|than anybody else|than all the others|than the rest|"
@@ -134,6 +136,9 @@ PRIORITY_FIRST = re.compile(r"(?<![\w-])(?:(?:should|must|shall|do|need to|have 
                             r"|(?:fix|do|work on|tackle|handle|finish|hacer|arreglar|terminar)\s+(?:only\s+|just\s+)?"
                             r"(?:one|una?) (?:thing|ticket|issue|task|cosa|tarea))"
                             r"(?![\w-])")
+# A modal's verb owns the superlative after it ("¿qué ticket abierto debería atender primero?"): no date order.
+MODAL = re.compile(r"(?<![\w-])(?:should|must|shall|need to|have to|ought to|debo|deberia|deberiamos|tengo que|"
+                   r"tenemos que|tendria que|hay que)(?![\w-])")
 # A day said of when the asker works, not of a due date ("the one ticket I need to work on today", "if I can only
 # fix one thing this week"): it filters nothing.
 WORK_TIME = re.compile(r"(?<![\w-])(?:work(?:ing)? on|focus(?:ing)? on|tackle|pick up|look at|trabajar en|ponerme con|"
@@ -192,14 +197,8 @@ WINDOWS = {
 # Relative sprints of a project: the current (active) one, the one before, the one after, the latest started.
 # In a follow-up of a few words ("y el anterior?", "and the next one?") the sprint is the last question's.
 BARE_RELATIVE_SPRINTS = {
-    "previous": re.compile(r"(?<![\w-])(?:previous|prev|prior|anterior|before|b4|antes|back|previo)(?![\w-])"),
-    "next": re.compile(r"(?<![\w-])(?:next|following|siguiente|proximo|after|despues)(?![\w-])"),
-}
-RELATIVE_SPRINTS = {
-    "previous": ("previous", "previous one", "the previous", "the previous one", "the one before", "one before", "anterior", "el anterior",
-                 "la anterior", "de antes", "el de antes"),
-    "next": ("next", "next one", "the next", "the next one", "the one after", "one after", "siguiente", "el siguiente", "el proximo",
-             "el de despues"),
+    "previous": re.compile(r"(?<![\w-])(?:previous|prev|prior|earlier|anterior|before|b4|antes|back|previo)(?![\w-])"),
+    "next": re.compile(r"(?<![\w-])(?:next|following|later|siguiente|proximo|after|despues)(?![\w-])"),
 }
 RELATIVE_SPRINTS = {
     "current": ("current sprint", "active sprint", "this sprint", "ongoing sprint", "running sprint",
@@ -267,9 +266,7 @@ EDIT_OPENERS = ("and", "y", "what about", "how about", "and what about", "and fo
                 "the same for", "the same in", "same", "lo mismo en", "lo mismo con", "lo mismo para",
                 "lo mismo pero", "igual para", "igual pero", "now", "ahora", "e", "also", "tambien", "y que tal",
                 "que tal", "y que hay de", "y sobre", "only", "just", "solo", "solamente", "nada mas", "unicamente",
-                "but", "pero", "ok and", "ok y", "vale y", "then", "entonces", "nomas", "no mas", "filtra por",
-                "filter by", "filter to", "filtrar por", "filtralas por", "filtralos por", "narrow to", "narrow it to",
-                "filtra", "filter", "filtrar", "switch to", "change to", "instead", "cambia a", "cambialo a",
+                "but", "pero", "ok and", "ok y", "vale y", "then", "entonces", "nomas", "no mas", "switch to", "change to", "instead", "cambia a", "cambialo a",
                 "cambialas a", "cambialos a", "en vez de eso", "mejor")
 # A follow-up said as a correction of the last question ("no, I meant Pavel", "sorry, only the major ones",
 # "perdón, en Harbor Storage", "no wait, I meant Tally Metrics"): an edit, its "no" no negation.
@@ -279,13 +276,19 @@ ONLY = ("only", "just", "solo", "solamente", "unicamente", "nada mas", "nomas", 
 # Narrowing said as a verb ("keep only …", "limit it to high priority", "quédate con las críticas").
 NARROW = ("keep", "keep only", "limit it to", "limit to", "restrict to", "restrict it to", "leave only",
           "deja solo", "deja solamente", "quedate con", "quedate solo con", "limitalo a", "limitala a")
+# Narrowing said with a verb of filtering ("narrow that down to low priority", "filter it to bugs", "filtra por").
+NARROW_VERB = re.compile(r"(?<![\w-])(?:(?:narrow|cut|trim|reduce|whittle)(?:\s+{it})?(?:\s+down)?\s+(?:to|by|on)|"
+                         r"filter(?:\s+{it})?(?:\s+down)?(?:\s+(?:to|by|on))?|filtr(?:a|ar)(?:lo|la|los|las)?(?:\s+(?:por|a|en))?|"
+                         r"reduce(?:lo|la|los|las)?\s+a)(?![\w-])".format(
+                             it="(?:it|that|this|them|those|these|the list|that list|this list|the results)"))
 # Greetings and thanks that say nothing about the question ("hola, ¿qué tengo abierto …?").
 PLEASANTRIES = ("hello", "hi", "hey", "hiya", "good morning", "good afternoon", "thanks", "thank you", "thx", "ty",
                 "cheers", "please", "pls", "plz", "hola", "buenas", "buenos dias", "buenas tardes", "gracias",
                 "muchas gracias", "porfa", "por favor", "oye", "che", "vale", "ok", "okay", "dale", "genial", "great",
                 "cool", "perfecto", "perfect", "quick question", "serias tan amable de", "seria tan amable de",
                 "would you be so kind as to", "would you be so kind to", "if you don't mind", "si no es molestia", "una pregunta", "pregunta rapida", "yo", "sup", "oigan",
-                "oiga", "hey there", "hi there", "buen dia", "saludos", "out of curiosity", "por curiosidad")
+                "oiga", "hey there", "hi there", "buen dia", "saludos", "out of curiosity", "por curiosidad", "kindly",
+                "x fa", "xfa", "x favor", "porfis", "porfi", "plis")
 # Now, said of holding work ("assigned to Leonie right now", "¿qué tiene Ana ahora mismo?"): open work.
 CURRENTLY = ("right now", "currently", "at the moment", "at present", "as of now", "atm", "ahora mismo", "actualmente",
              "en este momento", "ahorita")
@@ -294,18 +297,27 @@ CURRENTLY = ("right now", "currently", "at the moment", "at present", "as of now
 EVERY_KIND = re.compile(r"(?<![\w-])(?:bugs?|defects?|errores|error)\s*(?:(?:/|&|\+|\band\b|\bor\b|\by\b|\bo\b)\s*"
                         r"(?:tasks?|issues?|tickets?|tareas?|incidencias?|tix|tkts|stuff|such|things|whatnot|demas|eso)|"
                         r"\s*etc\.?)(?![\w-])")
-STRETCHED_GREETING = re.compile(r"^\W*(?:hol+a+|he+y+|hi+|buena+s+|ho+la+s+|hello+|yo+)\b[\s,!.]*")
+# The greeting's vocative is part of it ("Hi team bot,", "hola equipo", "hey all").
+STRETCHED_GREETING = re.compile(r"^\W*(?:hol+a+|he+y+|hi+|buena+s+|ho+la+s+|hello+|yo+)\b[\s,!.]*"
+                                r"(?:(?:team|bot|all|everyone|everybody|folks|guys|there|y'all|chicos|equipo|gente|"
+                                r"bot|amigo|amiga)\b[\s,!.]*)*")
 # Not finished, said with a negation a few words before a word of finishing ("haven't been closed yet", "aún no se
 # han cerrado", "not yet resolved"): open work.
 NOT_DONE = re.compile(r"(?<![\w-])(?:not|never|no|sin|haven't|havent|hasn't|hasnt|isn't|isnt|aren't|arent|weren't|"
                       r"wasn't|aun no|todavia no)\s+(?:[\w']+\s+){0,2}(?:closed|resolved|done|finished|fixed|completed|"
                       r"cerrad\w*|cerrado|resuelt\w*|terminad\w*|hech[oa]s?|acabad\w*|completad\w*|arreglad\w*)"
                       r"(?:\s+(?:yet|todavia|aun))?(?![\w-])")
+_FINISHED = r"(?:resolved|closed|done|finished|completed|fixed|resuelt[oa]s?|cerrad[oa]s?|terminad[oa]s?|hech[oa]s?)"
 # Any state, said outright ("regardless of status", "open or closed", "da igual el estado", "in total"): no state.
 ANY_STATE = re.compile(r"(?<![\w-])(?:regardless of (?:the )?status|whatever (?:the )?status|any status|all statuses|"
                        r"open or closed|closed or open|open and closed|in total|overall|altogether|all time|ever|"
                        r"da igual el estado|sin importar (?:el |su )?estado|independientemente del estado|cualquier estado|todos los estados|en total|"
-                       r"abiert[oa]s? (?:y|o) cerrad[oa]s?|cerrad[oa]s? (?:y|o) abiert[oa]s?)(?![\w-])")
+                       r"abiert[oa]s? (?:y|o) cerrad[oa]s?|cerrad[oa]s? (?:y|o) abiert[oa]s?|"
+                       # the finished said as included ("including resolved ones", "contando también los ya resueltos")
+                       rf"(?:including|incl\.?|plus|even|as well as)\s+(?:the\s+)?(?:already\s+)?{_FINISHED}(?:\s+ones)?|"
+                       r"(?:contando|incluyendo|incluso|incluid[oa]s?|sumando)\s+(?:tambien\s+|tb\s+)?(?:(?:a\s+)?(?:los|las)\s+)?"
+                       rf"(?:ya\s+)?{_FINISHED}|(?:open|unresolved|abiert[oa]s?|pendientes?)\s+(?:and|&|\+|or|y|e|o)\s+{_FINISHED})"
+                       r"(?![\w-])")
 # Nobody assigned, said otherwise than the tracker questions' own phrases.
 UNASSIGNED = ("nobody assigned", "no one assigned", "aren't assigned", "arent assigned", "isn't assigned",
               "aren't assigned to anyone", "arent assigned to anyone", "isn't assigned to anyone",
@@ -313,22 +325,27 @@ UNASSIGNED = ("nobody assigned", "no one assigned", "aren't assigned", "arent as
               "no assignee", "without an owner", "nadie asignado", "sin nadie asignado", "no tienen a nadie",
               "sin dueno", "sin responsable asignado", "unowned", "nobody on", "no one on",
               "nobody working on", "no one working on", "nadie trabajando en",
-              "sin nadie", "nobody's picked up", "nobody has picked up", "no one has picked up", "nobody picked up",
-              "no one picked up", "unclaimed", "que nadie ha cogido", "que nadie ha tomado", "que nadie tomo")
+              "sin nadie", "nobody's picked up", "unclaimed", "que nadie tomo")
 # A field said empty: a negation, a few small words, the field's noun or verb ("without a resolution", "no tienen
 # asignado", "not assigned to anyone", "sin sprint", "nobody owns").
-_NEGATION = r"(?:no (?:tienen|tiene|hay) (?:a )?nadie|without|with no|no|sin|not|nobody|no one|nadie|ningun[oa]?|lacking|" \
+_NEGATION = r"(?:no (?:tienen|tiene|hay) (?:a )?nadie|sin que nadie|without anyone|without anybody|without|with no|no|sin|not|nobody|no one|nadie|ningun[oa]?|lacking|" \
             r"missing)"
-_SMALL = r"(?:\s+(?:a|an|the|any|un|una|el|la|tienen|tiene|have|has|had|is|are|been|esta|estan|ha|han|sido|yet|aun|" \
-         r"todavia|de|set|puesto|puesta|got|its|su|sus))*"
+_SMALL = (r"(?:\s+(?:a|an|the|any|un|una|el|la|tienen|tiene|have|has|had|is|are|been|esta|estan|ha|han|sido|yet|aun|"
+          r"todavia|de|set|puesto|puesta|got|its|su|sus|las|los|lo|le|les|tenga|tengan|haya|hayan|them|it|ever|"
+          r"really|actually))*")
 EMPTY_FIELD = {
     "resolution": re.compile(rf"(?<![\w-]){_NEGATION}{_SMALL}\s+(?:resolution|resolved|resolucion|resolver|resuelt\w*)"
                              r"(?![\w-])"),
     "assignee": re.compile(rf"(?<![\w-]){_NEGATION}{_SMALL}\s+(?:assign\w*|asignad\w*|asignar|owner|owns|dueno|"
-                           r"responsable|assignee)(?:\s+to\s+(?:anyone|anybody|someone))?(?![\w-])"),
+                           r"responsable|assignee|"  # or a verb of taking it on ("nobody has picked them up")
+                           r"picked\s+up|picked|taken|grabbed|claimed|cogid[oa]s?|"
+                           r"tomad[oa]s?|agarrad[oa]s?|pillad[oa]s?)(?:\s+to\s+(?:anyone|anybody|someone))?(?![\w-])"),
     "sprint": re.compile(rf"(?<![\w-]){_NEGATION}{_SMALL}\s+(?:sprint|iteracion)(?![\w-])"),
     "reporter": re.compile(rf"(?<![\w-]){_NEGATION}{_SMALL}\s+(?:reporter|reportador)(?![\w-])"),
 }
+# The sentence's own tasks as a verb's object ("nobody has picked them up"), not the last answer's.
+TAKEN_ON = re.compile(r"(?<![\w-])(?:pick|picked|take|took|taken|grab|grabbed|claim|claimed)\s+(?P<it>them|it|those|these)"
+                      r"(?![\w-])")
 # Held up: a status, a link or the text (the engines' blocked predicate reads all three).
 BLOCKED = ("blocked", "bloqueadas", "bloqueados", "bloqueada", "bloqueado", "stuck", "atascadas", "atascados",
            "atascada", "atascado", "on hold", "waiting on something", "waiting on", "waiting for", "held up",

@@ -165,7 +165,9 @@ POINTS_PHRASES = ("story points", "story point", "points", "puntos de historia",
 TASK_NOUNS = ("tasks", "task", "tickets", "ticket", "issues", "issue", "items", "work", "tareas", "tarea",
               "pendientes", "trabajo",
               # What a chat calls them ("my in review stuff?", "mis cosas terminadas", "mis entregas de ...").
-              "stuff", "things", "ones", "cosas", "entregas", "deliverables")
+              "stuff", "things", "ones", "cosas", "entregas", "deliverables",
+              # The tracker's own name for its records ("my most critical open jira?").
+              "jira", "jiras", "jira issues", "jira tickets", "jira tix")
 PERSON_MARKERS = ("assigned to", "asignadas a", "asignados a", "asignada a", "asignado a", "working on", "trabajando en",
                   "esta haciendo", "owned by", "de", "owns", "own", "belong to", "belongs to", "belonging to",
                   "responsible for", "a cargo de", "le toca", "le tocan", "se encarga", "se encarga de")

@@ -169,6 +169,8 @@ def _edit_markers(spans: Spans, said: Said) -> None:
     body = spans.after_greetings().strip(" ¿?¡!.,")  # "thanks! same for Pavel": the opener after the thanks
     if spans.find(g.LIST_AGAIN) or spans.find_pattern(g.LIST_AGAIN_WORD):
         said.list_again = said.edit = True
+    for taken_on in g.TAKEN_ON.finditer(spans.text):
+        spans.take(taken_on.span("it"))
     if spans.find(g.THOSE):
         said.those = said.edit = True
         # "pásame esas mismas", "show me those": the last question's rows, listed
@@ -185,7 +187,7 @@ def _edit_markers(spans: Spans, said: Said) -> None:
         said.edit = True
         spans.find((opener,))
         rest = rest[len(opener):].lstrip(" ,")
-    narrowed = spans.find(g.NARROW)  # "keep only …", "limit it to …" before "only" alone
+    narrowed = spans.find(g.NARROW) or spans.find_pattern(g.NARROW_VERB)  # "keep only …" before "only" alone
     only = [span for _, span in spans.find(g.ONLY) if not _NOT_NARROWING.match(spans.text[span[1]:])]
     if only or narrowed:  # "the high ones only", "las altas nada más" (not "just sitting there")
         said.edit = True
@@ -244,8 +246,12 @@ def _returns(spans: Spans, said: Said, points: bool) -> None:
         said.returns = "group" if said.returns == "group" else "points"
         said.asks_tasks = True
         spans.find(g.COUNT)  # "¿cuántos puntos quedan?": the figure asked is the points
-    elif spans.find(g.COUNT) and said.returns != "group":
+    elif (spans.find(g.COUNT) or _numero(spans, said.original)) and said.returns != "group":
         said.returns, said.asks_tasks = "count", True
+
+
+def _numero(spans: Spans, original: str) -> bool:
+    return len(original) == len(spans.text) and any([spans.take(m.span()) for m in g.NUMERO.finditer(original)])
 
 
 def _orders(spans: Spans, said: Said) -> None:
@@ -272,7 +278,7 @@ def _date_order(spans: Spans, said: Said) -> None:
                 for word in superlative.finditer(spans.text):
                     between = spans.text[min(word.end(), said_verb.end()):max(word.start(), said_verb.start())]
                     if not spans.free(word.span()) or len(terms.words(between)) > 3 or _CLAUSE_MARK.search(between) \
-                            or g.NOT_AN_ORDER_AFTER.match(spans.text[word.end():]):
+                            or g.MODAL.search(between) or g.NOT_AN_ORDER_AFTER.match(spans.text[word.end():]):
                         continue
                     spans.take(word.span())
                     spans.take(said_verb.span())
@@ -382,6 +388,9 @@ def _state_flags(spans: Spans, said: Said, today: dt.date) -> None:
         if spans.take(span):
             said.add(Predicate("status", ("DONE",)))
     statuses = {k: v for k, v in tq.STATUS_PHRASES.items() if k != "todo" or said.lang != "es"}
+    for match in _ASKER_DOING.finditer(spans.text):  # "estoy revisando el área BI": the asker's doing, no status
+        if match.group("doing") in statuses:
+            spans.take(match.span("doing"))
     for phrase, _ in spans.find(statuses):
         said.add(Predicate("status", (statuses[phrase],)))
     for phrase, _ in spans.find(tq.PRIORITY_PHRASES):
@@ -403,6 +412,9 @@ def _state_flags(spans: Spans, said: Said, today: dt.date) -> None:
     if flags & said.fields or (said.people or said.mine) and "priority" in said.fields or \
             any(p.field == "assignee" and p.values == (None,) for p in said.predicates):
         said.asks_tasks = True
+
+
+_ASKER_DOING = re.compile(r"(?<![\w'-])(?:estoy|estamos|ando|andamos|i['\u2019]?m|i am|we['\u2019]re|we are)\s+(?P<doing>[\w-]+)")
 
 
 def _nouns(spans: Spans, said: Said) -> None:

@@ -36,7 +36,9 @@ KNOWN = frozenset(tq.FILLER | tq.FIRST_PERSON | {terms.fold(w) for w in (
     "entra", "entran", "goes", "go", "into",
     # asking for a list in its infinitive ("¿me podrías listar …?", "¿puedes mostrar …?")
     "listar", "mostrar", "mostrarme", "listarme", "ensenar", "ensenarme", "pasar", "pasarme", "enviar", "mandar",
-    "salen", "sale", "resultan", "terms", "actually", "really", "serian", "seria", "leave", "leaves", "would")})
+    "salen", "sale", "resultan", "terms", "actually", "really", "serian", "seria", "leave", "leaves", "would",
+    # asking to be told ("kindly share …"), "also" as typed ("abiertas y cerradas tb"), "that still are"
+    "share", "provide", "tb", "tmb", "tambien", "sigan", "siga", "queden", "quede")})
 
 
 @dataclass

@@ -1,0 +1,98 @@
+"""Wordings of development sets 12–14 (issue 31), each a rule of reading: a question inside a context ("for the
+standup: …", "estoy revisando el área X: …"), requests and greetings with a vocative ("Hi team bot, kindly share …"),
+the finished said as included ("including resolved ones"), "nº de", nobody having picked work up, narrowing said
+with a verb, the sprint before said as "the earlier one", whose plate is fullest, and a modal's "first".
+Pure: the reader on a test lexicon."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.rag.understanding import edits, reader
+
+from tests.unit.test_tracker_reader_words import ASKER, LEXICON, TODAY, read, where
+
+
+@pytest.mark.parametrize("question, expected", [
+    # a clause of context before the one that reads, without a question mark
+    ("for the standup: open tickets in Harbor Storage pls", {"project": (2,), "open": (True,)}),
+    # the asker's own doing is no status of the tasks
+    ("Buenas, estoy revisando el área planner: ¿qué incidencias Improvement siguen sin cerrar?",
+     {"component": ("planner",), "issue_type": ("Improvement",), "open": (True,)}),
+    ("I'm closing out the week: which Harbor Storage tickets are still open?", {"project": (2,), "open": (True,)}),
+    # a greeting's vocative and a request said with "kindly share"
+    ("Hi team bot, kindly share the open tickets of Harbor Storage", {"project": (2,), "open": (True,)}),
+    ("issues pendientes con el label backend x fa", {"label": ("backend",), "open": (True,)}),
+    ("lista de issues con el tag backend que sigan sin cerrar porfa", {"label": ("backend",), "open": (True,)}),
+])
+def test_a_question_said_inside_its_context(question, expected):
+    said = reader.read(question, LEXICON, ASKER, TODAY)
+    assert said is not None and not said.unknown and edits.confident(said)
+    assert where(read(question)) == expected
+
+
+@pytest.mark.parametrize("question", [
+    "how many issues carry the backend tag, including resolved ones?",
+    "Oye, ¿cuántos tickets llevan el tag backend, contando también los ya resueltos?",
+    "¿cuántos issues llevan el tag backend, incluso los ya cerrados?",
+    "nº de issues etiquetadas backend, abiertas y cerradas tb",
+    "count of backend issues, open and resolved",
+])
+def test_the_finished_said_as_included_is_every_state(question):
+    said = reader.read(question, LEXICON, ASKER, TODAY)
+    assert said is not None and not said.unknown and said.returns == "count"
+    assert where(read(question)) == {"label": ("backend",)}
+
+
+def test_the_finished_alone_still_filters():
+    assert where(read("how many backend issues are resolved?")) == {"label": ("backend",), "status": ("DONE",)}
+
+
+@pytest.mark.parametrize("question", [
+    "how many issues in Harbor Storage are still open and nobody has picked them up?",
+    "Harbor Storage: nº de issues abiertas sin responsable?",
+    "¿Cuántas incidencias siguen abiertas en Harbor Storage sin que nadie las tenga asignadas?",
+    "which open Harbor Storage tickets has no one taken?",
+])
+def test_nobody_having_taken_work_on_is_unassigned(question):
+    said = reader.read(question, LEXICON, ASKER, TODAY)
+    assert said is not None and not said.unknown and not said.those
+    assert where(read(question)) == {"project": (2,), "assignee": (None,), "open": (True,)}
+
+
+def test_no_said_as_a_negation_is_no_count():
+    said = reader.read("no de Ana, las de Elena", LEXICON, ASKER, TODAY)
+    assert said is not None and said.returns != "count"
+
+
+@pytest.mark.parametrize("follow_up", ["Can you narrow that down to minor priority?", "filter it to minor",
+                                       "filtra por minor"])
+def test_narrowing_said_with_a_verb_edits_the_last_question(follow_up):
+    last = read("open bugs in planner")
+    assert where(read(follow_up, last)) == {"issue_type": ("Bug",), "component": ("planner",),
+                                            "priority_name": ("Minor",), "open": (True,)}
+
+
+@pytest.mark.parametrize("follow_up", ["ok and the earlier one in that project?", "the prior one?",
+                                       "what about the earlier sprint"])
+def test_the_sprint_before_said_as_the_earlier_one(follow_up):
+    said = reader.read(follow_up, LEXICON, ASKER, TODAY)
+    assert said is not None and said.relative_sprint == "previous" and edits.confident(said)
+
+
+@pytest.mark.parametrize("question", ["whose plate is fullest there?", "who's busiest of those?"])
+def test_whose_plate_is_fullest_ranks_assignees(question):
+    said = reader.read(question, LEXICON, ASKER, TODAY)
+    assert said is not None and (said.returns, said.group_by) == ("group", "assignee") and not said.unknown
+
+
+@pytest.mark.parametrize("question", ["¿Qué ticket abierto mío debería atender primero?", "my most critical open jira?",
+                                      "which of my open tickets should I handle first?"])
+def test_the_one_to_take_up_first_is_the_most_important(question):
+    said = reader.read(question, LEXICON, ASKER, TODAY)
+    assert said is not None and (said.order, said.limit) == (("priority", True), 1) and not said.unknown
+
+
+def test_a_date_verb_with_first_and_no_modal_is_still_a_date_order():
+    said = reader.read("which of my tickets was opened first?", LEXICON, ASKER, TODAY)
+    assert said is not None and said.order == ("created", False)
