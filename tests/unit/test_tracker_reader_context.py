@@ -96,3 +96,9 @@ def test_the_one_to_take_up_first_is_the_most_important(question):
 def test_a_date_verb_with_first_and_no_modal_is_still_a_date_order():
     said = reader.read("which of my tickets was opened first?", LEXICON, ASKER, TODAY)
     assert said is not None and said.order == ("created", False)
+
+
+def test_a_clause_with_words_the_reader_knows_is_no_situation():
+    said = reader.read("planner bugs still open - assigned to me for sprintplanning", LEXICON, ASKER, TODAY)
+    assert said is not None and "sprintplanning" in said.unknown and not edits.confident(said)
+    assert {p.field for p in said.predicates} >= {"assignee", "component", "open"}

@@ -61,16 +61,22 @@ def situation(text: str, unknown: list[str], original: str = "", topics: tuple[s
     """The clauses of the folded text that only tell the asker's situation: they do not ask, another clause does,
     and they hold a word the reader did not understand — none written as a name ("Won't Fix in Portal — how many
     issues?": a value the asker cannot see, which the question must keep). Empty when the message is one clause
-    or none asks. When no clause opens as a question ("for the standup: open tickets in Sprint 4 pls"), the clauses
-    read whole ask. ``original``: the question as typed, aligned with ``text``; ``topics``: words read as names."""
+    or none asks. When no clause opens as a question ("for the standup: open tickets in Sprint 4 pls"), a clause
+    whose every word is unknown or small is the situation, the others ask. ``original``: the question as typed,
+    aligned with ``text``; ``topics``: words read as names."""
     parts, strange = clauses(text), set(unknown)
     if not any(asks for *_, asks in parts):
-        parts = [(start, end, not strange & set(terms.words(text[start:end]))) for start, end, _ in parts]
+        parts = [(start, end, not _only_unknown(text[start:end], strange)) for start, end, _ in parts]
     if len(parts) < 2 or all(asks for *_, asks in parts) or not any(asks for *_, asks in parts):
         return []
     return [(start, end) for start, end, asks in parts
             if not asks and (strange & set(terms.words(text[start:end])) or _REASON.match(text[start:end]))
             and not _names_unknown(original[start:end] if len(original) == len(text) else "", strange | set(topics))]
+
+
+def _only_unknown(clause: str, unknown: set[str]) -> bool:
+    said = [w for w in terms.words(clause) if not terms.is_stop(w)]
+    return bool(said) and set(said) <= unknown
 
 
 def gives_reason(text: str) -> bool:
