@@ -40,3 +40,19 @@ def offline(demo):
 
     with TestClient(demo_app(demo), raise_server_exceptions=False) as c:
         yield c
+
+
+@pytest.fixture(scope="module", params=["offline", "honest", "inventing"])
+def face(request, demo):
+    """The app over the demo data offline, and with the loopback LLM honest and inventing (its answers are checked
+    against the same truths)."""
+    from app.evals.loopback_llm import LoopbackLLM
+    from tests.api.chat_data import demo_app, llm_settings
+
+    if request.param == "offline":
+        with TestClient(demo_app(demo), raise_server_exceptions=False) as c:
+            yield c
+        return
+    with LoopbackLLM(request.param) as llm, TestClient(demo_app(demo, **llm_settings(llm)),
+                                                       raise_server_exceptions=False) as c:
+        yield c

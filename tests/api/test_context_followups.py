@@ -10,7 +10,6 @@ from collections import Counter
 
 import pytest
 
-from .test_everyday_followups import face  # noqa: F401  (the chat offline and with the loopback LLM)
 from .chat_data import converse
 from .test_tracker_questions import MARIA, OPEN, TASK, ids, sql
 
@@ -78,3 +77,17 @@ def test_nobody_having_picked_work_up_is_the_unassigned(demo, face, question):
     (answer,) = converse(face, MARIA, question.format(project=name))
     assert count == len(ids(demo, f"PROJECT_ID = ? AND ASSIGNEE_ID IS NULL AND {OPEN}", project))
     assert figure(answer, count), answer["answer"]
+
+
+def test_a_dictated_chain_with_slips_and_a_purpose(demo, face):
+    sprint, project, start = sql(demo, "SELECT s.SPRINT_ID, s.PROJECT_ID, s.START_DATE FROM SPRINTS s WHERE EXISTS "
+                                       "(SELECT 1 FROM SPRINTS b WHERE b.PROJECT_ID = s.PROJECT_ID AND b.START_DATE "
+                                       "< s.START_DATE) ORDER BY s.SPRINT_ID DESC LIMIT 1")[0]
+    name = sql(demo, "SELECT NAME FROM SPRINTS WHERE SPRINT_ID = ?", sprint)[0][0]
+    before = sql(demo, "SELECT SPRINT_ID FROM SPRINTS WHERE PROJECT_ID = ? AND START_DATE < ? "
+                       "ORDER BY START_DATE DESC LIMIT 1", project, start)[0][0]
+    first, earlier = converse(face, MARIA, f"For the sprint review: open issues in sprnt {name}.",
+                              "okay so um the prevous sprint instead")
+    for answer, truth in ((first, ids(demo, f"SPRINT_ID = ? AND {OPEN}", sprint)),
+                          (earlier, ids(demo, f"SPRINT_ID = ? AND {OPEN}", before))):
+        assert truth and set(cited(answer)) <= set(truth) and figure(answer, len(truth)), answer["answer"]

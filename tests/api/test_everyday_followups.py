@@ -9,26 +9,11 @@ from __future__ import annotations
 import re
 
 import pytest
-from fastapi.testclient import TestClient
-
-from app.evals.loopback_llm import LoopbackLLM
-
-from .chat_data import converse, demo_app, llm_settings
+from .chat_data import converse
 from .test_tracker_questions import MARIA, OPEN, TASK, ids, sql
 
 BEN, CHEN = 3, 4
 PRIORITY = "CASE PRIORITY WHEN 'CRITICAL' THEN 4 WHEN 'HIGH' THEN 3 WHEN 'MEDIUM' THEN 2 ELSE 1 END"
-
-
-@pytest.fixture(scope="module", params=["offline", "honest", "inventing"])
-def face(request, demo):
-    if request.param == "offline":
-        with TestClient(demo_app(demo), raise_server_exceptions=False) as c:
-            yield c
-        return
-    with LoopbackLLM(request.param) as llm, TestClient(demo_app(demo, **llm_settings(llm)),
-                                                       raise_server_exceptions=False) as c:
-        yield c
 
 
 def most_important_open(demo, assignee: int) -> int:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.rag.understanding import edits, reader
+from app.rag.understanding import edits, reader, spelling
 
 from tests.unit.test_tracker_reader_words import ASKER, LEXICON, TODAY, read, where
 
@@ -102,3 +102,81 @@ def test_a_clause_with_words_the_reader_knows_is_no_situation():
     said = reader.read("planner bugs still open - assigned to me for sprintplanning", LEXICON, ASKER, TODAY)
     assert said is not None and "sprintplanning" in said.unknown and not edits.confident(said)
     assert {p.field for p in said.predicates} >= {"assignee", "component", "open"}
+
+
+@pytest.mark.parametrize("question, expected", [
+    # a purpose set off by a colon: its date is the meeting's
+    ("Para la revisión de mañana: las issues abiertas con la etiqueta backend.", {"label": ("backend",), "open": (True,)}),
+    ("For the sprint review: open issues in Harbor Storage.", {"project": (2,), "open": (True,)}),
+    # dictated: fillers, a word taken back, the engines' own tie-break said as a condition
+    ("okay so um in Harbor Storage how many open bugs, I mean issues, don't have an owner yet so yeah just the number",
+     {"project": (2,), "assignee": (None,), "open": (True,)}),
+    ("bueno este que hay abierto en Harbor Storage o sea lo que no se cerro", {"project": (2,), "open": (True,)}),
+    # a sentence's first word is capitalised whatever it is: "Open" is no status as the tracker writes it
+    ("Open issues with label backend, please.", {"label": ("backend",), "open": (True,)}),
+])
+def test_dictated_and_purposeful_wordings(question, expected):
+    said = reader.read(question, LEXICON, ASKER, TODAY)
+    assert said is not None and not said.unknown
+    assert where(read(question)) == expected
+
+
+@pytest.mark.parametrize("question", ["how many HRB issues are Open?", "Open in HRB, how many?"])
+def test_a_status_written_as_stored_is_the_trackers_unless_it_opens_a_sentence_before_a_noun(question):
+    assert where(read(question)) == {"project": (2,), "status_name": ("Open",)}
+
+
+def test_a_word_of_this_year_is_no_filler():
+    said = reader.read("¿Cuántas incidencias se crearon en Harbor Storage este año?", LEXICON, ASKER, TODAY)
+    assert said is not None and [p.field for p in said.predicates if p.window] == ["created"]
+
+
+@pytest.mark.parametrize("question", [
+    "um how many tickets have the backend label like in total not just open ones, all of them",
+    "tío, ¿cuántas incidencias tienen la etiqueta backend? me da igual si están cerradas",
+])
+def test_every_state_said_as_not_only_the_open_ones(question):
+    said = reader.read(question, LEXICON, ASKER, TODAY)
+    assert said is not None and said.returns == "count" and said.any_state
+    assert {p.field for p in said.predicates} == {"label"}
+
+
+def test_how_many_open_in_total_keeps_the_open_ones():
+    assert where(read("how many open bugs in total?")) == {"issue_type": ("Bug",), "open": (True,)}
+
+
+@pytest.mark.parametrize("question", [
+    "hey so yeah what's my most urgent issue like highest priority and uh if there's a few then whichever deadline "
+    "comes first", "tío, de todo lo que tengo abierto, ¿qué es lo primero que debería atender?"])
+def test_the_most_urgent_with_its_tie_break_said(question):
+    said = reader.read(question, LEXICON, ASKER, TODAY)
+    assert said is not None and (said.order, said.limit) == (("priority", True), 1) and not said.unknown
+
+
+@pytest.mark.parametrize("typed, meant", [
+    ("open issues in sprnt planning", "open issues in sprint planning"), ("and the prevous sprint?", "and the previous sprint?"),
+    ("list open issues for compnent planner", "list open issues for component planner"),
+    ("q tickets siguen abiertsa?", "q tickets siguen abiertas?"), ("assinged to me", "assigned to me")])
+def test_a_word_one_slip_from_a_known_word_is_read_as_it(typed, meant):
+    assert spelling.corrected(typed, frozenset()) == meant
+
+
+@pytest.mark.parametrize("word", ["writing", "cerrando", "curro", "Parece", "close", "haven't", "Tariq", "v2.1x",
+                                  "storage-engne"])
+def test_a_real_word_an_ending_a_name_or_a_value_is_no_slip(word):
+    assert spelling.corrected(word, spelling.data_words(LEXICON) | {"tariq"}) == word
+
+
+def test_the_datas_own_words_are_never_corrected():
+    assert spelling.corrected("plannr", frozenset({"plannr"})) == "plannr"
+
+
+@pytest.mark.parametrize("follow_up", ["previous sprint instead", "y el de antes, digo el anterior"])
+def test_the_sprint_before_said_with_instead_or_twice(follow_up):
+    said = reader.read(follow_up, LEXICON, ASKER, TODAY)
+    assert said is not None and said.edit and said.relative_sprint == "previous" and not said.unknown
+
+
+def test_who_carries_most_ranks_assignees():
+    said = reader.read("quien carga con mas", LEXICON, ASKER, TODAY)
+    assert said is not None and (said.returns, said.group_by) == ("group", "assignee") and not said.unknown

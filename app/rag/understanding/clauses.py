@@ -66,12 +66,22 @@ def situation(text: str, unknown: list[str], original: str = "", topics: tuple[s
     aligned with ``text``; ``topics``: words read as names."""
     parts, strange = clauses(text), set(unknown)
     if not any(asks for *_, asks in parts):
-        parts = [(start, end, not _only_unknown(text[start:end], strange)) for start, end, _ in parts]
+        parts = [(start, end, not _only_unknown(text[start:end], strange) and not _purpose(text, start, end))
+                 for start, end, _ in parts]
     if len(parts) < 2 or all(asks for *_, asks in parts) or not any(asks for *_, asks in parts):
         return []
     return [(start, end) for start, end, asks in parts
             if not asks and (strange & set(terms.words(text[start:end])) or _REASON.match(text[start:end]))
             and not _names_unknown(original[start:end] if len(original) == len(text) else "", strange | set(topics))]
+
+
+def _purpose(text: str, start: int, end: int) -> bool:
+    """A clause that says what the asker asks for, set off by a colon or a dash ("For the sprint review: …", "para
+    la revisión de mañana: …"): its date is the meeting's, not the question's."""
+    return bool(_PURPOSE.match(text[start:end])) and bool(re.match(r"\s*(?::|[-\u2014\u2013]\s)", text[end:]))
+
+
+_PURPOSE = re.compile(r"\s*(?:for|para|to|before|ahead of|prior to|antes de|de cara a)\s")
 
 
 def _only_unknown(clause: str, unknown: set[str]) -> bool:

@@ -42,6 +42,8 @@ def read_dates(spans: Spans, said: Said, today: dt.date) -> None:
 def read_relative_sprint(spans: Spans, said: Said) -> None:
     which = relative_sprint_said(spans) or _bare_relative(spans, said)
     if which is not None:
+        if which in g.BARE_RELATIVE_SPRINTS:  # said twice ("el de antes, digo el anterior")
+            spans.find_pattern(g.BARE_RELATIVE_SPRINTS[which])
         said.relative_sprint = which
         said.fields.add("sprint")
         said.asks_tasks = True

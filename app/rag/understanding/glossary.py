@@ -57,8 +57,8 @@ REPORTER_WORDS = ("reporter", "reporters", "reportero", "reportador", "who repor
 COUNT = ("how many", "number of", "count of", "count", "cuantas", "cuantos", "numero de", "cantidad de", "total of",
          "cuanto trabajo", "cuanta faena", "how much work",
          "how much", "total", "the total", "el total", "in total", "en total", "number", "numero", "the number",
-         "el numero", "# of", "#of", "no. of", "num of", "nr of", "n° de", "qty of", "que tantos", "que tantas",
-         "q tantos", "q tantas")
+         "el numero", "hw many", "# of", "#of", "no. of", "num of", "nr of", "n° de", "qty of", "que tantos",
+         "que tantas", "q tantos", "q tantas")
 # "nº de issues" as typed (folding reads "nº" as the word "no"): a count.
 NUMERO = re.compile(r"(?<![\w-])n\.?\s?\u00ba\.?(?:\s+de)?(?![\w-])", re.IGNORECASE)
 POINTS = ("story points", "story point", "points", "puntos de historia", "puntos")
@@ -132,10 +132,16 @@ ORDER_WORDS = {
 # primero?", "the one ticket I must fix"): the most important (a date's verb with "first" is read before this).
 PRIORITY_FIRST = re.compile(r"(?<![\w-])(?:(?:should|must|shall|do|need to|have to|ought to|debo|deberia|tengo que|"
                             r"tendria que)\s+(?:i\s+)?(?:[\w'-]+\s+){1,3}(?:first|primero)"
+                            r"|(?:lo |la |el )?primer[oa] (?:que|q) (?:deberia|debo|tengo que|tendria que|hay que)"
+                            r"(?: [\w'-]+)?"
                             r"|(?:the|la|el) (?:one|unica?o?) (?:ticket|issue|task|thing|tarea|incidencia|cosa)"
                             r"|(?:fix|do|work on|tackle|handle|finish|hacer|arreglar|terminar)\s+(?:only\s+|just\s+)?"
                             r"(?:one|una?) (?:thing|ticket|issue|task|cosa|tarea))"
                             r"(?![\w-])")
+# A tie-break said as a condition ("and if there's a few, whichever deadline comes first", "si hay varias, la que
+# venza antes"): the engines break a tie of priority by the due date already, so it says nothing more.
+TIE_BREAK = re.compile(r"(?<![\w-])(?:and\s+)?(?:if|si|en caso de|in case)\s+(?:there(?:'s| is| are)\s+|hay\s+|of\s+)?"
+                       r"(?:a few|several|more than one|a tie|tied|varias|varios|mas de una|mas de uno|empate)[^.?!;]*")
 # A modal's verb owns the superlative after it ("¿qué ticket abierto debería atender primero?"): no date order.
 MODAL = re.compile(r"(?<![\w-])(?:should|must|shall|need to|have to|ought to|debo|deberia|deberiamos|tengo que|"
                    r"tenemos que|tendria que|hay que)(?![\w-])")
@@ -148,8 +154,9 @@ WORK_TIME = re.compile(r"(?<![\w-])(?:work(?:ing)? on|focus(?:ing)? on|tackle|pi
 # An order said as a date's verb and a superlative in any of their forms ("¿cuál se creó más recientemente?",
 # "which one was updated last?", "the first one opened"): the verb names the date, the superlative the direction.
 ORDER_VERBS = {
-    "created": re.compile(r"(?<![\w-])(?:created|opened|filed|raised|reported|logged|came in|come in|cre(?:o|aron|ada|ado|adas|ados)|"
-                          r"abri(?:o|eron)|abiert[oa]s?|report(?:o|aron|ad[oa]s?))(?![\w-])"),
+    "created": re.compile(r"(?<![\w-])(?:created|opened|filed|raised|reported|logged|came in|come in|"
+                          r"cre(?:o|aron|ada|ado|adas|ados|arse)|abrirse|reportarse|abri(?:o|eron)|abiert[oa]s?|"
+                          r"report(?:o|aron|ad[oa]s?))(?![\w-])"),
     "due": re.compile(r"(?<![\w-])(?:due|deadline|deadlines|due date|fecha limite|fecha de entrega|vencimiento|vence|"
                       r"vencen|entrega|entregar(?:se|la|lo)?|entregu(?:e|en))(?![\w-])"),
     "updated": re.compile(r"(?<![\w-])(?:updated|changed|touched|modified|actualiz\w*|modific\w*|cambi\w*|toc(?:o|aron|ad[oa]s?))"
@@ -288,14 +295,24 @@ PLEASANTRIES = ("hello", "hi", "hey", "hiya", "good morning", "good afternoon", 
                 "cool", "perfecto", "perfect", "quick question", "serias tan amable de", "seria tan amable de",
                 "would you be so kind as to", "would you be so kind to", "if you don't mind", "si no es molestia", "una pregunta", "pregunta rapida", "yo", "sup", "oigan",
                 "oiga", "hey there", "hi there", "buen dia", "saludos", "out of curiosity", "por curiosidad", "kindly",
-                "x fa", "xfa", "x favor", "porfis", "porfi", "plis")
+                "x fa", "xfa", "x favor", "porfis", "porfi", "plis",
+                # what people say while they think, dictating ("um", "so yeah", "o sea", "bueno")
+                "um", "umm", "uh", "uhm", "erm", "hmm", "yeah", "so yeah", "okay so", "ok so", "o sea", "bueno",
+                "pues nada",
+                # friends called by name ("parce, listame …", "tío, ¿cuántas …?", "dude, what's open")
+                "parce", "tio", "tia", "wey", "guey", "cachai", "mae", "pana", "bro", "dude", "mate")
+# A word taken back ("open bugs, I mean issues", "el sprint de antes, digo el anterior"): the word before the
+# marker is struck, the one after says it ("no, I meant Elena" takes back the last question: CORRECTION).
+TAKEN_BACK = re.compile(r"(?<![\w'-])(?!(?:no|nope|nah|wait|sorry|perdon|espera|oops|ups)\b)(?P<struck>[\w'-]+)"
+                        r"(?:\s+or)?\s*,\s*(?P<marker>i mean|i meant|digo|quiero decir|mejor dicho|or rather|o mejor)"
+                        r"\s*,?\s+(?=\w)")
 # Now, said of holding work ("assigned to Leonie right now", "¿qué tiene Ana ahora mismo?"): open work.
 CURRENTLY = ("right now", "currently", "at the moment", "at present", "as of now", "atm", "ahora mismo", "actualmente",
              "en este momento", "ahorita")
 # A greeting stretched as people type it ("holaa", "heyyy", "hiii", "buenass").
 # A bug and a task said together ("open bugs/tasks", "bugs and tasks", "bug o tarea") are every issue, not the type.
-EVERY_KIND = re.compile(r"(?<![\w-])(?:bugs?|defects?|errores|error)\s*(?:(?:/|&|\+|\band\b|\bor\b|\by\b|\bo\b)\s*"
-                        r"(?:tasks?|issues?|tickets?|tareas?|incidencias?|tix|tkts|stuff|such|things|whatnot|demas|eso)|"
+EVERY_KIND = re.compile(r"(?<![\w-])(?:bugs?|defects?|errores|error)(?:(?:\s*(?:/|&|\+|\band\b|\bor\b|\by\b|\bo\b)\s*"
+                        r"(?:tasks?|issues?|tickets?|tareas?|incidencias?|tix|tkts|stuff|such|things|whatnot|whatever|demas|eso))+|"
                         r"\s*etc\.?)(?![\w-])")
 # The greeting's vocative is part of it ("Hi team bot,", "hola equipo", "hey all").
 STRETCHED_GREETING = re.compile(r"^\W*(?:hol+a+|he+y+|hi+|buena+s+|ho+la+s+|hello+|yo+)\b[\s,!.]*"
@@ -305,13 +322,17 @@ STRETCHED_GREETING = re.compile(r"^\W*(?:hol+a+|he+y+|hi+|buena+s+|ho+la+s+|hell
 # han cerrado", "not yet resolved"): open work.
 NOT_DONE = re.compile(r"(?<![\w-])(?:not|never|no|sin|haven't|havent|hasn't|hasnt|isn't|isnt|aren't|arent|weren't|"
                       r"wasn't|aun no|todavia no)\s+(?:[\w']+\s+){0,2}(?:closed|resolved|done|finished|fixed|completed|"
-                      r"cerrad\w*|cerrado|resuelt\w*|terminad\w*|hech[oa]s?|acabad\w*|completad\w*|arreglad\w*)"
+                      r"cerrad\w*|cerrado|resuelt\w*|terminad\w*|hech[oa]s?|acabad\w*|completad\w*|arreglad\w*|"
+                      r"cerr(?:o|aron)|termin(?:o|aron)|resolvi(?:o|eron)|acab(?:o|aron))"
                       r"(?:\s+(?:yet|todavia|aun))?(?![\w-])")
 _FINISHED = r"(?:resolved|closed|done|finished|completed|fixed|resuelt[oa]s?|cerrad[oa]s?|terminad[oa]s?|hech[oa]s?)"
 # Any state, said outright ("regardless of status", "open or closed", "da igual el estado", "in total"): no state.
 ANY_STATE = re.compile(r"(?<![\w-])(?:regardless of (?:the )?status|whatever (?:the )?status|any status|all statuses|"
-                       r"open or closed|closed or open|open and closed|in total|overall|altogether|all time|ever|"
-                       r"da igual el estado|sin importar (?:el |su )?estado|independientemente del estado|cualquier estado|todos los estados|en total|"
+                       r"open or closed|closed or open|open and closed|overall|altogether|all time|ever|"
+                       r"not (?:just|only) (?:the )?(?:open|unresolved)(?: ones)?|no (?:solo|solamente) (?:las |los )?"
+                       r"(?:abiert|pendient)\w*|"
+                       r"(?:me da igual|da igual|no importa|sin importar|no matter|regardless)\s+(?:si|if|whether)\s[^.?!,;]*|"
+                       r"da igual el estado|sin importar (?:el |su )?estado|independientemente del estado|cualquier estado|todos los estados|"
                        r"abiert[oa]s? (?:y|o) cerrad[oa]s?|cerrad[oa]s? (?:y|o) abiert[oa]s?|"
                        # the finished said as included ("including resolved ones", "contando también los ya resueltos")
                        rf"(?:including|incl\.?|plus|even|as well as)\s+(?:the\s+)?(?:already\s+)?{_FINISHED}(?:\s+ones)?|"
@@ -328,8 +349,8 @@ UNASSIGNED = ("nobody assigned", "no one assigned", "aren't assigned", "arent as
               "sin nadie", "nobody's picked up", "unclaimed", "que nadie tomo")
 # A field said empty: a negation, a few small words, the field's noun or verb ("without a resolution", "no tienen
 # asignado", "not assigned to anyone", "sin sprint", "nobody owns").
-_NEGATION = r"(?:no (?:tienen|tiene|hay) (?:a )?nadie|sin que nadie|without anyone|without anybody|without|with no|no|sin|not|nobody|no one|nadie|ningun[oa]?|lacking|" \
-            r"missing)"
+_NEGATION = (r"(?:no (?:tienen|tiene|hay) (?:a )?nadie|sin que nadie|without anyone|without anybody|without|with no|"
+             r"don't|dont|doesn't|doesnt|do not|does not|no|sin|not|nobody|no one|nadie|ningun[oa]?|lacking|missing)")
 _SMALL = (r"(?:\s+(?:a|an|the|any|un|una|el|la|tienen|tiene|have|has|had|is|are|been|esta|estan|ha|han|sido|yet|aun|"
           r"todavia|de|set|puesto|puesta|got|its|su|sus|las|los|lo|le|les|tenga|tengan|haya|hayan|them|it|ever|"
           r"really|actually))*")

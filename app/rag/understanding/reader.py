@@ -13,7 +13,7 @@ import datetime as dt
 import re
 
 from app.rag import refs, task_questions as tq, terms
-from app.rag.understanding import clauses, dates, glossary as g, values
+from app.rag.understanding import clauses, dates, glossary as g, spelling, values
 from app.rag.understanding.lexicon import Lexicon, PersonFact, person_mentions
 from app.rag.understanding.query import Predicate
 from app.rag.understanding.said import KNOWN, Said
@@ -25,7 +25,9 @@ __all__ = ["Said", "read"]
 def read(question: str, lexicon: Lexicon, asker_id: int, today: dt.date) -> Said | None:
     """What the question says; None when it asks for a record by id or key (a lookup reads it) or says "not
     mine" (no predicate expresses it). Words it does not understand in a clause that only tells the asker's
-    situation (app/rag/understanding/clauses.py) are read again as that: its values count, nothing else."""
+    situation (app/rag/understanding/clauses.py) are read again as that: its values count, nothing else. A word
+    typed one slip from a word of the glossary is read as that word (spelling.py)."""
+    question = spelling.corrected(question, spelling.data_words(lexicon))
     said = _read(question, lexicon, asker_id, today, ())
     if said is None or not said.unknown and not clauses.gives_reason(terms.fold(question)):
         return said
@@ -40,15 +42,19 @@ def _read(question: str, lexicon: Lexicon, asker_id: int, today: dt.date,
     said = Said(terms.language(question), it=bool(_IT.search(spans.text)), original=question)
     spans.find(g.PLEASANTRIES)
     spans.find_pattern(g.STRETCHED_GREETING)
+    for taken_back in g.TAKEN_BACK.finditer(spans.text):
+        spans.take((taken_back.start(), taken_back.end()))
     if any(t in ("task", "doc") for t, _ in refs.mentions(spans.text)) or refs.key_mentions(question):
         return None
     if spans.find(tq.NOT_MINE):
         return None
     around = _situation_values(spans, said.lang, lexicon, situation)
+    said.any_state = bool(spans.find_pattern(g.ANY_STATE))  # "not just open ones" before "just" narrows
     _edit_markers(spans, said)
     points = bool(spans.find(g.POINTS))  # "story points" before the issue type Story
     spans.find(g.WHO_ELSE)  # "¿quién más ha comentado?" is "who else", no ranking
     dates.read_dates(spans, said, today)  # "created last month" is a window before "created last" is an order
+    spans.find_pattern(g.TIE_BREAK)  # the engines' own tie-break, said before the order's words are read
     _orders(spans, said)  # "highest priority" orders before "highest" is read as a priority
     if spans.find_pattern(g.EVERY_KIND):
         said.noun = said.asks_tasks = True
@@ -187,13 +193,18 @@ def _edit_markers(spans: Spans, said: Said) -> None:
         said.edit = True
         spans.find((opener,))
         rest = rest[len(opener):].lstrip(" ,")
+    if spans.find(("instead", "en su lugar", "en vez de eso")):  # "previous sprint instead"
+        said.edit = True
     narrowed = spans.find(g.NARROW) or spans.find_pattern(g.NARROW_VERB)  # "keep only …" before "only" alone
-    only = [span for _, span in spans.find(g.ONLY) if not _NOT_NARROWING.match(spans.text[span[1]:])]
+    only = [span for _, span in spans.find(g.ONLY) if not _NOT_NARROWING.match(spans.text[span[1]:])
+            and not _NOT_ONLY.search(spans.text[:span[0]])]
     if only or narrowed:  # "the high ones only", "las altas nada más" (not "just sitting there")
         said.edit = True
 
 
-_NOT_NARROWING = re.compile(r"\s+(?:\w+ing|there|about|a|like|wondering|curious|checking)\b")
+_NOT_NARROWING = re.compile(r"\s+(?:\w+ing|there|about|a|like|wondering|curious|checking|the number|the count|"
+                            r"the figure|the total|el numero|la cifra|el total)\b")
+_NOT_ONLY = re.compile(r"(?<![\w-])(?:not|no)\s+$")  # "not just open ones": every state, no narrowing
 
 
 def _opener(body: str) -> str | None:
@@ -348,13 +359,12 @@ def _which_before(spans: Spans, span: tuple[int, int]) -> bool:
 def _flags(spans: Spans, said: Said, today: dt.date) -> None:
     """Open / finished, overdue, unassigned, unresolved, blocked, status and priority by the glossary's words; "in
     any state" said outright leaves the state out."""
-    any_state = bool(spans.find_pattern(g.ANY_STATE))
+    any_state = said.any_state
     if spans.find_pattern(g.NOT_DONE):
         said.add(Predicate("open", (True,)))
     _state_flags(spans, said, today)
     if spans.find(g.CURRENTLY) and not said.fields & {"open", "status", "status_name", "resolution"}:
         said.add(Predicate("open", (True,)))  # "assigned to Leonie right now": the work she holds
-    said.any_state = any_state
     if said.order == ("priority", True) and not any_state \
             and not said.fields & {"open", "status", "status_name", "resolution"}:
         said.add(Predicate("open", (True,)))  # "my most important issue": of the work not finished

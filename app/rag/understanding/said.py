@@ -38,7 +38,11 @@ KNOWN = frozenset(tq.FILLER | tq.FIRST_PERSON | {terms.fold(w) for w in (
     "listar", "mostrar", "mostrarme", "listarme", "ensenar", "ensenarme", "pasar", "pasarme", "enviar", "mandar",
     "salen", "sale", "resultan", "terms", "actually", "really", "serian", "seria", "leave", "leaves", "would",
     # asking to be told ("kindly share …"), "also" as typed ("abiertas y cerradas tb"), "that still are"
-    "share", "provide", "tb", "tmb", "tambien", "sigan", "siga", "queden", "quede")})
+    "share", "provide", "tb", "tmb", "tambien", "sigan", "siga", "queden", "quede",
+    # the meeting a question is asked for ("need the list for standup", "tengo reunión en 5 min")
+    "standup", "stand-up", "retro", "retrospective", "meeting", "reunion", "junta",
+    # holding work said as carrying it ("¿quién carga con más?")
+    "carga", "cargan")})
 
 
 @dataclass

@@ -106,9 +106,22 @@ def _worth_taking(spans: Spans, mention: Mention, original: str) -> bool:
 
 
 def _as_stored(mention: Mention, original: str) -> bool:
-    """Whether the question writes the value as the tracker stores it, capitals and all ("are Closed?", "Bug")."""
+    """Whether the question writes the value as the tracker stores it, capitals and all ("are Closed?", "Bug",
+    "Closed in TLY, how many"); a sentence's first word before a noun is capitalised whatever it is ("Open issues
+    with label X, please.")."""
     value = str(mention.value)
-    return value != value.lower() and re.search(rf"(?<![\w-]){re.escape(value)}(?![\w-])", original) is not None
+    return value != value.lower() and any(
+        not (_opens_sentence(original[:m.start()]) and _NOUN_AFTER.match(original[m.end():]))
+        for m in re.finditer(rf"(?<![\w-]){re.escape(value)}(?![\w-])", original))
+
+
+def _opens_sentence(before: str) -> bool:
+    before = before.rstrip()
+    return not before or before[-1] in ".!?:;\u00bf\u00a1"
+
+
+_NOUN_AFTER = re.compile(r"\s+(?:{})\b".format("|".join(re.escape(n) for n in (*tq.TASK_NOUNS, "bugs", "bug"))),
+                         re.IGNORECASE)
 
 
 def _held_as(lexicon: Lexicon, value: object) -> set[str]:
