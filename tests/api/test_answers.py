@@ -17,7 +17,6 @@ from app.config import Settings
 from app.entities import COMMENTS, DOCUMENTS, EMPLOYEES, TASKS
 from app.evals.loopback_llm import LoopbackLLM
 from app.rag import extractive, prompting
-from app.services import chat
 from app.services.records import iter_records
 from tests.fake_llm import FakeLLM, Reply
 

@@ -10,7 +10,7 @@ import json
 from app.rag import extractive
 
 from .chat_data import ask
-from .test_answers import ANA, BEN, MARIA, document_titled
+from .test_answers import BEN, MARIA, document_titled
 
 CHEN = 4  # demo employees (app/demo_data.EMPLOYEES, seed order)
 

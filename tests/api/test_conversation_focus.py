@@ -12,7 +12,6 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.entities import PROJECTS, TASKS
-from app.services import chat
 from tests.fake_llm import FakeLLM, Reply
 
 from .chat_data import AUTH, ask, converse, demo_app as _app, llm_settings

@@ -5,7 +5,6 @@ the next is a 429, and a stream that ends gives its place back."""
 from __future__ import annotations
 
 import json
-import threading
 import time
 from contextlib import ExitStack, contextmanager
 

@@ -268,7 +268,7 @@ def test_the_playground_page_sets_the_stage_for_its_script(console, sqlite_engin
     opened = console.get("/console/playground", params={"employee_id": ids["boss"],
                                                         "conversation_id": pinned.conversation_id}).text
     assert f'data-scope="{ids["payments"]}"' in opened and 'data-pinned="true"' in opened
-    assert f'data-scope-label="Payments Platform"' in opened
+    assert 'data-scope-label="Payments Platform"' in opened
     assert console.get("/console/playground", params={"employee_id": ids["ana"],  # not Ana's
                                                      "conversation_id": pinned.conversation_id}).status_code == 404
 
