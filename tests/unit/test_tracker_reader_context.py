@@ -80,10 +80,12 @@ def test_the_sprint_before_said_as_the_earlier_one(follow_up):
     assert said is not None and said.relative_sprint == "previous" and edits.confident(said)
 
 
-@pytest.mark.parametrize("question", ["whose plate is fullest there?", "who's busiest of those?"])
-def test_whose_plate_is_fullest_ranks_assignees(question):
+@pytest.mark.parametrize("question", ["whose plate is fullest there?", "who's busiest of those?", "who is the busiest?",
+                                      "¿quién está más cargado?"])
+def test_whose_plate_is_fullest_ranks_assignees_by_their_open_work(question):
     said = reader.read(question, LEXICON, ASKER, TODAY)
     assert said is not None and (said.returns, said.group_by) == ("group", "assignee") and not said.unknown
+    assert [p.field for p in said.predicates] == ["open"]
 
 
 @pytest.mark.parametrize("question", ["¿Qué ticket abierto mío debería atender primero?", "my most critical open jira?",

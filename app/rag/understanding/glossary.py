@@ -65,7 +65,10 @@ POINTS = ("story points", "story point", "points", "puntos de historia", "puntos
 MOST = ("the most", "most", "mas", "leads in", "leads", "leading", "comes first", "is first", "who's first",
         "whos first", "va primero", "lidera", "encabeza", "the highest number", "mayor numero", "mayor cantidad", "la mayoria", "biggest",
         "largest", "top", "piling up", "pile up", "piles up", "worst off", "worst", "se acumulan", "se amontonan",
-        "peor", "fullest", "busiest", "heaviest", "most loaded", "mas cargado", "mas cargada", "mas lleno", "mas llena")
+        "peor")
+# The most, said of someone's load ("who is the busiest?", "whose plate is fullest?", "¿quién está más cargado?"):
+# ranked by the work they hold, open work.
+LOADED = ("fullest", "busiest", "heaviest", "most loaded", "mas cargado", "mas cargada", "mas lleno", "mas llena")
 FEWEST = ("the fewest", "fewest", "the least", "least", "menos", "menor numero", "menor cantidad")
 # "which project has more open bugs than any other?", "¿qué proyecto tiene más … que ningún otro?"
 MORE_THAN_ANY = re.compile(r"(?<![\w-])(?P<more>more|mas)\b.*?\b(?P<than>than any other|than anyone else|than anybody else|than all the others|than the rest|"

@@ -248,10 +248,13 @@ def _named_people(spans: Spans, said: Said, lexicon: Lexicon) -> None:
 def _returns(spans: Spans, said: Said, points: bool) -> None:
     """Count, points, a group-by, an order with its limit."""
     fewest = bool(spans.find(g.FEWEST))
-    most = fewest or _more_than_any(spans) or bool(spans.find(g.MOST))
+    loaded = bool(spans.find(g.LOADED))
+    most = fewest or loaded or _more_than_any(spans) or bool(spans.find(g.MOST))
     group = _group_field(spans, said, per=not most)
     if group is not None and (most or group[1]):
         said.returns, said.group_by, said.ascending, said.asks_tasks = "group", group[0], fewest, True
+    if loaded:
+        said.add(Predicate("open", (True,)))
     if points:
         said.measure_points = said.returns == "group"
         said.returns = "group" if said.returns == "group" else "points"
