@@ -22,18 +22,29 @@ def figure(answer, number: int) -> bool:
     return bool(re.search(rf"\b{number}\b", answer["answer"].splitlines()[0]))
 
 
-def test_a_sprint_then_the_earlier_one_then_whose_plate_is_fullest(demo, face):
-    sprint, project, start = sql(demo, "SELECT s.SPRINT_ID, s.PROJECT_ID, s.START_DATE FROM SPRINTS s WHERE EXISTS "
-                                       "(SELECT 1 FROM SPRINTS b WHERE b.PROJECT_ID = s.PROJECT_ID AND b.START_DATE "
-                                       "< s.START_DATE) ORDER BY s.SPRINT_ID LIMIT 1")[0]
-    name = sql(demo, "SELECT NAME FROM SPRINTS WHERE SPRINT_ID = ?", sprint)[0][0]
+def sprint_with_one_before(demo, order: str) -> tuple[int, str, int]:
+    """(id, name) of the first sprint by id in ``order`` ("ASC"/"DESC") that has one before it in its project, and
+    the id of that one."""
+    sprint, name, project, start = sql(
+        demo, "SELECT s.SPRINT_ID, s.NAME, s.PROJECT_ID, s.START_DATE FROM SPRINTS s WHERE EXISTS (SELECT 1 FROM "
+              "SPRINTS b WHERE b.PROJECT_ID = s.PROJECT_ID AND b.START_DATE < s.START_DATE) "
+              f"ORDER BY s.SPRINT_ID {order} LIMIT 1")[0]
     before = sql(demo, "SELECT SPRINT_ID FROM SPRINTS WHERE PROJECT_ID = ? AND START_DATE < ? "
                        "ORDER BY START_DATE DESC LIMIT 1", project, start)[0][0]
+    return sprint, name, before
+
+
+def assert_lists_the_open_tasks_of(demo, answer, sprint: int) -> None:
+    truth = ids(demo, f"SPRINT_ID = ? AND {OPEN}", sprint)
+    assert truth and set(cited(answer)) <= set(truth) and figure(answer, len(truth)), answer["answer"]
+
+
+def test_a_sprint_then_the_earlier_one_then_whose_plate_is_fullest(demo, face):
+    sprint, name, before = sprint_with_one_before(demo, "ASC")
     first, earlier, most = converse(face, MARIA, f"for the standup: open tickets in {name} pls",
                                     "ok and the earlier one in that project?", "whose plate is fullest there?")
-    for answer, truth in ((first, ids(demo, f"SPRINT_ID = ? AND {OPEN}", sprint)),
-                          (earlier, ids(demo, f"SPRINT_ID = ? AND {OPEN}", before))):
-        assert truth and set(cited(answer)) <= set(truth) and figure(answer, len(truth)), answer["answer"]
+    assert_lists_the_open_tasks_of(demo, first, sprint)
+    assert_lists_the_open_tasks_of(demo, earlier, before)
     holders = Counter(r[0] for r in sql(demo, f"SELECT ASSIGNEE_ID FROM TASKS WHERE SPRINT_ID = ? AND {OPEN} "
                                               "AND ASSIGNEE_ID IS NOT NULL", before))
     (top, count), *_ = holders.most_common()
@@ -80,14 +91,8 @@ def test_nobody_having_picked_work_up_is_the_unassigned(demo, face, question):
 
 
 def test_a_dictated_chain_with_slips_and_a_purpose(demo, face):
-    sprint, project, start = sql(demo, "SELECT s.SPRINT_ID, s.PROJECT_ID, s.START_DATE FROM SPRINTS s WHERE EXISTS "
-                                       "(SELECT 1 FROM SPRINTS b WHERE b.PROJECT_ID = s.PROJECT_ID AND b.START_DATE "
-                                       "< s.START_DATE) ORDER BY s.SPRINT_ID DESC LIMIT 1")[0]
-    name = sql(demo, "SELECT NAME FROM SPRINTS WHERE SPRINT_ID = ?", sprint)[0][0]
-    before = sql(demo, "SELECT SPRINT_ID FROM SPRINTS WHERE PROJECT_ID = ? AND START_DATE < ? "
-                       "ORDER BY START_DATE DESC LIMIT 1", project, start)[0][0]
+    sprint, name, before = sprint_with_one_before(demo, "DESC")
     first, earlier = converse(face, MARIA, f"For the sprint review: open issues in sprnt {name}.",
                               "okay so um the prevous sprint instead")
-    for answer, truth in ((first, ids(demo, f"SPRINT_ID = ? AND {OPEN}", sprint)),
-                          (earlier, ids(demo, f"SPRINT_ID = ? AND {OPEN}", before))):
-        assert truth and set(cited(answer)) <= set(truth) and figure(answer, len(truth)), answer["answer"]
+    assert_lists_the_open_tasks_of(demo, first, sprint)
+    assert_lists_the_open_tasks_of(demo, earlier, before)

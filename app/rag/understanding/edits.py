@@ -111,7 +111,8 @@ def compose(said: Said, lexicon: Lexicon, scope_project: int | None = None) -> C
         return Composed(None, ambiguous)
     query = TrackerQuery(where=tuple(said.predicates))
     assignee = query.first("assignee")
-    if assignee is not None and assignee.values == (None,) and not {p.field for p in query.where} & _STATES:  # nobody on it: work waiting, not finished work
+    if assignee is not None and assignee.values == (None,) and not {p.field for p in query.where} & _STATES:
+        # nobody on it: work waiting, not finished work
         query = query.with_predicate(Predicate("open", (True,)))
     if said.relative_sprint is not None:
         project = _project_of(query, lexicon) or scope_project

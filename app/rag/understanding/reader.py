@@ -42,8 +42,7 @@ def _read(question: str, lexicon: Lexicon, asker_id: int, today: dt.date,
     said = Said(terms.language(question), it=bool(_IT.search(spans.text)), original=question)
     spans.find(g.PLEASANTRIES)
     spans.find_pattern(g.STRETCHED_GREETING)
-    for taken_back in g.TAKEN_BACK.finditer(spans.text):
-        spans.take((taken_back.start(), taken_back.end()))
+    spans.find_pattern(g.TAKEN_BACK)  # "open bugs, I mean issues": the word taken back says nothing
     if any(t in ("task", "doc") for t, _ in refs.mentions(spans.text)) or refs.key_mentions(question):
         return None
     if spans.find(tq.NOT_MINE):
@@ -265,6 +264,7 @@ def _returns(spans: Spans, said: Said, points: bool) -> None:
 
 
 def _numero(spans: Spans, original: str) -> bool:
+    """"nº de" as typed (on the question as typed: folding reads "nº" as "no"); every one is taken."""
     return len(original) == len(spans.text) and any([spans.take(m.span()) for m in g.NUMERO.finditer(original)])
 
 
@@ -362,16 +362,15 @@ def _which_before(spans: Spans, span: tuple[int, int]) -> bool:
 def _flags(spans: Spans, said: Said, today: dt.date) -> None:
     """Open / finished, overdue, unassigned, unresolved, blocked, status and priority by the glossary's words; "in
     any state" said outright leaves the state out."""
-    any_state = said.any_state
     if spans.find_pattern(g.NOT_DONE):
         said.add(Predicate("open", (True,)))
     _state_flags(spans, said, today)
     if spans.find(g.CURRENTLY) and not said.fields & {"open", "status", "status_name", "resolution"}:
         said.add(Predicate("open", (True,)))  # "assigned to Leonie right now": the work she holds
-    if said.order == ("priority", True) and not any_state \
+    if said.order == ("priority", True) and not said.any_state \
             and not said.fields & {"open", "status", "status_name", "resolution"}:
         said.add(Predicate("open", (True,)))  # "my most important issue": of the work not finished
-    if any_state:
+    if said.any_state:
         said.predicates = [p for p in said.predicates if p.field not in ("open", "status")]
         said.fields -= {"open", "status"}
         said.asks_tasks = True
@@ -427,7 +426,8 @@ def _state_flags(spans: Spans, said: Said, today: dt.date) -> None:
         said.asks_tasks = True
 
 
-_ASKER_DOING = re.compile(r"(?<![\w'-])(?:estoy|estamos|ando|andamos|i['\u2019]?m|i am|we['\u2019]re|we are)\s+(?P<doing>[\w-]+)")
+_ASKER_DOING = re.compile(r"(?<![\w'-])(?:estoy|estamos|ando|andamos|i['\u2019]?m|i am|we['\u2019]re|we are)"
+                          r"\s+(?P<doing>[\w-]+)")
 
 
 def _nouns(spans: Spans, said: Said) -> None:
